@@ -1,0 +1,79 @@
+import { UserError } from '../core/errors.js';
+
+/* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
+
+export function intOption(name: string, value: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`;
+    throw new UserError(`--${name} must be ${range}, got "${value}"`);
+  }
+  return n;
+}
+
+export function numberOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UserError(`--${name} must be a number from ${min} to ${max}, got "${value}"`);
+  }
+  return n;
+}
+
+export function jsonObjectOption(name: string, value: string | undefined): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    throw new UserError(`--${name} is not valid JSON (${(err as Error).message}): ${value}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UserError(`--${name} must be a JSON object, got: ${value}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export interface Shard {
+  index: number; // 1-based
+  count: number;
+}
+
+export function shardOption(value: string | undefined): Shard | undefined {
+  if (value === undefined) return undefined;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new UserError(`--shard must be K/N with 1 <= K <= N, e.g. 2/8, got "${value}"`);
+  }
+  return { index, count };
+}
+
+export function choiceOption<T extends string>(name: string, value: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UserError(`--${name} must be one of ${choices.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+export function requireOption<T>(name: string, value: T | undefined): T {
+  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
+    throw new UserError(`--${name} is required`);
+  }
+  return value;
+}
+
+export function urlOption(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UserError(`--${name} is not a URL: "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UserError(`--${name} must be an http(s) URL, got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}

@@ -1,0 +1,49 @@
+/** The seven AgentWorldBench domains, in the order the published leaderboard lists them. */
+export const DOMAINS = ['mcp', 'search', 'terminal', 'swe', 'android', 'web', 'os'] as const;
+export type Domain = (typeof DOMAINS)[number];
+
+export const DOMAIN_LABELS: Record<string, string> = {
+  mcp: 'MCP',
+  search: 'Search',
+  terminal: 'Terminal',
+  swe: 'SWE',
+  android: 'Android',
+  web: 'Web',
+  os: 'OS',
+};
+
+/** Row counts of the published test split; used to check a download and to plan shards. */
+export const PUBLISHED_ROW_COUNTS: Record<Domain, number> = {
+  mcp: 286,
+  search: 458,
+  terminal: 354,
+  swe: 472,
+  android: 200,
+  web: 200,
+  os: 200,
+};
+
+/** `task` may be a path such as `agentworld/terminal`; the domain is its last segment. */
+export function domainOfTask(task: string): string {
+  const slash = task.lastIndexOf('/');
+  return slash === -1 ? task : task.slice(slash + 1);
+}
+
+export function domainLabel(domain: string): string {
+  return DOMAIN_LABELS[domain] ?? domain.charAt(0).toUpperCase() + domain.slice(1);
+}
+
+/** Sorts domains in leaderboard order, unknown ones after, alphabetically. */
+export function compareDomains(a: string, b: string): number {
+  const ia = (DOMAINS as readonly string[]).indexOf(a);
+  const ib = (DOMAINS as readonly string[]).indexOf(b);
+  if (ia !== -1 || ib !== -1) return (ia === -1 ? 99 : ia) - (ib === -1 ? 99 : ib);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Parses `--domains a,b`; an unknown name is a user mistake worth naming. */
+export function parseDomainList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  return names.length ? names : undefined;
+}

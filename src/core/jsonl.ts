@@ -1,0 +1,158 @@
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { UserError } from './errors.js';
+
+export interface Line {
+  /** The line's text without its `\n` (and without a trailing `\r`). */
+  text: string;
+  /** 1-based line number. */
+  lineNo: number;
+  /** Byte offset of the line's first byte. */
+  start: number;
+  /** Byte offset just past the line, including its `\n` when there is one. */
+  end: number;
+  /** False for a last line that has no `\n`: a crash may have cut it short. */
+  terminated: boolean;
+}
+
+const NL = 0x0a;
+
+/**
+ * Reads a file line by line, splitting on `\n` only. JSONL from the real data
+ * holds raw U+2028/U+2029 inside strings, which readline-style splitters may
+ * treat as line breaks; here they stay inside their line. Memory holds one
+ * line at a time (a row may be several MB) plus one read buffer.
+ */
+export async function* readLines(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<Line> {
+  const stream = createReadStream(path, { highWaterMark: opts.highWaterMark ?? 1 << 20 });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let offset = 0; // byte offset of the first pending byte
+  let lineNo = 0;
+  const decoder = new StringDecoder('utf8');
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let from = 0;
+      for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
+        const piece = chunk.subarray(from, nl);
+        let buf: Buffer;
+        if (pendingBytes) {
+          pending.push(piece);
+          buf = Buffer.concat(pending, pendingBytes + piece.length);
+          pending = [];
+          pendingBytes = 0;
+        } else {
+          buf = piece;
+        }
+        lineNo++;
+        const end = offset + buf.length + 1;
+        yield { text: stripCr(decoder.write(buf) + decoder.end()), lineNo, start: offset, end, terminated: true };
+        offset = end;
+        from = nl + 1;
+      }
+      if (from < chunk.length) {
+        pending.push(chunk.subarray(from));
+        pendingBytes += chunk.length - from;
+      }
+    }
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  if (pendingBytes) {
+    lineNo++;
+    const buf = Buffer.concat(pending, pendingBytes);
+    yield { text: stripCr(decoder.write(buf) + decoder.end()), lineNo, start: offset, end: offset + buf.length, terminated: false };
+  }
+}
+
+function stripCr(s: string): string {
+  return s.endsWith('\r') ? s.slice(0, -1) : s;
+}
+
+/** Counts non-empty lines by scanning bytes, without decoding or parsing: cheap enough to size a progress bar. */
+export async function countLines(path: string): Promise<number> {
+  let count = 0;
+  let lineHasContent = false;
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i]!;
+        if (b === NL) {
+          if (lineHasContent) count++;
+          lineHasContent = false;
+        } else if (b !== 0x20 && b !== 0x0d && b !== 0x09) {
+          lineHasContent = true;
+        }
+      }
+    }
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  return lineHasContent ? count + 1 : count;
+}
+
+/** Turns a file-system error about `path` into a one-line user error. */
+export function fileError(path: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return new UserError(`${path}: no such file`);
+    case 'EISDIR':
+      return new UserError(`${path}: is a folder, not a file`);
+    case 'EACCES':
+    case 'EPERM':
+      return new UserError(`${path}: permission denied`);
+    case 'ENOSPC':
+      return new UserError(`${path}: the disk is full; what was written before is kept, run the same command again once there is space`);
+    case 'EROFS':
+      return new UserError(`${path}: the file system is read-only`);
+    case 'ENOTDIR':
+      return new UserError(`${path}: a part of the path is not a folder`);
+    default:
+      return err;
+  }
+}
+
+/**
+ * Appends whole lines to a JSONL file. Each line goes out in one write call,
+ * so a crash leaves at most one cut line at the end, which readers detect
+ * (no `\n`) and drop.
+ */
+export class JsonlAppender {
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async open(path: string): Promise<JsonlAppender> {
+    try {
+      return new JsonlAppender(path, await open(path, 'a'));
+    } catch (err) {
+      throw fileError(path, err);
+    }
+  }
+
+  async append(line: string): Promise<void> {
+    const buf = Buffer.from(line + '\n', 'utf8');
+    try {
+      // write(2) may stop short on a full disk; keep going until the line is whole or an error says why.
+      for (let done = 0; done < buf.length; ) {
+        const { bytesWritten } = await this.handle.write(buf, done, buf.length - done);
+        if (bytesWritten === 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
+        done += bytesWritten;
+      }
+    } catch (err) {
+      throw fileError(this.path, err);
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.handle.sync();
+    } catch {
+      // Some file systems (and /dev/null) refuse fsync; the data is written regardless.
+    }
+    await this.handle.close();
+  }
+}

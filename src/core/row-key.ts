@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { domainOfTask } from './domains.js';
+import { exactId } from './raw-json.js';
+
+export interface KeyedFields {
+  task: string;
+  id: unknown;
+  turn_idx: number;
+  prompt?: string[];
+  response?: string[];
+  current_prompt?: string;
+  system_str?: string;
+}
+
+/**
+ * Identifies one evaluated turn across infer, judge, score, compare and merge.
+ * `(domain, id, turn_idx)` is not unique in the real data (android has one
+ * pair twice, as two distinct rows), so the key also carries a short
+ * fingerprint of what the turn asks and expects. It is computed from the
+ * row's content, never from file order, so the same row gets the same key in
+ * the dataset, in predictions and in judged files written in any order.
+ */
+export function rowKey(raw: string, row: KeyedFields): string {
+  const id = exactId(raw, row.id);
+  return `${domainOfTask(row.task)}:${id}:${row.turn_idx}:${fingerprint(row)}`;
+}
+
+export function fingerprint(row: KeyedFields): string {
+  const t = row.turn_idx - 1;
+  const h = createHash('sha1');
+  h.update(row.system_str ?? '');
+  h.update('\0');
+  h.update(row.current_prompt || (row.prompt?.[t] ?? ''));
+  h.update('\0');
+  h.update(row.response?.[t] ?? '');
+  return h.digest('hex').slice(0, 10);
+}
+
+/** Splits a key; ids may themselves hold colons, so the fixed parts are taken from both ends. */
+export function splitKey(key: string): { domain: string; id: string; turn: number; fingerprint: string } {
+  const first = key.indexOf(':');
+  const last = key.lastIndexOf(':');
+  const turnStart = key.lastIndexOf(':', last - 1);
+  return {
+    domain: key.slice(0, first),
+    id: key.slice(first + 1, turnStart),
+    turn: Number(key.slice(turnStart + 1, last)),
+    fingerprint: key.slice(last + 1),
+  };
+}
+
+/** The trajectory a row belongs to: turns of one trajectory share a prefix and are resampled together. */
+export function clusterOfKey(key: string): string {
+  const k = splitKey(key);
+  return `${k.domain}:${k.id}`;
+}
+
+/** The key without its fingerprint, for messages meant for people. */
+export function displayKey(key: string): string {
+  const k = splitKey(key);
+  return `${k.domain} id ${k.id} turn ${k.turn}`;
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { datasetRowSchema } from './dataset-row.js';
+
+export const usageSchema = z
+  .object({
+    prompt_tokens: z.number().optional(),
+    completion_tokens: z.number().optional(),
+    total_tokens: z.number().optional(),
+    reasoning_tokens: z.number().optional(),
+  })
+  .loose();
+export type Usage = z.infer<typeof usageSchema>;
+
+/**
+ * A line of predictions.jsonl: the dataset row unchanged plus `gen` (the
+ * official field) and what awb records about the request. A row whose
+ * request failed has `gen: ""` and `error`, as the official script writes
+ * an empty `gen` on failure.
+ */
+export const predictionFieldsSchema = z.object({
+  gen: z.string().nullish().transform((g) => g ?? ''),
+  gen_reasoning: z.string().optional(),
+  finish_reason: z.string().nullish(),
+  usage: usageSchema.nullish(),
+  latency_ms: z.number().optional(),
+  endpoint: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const predictionRowSchema = datasetRowSchema.extend(predictionFieldsSchema.shape);
+export type PredictionRow = z.infer<typeof predictionRowSchema>;
+
+/** The fields infer appends to a dataset row. */
+export interface PredictionFields {
+  gen: string;
+  gen_reasoning?: string;
+  finish_reason?: string | null;
+  usage?: Usage | null;
+  latency_ms?: number;
+  endpoint?: string;
+  error?: string;
+}
