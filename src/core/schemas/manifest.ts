@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * The sidecar `<output>.manifest.json` that infer and judge write beside
+ * their JSONL: what produced the file, so a resume can refuse different
+ * settings and score can tell whether runs are comparable. Never holds a key.
+ */
+export const endpointInfoSchema = z.object({
+  /** Host (and port) only: a URL path may carry a key in some proxies. */
+  hosts: z.array(z.string()),
+  model: z.string(),
+});
+
+export const samplingSchema = z.object({
+  temperature: z.number().optional(),
+  top_p: z.number().optional(),
+  max_tokens: z.number().optional(),
+  extra_body: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const usageTotalsSchema = z.object({
+  requests: z.number(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  reasoning_tokens: z.number().optional(),
+});
+
+export const manifestSchema = z.object({
+  format: z.literal('agentworldbench-manifest'),
+  version: z.literal(1),
+  stage: z.enum(['infer', 'judge']),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  dataset: z.object({
+    repo: z.string().optional(),
+    revision: z.string().optional(),
+    /** The resolved commit when the data came from the Hub; absent for a local folder of unknown origin. */
+    commit: z.string().optional(),
+    /** Folder it was read from (for infer) or predictions file (for judge). */
+    source: z.string(),
+    domains: z.array(z.string()),
+    rows: z.record(z.string(), z.number()),
+  }),
+  /** Everything that changes the results; a resume must match it exactly. */
+  settings: z.object({
+    world_model: endpointInfoSchema.optional(),
+    sampling: samplingSchema.optional(),
+    history: z.enum(['full', 'none']).optional(),
+    judge: endpointInfoSchema.optional(),
+    judge_sampling: samplingSchema.optional(),
+    rubrics: z.object({ source: z.string(), sha256: z.string() }).optional(),
+    parse_attempts: z.number().optional(),
+    domains: z.array(z.string()).optional(),
+    limit: z.number().optional(),
+    shard: z.object({ index: z.number(), count: z.number() }).optional(),
+  }),
+  /** The manifest of the predictions a judged file was made from. */
+  upstream: z.unknown().optional(),
+  started_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().optional(),
+  complete: z.boolean(),
+  counts: z.object({
+    total: z.number(),
+    done: z.number(),
+    failed: z.number(),
+    per_domain: z.record(z.string(), z.object({ total: z.number(), done: z.number(), failed: z.number(), empty: z.number().optional(), truncated: z.number().optional() })),
+  }),
+  usage: usageTotalsSchema,
+  endpoints: z.record(z.string(), z.object({ requests: z.number(), failures: z.number() })).optional(),
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+export type ManifestSettings = Manifest['settings'];
+
+export function manifestPathFor(output: string): string {
+  return `${output}.manifest.json`;
+}
