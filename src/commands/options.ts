@@ -1,4 +1,5 @@
 import { UserError } from '../core/errors.js';
+import type { Shard } from '../core/shard.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
 
@@ -33,11 +34,6 @@ export function jsonObjectOption(name: string, value: string | undefined): Recor
     throw new UserError(`--${name} must be a JSON object, got: ${value}`);
   }
   return parsed as Record<string, unknown>;
-}
-
-export interface Shard {
-  index: number; // 1-based
-  count: number;
 }
 
 export function shardOption(value: string | undefined): Shard | undefined {

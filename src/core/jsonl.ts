@@ -120,6 +120,9 @@ export function fileError(path: string, err: unknown): unknown {
  * (no `\n`) and drop.
  */
 export class JsonlAppender {
+  /** Writes are chained so concurrent callers never interleave parts of two lines. */
+  private queue: Promise<void> = Promise.resolve();
+
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
@@ -133,7 +136,13 @@ export class JsonlAppender {
     }
   }
 
-  async append(line: string): Promise<void> {
+  append(line: string): Promise<void> {
+    const next = this.queue.then(() => this.writeLine(line));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async writeLine(line: string): Promise<void> {
     const buf = Buffer.from(line + '\n', 'utf8');
     try {
       // write(2) may stop short on a full disk; keep going until the line is whole or an error says why.
@@ -148,6 +157,7 @@ export class JsonlAppender {
   }
 
   async close(): Promise<void> {
+    await this.queue;
     try {
       await this.handle.sync();
     } catch {

@@ -1,0 +1,69 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { DatasetRow } from './schemas/dataset-row.js';
+
+export type HistoryMode = 'full' | 'none';
+
+/** The action being evaluated: `current_prompt`, or the prompt list's entry when a hand-made row leaves it empty. */
+export function currentAction(row: DatasetRow): string {
+  return row.current_prompt || (row.prompt[row.turn_idx - 1] ?? '');
+}
+
+export function groundTruth(row: DatasetRow): string {
+  return row.response[row.turn_idx - 1] ?? '';
+}
+
+/** Number of earlier turns that have both an action and an observation. */
+function earlierTurns(row: DatasetRow): number {
+  return Math.min(row.turn_idx - 1, row.prompt.length, row.response.length);
+}
+
+/**
+ * What the world model is asked. With full history (the official protocol
+ * since its history fix) every earlier turn is replayed as a user action and
+ * the assistant's observation, so the model predicts turn t from the same
+ * state the judge scores against; `none` sends only the current action, as
+ * the official script did before that fix.
+ */
+export function worldModelMessages(row: DatasetRow, history: HistoryMode): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (row.system_str) messages.push({ role: 'system', content: row.system_str });
+  if (history === 'full') {
+    for (let i = 0; i < earlierTurns(row); i++) {
+      messages.push({ role: 'user', content: row.prompt[i]! });
+      messages.push({ role: 'assistant', content: row.response[i]! });
+    }
+  }
+  messages.push({ role: 'user', content: currentAction(row) });
+  return messages;
+}
+
+/**
+ * What the judge is asked: the domain rubric as system prompt; the earlier
+ * turns as context, then the current action, the simulated observation and
+ * the real one. Observations are fenced so that markup inside them cannot be
+ * mistaken for the judge's own instructions.
+ */
+export function judgeMessages(row: DatasetRow, prediction: string, truth: string, rubric: string): ChatCompletionMessageParam[] {
+  const parts: string[] = [];
+  const n = earlierTurns(row);
+  if (n > 0) {
+    const turns: string[] = [];
+    for (let i = 0; i < n; i++) turns.push(`${row.prompt[i]}\n${row.response[i]}`);
+    parts.push(`# Earlier turns of this interaction\n\n${turns.join('\n\n')}`);
+  }
+  parts.push(`# Action to evaluate (turn ${row.turn_idx})\n\n${currentAction(row)}`);
+  parts.push(`# Simulated observation (world model)\n\n${fence(prediction)}`);
+  parts.push(`# Real observation (ground truth)\n\n${fence(truth)}`);
+  return [
+    { role: 'system', content: rubric },
+    { role: 'user', content: parts.join('\n\n') },
+  ];
+}
+
+/** A code fence longer than any backtick run inside the text, so the text cannot close it early. */
+function fence(text: string): string {
+  let longest = 2;
+  for (const m of text.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
+  const bar = '`'.repeat(longest + 1);
+  return `${bar}\n${text}\n${bar}`;
+}
