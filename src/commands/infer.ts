@@ -75,14 +75,14 @@ export async function run(opts: InferCliOptions): Promise<void> {
       schema: inferInputSchema,
       output: opts.output,
       select: { domains, limit, shard, onBadRow },
-      settings: {
+      settings: async () => ({
         world_model: { hosts: pool.hosts(), model },
         sampling: dropUndefined(sampling),
         history,
         ...(domains ? { domains } : {}),
         ...(limit !== undefined ? { limit } : {}),
         ...(shard ? { shard } : {}),
-      },
+      }),
       dataset: data.origin,
       force: opts.force === true,
       concurrency,

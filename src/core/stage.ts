@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
@@ -37,7 +38,8 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   schema: S;
   output: string;
   select: SelectOptions;
-  settings: ManifestSettings;
+  /** Computed once the rows are checked: some settings (the rubric set) depend on the domains found. */
+  settings: (domains: string[]) => Promise<ManifestSettings>;
   dataset: Omit<Manifest['dataset'], 'rows' | 'domains'>;
   upstream?: unknown;
   force: boolean;
@@ -47,14 +49,14 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   /** Adds an output row's outcome to its domain's tally. */
   tally: (row: Record<string, unknown>, t: DomainTally) => void;
   /** The fields to append to the input row; undefined when cancelled. Throws only for errors that should end the run. */
-  process: (input: InputRow<z.infer<S>>, signal: AbortSignal) => Promise<Record<string, unknown> | undefined>;
+  process: (input: InputRow<z.infer<S>>, signal: AbortSignal) => Promise<object | undefined>;
   /** Stop taking new rows (first Ctrl-C). */
   stop: AbortSignal;
   /** Cancel requests in flight (grace period over, second Ctrl-C). */
   abort: AbortSignal;
   onEvent?: (e: StageEvent) => void;
-  /** Runs after every row is checked and before anything is sent: the place for preflight checks and per-domain setup. */
-  beforeDispatch?: (domains: string[]) => Promise<void>;
+  /** Runs after every row is checked and before anything is sent: the place for preflight checks. */
+  beforeDispatch?: () => Promise<void>;
   endpointStats?: () => Record<string, EndpointStats>;
 }
 
@@ -102,7 +104,8 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     domains: [...plan.perDomain.keys()],
     rows: Object.fromEntries(plan.perDomain),
   };
-  const previous = await checkResumable(spec.output, spec.stage, spec.settings, dataset, spec.force);
+  const settings = await spec.settings(dataset.domains);
+  const previous = await checkResumable(spec.output, spec.stage, settings, dataset, spec.force);
 
   const existing = await scanExistingOutput(spec.output, {
     isDone: spec.isDone,
@@ -117,7 +120,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   const todo = plan.keys.size - alreadyDone;
   spec.onEvent?.({ type: 'planned', total: plan.keys.size, alreadyDone, todo, badRows: plan.badRows, dropped: existing.dropped });
 
-  await spec.beforeDispatch?.([...plan.perDomain.keys()]);
+  await spec.beforeDispatch?.();
   const appender = await JsonlAppender.open(spec.output);
   const startedAt = new Date().toISOString();
   const manifest: Manifest = {
@@ -126,7 +129,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     stage: spec.stage,
     tool: { name: 'agentworldbench', version: VERSION },
     dataset,
-    settings: spec.settings,
+    settings,
     ...(spec.upstream !== undefined ? { upstream: spec.upstream } : {}),
     started_at: previous?.started_at ?? startedAt,
     updated_at: startedAt,
@@ -140,6 +143,8 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   let attempted = 0;
   let fatal: unknown;
   const cancel = new AbortController();
+  // Every request in flight listens on this signal; hundreds are expected, not a leak.
+  setMaxListeners(0, cancel.signal);
   const onAbort = () => cancel.abort();
   spec.abort.addEventListener('abort', onAbort);
   const stopping = () => spec.stop.aborted || fatal !== undefined;
@@ -149,8 +154,9 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   const handle = async (input: InputRow<z.infer<S>>) => {
     if (stopping()) return;
     attempted++;
-    const fields = await spec.process(input, cancel.signal);
-    if (!fields) return;
+    const result = await spec.process(input, cancel.signal);
+    if (!result) return;
+    const fields = result as Record<string, unknown>;
     const line = appendFields(input.raw, input.parsed, fields);
     await appender.append(line);
     const row = { ...input.parsed, ...fields };

@@ -1,0 +1,120 @@
+import { dirname, join, resolve } from 'node:path';
+import { access } from 'node:fs/promises';
+import { EndpointPool } from '../core/endpoints.js';
+import { UserError } from '../core/errors.js';
+import { isJudgeDone, judgeInputSchema, judgeProcessor, tallyJudgement } from '../core/judge.js';
+import type { Sampling } from '../core/infer.js';
+import { readManifest } from '../core/output-file.js';
+import { loadRubrics } from '../core/rubrics.js';
+import { runStage } from '../core/stage.js';
+import { parseDomainList } from '../core/domains.js';
+import { choiceOption, intOption, jsonObjectOption, numberOption, requireOption, shardOption, urlOption } from './options.js';
+import { createProgress, installInterrupts, printSummary, reportPlan } from './run-ui.js';
+import { dropUndefined, finish, modelApiKey, printEndpoints } from './infer.js';
+
+export interface JudgeCliOptions {
+  predictions: string;
+  judgeBaseUrl?: string[];
+  judgeModel?: string;
+  judgeApiKey?: string;
+  rubrics?: string;
+  output?: string;
+  domains?: string;
+  shard?: string;
+  concurrency: string;
+  temperature: string;
+  maxTokens: string;
+  extraBody?: string;
+  parseAttempts: string;
+  timeout: string;
+  maxRetries: string;
+  onBadRow: string;
+  grace: string;
+  force?: boolean;
+  preflight: boolean;
+  progress: boolean;
+}
+
+export async function run(opts: JudgeCliOptions): Promise<void> {
+  const urls = requireOption('judge-base-url', opts.judgeBaseUrl).map((u) => urlOption('judge-base-url', u));
+  const model = requireOption('judge-model', opts.judgeModel);
+  const apiKey = modelApiKey(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
+  const concurrency = intOption('concurrency', opts.concurrency, 1, 4096)!;
+  const sampling: Sampling = {
+    temperature: numberOption('temperature', opts.temperature, 0, 2),
+    max_tokens: intOption('max-tokens', opts.maxTokens, 1),
+    extra_body: jsonObjectOption('extra-body', opts.extraBody),
+  };
+  const parseAttempts = intOption('parse-attempts', opts.parseAttempts, 1, 20)!;
+  const timeoutMs = numberOption('timeout', opts.timeout, 1, 86_400)! * 1000;
+  const maxRetries = intOption('max-retries', opts.maxRetries, 0, 100)!;
+  const onBadRow = choiceOption('on-bad-row', opts.onBadRow, ['stop', 'skip'] as const);
+  const grace = numberOption('grace', opts.grace, 0, 86_400)!;
+  const domains = parseDomainList(opts.domains);
+  const shard = shardOption(opts.shard);
+  const predictions = opts.predictions;
+  try {
+    await access(predictions);
+  } catch {
+    throw new UserError(`${predictions}: no such predictions file (run \`awb infer\` first, or pass --predictions)`);
+  }
+  const output = opts.output ?? join(dirname(predictions), 'judged.jsonl');
+  const upstream = await readManifest(predictions).catch(() => undefined);
+  const pool = new EndpointPool({ urls, apiKey, model, timeoutMs, maxRetries, role: 'judge' });
+  let processRow: ReturnType<typeof judgeProcessor> | undefined;
+
+  const interrupts = installInterrupts('judge', grace);
+  const progress = createProgress('judge', opts.progress);
+  try {
+    const result = await runStage({
+      stage: 'judge',
+      inputFiles: [predictions],
+      schema: judgeInputSchema,
+      output,
+      select: { domains, shard, onBadRow },
+      // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
+      settings: async (planned) => {
+        const rubrics = await loadRubrics(opts.rubrics, planned);
+        processRow = judgeProcessor(pool, rubrics, sampling, parseAttempts);
+        return {
+          judge: { hosts: pool.hosts(), model },
+          judge_sampling: dropUndefined(sampling),
+          rubrics: { source: rubrics.source, sha256: rubrics.sha256 },
+          parse_attempts: parseAttempts,
+          ...(domains ? { domains } : {}),
+          ...(shard ? { shard } : {}),
+        };
+      },
+      dataset: {
+        source: resolve(predictions),
+        ...(upstream?.dataset.repo ? { repo: upstream.dataset.repo } : {}),
+        ...(upstream?.dataset.revision ? { revision: upstream.dataset.revision } : {}),
+        ...(upstream?.dataset.commit ? { commit: upstream.dataset.commit } : {}),
+      },
+      upstream,
+      force: opts.force === true,
+      concurrency,
+      isDone: isJudgeDone,
+      tally: tallyJudgement,
+      process: (input, signal) => processRow!(input, signal),
+      stop: interrupts.stop,
+      abort: interrupts.abort,
+      beforeDispatch: async () => {
+        if (opts.preflight) await pool.preflight();
+      },
+      onEvent: (e) => {
+        if (e.type === 'planned') reportPlan('judge', e, output);
+        progress.event(e);
+      },
+      endpointStats: () => pool.stats(),
+    });
+    progress.stop();
+    printSummary('judge', result, []);
+    printEndpoints(result.manifest.endpoints);
+    finish('judge', result.stopped, result.remaining, output, [apiKey]);
+    if (!result.stopped) process.stderr.write(`score it with: awb score ${output}\n`);
+  } finally {
+    progress.stop();
+    interrupts.dispose();
+  }
+}
