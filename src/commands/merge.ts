@@ -1,0 +1,23 @@
+import chalk from 'chalk';
+import { mergeShards } from '../core/merge.js';
+import { datasetFiles } from '../core/input.js';
+import { displayKey } from '../core/row-key.js';
+
+export interface MergeCliOptions {
+  data?: string;
+  allowGaps?: boolean;
+  force?: boolean;
+}
+
+export async function run(out: string, shards: string[], opts: MergeCliOptions): Promise<void> {
+  const source = opts.data ? (await datasetFiles(opts.data)).map((f) => f.path) : undefined;
+  const report = await mergeShards({ out, shards, source, allowGaps: opts.allowGaps === true, force: opts.force === true });
+  const gaps = report.missing.length + report.failed.length;
+  process.stderr.write(`merge: wrote ${report.written} rows from ${shards.length} shards to ${out}\n`);
+  if (gaps) {
+    for (const k of report.missing) process.stderr.write(`missing: ${displayKey(k)}\n`);
+    for (const k of report.failed) process.stderr.write(`failed: ${displayKey(k)}\n`);
+    process.stderr.write(chalk.yellow(`merge: ${report.missing.length} rows missing and ${report.failed.length} failed; the merged file is incomplete\n`));
+    process.exitCode = 1;
+  }
+}

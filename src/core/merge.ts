@@ -1,0 +1,186 @@
+import { rename, stat } from 'node:fs/promises';
+import { UserError } from './errors.js';
+import { JsonlAppender, readLines } from './jsonl.js';
+import { datasetFiles, planRows } from './input.js';
+import { readManifest, settingsDifferences, writeManifest } from './output-file.js';
+import { displayKey, rowKey, type KeyedFields } from './row-key.js';
+import type { Manifest } from './schemas/manifest.js';
+import { datasetRowSchema } from './schemas/dataset-row.js';
+import { isInferDone } from './infer.js';
+import { isJudgeDone } from './judge.js';
+
+export interface MergeOptions {
+  out: string;
+  shards: string[];
+  /** Input the shards were cut from; default: the source recorded in their manifests. */
+  source?: string[];
+  allowGaps: boolean;
+  force: boolean;
+}
+
+export interface MergeReport {
+  written: number;
+  missing: string[];
+  duplicated: string[];
+  failed: string[];
+  manifest: Manifest;
+}
+
+const SHOW = 10;
+
+function listKeys(keys: string[]): string {
+  const shown = keys.slice(0, SHOW).map(displayKey).join('; ');
+  return keys.length > SHOW ? `${shown}; … (${keys.length} in all)` : shown;
+}
+
+/**
+ * Joins shard outputs after checking that they belong together (same stage,
+ * settings and data), that none is cut short, and that together they cover
+ * the input exactly once. Refuses on any gap unless asked to write what
+ * there is; duplicates and mismatches always refuse.
+ */
+export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
+  if (!opts.force && (await exists(opts.out))) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
+  if (opts.shards.includes(opts.out)) throw new UserError(`${opts.out} is both the output and a shard`);
+
+  const manifests: Manifest[] = [];
+  for (const shard of opts.shards) {
+    const m = await readManifest(shard);
+    if (!m) throw new UserError(`${shard}: no manifest beside it (${shard}.manifest.json); merge needs the manifests to check the shards belong together`);
+    manifests.push(m);
+  }
+  const first = manifests[0]!;
+  const { shard: _shard, ...common } = first.settings;
+  const counts = new Set<number>();
+  manifests.forEach((m, i) => {
+    const file = opts.shards[i]!;
+    if (m.stage !== first.stage) throw new UserError(`${file} is an \`awb ${m.stage}\` output but ${opts.shards[0]} is \`awb ${first.stage}\``);
+    const { shard, ...rest } = m.settings;
+    const diffs = settingsDifferences(common, rest);
+    if (m.dataset.commit !== first.dataset.commit) diffs.push(`dataset commit: ${first.dataset.commit ?? 'unknown'} vs ${m.dataset.commit ?? 'unknown'}`);
+    if (diffs.length) throw new UserError(`${file} was made with other settings than ${opts.shards[0]}: ${diffs.join('; ')}`);
+    if (shard) counts.add(shard.count);
+  });
+  if (counts.size > 1) throw new UserError(`the shards come from different splits (N = ${[...counts].join(', ')})`);
+
+  const source = opts.source ?? [first.dataset.source];
+  const expected = await expectedKeys(source, first);
+  const isDone = first.stage === 'infer' ? isInferDone : isJudgeDone;
+
+  const seen = new Map<string, string>();
+  const duplicated: string[] = [];
+  const failed: string[] = [];
+  const unexpected: string[] = [];
+  for (const file of opts.shards) {
+    for await (const line of readLines(file)) {
+      if (!line.text.trim()) continue;
+      if (!line.terminated) throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
+      let row: Record<string, unknown>;
+      try {
+        row = JSON.parse(line.text) as Record<string, unknown>;
+      } catch {
+        throw new UserError(`${file}:${line.lineNo}: not valid JSON: the shard is damaged; resume it first`);
+      }
+      const key = rowKey(line.text, row as unknown as KeyedFields);
+      const where = `${file}:${line.lineNo}`;
+      if (seen.has(key)) duplicated.push(`${displayKey(key)} (${seen.get(key)} and ${where})`);
+      else seen.set(key, where);
+      if (!expected.has(key)) unexpected.push(key);
+      if (!isDone(row)) failed.push(key);
+    }
+  }
+  const missing = [...expected].filter((k) => !seen.has(k));
+  if (duplicated.length) throw new UserError(`rows appear more than once: ${duplicated.slice(0, SHOW).join('; ')}${duplicated.length > SHOW ? ` … (${duplicated.length} in all)` : ''}`);
+  if (unexpected.length) throw new UserError(`rows not in ${source.join(', ')}: ${listKeys(unexpected)}; the shards were made from other data`);
+  if (!opts.allowGaps && (missing.length || failed.length)) {
+    const parts = [];
+    if (missing.length) parts.push(`${missing.length} rows missing: ${listKeys(missing)}`);
+    if (failed.length) parts.push(`${failed.length} rows failed: ${listKeys(failed)}`);
+    throw new UserError(`the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`);
+  }
+
+  const out = await JsonlAppender.open(opts.out + '.awb-merging');
+  let written = 0;
+  try {
+    for (const file of opts.shards) {
+      for await (const line of readLines(file)) {
+        if (!line.text.trim()) continue;
+        await out.append(line.text);
+        written++;
+      }
+    }
+  } finally {
+    await out.close();
+  }
+  await rename(opts.out + '.awb-merging', opts.out);
+
+  const manifest = mergedManifest(manifests, written, failed.length, missing.length);
+  await writeManifest(opts.out, manifest);
+  return { written, missing, duplicated, failed, manifest };
+}
+
+async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>> {
+  for (const s of source) {
+    if (!(await exists(s))) throw new UserError(`${s}: the input the shards were made from is not there; pass --data to say where it is`);
+  }
+  let files = source;
+  const st = await stat(source[0]!);
+  if (st.isDirectory()) {
+    files = (await datasetFiles(source[0]!, m.settings.domains)).map((f) => f.path);
+  }
+  const plan = await planRows(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit, onBadRow: 'skip' });
+  return plan.keys;
+}
+
+function mergedManifest(ms: Manifest[], written: number, failed: number, missing: number): Manifest {
+  const first = ms[0]!;
+  const { shard: _s, ...settings } = first.settings;
+  const perDomain: Manifest['counts']['per_domain'] = {};
+  const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
+  const endpoints: NonNullable<Manifest['endpoints']> = {};
+  for (const m of ms) {
+    for (const [d, c] of Object.entries(m.counts.per_domain)) {
+      const t = (perDomain[d] ??= { total: 0, done: 0, failed: 0, empty: 0, truncated: 0 });
+      t.total += c.total;
+      t.done += c.done;
+      t.failed += c.failed;
+      t.empty = (t.empty ?? 0) + (c.empty ?? 0);
+      t.truncated = (t.truncated ?? 0) + (c.truncated ?? 0);
+    }
+    usage.requests += m.usage.requests;
+    usage.prompt_tokens += m.usage.prompt_tokens;
+    usage.completion_tokens += m.usage.completion_tokens;
+    usage.reasoning_tokens += m.usage.reasoning_tokens ?? 0;
+    for (const [url, s] of Object.entries(m.endpoints ?? {})) {
+      const e = (endpoints[url] ??= { requests: 0, failures: 0 });
+      e.requests += s.requests;
+      e.failures += s.failures;
+    }
+  }
+  const total = Object.values(perDomain).reduce((a, c) => a + c.total, 0) + missing;
+  const rows: Record<string, number> = {};
+  for (const m of ms) for (const [d, n] of Object.entries(m.dataset.rows)) rows[d] = (rows[d] ?? 0) + n;
+  const now = new Date().toISOString();
+  const done = written - failed;
+  return {
+    ...first,
+    settings,
+    dataset: { ...first.dataset, rows },
+    started_at: ms.map((m) => m.started_at).sort()[0]!,
+    updated_at: now,
+    complete: failed === 0 && missing === 0,
+    ...(failed === 0 && missing === 0 ? { finished_at: now } : {}),
+    counts: { total, done, failed, per_domain: perDomain },
+    usage,
+    endpoints,
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
