@@ -5,13 +5,13 @@ import { inferInputSchema, inferProcessor, isInferDone, tallyPrediction, type Sa
 import { datasetFiles } from '../core/input.js';
 import { runStage } from '../core/stage.js';
 import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, requireOption, shardOption, urlOption } from './options.js';
+import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportPlan, resumeCommand } from './run-ui.js';
 import { resolveData } from './data-source.js';
 
 export interface InferCliOptions {
-  modelBaseUrl?: string[];
-  modelName?: string;
+  modelBaseUrl: string[];
+  modelName: string;
   modelApiKey?: string;
   data?: string;
   revision: string;
@@ -39,8 +39,8 @@ export function modelApiKey(given: string | undefined, specific: string): string
 }
 
 export async function run(opts: InferCliOptions): Promise<void> {
-  const urls = requireOption('model-base-url', opts.modelBaseUrl).map((u) => urlOption('model-base-url', u));
-  const model = requireOption('model-name', opts.modelName);
+  const urls = opts.modelBaseUrl.map((u) => urlOption('model-base-url', u));
+  const model = opts.modelName;
   const apiKey = modelApiKey(opts.modelApiKey, 'AWB_MODEL_API_KEY');
   const concurrency = intOption('concurrency', opts.concurrency, 1, 4096)!;
   const sampling: Sampling = {

@@ -8,14 +8,14 @@ import { readManifest } from '../core/output-file.js';
 import { loadRubrics } from '../core/rubrics.js';
 import { runStage } from '../core/stage.js';
 import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, requireOption, shardOption, urlOption } from './options.js';
+import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportPlan } from './run-ui.js';
 import { dropUndefined, finish, modelApiKey, printEndpoints } from './infer.js';
 
 export interface JudgeCliOptions {
   predictions: string;
-  judgeBaseUrl?: string[];
-  judgeModel?: string;
+  judgeBaseUrl: string[];
+  judgeModel: string;
   judgeApiKey?: string;
   rubrics?: string;
   output?: string;
@@ -36,8 +36,8 @@ export interface JudgeCliOptions {
 }
 
 export async function run(opts: JudgeCliOptions): Promise<void> {
-  const urls = requireOption('judge-base-url', opts.judgeBaseUrl).map((u) => urlOption('judge-base-url', u));
-  const model = requireOption('judge-model', opts.judgeModel);
+  const urls = opts.judgeBaseUrl.map((u) => urlOption('judge-base-url', u));
+  const model = opts.judgeModel;
   const apiKey = modelApiKey(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
   const concurrency = intOption('concurrency', opts.concurrency, 1, 4096)!;
   const sampling: Sampling = {

@@ -54,13 +54,6 @@ export function choiceOption<T extends string>(name: string, value: string, choi
   return value as T;
 }
 
-export function requireOption<T>(name: string, value: T | undefined): T {
-  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
-    throw new UserError(`--${name} is required`);
-  }
-  return value;
-}
-
 export function urlOption(name: string, value: string): string {
   let url: URL;
   try {
