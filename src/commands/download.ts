@@ -1,0 +1,124 @@
+import chalk from 'chalk';
+import cliProgress from 'cli-progress';
+import { downloadDataset, type DownloadProgress } from '../core/download.js';
+import { domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../core/domains.js';
+import { countLines } from '../core/jsonl.js';
+
+const OFFICIAL_REPO = 'Qwen/AgentWorldBench';
+/** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
+const LINE_EVERY_MS = 10_000;
+
+export async function run(opts: { revision: string; dir?: string; domains?: string; repo: string }): Promise<void> {
+  const progress = process.stderr.isTTY ? barProgress() : lineProgress();
+  let result;
+  try {
+    result = await downloadDataset({
+      repo: opts.repo,
+      revision: opts.revision,
+      dir: opts.dir,
+      domains: parseDomainList(opts.domains),
+      onProgress: progress.update,
+    });
+  } finally {
+    progress.stop();
+  }
+  if (result.offline) {
+    process.stderr.write(`awb: the Hub was not asked (HF_HUB_OFFLINE, or unreachable); using the local copy\n`);
+  }
+
+  const rows = await Promise.all(result.files.map(async (f) => ({ ...f, rows: await countLines(f.path) })));
+  const official = result.repo === OFFICIAL_REPO;
+  const out: string[] = [];
+  out.push(`${result.repo} at ${result.revision} (commit ${result.commit})`);
+  out.push(`folder: ${result.dir}`);
+  const width = Math.max(6, ...rows.map((r) => domainLabel(r.domain).length));
+  let differs = 0;
+  for (const r of rows) {
+    const published = (PUBLISHED_ROW_COUNTS as Record<string, number | undefined>)[r.domain];
+    let note = '';
+    if (official && published !== undefined && published !== r.rows) {
+      differs++;
+      note = chalk.yellow(`  published: ${published}`);
+    }
+    out.push(`  ${domainLabel(r.domain).padEnd(width)} ${String(r.rows).padStart(6)} rows ${formatBytes(r.bytes).padStart(9)}${note}`);
+  }
+  if (differs) {
+    out.push(
+      chalk.yellow(
+        `${differs} domain${differs === 1 ? '' : 's'} differ${differs === 1 ? 's' : ''} from the published test split: scores on this revision are not comparable with the leaderboard`,
+      ),
+    );
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+interface Progress {
+  update: (e: DownloadProgress) => void;
+  stop: () => void;
+}
+
+function barProgress(): Progress {
+  const multi = new cliProgress.MultiBar(
+    {
+      format: ' {file} [{bar}] {percentage}% {status}',
+      barsize: 30,
+      hideCursor: true,
+      stream: process.stderr,
+      autopadding: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const bars = new Map<string, cliProgress.SingleBar>();
+  return {
+    update(e) {
+      let bar = bars.get(e.file);
+      const status = e.skipped ? `already here (${formatBytes(e.total)})` : `${formatBytes(e.bytes)}/${formatBytes(e.total)}`;
+      const payload = { file: e.file, status };
+      if (!bar) {
+        // A bar of zero total shows NaN%; an empty file is simply complete.
+        bar = multi.create(Math.max(e.total, 1), e.total === 0 ? 1 : e.bytes, payload);
+        bars.set(e.file, bar);
+      }
+      bar.update(e.done ? Math.max(e.total, 1) : e.bytes, payload);
+      if (e.done) bar.stop();
+    },
+    stop() {
+      multi.stop();
+    },
+  };
+}
+
+function lineProgress(): Progress {
+  const last = new Map<string, number>();
+  const say = (line: string) => process.stderr.write(`awb: ${line}\n`);
+  return {
+    update(e) {
+      if (e.skipped) return say(`${e.file}: already here (${formatBytes(e.total)})`);
+      if (e.done) return say(`${e.file}: done (${formatBytes(e.total)})`);
+      const seen = last.get(e.file);
+      const now = Date.now();
+      if (seen === undefined) {
+        last.set(e.file, now);
+        return say(`${e.file}: downloading ${formatBytes(e.total)}`);
+      }
+      if (now - seen >= LINE_EVERY_MS) {
+        last.set(e.file, now);
+        const pct = e.total ? Math.floor((e.bytes / e.total) * 100) : 100;
+        say(`${e.file}: ${pct}% (${formatBytes(e.bytes)} of ${formatBytes(e.total)})`);
+      }
+    },
+    stop() {},
+  };
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}

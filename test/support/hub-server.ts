@@ -1,0 +1,291 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/*
+ * A stand-in for the Hugging Face Hub, serving one dataset repo from memory
+ * over real HTTP, so tests exercise @huggingface/hub exactly as it talks to
+ * the Hub: the routes, the headers it reads (Content-Range, ETag,
+ * X-Repo-Commit, X-Error-Code, Link) and the errors it turns into exceptions.
+ */
+
+export interface HubRequest {
+  method: string;
+  /** Path with the query string, as sent. */
+  path: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface FailRule {
+  /**
+   * `status500` answers 500; `cut` sends the headers and half the body, then destroys the socket;
+   * `stall` sends the headers and half the body, then nothing until the client gives up.
+   */
+  mode: 'status500' | 'cut' | 'stall';
+  /** How many downloads of the file fail before it is served normally (default: all of them). */
+  times?: number;
+}
+
+export interface HubServerOptions {
+  /** Repo id, default `Qwen/AgentWorldBench`. */
+  repo?: string;
+  /** Repo files by path. */
+  files: Record<string, string | Buffer>;
+  /** Commit sha the repo is at (default: derived from the files). */
+  commit?: string;
+  /** Branch and tag names and the commits they point to (default: `{ main: commit }`). */
+  refs?: Record<string, string>;
+  /** Serve files whose path matches as Git LFS files (`lfs` in the listings, sha256 ETag), default: `*.jsonl`. */
+  lfs?: (path: string) => boolean;
+  /** Require `Authorization: Bearer <token>` on every request; 401 otherwise. */
+  token?: string;
+  /** Make downloads of these paths fail. Only full downloads fail: the library's `bytes=0-0` probe still works. */
+  fail?: Record<string, FailRule>;
+  /** Entries per page of the tree listing (default: all on one page). */
+  pageSize?: number;
+  /** Send file bodies in 64 KiB pieces this many ms apart, so progress can be seen mid-file. */
+  slowBodyMs?: number;
+}
+
+export interface HubServer {
+  /** Base URL, e.g. `http://127.0.0.1:41234`, to pass as `hubUrl` or `HF_ENDPOINT`. */
+  url: string;
+  commit: string;
+  requests: HubRequest[];
+  /** Requests that downloaded file content (GET on a resolve URL other than the `bytes=0-0` probe), by path. */
+  downloads(): string[];
+  close(): Promise<void>;
+}
+
+interface StoredFile {
+  path: string;
+  data: Buffer;
+  gitOid: string;
+  sha256: string;
+  lfs: boolean;
+}
+
+export async function startHubServer(opts: HubServerOptions): Promise<HubServer> {
+  const repo = opts.repo ?? 'Qwen/AgentWorldBench';
+  const isLfs = opts.lfs ?? ((p: string) => p.endsWith('.jsonl'));
+  const files = new Map<string, StoredFile>();
+  for (const [path, content] of Object.entries(opts.files)) {
+    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
+    const gitOid = createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    files.set(path, { path, data, gitOid, sha256, lfs: isLfs(path) });
+  }
+  const commit =
+    opts.commit ??
+    createHash('sha1')
+      .update([...files.values()].map((f) => `${f.path}:${f.gitOid}`).join('\n'))
+      .digest('hex');
+  const refs = opts.refs ?? { main: commit };
+  const failuresLeft = new Map<string, number>();
+  for (const [path, rule] of Object.entries(opts.fail ?? {})) failuresLeft.set(path, rule.times ?? Infinity);
+
+  const requests: HubRequest[] = [];
+  const sockets = new Set<Socket>();
+
+  const resolveRev = (rev: string): string | undefined => (rev === commit ? commit : refs[rev] === commit ? commit : undefined);
+
+  const treeEntry = (f: StoredFile) => ({
+    type: 'file',
+    oid: f.gitOid,
+    size: f.data.length,
+    path: f.path,
+    ...(f.lfs ? { lfs: { oid: f.sha256, size: f.data.length, pointerSize: 134 } } : {}),
+  });
+
+  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+    res.end(text);
+  }
+
+  function notFound(res: ServerResponse, code: 'RepoNotFound' | 'RevisionNotFound' | 'EntryNotFound', message: string): void {
+    sendJson(res, 404, { error: message }, { 'X-Error-Code': code });
+  }
+
+  async function readBody(req: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const rawPath = req.url ?? '/';
+    requests.push({ method, path: rawPath, headers: { ...req.headers } });
+    const url = new URL(rawPath, 'http://hub.invalid');
+
+    if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) {
+      sendJson(res, 401, { error: 'Invalid credentials in Authorization header' });
+      return;
+    }
+
+    const apiPrefix = `/api/datasets/${repo}/`;
+    const resolvePrefix = `/datasets/${repo}/resolve/`;
+    const path = url.pathname;
+
+    if (path.startsWith('/api/datasets/') && !path.startsWith(apiPrefix)) {
+      // The real Hub answers 401 to anonymous requests for repos that do not exist, so as not to reveal private ones.
+      sendJson(res, 401, { error: 'Repository not found' }, { 'X-Error-Code': 'RepoNotFound' });
+      return;
+    }
+
+    if (path.startsWith(apiPrefix)) {
+      const [route, revEncoded] = path.slice(apiPrefix.length).split('/');
+      const rev = decodeURIComponent(revEncoded ?? '');
+      const sha = resolveRev(rev);
+      if (route === 'revision' && method === 'GET') {
+        if (!sha) return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
+        sendJson(res, 200, {
+          _id: '0123456789abcdef01234567',
+          id: repo,
+          sha,
+          private: false,
+          gated: false,
+          downloads: 0,
+          likes: 0,
+          lastModified: '2026-01-01T00:00:00.000Z',
+        });
+        return;
+      }
+      if (route === 'tree' && method === 'GET') {
+        if (!sha) return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
+        const all = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)).map(treeEntry);
+        const start = Number(url.searchParams.get('cursor') ?? '0');
+        const size = opts.pageSize ?? all.length;
+        const page = all.slice(start, start + size);
+        const headers: Record<string, string> = {};
+        if (start + size < all.length) {
+          const next = new URL(rawPath, `http://${req.headers.host}`);
+          next.searchParams.set('cursor', String(start + size));
+          headers['Link'] = `<${next.href}>; rel="next"`;
+        }
+        sendJson(res, 200, page, headers);
+        return;
+      }
+      if (route === 'paths-info' && method === 'POST') {
+        if (!sha) return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
+        const body = JSON.parse((await readBody(req)) || '{}') as { paths?: string[] };
+        const found = (body.paths ?? []).flatMap((p) => {
+          const f = files.get(p);
+          return f
+            ? [{ ...treeEntry(f), lastCommit: { id: sha, title: 'Upload dataset', date: '2026-01-01T00:00:00.000Z' }, securityFileStatus: { status: 'safe' } }]
+            : [];
+        });
+        sendJson(res, 200, found);
+        return;
+      }
+      sendJson(res, 404, { error: 'Sorry, we can\'t find the page you are looking for.' });
+      return;
+    }
+
+    if (path.startsWith(resolvePrefix) && (method === 'GET' || method === 'HEAD')) {
+      const rest = path.slice(resolvePrefix.length);
+      const slash = rest.indexOf('/');
+      const rev = decodeURIComponent(slash === -1 ? rest : rest.slice(0, slash));
+      const filePath = slash === -1 ? '' : decodeURIComponent(rest.slice(slash + 1));
+      const sha = resolveRev(rev);
+      if (!sha) return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
+      const f = files.get(filePath);
+      if (!f) return notFound(res, 'EntryNotFound', `${filePath} does not exist on "${rev}"`);
+
+      const total = f.data.length;
+      let start = 0;
+      let end = total - 1;
+      const range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+      if (range) {
+        start = range[1] ? Number(range[1]) : 0;
+        end = range[2] ? Math.min(Number(range[2]), total - 1) : total - 1;
+        if (start >= total && total > 0) {
+          res.writeHead(416, { 'Content-Range': `bytes */${total}` });
+          res.end();
+          return;
+        }
+      }
+      const probe = range !== null && start === 0 && end === 0;
+      if (method === 'GET' && !probe && (failuresLeft.get(filePath) ?? 0) > 0) {
+        failuresLeft.set(filePath, failuresLeft.get(filePath)! - 1);
+        const rule = opts.fail![filePath]!;
+        if (rule.mode === 'status500') {
+          sendJson(res, 500, { error: 'Internal Error - We\'re working hard to fix this as soon as possible!' });
+          return;
+        }
+        const slice = f.data.subarray(start, end + 1);
+        res.writeHead(range ? 206 : 200, {
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': slice.length,
+          ...(range ? { 'Content-Range': `bytes ${start}-${end}/${total}` } : {}),
+        });
+        res.write(slice.subarray(0, Math.floor(slice.length / 2)), () => {
+          // Give the bytes time to leave before the connection dies mid-body.
+          if (rule.mode === 'cut') setTimeout(() => res.socket?.destroy(), 20);
+        });
+        return;
+      }
+      const etag = `"${f.lfs ? f.sha256 : f.gitOid}"`;
+      const headers: Record<string, string | number> = {
+        'Content-Type': 'application/octet-stream',
+        'Accept-Ranges': 'bytes',
+        ETag: etag,
+        'X-Repo-Commit': sha,
+        'Content-Length': end - start + 1,
+      };
+      if (f.lfs) {
+        headers['X-Linked-ETag'] = etag;
+        headers['X-Linked-Size'] = total;
+      }
+      if (range) headers['Content-Range'] = `bytes ${start}-${end}/${total}`;
+      res.writeHead(range ? 206 : 200, headers);
+      const body = f.data.subarray(start, end + 1);
+      if (method === 'HEAD' || !opts.slowBodyMs || probe) {
+        res.end(method === 'HEAD' ? undefined : body);
+        return;
+      }
+      for (let off = 0; off < body.length && !res.destroyed; off += 65536) {
+        res.write(body.subarray(off, off + 65536));
+        await new Promise((r) => setTimeout(r, opts.slowBodyMs));
+      }
+      res.end();
+      return;
+    }
+
+    sendJson(res, 404, { error: 'Not found' });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: String(err) });
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    commit,
+    requests,
+    downloads() {
+      return requests
+        .filter((r) => r.method === 'GET' && r.path.startsWith(`/datasets/${repo}/resolve/`) && r.headers.range !== 'bytes=0-0')
+        .map((r) => {
+          const rest = (r.path.split('?')[0] ?? '').slice(`/datasets/${repo}/resolve/`.length);
+          return decodeURIComponent(rest.slice(rest.indexOf('/') + 1));
+        });
+    },
+    close() {
+      if (!server.listening) return Promise.resolve();
+      // Keep-alive connections would hold close() open until they time out.
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
