@@ -3,55 +3,29 @@ import { access } from 'node:fs/promises';
 import { EndpointPool } from '../core/endpoints.js';
 import { UserError } from '../core/errors.js';
 import { isJudgeDone, judgeInputSchema, judgeProcessor, tallyJudgement } from '../core/judge.js';
-import type { Sampling } from '../core/infer.js';
 import { readManifest } from '../core/output-file.js';
 import { loadRubrics } from '../core/rubrics.js';
 import { runStage } from '../core/stage.js';
-import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
+import { intOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportPlan } from './run-ui.js';
-import { dropUndefined, finish, modelApiKey, printEndpoints } from './infer.js';
+import { apiKeyFrom, dropUndefined, finish, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
 
-export interface JudgeCliOptions {
+export interface JudgeCliOptions extends StageCliOptions {
   predictions: string;
   judgeBaseUrl: string[];
   judgeModel: string;
   judgeApiKey?: string;
   rubrics?: string;
   output?: string;
-  domains?: string;
-  shard?: string;
-  concurrency: string;
-  temperature: string;
-  maxTokens: string;
-  extraBody?: string;
   parseAttempts: string;
-  timeout: string;
-  maxRetries: string;
-  onBadRow: string;
-  grace: string;
-  force?: boolean;
-  preflight: boolean;
-  progress: boolean;
 }
 
 export async function run(opts: JudgeCliOptions): Promise<void> {
   const urls = opts.judgeBaseUrl.map((u) => urlOption('judge-base-url', u));
   const model = opts.judgeModel;
-  const apiKey = modelApiKey(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
-  const concurrency = intOption('concurrency', opts.concurrency, 1, 4096)!;
-  const sampling: Sampling = {
-    temperature: numberOption('temperature', opts.temperature, 0, 2),
-    max_tokens: intOption('max-tokens', opts.maxTokens, 1),
-    extra_body: jsonObjectOption('extra-body', opts.extraBody),
-  };
+  const apiKey = apiKeyFrom(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
+  const { concurrency, sampling, timeoutMs, maxRetries, onBadRow, graceSeconds, domains, shard } = parseStageOptions(opts);
   const parseAttempts = intOption('parse-attempts', opts.parseAttempts, 1, 20)!;
-  const timeoutMs = numberOption('timeout', opts.timeout, 1, 86_400)! * 1000;
-  const maxRetries = intOption('max-retries', opts.maxRetries, 0, 100)!;
-  const onBadRow = choiceOption('on-bad-row', opts.onBadRow, ['stop', 'skip'] as const);
-  const grace = numberOption('grace', opts.grace, 0, 86_400)!;
-  const domains = parseDomainList(opts.domains);
-  const shard = shardOption(opts.shard);
   const predictions = opts.predictions;
   try {
     await access(predictions);
@@ -63,7 +37,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
   const pool = new EndpointPool({ urls, apiKey, model, timeoutMs, maxRetries, role: 'judge' });
   let processRow: ReturnType<typeof judgeProcessor> | undefined;
 
-  const interrupts = installInterrupts('judge', grace);
+  const interrupts = installInterrupts('judge', graceSeconds);
   const progress = createProgress('judge', opts.progress);
   try {
     const result = await runStage({
