@@ -1,4 +1,5 @@
-import { rename, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { UserError } from './errors.js';
 import { JsonlAppender, readLines } from './jsonl.js';
 import { datasetFiles, planRows } from './input.js';
@@ -40,8 +41,9 @@ function listKeys(keys: string[]): string {
  * there is; duplicates and mismatches always refuse.
  */
 export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
+  const clash = opts.shards.find((s) => resolve(s) === resolve(opts.out));
+  if (clash !== undefined) throw new UserError(`${opts.out} is both the output and a shard (${clash})`);
   if (!opts.force && (await exists(opts.out))) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
-  if (opts.shards.includes(opts.out)) throw new UserError(`${opts.out} is both the output and a shard`);
 
   const manifests: Manifest[] = [];
   for (const shard of opts.shards) {
@@ -99,7 +101,10 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     throw new UserError(`the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`);
   }
 
-  const out = await JsonlAppender.open(opts.out + '.awb-merging');
+  const tmp = opts.out + '.awb-merging';
+  // The appender adds to what is there, and an interrupted merge leaves its rows behind.
+  await rm(tmp, { force: true });
+  const out = await JsonlAppender.open(tmp);
   let written = 0;
   try {
     for (const file of opts.shards) {
@@ -109,10 +114,13 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
         written++;
       }
     }
-  } finally {
-    await out.close();
+  } catch (err) {
+    await out.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    throw err;
   }
-  await rename(opts.out + '.awb-merging', opts.out);
+  await out.close();
+  await rename(tmp, opts.out);
 
   const manifest = mergedManifest(manifests, written, failed.length, missing.length);
   await writeManifest(opts.out, manifest);
