@@ -1,0 +1,62 @@
+import { scoreFiles, type ScoreReport } from '../core/aggregate.js';
+import type { BootstrapSettings } from '../core/bootstrap.js';
+import { choiceOption, intOption, numberOption } from './options.js';
+
+export interface ScoreOpts {
+  format: string;
+  by?: string;
+  failuresAsLowest?: boolean;
+  ci: boolean;
+  bootstrap: string;
+  seed: string;
+  withPublished?: boolean;
+  priceInput?: string;
+  priceOutput?: string;
+}
+
+export async function run(files: string[], opts: ScoreOpts): Promise<void> {
+  const format = choiceOption('format', opts.format, ['table', 'markdown', 'csv', 'json'] as const);
+  if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
+  const priceInput = numberOption('price-input', opts.priceInput, 0, 1e6);
+  const priceOutput = numberOption('price-output', opts.priceOutput, 0, 1e6);
+  const report = await scoreFiles({
+    files,
+    failuresAsLowest: opts.failuresAsLowest === true,
+    bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
+    withPublished: opts.withPublished === true,
+    prices: priceInput === undefined && priceOutput === undefined ? undefined : { input: priceInput ?? 0, output: priceOutput ?? 0 },
+    byTurn: opts.by === 'turn',
+  });
+  printWarnings(report.warnings);
+  process.stdout.write(await render(format, report));
+}
+
+// Only the chosen renderer is loaded: every module kept alive while a large
+// file streams through also raises the heap size V8 lets garbage reach.
+async function render(format: 'table' | 'markdown' | 'csv' | 'json', report: ScoreReport): Promise<string> {
+  switch (format) {
+    case 'json':
+      return (await import('../render/json.js')).renderScoreJson(report);
+    case 'csv':
+      return (await import('../render/csv.js')).renderScoreCsv(report);
+    case 'markdown':
+      return (await import('../render/markdown.js')).renderScoreMarkdown(report);
+    case 'table': {
+      const { renderScoreTable, terminalColorLevel } = await import('../render/table.js');
+      return renderScoreTable(report, terminalColorLevel());
+    }
+  }
+}
+
+/** --bootstrap and --seed, shared with compare. */
+export function bootstrapOptions(opts: { bootstrap: string; seed: string }): BootstrapSettings {
+  return {
+    resamples: intOption('bootstrap', opts.bootstrap, 10, 1_000_000)!,
+    seed: intOption('seed', opts.seed, 0, 2 ** 32 - 1)!,
+  };
+}
+
+/** Warnings go to stderr so stdout stays parseable (json, csv). */
+export function printWarnings(warnings: readonly string[]): void {
+  for (const w of warnings) process.stderr.write(`awb: warning: ${w}\n`);
+}

@@ -1,0 +1,88 @@
+import { stringify } from 'csv-stringify/sync';
+import type { ScoreReport } from '../core/aggregate.js';
+import type { Ratio } from '../core/exact.js';
+import { formatFixed, normalizedMean, rawMean } from '../core/exact.js';
+import { DIMENSIONS } from '../core/schemas/judged-row.js';
+import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
+
+/*
+ * Long layout: one record per run x domain (plus `overall_macro` and
+ * `overall_micro` records, and with --by turn one per domain x turn bucket),
+ * so spreadsheets and dataframes can filter and pivot without knowing the
+ * set of domains in advance. `bucket` is "all" except on turn records.
+ * Numbers are unrounded; `score_text` is the printed two-decimal figure.
+ */
+export const CSV_COLUMNS = [
+  'run',
+  'file',
+  'source',
+  'judge',
+  'domain',
+  'bucket',
+  'rows',
+  'valid',
+  'failed',
+  'mean',
+  'score',
+  'score_text',
+  'ci_lo',
+  'ci_hi',
+  'best',
+  ...DIMENSIONS,
+] as const;
+
+type Record = Partial<{ [K in (typeof CSV_COLUMNS)[number]]: string | number | boolean }>;
+
+const num = (v: Ratio | number | undefined): number | '' => (v === undefined ? '' : typeof v === 'number' ? v : v.toNumber());
+
+export function renderScoreCsv(report: ScoreReport): string {
+  const board = leaderboard(report);
+  const records: Record[] = [];
+  for (const row of board.rows) {
+    const base: Record = { run: row.label, file: row.run?.file ?? '', source: row.published ? 'published' : 'run', judge: row.judge ?? '' };
+    const scoreFields = (cell: ScoreCell): Record => ({
+      mean: num(cell.mean),
+      score: num(cell.score),
+      score_text: cell.text,
+      ci_lo: cell.ci?.lo ?? '',
+      ci_hi: cell.ci?.hi ?? '',
+      best: cell.best,
+    });
+    for (const column of board.columns) {
+      const cell = row.cells[column];
+      if (!cell) continue;
+      const d = row.run?.score.domains.find((x) => x.domain === column);
+      const totals = column === MACRO || column === MICRO ? row.run?.score : d;
+      const dims: Record = {};
+      if (d) DIMENSIONS.forEach((name, i) => (dims[name] = num(normalizedMean(d.dims[i]!.sum, d.dims[i]!.count))));
+      records.push({
+        ...base,
+        domain: column,
+        bucket: 'all',
+        rows: totals?.rows ?? '',
+        valid: totals?.valid ?? '',
+        failed: totals?.failed ?? '',
+        ...scoreFields(cell),
+        ...dims,
+      });
+      if (report.byTurn && d) {
+        for (const t of d.turns) {
+          const score = normalizedMean(t.total.sum, t.total.count);
+          records.push({
+            ...base,
+            domain: column,
+            bucket: t.bucket,
+            rows: t.rows,
+            valid: t.valid,
+            failed: t.rows - t.valid,
+            mean: num(rawMean(t.total.sum, t.total.count)),
+            score: num(score),
+            score_text: formatFixed(score),
+            best: false,
+          });
+        }
+      }
+    }
+  }
+  return stringify(records, { header: true, columns: [...CSV_COLUMNS], cast: { boolean: (b) => (b ? 'true' : 'false') } });
+}

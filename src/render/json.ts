@@ -1,0 +1,158 @@
+import type { Interval } from '../core/bootstrap.js';
+import type { CompareReport, Delta } from '../core/compare.js';
+import { costOf, type ScoreReport, type StageUsage, type UsageTotals } from '../core/aggregate.js';
+import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/exact.js';
+import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/published.js';
+import { DIMENSIONS } from '../core/schemas/judged-row.js';
+import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
+
+/*
+ * One object per command. Numbers are unrounded (exact means converted to
+ * doubles); each score also has `text`, the printed figure (two decimals,
+ * half to even on ties), so consumers need not re-round.
+ */
+
+const num = (v: Ratio | number | undefined): number | null => (v === undefined ? null : typeof v === 'number' ? v : v.toNumber());
+const ci = (i: Interval | undefined): { lo: number; hi: number } | null => (i ? { lo: i.lo, hi: i.hi } : null);
+
+function scoreJson(cell: ScoreCell | undefined) {
+  if (!cell) return null;
+  return { mean: num(cell.mean), score: num(cell.score), text: cell.text, ci: ci(cell.ci), best: cell.best };
+}
+
+function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
+  const stage = (t: UsageTotals) => ({
+    rows: t.rows,
+    prompt_tokens: t.prompt,
+    completion_tokens: t.completion,
+    reasoning_tokens: t.reasoning,
+    cost_usd: prices ? costOf(t, prices) : null,
+  });
+  return { infer: stage(u.infer), judge: stage(u.judge) };
+}
+
+export function renderScoreJson(report: ScoreReport): string {
+  const board = leaderboard(report);
+  const runs = board.rows.filter((r) => r.run).map((row) => {
+    const run = row.run!;
+    const domains = Object.fromEntries(
+      run.score.domains.map((d) => [
+        d.domain,
+        {
+          rows: d.rows,
+          valid: d.valid,
+          failed: d.failed,
+          ...scoreJson(row.cells[d.domain]),
+          dimensions: Object.fromEntries(
+            DIMENSIONS.map((name, i) => {
+              const s = d.dims[i]!;
+              const score = normalizedMean(s.sum, s.count);
+              return [name, { count: s.count, mean: num(rawMean(s.sum, s.count)), score: num(score), text: formatFixed(score) }];
+            }),
+          ),
+          ...(report.byTurn
+            ? {
+                turns: d.turns.map((t) => {
+                  const score = normalizedMean(t.total.sum, t.total.count);
+                  return { bucket: t.bucket, rows: t.rows, valid: t.valid, mean: num(rawMean(t.total.sum, t.total.count)), score: num(score), text: formatFixed(score) };
+                }),
+              }
+            : {}),
+        },
+      ]),
+    );
+    return {
+      label: row.label,
+      file: run.file,
+      published: false,
+      provenance: run.provenance,
+      rows: run.score.rows,
+      valid: run.score.valid,
+      failed: run.score.failed,
+      domains,
+      overall: {
+        macro: { ...scoreJson(row.cells[MACRO]), domains: run.score.macroDomains },
+        micro: { ...scoreJson(row.cells[MICRO]), rows: run.score.micro.count },
+      },
+      usage: {
+        ...stageJson(run.usage, report.prices),
+        domains: Object.fromEntries([...run.usage.domains].map(([d, u]) => [d, stageJson(u, report.prices)])),
+      },
+    };
+  });
+  const published = board.rows.filter((r) => r.published).map((row) => ({
+    label: row.label,
+    published: true,
+    judge: PUBLISHED_JUDGE,
+    source: PUBLISHED_SOURCE,
+    domains: Object.fromEntries(report.domains.flatMap((d) => (row.cells[d] ? [[d, scoreJson(row.cells[d])]] : []))),
+    overall: { macro: scoreJson(row.cells[MACRO]) },
+  }));
+  return (
+    JSON.stringify(
+      {
+        format: 'agentworldbench-score',
+        version: 1,
+        settings: {
+          failures_as_lowest: report.failuresAsLowest,
+          bootstrap: report.bootstrap
+            ? { resamples: report.bootstrap.resamples, seed: report.bootstrap.seed, level: 0.95, unit: 'trajectory (domain + id), resampled within each domain' }
+            : null,
+          by: report.byTurn ? 'turn' : null,
+          prices_usd_per_million: report.prices ?? null,
+        },
+        domains: report.domains,
+        runs,
+        published,
+        method: methodNotes(report),
+        notes: report.notes,
+        warnings: report.warnings,
+      },
+      null,
+      2,
+    ) + '\n'
+  );
+}
+
+export function renderCompareJson(report: CompareReport): string {
+  const delta = (d: Delta) => ({
+    baseline: num(d.baseline),
+    candidate: num(d.candidate),
+    delta: num(d.delta),
+    delta_text: formatSigned(d.delta),
+    ci: ci(d.ci),
+  });
+  const { result } = report;
+  return (
+    JSON.stringify(
+      {
+        format: 'agentworldbench-compare',
+        version: 1,
+        baseline: report.baseline,
+        candidate: report.candidate,
+        bootstrap: { resamples: report.bootstrap.resamples, seed: report.bootstrap.seed, level: 0.95, unit: 'trajectory (domain + id), paired, within each domain' },
+        only_in_baseline: result.onlyBaseline,
+        only_in_candidate: result.onlyCandidate,
+        domains: Object.fromEntries(
+          result.domains.map((d) => [
+            d.domain,
+            { paired: d.paired, used: d.used, baseline_failed: d.baselineFailed, candidate_failed: d.candidateFailed, ...delta(d) },
+          ]),
+        ),
+        overall: { ...delta(result.overall), domains: result.overall.domains },
+        gate: report.gate
+          ? {
+              fail_below: report.gate.threshold,
+              rule: 'fails when the upper bound of the 95% interval of candidate - baseline is below -fail_below, for Overall or any domain',
+              failed: report.gate.failed,
+              reasons: report.gate.reasons,
+            }
+          : null,
+        notes: report.notes,
+        warnings: report.warnings,
+      },
+      null,
+      2,
+    ) + '\n'
+  );
+}

@@ -1,0 +1,46 @@
+import type { ScoreReport } from '../core/aggregate.js';
+import type { CompareReport } from '../core/compare.js';
+import { compareView, scoreView, type Cell, type Grid, type View } from './model.js';
+
+/** GitHub-flavoured markdown: a heading and a table per grid, footnotes as a list. */
+export function renderScoreMarkdown(report: ScoreReport): string {
+  return renderView(scoreView(report));
+}
+
+/** Also what `--summary` appends to $GITHUB_STEP_SUMMARY, so it starts with its own heading. */
+export function renderCompareMarkdown(report: CompareReport): string {
+  return renderView(compareView(report), '## awb compare');
+}
+
+function renderView(view: View, heading?: string): string {
+  const out: string[] = [];
+  if (heading) out.push(heading, '');
+  if (view.intro.length) out.push(...view.intro.map((l) => `${escape(l)}  `), '');
+  for (const g of view.grids) out.push(`### ${escape(g.title)}`, '', ...renderGrid(g), '');
+  const [verdict, ...reasons] = view.outro;
+  if (verdict) out.push(`**${escape(verdict)}**`, '', ...reasons.map((l) => `- ${escape(l.trim())}`), '');
+  if (view.footnotes.length) out.push(...view.footnotes.map((f) => `- ${escape(f)}`), '');
+  return out.join('\n');
+}
+
+function renderGrid(g: Grid): string[] {
+  const row = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [
+    row(g.columns.map((c) => escape(c.title))),
+    row(g.columns.map((c) => (c.align === 'right' ? '---:' : ':---'))),
+    ...g.rows.map((r) => row(g.columns.map((_, i) => cellText(r.cells[i] ?? { text: '' })))),
+  ];
+}
+
+function cellText(cell: Cell): string {
+  let s = escape(cell.text);
+  if (cell.best && s) s = `**${s}**`;
+  if (cell.extra) s += ` ${escape(cell.extra)}`;
+  if (cell.sub) s += ` (${escape(cell.sub)})`;
+  return s;
+}
+
+/** Pipes would split cells; stars and underscores in file names would turn into emphasis. */
+function escape(s: string): string {
+  return s.replace(/([\\|*_`<>])/g, '\\$1');
+}
