@@ -168,12 +168,16 @@ function mergedManifest(ms: Manifest[], written: number, failed: number, missing
   const total = Object.values(perDomain).reduce((a, c) => a + c.total, 0) + missing;
   const rows: Record<string, number> = {};
   for (const m of ms) for (const [d, n] of Object.entries(m.dataset.rows)) rows[d] = (rows[d] ?? 0) + n;
+  // A shard need not hold every domain (a small selection split many ways), so the first one's list is not the whole.
+  const domains = [...new Set(ms.flatMap((m) => m.dataset.domains))];
   const now = new Date().toISOString();
   const done = written - failed;
+  // The shards' own finish times say nothing about whether the merged file is whole.
+  const { finished_at: _f, ...base } = first;
   return {
-    ...first,
+    ...base,
     settings,
-    dataset: { ...first.dataset, rows },
+    dataset: { ...first.dataset, domains, rows },
     started_at: ms.map((m) => m.started_at).sort()[0]!,
     updated_at: now,
     complete: failed === 0 && missing === 0,
