@@ -1,6 +1,6 @@
 import { bootstrapGroups, percentileInterval, type BootstrapSettings, type Cluster, type Interval } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
-import { compareDomains } from './domains.js';
+import { compareDomains, domainLabel } from './domains.js';
 import { UserError } from './errors.js';
 import { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedMean } from './exact.js';
 import { readJudged, type JudgedRecord } from './judged-reader.js';
@@ -152,7 +152,7 @@ export function applyGate(result: CompareResult, threshold: number): GateResult 
     }
   };
   check('Overall', result.overall);
-  for (const d of result.domains) check(d.domain, d);
+  for (const d of result.domains) check(domainLabel(d.domain), d);
   return { threshold, failed: reasons.length > 0, reasons };
 }
 

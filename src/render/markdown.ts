@@ -18,8 +18,10 @@ function renderView(view: View, heading?: string): string {
   if (view.intro.length) out.push(...view.intro.map((l) => `${escape(l)}  `), '');
   for (const g of view.grids) out.push(`### ${escape(g.title)}`, '', ...renderGrid(g), '');
   const [verdict, ...reasons] = view.outro;
-  if (verdict) out.push(`**${escape(verdict)}**`, '', ...reasons.map((l) => `- ${escape(l.trim())}`), '');
-  if (view.footnotes.length) out.push(...view.footnotes.map((f) => `- ${escape(f)}`), '');
+  if (verdict) out.push(`**${escape(verdict)}**`, '');
+  if (reasons.length) out.push(...reasons.map((l) => `- ${escape(l.trim())}`), '');
+  const footnotes = view.marksBest ? [...view.footnotes, 'Bold: best in its column.'] : view.footnotes;
+  if (footnotes.length) out.push(...footnotes.map((f) => `- ${escape(f)}`), '');
   return out.join('\n');
 }
 

@@ -129,6 +129,8 @@ export interface View {
   footnotes: string[];
   /** Lines that belong after everything (the gate verdict). */
   outro: string[];
+  /** Some cells carry best-in-column marks; each renderer explains its own way of showing them. */
+  marksBest?: boolean;
 }
 
 const count = (valid: number | undefined, rows: number | undefined): string | undefined =>
@@ -157,7 +159,8 @@ export function scoreView(report: ScoreReport): View {
   if (report.byTurn) for (const run of report.runs) grids.push(turnGrid(run, report.runs.length > 1));
   const usage = usageGrid(report);
   if (usage) grids.push(usage);
-  return { intro: [], grids, footnotes: [...methodNotes(report), ...report.notes.map((n) => `Note: ${n}`)], outro: [] };
+  const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best));
+  return { intro: [], grids, footnotes: [...methodNotes(report), ...report.notes.map((n) => `Note: ${n}`)], outro: [], marksBest };
 }
 
 function statCell(stat: MeanStat): Cell {
@@ -281,14 +284,10 @@ export function methodNotes(report: ScoreReport): string[] {
       `±: half-width of the 95% bootstrap percentile interval (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}), resampling whole trajectories (domain + id), not rows, within each domain; macro resamples each domain independently, micro resamples trajectories across all domains.`,
     );
   }
-  if (leaderboardHasMarks(report)) notes.push('Bold (* without colours): best in its column.');
   if (report.published.length) notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);
   return notes;
 }
 
-function leaderboardHasMarks(report: ScoreReport): boolean {
-  return report.runs.length + report.published.length > 1;
-}
 
 const verdict = (d: Delta): Cell => {
   if (!d.ci) return { text: 'n/a' };

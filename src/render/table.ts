@@ -22,7 +22,8 @@ function renderView(view: View, c: ChalkInstance): string {
     if (out.length) out.push('');
     out.push(c.bold(g.title), ...renderGrid(g, c));
   }
-  if (view.footnotes.length) out.push('', ...view.footnotes.map((f) => c.dim(f)));
+  const footnotes = view.marksBest ? [...view.footnotes, c.level ? 'Bold: best in its column.' : '*: best in its column.'] : view.footnotes;
+  if (footnotes.length) out.push('', ...footnotes.map((f) => c.dim(f)));
   if (view.outro.length) out.push('', ...view.outro);
   return out.join('\n') + '\n';
 }

@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { aggregate, scoreFiles, turnBucket, TURN_BUCKETS } from '../src/core/aggregate.js';
+import { UserError } from '../src/core/errors.js';
+import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/exact.js';
+import { readJudged } from '../src/core/judged-reader.js';
+import { PUBLISHED } from '../src/core/published.js';
+import { judgedRow, jsonl, tempDir, writeJudged } from './fixtures/judged/rows.js';
+
+const dir = tempDir('awb-aggregate-');
+
+async function load(name: string, rows: Array<Record<string, unknown>>) {
+  return readJudged(writeJudged(dir, name, rows));
+}
+
+const text = (r: Ratio | undefined) => formatFixed(r);
+const dimText = (d: { dims: Array<{ sum: number; count: number }> }, i: number) => text(normalizedMean(d.dims[i]!.sum, d.dims[i]!.count));
+
+/*
+ * Hand-worked case. mcp:
+ *   r1 [5,4,3,4,4] total 4; r2 [3,3,3,3,3] total 3; r3 [4,0,4,4,4] total 4
+ *   r4 failed (official bare row: only failed + error_message)
+ *   r5 every dimension 0, failed 0 -> counted as failed
+ *   valid 3 of 5. format (5+3+4)/3 = 4 -> (4-1)/4*100 = 75.00
+ *   factuality (4+3)/2 = 3.5 -> 62.50 (the 0 is skipped)
+ *   consistency (3+3+4)/3 = 10/3 -> 58.33; realism and quality (4+3+4)/3 = 11/3 -> 66.67
+ *   total (4+3+4)/3 = 11/3 -> 66.67
+ * search (realism never scored):
+ *   s1 [2,2,2,0,2] total 2; s2 [5,5,5,0,5] total 5; s3 [3,3,3,0,3] total 3; s4 [1,1,1,0,1] total 1
+ *   total (2+5+3+1)/4 = 11/4 -> 43.75; realism: no values -> n/a
+ * macro = (200/3 + 43.75)/2 = 55.2083.. -> 55.21
+ * micro = (4+3+4+2+5+3+1)/7 = 22/7 -> (22/7-1)*25 = 375/7 = 53.571.. -> 53.57
+ */
+const handRows = [
+  judgedRow({ domain: 'mcp', id: 1, dims: [5, 4, 3, 4, 4] }),
+  judgedRow({ domain: 'mcp', id: 2, dims: [3, 3, 3, 3, 3] }),
+  judgedRow({ domain: 'mcp', id: 3, dims: [4, 0, 4, 4, 4] }),
+  judgedRow({ domain: 'mcp', id: 4, bare: true }),
+  judgedRow({ domain: 'mcp', id: 5, dims: [0, 0, 0, 0, 0], total: 0, failed: 0 }),
+  judgedRow({ domain: 'search', id: 1, dims: [2, 2, 2, 0, 2] }),
+  judgedRow({ domain: 'search', id: 2, dims: [5, 5, 5, 0, 5] }),
+  judgedRow({ domain: 'search', id: 3, dims: [3, 3, 3, 0, 3] }),
+  judgedRow({ domain: 'search', id: 4, dims: [1, 1, 1, 0, 1] }),
+];
+
+describe('aggregation (official rules, exact)', () => {
+  it('matches the hand-worked means, valid counts and n/a', async () => {
+    const { records } = await load('hand.jsonl', handRows);
+    const s = aggregate(records, { failuresAsLowest: false });
+    const [mcp, search] = s.domains;
+    assert.equal(mcp!.domain, 'mcp');
+    assert.deepEqual([mcp!.rows, mcp!.valid, mcp!.failed], [5, 3, 2]);
+    assert.deepEqual([0, 1, 2, 3, 4].map((i) => dimText(mcp!, i)), ['75.00', '62.50', '58.33', '66.67', '66.67']);
+    assert.equal(text(mcp!.score), '66.67');
+    assert.equal(formatFixed(rawMean(mcp!.total.sum, mcp!.total.count)), '3.67');
+    assert.equal(search!.domain, 'search');
+    assert.equal(text(search!.score), '43.75');
+    assert.equal(dimText(search!, 3), 'n/a', 'a dimension with no values is n/a, never -25.00');
+    assert.equal(text(s.macro), '55.21');
+    assert.equal(text(normalizedMean(s.micro.sum, s.micro.count)), '53.57');
+    assert.equal(s.macroDomains, 2);
+    assert.deepEqual([s.rows, s.valid, s.failed], [9, 7, 2]);
+  });
+
+  it('counts a row with every dimension 0 as failed even when failed is 0', async () => {
+    const { records } = await load('zeros.jsonl', [judgedRow({ id: 9, dims: [0, 0, 0, 0, 0], total: 0, failed: 0 }), judgedRow({ id: 10 })]);
+    assert.equal(records[0]!.failed, true);
+    const s = aggregate(records, { failuresAsLowest: false });
+    assert.deepEqual([s.valid, s.failed], [1, 1]);
+    assert.equal(s.micro.count, 1);
+  });
+
+  /*
+   * --failures-as-lowest on the hand case: r4 and r5 enter at grade 1.
+   * mcp total (4+3+4+1+1)/5 = 13/5 = 2.6 -> 40.00; format (5+3+4+1+1)/5 = 2.8 -> 45.00
+   * factuality (4+3+1+1)/4 = 9/4 -> 31.25; search unchanged 43.75
+   * macro (40 + 43.75)/2 = 41.875 -> 41.88 (tie, 7 odd -> up); micro (13+11)/9 = 8/3 -> 41.67
+   * valid counts do not change: the failed rows are still reported as failed.
+   */
+  it('failures-as-lowest scores failed rows at grade 1', async () => {
+    const { records } = await load('hand-lowest.jsonl', handRows);
+    const s = aggregate(records, { failuresAsLowest: true });
+    const mcp = s.domains[0]!;
+    assert.equal(text(mcp.score), '40.00');
+    assert.equal(dimText(mcp, 0), '45.00');
+    assert.equal(dimText(mcp, 1), '31.25');
+    assert.deepEqual([mcp.valid, mcp.failed], [3, 2]);
+    assert.equal(text(s.macro), '41.88');
+    assert.equal(text(normalizedMean(s.micro.sum, s.micro.count)), '41.67');
+  });
+
+  it('macro and micro differ when domains have different sizes', async () => {
+    // mcp: one row at 5 -> 100; search: three rows at 1 -> 0. macro 50.00, micro (5+1+1+1)/4 = 2 -> 25.00
+    const { records } = await load('sizes.jsonl', [
+      judgedRow({ domain: 'mcp', id: 1, dims: [5, 5, 5, 5, 5] }),
+      ...[1, 2, 3].map((id) => judgedRow({ domain: 'search', id, dims: [1, 1, 1, 1, 1] })),
+    ]);
+    const s = aggregate(records, { failuresAsLowest: false });
+    assert.equal(text(s.macro), '50.00');
+    assert.equal(text(normalizedMean(s.micro.sum, s.micro.count)), '25.00');
+  });
+
+  it('rounds half to even on exact ties (200 rows summing to 225 -> 3.12, where toFixed gives 3.13)', async () => {
+    // 25 rows at grade 2 and 175 at grade 1: sum 225, mean 1.125, (1.125-1)/4*100 = 3.125 exactly.
+    const rows = Array.from({ length: 200 }, (_, i) => {
+      const g = i < 25 ? 2 : 1;
+      return judgedRow({ domain: 'web', id: i, dims: [g, g, g, g, g] });
+    });
+    const { records } = await load('tie.jsonl', rows);
+    const web = aggregate(records, { failuresAsLowest: false }).domains[0]!;
+    assert.equal(text(web.score), '3.12');
+    assert.equal(dimText(web, 0), '3.12');
+    assert.equal((3.125).toFixed(2), '3.13', 'the trap the exact formatter avoids');
+  });
+
+  it('sorts domains in leaderboard order, unknown ones last', async () => {
+    const { records } = await load('order.jsonl', ['zeta', 'os', 'mcp', 'web'].map((d) => judgedRow({ domain: d })));
+    assert.deepEqual(aggregate(records, { failuresAsLowest: false }).domains.map((d) => d.domain), ['mcp', 'web', 'os', 'zeta']);
+  });
+
+  it('breaks totals down by turn bucket with counts', async () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 8, 9, 16, 17, 99].map(turnBucket), [0, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+    assert.deepEqual(TURN_BUCKETS.map((b) => b.label), ['1', '2', '3-4', '5-8', '9-16', '17+']);
+    const { records } = await load('turns.jsonl', [
+      judgedRow({ id: 1, turn: 1, dims: [5, 5, 5, 5, 5] }),
+      judgedRow({ id: 1, turn: 3, dims: [3, 3, 3, 3, 3] }),
+      judgedRow({ id: 1, turn: 4, dims: [1, 1, 1, 1, 1] }),
+      judgedRow({ id: 2, turn: 4, failed: 1, dims: [0, 0, 0, 0, 0], total: 0 }),
+      judgedRow({ id: 1, turn: 20, dims: [4, 4, 4, 4, 4] }),
+    ]);
+    const turns = aggregate(records, { failuresAsLowest: false }).domains[0]!.turns;
+    // bucket 3-4: grades 3 and 1 -> mean 2 -> 25.00, 2 valid of 3
+    assert.deepEqual(
+      turns.map((t) => [t.bucket, t.valid, t.rows, text(normalizedMean(t.total.sum, t.total.count))]),
+      [
+        ['1', 1, 1, '100.00'],
+        ['3-4', 2, 3, '25.00'],
+        ['17+', 1, 1, '75.00'],
+      ],
+    );
+  });
+});
+
+describe('exact formatting', () => {
+  it('rounds half to even on exact ties only', () => {
+    assert.equal(Ratio.of(3125, 1000).toFixed(2), '3.12');
+    assert.equal(Ratio.of(3135, 1000).toFixed(2), '3.14');
+    assert.equal(Ratio.of(31251, 10000).toFixed(2), '3.13');
+    assert.equal(Ratio.of(-3125, 1000).toFixed(2), '-3.12');
+    assert.equal(Ratio.of(-1, 1000).toFixed(2), '0.00');
+    assert.equal(Ratio.of(200, 3).toFixed(2), '66.67');
+    assert.equal(formatFixed(70.1), '70.10');
+    assert.equal(formatFixed(undefined), 'n/a');
+    // 0.125 is exact in binary: a true tie, so even (0.12); toFixed says 0.13.
+    assert.equal(formatFixed(0.125), '0.12');
+  });
+
+  it('reads grades as sixtieths and refuses values that are not grades', () => {
+    assert.equal(toSixtieths(11 / 3), 220);
+    assert.equal(toSixtieths(3.75), 225);
+    assert.equal(toSixtieths(0), 0);
+    assert.equal(toSixtieths(3.14159), undefined);
+    assert.equal(toSixtieths(0.5), undefined);
+    assert.equal(toSixtieths(6), undefined);
+    assert.equal(toSixtieths(-1), undefined);
+  });
+
+  it('the published 35B row averages to its Overall; every row but one agrees to the cent', () => {
+    const r35 = PUBLISHED.find((p) => p.model === 'Qwen-AgentWorld-35B-A3B')!;
+    assert.equal(formatFixed(meanOf(Object.values(r35.scores).map(Ratio.fromDouble))), '56.39');
+    const disagree = PUBLISHED.filter((p) => {
+      const m = meanOf(Object.values(p.scores).map(Ratio.fromDouble))!.toNumber();
+      return Math.abs(m - p.overall) > 0.0051;
+    }).map((p) => p.model);
+    // As published: its domains average to 58.76 while the README prints 58.71. Kept verbatim.
+    assert.deepEqual(disagree, ['Qwen-AgentWorld-397B-A17B']);
+  });
+});
+
+describe('reading judged files', () => {
+  const expectUserError = async (path: string, pattern: RegExp) => {
+    await assert.rejects(readJudged(path), (err: unknown) => {
+      assert.ok(err instanceof UserError, String(err));
+      assert.match(err.message, pattern);
+      assert.doesNotMatch(err.message, /\n/);
+      return true;
+    });
+  };
+
+  it('names file, line and field for a wrong field', async () => {
+    const path = writeJudged(dir, 'badfield.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), turn_idx: 'two' }]);
+    await expectUserError(path, /badfield\.jsonl:2: turn_idx: expected number/);
+  });
+
+  it('names file and line for bad JSON', async () => {
+    const path = join(dir, 'badjson.jsonl');
+    writeFileSync(path, jsonl([judgedRow({ id: 1 })]) + '{"task": "mcp", oops}\n' + jsonl([judgedRow({ id: 3 })]));
+    await expectUserError(path, /badjson\.jsonl:2: not valid JSON/);
+  });
+
+  it('refuses a total that is not a mean of grades', async () => {
+    const path = writeJudged(dir, 'badtotal.jsonl', [judgedRow({ id: 1, total: 3.14159 })]);
+    await expectUserError(path, /badtotal\.jsonl:1: total_score: must be 0 \(no score\) or a grade/);
+  });
+
+  it('names both lines of a duplicated row', async () => {
+    const path = writeJudged(dir, 'dup.jsonl', [judgedRow({ id: 1 }), judgedRow({ id: 2 }), judgedRow({ id: 1, dims: [1, 1, 1, 1, 1] })]);
+    await expectUserError(path, /dup\.jsonl:3: the same row as line 1/);
+  });
+
+  it('keeps turns that share (domain, id, turn_idx) but differ in content', async () => {
+    const a = judgedRow({ id: 7 });
+    const b = { ...judgedRow({ id: 7 }), response: ['a different observation'] };
+    const { records } = await load('twins.jsonl', [a, b]);
+    assert.equal(records.length, 2);
+    assert.notEqual(records[0]!.key, records[1]!.key);
+    assert.equal(records[0]!.cluster, records[1]!.cluster);
+  });
+
+  it('skips a cut last line with a warning, keeps a whole unterminated one', async () => {
+    const cut = join(dir, 'cut.jsonl');
+    writeFileSync(cut, jsonl([judgedRow({ id: 1 })]) + JSON.stringify(judgedRow({ id: 2 })).slice(0, 40));
+    const r = await readJudged(cut);
+    assert.equal(r.records.length, 1);
+    assert.equal(r.warnings.length, 1);
+    assert.match(r.warnings[0]!, /cut\.jsonl:2: .*skipped/);
+
+    const whole = join(dir, 'whole.jsonl');
+    writeFileSync(whole, jsonl([judgedRow({ id: 1 })]) + JSON.stringify(judgedRow({ id: 2 })));
+    const w = await readJudged(whole);
+    assert.deepEqual([w.records.length, w.warnings.length], [2, 0]);
+  });
+
+  it('accepts official rows: failed as 1.0/0.0, failed rows with only failed and error_message, task paths', async () => {
+    const path = join(dir, 'official.jsonl');
+    const bare = judgedRow({ id: 2, bare: true });
+    writeFileSync(path, JSON.stringify(judgedRow({ id: 1 })).replace('"failed":0', '"failed":0.0') + '\n' + JSON.stringify(bare).replace('"failed":1', '"failed":1.0') + '\n');
+    const { records } = await readJudged(path);
+    assert.deepEqual(records.map((r) => [r.domain, r.failed]), [
+      ['mcp', false],
+      ['mcp', true],
+    ]);
+  });
+
+  it('collects usage per stage', async () => {
+    const { records } = await load('usage.jsonl', [
+      judgedRow({ id: 1, usage: { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 2 }, judge_usage: { prompt_tokens: 100, completion_tokens: 7 } }),
+    ]);
+    assert.deepEqual(records[0]!.usage, { prompt: 10, completion: 5, reasoning: 2 });
+    assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0 });
+  });
+});
+
+describe('scoreFiles', () => {
+  it('refuses a file with no valid rows', async () => {
+    const empty = join(dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    const allFailed = writeJudged(dir, 'allfailed.jsonl', [judgedRow({ id: 1, bare: true })]);
+    for (const file of [empty, allFailed]) {
+      await assert.rejects(
+        scoreFiles({ files: [file], failuresAsLowest: false, bootstrap: undefined, withPublished: false, prices: undefined, byTurn: false }),
+        (err: unknown) => err instanceof UserError && err.message.startsWith(`${file}: no valid judged rows`),
+      );
+    }
+  });
+
+  it('labels runs by model name or file, disambiguating equal ones', async () => {
+    const a = join(tempDir(), 'judged.jsonl');
+    const b = join(tempDir(), 'judged.jsonl');
+    writeFileSync(a, jsonl([judgedRow()]));
+    writeFileSync(b, jsonl([judgedRow()]));
+    const report = await scoreFiles({ files: [a, b], failuresAsLowest: false, bootstrap: undefined, withPublished: false, prices: undefined, byTurn: false });
+    const labels = report.runs.map((r) => r.label);
+    assert.equal(new Set(labels).size, 2);
+    for (const l of labels) assert.match(l, /\/judged\.jsonl$/);
+  });
+});
