@@ -44,6 +44,8 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const clash = opts.shards.find((s) => resolve(s) === resolve(opts.out));
   if (clash !== undefined) throw new UserError(`${opts.out} is both the output and a shard (${clash})`);
   if (!opts.force && (await exists(opts.out))) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
+  const twice = opts.shards.find((s, i) => opts.shards.findIndex((t) => resolve(t) === resolve(s)) !== i);
+  if (twice !== undefined) throw new UserError(`${twice} is given twice`);
 
   const manifests: Manifest[] = [];
   for (const shard of opts.shards) {
@@ -54,6 +56,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const first = manifests[0]!;
   const { shard: _shard, ...common } = first.settings;
   const counts = new Set<number>();
+  const shardOwner = new Map<string, string>();
   manifests.forEach((m, i) => {
     const file = opts.shards[i]!;
     if (m.stage !== first.stage) throw new UserError(`${file} is an \`awb ${m.stage}\` output but ${opts.shards[0]} is \`awb ${first.stage}\``);
@@ -61,7 +64,12 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     const diffs = settingsDifferences(common, rest);
     if (m.dataset.commit !== first.dataset.commit) diffs.push(`dataset commit: ${first.dataset.commit ?? 'unknown'} vs ${m.dataset.commit ?? 'unknown'}`);
     if (diffs.length) throw new UserError(`${file} was made with other settings than ${opts.shards[0]}: ${diffs.join('; ')}`);
-    if (shard) counts.add(shard.count);
+    if (!shard) return;
+    counts.add(shard.count);
+    const which = `${shard.index}/${shard.count}`;
+    const owner = shardOwner.get(which);
+    if (owner !== undefined) throw new UserError(`${owner} and ${file} are both shard ${which}`);
+    shardOwner.set(which, file);
   });
   if (counts.size > 1) throw new UserError(`the shards come from different splits (N = ${[...counts].join(', ')})`);
 
