@@ -109,7 +109,8 @@ export function bootstrapGroups(groups: ReadonlyMap<string, readonly Cluster[]>,
 export function percentileInterval(samples: Float64Array, level = 0.95): Interval | undefined {
   const finite = samples.filter((v) => !Number.isNaN(v)).sort();
   if (finite.length === 0) return undefined;
-  const tail = (1 - level) / 2;
+  // 1 - 0.95 is 0.050000000000000044 in doubles; trim that so 0.025 means 0.025.
+  const tail = Number(((1 - level) / 2).toPrecision(12));
   return { lo: quantile(finite, tail), hi: quantile(finite, 1 - tail) };
 }
 
