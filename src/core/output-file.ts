@@ -95,12 +95,33 @@ async function isNonEmptyFile(path: string): Promise<boolean> {
   }
 }
 
-/** Creates the output's folder; a path that cannot be written is a user error before any request is sent. */
+/**
+ * Creates the output's folder; a path that cannot be written is a user error before any request is sent.
+ * Node's recursive mkdir loops forever under /proc and reports a file in the way as a bare EEXIST, so the
+ * missing folders are found by walking up and made one level at a time.
+ */
 export async function ensureOutputDir(path: string): Promise<void> {
-  try {
-    await mkdir(dirname(resolve(path)), { recursive: true });
-  } catch (err) {
-    throw fileError(dirname(resolve(path)), err);
+  const missing: string[] = [];
+  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    let isDir: boolean;
+    try {
+      isDir = (await stat(dir)).isDirectory();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw fileError(dir, err);
+      missing.unshift(dir);
+      continue;
+    }
+    if (!isDir) throw new UserError(`${dir}: is a file, not a folder; choose an --output inside a folder`);
+    break;
+  }
+  for (const dir of missing) {
+    try {
+      await mkdir(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue; // made meanwhile by another run (shards sharing a folder)
+      throw code === 'ENOENT' ? new UserError(`${dir}: cannot create a folder here`) : fileError(dir, err);
+    }
   }
 }
 
