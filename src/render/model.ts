@@ -276,7 +276,7 @@ function usageGrid(report: ScoreReport): Grid | undefined {
 
 export function methodNotes(report: ScoreReport): string[] {
   const notes = [
-    'Scores: (mean grade - 1) / 4 x 100 over rows with failed == 0, zero grades skipped, as the official script. Overall (macro): mean of the domain scores, the published leaderboard\'s Overall. Overall (micro): mean over all valid rows, what the official script prints.',
+    'Scores: (mean grade - 1) / 4 x 100 over rows with failed == 0, zero grades skipped, as in the official script. Overall (macro): mean of the domain scores, the published leaderboard\'s Overall. Overall (micro): mean over all valid rows, what the official script prints.',
   ];
   if (report.failuresAsLowest) notes.push('--failures-as-lowest: failed rows count as the lowest grade (1 on every dimension), a conservative figure.');
   if (report.bootstrap) {
