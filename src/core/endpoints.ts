@@ -124,6 +124,7 @@ export class EndpointPool {
         });
       }
       ep.stats.requests++;
+      const started = performance.now();
       try {
         const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
           ...(init as Parameters<typeof undiciFetch>[1]),
@@ -133,7 +134,10 @@ export class EndpointPool {
         else this.noteSuccess(ep);
         return res;
       } catch (err) {
-        if (!init?.signal?.aborted) this.noteFailure(ep);
+        // The client cancels an attempt through the same signal on its own timeout and on the
+        // caller's abort; only the timeout speaks against the endpoint, and it comes once the time is up.
+        const timedOut = performance.now() - started >= this.opts.timeoutMs * 0.9;
+        if (!init?.signal?.aborted || timedOut) this.noteFailure(ep);
         throw err;
       }
     }) as typeof globalThis.fetch;
