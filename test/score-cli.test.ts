@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { judgedRow, jsonl, tempDir, writeJudged } from './fixtures/judged/rows.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dir = tempDir('awb-score-cli-');
+
+function awb(...args: string[]) {
+  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/*
+ * mcp: grades 5, 3, 4 on three trajectories plus a failed row -> mean 4 -> 75.00, 3/4 valid.
+ * search: grades 2 and 4 -> mean 3 -> 50.00, 2/2 valid.
+ * macro (75 + 50)/2 = 62.50; micro (5+3+4+2+4)/5 = 3.6 -> 65.00.
+ */
+const good = writeJudged(dir, 'good.jsonl', [
+  judgedRow({ domain: 'mcp', id: 1, dims: [5, 5, 5, 5, 5] }),
+  judgedRow({ domain: 'mcp', id: 2, dims: [3, 3, 3, 3, 3] }),
+  judgedRow({ domain: 'mcp', id: 3, dims: [4, 4, 4, 4, 4] }),
+  judgedRow({ domain: 'mcp', id: 4, bare: true }),
+  judgedRow({ domain: 'search', id: 1, dims: [2, 2, 2, 2, 2] }),
+  judgedRow({ domain: 'search', id: 2, dims: [4, 4, 4, 4, 4] }),
+]);
+
+describe('awb score (end to end)', () => {
+  before(() => {
+    // tsc emits even when files elsewhere in the tree do not type-check yet; what matters is that ours are built.
+    spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8' });
+    assert.ok(existsSync(join(root, 'dist/cli.js')) && existsSync(join(root, 'dist/commands/score.js')), 'npm run build produced dist/');
+  });
+
+  it('prints the leaderboard and the per-domain detail of one file', () => {
+    const r = awb('score', good);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.doesNotMatch(r.stdout, /\x1b\[/, 'no colours when stdout is not a terminal');
+    assert.match(r.stdout, /^good\.jsonl\s+75\.00 ±\d+\.\d\d\s+50\.00 ±\d+\.\d\d\s+62\.50 ±\d+\.\d\d\s+65\.00 ±\d+\.\d\d$/m);
+    assert.match(r.stdout, /^\s+3\/4\s+2\/2\s+5\/6\s+5\/6$/m);
+    assert.match(r.stdout, /^MCP\s+3\/4\s+1\s+75\.00\s+75\.00\s+75\.00\s+75\.00\s+75\.00\s+75\.00 ±\d+\.\d\d\s+4\.00$/m);
+    assert.match(r.stdout, /resampling whole trajectories/);
+  });
+
+  it('writes json, csv and markdown', () => {
+    const j = awb('score', good, '--format', 'json', '--no-ci');
+    assert.equal(j.code, 0, j.stderr);
+    const parsed = JSON.parse(j.stdout);
+    assert.equal(parsed.runs[0].domains.mcp.text, '75.00');
+    assert.equal(parsed.runs[0].domains.mcp.ci, null);
+    assert.equal(parsed.runs[0].overall.micro.text, '65.00');
+    const c = awb('score', good, '--format', 'csv');
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stdout.split('\n')[0]!, /^run,file,source,judge,domain,bucket,rows,valid,failed,mean,score,score_text,ci_lo,ci_hi,best/);
+    const m = awb('score', good, '--format', 'markdown', '--by', 'turn');
+    assert.equal(m.code, 0, m.stderr);
+    assert.match(m.stdout, /^\| Run \| MCP \| Search \| Overall \(macro\) \| Overall \(micro\) \|$/m);
+    assert.match(m.stdout, /Turn 1/);
+  });
+
+  it('--no-ci drops the intervals; --failures-as-lowest scores failed rows at 1', () => {
+    const r = awb('score', good, '--no-ci', '--failures-as-lowest');
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /±/);
+    // mcp (5+3+4+1)/4 = 3.25 -> 56.25
+    assert.match(r.stdout, /^good\.jsonl\s+56\.25\s+50\.00/m);
+    assert.match(r.stdout, /--failures-as-lowest/);
+  });
+
+  it('a bad line: one line naming file:line, no stack trace, non-zero exit', () => {
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, jsonl([judgedRow({ id: 1 })]) + '{"task": "mcp", "id": 2,\n' + jsonl([judgedRow({ id: 3 })]));
+    const r = awb('score', bad);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, new RegExp(`^awb: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: not valid JSON`));
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+
+    const field = writeJudged(dir, 'field.jsonl', [{ ...judgedRow(), quality: 'great' }]);
+    const f = awb('score', field);
+    assert.equal(f.code, 2);
+    assert.match(f.stderr, /field\.jsonl:1: quality: expected number/);
+  });
+
+  it('an empty file or one without valid rows is an error', () => {
+    const empty = join(dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    const r = awb('score', empty);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^awb: .*empty\.jsonl: no valid judged rows/);
+    const failed = writeJudged(dir, 'failed.jsonl', [judgedRow({ id: 1, bare: true })]);
+    assert.match(awb('score', failed).stderr, /failed\.jsonl: no valid judged rows/);
+    assert.match(awb('score', join(dir, 'missing.jsonl')).stderr, /missing\.jsonl: no such file/);
+  });
+
+  it('a cut last line is skipped with a warning', () => {
+    const cut = join(dir, 'cut.jsonl');
+    writeFileSync(cut, jsonl([judgedRow({ id: 1 }), judgedRow({ id: 2 })]) + '{"task": "agentworld/mcp", "id": 3, "pro');
+    const r = awb('score', cut, '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^awb: warning: .*cut\.jsonl:3: .*skipped/);
+    assert.match(r.stdout, /^\s+2\/2/m);
+  });
+
+  it('rejects bad option values in one line', () => {
+    const r = awb('score', good, '--bootstrap', '0');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^awb: --bootstrap must be a whole number from 10 to 1000000, got "0"\n$/);
+    assert.match(awb('score', good, '--by', 'domain').stderr, /--by must be one of turn/);
+  });
+
+  it('compare: the gate exits 1 on a significant drop and 0 otherwise', () => {
+    const rows = (lift: number) =>
+      [1, 2, 3, 4, 5, 6].flatMap((id) => [1, 2].map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(2 + ((id + turn) % 3) + lift) })));
+    const base = writeJudged(dir, 'base.jsonl', rows(0));
+    const worse = writeJudged(dir, 'worse.jsonl', rows(-1));
+    const fail = awb('compare', base, worse, '--fail-below', '1');
+    assert.equal(fail.code, 1, fail.stderr);
+    assert.match(fail.stdout, /Gate FAILED/);
+    const pass = awb('compare', base, base, '--fail-below', '1');
+    assert.equal(pass.code, 0, pass.stderr);
+    assert.match(pass.stdout, /Gate passed/);
+  });
+});
