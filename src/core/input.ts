@@ -56,10 +56,22 @@ export async function datasetFiles(dir: string, domains?: string[]): Promise<{ d
 }
 
 /** Turns a zod failure into the one-line `file:line: field: problem` every input error uses. */
-function zodProblem(file: string, lineNo: number, error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const field = issue.path.length ? issue.path.join('.') : undefined;
-  const problem = issue.code === 'invalid_type' && issue.input === undefined ? 'is missing' : issue.message;
+function zodProblem(file: string, lineNo: number, error: z.ZodError, parsed: unknown): string {
+  let issue = error.issues[0]!;
+  const path = [...issue.path];
+  // A union says only "Invalid input"; a branch that got inside the value (a list with one bad item) says what is wrong.
+  while (issue.code === 'invalid_union') {
+    const inner = issue.errors.flat().find((e) => e.path.length > 0);
+    if (!inner) break;
+    path.push(...inner.path);
+    issue = inner;
+  }
+  const field = path.length ? path.join('.') : undefined;
+  // zod 4 leaves `input` out of its issues, so whether the field is there is read from the row itself.
+  const value = path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), parsed);
+  let problem = issue.message;
+  if (value === undefined) problem = 'is missing';
+  else if (issue.code === 'invalid_union') problem = `${issue.message}: received ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value}`;
   return atLine(file, lineNo, field, problem);
 }
 
@@ -90,7 +102,7 @@ export async function* readRows<S extends z.ZodType<DatasetRow>>(
       }
       const result = schema.safeParse(parsed);
       if (!result.success) {
-        onBad({ file, lineNo: line.lineNo, message: zodProblem(file, line.lineNo, result.error) });
+        onBad({ file, lineNo: line.lineNo, message: zodProblem(file, line.lineNo, result.error, parsed) });
         continue;
       }
       const row = result.data as z.infer<S>;
