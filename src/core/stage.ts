@@ -116,11 +116,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
       spec.tally(row, t);
     },
   });
+  await spec.beforeDispatch?.();
   const alreadyDone = [...plan.keys].filter((k) => existing.doneKeys.has(k)).length;
   const todo = plan.keys.size - alreadyDone;
   spec.onEvent?.({ type: 'planned', total: plan.keys.size, alreadyDone, todo, badRows: plan.badRows, dropped: existing.dropped });
 
-  await spec.beforeDispatch?.();
   const appender = await JsonlAppender.open(spec.output);
   const startedAt = new Date().toISOString();
   const manifest: Manifest = {
