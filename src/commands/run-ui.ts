@@ -126,14 +126,32 @@ export function installInterrupts(stage: string, graceSeconds: number): Interrup
   };
 }
 
-/** The command line to run again, with any secret given on it masked. */
+/** The variable awb reads a key from when its option is left out. */
+const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_API_KEY', '--judge-api-key': 'AWB_JUDGE_API_KEY' };
+
+/**
+ * The command line to run again, without the secrets given on it. A key
+ * option's value becomes a reference to the variable awb reads the key from,
+ * double-quoted so a shell expands it and the command works as printed.
+ * Only whole values are swapped (dummy keys like "x" occur inside other
+ * words); a longer secret is also masked wherever else it appears.
+ */
 export function resumeCommand(secrets: (string | undefined)[]): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
-  const args = process.argv.slice(2).map((a) => {
-    for (const s of hidden) if (a.includes(s)) return a.split(s).join('$KEY');
-    return a;
+  const argv = process.argv.slice(2);
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  const words = argv.map((a, i) => {
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const [option, value] = eq === -1 ? [argv[i - 1] ?? '', a] : [a.slice(0, eq), a.slice(eq + 1)];
+    if (hidden.has(value)) {
+      const variable = `"$${KEY_VARIABLES[option] ?? 'KEY'}"`;
+      return eq === -1 ? variable : `${quote(`${option}=`)}${variable}`;
+    }
+    let shown = a;
+    for (const s of hidden) if (s.length >= 8) shown = shown.split(s).join('***');
+    return quote(shown);
   });
-  return ['awb', ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return ['awb', ...words].join(' ');
 }
 
 export function reportPlan(stage: string, e: Extract<StageEvent, { type: 'planned' }>, output: string): void {
