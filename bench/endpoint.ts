@@ -1,0 +1,179 @@
+/*
+ * The benchmark's stand-in for vLLM or a judge API: answers every chat
+ * completion after a fixed latency, so the only thing that can make a run
+ * slower than N × latency ÷ concurrency is the client. It keeps no request
+ * bodies (test/support/openai-server.ts logs each one, which at 400 MB per
+ * stage would make the server the thing being measured), only counters.
+ *
+ * Requests under /judge/v1 get a judge reply, others a world-model reply;
+ * a judge request sent to /v1 is recognised by the judge prompt's heading.
+ *
+ * Run as a child process (`node --import tsx bench/endpoint.ts`): it prints
+ * one JSON line `{"url": ...}` on stdout once listening, serves its
+ * counters at GET /bench/stats, zeroes them at POST /bench/reset, and exits
+ * on SIGTERM or when its stdin closes (so it never outlives the benchmark).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export interface EndpointStats {
+  requests: number;
+  judgeReplies: number;
+  worldModelReplies: number;
+  modelListRequests: number;
+  inFlight: number;
+  maxInFlight: number;
+  bytesIn: number;
+  /** ms since the epoch of the first chat request and the last answer. */
+  firstAt: number;
+  lastAt: number;
+  /** Time-weighted mean of requests in flight between the first request and the last answer. */
+  meanInFlight: number;
+  /** CPU this server used since the last reset: it shares the machine with the client being measured. */
+  cpuS: number;
+}
+
+export const JUDGE_REPLY =
+  '<final_evaluation>{"scores": {"format": 4, "factuality": 3, "consistency": 4, "realism": 5, "quality": 4}, "strengths": [], "weaknesses": []}</final_evaluation>';
+const WORLD_REPLY = '<think>The command lists the folder.</think>\n<predicted_observation>total 8\n-rw-r--r-- 1 root root 42 Jun 24 12:00 notes.txt</predicted_observation>';
+
+/** The heading messages.ts puts in every judge prompt; only a fallback to the /judge route. */
+const JUDGE_MARKER = Buffer.from('Simulated observation (world model)');
+
+export function startBenchEndpoint(opts: { latencyMs: number; port?: number; models?: string[] }): Promise<{ url: string; close: () => Promise<void> }> {
+  const models = opts.models ?? ['bench'];
+  let s = fresh();
+  let area = 0; // integral of inFlight over time, ms
+  let areaSince = 0;
+  let cpuSince = process.cpuUsage();
+
+  function fresh(): EndpointStats {
+    return { requests: 0, judgeReplies: 0, worldModelReplies: 0, modelListRequests: 0, inFlight: 0, maxInFlight: 0, bytesIn: 0, firstAt: 0, lastAt: 0, meanInFlight: 0, cpuS: 0 };
+  }
+  const moveInFlight = (delta: number) => {
+    const now = Date.now();
+    if (areaSince) area += s.inFlight * (now - areaSince);
+    areaSince = now;
+    s.inFlight += delta;
+    if (s.inFlight > s.maxInFlight) s.maxInFlight = s.inFlight;
+  };
+
+  const send = (res: ServerResponse, status: number, body: string) => {
+    if (res.destroyed || res.writableEnded) return;
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+
+  const chat = (req: IncomingMessage, res: ServerResponse, judgeRoute: boolean) => {
+    s.requests++;
+    if (!s.firstAt) s.firstAt = Date.now();
+    moveInFlight(+1);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      moveInFlight(-1);
+      s.lastAt = Date.now();
+    };
+    res.on('close', finish);
+    let bytes = 0;
+    let judge = judgeRoute;
+    let tail: Buffer | undefined;
+    const edge = JUDGE_MARKER.length - 1;
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (judge) return;
+      // The marker may straddle two chunks: only the seam is copied, never a
+      // whole chunk, since this server shares the CPU with the client it measures.
+      if (tail && Buffer.concat([tail, chunk.subarray(0, edge)]).indexOf(JUDGE_MARKER) !== -1) judge = true;
+      else if (chunk.indexOf(JUDGE_MARKER) !== -1) judge = true;
+      tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - edge)));
+    });
+    req.on('error', finish);
+    req.on('end', () => {
+      s.bytesIn += bytes;
+      setTimeout(() => {
+        if (res.destroyed) return;
+        const content = judge ? JUDGE_REPLY : WORLD_REPLY;
+        if (judge) s.judgeReplies++;
+        else s.worldModelReplies++;
+        const promptTokens = Math.ceil(bytes / 4);
+        const completionTokens = Math.ceil(content.length / 4);
+        send(
+          res,
+          200,
+          JSON.stringify({
+            id: `chatcmpl-bench-${s.requests}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: models[0],
+            choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+            usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+          }),
+        );
+      }, opts.latencyMs);
+    });
+  };
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/judge/v1/chat/completions')) {
+      chat(req, res, path.startsWith('/judge/'));
+      return;
+    }
+    req.resume();
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/judge/v1/models')) {
+      s.modelListRequests++;
+      const created = Math.floor(Date.now() / 1000);
+      send(res, 200, JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created, owned_by: 'bench' })) }));
+    } else if (req.method === 'GET' && path === '/bench/stats') {
+      moveInFlight(0);
+      const span = (s.inFlight ? Date.now() : s.lastAt) - s.firstAt;
+      const cpu = process.cpuUsage(cpuSince);
+      send(res, 200, JSON.stringify({ ...s, meanInFlight: span > 0 ? area / span : 0, cpuS: (cpu.user + cpu.system) / 1e6 }));
+    } else if (req.method === 'POST' && path === '/bench/reset') {
+      const inFlight = s.inFlight;
+      s = fresh();
+      s.inFlight = inFlight;
+      area = 0;
+      areaSince = 0;
+      cpuSince = process.cpuUsage();
+      send(res, 200, '{}');
+    } else {
+      send(res, 404, JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', code: 'not_found' } }));
+    }
+  });
+  // A run keeps its connections between requests; the client's keep-alive (30 s) must not outlive ours.
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 0;
+  server.requestTimeout = 0;
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}/v1`,
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      });
+    });
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 1000);
+  const port = Number(process.env.BENCH_PORT ?? 0);
+  const ep = await startBenchEndpoint({ latencyMs, port });
+  process.stdout.write(`${JSON.stringify({ url: ep.url })}\n`);
+  const stop = () => void ep.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.stdin.on('end', stop);
+  process.stdin.on('close', stop);
+  process.stdin.resume();
+}

@@ -1,0 +1,353 @@
+/*
+ * `npm run bench`: is awb as fast as the endpoint allows, in constant
+ * memory? Runs the real CLI (bin/awb.js on dist/) as child processes over a
+ * full-size synthetic dataset against a local endpoint that answers after a
+ * fixed latency, and compares each figure with the target from the issue.
+ *
+ * Knobs (environment):
+ *   BENCH_LATENCY_MS   endpoint latency per request (default 1000)
+ *   BENCH_CONCURRENCY  --concurrency for infer and judge (default 64)
+ *   BENCH_SCALE        fraction of the rows, e.g. 0.1 for a quick run (default 1)
+ *   BENCH_REUSE=1      keep predictions/judged outputs from an earlier run
+ *                      instead of making them again (their rows then say "reused")
+ *   BENCH_STEPS        comma list of infer,judge,score,startup (default all)
+ *   BENCH_AWB_NODE_ARGS  extra node flags for the awb children, e.g.
+ *                      "--cpu-prof --cpu-prof-dir=.bench/prof" to profile them
+ *   BENCH_MEM_TRACE=1  sample each awb child's memory (heap spaces, buffers)
+ *                      every 100 ms into .bench/logs/<step>.mem.jsonl
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { EndpointStats } from './endpoint.js';
+import { ensureDataset, type DatasetInfo } from './generate.js';
+import { measure, type Measured } from './measure.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const benchDir = join(root, '.bench');
+const outDir = join(benchDir, 'out');
+const logDir = join(benchDir, 'logs');
+const awbBin = join(root, 'bin', 'awb.js');
+
+const latencyMs = envNumber('BENCH_LATENCY_MS', 1000);
+const concurrency = envNumber('BENCH_CONCURRENCY', 64);
+const scale = envNumber('BENCH_SCALE', 1);
+const reuse = process.env.BENCH_REUSE === '1';
+const steps = new Set((process.env.BENCH_STEPS ?? 'infer,judge,score,startup').split(',').map((s) => s.trim()));
+const awbNodeArgs = (process.env.BENCH_AWB_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+const memTrace = process.env.BENCH_MEM_TRACE === '1';
+if (memTrace) awbNodeArgs.push('--import', join(root, 'bench', 'mem-sampler.mjs'));
+
+const RSS_TARGET_MB = 150;
+const WALL_TARGET = 1.1;
+const SCORE_TARGET = 1.5;
+const HELP_TARGET_MS = 250;
+
+function envNumber(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${v}: expected a positive number`);
+  return n;
+}
+
+const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
+
+/** Children get no keys from the developer's shell and no colours. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', AWB_MODEL_API_KEY: 'bench', AWB_JUDGE_API_KEY: 'bench' };
+  for (const k of ['OPENAI_API_KEY', 'HF_TOKEN', 'HF_ENDPOINT', 'NODE_OPTIONS']) delete env[k];
+  return env;
+}
+
+interface Endpoint {
+  url: string;
+  judgeUrl: string;
+  stats: () => Promise<EndpointStats>;
+  reset: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/** The endpoint in its own process, so its CPU is not counted as awb's and it cannot slow the bench's own timers. */
+async function startEndpoint(): Promise<Endpoint> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'endpoint.ts')], {
+    cwd: root,
+    env: { ...childEnv(), BENCH_LATENCY_MS: String(latencyMs) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+    child.once('exit', (code) => reject(new Error(`bench endpoint exited early (${code})`)));
+  });
+  const base = url.replace(/\/v1$/, '');
+  return {
+    url,
+    judgeUrl: `${base}/judge/v1`,
+    stats: async () => (await (await fetch(`${base}/bench/stats`)).json()) as EndpointStats,
+    reset: async () => {
+      await fetch(`${base}/bench/reset`, { method: 'POST' });
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function awbArgv(args: string[]): string[] {
+  return [process.execPath, ...awbNodeArgs, awbBin, ...args];
+}
+
+async function run(label: string, argv: string[]): Promise<Measured> {
+  return measure({
+    argv,
+    env: { ...childEnv(), ...(memTrace ? { BENCH_MEM_TRACE_FILE: join(logDir, `${label}.mem.jsonl`) } : {}) },
+    cwd: root,
+    stdoutFile: join(logDir, `${label}.stdout`),
+    stderrFile: join(logDir, `${label}.stderr`),
+    tmpDir: logDir,
+  });
+}
+
+function tail(path: string, lines = 8): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+async function countLines(path: string): Promise<number> {
+  let n = 0;
+  const { createReadStream } = await import('node:fs');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+
+async function manifestComplete(output: string): Promise<boolean> {
+  try {
+    return (JSON.parse(await readFile(`${output}.manifest.json`, 'utf8')) as { complete?: boolean }).complete === true;
+  } catch {
+    return false;
+  }
+}
+
+interface StageFigures {
+  m: Measured;
+  server: EndpointStats;
+  rows: number;
+}
+
+/** One stage (infer or judge) from a fresh output, checked for completeness. */
+async function runStageBench(ep: Endpoint, label: 'infer' | 'judge', args: string[], output: string, expectRows: number): Promise<StageFigures | 'reused'> {
+  if (reuse && (await manifestComplete(output))) {
+    log(`${label}: reusing ${output}`);
+    return 'reused';
+  }
+  await rm(output, { force: true });
+  await rm(`${output}.manifest.json`, { force: true });
+  await ep.reset();
+  noteLoad(label);
+  log(`${label}: running (${expectRows} rows, ideal ${((expectRows * latencyMs) / concurrency / 1000).toFixed(1)} s) ...`);
+  const m = await run(label, awbArgv(args));
+  const server = await ep.stats();
+  const rows = existsSync(output) ? await countLines(output) : 0;
+  log(`${label}: load ${loadavg()[0]!.toFixed(1)}, ${m.wallS.toFixed(1)} s wall, ${(m.userS + m.sysS).toFixed(1)} s CPU, ${m.peakRssMB.toFixed(0)} MB peak RSS, exit ${m.code}, ${rows} rows written, max ${server.maxInFlight} in flight`);
+  if (m.code !== 0 || rows !== expectRows) {
+    throw new Error(`${label} did not finish cleanly (exit ${m.code ?? m.signal}, ${rows}/${expectRows} rows); its stderr ends:\n${tail(join(logDir, `${label}.stderr`))}`);
+  }
+  return { m, server, rows };
+}
+
+async function bestOf(n: number, label: string, argv: string[]): Promise<{ best: Measured; maxRssMB: number; runs: Measured[] }> {
+  const runs: Measured[] = [];
+  for (let i = 0; i < n; i++) {
+    const m = await run(`${label}-${i + 1}`, argv);
+    if (m.code !== 0) throw new Error(`${label} failed (exit ${m.code ?? m.signal}); its stderr ends:\n${tail(join(logDir, `${label}-${i + 1}.stderr`))}`);
+    runs.push(m);
+  }
+  const best = runs.reduce((a, b) => (b.wallS < a.wallS ? b : a));
+  return { best, maxRssMB: Math.max(...runs.map((r) => r.peakRssMB)), runs };
+}
+
+function startupMs(runs: number): { median: number; all: number[] } {
+  const argv = awbArgv(['--help']);
+  spawnSync(argv[0]!, argv.slice(1), { stdio: 'ignore', env: childEnv() }); // warm the file cache
+  const all: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const r = spawnSync(argv[0]!, argv.slice(1), { stdio: 'ignore', env: childEnv() });
+    all.push(performance.now() - t);
+    if (r.status !== 0) throw new Error(`awb --help exited ${r.status}`);
+  }
+  const sorted = [...all].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return { median: sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2, all };
+}
+
+// ---- the table ----
+
+interface Row {
+  figure: string;
+  value: string;
+  target: string;
+  result: 'PASS' | 'MISS' | '—';
+}
+
+const mb = (x: number) => `${x.toFixed(0)} MB`;
+const sec = (x: number) => `${x.toFixed(2)} s`;
+const verdict = (ok: boolean): Row['result'] => (ok ? 'PASS' : 'MISS');
+
+function stageRows(label: string, f: StageFigures | 'reused' | undefined, n: number): Row[] {
+  if (f === undefined) return [{ figure: `${label}`, value: 'not run (BENCH_STEPS)', target: '', result: '—' }];
+  if (f === 'reused') return [{ figure: `${label}`, value: 'reused an earlier output (BENCH_REUSE=1), not measured', target: '', result: '—' }];
+  const ideal = (n * latencyMs) / concurrency / 1000;
+  const rounds = (Math.ceil(n / concurrency) * latencyMs) / 1000;
+  const ratio = f.m.wallS / ideal;
+  return [
+    {
+      figure: `${label} wall time`,
+      value: `${sec(f.m.wallS)} = ${ratio.toFixed(3)} × ideal ${sec(ideal)} (${Math.ceil(n / concurrency)} full rounds: ${sec(rounds)})`,
+      target: `≤ ${WALL_TARGET.toFixed(2)} × ideal (${sec(ideal * WALL_TARGET)})`,
+      result: verdict(ratio <= WALL_TARGET),
+    },
+    { figure: `${label} CPU (user + sys)`, value: `${sec(f.m.userS + f.m.sysS)} (${sec(f.m.userS)} + ${sec(f.m.sysS)})`, target: 'figure only', result: '—' },
+    { figure: `${label} peak RSS`, value: mb(f.m.peakRssMB), target: `≤ ${RSS_TARGET_MB} MB`, result: verdict(f.m.peakRssMB <= RSS_TARGET_MB) },
+    {
+      figure: `${label} requests in flight (server)`,
+      value:
+        `max ${f.server.maxInFlight}, time-weighted mean ${f.server.meanInFlight.toFixed(1)}; first request ${sec((f.server.firstAt - f.m.startedAt) / 1000)} after start, ` +
+        `last answer ${sec((f.m.startedAt + f.m.wallS * 1000 - f.server.lastAt) / 1000)} before exit; ${f.server.requests} requests, ${(f.server.bytesIn / 1e6).toFixed(0)} MB received; server CPU ${sec(f.server.cpuS)}`,
+      target: `max = ${concurrency}`,
+      result: verdict(f.server.maxInFlight === Math.min(concurrency, n)),
+    },
+  ];
+}
+
+function machine(): string {
+  let model = cpus()[0]?.model ?? 'unknown CPU';
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) model = m[1]!.trim();
+  } catch {
+    // not Linux: os.cpus() has it
+  }
+  return `${model}, ${cpus().length} cores, Node ${process.version}`;
+}
+
+/** 1-minute load averages seen before each step and at the end: other work on the machine inflates wall times. */
+const loads: { step: string; load: number }[] = [];
+const noteLoad = (step: string) => loads.push({ step, load: loadavg()[0]! });
+
+function render(rows: Row[], data: DatasetInfo, how: string): string {
+  const maxLoad = Math.max(...loads.map((l) => l.load));
+  const busy = maxLoad > cpus().length * 0.75;
+  const lines = [
+    `**Machine:** ${machine()}  `,
+    `**Load:** 1-min load average ${loads.map((l) => `${l.load.toFixed(1)} (${l.step})`).join(', ')}${busy ? ' — other processes were competing for the CPU, so wall times are inflated' : ''}  `,
+    `**Data:** ${data.rows} rows in 7 files, ${(data.bytes / 1e6).toFixed(0)} MB, largest row ${(data.largestRowBytes / 1e6).toFixed(1)} MB, ${data.rowsOver3MB} rows ≥ 3 MB (scale ${scale})  `,
+    `**Settings:** latency ${latencyMs} ms, concurrency ${concurrency}; measured with ${how}; MB = 10^6 bytes`,
+    '',
+    '| Figure | Value | Target | Result |',
+    '| --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.figure} | ${r.value} | ${r.target} | ${r.result} |`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+// ---- main ----
+
+await mkdir(outDir, { recursive: true });
+await mkdir(logDir, { recursive: true });
+if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does)');
+
+const data = await ensureDataset(benchDir, scale, log);
+const n = data.rows;
+const predictions = join(outDir, 'predictions.jsonl');
+const judged = join(outDir, 'judged.jsonl');
+let how = 'time -v';
+const rows: Row[] = [];
+
+let inferFigures: StageFigures | 'reused' | undefined;
+let judgeFigures: StageFigures | 'reused' | undefined;
+if (steps.has('infer') || steps.has('judge')) {
+  const ep = await startEndpoint();
+  try {
+    if (steps.has('infer')) {
+      inferFigures = await runStageBench(
+        ep,
+        'infer',
+        ['infer', '--data', data.dir, '--model-base-url', ep.url, '--model-name', 'bench', '--concurrency', String(concurrency), '--no-progress', '-o', predictions],
+        predictions,
+        n,
+      );
+    }
+    if (steps.has('judge')) {
+      if (!existsSync(predictions)) throw new Error(`${predictions} is missing: run the infer step first`);
+      judgeFigures = await runStageBench(
+        ep,
+        'judge',
+        ['judge', '--predictions', predictions, '--judge-base-url', ep.judgeUrl, '--judge-model', 'bench', '--concurrency', String(concurrency), '--no-progress', '-o', judged],
+        judged,
+        n,
+      );
+    }
+  } finally {
+    await ep.stop();
+  }
+}
+for (const f of [inferFigures, judgeFigures]) if (f && f !== 'reused') how = f.m.how;
+rows.push(...stageRows('infer', inferFigures, n), ...stageRows('judge', judgeFigures, n));
+
+if (steps.has('score')) {
+  if (!existsSync(join(root, 'dist', 'commands', 'score.js'))) {
+    rows.push({ figure: 'score', value: 'not measured: `awb score` is not built yet', target: '', result: '—' });
+  } else if (!existsSync(judged)) {
+    rows.push({ figure: 'score', value: `not measured: ${judged} is missing (run the judge step)`, target: '', result: '—' });
+  } else {
+    noteLoad('score');
+    log('score: 3 runs of awb score and of the floor ...');
+    const judgedMB = (await import('node:fs')).statSync(judged).size / 1e6;
+    const score = await bestOf(3, 'score', awbArgv(['score', judged]));
+    const floor = await bestOf(3, 'floor', [process.execPath, join(root, 'bench', 'floor.mjs'), judged]);
+    const ratio = score.best.wallS / floor.best.wallS;
+    rows.push(
+      {
+        figure: 'score wall time (best of 3)',
+        value: `${sec(score.best.wallS)} = ${ratio.toFixed(2)} × floor ${sec(floor.best.wallS)} (read + JSON.parse every line of the ${judgedMB.toFixed(0)} MB judged file)`,
+        target: `≤ ${SCORE_TARGET} × floor (${sec(floor.best.wallS * SCORE_TARGET)})`,
+        result: verdict(ratio <= SCORE_TARGET),
+      },
+      { figure: 'score CPU (user + sys), best run', value: `${sec(score.best.userS + score.best.sysS)} (floor ${sec(floor.best.userS + floor.best.sysS)})`, target: 'figure only', result: '—' },
+      { figure: 'score peak RSS (max of 3)', value: `${mb(score.maxRssMB)} (floor ${mb(floor.maxRssMB)})`, target: `≤ ${RSS_TARGET_MB} MB`, result: verdict(score.maxRssMB <= RSS_TARGET_MB) },
+    );
+    how = score.best.how;
+  }
+}
+
+if (steps.has('startup')) {
+  noteLoad('startup');
+  const s = startupMs(10);
+  rows.push({
+    figure: '`awb --help` start-up (median of 10)',
+    value: `${s.median.toFixed(0)} ms (range ${Math.min(...s.all).toFixed(0)}–${Math.max(...s.all).toFixed(0)} ms)`,
+    target: `< ${HELP_TARGET_MS} ms`,
+    result: verdict(s.median < HELP_TARGET_MS),
+  });
+}
+
+noteLoad('end');
+const table = render(rows, data, how);
+process.stdout.write(`\n${table}`);
+await writeFile(join(benchDir, 'results.md'), table);
+await writeFile(join(benchDir, 'results.json'), `${JSON.stringify({ at: new Date().toISOString(), latencyMs, concurrency, scale, data, loads, inferFigures, judgeFigures, rows }, null, 2)}\n`);
+log(`written to ${join(benchDir, 'results.md')}; logs in ${logDir}`);
