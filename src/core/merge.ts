@@ -4,7 +4,7 @@ import { UserError } from './errors.js';
 import { JsonlAppender, readLines } from './jsonl.js';
 import { datasetFiles, planRows } from './input.js';
 import { readManifest, settingsDifferences, writeManifest } from './output-file.js';
-import { displayKey, rowKey, type KeyedFields } from './row-key.js';
+import { displayKey, rowKey, splitKey, type KeyedFields } from './row-key.js';
 import type { Manifest } from './schemas/manifest.js';
 import { datasetRowSchema } from './schemas/dataset-row.js';
 import { isInferDone } from './infer.js';
@@ -130,7 +130,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   await out.close();
   await rename(tmp, opts.out);
 
-  const manifest = mergedManifest(manifests, written, failed.length, missing.length);
+  const manifest = mergedManifest(manifests, expected, written, failed.length, missing);
   await writeManifest(opts.out, manifest);
   return { written, missing, duplicated, failed, manifest };
 }
@@ -148,7 +148,7 @@ async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>>
   return plan.keys;
 }
 
-function mergedManifest(ms: Manifest[], written: number, failed: number, missing: number): Manifest {
+function mergedManifest(ms: Manifest[], expected: Set<string>, written: number, failed: number, missing: string[]): Manifest {
   const first = ms[0]!;
   const { shard: _s, ...settings } = first.settings;
   const perDomain: Manifest['counts']['per_domain'] = {};
@@ -173,11 +173,15 @@ function mergedManifest(ms: Manifest[], written: number, failed: number, missing
       e.failures += s.failures;
     }
   }
-  const total = Object.values(perDomain).reduce((a, c) => a + c.total, 0) + missing;
+  for (const k of missing) (perDomain[splitKey(k).domain] ??= { total: 0, done: 0, failed: 0, empty: 0, truncated: 0 }).total++;
+  const total = Object.values(perDomain).reduce((a, c) => a + c.total, 0);
+  // Taken from the input rather than from the shards: a shard need not hold every domain, and a missing one brings none.
   const rows: Record<string, number> = {};
-  for (const m of ms) for (const [d, n] of Object.entries(m.dataset.rows)) rows[d] = (rows[d] ?? 0) + n;
-  // A shard need not hold every domain (a small selection split many ways), so the first one's list is not the whole.
-  const domains = [...new Set(ms.flatMap((m) => m.dataset.domains))];
+  for (const k of expected) {
+    const d = splitKey(k).domain;
+    rows[d] = (rows[d] ?? 0) + 1;
+  }
+  const domains = Object.keys(rows);
   const now = new Date().toISOString();
   const done = written - failed;
   // The shards' own finish times say nothing about whether the merged file is whole.
@@ -188,8 +192,8 @@ function mergedManifest(ms: Manifest[], written: number, failed: number, missing
     dataset: { ...first.dataset, domains, rows },
     started_at: ms.map((m) => m.started_at).sort()[0]!,
     updated_at: now,
-    complete: failed === 0 && missing === 0,
-    ...(failed === 0 && missing === 0 ? { finished_at: now } : {}),
+    complete: failed === 0 && missing.length === 0,
+    ...(failed === 0 && missing.length === 0 ? { finished_at: now } : {}),
     counts: { total, done, failed, per_domain: perDomain },
     usage,
     endpoints,
