@@ -1,0 +1,266 @@
+/*
+ * Bad input and bad options: one line on stderr naming the file, line and
+ * field where there is one, no stack trace, a non-zero exit, nothing sent
+ * and nothing written, so an existing output stays byte for byte as it was.
+ */
+import assert from 'node:assert/strict';
+import { cp, mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { runAwb, type AwbResult } from './support/cli.js';
+import {
+  errorLines,
+  judgeReply,
+  keyOf,
+  makeDataset,
+  readRowsOf,
+  stackLines,
+  tempDirs,
+  worldReply,
+  writePredictions,
+  type Dataset,
+} from './support/dataset.js';
+import { startOpenAIServer, type FakeServer } from './support/openai-server.js';
+
+const temps = tempDirs('bad-input');
+let world: FakeServer;
+let judgeServer: FakeServer;
+let root: string;
+let good: Dataset;
+/** A finished run's output that every refused run below must leave untouched. */
+let existing: string;
+let predictions: string;
+
+before(async () => {
+  world = await startOpenAIServer({ reply: worldReply });
+  judgeServer = await startOpenAIServer({ reply: judgeReply });
+  root = await temps.make();
+  good = await makeDataset(root, 21);
+  existing = join(root, 'out', 'pred.jsonl');
+  const r = await runAwb(inferArgs(good.dir, existing));
+  assert.equal(r.code, 0, r.stderr);
+  predictions = join(root, 'predictions.jsonl');
+  await writePredictions(good, predictions);
+});
+
+after(async () => {
+  await world.close();
+  await judgeServer.close();
+  await temps.cleanup();
+});
+
+function inferArgs(data: string, out: string, extra: string[] = []): string[] {
+  return ['infer', '--model-base-url', world.url, '--model-name', 'test-model', '--data', data, '-o', out, '--no-progress', ...extra];
+}
+
+function judgeArgs(preds: string, out: string, extra: string[] = []): string[] {
+  return ['judge', '--judge-base-url', judgeServer.url, '--judge-model', 'test-model', '--predictions', preds, '-o', out, '--no-progress', ...extra];
+}
+
+/** A copy of the good dataset with one domain file replaced. */
+async function datasetWith(file: string, text: string): Promise<string> {
+  const dir = join(await temps.make(), 'data');
+  await cp(good.dir, dir, { recursive: true });
+  await writeFile(join(dir, file), text);
+  return dir;
+}
+
+/** The good web file with line `lineNo` (1-based) replaced or, with `insert`, a line put before it. */
+async function webWithLine(lineNo: number, line: string, insert = false): Promise<string> {
+  const lines = (await readFile(good.files.get('web')!, 'utf8')).split('\n').filter(Boolean);
+  lines.splice(lineNo - 1, insert ? 0 : 1, line);
+  return datasetWith('web_test.jsonl', lines.map((l) => `${l}\n`).join(''));
+}
+
+async function snapshot(paths: string[]): Promise<Map<string, Buffer | undefined>> {
+  return new Map(await Promise.all(paths.map(async (p) => [p, existsSync(p) ? await readFile(p) : undefined] as const)));
+}
+
+/** Runs awb and checks it refused cleanly: one error line matching `pattern`, no stack, nothing sent, files untouched. */
+async function assertRefused(args: string[], pattern: RegExp, opts: { files?: string[]; server?: FakeServer } = {}): Promise<AwbResult> {
+  const files = opts.files ?? [existing, `${existing}.manifest.json`];
+  const server = opts.server ?? world;
+  const before = await snapshot(files);
+  const requests = server.stats.requests;
+  const r = await runAwb(args);
+  assert.notEqual(r.code, 0, `awb accepted it:\n${r.stderr}`);
+  assert.notEqual(r.code, null, 'awb was killed');
+  assert.deepEqual(stackLines(r.stderr + r.stdout), [], r.stderr);
+  const lines = errorLines(r.stderr);
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, pattern);
+  assert.equal(server.stats.requests, requests, 'a refused run sent chat requests');
+  const after = await snapshot(files);
+  for (const [p, b] of before) {
+    const a = after.get(p);
+    assert.ok(b === undefined ? a === undefined : a !== undefined && a.equals(b), `${p} changed`);
+  }
+  return r;
+}
+
+const webLine = (n: number) => new RegExp(`web_test\\.jsonl:${n}: `);
+
+describe('bad data', { concurrency: 4 }, () => {
+  it('a data folder that does not exist', async () => {
+    await assertRefused(inferArgs(join(root, 'nope'), existing), /nope: no such data folder/);
+  });
+
+  it('a folder without *_test.jsonl files', async () => {
+    const dir = join(await temps.make(), 'data');
+    await mkdir(dir);
+    await writeFile(join(dir, 'train.jsonl'), (await readFile(good.files.get('web')!, 'utf8')));
+    await writeFile(join(dir, 'README.md'), '# not the dataset\n');
+    await assertRefused(inferArgs(dir, existing), /holds no \*_test\.jsonl files/);
+  });
+
+  it('a file that is not JSONL', async () => {
+    const dir = await datasetWith('os_test.jsonl', 'task,id,prompt,response\nos,1,ls,file.txt\n');
+    await assertRefused(inferArgs(dir, existing), /os_test\.jsonl:1: not valid JSON/);
+  });
+
+  it('one malformed line among good ones names its line', async () => {
+    const dir = await webWithLine(2, '{"task": "web", "id": 77, "prompt": ["a"], ', true);
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}not valid JSON`));
+  });
+
+  it('a row without turn_idx names the field', async () => {
+    const row = { ...good.rows.find((r) => r.task === 'web')! } as Record<string, unknown>;
+    delete row.turn_idx;
+    const dir = await webWithLine(1, JSON.stringify(row));
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}turn_idx: is missing`));
+  });
+
+  it('a row whose prompt is a number names the field', async () => {
+    const row = { ...good.rows.find((r) => r.task === 'web')!, prompt: 42 };
+    const dir = await webWithLine(2, JSON.stringify(row));
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}prompt: `));
+  });
+
+  it('a turn_idx of the wrong type is not reported as missing', async () => {
+    const row = { ...good.rows.find((r) => r.task === 'web')!, turn_idx: '1' };
+    const dir = await webWithLine(1, JSON.stringify(row));
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}turn_idx: .*expected number, received string`));
+  });
+
+  it('a prompt list with a non-string item names the item', async () => {
+    const row = { ...good.rows.find((r) => r.task === 'web')!, prompt: ['a', 3] };
+    const dir = await webWithLine(2, JSON.stringify(row));
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}prompt\\.1: .*expected string, received number`));
+  });
+
+  it('a turn_idx beyond the responses', async () => {
+    const row = { ...good.rows.find((r) => r.task === 'web')!, turn_idx: 4 };
+    const dir = await webWithLine(1, JSON.stringify(row));
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}turn_idx: is 4 but response has 1`));
+  });
+
+  it('a bad prediction row stops the judge the same way', async () => {
+    const dir = await temps.make();
+    const preds = join(dir, 'pred.jsonl');
+    const lines = (await readFile(predictions, 'utf8')).split('\n');
+    lines[3] = lines[3]!.replace(/"gen":"/, '"gen":{"oops":"');
+    await writeFile(preds, lines.join('\n'));
+    const out = join(dir, 'judged.jsonl');
+    await writeFile(out, '');
+    await assertRefused(judgeArgs(preds, out), /pred\.jsonl:4: /, { files: [out, preds], server: judgeServer });
+    assert.equal(judgeServer.stats.requests, 0);
+  });
+});
+
+describe('--on-bad-row skip', () => {
+  it('skips the bad rows, reports them, and completes the rest', async () => {
+    const lines = (await readFile(good.files.get('web')!, 'utf8')).split('\n').filter(Boolean);
+    const noTurn = { ...(JSON.parse(lines[0]!) as Record<string, unknown>) };
+    delete noTurn.turn_idx;
+    const dir = await datasetWith('web_test.jsonl', [JSON.stringify(noTurn), '{"task": "web", ', ...lines.slice(1)].map((l) => `${l}\n`).join(''));
+    const out = join(await temps.make(), 'pred.jsonl');
+    const requests = world.stats.requests;
+    const r = await runAwb(inferArgs(dir, out, ['--on-bad-row', 'skip']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /skipped bad row: .*web_test\.jsonl:1: turn_idx: is missing/);
+    assert.match(r.stderr, /skipped bad row: .*web_test\.jsonl:2: not valid JSON/);
+    const rows = await readRowsOf(out);
+    const expected = good.rows.filter((row) => keyOf(row) !== keyOf(JSON.parse(lines[0]!) as Record<string, unknown>));
+    assert.deepEqual(new Set(rows.map(keyOf)), new Set(expected.map((row) => keyOf(row))));
+    assert.equal(world.stats.requests - requests, expected.length);
+  });
+});
+
+describe('judge rubrics', () => {
+  it('a domain without a rubric fails before any request', async () => {
+    const dir = await temps.make();
+    const rubrics = join(dir, 'rubrics');
+    await cp(fileURLToPath(new URL('../rubrics/', import.meta.url)), rubrics, { recursive: true });
+    await rm(join(rubrics, 'web.md'));
+    assert.ok(!(await readdir(rubrics)).includes('web.md'));
+    const out = join(dir, 'judged.jsonl');
+    const lists = judgeServer.stats.modelListRequests;
+    await assertRefused(judgeArgs(predictions, out, ['--rubrics', rubrics]), /no rubric for domain 'web'/, { files: [out, predictions], server: judgeServer });
+    assert.equal(judgeServer.stats.requests, 0);
+    assert.equal(judgeServer.stats.modelListRequests, lists);
+  });
+});
+
+describe('bad options', { concurrency: 4 }, () => {
+  it('--concurrency 0', async () => {
+    await assertRefused(inferArgs(good.dir, existing, ['--concurrency', '0']), /--concurrency must be a whole number from 1 to \d+, got "0"/);
+  });
+
+  it('--extra-body that is not JSON', async () => {
+    await assertRefused(inferArgs(good.dir, existing, ['--extra-body', '{"chat_template_kwargs": ']), /--extra-body is not valid JSON/);
+  });
+
+  it('--data with --revision', async () => {
+    await assertRefused(inferArgs(good.dir, existing, ['--revision', 'x']), /--revision .*--data/);
+  });
+
+  it('judge --output equal to --predictions', async () => {
+    await assertRefused(judgeArgs(predictions, predictions), /also the input/, { files: [predictions], server: judgeServer });
+  });
+
+  it('judge --output equal to --predictions, spelled differently', async () => {
+    await assertRefused(judgeArgs(predictions, join(root, '.', 'out', '..', 'predictions.jsonl')), /also the input/, { files: [predictions], server: judgeServer });
+  });
+});
+
+describe('output that cannot be written', { concurrency: 4 }, () => {
+  it('a path under a regular file', async () => {
+    const dir = await temps.make();
+    await writeFile(join(dir, 'afile'), 'x');
+    await assertRefused(inferArgs(good.dir, join(dir, 'afile', 'pred.jsonl')), /afile: is a file, not a folder/, { files: [join(dir, 'afile')] });
+    await assertRefused(inferArgs(good.dir, join(dir, 'afile', 'sub', 'pred.jsonl')), /afile.*not a folder/, { files: [join(dir, 'afile')] });
+  });
+
+  it('a path under /proc', async () => {
+    await assertRefused(inferArgs(good.dir, '/proc/awb-test-output/pred.jsonl'), /\/proc\/awb-test-output: cannot create a folder/, { files: [] });
+    const r = await assertRefused(inferArgs(good.dir, '/proc/awb-test-pred.jsonl'), /\/proc\/awb-test-pred\.jsonl/, { files: [] });
+    assert.ok(r.code !== null && r.code !== 0);
+  });
+
+  it('a folder as the output', async () => {
+    const dir = await temps.make();
+    await assertRefused(inferArgs(good.dir, dir), /is a folder/, { files: [] });
+  });
+
+  it('a full disk while writing', async (t) => {
+    if (!existsSync('/dev/full')) return t.skip('no /dev/full here');
+    const dir = await temps.make();
+    const out = join(dir, 'pred.jsonl');
+    await symlink('/dev/full', out);
+    // Its own server: the tests beside it count requests on the shared one.
+    const s = await startOpenAIServer({ reply: worldReply });
+    t.after(() => s.close());
+    const args = inferArgs(good.dir, out, ['-c', '2']);
+    args[args.indexOf(world.url)] = s.url;
+    const r = await runAwb(args);
+    assert.ok(r.code !== null && r.code !== 0, r.stderr);
+    assert.deepEqual(stackLines(r.stderr), []);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, /pred\.jsonl: the disk is full/);
+    // It stops at the first failed write instead of spending a request on every row.
+    assert.ok(s.stats.successes <= 4, `${s.stats.successes} requests answered`);
+  });
+});

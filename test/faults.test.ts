@@ -1,0 +1,334 @@
+/*
+ * Faults on the endpoint lose nothing: transient errors are retried until the
+ * row is done, without ever sending a request that already succeeded again;
+ * errors that would repeat for every row stop the run at once with one clear
+ * line; a row that keeps failing is recorded and redone alone on the next run.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runAwb } from './support/cli.js';
+import {
+  closedPort,
+  errorLines,
+  keyOf,
+  makeDataset,
+  rowMarker,
+  readJsonlFile,
+  readRowsOf,
+  seededRandom,
+  stackLines,
+  tempDirs,
+  worldReply,
+  judgeReply,
+  writePredictions,
+  type Dataset,
+} from './support/dataset.js';
+import { lastUserText, startOpenAIServer, type Fault, type FakeServer, type FaultScript, type ServerOptions } from './support/openai-server.js';
+
+const temps = tempDirs('faults');
+const servers: FakeServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await temps.cleanup();
+});
+
+async function server(opts: ServerOptions): Promise<FakeServer> {
+  const s = await startOpenAIServer(opts);
+  servers.push(s);
+  return s;
+}
+
+const inferArgs = (url: string, data: string, out: string, extra: string[] = []) => [
+  'infer', '--model-base-url', url, '--model-name', 'test-model', '--data', data, '-o', out, '--no-progress', ...extra,
+];
+
+const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = []) => [
+  'judge', '--judge-base-url', url, '--judge-model', 'test-model', '--predictions', predictions, '-o', out, '--no-progress', ...extra,
+];
+
+/** Latency of 10–50 ms per request, fixed by the request number so it is the same on every run. */
+const latency = (_req: unknown, n: number) => 10 + ((n * 37) % 41);
+
+/**
+ * A realistic mix: 10% rate limits (half asking to wait 0 s, half 1 s), 5%
+ * 500/503, 2% resets, 1% hangs. The rows named in `forced` get their fault on
+ * their first request, so every kind shows up whatever the random draw.
+ */
+function realisticMix(seed: number, forced: Map<string, Fault>): FaultScript {
+  const rnd = seededRandom(seed);
+  const mix: Array<[Fault, number]> = [
+    [{ kind: '429', retryAfter: 0 }, 0.05],
+    [{ kind: '429', retryAfter: 1 }, 0.05],
+    ['500', 0.025],
+    ['503', 0.025],
+    ['reset', 0.02],
+    ['hang', 0.01],
+  ];
+  return (req) => {
+    const text = lastUserText(req);
+    for (const [marker, fault] of forced) {
+      if (text.includes(marker)) {
+        forced.delete(marker);
+        return fault;
+      }
+    }
+    const u = rnd();
+    let acc = 0;
+    for (const [fault, p] of mix) {
+      acc += p;
+      if (u < acc) return fault;
+    }
+    return undefined;
+  };
+}
+
+function forcedFaults(ds: Dataset): Map<string, Fault> {
+  const kinds: Fault[] = ['hang', 'reset', { kind: '429', retryAfter: 1 }, '500', '503'];
+  return new Map(kinds.map((f, i) => {
+    const r = ds.rows[i * 7 + 3]!;
+    // For the judge this marker also names later turns of the trajectory: whichever asks first gets the fault.
+    return [rowMarker(r), f];
+  }));
+}
+
+/** Every dataset row exactly once in the output. */
+function assertCoversOnce(rows: Record<string, unknown>[], ds: Dataset): void {
+  const keys = rows.map(keyOf);
+  assert.equal(new Set(keys).size, keys.length, 'a row appears twice in the output');
+  assert.deepEqual(new Set(keys), new Set(ds.rows.map((r) => keyOf(r))));
+}
+
+describe('transient faults', () => {
+  it('infer completes every row through 429s, 5xx, resets and hangs, and never resends a success', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 80);
+    const s = await server({ reply: worldReply, latencyMs: latency, faults: realisticMix(7, forcedFaults(ds)) });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', '2', '--max-retries', '8']));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assertCoversOnce(rows, ds);
+    for (const row of rows) {
+      assert.equal(row.error, undefined, `row ${keyOf(row)} failed: ${String(row.error)}`);
+      assert.match(String(row.gen), /^<think>short<\/think><predicted_observation>prediction /);
+    }
+    for (const kind of ['429', '500', '503', 'reset', 'hang'] as const) assert.ok(s.stats.faults[kind] >= 1, `no ${kind} was injected`);
+    assert.deepEqual(s.repeatedSuccesses(), []);
+    assert.equal(s.stats.successes, ds.rows.length);
+  });
+
+  it('judge completes every row through the same mix, and never resends a success', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 70);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const s = await server({ reply: judgeReply, latencyMs: latency, faults: realisticMix(11, forcedFaults(ds)) });
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', '2', '--max-retries', '8']));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assertCoversOnce(rows, ds);
+    for (const row of rows) {
+      assert.equal(row.failed, 0, `row ${keyOf(row)} failed: ${String(row.error_message)}`);
+      assert.equal(row.judge_attempts, 1);
+    }
+    for (const kind of ['429', '500', '503', 'reset', 'hang'] as const) assert.ok(s.stats.faults[kind] >= 1, `no ${kind} was injected`);
+    assert.deepEqual(s.repeatedSuccesses(), []);
+  });
+
+  it('infer retries a malformed body and keeps an empty reply as the answer', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 40);
+    const malformedRow = ds.rows[5]!;
+    const emptyRow = ds.rows[9]!;
+    const m = rowMarker;
+    const seen = new Set<string>();
+    const s = await server({
+      reply: worldReply,
+      latencyMs: latency,
+      faultRates: { malformed: 0.05 },
+      seed: 3,
+      faults: (req) => {
+        const text = lastUserText(req);
+        if (text.includes(m(emptyRow))) return 'empty';
+        if (text.includes(m(malformedRow)) && !seen.has('m')) {
+          seen.add('m');
+          return 'malformed';
+        }
+        return undefined;
+      },
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', '2', '--max-retries', '3']));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assertCoversOnce(rows, ds);
+    for (const row of rows) assert.equal(row.error, undefined, `row ${keyOf(row)} failed: ${String(row.error)}`);
+    const byKey = new Map(rows.map((row) => [keyOf(row), row]));
+    assert.equal(byKey.get(keyOf(emptyRow))!.gen, '');
+    assert.match(String(byKey.get(keyOf(malformedRow))!.gen), /prediction/);
+    assert.ok(s.stats.faults.malformed >= 2);
+    // Every request that got a broken body was asked again and then answered.
+    const answered = new Set(s.log.filter((e) => e.outcome === 'ok' || e.outcome === 'empty').map((e) => e.hash));
+    for (const e of s.log.filter((x) => x.outcome === 'malformed')) assert.ok(answered.has(e.hash), 'a malformed reply was not retried');
+    assert.deepEqual(s.repeatedSuccesses(), []);
+    assert.match(r.stderr, /warning: 1 rows empty/);
+  });
+
+  it('judge retries a malformed body and re-asks after empty replies, up to --parse-attempts', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 40);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    // The judge sees earlier turns' actions too; a trajectory's last turn is the only row whose marker is its own.
+    const lastTurns = ds.rows.filter((r) => r.turn_idx === r.total_turns);
+    const twiceEmpty = lastTurns[4]!;
+    const alwaysEmpty = lastTurns[9]!;
+    const m = rowMarker;
+    let twice = 0;
+    const s = await server({
+      reply: judgeReply,
+      latencyMs: latency,
+      faultRates: { malformed: 0.04, empty: 0.04 },
+      seed: 5,
+      faults: (req) => {
+        const text = lastUserText(req);
+        if (text.includes(m(alwaysEmpty))) return 'empty';
+        if (text.includes(m(twiceEmpty)) && twice < 2) {
+          twice++;
+          return 'empty';
+        }
+        return undefined;
+      },
+    });
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', '2', '--max-retries', '3', '--parse-attempts', '6']));
+    // The row the judge never answers is the only failure; it is recorded and the run says so.
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assertCoversOnce(rows, ds);
+    const byKey = new Map(rows.map((row) => [keyOf(row), row]));
+    const twiceRow = byKey.get(keyOf(twiceEmpty))!;
+    assert.equal(twiceRow.failed, 0);
+    assert.ok(Number(twiceRow.judge_attempts) >= 3, `judge_attempts ${String(twiceRow.judge_attempts)}`);
+    const lost = byKey.get(keyOf(alwaysEmpty))!;
+    assert.equal(lost.failed, 1);
+    assert.equal(lost.judge_attempts, 6);
+    assert.match(String(lost.error_message), /could not be parsed: empty reply/);
+    for (const row of rows) if (row !== lost) assert.equal(row.failed, 0, `row ${keyOf(row)} failed: ${String(row.error_message)}`);
+    assert.ok(s.stats.faults.malformed + s.stats.faults.empty >= 8);
+    assert.deepEqual(s.repeatedSuccesses(), []);
+  });
+});
+
+describe('errors that would repeat for every row', () => {
+  const assertFatal = (r: { code: number | null; stderr: string }, url: string, pattern: RegExp) => {
+    assert.notEqual(r.code, 0);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, pattern);
+    assert.ok(lines[0]!.includes(url), `the error does not name ${url}: ${lines[0]}`);
+    assert.deepEqual(stackLines(r.stderr), []);
+  };
+
+  it('a rejected key stops at the preflight', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 30);
+    const s = await server({ apiKey: 'sk-right-key-000000', reply: worldReply });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--model-api-key', 'sk-wrong-key-111111', '-c', '8']));
+    assertFatal(r, s.url, /rejected the API key \(401/);
+    assert.equal(s.stats.requests, 0);
+    assert.ok(s.stats.modelListRequests <= 2);
+  });
+
+  it('a rejected key without preflight stops after the first requests, not one per row', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const s = await server({ apiKey: 'sk-right-key-000000', reply: worldReply, latencyMs: 10 });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--model-api-key', 'sk-wrong-key-111111', '-c', '4', '--no-preflight']));
+    assertFatal(r, s.url, /rejected the API key \(401/);
+    assert.ok(s.stats.requests >= 1 && s.stats.requests <= 4, `${s.stats.requests} requests`);
+    // Nothing was answered, so nothing is recorded as done or failed.
+    assert.equal((await readJsonlFile(out)).lines.length, 0);
+  });
+
+  it('an unknown model stops at the preflight, naming what the endpoint serves', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 30);
+    const s = await server({ models: ['served-model'], reply: worldReply });
+    const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'pred.jsonl'), ['-c', '8']));
+    assertFatal(r, s.url, /does not serve model "test-model"; it serves: served-model/);
+    assert.equal(s.stats.requests, 0);
+  });
+
+  it('an unknown model without preflight stops on the first 404', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const s = await server({ models: ['served-model'], reply: worldReply, latencyMs: 10 });
+    const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'pred.jsonl'), ['-c', '4', '--no-preflight']));
+    assertFatal(r, s.url, /does not know model "test-model".*\(404\)/);
+    assert.ok(s.stats.requests >= 1 && s.stats.requests <= 4, `${s.stats.requests} requests`);
+  });
+
+  it('the judge stops the same way on a rejected key', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 30);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const s = await server({ apiKey: 'sk-right-key-000000', reply: judgeReply });
+    const r = await runAwb(judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['--judge-api-key', 'sk-wrong-key-111111', '--no-preflight', '-c', '4']));
+    assertFatal(r, s.url, /judge endpoint .* rejected the API key \(401/);
+    assert.ok(s.stats.requests <= 4, `${s.stats.requests} requests`);
+  });
+
+  it('nothing listening: "cannot reach"', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 10);
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const r = await runAwb(inferArgs(url, ds.dir, join(dir, 'pred.jsonl')));
+    assertFatal(r, url, /cannot reach world model endpoint/);
+  });
+});
+
+describe('a row that keeps failing', () => {
+  it('is recorded with its error, the others finish, and the next run redoes only it', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 30);
+    const bad = ds.rows[10]!;
+    const marker = rowMarker(bad);
+    let broken = true;
+    const s = await server({ reply: worldReply, latencyMs: 10, faults: (req) => (broken && lastUserText(req).includes(marker) ? '500' : undefined) });
+    const out = join(dir, 'pred.jsonl');
+    const args = inferArgs(s.url, ds.dir, out, ['-c', '8', '--max-retries', '1']);
+
+    const first = await runAwb(args);
+    assert.equal(first.code, 1, first.stderr);
+    const rows = await readRowsOf(out);
+    assertCoversOnce(rows, ds);
+    const failed = rows.filter((r) => r.error !== undefined);
+    assert.deepEqual(failed.map(keyOf), [keyOf(bad)]);
+    assert.equal(failed[0]!.gen, '');
+    assert.match(String(failed[0]!.error), /500/);
+    assert.match(first.stderr, /^all\s+29\s+30\s+1\s/m, 'the summary does not count the failure');
+    assert.match(first.stderr, /1 rows failed/);
+    // --max-retries 1: the first try and one retry.
+    assert.equal(s.log.filter((e) => e.outcome === '500').length, 2);
+    assert.deepEqual(s.repeatedSuccesses(), []);
+
+    broken = false;
+    const before = s.log.length;
+    const second = await runAwb(args);
+    assert.equal(second.code, 0, second.stderr);
+    const fresh = s.log.slice(before);
+    assert.equal(fresh.length, 1);
+    assert.equal(fresh[0]!.outcome, 'ok');
+    assert.ok(lastUserText(fresh[0]!.request!).includes(marker));
+    const again = await readRowsOf(out);
+    assertCoversOnce(again, ds);
+    for (const row of again) assert.equal(row.error, undefined);
+    assert.deepEqual(s.repeatedSuccesses(), []);
+  });
+});

@@ -1,0 +1,261 @@
+/*
+ * Interruptions lose nothing: Ctrl-C lets requests in flight finish and
+ * prints the command to resume; a hard kill at any point leaves a file that
+ * the same command completes into exactly what an uninterrupted run gives; a
+ * cut last line is dropped and redone; a resume with other settings is
+ * refused unless --force.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { runAwb, spawnAwb } from './support/cli.js';
+import {
+  errorLines,
+  judgeReply,
+  keyOf,
+  makeDataset,
+  parseResumeCommand,
+  readJsonlFile,
+  readRowsOf,
+  stackLines,
+  tempDirs,
+  waitForLines,
+  worldReply,
+  writePredictions,
+  type Dataset,
+} from './support/dataset.js';
+import { lastUserText, startOpenAIServer, type FakeServer, type ServerOptions } from './support/openai-server.js';
+
+const temps = tempDirs('resume');
+const servers: FakeServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await temps.cleanup();
+});
+
+async function server(opts: ServerOptions): Promise<FakeServer> {
+  const s = await startOpenAIServer(opts);
+  servers.push(s);
+  return s;
+}
+
+const inferArgs = (url: string, data: string, out: string, extra: string[] = []) => [
+  'infer', '--model-base-url', url, '--model-name', 'test-model', '--data', data, '-o', out, '--no-progress', ...extra,
+];
+
+const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = []) => [
+  'judge', '--judge-base-url', url, '--judge-model', 'test-model', '--predictions', predictions, '-o', out, '--no-progress', ...extra,
+];
+
+/** Every line whole and valid JSON, every dataset row exactly once. */
+async function assertComplete(out: string, ds: Dataset): Promise<Record<string, unknown>[]> {
+  const { lines, terminated } = await readJsonlFile(out);
+  assert.ok(terminated, 'the output ends with a cut line');
+  const rows = lines.map((l, i) => {
+    try {
+      return JSON.parse(l) as Record<string, unknown>;
+    } catch {
+      assert.fail(`${out}:${i + 1} is not valid JSON`);
+    }
+  });
+  const keys = rows.map(keyOf);
+  assert.equal(new Set(keys).size, keys.length, 'a row appears twice');
+  assert.deepEqual(new Set(keys), new Set(ds.rows.map((r) => keyOf(r))));
+  return rows;
+}
+
+const genSet = (rows: Record<string, unknown>[]) => new Set(rows.map((r) => `${keyOf(r)}|${String(r.gen)}`));
+const scoreSet = (rows: Record<string, unknown>[]) => new Set(rows.map((r) => `${keyOf(r)}|${String(r.total_score)}|${String(r.failed)}`));
+
+/** Starts awb, kills it with `signal` once the output holds `lines` lines, and waits for it to end. */
+async function interruptAt(args: string[], out: string, lines: number, signal: NodeJS.Signals) {
+  const child = spawnAwb(args);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout!.resume();
+  const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  const seen = await waitForLines(out, lines, exited);
+  child.kill(signal);
+  const [code, sig] = await exited;
+  return { code, signal: sig, stderr, seen };
+}
+
+describe('Ctrl-C', () => {
+  it('lets requests in flight finish, exits 130 with a resume command that completes the rest', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 40);
+    const s = await server({ reply: worldReply, latencyMs: 150 });
+    const out = join(dir, 'pred.jsonl');
+    const r = await interruptAt(inferArgs(s.url, ds.dir, out, ['-c', '4']), out, 8, 'SIGINT');
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(r.stderr, /Resume with:/);
+    assert.deepEqual(stackLines(r.stderr), []);
+
+    const { lines, terminated } = await readJsonlFile(out);
+    assert.ok(terminated, 'a partial line was left');
+    for (const l of lines) JSON.parse(l);
+    assert.ok(lines.length < ds.rows.length, 'the run finished before the interrupt');
+    // Requests in flight were answered and written, none abandoned.
+    assert.equal(s.stats.clientClosed, 0);
+    assert.equal(s.stats.successes, lines.length);
+    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { complete: boolean; counts: { done: number } };
+    assert.equal(manifest.complete, false);
+    assert.equal(manifest.counts.done, lines.length);
+
+    const again = await runAwb(parseResumeCommand(r.stderr));
+    assert.equal(again.code, 0, again.stderr);
+    await assertComplete(out, ds);
+    assert.deepEqual(s.repeatedSuccesses(), []);
+  });
+});
+
+describe('kill -9', () => {
+  it('at 10%, 50% and 90% of the rows, then the same command: the result equals an uninterrupted run', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 80);
+    // The web rows go out last (files are read in name order); slowing them keeps the run alive past 90% for the kill.
+    const s = await server({ reply: worldReply, latencyMs: (req, n) => (lastUserText(req).includes('[row web/') ? 250 : 20 + ((n * 13) % 31)) });
+    const clean = join(dir, 'clean.jsonl');
+    const r0 = await runAwb(inferArgs(s.url, ds.dir, clean, ['-c', '4']));
+    assert.equal(r0.code, 0, r0.stderr);
+    const cleanRows = await assertComplete(clean, ds);
+
+    const out = join(dir, 'pred.jsonl');
+    const args = inferArgs(s.url, ds.dir, out, ['-c', '4']);
+    for (const fraction of [0.1, 0.5, 0.9]) {
+      const k = await interruptAt(args, out, Math.round(fraction * ds.rows.length), 'SIGKILL');
+      assert.equal(k.signal, 'SIGKILL', `awb ended on its own at ${fraction * 100}%: ${k.stderr}`);
+    }
+    const last = await runAwb(args);
+    assert.equal(last.code, 0, last.stderr);
+    const rows = await assertComplete(out, ds);
+    assert.deepEqual(genSet(rows), genSet(cleanRows));
+    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { complete: boolean; counts: { done: number; total: number } };
+    assert.equal(manifest.complete, true);
+    assert.equal(manifest.counts.done, ds.rows.length);
+  });
+
+  it('judge at 50%, then the same command: the result equals an uninterrupted run', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const s = await server({ reply: judgeReply, latencyMs: (_r, n) => 20 + ((n * 13) % 31) });
+    const clean = join(dir, 'clean-judged.jsonl');
+    const r0 = await runAwb(judgeArgs(s.url, preds, clean, ['-c', '4']));
+    assert.equal(r0.code, 0, r0.stderr);
+    const cleanRows = await assertComplete(clean, ds);
+
+    const out = join(dir, 'judged.jsonl');
+    const args = judgeArgs(s.url, preds, out, ['-c', '4']);
+    const k = await interruptAt(args, out, 30, 'SIGKILL');
+    assert.equal(k.signal, 'SIGKILL', k.stderr);
+    const last = await runAwb(args);
+    assert.equal(last.code, 0, last.stderr);
+    assert.deepEqual(scoreSet(await assertComplete(out, ds)), scoreSet(cleanRows));
+  });
+});
+
+describe('a line cut short', () => {
+  it('is dropped on resume and its row redone, once', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 20);
+    const s = await server({ reply: worldReply });
+    const out = join(dir, 'pred.jsonl');
+    const args = inferArgs(s.url, ds.dir, out, ['-c', '4']);
+    assert.equal((await runAwb(args)).code, 0);
+    const before = await readRowsOf(out);
+
+    const { lines } = await readJsonlFile(out);
+    const lastLine = lines.at(-1)!;
+    const cutRow = JSON.parse(lastLine) as Record<string, unknown>;
+    const kept = lines.slice(0, -1).map((l) => `${l}\n`).join('');
+    await writeFile(out, kept + lastLine.slice(0, Math.floor(lastLine.length / 2)));
+
+    const logBefore = s.log.length;
+    const r = await runAwb(args);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /cut short/);
+    const fresh = s.log.slice(logBefore);
+    assert.equal(fresh.length, 1, 'more than the cut row was sent again');
+    const cutRequest = ds.rows.find((row) => keyOf(row) === keyOf(cutRow))!;
+    assert.ok(fresh[0]!.request && lastUserText(fresh[0]!.request).includes(cutRequest.current_prompt));
+    const after = await assertComplete(out, ds);
+    assert.deepEqual(genSet(after), genSet(before));
+    // The kept lines are untouched, byte for byte.
+    assert.ok((await readFile(out, 'utf8')).startsWith(kept));
+  });
+});
+
+describe('resuming with other settings', () => {
+  /** A finished run with its last `drop` lines removed, as an interrupted run leaves it. */
+  async function partialOutput(out: string, drop: number): Promise<void> {
+    const { lines } = await readJsonlFile(out);
+    await writeFile(out, lines.slice(0, -drop).map((l) => `${l}\n`).join(''));
+  }
+
+  async function assertRefused(args: string[], out: string, pattern: RegExp): Promise<void> {
+    const before = await readFile(out);
+    const manifestBefore = await readFile(`${out}.manifest.json`);
+    const r = await runAwb(args);
+    assert.notEqual(r.code, 0, r.stderr);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, /other settings/);
+    assert.match(lines[0]!, pattern);
+    assert.match(lines[0]!, /--force/);
+    assert.deepEqual(stackLines(r.stderr), []);
+    assert.ok((await readFile(out)).equals(before), 'the refused run changed the output');
+    assert.ok((await readFile(`${out}.manifest.json`)).equals(manifestBefore), 'the refused run changed the manifest');
+  }
+
+  it('infer: another model, temperature or history mode is refused; --force resumes', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 14);
+    const s = await server({ reply: worldReply, models: ['test-model', 'other-model'] });
+    const out = join(dir, 'pred.jsonl');
+    const base = inferArgs(s.url, ds.dir, out, ['-c', '4']);
+    assert.equal((await runAwb(base)).code, 0);
+    await partialOutput(out, 4);
+    const requests = s.stats.requests;
+
+    await assertRefused(inferArgs(s.url, ds.dir, out, ['-c', '4']).map((a) => (a === 'test-model' ? 'other-model' : a)), out, /world_model: was .*test-model.*, now .*other-model/);
+    await assertRefused([...base, '--temperature', '0.2'], out, /sampling: was .*0\.6.*, now .*0\.2/);
+    await assertRefused([...base, '--no-history'], out, /history: was "full", now "none"/);
+    assert.equal(s.stats.requests, requests, 'a refused run sent requests');
+
+    const forced = await runAwb([...base, '--temperature', '0.2', '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.equal(s.stats.requests, requests + 4);
+    await assertComplete(out, ds);
+  });
+
+  it('judge: another judge model or rubric folder is refused; --force resumes', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 14);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const s = await server({ reply: judgeReply, models: ['test-model', 'other-model'] });
+    const out = join(dir, 'judged.jsonl');
+    const base = judgeArgs(s.url, preds, out, ['-c', '4']);
+    assert.equal((await runAwb(base)).code, 0);
+    await partialOutput(out, 4);
+    const requests = s.stats.requests;
+
+    const rubrics = join(dir, 'rubrics');
+    await cp(fileURLToPath(new URL('../rubrics/', import.meta.url)), rubrics, { recursive: true });
+    await writeFile(join(rubrics, 'web.md'), `${await readFile(join(rubrics, 'web.md'), 'utf8')}\nBe strict.\n`);
+
+    await assertRefused(base.map((a) => (a === 'test-model' ? 'other-model' : a)), out, /judge: was .*test-model.*, now .*other-model/);
+    await assertRefused([...base, '--rubrics', rubrics], out, /rubrics: was /);
+    assert.equal(s.stats.requests, requests, 'a refused run sent requests');
+
+    const forced = await runAwb([...base, '--rubrics', rubrics, '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.equal(s.stats.requests, requests + 4);
+    await assertComplete(out, ds);
+  });
+});
