@@ -154,7 +154,21 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   const handle = async (input: InputRow<z.infer<S>>) => {
     if (stopping()) return;
     attempted++;
-    const result = await spec.process(input, cancel.signal);
+    // The openai client hooks an abort listener onto the signal it is given
+    // and never unhooks it: on the shared signal that was one listener per
+    // row for the whole run (memory that grows with the rows, and each new
+    // listener scans all the old ones). A signal per row, unhooked when the
+    // row is done, keeps it to the rows in flight.
+    const rowAbort = new AbortController();
+    const onCancel = () => rowAbort.abort(cancel.signal.reason);
+    if (cancel.signal.aborted) onCancel();
+    else cancel.signal.addEventListener('abort', onCancel, { once: true });
+    let result: object | undefined;
+    try {
+      result = await spec.process(input, rowAbort.signal);
+    } finally {
+      cancel.signal.removeEventListener('abort', onCancel);
+    }
     if (!result) return;
     const fields = result as Record<string, unknown>;
     const line = appendFields(input.raw, input.parsed, fields);
