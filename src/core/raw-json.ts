@@ -7,14 +7,24 @@ import { parse as parseLossless, stringify as stringifyLossless } from 'lossless
  * `parsed` is the same line after JSON.parse, used to see which keys exist.
  */
 export function appendFields(raw: string, parsed: Record<string, unknown>, fields: Record<string, unknown>): string {
+  return appendFieldsParts(raw, parsed, fields).join('');
+}
+
+/**
+ * The same line as `appendFields`, in two parts: the input line up to its
+ * closing brace (a slice of `raw`, not a copy) and the added fields. Writers
+ * that encode the parts one after the other never build the whole line as
+ * one more string.
+ */
+export function appendFieldsParts(raw: string, parsed: Record<string, unknown>, fields: Record<string, unknown>): [string, string] {
   const names = Object.keys(fields).filter((k) => fields[k] !== undefined);
   let base = raw.trim();
   if (names.some((k) => Object.hasOwn(parsed, k))) base = withoutKeys(base, names);
   const close = base.lastIndexOf('}');
   const body = base.slice(0, close).trimEnd();
   const added = names.map((k) => `${JSON.stringify(k)}:${JSON.stringify(fields[k])}`).join(',');
-  if (!added) return base;
-  return `${body}${body.endsWith('{') ? '' : ','}${added}}`;
+  if (!added) return [base, ''];
+  return [body, `${body.endsWith('{') ? '' : ','}${added}}`];
 }
 
 /**

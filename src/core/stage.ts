@@ -6,7 +6,7 @@ import { UserError } from './errors.js';
 import { JsonlAppender } from './jsonl.js';
 import { planRows, readRows, type BadRow, type InputRow, type SelectOptions } from './input.js';
 import { checkResumable, ensureOutputDir, scanExistingOutput, writeManifest } from './output-file.js';
-import { appendFields } from './raw-json.js';
+import { appendFieldsParts } from './raw-json.js';
 import { rowKey, type KeyedFields } from './row-key.js';
 import type { DatasetRow } from './schemas/dataset-row.js';
 import type { Manifest, ManifestSettings } from './schemas/manifest.js';
@@ -171,8 +171,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     }
     if (!result) return;
     const fields = result as Record<string, unknown>;
-    const line = appendFields(input.raw, input.parsed, fields);
-    await appender.append(line);
+    await appender.append(appendFieldsParts(input.raw, input.parsed, fields));
     const row = { ...input.parsed, ...fields };
     const t = tallyOf(input.domain);
     const ok = spec.isDone(row);
