@@ -15,8 +15,13 @@ export const judgeInputSchema = predictionRowSchema;
 /** The official script's message for a row without a generation; such rows are final, not retried. */
 export const NO_GENERATION = 'No model generation';
 
+/**
+ * A row without a generation is final only when the model really answered
+ * nothing: one whose inference failed (awb's `error`) is redone once infer has
+ * filled it in, instead of keeping "No model generation" for good.
+ */
 export function isJudgeDone(row: Record<string, unknown>): boolean {
-  return Number(row.failed) === 0 || row.error_message === NO_GENERATION;
+  return Number(row.failed) === 0 || (row.error_message === NO_GENERATION && row.error === undefined);
 }
 
 export function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
