@@ -20,6 +20,7 @@ import {
   parseResumeCommand,
   readJsonlFile,
   readRowsOf,
+  rowMarker,
   stackLines,
   tempDirs,
   waitForLines,
@@ -257,5 +258,34 @@ describe('resuming with other settings', () => {
     assert.equal(forced.code, 0, forced.stderr);
     assert.equal(s.stats.requests, requests + 4);
     await assertComplete(out, ds);
+  });
+});
+
+describe('judging before infer is finished', () => {
+  it('a row the world model failed is judged once infer has redone it', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 12);
+    const bad = ds.rows[5]!;
+    let broken = true;
+    const world = await server({ reply: worldReply, faults: (req) => (broken && lastUserText(req).includes(rowMarker(bad)) ? '500' : undefined) });
+    const judge = await server({ reply: judgeReply });
+    const preds = join(dir, 'pred.jsonl');
+    const judged = join(dir, 'judged.jsonl');
+    const infer = inferArgs(world.url, ds.dir, preds, ['--max-retries', '0']);
+    assert.equal((await runAwb(infer)).code, 1);
+
+    // Judging now cannot score the failed row; the run must not call it finished.
+    const j1 = await runAwb(judgeArgs(judge.url, preds, judged));
+    assert.notEqual(j1.code, 0, j1.stderr);
+    assert.equal(judge.stats.successes, ds.rows.length - 1);
+
+    broken = false;
+    assert.equal((await runAwb(infer)).code, 0);
+    const j2 = await runAwb(judgeArgs(judge.url, preds, judged));
+    assert.equal(j2.code, 0, j2.stderr);
+    assert.equal(judge.stats.successes, ds.rows.length, 'the redone row was not judged');
+    const rows = await assertComplete(judged, ds);
+    for (const row of rows) assert.equal(row.failed, 0, `${keyOf(row)}: ${String(row.error_message)}`);
+    assert.deepEqual(judge.repeatedSuccesses(), []);
   });
 });
