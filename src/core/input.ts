@@ -135,6 +135,8 @@ export interface SelectOptions {
 export interface Plan {
   /** Keys of the rows this run covers. */
   keys: Set<string>;
+  /** Domains selected before sharding: what all shards of one run have in common. */
+  selectedDomains: string[];
   perDomain: Map<string, number>;
   badRows: BadRow[];
   /** Rows of the input before --domains/--limit/--shard. */
@@ -185,7 +187,7 @@ export async function planRows<S extends z.ZodType<DatasetRow>>(files: string[],
     const d = k.slice(0, k.indexOf(':'));
     perDomain.set(d, (perDomain.get(d) ?? 0) + 1);
   }
-  return { keys, perDomain, badRows, inputRows };
+  return { keys, selectedDomains: [...perDomainSeen.keys()], perDomain, badRows, inputRows };
 }
 
 function firstLineDomains(firstLine: Map<string, string>): string[] {

@@ -54,14 +54,14 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     manifests.push(m);
   }
   const first = manifests[0]!;
-  const { shard: _shard, ...common } = first.settings;
+  const common = shardIndependent(first.settings);
   const counts = new Set<number>();
   const shardOwner = new Map<string, string>();
   manifests.forEach((m, i) => {
     const file = opts.shards[i]!;
     if (m.stage !== first.stage) throw new UserError(`${file} is an \`awb ${m.stage}\` output but ${opts.shards[0]} is \`awb ${first.stage}\``);
-    const { shard, ...rest } = m.settings;
-    const diffs = settingsDifferences(common, rest);
+    const shard = m.settings.shard;
+    const diffs = settingsDifferences(common, shardIndependent(m.settings));
     if (m.dataset.commit !== first.dataset.commit) diffs.push(`dataset commit: ${first.dataset.commit ?? 'unknown'} vs ${m.dataset.commit ?? 'unknown'}`);
     if (diffs.length) throw new UserError(`${file} was made with other settings than ${opts.shards[0]}: ${diffs.join('; ')}`);
     if (!shard) return;
@@ -151,6 +151,9 @@ async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>>
 function mergedManifest(ms: Manifest[], expected: Set<string>, written: number, failed: number, missing: string[]): Manifest {
   const first = ms[0]!;
   const { shard: _s, ...settings } = first.settings;
+  const hostsOf = (pick: (m: Manifest) => { hosts: string[] } | undefined) => [...new Set(ms.flatMap((m) => pick(m)?.hosts ?? []))];
+  if (settings.world_model) settings.world_model = { ...settings.world_model, hosts: hostsOf((m) => m.settings.world_model) };
+  if (settings.judge) settings.judge = { ...settings.judge, hosts: hostsOf((m) => m.settings.judge) };
   const perDomain: Manifest['counts']['per_domain'] = {};
   const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
   const endpoints: NonNullable<Manifest['endpoints']> = {};
@@ -207,4 +210,18 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The settings every shard must share. The shard itself differs by design,
+ * and so may the endpoint hosts: N machines or CI jobs each serving the same
+ * model behind their own URL is the normal way to run shards.
+ */
+function shardIndependent(settings: Manifest['settings']): Manifest['settings'] {
+  const { shard: _shard, world_model, judge, ...rest } = settings;
+  return {
+    ...rest,
+    ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
+    ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
+  };
 }
