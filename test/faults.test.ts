@@ -102,7 +102,7 @@ function assertCoversOnce(rows: Record<string, unknown>[], ds: Dataset): void {
 describe('transient faults', () => {
   it('infer completes every row through 429s, 5xx, resets and hangs, and never resends a success', async () => {
     const dir = await temps.make();
-    const ds = await makeDataset(dir, 80);
+    const ds = await makeDataset(dir, 60);
     const s = await server({ reply: worldReply, latencyMs: latency, faults: realisticMix(7, forcedFaults(ds)) });
     const out = join(dir, 'pred.jsonl');
     const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', '2', '--max-retries', '8']));
@@ -120,7 +120,7 @@ describe('transient faults', () => {
 
   it('judge completes every row through the same mix, and never resends a success', async () => {
     const dir = await temps.make();
-    const ds = await makeDataset(dir, 70);
+    const ds = await makeDataset(dir, 60);
     const preds = join(dir, 'pred.jsonl');
     await writePredictions(ds, preds);
     const s = await server({ reply: judgeReply, latencyMs: latency, faults: realisticMix(11, forcedFaults(ds)) });
@@ -222,7 +222,8 @@ describe('transient faults', () => {
   });
 });
 
-describe('errors that would repeat for every row', () => {
+// Independent short runs: two at a time keep both cores busy.
+describe('errors that would repeat for every row', { concurrency: 2 }, () => {
   const assertFatal = (r: { code: number | null; stderr: string }, url: string, pattern: RegExp) => {
     assert.notEqual(r.code, 0);
     const lines = errorLines(r.stderr);

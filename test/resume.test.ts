@@ -113,6 +113,39 @@ describe('Ctrl-C', () => {
   });
 });
 
+describe('a second Ctrl-C', () => {
+  it('cancels the requests in flight at once, writes no half row, and the rows are redone on resume', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 12);
+    const s = await server({ reply: worldReply, latencyMs: 30_000 });
+    const out = join(dir, 'pred.jsonl');
+    const child = spawnAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.resume();
+    const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+    const until = async (what: string, ok: () => boolean) => {
+      for (const deadline = Date.now() + 20_000; !ok(); await new Promise((r) => setTimeout(r, 10))) {
+        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}:\n${stderr}`);
+      }
+    };
+    await until('4 requests in flight', () => s.stats.inFlight === 4);
+    child.kill('SIGINT');
+    await until('the first Ctrl-C to be seen', () => /finishing the requests in flight/.test(stderr));
+    child.kill('SIGINT');
+    const [code] = await exited;
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /cancelling the requests in flight/);
+    assert.equal((await readJsonlFile(out)).lines.length, 0);
+    await until('the server to see the requests go', () => s.stats.clientClosed === 4);
+
+    s.setOptions({ latencyMs: 0 });
+    const again = await runAwb(parseResumeCommand(stderr));
+    assert.equal(again.code, 0, again.stderr);
+    await assertComplete(out, ds);
+  });
+});
+
 describe('kill -9', () => {
   it('at 10%, 50% and 90% of the rows, then the same command: the result equals an uninterrupted run', async () => {
     const dir = await temps.make();
@@ -191,7 +224,7 @@ describe('a line cut short', () => {
   });
 });
 
-describe('resuming with other settings', () => {
+describe('resuming with other settings', { concurrency: 2 }, () => {
   /** A finished run with its last `drop` lines removed, as an interrupted run leaves it. */
   async function partialOutput(out: string, drop: number): Promise<void> {
     const { lines } = await readJsonlFile(out);

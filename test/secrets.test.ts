@@ -67,7 +67,7 @@ async function interrupted(args: string[], out: string, env: Record<string, stri
   return { code, signal, stdout, stderr };
 }
 
-describe('API keys stay secret', () => {
+describe('API keys stay secret', { concurrency: 2 }, () => {
   it('given as options: infer and judge, finished runs', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 14);
