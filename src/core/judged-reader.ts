@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { domainOfTask } from './domains.js';
 import { UserError, atLine } from './errors.js';
 import { toSixtieths } from './exact.js';
-import { readLines } from './jsonl.js';
+import { readLines, type Line } from './jsonl.js';
 import { clusterOfKey, rowKey, type KeyedFields } from './row-key.js';
 import { DIMENSIONS, judgedScoreSchema } from './schemas/judged-row.js';
 
@@ -51,18 +51,8 @@ export async function readJudged(path: string): Promise<JudgedFile> {
   const warnings: string[] = [];
   const seen = new Map<string, number>();
   for await (const line of readLines(path)) {
-    if (line.text.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line.text);
-    } catch (err) {
-      if (!line.terminated) {
-        warnings.push(atLine(path, line.lineNo, undefined, 'the last line is cut short (no newline, not valid JSON), probably by an interrupted run: skipped'));
-        continue;
-      }
-      throw new UserError(atLine(path, line.lineNo, undefined, `not valid JSON (${(err as Error).message})`));
-    }
-    const record = toRecord(path, line.lineNo, line.text, parsed);
+    const record = parseLine(path, line, warnings);
+    if (!record) continue;
     const earlier = seen.get(record.key);
     if (earlier !== undefined) {
       throw new UserError(atLine(path, line.lineNo, undefined, `the same row as line ${earlier} (task, id, turn_idx and content match); a file must hold each row once`));
@@ -71,6 +61,27 @@ export async function readJudged(path: string): Promise<JudgedFile> {
     records.push(record);
   }
   return { path, records, warnings };
+}
+
+/**
+ * One line to its record. A function of its own, not inline in the loop:
+ * locals of an async loop stay reachable while it awaits the next line, so
+ * the previous parsed row (megabytes for long histories) would live on
+ * while the next one is read and parsed.
+ */
+function parseLine(path: string, line: Line, warnings: string[]): JudgedRecord | undefined {
+  if (line.text.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line.text);
+  } catch (err) {
+    if (!line.terminated) {
+      warnings.push(atLine(path, line.lineNo, undefined, 'the last line is cut short (no newline, not valid JSON), probably by an interrupted run: skipped'));
+      return undefined;
+    }
+    throw new UserError(atLine(path, line.lineNo, undefined, `not valid JSON (${(err as Error).message})`));
+  }
+  return toRecord(path, line.lineNo, line.text, parsed);
 }
 
 function toRecord(path: string, lineNo: number, raw: string, parsed: unknown): JudgedRecord {
