@@ -7,7 +7,7 @@ import { UserError } from '../src/core/errors.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/exact.js';
 import { readJudged } from '../src/core/judged-reader.js';
 import { PUBLISHED } from '../src/core/published.js';
-import { judgedRow, jsonl, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedManifest, judgedRow, jsonl, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-aggregate-');
 
@@ -275,5 +275,25 @@ describe('scoreFiles', () => {
     const labels = report.runs.map((r) => r.label);
     assert.equal(new Set(labels).size, 2);
     for (const l of labels) assert.match(l, /\/judged\.jsonl$/);
+  });
+});
+
+describe('comparability', () => {
+  it('names what differs, which runs lack provenance, and warns about a broken manifest', async () => {
+    const d = tempDir('awb-comparability-');
+    const files = ['x.jsonl', 'y.jsonl', 'z.jsonl', 'w.jsonl'].map((n) => writeJudged(d, n, [judgedRow()]));
+    writeManifest(files[0]!, judgedManifest({ model: 'm1', judge: 'j', rubrics: 'aa'.repeat(32), commit: '1111111111111111' }));
+    writeManifest(files[1]!, judgedManifest({ model: 'm2', judge: 'j', rubrics: 'bb'.repeat(32), commit: '2222222222222222', history: 'none' }));
+    writeFileSync(`${files[3]}.manifest.json`, '{"format": "agentworldbench-manifest", "version": 2}');
+    const report = await scoreFiles({ files, failuresAsLowest: false, bootstrap: undefined, withPublished: false, prices: undefined, byTurn: false });
+    assert.deepEqual(report.runs.map((r) => r.label), ['m1', 'm2', 'z.jsonl', 'w.jsonl']);
+    assert.deepEqual(report.notes, [
+      "not known to be comparable: no usable manifest for z.jsonl, w.jsonl (unknown provenance, e.g. the official script's files), so judge, rubrics, history protocol and dataset cannot be checked",
+      'not comparable: rubrics (sha256) differs (aaaaaaaaaaaa in m1; bbbbbbbbbbbb in m2)',
+      'not comparable: history protocol differs (full in m1; none in m2)',
+      'not comparable: dataset commit differs (111111111111 in m1; 222222222222 in m2)',
+    ]);
+    assert.equal(report.warnings.length, 1);
+    assert.match(report.warnings[0]!, /w\.jsonl\.manifest\.json: version: .*; its provenance counts as unknown/);
   });
 });
