@@ -13,6 +13,8 @@ export interface PublishedRow {
 }
 
 // Columns as published: MCP, Search, Term., SWE, Android, Web, OS, Overall.
+// Kept verbatim, including one inconsistency: the 397B-A17B row's domains
+// average to 58.76 while its Overall reads 58.71.
 const TABLE: Array<[string, ...number[]]> = [
   ['GPT-5.4', 70.1, 37.26, 53.69, 66.29, 60.0, 51.8, 68.58, 58.25],
   ['Claude Opus 4.8', 54.93, 35.14, 59.18, 64.1, 61.5, 54.66, 66.62, 56.59],
