@@ -178,7 +178,10 @@ export function comparabilityNotes(runs: readonly ComparedRun[], opts: { publish
       notes.push(`not comparable with the published rows: their judge is ${PUBLISHED_JUDGE}, the runs' judge is ${parts.join('; ')}`);
     }
     const partial = runs.filter((r) => DOMAINS.some((d) => !r.domains.includes(d)));
-    if (partial.length) notes.push(`published Overall averages all seven domains; ${names(partial)} cover(s) fewer`);
+    if (partial.length) {
+      const covered = partial.map((r) => `${r.label} has ${DOMAINS.filter((d) => r.domains.includes(d)).length} of 7`);
+      notes.push(`the published Overall averages all seven domains; ${covered.join(', ')}, so its Overall is not comparable with theirs`);
+    }
   }
   return notes;
 }
