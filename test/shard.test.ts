@@ -5,22 +5,11 @@ import { datasetFiles, planRows } from '../src/core/input.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
 import { assignShards } from '../src/core/shard.js';
 import { displayKey } from '../src/core/row-key.js';
+import { mulberry32 } from '../src/core/bootstrap.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/data', import.meta.url));
 
 type Row = { key: string; weight: number };
-
-/** mulberry32, so the synthetic data is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Sizes shaped like the real data: most turns a few KB, a long tail of
@@ -28,7 +17,7 @@ function prng(seed: number): () => number {
  * copied rows) so that the order of equal rows has to be settled somehow.
  */
 function skewedRows(n: number, seed: number): Row[] {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const domains = ['android', 'mcp', 'os', 'search', 'swe', 'terminal', 'web'];
   return Array.from({ length: n }, (_, i) => {
     const u = rand();
@@ -39,7 +28,7 @@ function skewedRows(n: number, seed: number): Row[] {
 }
 
 function shuffled<T>(xs: T[], seed: number): T[] {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { mulberry32 } from '../../src/core/bootstrap.js';
 
 export interface ChatMessage {
   role: string;
@@ -140,18 +141,6 @@ export interface FakeServer {
 
 const DEFAULT_MODELS = ['test-model'];
 
-/** mulberry32: small and good enough to make fault patterns repeatable. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function messageText(m: ChatMessage | undefined): string {
   if (!m || m.content == null) return '';
   if (typeof m.content === 'string') return m.content;
@@ -196,7 +185,7 @@ function pickRandomFault(rates: Partial<Record<FaultKind, number>> | undefined, 
 
 export async function startOpenAIServer(initial: ServerOptions = {}): Promise<FakeServer> {
   const opts: ServerOptions = { ...initial };
-  let random = prng(opts.seed ?? 1);
+  let random = mulberry32(opts.seed ?? 1);
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const successCounts = new Map<string, number>();
@@ -453,7 +442,7 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
       [...successCounts].filter(([, count]) => count > 1).map(([hash, count]) => ({ hash, count })),
     setOptions(partial) {
       Object.assign(opts, partial);
-      if (partial.seed !== undefined) random = prng(partial.seed);
+      if (partial.seed !== undefined) random = mulberry32(partial.seed);
     },
     close() {
       closing = true;
