@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { downloadDataset, readDatasetOrigin } from '../core/download.js';
+import { readDatasetOrigin } from '../core/dataset-origin.js';
 import type { Manifest } from '../core/schemas/manifest.js';
 
 export const DATASET_REPO = 'Qwen/AgentWorldBench';
@@ -26,6 +26,8 @@ export async function resolveData(data: string | undefined, revision: string, do
     };
   }
   if (progress) process.stderr.write(`infer: no --data given: fetching ${DATASET_REPO}@${revision} from the Hugging Face Hub (cached after the first time)\n`);
+  // The Hub client is loaded only when there is something to download.
+  const { downloadDataset } = await import('../core/download.js');
   const ds = await downloadDataset({ repo: DATASET_REPO, revision, domains });
   return { dir: ds.dir, origin: { source: ds.dir, repo: ds.repo, revision: ds.revision, commit: ds.commit } };
 }

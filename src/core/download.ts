@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join, posix, resolve, sep } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import {
   datasetInfo,
   downloadFile,
@@ -16,10 +16,12 @@ import {
 import { compareDomains } from './domains.js';
 import { UserError } from './errors.js';
 import { fileError } from './jsonl.js';
+import { COMMIT_SHA, findTestFiles, ORIGIN_FILE, readDatasetOrigin, sizeOf, TEST_FILE, type DatasetOrigin, type LocalFile } from './dataset-origin.js';
+
+export { ORIGIN_FILE, readDatasetOrigin, type DatasetOrigin } from './dataset-origin.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 /** Written into a `--dir` download so later runs on that folder can say which data they used. */
-export const ORIGIN_FILE = '.awb-dataset.json';
 
 export interface DownloadProgress {
   file: string;
@@ -56,23 +58,12 @@ export interface DownloadedDataset {
   revision: string;
   /** Resolved commit sha. */
   commit: string;
-  files: { domain: string; path: string; bytes: number }[];
+  files: LocalFile[];
   /** True when the Hub was not asked (HF_HUB_OFFLINE, or unreachable) and a complete local copy was used. */
   offline?: boolean;
 }
 
-export interface DatasetOrigin {
-  repo: string;
-  revision: string;
-  commit: string;
-  hubUrl?: string;
-  downloadedAt?: string;
-  /** `file` is relative to the folder. `commit` is the commit the file was last checked against. */
-  files: { domain: string; file: string; bytes: number; sha256?: string; gitOid?: string; commit?: string }[];
-}
 
-const TEST_FILE = /^(.+)_test\.jsonl$/;
-const COMMIT_SHA = /^[0-9a-f]{40}$/;
 
 interface Entry {
   domain: string;
@@ -145,27 +136,6 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     : downloadToFolder(hub, commit, wanted, dir, opts, retry);
 }
 
-/** The record a `--dir` download left in DIR, or what a Hugging Face cache snapshot path says; undefined when neither. */
-export async function readDatasetOrigin(dir: string): Promise<DatasetOrigin | undefined> {
-  const folder = resolve(dir);
-  let text: string | undefined;
-  try {
-    text = await readFile(join(folder, ORIGIN_FILE), 'utf8');
-  } catch {
-    text = undefined;
-  }
-  if (text !== undefined) {
-    try {
-      const parsed = JSON.parse(text) as Partial<DatasetOrigin>;
-      if (typeof parsed.repo === 'string' && typeof parsed.revision === 'string' && typeof parsed.commit === 'string' && Array.isArray(parsed.files)) {
-        return parsed as DatasetOrigin;
-      }
-    } catch {
-      // A damaged record says nothing reliable; fall through as if there were none.
-    }
-  }
-  return originFromCachePath(folder);
-}
 
 // ---------------------------------------------------------------------------
 // Settings
@@ -574,72 +544,12 @@ async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Pr
   return { dir: found.dir, repo: opts.repo, revision: opts.revision, commit, files: wanted, offline: true };
 }
 
-/** The `*_test.jsonl` files in a folder, or in its one subfolder that has them (the cache mirrors the repo's layout). */
-async function findTestFiles(folder: string, depth = 0): Promise<{ dir: string; files: DownloadedDataset['files'] } | undefined> {
-  let names: string[];
-  try {
-    names = await readdir(folder);
-  } catch {
-    return undefined;
-  }
-  const files: DownloadedDataset['files'] = [];
-  for (const name of names.sort()) {
-    const m = TEST_FILE.exec(name);
-    if (!m) continue;
-    const bytes = await sizeOf(join(folder, name));
-    if (bytes !== undefined) files.push({ domain: m[1]!, path: join(folder, name), bytes });
-  }
-  if (files.length) return { dir: folder, files: files.sort((a, b) => compareDomains(a.domain, b.domain)) };
-  if (depth >= 2) return undefined;
-  for (const name of names) {
-    const inner = await findTestFiles(join(folder, name), depth + 1);
-    if (inner) return inner;
-  }
-  return undefined;
-}
 
-/** `.../datasets--Qwen--AgentWorldBench/snapshots/<sha>[/sub]` says repo and commit; refs/ say which branch led there. */
-async function originFromCachePath(folder: string): Promise<DatasetOrigin | undefined> {
-  const parts = folder.split(sep);
-  const at = parts.lastIndexOf('snapshots');
-  const sha = parts[at + 1];
-  const repoFolder = parts[at - 1];
-  if (at < 1 || sha === undefined || !COMMIT_SHA.test(sha) || !repoFolder?.startsWith('datasets--')) return undefined;
-  const repo = repoFolder.slice('datasets--'.length).split('--').join('/');
-  const storage = parts.slice(0, at).join(sep);
-  let revision = sha;
-  try {
-    for (const ref of await readdir(join(storage, 'refs'), { recursive: true })) {
-      const refPath = join(storage, 'refs', ref);
-      if ((await lstat(refPath)).isFile() && (await readFile(refPath, 'utf8')).trim() === sha) {
-        revision = ref.split(sep).join('/');
-        if (revision === 'main') break;
-      }
-    }
-  } catch {
-    // No refs: the commit is all there is to say.
-  }
-  const found = await findTestFiles(folder, 2);
-  return {
-    repo,
-    revision,
-    commit: sha,
-    files: (found?.files ?? []).map((f) => ({ domain: f.domain, file: basename(f.path), bytes: f.bytes, commit: sha })),
-  };
-}
 
 async function exists(path: string): Promise<boolean> {
   return (await sizeOf(path)) !== undefined;
 }
 
-async function sizeOf(path: string): Promise<number | undefined> {
-  try {
-    const s = await stat(path);
-    return s.isFile() ? s.size : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function progressReporter(onProgress: DownloadOptions['onProgress'], file: string, total: number) {
   let last = 0;
