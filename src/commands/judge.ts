@@ -83,7 +83,11 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
       endpointStats: () => pool.stats(),
     });
     progress.stop();
-    printSummary('judge', result, []);
+    printSummary('judge', result, [{ title: 'no prediction (infer failed)', value: (t) => t.empty }]);
+    const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
+    if (unpredicted) {
+      process.stderr.write(`judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`);
+    }
     printEndpoints(result.manifest.endpoints);
     finish('judge', result.stopped, result.remaining, output, [apiKey]);
     if (!result.stopped) process.stderr.write(`score it with: awb score ${output}\n`);

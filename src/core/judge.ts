@@ -24,7 +24,9 @@ export function isJudgeDone(row: Record<string, unknown>): boolean {
   return Number(row.failed) === 0 || (row.error_message === NO_GENERATION && row.error === undefined);
 }
 
+/** Counts, in `empty`, rows that have no prediction to judge because their inference failed. */
 export function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
+  if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
   addUsage(t, row.judge_usage as Usage | undefined);
 }
 
