@@ -49,11 +49,11 @@ export function judgeMessages(row: DatasetRow, prediction: string, truth: string
   if (n > 0) {
     const turns: string[] = [];
     for (let i = 0; i < n; i++) turns.push(`${row.prompt[i]}\n${row.response[i]}`);
-    parts.push(`# Earlier turns of this interaction\n\n${turns.join('\n\n')}`);
+    parts.push(`# Earlier turns\n\n${turns.join('\n\n')}`);
   }
   parts.push(`# Action to evaluate (turn ${row.turn_idx})\n\n${currentAction(row)}`);
-  parts.push(`# Simulated observation (world model)\n\n${fence(prediction)}`);
-  parts.push(`# Real observation (ground truth)\n\n${fence(truth)}`);
+  parts.push(`# Simulated observation\n\n${fence(prediction)}`);
+  parts.push(`# Real observation\n\n${fence(truth)}`);
   return [
     { role: 'system', content: rubric },
     { role: 'user', content: parts.join('\n\n') },
