@@ -38,7 +38,11 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   schema: S;
   output: string;
   select: SelectOptions;
-  /** Computed once the rows are checked: some settings (the rubric set) depend on the domains found. */
+  /**
+   * Computed once the rows are checked: some settings (the rubric set) depend
+   * on the domains found. Given the domains before sharding, so that every
+   * shard of a run records the same settings.
+   */
   settings: (domains: string[]) => Promise<ManifestSettings>;
   dataset: Omit<Manifest['dataset'], 'rows' | 'domains'>;
   upstream?: unknown;
@@ -104,7 +108,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     domains: [...plan.perDomain.keys()],
     rows: Object.fromEntries(plan.perDomain),
   };
-  const settings = await spec.settings(dataset.domains);
+  const settings = await spec.settings(plan.selectedDomains);
   const previous = await checkResumable(spec.output, spec.stage, settings, dataset, spec.force);
 
   const existing = await scanExistingOutput(spec.output, {
