@@ -47,7 +47,7 @@ function buildProgram(): Command {
     .option('--no-history', 'send only the system prompt and the current action (the protocol before the official history fix)')
     .option('--timeout <s>', 'per-request timeout in seconds (long generations need long timeouts)', '1800')
     .option('--max-retries <n>', 'retries per request for 429, 5xx, resets and timeouts, with backoff', '6')
-    .option('--on-bad-row <mode>', 'a malformed input row: "stop" the run before any request, or "skip" it and report it', 'stop')
+    .option('--on-bad-row <mode>', 'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it', 'stop')
     .option('--grace <s>', 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish', '60')
     .option('--force', 'resume even if the settings differ from the ones the output was made with')
     .option('--no-preflight', 'skip the check that the endpoint answers and serves the model')

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { datasetFiles, planRows } from '../src/core/input.js';
+import { collectKeys, datasetFiles, domainOfBytes, planLines } from '../src/core/input.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
 import { assignShards } from '../src/core/shard.js';
 import { displayKey } from '../src/core/row-key.js';
@@ -107,37 +107,51 @@ describe('assignShards', () => {
   });
 });
 
-describe('planRows --shard on the fixture data', () => {
+describe('planLines --shard on the fixture data', () => {
   it('splits the 28 fixture rows, both android duplicates included, into disjoint shards that cover them once', async () => {
     const files = (await datasetFiles(FIXTURES)).map((f) => f.path);
-    const all = await planRows(files, datasetRowSchema, { onBadRow: 'stop' });
-    assert.equal(all.keys.size, 28);
-    const android3107 = [...all.keys].filter((k) => displayKey(k) === 'android id 3107 turn 2');
+    const keys = await collectKeys(files, datasetRowSchema, {});
+    assert.equal(keys.size, 28);
+    const android3107 = [...keys].filter((k) => displayKey(k) === 'android id 3107 turn 2');
     assert.equal(android3107.length, 2, 'the fixture holds two distinct rows with the same (id, turn)');
+    const all = await planLines(files, { shard: { index: 1, count: 1 } });
+    assert.equal(all.total, 28);
+    assert.equal(all.lines!.size, 28);
 
     for (const count of [2, 3, 4, 7, 40]) {
       const seen = new Map<string, number>();
       for (let index = 1; index <= count; index++) {
-        const plan = await planRows(files, datasetRowSchema, { onBadRow: 'stop', shard: { index, count } });
-        for (const k of plan.keys) {
-          assert.ok(!seen.has(k), `N=${count}: ${displayKey(k)} in shards ${seen.get(k)} and ${index}`);
+        const plan = await planLines(files, { shard: { index, count } });
+        for (const k of plan.lines!) {
+          assert.ok(!seen.has(k), `N=${count}: line ${k} in shards ${seen.get(k)} and ${index}`);
           seen.set(k, index);
         }
         const perDomain = [...plan.perDomain.values()].reduce((a, n) => a + n, 0);
-        assert.equal(perDomain, plan.keys.size);
+        assert.equal(perDomain, plan.lines!.size);
+        assert.equal(plan.total, plan.lines!.size);
       }
-      assert.deepEqual([...seen.keys()].sort(), [...all.keys].sort(), `N=${count}: shards cover every row`);
+      assert.deepEqual([...seen.keys()].sort(), [...all.lines!].sort(), `N=${count}: shards cover every row`);
     }
   });
 
   it('applies --limit before splitting, so every shard agrees on which rows exist', async () => {
     const files = (await datasetFiles(FIXTURES)).map((f) => f.path);
-    const limited = await planRows(files, datasetRowSchema, { onBadRow: 'stop', limit: 2 });
+    const limited = await planLines(files, { limit: 2 });
+    assert.equal(limited.total, 14);
     const union = new Set<string>();
     for (let index = 1; index <= 3; index++) {
-      const plan = await planRows(files, datasetRowSchema, { onBadRow: 'stop', limit: 2, shard: { index, count: 3 } });
-      for (const k of plan.keys) union.add(k);
+      const plan = await planLines(files, { limit: 2, shard: { index, count: 3 } });
+      for (const k of plan.lines!) union.add(k);
     }
-    assert.deepEqual([...union].sort(), [...limited.keys].sort());
+    assert.deepEqual([...union].sort(), [...limited.lines!].sort());
+  });
+
+  it('reads each line\'s domain from its bytes, path-style tasks included', async () => {
+    const files = (await datasetFiles(FIXTURES)).map((f) => f.path);
+    const plan = await planLines(files, {});
+    assert.deepEqual(Object.fromEntries(plan.perDomain), { android: 5, mcp: 4, os: 3, search: 4, swe: 4, terminal: 5, web: 3 });
+    assert.equal(domainOfBytes(Buffer.from('{"id": 1, "task" : "agentworld/terminal", "prompt": []}')), 'terminal');
+    assert.equal(domainOfBytes(Buffer.from('{"prompt": ["say \\"task\\": \\"x\\""], "task": "mcp"}')), 'mcp');
+    assert.equal(domainOfBytes(Buffer.from('{"id": 1}')), undefined);
   });
 });

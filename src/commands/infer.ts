@@ -1,10 +1,10 @@
 import { EndpointPool } from '../core/endpoints.js';
 import { UserError } from '../core/errors.js';
-import { inferInputSchema, inferProcessor, isInferDone, tallyPrediction, type Sampling } from '../core/infer.js';
+import { inferInputSchema, inferJobs, isInferDone, tallyPrediction, type Sampling } from '../core/infer.js';
 import { datasetFiles } from '../core/input.js';
 import { runStage } from '../core/stage.js';
 import { intOption, numberOption, urlOption } from './options.js';
-import { createProgress, installInterrupts, printSummary, reportPlan } from './run-ui.js';
+import { createProgress, installInterrupts, printSummary, reportEvent } from './run-ui.js';
 import { apiKeyFrom, dropUndefined, finish, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
 import { resolveData } from './data-source.js';
 
@@ -45,7 +45,8 @@ export async function run(opts: InferCliOptions): Promise<void> {
       inputFiles: files.map((f) => f.path),
       schema: inferInputSchema,
       output: opts.output,
-      select: { domains, limit, shard, onBadRow },
+      select: { domains, limit, shard },
+      onBadRow,
       settings: async () => ({
         world_model: { hosts: pool.hosts(), model },
         sampling: dropUndefined(sampling),
@@ -59,11 +60,11 @@ export async function run(opts: InferCliOptions): Promise<void> {
       concurrency,
       isDone: isInferDone,
       tally: tallyPrediction,
-      process: inferProcessor(pool, sampling, history),
+      prepare: inferJobs(pool, sampling, history),
       stop: interrupts.stop,
       abort: interrupts.abort,
       onEvent: (e) => {
-        if (e.type === 'planned') reportPlan('infer', e, opts.output);
+        reportEvent('infer', e, opts.output);
         progress.event(e);
       },
       beforeDispatch: async () => {

@@ -2,12 +2,12 @@ import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
 import { EndpointPool } from '../core/endpoints.js';
 import { UserError } from '../core/errors.js';
-import { isJudgeDone, judgeInputSchema, judgeProcessor, tallyJudgement } from '../core/judge.js';
+import { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from '../core/judge.js';
 import { readManifest } from '../core/output-file.js';
 import { loadRubrics } from '../core/rubrics.js';
 import { runStage } from '../core/stage.js';
 import { intOption, urlOption } from './options.js';
-import { createProgress, installInterrupts, printSummary, reportPlan } from './run-ui.js';
+import { createProgress, installInterrupts, printSummary, reportEvent } from './run-ui.js';
 import { apiKeyFrom, dropUndefined, finish, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
 
 export interface JudgeCliOptions extends StageCliOptions {
@@ -35,7 +35,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
   const output = opts.output ?? join(dirname(predictions), 'judged.jsonl');
   const upstream = await readManifest(predictions).catch(() => undefined);
   const pool = new EndpointPool({ urls, apiKey, model, timeoutMs, maxRetries, role: 'judge' });
-  let processRow: ReturnType<typeof judgeProcessor> | undefined;
+  let jobFor: ReturnType<typeof judgeJobs> | undefined;
 
   const interrupts = installInterrupts('judge', graceSeconds);
   const progress = createProgress('judge', opts.progress);
@@ -45,11 +45,12 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
       inputFiles: [predictions],
       schema: judgeInputSchema,
       output,
-      select: { domains, shard, onBadRow },
+      select: { domains, shard },
+      onBadRow,
       // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
       settings: async (planned) => {
         const rubrics = await loadRubrics(opts.rubrics, planned);
-        processRow = judgeProcessor(pool, rubrics, sampling, parseAttempts);
+        jobFor = judgeJobs(pool, rubrics, sampling, parseAttempts);
         return {
           judge: { hosts: pool.hosts(), model },
           judge_sampling: dropUndefined(sampling),
@@ -70,14 +71,14 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
       concurrency,
       isDone: isJudgeDone,
       tally: tallyJudgement,
-      process: (input, signal) => processRow!(input, signal),
+      prepare: (row) => jobFor!(row),
       stop: interrupts.stop,
       abort: interrupts.abort,
       beforeDispatch: async () => {
         if (opts.preflight) await pool.preflight();
       },
       onEvent: (e) => {
-        if (e.type === 'planned') reportPlan('judge', e, output);
+        reportEvent('judge', e, output);
         progress.event(e);
       },
       endpointStats: () => pool.stats(),

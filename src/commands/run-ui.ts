@@ -154,9 +154,10 @@ export function resumeCommand(secrets: (string | undefined)[]): string {
   return ['awb', ...words].join(' ');
 }
 
-export function reportPlan(stage: string, e: Extract<StageEvent, { type: 'planned' }>, output: string): void {
-  for (const bad of e.badRows.slice(0, 10)) err(chalk.yellow(`skipped bad row: ${bad.message}`));
-  if (e.badRows.length > 10) err(chalk.yellow(`… and ${e.badRows.length - 10} more bad rows skipped`));
+/** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
+export function reportEvent(stage: string, e: StageEvent, output: string): void {
+  if (e.type === 'bad') err(chalk.yellow(`${stage}: skipped bad row: ${e.bad.message}`));
+  if (e.type !== 'planned') return;
   const redo = e.dropped.failed + e.dropped.cut + e.dropped.invalid;
   if (e.alreadyDone || redo) {
     const parts = [`${e.alreadyDone} rows already done in ${output}`];

@@ -176,7 +176,17 @@ export class EndpointPool {
    * as they are, after the client's retries and, with several endpoints, one
    * try on each other endpoint.
    */
-  async chat(body: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>, signal?: AbortSignal): Promise<ChatResult> {
+  /**
+   * A chat completion request as the bytes that go on the wire. Built once per
+   * row: the openai client sends (and re-sends on retry) bytes as they are,
+   * whereas a params object would be serialised to a string and re-encoded by
+   * fetch, two more copies of a possibly multi-MB history per request in flight.
+   */
+  encode(params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>): Uint8Array {
+    return Buffer.from(JSON.stringify({ model: this.opts.model, ...params }));
+  }
+
+  async chat(body: Uint8Array, signal?: AbortSignal): Promise<ChatResult> {
     const tried = new Set<Endpoint>();
     for (;;) {
       const ep = this.pick(tried);
@@ -184,7 +194,11 @@ export class EndpointPool {
       ep.inFlight++;
       const started = performance.now();
       try {
-        const completion = await ep.client.chat.completions.create({ ...body, model: this.opts.model }, { signal });
+        const completion = await ep.client.post<ChatCompletion>('/chat/completions', {
+          body,
+          headers: { 'content-type': 'application/json' },
+          signal,
+        });
         if (!completion || !Array.isArray(completion.choices)) {
           throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
         }

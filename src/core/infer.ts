@@ -1,10 +1,9 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from './endpoints.js';
-import type { InputRow } from './input.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { datasetRowSchema, type DatasetRow } from './schemas/dataset-row.js';
 import type { PredictionFields, Usage } from './schemas/prediction-row.js';
-import type { DomainTally } from './stage.js';
+import type { DomainTally, Job } from './stage.js';
 
 export interface Sampling {
   temperature?: number;
@@ -50,41 +49,43 @@ export function usageOf(c: ChatCompletion): Usage | undefined {
 const MALFORMED_RETRIES = 2;
 
 /**
- * Builds the per-row work of `awb infer`: ask the world model, and turn the
- * reply (or a failure that outlasted the retries) into the fields appended
- * to the row. A failed row gets `gen: ""` like the official script, plus
- * `error`, so a resume redoes it.
+ * The per-row work of `awb infer`: ask the world model, and turn the reply
+ * (or a failure that outlasted the retries) into the fields appended to the
+ * row. A failed row gets `gen: ""` like the official script, plus `error`,
+ * so a resume redoes it.
  */
-export function inferProcessor(pool: EndpointPool, sampling: Sampling, history: HistoryMode) {
-  return async (input: InputRow<DatasetRow>, signal: AbortSignal): Promise<PredictionFields | undefined> => {
-    const body = {
-      messages: worldModelMessages(input.row, history),
+export function inferJobs(pool: EndpointPool, sampling: Sampling, history: HistoryMode) {
+  return (row: DatasetRow): Job => {
+    const body = pool.encode({
+      messages: worldModelMessages(row, history),
       ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
       ...(sampling.top_p !== undefined ? { top_p: sampling.top_p } : {}),
       ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
       ...(sampling.extra_body ?? {}),
-    };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const { completion, endpoint, latencyMs } = await pool.chat(body, signal);
-        const choice = completion.choices[0];
-        // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
-        const message = choice?.message as { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
-        const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
-        return {
-          gen: message?.content ?? '',
-          ...(reasoning ? { gen_reasoning: reasoning } : {}),
-          finish_reason: choice?.finish_reason ?? null,
-          usage: usageOf(completion) ?? null,
-          latency_ms: latencyMs,
-          endpoint,
-        };
-      } catch (err) {
-        if (signal.aborted) return undefined;
-        if (err instanceof FatalEndpointError) throw err;
-        if (isMalformedReply(err) && attempt < MALFORMED_RETRIES) continue;
-        return { gen: '', error: pool.describe(err) };
+    });
+    return async (signal): Promise<PredictionFields | undefined> => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const { completion, endpoint, latencyMs } = await pool.chat(body, signal);
+          const choice = completion.choices[0];
+          // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
+          const message = choice?.message as { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
+          const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
+          return {
+            gen: message?.content ?? '',
+            ...(reasoning ? { gen_reasoning: reasoning } : {}),
+            finish_reason: choice?.finish_reason ?? null,
+            usage: usageOf(completion) ?? null,
+            latency_ms: latencyMs,
+            endpoint,
+          };
+        } catch (err) {
+          if (signal.aborted) return undefined;
+          if (err instanceof FatalEndpointError) throw err;
+          if (isMalformedReply(err) && attempt < MALFORMED_RETRIES) continue;
+          return { gen: '', error: pool.describe(err) };
+        }
       }
-    }
+    };
   };
 }

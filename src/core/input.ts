@@ -1,27 +1,12 @@
 import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { z } from 'zod';
 import { atLine, UserError } from './errors.js';
 import { domainOfTask } from './domains.js';
-import { readLines } from './jsonl.js';
+import { decodeLine, readLineBytes } from './jsonl.js';
 import { rowKey } from './row-key.js';
 import { turnProblem, type DatasetRow } from './schemas/dataset-row.js';
 import { assignShards, type Shard } from './shard.js';
-
-export interface InputFile {
-  path: string;
-}
-
-export interface InputRow<T extends DatasetRow> {
-  key: string;
-  domain: string;
-  /** The line's exact text: outputs are built from it so every field survives byte for byte. */
-  raw: string;
-  row: T;
-  parsed: Record<string, unknown>;
-  file: string;
-  lineNo: number;
-}
 
 export interface BadRow {
   file: string;
@@ -75,53 +60,25 @@ function zodProblem(file: string, lineNo: number, error: z.ZodError, parsed: unk
   return atLine(file, lineNo, field, problem);
 }
 
-/**
- * Parses and checks every line of the inputs, yielding good rows and
- * reporting bad ones. A cut last line (no newline, not JSON) is a crash
- * leftover and is reported like any bad row.
- */
-export async function* readRows<S extends z.ZodType<DatasetRow>>(
-  files: string[],
-  schema: S,
-  onBad: (bad: BadRow) => void,
-): AsyncGenerator<InputRow<z.infer<S>>> {
-  for (const file of files) {
-    for await (const line of readLines(file)) {
-      if (!line.text.trim()) continue;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line.text);
-      } catch (err) {
-        const cut = line.terminated ? '' : ' (the last line has no newline: the file may have been cut short)';
-        onBad({ file, lineNo: line.lineNo, message: atLine(file, line.lineNo, undefined, `not valid JSON${cut}: ${(err as Error).message}`) });
-        continue;
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        onBad({ file, lineNo: line.lineNo, message: atLine(file, line.lineNo, undefined, 'is not a JSON object') });
-        continue;
-      }
-      const result = schema.safeParse(parsed);
-      if (!result.success) {
-        onBad({ file, lineNo: line.lineNo, message: zodProblem(file, line.lineNo, result.error, parsed) });
-        continue;
-      }
-      const row = result.data as z.infer<S>;
-      const turn = turnProblem(row);
-      if (turn) {
-        onBad({ file, lineNo: line.lineNo, message: atLine(file, line.lineNo, turn.field, turn.problem) });
-        continue;
-      }
-      yield {
-        key: rowKey(line.text, row),
-        domain: domainOfTask(row.task),
-        raw: line.text,
-        row,
-        parsed: parsed as Record<string, unknown>,
-        file,
-        lineNo: line.lineNo,
-      };
-    }
+export type ParsedLine<T> = { ok: true; row: T; parsed: Record<string, unknown> } | { ok: false; bad: BadRow };
+
+/** Parses and checks one input line; a bad one comes back as a `file:line: field: problem` report. */
+export function parseRow<S extends z.ZodType<DatasetRow>>(text: string, schema: S, file: string, lineNo: number, terminated = true): ParsedLine<z.infer<S>> {
+  const bad = (field: string | undefined, problem: string) => ({ ok: false as const, bad: { file, lineNo, message: atLine(file, lineNo, field, problem) } });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    const cut = terminated ? '' : ' (the last line has no newline: the file may have been cut short)';
+    return bad(undefined, `not valid JSON${cut}: ${(err as Error).message}`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return bad(undefined, 'is not a JSON object');
+  const result = schema.safeParse(parsed);
+  if (!result.success) return { ok: false, bad: { file, lineNo, message: zodProblem(file, lineNo, result.error, parsed) } };
+  const row = result.data as z.infer<S>;
+  const turn = turnProblem(row);
+  if (turn) return bad(turn.field, turn.problem);
+  return { ok: true, row, parsed: parsed as Record<string, unknown> };
 }
 
 export interface SelectOptions {
@@ -129,82 +86,111 @@ export interface SelectOptions {
   /** At most this many rows per domain, first in file order. */
   limit?: number;
   shard?: Shard;
-  onBadRow: BadRowMode;
 }
 
 export interface Plan {
-  /** Keys of the rows this run covers. */
-  keys: Set<string>;
+  /** The lines this run covers, as `lineId(file, line)`; undefined when it covers every line. */
+  lines?: Set<string>;
   /** Domains selected before sharding: what all shards of one run have in common. */
   selectedDomains: string[];
   perDomain: Map<string, number>;
-  badRows: BadRow[];
-  /** Rows of the input before --domains/--limit/--shard. */
-  inputRows: number;
+  total: number;
+}
+
+export function lineId(fileIndex: number, lineNo: number): string {
+  return `${fileIndex}:${lineNo}`;
+}
+
+const TASK_KEY = Buffer.from('"task"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The domain of a row read straight from its bytes: the value after the
+ * first `"task"` key, without decoding or parsing the (possibly multi-MB)
+ * rest. Inside JSON strings quotes are escaped, so an unescaped `"task"`
+ * followed by a colon is a key. undefined when the line has none.
+ */
+export function domainOfBytes(bytes: Buffer): string | undefined {
+  for (let at = bytes.indexOf(TASK_KEY); at !== -1; at = bytes.indexOf(TASK_KEY, at + 1)) {
+    let i = at + TASK_KEY.length;
+    while (i < bytes.length && bytes[i]! <= 0x20) i++;
+    if (bytes[i] !== 0x3a) continue;
+    i++;
+    while (i < bytes.length && bytes[i]! <= 0x20) i++;
+    if (bytes[i] !== QUOTE) return undefined;
+    let j = i + 1;
+    while (j < bytes.length && bytes[j] !== QUOTE) j += bytes[j] === BACKSLASH ? 2 : 1;
+    try {
+      return domainOfTask(JSON.parse(bytes.toString('utf8', i, j + 1)) as string);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /**
- * First pass over the inputs: checks every row before any request is sent
- * (so a bad line stops the run while nothing has been spent) and decides
- * which rows this run covers. Holds only keys and sizes, never rows.
+ * Decides which rows a run covers, reading bytes only: the domain of each
+ * line and its size. Nothing is decoded or parsed, so the first request goes
+ * out after a fast scan instead of a full parse of the data; rows are
+ * checked as they are sent. Shards balance the lines' byte sizes, with ties
+ * broken by position: every machine reading the same files gets the same split.
  */
-export async function planRows<S extends z.ZodType<DatasetRow>>(files: string[], schema: S, opts: SelectOptions): Promise<Plan> {
-  const badRows: BadRow[] = [];
+export async function planLines(files: string[], opts: SelectOptions): Promise<Plan> {
+  const filtered = opts.domains !== undefined || opts.limit !== undefined || opts.shard !== undefined;
   const perDomainSeen = new Map<string, number>();
-  const firstLine = new Map<string, string>();
-  const picked: { key: string; weight: number }[] = [];
-  let inputRows = 0;
-  for await (const r of readRows(files, schema, (bad) => {
-    if (opts.onBadRow === 'stop') throw new UserError(bad.message);
-    badRows.push(bad);
-  })) {
-    inputRows++;
-    const where = `${r.file}:${r.lineNo}`;
-    const seenAt = firstLine.get(r.key);
-    if (seenAt) {
-      const bad = { file: r.file, lineNo: r.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${seenAt}` };
-      if (opts.onBadRow === 'stop') throw new UserError(bad.message);
-      badRows.push(bad);
-      continue;
+  const picked: { key: string; weight: number; domain: string }[] = [];
+  for (let f = 0; f < files.length; f++) {
+    for await (const line of readLineBytes(files[f]!)) {
+      if (isBlank(line.bytes)) continue;
+      // A line whose domain cannot be read this way is left to the full check when it is sent.
+      const domain = domainOfBytes(line.bytes) ?? '?';
+      if (opts.domains && domain !== '?' && !opts.domains.includes(domain)) continue;
+      const n = perDomainSeen.get(domain) ?? 0;
+      if (opts.limit !== undefined && n >= opts.limit) continue;
+      perDomainSeen.set(domain, n + 1);
+      picked.push({ key: lineId(f, line.lineNo), weight: line.bytes.length, domain });
     }
-    firstLine.set(r.key, where);
-    if (opts.domains && !opts.domains.includes(r.domain)) continue;
-    const n = perDomainSeen.get(r.domain) ?? 0;
-    if (opts.limit !== undefined && n >= opts.limit) continue;
-    perDomainSeen.set(r.domain, n + 1);
-    picked.push({ key: r.key, weight: rowWeight(r.row) });
   }
   if (opts.domains) {
     const missing = opts.domains.filter((d) => !perDomainSeen.has(d));
-    if (missing.length) {
-      throw new UserError(`no rows for domain(s) ${missing.join(', ')} in ${files.join(', ')}; it has ${[...new Set(firstLineDomains(firstLine))].join(', ') || 'none'}`);
-    }
+    if (missing.length) throw new UserError(`no rows for domain(s) ${missing.join(', ')} in ${files.join(', ')}`);
   }
-  const chosen = opts.shard ? assignShards(picked, opts.shard.count)[opts.shard.index - 1]! : picked.map((p) => p.key);
-  const keys = new Set(chosen);
+  let chosen = picked;
+  if (opts.shard) {
+    const inShard = new Set(assignShards(picked, opts.shard.count)[opts.shard.index - 1]);
+    chosen = picked.filter((p) => inShard.has(p.key));
+  }
   const perDomain = new Map<string, number>();
-  for (const k of keys) {
-    const d = k.slice(0, k.indexOf(':'));
-    perDomain.set(d, (perDomain.get(d) ?? 0) + 1);
-  }
-  return { keys, selectedDomains: [...perDomainSeen.keys()], perDomain, badRows, inputRows };
+  for (const p of chosen) perDomain.set(p.domain, (perDomain.get(p.domain) ?? 0) + 1);
+  return {
+    ...(filtered ? { lines: new Set(chosen.map((p) => p.key)) } : {}),
+    selectedDomains: [...perDomainSeen.keys()].filter((d) => d !== '?'),
+    perDomain,
+    total: chosen.length,
+  };
 }
 
-function firstLineDomains(firstLine: Map<string, string>): string[] {
-  return [...firstLine.keys()].map((k) => k.slice(0, k.indexOf(':')));
+export function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  return true;
 }
 
 /**
- * The size a row costs to process, from its content only, so a row weighs
- * the same in the dataset and in predictions and shards agree across stages.
+ * The keys of every good row of the inputs under the same --domains and
+ * --limit selection as a run: what a set of shards must cover exactly once.
  */
-export function rowWeight(row: DatasetRow): number {
-  let w = (row.system_str ?? '').length + (row.current_prompt ?? '').length;
-  for (const p of row.prompt) w += p.length;
-  for (const r of row.response) w += r.length;
-  return w;
-}
-
-export function absolute(path: string): string {
-  return resolve(path);
+export async function collectKeys<S extends z.ZodType<DatasetRow>>(files: string[], schema: S, opts: Omit<SelectOptions, 'shard'>): Promise<Set<string>> {
+  const plan = await planLines(files, opts);
+  const keys = new Set<string>();
+  for (let f = 0; f < files.length; f++) {
+    for await (const line of readLineBytes(files[f]!)) {
+      if (isBlank(line.bytes) || (plan.lines && !plan.lines.has(lineId(f, line.lineNo)))) continue;
+      const text = decodeLine(line.bytes);
+      const r = parseRow(text, schema, files[f]!, line.lineNo, line.terminated);
+      if (r.ok) keys.add(rowKey(text, r.row));
+    }
+  }
+  return keys;
 }

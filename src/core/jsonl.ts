@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { UserError } from './errors.js';
 
 export interface Line {
@@ -18,36 +17,45 @@ export interface Line {
 
 const NL = 0x0a;
 
+export interface LineBytes {
+  /** The line's bytes without its `\n`; often a view into the read buffer, valid until the next line is read. */
+  bytes: Buffer;
+  lineNo: number;
+  start: number;
+  end: number;
+  terminated: boolean;
+}
+
 /**
- * Reads a file line by line, splitting on `\n` only. JSONL from the real data
- * holds raw U+2028/U+2029 inside strings, which readline-style splitters may
- * treat as line breaks; here they stay inside their line. Memory holds one
- * line at a time (a row may be several MB) plus one read buffer.
+ * Reads a file line by line as bytes, splitting on `\n` only. JSONL from the
+ * real data holds raw U+2028/U+2029 inside strings, which readline-style
+ * splitters may treat as line breaks; here they stay inside their line.
+ * Memory holds one line at a time (a row may be several MB) plus one read
+ * buffer, and a caller that skips a line never pays for decoding it.
  */
-export async function* readLines(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<Line> {
-  const stream = createReadStream(path, { highWaterMark: opts.highWaterMark ?? 1 << 20 });
+export async function* readLineBytes(path: string, opts: { highWaterMark?: number; start?: number } = {}): AsyncGenerator<LineBytes> {
+  const stream = createReadStream(path, { highWaterMark: opts.highWaterMark ?? 1 << 20, start: opts.start ?? 0 });
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let offset = 0; // byte offset of the first pending byte
+  let offset = opts.start ?? 0; // byte offset of the first pending byte
   let lineNo = 0;
-  const decoder = new StringDecoder('utf8');
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let from = 0;
       for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
         const piece = chunk.subarray(from, nl);
-        let buf: Buffer;
+        let bytes: Buffer;
         if (pendingBytes) {
           pending.push(piece);
-          buf = Buffer.concat(pending, pendingBytes + piece.length);
+          bytes = Buffer.concat(pending, pendingBytes + piece.length);
           pending = [];
           pendingBytes = 0;
         } else {
-          buf = piece;
+          bytes = piece;
         }
         lineNo++;
-        const end = offset + buf.length + 1;
-        yield { text: stripCr(decoder.write(buf) + decoder.end()), lineNo, start: offset, end, terminated: true };
+        const end = offset + bytes.length + 1;
+        yield { bytes, lineNo, start: offset, end, terminated: true };
         offset = end;
         from = nl + 1;
       }
@@ -61,9 +69,20 @@ export async function* readLines(path: string, opts: { highWaterMark?: number } 
   }
   if (pendingBytes) {
     lineNo++;
-    const buf = Buffer.concat(pending, pendingBytes);
-    yield { text: stripCr(decoder.write(buf) + decoder.end()), lineNo, start: offset, end: offset + buf.length, terminated: false };
+    const bytes = Buffer.concat(pending, pendingBytes);
+    yield { bytes, lineNo, start: offset, end: offset + bytes.length, terminated: false };
   }
+}
+
+/** The same lines decoded to text (without a trailing `\r`). */
+export async function* readLines(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<Line> {
+  for await (const l of readLineBytes(path, opts)) {
+    yield { text: decodeLine(l.bytes), lineNo: l.lineNo, start: l.start, end: l.end, terminated: l.terminated };
+  }
+}
+
+export function decodeLine(bytes: Buffer): string {
+  return stripCr(bytes.toString('utf8'));
 }
 
 function stripCr(s: string): string {
@@ -120,15 +139,18 @@ export function fileError(path: string, err: unknown): unknown {
  * copy of a possibly multi-MB row, allocated as a large object, which cost
  * about 6× the CPU of this on the benchmark machine.
  */
-function encodeLine(parts: readonly string[]): Buffer {
+function encodeLine(parts: readonly LinePart[]): Buffer {
   let bytes = 1;
-  for (const p of parts) bytes += Buffer.byteLength(p, 'utf8');
+  for (const p of parts) bytes += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
   const buf = Buffer.allocUnsafe(bytes);
   let at = 0;
-  for (const p of parts) at += buf.write(p, at, 'utf8');
+  for (const p of parts) at += typeof p === 'string' ? buf.write(p, at, 'utf8') : p.copy(buf, at);
   buf[at] = NL;
   return buf;
 }
+
+/** Text, or bytes that are already UTF-8 (a line re-read from its input). */
+export type LinePart = string | Buffer;
 
 /**
  * Appends whole lines to a JSONL file. Each line goes out in one write call,
@@ -153,13 +175,13 @@ export class JsonlAppender {
   }
 
   /** `line` may come in parts (e.g. a slice of the input line and the fields added to it), written as one line. */
-  append(line: string | readonly string[]): Promise<void> {
+  append(line: string | readonly LinePart[]): Promise<void> {
     const next = this.queue.then(() => this.writeLine(line));
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async writeLine(line: string | readonly string[]): Promise<void> {
+  private async writeLine(line: string | readonly LinePart[]): Promise<void> {
     const buf = encodeLine(typeof line === 'string' ? [line] : line);
     try {
       // write(2) may stop short on a full disk; keep going until the line is whole or an error says why.

@@ -1,5 +1,5 @@
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from './endpoints.js';
-import type { InputRow } from './input.js';
+import { UserError } from './errors.js';
 import { addUsage, usageOf, type Sampling } from './infer.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { groundTruth, judgeMessages } from './messages.js';
@@ -7,7 +7,7 @@ import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
 import type { RubricSet } from './rubrics.js';
 import type { JudgeFields } from './schemas/judged-row.js';
 import { predictionRowSchema, type PredictionRow, type Usage } from './schemas/prediction-row.js';
-import type { DomainTally } from './stage.js';
+import type { DomainTally, Job } from './stage.js';
 import { domainOfTask } from './domains.js';
 
 export const judgeInputSchema = predictionRowSchema;
@@ -36,67 +36,69 @@ export function tallyJudgement(row: Record<string, unknown>, t: DomainTally): vo
  * rubric; parse its reply with the official semantics, asking again when a
  * reply cannot be parsed. Output fields follow the official judged.jsonl.
  */
-export function judgeProcessor(pool: EndpointPool, rubrics: RubricSet, sampling: Sampling, parseAttempts: number) {
-  return async (input: InputRow<PredictionRow>, signal: AbortSignal): Promise<JudgeFields | undefined> => {
-    const row = input.row;
-    if (!row.gen) return { total_score: 0, failed: 1, error_message: NO_GENERATION };
+export function judgeJobs(pool: EndpointPool, rubrics: RubricSet, sampling: Sampling, parseAttempts: number) {
+  return (row: PredictionRow): Job => {
+    if (!row.gen) return async () => ({ total_score: 0, failed: 1, error_message: NO_GENERATION });
     const domain = domainOfTask(row.task);
     const rubric = rubrics.texts.get(domain);
-    if (rubric === undefined) throw new Error(`no rubric loaded for domain ${domain}`); // checked before any request
+    // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
+    if (rubric === undefined) throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
     const extracted = extractPrediction(row.gen);
-    const body = {
+    const body = pool.encode({
       messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric),
       ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
       ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
       ...(sampling.extra_body ?? {}),
-    };
-    const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-    let lastRaw = '';
-    let lastProblem = '';
-    let latency = 0;
-    let endpointUsed: string | undefined;
-    let attempts = 0;
-    while (attempts < parseAttempts) {
-      attempts++;
-      try {
-        const { completion, latencyMs, endpoint } = await pool.chat(body, signal);
-        latency += latencyMs;
-        endpointUsed = endpoint;
-        sumUsage(usage, usageOf(completion));
-        lastRaw = completion.choices[0]?.message?.content ?? '';
-        const parsed = parseJudgeReply(lastRaw);
-        if (parsed.ok) {
-          return {
-            total_score: parsed.total,
-            ...parsed.scores,
-            failed: 0,
-            strengths: parsed.strengths,
-            weaknesses: parsed.weaknesses,
-            extracted_output: extracted,
-            judge_raw_output: lastRaw,
-            judge_usage: usage,
-            judge_latency_ms: latency,
-            judge_attempts: attempts,
-            judge_endpoint: endpointUsed,
-          };
+    });
+    return async (signal): Promise<JudgeFields | undefined> => {
+      const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+      let lastRaw = '';
+      let lastProblem = '';
+      let latency = 0;
+      let endpointUsed: string | undefined;
+      let attempts = 0;
+      while (attempts < parseAttempts) {
+        attempts++;
+        try {
+          const { completion, latencyMs, endpoint } = await pool.chat(body, signal);
+          latency += latencyMs;
+          endpointUsed = endpoint;
+          sumUsage(usage, usageOf(completion));
+          lastRaw = completion.choices[0]?.message?.content ?? '';
+          const parsed = parseJudgeReply(lastRaw);
+          if (parsed.ok) {
+            return {
+              total_score: parsed.total,
+              ...parsed.scores,
+              failed: 0,
+              strengths: parsed.strengths,
+              weaknesses: parsed.weaknesses,
+              extracted_output: extracted,
+              judge_raw_output: lastRaw,
+              judge_usage: usage,
+              judge_latency_ms: latency,
+              judge_attempts: attempts,
+              judge_endpoint: endpointUsed,
+            };
+          }
+          lastProblem = `reply could not be parsed: ${parsed.reason}`;
+        } catch (err) {
+          if (signal.aborted) return undefined;
+          if (err instanceof FatalEndpointError) throw err;
+          lastProblem = `request failed: ${pool.describe(err)}`;
+          // A failure that outlasted the client's retries will not heal in the next second; a garbled body might.
+          if (!isMalformedReply(err)) break;
         }
-        lastProblem = `reply could not be parsed: ${parsed.reason}`;
-      } catch (err) {
-        if (signal.aborted) return undefined;
-        if (err instanceof FatalEndpointError) throw err;
-        lastProblem = `request failed: ${pool.describe(err)}`;
-        // A failure that outlasted the client's retries will not heal in the next second; a garbled body might.
-        if (!isMalformedReply(err)) break;
       }
-    }
-    return {
-      total_score: 0,
-      failed: 1,
-      error_message: `Judge scoring failed: ${lastProblem}`,
-      extracted_output: extracted,
-      ...(lastRaw ? { judge_raw_output: lastRaw } : {}),
-      judge_usage: usage,
-      judge_attempts: attempts,
+      return {
+        total_score: 0,
+        failed: 1,
+        error_message: `Judge scoring failed: ${lastProblem}`,
+        extracted_output: extracted,
+        ...(lastRaw ? { judge_raw_output: lastRaw } : {}),
+        judge_usage: usage,
+        judge_attempts: attempts,
+      };
     };
   };
 }

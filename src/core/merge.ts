@@ -2,7 +2,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UserError } from './errors.js';
 import { JsonlAppender, readLines } from './jsonl.js';
-import { datasetFiles, planRows } from './input.js';
+import { collectKeys, datasetFiles } from './input.js';
 import { readManifest, settingsDifferences, writeManifest } from './output-file.js';
 import { displayKey, rowKey, splitKey, type KeyedFields } from './row-key.js';
 import type { Manifest } from './schemas/manifest.js';
@@ -144,8 +144,7 @@ async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>>
   if (st.isDirectory()) {
     files = (await datasetFiles(source[0]!, m.settings.domains)).map((f) => f.path);
   }
-  const plan = await planRows(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit, onBadRow: 'skip' });
-  return plan.keys;
+  return collectKeys(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit });
 }
 
 function mergedManifest(ms: Manifest[], expected: Set<string>, written: number, failed: number, missing: string[]): Manifest {

@@ -1,13 +1,14 @@
 import { setMaxListeners } from 'node:events';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import { UserError } from './errors.js';
-import { JsonlAppender } from './jsonl.js';
-import { planRows, readRows, type BadRow, type InputRow, type SelectOptions } from './input.js';
+import { decodeLine, JsonlAppender, readLineBytes } from './jsonl.js';
+import { domainOfBytes, isBlank, lineId, parseRow, planLines, type BadRow, type BadRowMode, type SelectOptions } from './input.js';
 import { checkResumable, ensureOutputDir, scanExistingOutput, writeManifest } from './output-file.js';
-import { appendFieldsParts } from './raw-json.js';
-import { rowKey, type KeyedFields } from './row-key.js';
+import { appendFieldsParts, appendFieldsToBytes } from './raw-json.js';
+import { rowKey } from './row-key.js';
 import type { DatasetRow } from './schemas/dataset-row.js';
 import type { Manifest, ManifestSettings } from './schemas/manifest.js';
 import type { EndpointStats } from './endpoints.js';
@@ -28,9 +29,13 @@ export interface DomainTally {
 }
 
 export type StageEvent =
-  | { type: 'planned'; total: number; alreadyDone: number; todo: number; badRows: BadRow[]; dropped: { failed: number; cut: number; invalid: number } }
+  | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
+  | { type: 'bad'; bad: BadRow }
   | { type: 'row'; domain: string; ok: boolean; error?: string }
   | { type: 'stopping' };
+
+/** The work for one row, built while the row is in hand; it holds only what the request needs, never the row. */
+export type Job = (signal: AbortSignal) => Promise<object | undefined>;
 
 export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   stage: Manifest['stage'];
@@ -38,8 +43,9 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   schema: S;
   output: string;
   select: SelectOptions;
+  onBadRow: BadRowMode;
   /**
-   * Computed once the rows are checked: some settings (the rubric set) depend
+   * Computed once the rows are planned: some settings (the rubric set) depend
    * on the domains found. Given the domains before sharding, so that every
    * shard of a run records the same settings.
    */
@@ -52,14 +58,18 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   isDone: (row: Record<string, unknown>) => boolean;
   /** Adds an output row's outcome to its domain's tally. */
   tally: (row: Record<string, unknown>, t: DomainTally) => void;
-  /** The fields to append to the input row; undefined when cancelled. Throws only for errors that should end the run. */
-  process: (input: InputRow<z.infer<S>>, signal: AbortSignal) => Promise<object | undefined>;
+  /**
+   * Builds a row's request (synchronously, so the row can be dropped before
+   * anything is awaited). The job resolves to the fields to append, or
+   * undefined when cancelled; it throws only for errors that end the run.
+   */
+  prepare: (row: z.infer<S>, parsed: Record<string, unknown>) => Job;
   /** Stop taking new rows (first Ctrl-C). */
   stop: AbortSignal;
   /** Cancel requests in flight (grace period over, second Ctrl-C). */
   abort: AbortSignal;
   onEvent?: (e: StageEvent) => void;
-  /** Runs after every row is checked and before anything is sent: the place for preflight checks. */
+  /** Runs after the plan and before anything is sent: the place for preflight checks. */
   beforeDispatch?: () => Promise<void>;
   endpointStats?: () => Record<string, EndpointStats>;
 }
@@ -79,12 +89,25 @@ function emptyTally(): DomainTally {
   return { total: 0, done: 0, failed: 0, empty: 0, truncated: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0 };
 }
 
+/** Where a row sent out came from: enough to write its output line later without keeping the row. */
+interface RowRef {
+  domain: string;
+  file: number;
+  start: number;
+  end: number;
+  /** Set only in the rare case the input already has a field being added: the line is then rebuilt from its text. */
+  raw?: { text: string; parsed: Record<string, unknown> };
+  /** The input's own `error` (a prediction whose inference failed), which decides whether a judgement is final. */
+  inputError?: unknown;
+}
+
 /**
- * The shared life of infer and judge: check every input row, pick up where
- * an earlier run stopped, send the remaining rows with bounded concurrency,
- * append each result as one whole line the moment it is ready, and record
- * what produced the file. Rows are streamed twice (check, then send); only
- * keys are held in memory, so memory grows with concurrency, not data.
+ * The shared life of infer and judge: plan the rows from a fast byte scan,
+ * pick up where an earlier run stopped, then read, check and send rows with
+ * bounded concurrency, appending each result as one whole line the moment it
+ * is ready, and record what produced the file. A row in flight is held only
+ * as its request body and its place in the input (the output line is
+ * rebuilt from the input's bytes), so memory grows with concurrency, not data.
  */
 export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<S>): Promise<StageResult> {
   const out = resolve(spec.output);
@@ -93,8 +116,8 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   }
   await ensureOutputDir(spec.output);
 
-  const plan = await planRows(spec.inputFiles, spec.schema, spec.select);
-  if (plan.keys.size === 0) throw new UserError(`no rows to process in ${spec.inputFiles.join(', ')}`);
+  const plan = await planLines(spec.inputFiles, spec.select);
+  if (plan.total === 0) throw new UserError(`no rows to process in ${spec.inputFiles.join(', ')}`);
   const perDomain = new Map<string, DomainTally>();
   const tallyOf = (domain: string) => {
     let t = perDomain.get(domain);
@@ -105,27 +128,26 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
 
   const dataset: Manifest['dataset'] = {
     ...spec.dataset,
-    domains: [...plan.perDomain.keys()],
-    rows: Object.fromEntries(plan.perDomain),
+    domains: [...plan.perDomain.keys()].filter((d) => d !== '?'),
+    rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
   };
   const settings = await spec.settings(plan.selectedDomains);
   const previous = await checkResumable(spec.output, spec.stage, settings, dataset, spec.force);
 
   const existing = await scanExistingOutput(spec.output, {
     isDone: spec.isDone,
-    onKept: (row, key) => {
-      if (!plan.keys.has(key)) return;
+    onKept: (row) => {
       const t = tallyOf(domainOfTask(String(row.task)));
       t.done++;
       spec.tally(row, t);
     },
   });
   await spec.beforeDispatch?.();
-  const alreadyDone = [...plan.keys].filter((k) => existing.doneKeys.has(k)).length;
-  const todo = plan.keys.size - alreadyDone;
-  spec.onEvent?.({ type: 'planned', total: plan.keys.size, alreadyDone, todo, badRows: plan.badRows, dropped: existing.dropped });
+  const alreadyDone = Math.min(existing.doneKeys.size, plan.total);
+  spec.onEvent?.({ type: 'planned', total: plan.total, alreadyDone, todo: plan.total - alreadyDone, dropped: existing.dropped });
 
   const appender = await JsonlAppender.open(spec.output);
+  const inputs = await Promise.all(spec.inputFiles.map((f) => open(f, 'r')));
   const startedAt = new Date().toISOString();
   const manifest: Manifest = {
     format: 'agentworldbench-manifest',
@@ -138,7 +160,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     started_at: previous?.started_at ?? startedAt,
     updated_at: startedAt,
     complete: false,
-    counts: { total: plan.keys.size, done: 0, failed: 0, per_domain: {} },
+    counts: { total: plan.total, done: 0, failed: 0, per_domain: {} },
     usage: { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 },
   };
   fillCounts(manifest, perDomain, spec.endpointStats?.());
@@ -146,69 +168,124 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
 
   let attempted = 0;
   let fatal: unknown;
+  const badRows: BadRow[] = [];
   const cancel = new AbortController();
   // Every request in flight listens on this signal; hundreds are expected, not a leak.
   setMaxListeners(0, cancel.signal);
   const onAbort = () => cancel.abort();
   spec.abort.addEventListener('abort', onAbort);
   const stopping = () => spec.stop.aborted || fatal !== undefined;
+  const fail = (err: unknown) => {
+    if (fatal === undefined) {
+      fatal = err;
+      cancel.abort();
+    }
+  };
 
-  const limit = pLimit(spec.concurrency);
-  const inFlight = new Set<Promise<void>>();
-  const handle = async (input: InputRow<z.infer<S>>) => {
+  /** The input line as it was, re-read from disk: cheaper than holding every row in flight in memory. */
+  const inputLine = async (ref: RowRef): Promise<Buffer> => {
+    const buf = Buffer.allocUnsafe(ref.end - ref.start);
+    const { bytesRead } = await inputs[ref.file]!.read(buf, 0, buf.length, ref.start);
+    return buf.subarray(0, bytesRead);
+  };
+
+  const handle = async (ref: RowRef, job: Job) => {
     if (stopping()) return;
     attempted++;
     // The openai client hooks an abort listener onto the signal it is given
-    // and never unhooks it: on the shared signal that was one listener per
-    // row for the whole run (memory that grows with the rows, and each new
-    // listener scans all the old ones). A signal per row, unhooked when the
-    // row is done, keeps it to the rows in flight.
+    // and never unhooks it: a signal per row, unhooked when the row is done,
+    // keeps the listeners to the rows in flight.
     const rowAbort = new AbortController();
     const onCancel = () => rowAbort.abort(cancel.signal.reason);
     if (cancel.signal.aborted) onCancel();
     else cancel.signal.addEventListener('abort', onCancel, { once: true });
     let result: object | undefined;
     try {
-      result = await spec.process(input, rowAbort.signal);
+      result = await job(rowAbort.signal);
     } finally {
       cancel.signal.removeEventListener('abort', onCancel);
     }
     if (!result) return;
     const fields = result as Record<string, unknown>;
-    await appender.append(appendFieldsParts(input.raw, input.parsed, fields));
-    const row = { ...input.parsed, ...fields };
-    const t = tallyOf(input.domain);
+    await appender.append(ref.raw ? appendFieldsParts(ref.raw.text, ref.raw.parsed, fields) : appendFieldsToBytes(await inputLine(ref), fields));
+    const row = ref.inputError === undefined ? fields : { error: ref.inputError, ...fields };
+    const t = tallyOf(ref.domain);
     const ok = spec.isDone(row);
     if (ok) t.done++;
     else t.failed++;
     spec.tally(row, t);
-    spec.onEvent?.({ type: 'row', domain: input.domain, ok, error: typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined });
+    spec.onEvent?.({ type: 'row', domain: ref.domain, ok, error: typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined });
+  };
+
+  const limit = pLimit(spec.concurrency);
+  const inFlight = new Set<Promise<void>>();
+  const seen = new Map<string, string>();
+  const badRow = (bad: BadRow, domain: string | undefined) => {
+    if (spec.onBadRow === 'stop') {
+      fail(new UserError(`${bad.message}${attempted ? ' (rows before it are done and saved; fix it and run the same command to go on)' : ''}`));
+      return;
+    }
+    badRows.push(bad);
+    const t = tallyOf(domain ?? '?');
+    t.total = Math.max(0, t.total - 1);
+    spec.onEvent?.({ type: 'bad', bad });
   };
 
   try {
-    for await (const input of readRows(spec.inputFiles, spec.schema, () => undefined)) {
-      if (stopping()) break;
-      if (!plan.keys.has(input.key) || existing.doneKeys.has(input.key)) continue;
-      // A row read here but not yet sent costs memory; wait for a free slot before reading the next.
-      while (limit.activeCount + limit.pendingCount >= spec.concurrency) await Promise.race(inFlight);
-      if (stopping()) break;
-      const p: Promise<void> = limit(() => handle(input))
-        .catch((err: unknown) => {
-          if (fatal === undefined) {
-            fatal = err;
-            cancel.abort();
-          }
-        })
-        .finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      // Reading a multi-MB row can hog the loop; yield so finished requests are written promptly.
-      await new Promise<void>((r) => setImmediate(r));
+    for (let f = 0; f < spec.inputFiles.length && !stopping(); f++) {
+      const file = spec.inputFiles[f]!;
+      for await (const line of readLineBytes(file)) {
+        if (stopping()) break;
+        if (isBlank(line.bytes) || (plan.lines && !plan.lines.has(lineId(f, line.lineNo)))) continue;
+        const text = decodeLine(line.bytes);
+        const parsedLine = parseRow(text, spec.schema, file, line.lineNo, line.terminated);
+        if (!parsedLine.ok) {
+          badRow(parsedLine.bad, domainOfBytes(line.bytes));
+          continue;
+        }
+        const { row, parsed } = parsedLine;
+        const key = rowKey(text, row);
+        const domain = domainOfTask(row.task);
+        const where = `${file}:${line.lineNo}`;
+        const first = seen.get(key);
+        if (first !== undefined) {
+          badRow({ file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` }, domain);
+          continue;
+        }
+        seen.set(key, where);
+        if (existing.doneKeys.has(key)) continue;
+        // A row read but not yet sent costs memory: wait for a free slot before building its request.
+        while (limit.activeCount + limit.pendingCount >= spec.concurrency) await Promise.race(inFlight);
+        if (stopping()) break;
+        const ref: RowRef = {
+          domain,
+          file: f,
+          start: line.start,
+          end: line.terminated ? line.end - 1 : line.end,
+          ...(parsed.error !== undefined ? { inputError: parsed.error } : {}),
+          ...(hasAnyField(parsed, spec.stage) ? { raw: { text, parsed } } : {}),
+        };
+        let job: Job;
+        try {
+          job = spec.prepare(row, parsed);
+        } catch (err) {
+          fail(err);
+          break;
+        }
+        const p: Promise<void> = limit(() => handle(ref, job))
+          .catch(fail)
+          .finally(() => inFlight.delete(p));
+        inFlight.add(p);
+        // Reading a multi-MB row can hog the loop; yield so finished requests are written promptly.
+        await new Promise<void>((r) => setImmediate(r));
+      }
     }
     if (spec.stop.aborted) spec.onEvent?.({ type: 'stopping' });
     await Promise.all(inFlight);
   } finally {
     spec.abort.removeEventListener('abort', onAbort);
     await appender.close();
+    await Promise.all(inputs.map((h) => h.close()));
     fillCounts(manifest, perDomain, spec.endpointStats?.());
     manifest.updated_at = new Date().toISOString();
     manifest.complete = manifest.counts.done === manifest.counts.total;
@@ -222,17 +299,30 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     attempted,
     remaining: manifest.counts.total - manifest.counts.done,
     stopped: spec.stop.aborted,
-    badRows: plan.badRows,
+    badRows,
     manifest,
   };
 }
 
+const OUTPUT_FIELDS: Record<Manifest['stage'], readonly string[]> = {
+  infer: ['gen', 'gen_reasoning', 'finish_reason', 'usage', 'latency_ms', 'endpoint', 'error'],
+  judge: ['total_score', 'format', 'factuality', 'consistency', 'realism', 'quality', 'failed', 'strengths', 'weaknesses', 'extracted_output', 'judge_raw_output', 'error_message', 'judge_usage', 'judge_latency_ms', 'judge_attempts', 'judge_endpoint'],
+};
+
+/** Whether the input already carries a field this stage writes (re-judging a judged file, say). */
+function hasAnyField(parsed: Record<string, unknown>, stage: Manifest['stage']): boolean {
+  return OUTPUT_FIELDS[stage].some((k) => Object.hasOwn(parsed, k));
+}
+
+
 function fillCounts(m: Manifest, perDomain: Map<string, DomainTally>, endpoints?: Record<string, EndpointStats>): void {
+  let total = 0;
   let done = 0;
   let failed = 0;
   const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
   m.counts.per_domain = {};
   for (const [d, t] of perDomain) {
+    total += t.total;
     done += t.done;
     failed += t.failed;
     usage.prompt_tokens += t.promptTokens;
@@ -244,12 +334,8 @@ function fillCounts(m: Manifest, perDomain: Map<string, DomainTally>, endpoints?
     for (const s of Object.values(endpoints)) usage.requests += s.requests;
     m.endpoints = endpoints;
   }
+  m.counts.total = total;
   m.counts.done = done;
   m.counts.failed = failed;
   m.usage = usage;
-}
-
-/** The key of an output row (same as its input row's), for callers that only have the parsed object. */
-export function keyOfOutputRow(raw: string, row: Record<string, unknown>): string {
-  return rowKey(raw, row as unknown as KeyedFields);
 }
