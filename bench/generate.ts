@@ -12,6 +12,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../src/core/bootstrap.js';
 
 /** Bumped whenever the generated content changes, so a stale cache is rebuilt. */
 const GENERATOR_VERSION = 4;
@@ -67,17 +68,6 @@ export interface DatasetInfo {
   largestRowBytes: number;
   rowsOver3MB: number;
   perDomain: Record<string, { rows: number; bytes: number }>;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 class Rng {

@@ -16,7 +16,6 @@ import {
   rowMarker,
   readJsonlFile,
   readRowsOf,
-  seededRandom,
   stackLines,
   tempDirs,
   worldReply,
@@ -24,28 +23,15 @@ import {
   writePredictions,
   type Dataset,
 } from './support/dataset.js';
-import { lastUserText, startOpenAIServer, type Fault, type FakeServer, type FaultScript, type ServerOptions } from './support/openai-server.js';
+import { lastUserText, type Fault, type FaultScript } from './support/openai-server.js';
+import { mulberry32 } from '../src/core/bootstrap.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
 const temps = tempDirs('faults');
-const servers: FakeServer[] = [];
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  await temps.cleanup();
-});
+after(() => temps.cleanup());
+const server = useServers();
 
-async function server(opts: ServerOptions): Promise<FakeServer> {
-  const s = await startOpenAIServer(opts);
-  servers.push(s);
-  return s;
-}
 
-const inferArgs = (url: string, data: string, out: string, extra: string[] = []) => [
-  'infer', '--model-base-url', url, '--model-name', 'test-model', '--data', data, '-o', out, '--no-progress', ...extra,
-];
-
-const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = []) => [
-  'judge', '--judge-base-url', url, '--judge-model', 'test-model', '--predictions', predictions, '-o', out, '--no-progress', ...extra,
-];
 
 /** Latency of 10–50 ms per request, fixed by the request number so it is the same on every run. */
 const latency = (_req: unknown, n: number) => 10 + ((n * 37) % 41);
@@ -56,7 +42,7 @@ const latency = (_req: unknown, n: number) => 10 + ((n * 37) % 41);
  * their first request, so every kind shows up whatever the random draw.
  */
 function realisticMix(seed: number, forced: Map<string, Fault>): FaultScript {
-  const rnd = seededRandom(seed);
+  const rnd = mulberry32(seed);
   const mix: Array<[Fault, number]> = [
     [{ kind: '429', retryAfter: 0 }, 0.05],
     [{ kind: '429', retryAfter: 1 }, 0.05],

@@ -28,28 +28,14 @@ import {
   writePredictions,
   type Dataset,
 } from './support/dataset.js';
-import { lastUserText, startOpenAIServer, type FakeServer, type ServerOptions } from './support/openai-server.js';
+import { lastUserText } from './support/openai-server.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
 const temps = tempDirs('resume');
-const servers: FakeServer[] = [];
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  await temps.cleanup();
-});
+after(() => temps.cleanup());
+const server = useServers();
 
-async function server(opts: ServerOptions): Promise<FakeServer> {
-  const s = await startOpenAIServer(opts);
-  servers.push(s);
-  return s;
-}
 
-const inferArgs = (url: string, data: string, out: string, extra: string[] = []) => [
-  'infer', '--model-base-url', url, '--model-name', 'test-model', '--data', data, '-o', out, '--no-progress', ...extra,
-];
-
-const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = []) => [
-  'judge', '--judge-base-url', url, '--judge-model', 'test-model', '--predictions', predictions, '-o', out, '--no-progress', ...extra,
-];
 
 /** Every line whole and valid JSON, every dataset row exactly once. */
 async function assertComplete(out: string, ds: Dataset): Promise<Record<string, unknown>[]> {

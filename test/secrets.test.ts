@@ -11,24 +11,16 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb, spawnAwb, type AwbResult } from './support/cli.js';
 import { closedPort, judgeReply, makeDataset, parseResumeCommand, rowMarker, readRowsOf, tempDirs, waitForLines, worldReply, writePredictions } from './support/dataset.js';
-import { lastUserText, startOpenAIServer, type FakeServer, type ServerOptions } from './support/openai-server.js';
+import { lastUserText } from './support/openai-server.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
 const SECRET = 'sk-test-SECRET123456789';
 /** The key's distinctive middle: a masked echo would still be caught by this. */
 const FRAGMENT = 'SECRET123456789';
 
 const temps = tempDirs('secrets');
-const servers: FakeServer[] = [];
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  await temps.cleanup();
-});
-
-async function server(opts: ServerOptions): Promise<FakeServer> {
-  const s = await startOpenAIServer(opts);
-  servers.push(s);
-  return s;
-}
+after(() => temps.cleanup());
+const server = useServers();
 
 function assertClean(text: string, where: string): void {
   assert.ok(!text.includes(SECRET), `the key appears in ${where}`);
@@ -46,12 +38,6 @@ async function assertNoKey(dir: string, results: Array<Pick<AwbResult, 'stdout' 
   }
 }
 
-const inferArgs = (url: string, data: string, out: string, extra: string[] = []) => [
-  'infer', '--model-base-url', url, '--model-name', 'test-model', '--data', data, '-o', out, ...extra,
-];
-const judgeArgs = (url: string, preds: string, out: string, extra: string[] = []) => [
-  'judge', '--judge-base-url', url, '--judge-model', 'test-model', '--predictions', preds, '-o', out, ...extra,
-];
 
 /** Interrupts a run with Ctrl-C once a few rows are written. */
 async function interrupted(args: string[], out: string, env: Record<string, string> = {}): Promise<AwbResult> {

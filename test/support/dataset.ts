@@ -253,18 +253,6 @@ export async function closedPort(): Promise<number> {
   });
 }
 
-/** mulberry32, for fault scripts that must be repeatable. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A predictions file as `awb infer` would write it (input line plus `gen`),
  * without running infer: judge tests start from it.
