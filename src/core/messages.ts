@@ -41,29 +41,30 @@ export function worldModelMessages(row: DatasetRow, history: HistoryMode): ChatC
  * What the judge is asked: the domain rubric as system prompt; the earlier
  * turns as context, then the current action, the simulated observation and
  * the real one. Observations are fenced so that markup inside them cannot be
- * mistaken for the judge's own instructions.
+ * mistaken for the judge's own instructions. The text is joined once from
+ * its pieces: histories run to megabytes, and every intermediate string
+ * would be one more copy of them.
  */
 export function judgeMessages(row: DatasetRow, prediction: string, truth: string, rubric: string): ChatCompletionMessageParam[] {
-  const parts: string[] = [];
+  const pieces: string[] = [];
   const n = earlierTurns(row);
   if (n > 0) {
-    const turns: string[] = [];
-    for (let i = 0; i < n; i++) turns.push(`${row.prompt[i]}\n${row.response[i]}`);
-    parts.push(`# Earlier turns\n\n${turns.join('\n\n')}`);
+    pieces.push('# Earlier turns\n\n');
+    for (let i = 0; i < n; i++) pieces.push(row.prompt[i]!, '\n', row.response[i]!, '\n\n');
   }
-  parts.push(`# Action to evaluate (turn ${row.turn_idx})\n\n${currentAction(row)}`);
-  parts.push(`# Simulated observation\n\n${fence(prediction)}`);
-  parts.push(`# Real observation\n\n${fence(truth)}`);
+  pieces.push(`# Action to evaluate (turn ${row.turn_idx})\n\n`, currentAction(row), '\n\n');
+  pieces.push('# Simulated observation\n\n', ...fenced(prediction), '\n\n');
+  pieces.push('# Real observation\n\n', ...fenced(truth));
   return [
     { role: 'system', content: rubric },
-    { role: 'user', content: parts.join('\n\n') },
+    { role: 'user', content: pieces.join('') },
   ];
 }
 
 /** A code fence longer than any backtick run inside the text, so the text cannot close it early. */
-function fence(text: string): string {
+function fenced(text: string): string[] {
   let longest = 2;
   for (const m of text.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
   const bar = '`'.repeat(longest + 1);
-  return `${bar}\n${text}\n${bar}`;
+  return [bar, '\n', text, '\n', bar];
 }

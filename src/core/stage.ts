@@ -218,6 +218,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   };
 
   const limit = pLimit(spec.concurrency);
+  const readAhead = spec.concurrency;
   const inFlight = new Set<Promise<void>>();
   const seen = new Map<string, string>();
   const badRow = (bad: BadRow, domain: string | undefined) => {
@@ -254,8 +255,9 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
         }
         seen.set(key, where);
         if (existing.doneKeys.has(key)) continue;
-        // A row read but not yet sent costs memory: wait for a free slot before building its request.
-        while (limit.activeCount + limit.pendingCount >= spec.concurrency) await Promise.race(inFlight);
+        // Requests are built a little ahead of free slots, so a slot is refilled the moment it frees
+        // instead of after parsing the next multi-MB row; beyond that, wait, since each costs memory.
+        while (limit.activeCount + limit.pendingCount >= spec.concurrency + readAhead) await Promise.race(inFlight);
         if (stopping()) break;
         const ref: RowRef = {
           domain,
