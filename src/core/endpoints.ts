@@ -171,14 +171,8 @@ export class EndpointPool {
   }
 
   /**
-   * Sends one chat completion. Errors that would repeat for every row
-   * (rejected key, unknown model) become FatalEndpointError; others are thrown
-   * as they are, after the client's retries and, with several endpoints, one
-   * try on each other endpoint.
-   */
-  /**
-   * A chat completion request as the bytes that go on the wire. Built once per
-   * row: the openai client sends (and re-sends on retry) bytes as they are,
+   * A chat completion request as the bytes that go on the wire. Built once
+   * per row: the openai client sends (and re-sends on retry) bytes as they are,
    * whereas a params object would be serialised to a string and re-encoded by
    * fetch, two more copies of a possibly multi-MB history per request in flight.
    */
@@ -186,6 +180,12 @@ export class EndpointPool {
     return Buffer.from(JSON.stringify({ model: this.opts.model, ...params }));
   }
 
+  /**
+   * Sends one chat completion. Errors that would repeat for every row
+   * (rejected key, unknown model) become FatalEndpointError; others are thrown
+   * as they are, after the client's retries and, with several endpoints, one
+   * try on each other endpoint.
+   */
   async chat(body: Uint8Array, signal?: AbortSignal): Promise<ChatResult> {
     const tried = new Set<Endpoint>();
     for (;;) {

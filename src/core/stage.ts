@@ -218,7 +218,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   };
 
   const limit = pLimit(spec.concurrency);
-  const readAhead = spec.concurrency;
+  const readAhead = Math.min(spec.concurrency, 16);
   const inFlight = new Set<Promise<void>>();
   const seen = new Map<string, string>();
   const badRow = (bad: BadRow, domain: string | undefined) => {
