@@ -10,6 +10,18 @@ import { VERSION } from './version.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/** What infer and judge share: requests, failures, interrupts and resuming. */
+function withRunOptions(cmd: Command): Command {
+  return cmd
+    .option('--timeout <s>', 'per-request timeout in seconds (long generations need long timeouts)', '1800')
+    .option('--max-retries <n>', 'retries per request for 429, 5xx, resets and timeouts, with backoff', '6')
+    .option('--on-bad-row <mode>', 'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it', 'stop')
+    .option('--grace <s>', 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish', '60')
+    .option('--force', 'resume even if the settings differ from the ones the output was made with')
+    .option('--no-preflight', 'skip the check that the endpoint answers and serves the model')
+    .option('--no-progress', 'no progress bar or progress lines');
+}
+
 function buildProgram(): Command {
   const program = new Command('awb')
     .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
@@ -45,16 +57,9 @@ function buildProgram(): Command {
     .option('--max-tokens <n>', 'generation limit (official default)', '32768')
     .option('--extra-body <json>', 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'')
     .option('--no-history', 'send only the system prompt and the current action (the protocol before the official history fix)')
-    .option('--timeout <s>', 'per-request timeout in seconds (long generations need long timeouts)', '1800')
-    .option('--max-retries <n>', 'retries per request for 429, 5xx, resets and timeouts, with backoff', '6')
-    .option('--on-bad-row <mode>', 'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it', 'stop')
-    .option('--grace <s>', 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish', '60')
-    .option('--force', 'resume even if the settings differ from the ones the output was made with')
-    .option('--no-preflight', 'skip the check that the endpoint answers and serves the model')
-    .option('--no-progress', 'no progress bar or progress lines');
-  infer.action(async (opts) => (await import('./commands/infer.js')).run(opts));
+  withRunOptions(infer).action(async (opts) => (await import('./commands/infer.js')).run(opts));
 
-  program
+  const judge = program
     .command('judge')
     .description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)')
     .option('--predictions <file>', 'predictions JSONL from `awb infer` or the official script', 'results/predictions.jsonl')
@@ -69,15 +74,8 @@ function buildProgram(): Command {
     .option('--temperature <t>', 'judge temperature (official default)', '0.6')
     .option('--max-tokens <n>', 'judge generation limit (official default)', '32768')
     .option('--extra-body <json>', 'JSON object merged into each request body')
-    .option('--parse-attempts <n>', 'ask the judge again when its reply cannot be parsed, up to N times in all (official: 3)', '3')
-    .option('--timeout <s>', 'per-request timeout in seconds', '1800')
-    .option('--max-retries <n>', 'retries per request for 429, 5xx, resets and timeouts, with backoff', '6')
-    .option('--on-bad-row <mode>', '"stop" or "skip" on a malformed prediction row', 'stop')
-    .option('--grace <s>', 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish', '60')
-    .option('--force', 'resume even if the settings differ from the ones the output was made with')
-    .option('--no-preflight', 'skip the check that the endpoint answers and serves the model')
-    .option('--no-progress', 'no progress bar or progress lines')
-    .action(async (opts) => (await import('./commands/judge.js')).run(opts));
+    .option('--parse-attempts <n>', 'ask the judge again when its reply cannot be parsed, up to N times in all (official: 3)', '3');
+  withRunOptions(judge).action(async (opts) => (await import('./commands/judge.js')).run(opts));
 
   program
     .command('score')
