@@ -18,7 +18,7 @@ export interface Line {
 const NL = 0x0a;
 
 export interface LineBytes {
-  /** The line's bytes without its `\n`; often a view into the read buffer, valid until the next line is read. */
+  /** The line's bytes without its `\n`: a view into a reused buffer, valid only until the next line is read. */
   bytes: Buffer;
   lineNo: number;
   start: number;
@@ -33,25 +33,51 @@ export interface LineBytes {
  * Memory holds one line at a time (a row may be several MB) plus one read
  * buffer, and a caller that skips a line never pays for decoding it.
  */
-export async function* readLineBytes(path: string, opts: { highWaterMark?: number; start?: number } = {}): AsyncGenerator<LineBytes> {
-  const stream = createReadStream(path, { highWaterMark: opts.highWaterMark ?? 1 << 20, start: opts.start ?? 0 });
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let offset = opts.start ?? 0; // byte offset of the first pending byte
+export async function* readLineBytes(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<LineBytes> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  // One read buffer and one buffer for lines that span reads, both reused:
+  // a fresh buffer per read would leave hundreds of MB for the garbage
+  // collector to find on a full-size file.
+  const buf = Buffer.allocUnsafe(opts.highWaterMark ?? 1 << 20);
+  let carry = Buffer.allocUnsafe(0);
+  let carryLen = 0;
+  const keep = (chunk: Buffer, from: number, to: number) => {
+    const need = carryLen + (to - from);
+    if (carry.length < need) {
+      const bigger = Buffer.allocUnsafe(Math.max(need, carry.length * 2));
+      carry.copy(bigger, 0, 0, carryLen);
+      carry = bigger;
+    }
+    chunk.copy(carry, carryLen, from, to);
+    carryLen = need;
+  };
+  let offset = 0; // byte offset of the current line's first byte
   let lineNo = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (let pos = 0; ; ) {
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.read(buf, 0, buf.length, pos));
+      } catch (err) {
+        throw fileError(path, err);
+      }
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const chunk = buf.subarray(0, bytesRead);
       let from = 0;
       for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
-        const piece = chunk.subarray(from, nl);
         let bytes: Buffer;
-        if (pendingBytes) {
-          pending.push(piece);
-          bytes = Buffer.concat(pending, pendingBytes + piece.length);
-          pending = [];
-          pendingBytes = 0;
+        if (carryLen) {
+          keep(chunk, from, nl);
+          bytes = carry.subarray(0, carryLen);
+          carryLen = 0;
         } else {
-          bytes = piece;
+          bytes = chunk.subarray(from, nl);
         }
         lineNo++;
         const end = offset + bytes.length + 1;
@@ -59,18 +85,14 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
         offset = end;
         from = nl + 1;
       }
-      if (from < chunk.length) {
-        pending.push(chunk.subarray(from));
-        pendingBytes += chunk.length - from;
-      }
+      if (from < chunk.length) keep(chunk, from, chunk.length);
     }
-  } catch (err) {
-    throw fileError(path, err);
-  }
-  if (pendingBytes) {
-    lineNo++;
-    const bytes = Buffer.concat(pending, pendingBytes);
-    yield { bytes, lineNo, start: offset, end: offset + bytes.length, terminated: false };
+    if (carryLen) {
+      lineNo++;
+      yield { bytes: carry.subarray(0, carryLen), lineNo, start: offset, end: offset + carryLen, terminated: false };
+    }
+  } finally {
+    await handle.close();
   }
 }
 

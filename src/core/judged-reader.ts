@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { domainOfTask } from './domains.js';
 import { UserError, atLine } from './errors.js';
 import { toSixtieths } from './exact.js';
-import { readLines, type Line } from './jsonl.js';
+import { decodeLine, readLineBytes, type LineBytes } from './jsonl.js';
+import { arrayElement, parseSlice, topLevelValues } from './json-scan.js';
 import { clusterOfKey, rowKey, type KeyedFields } from './row-key.js';
 import { DIMENSIONS, judgedScoreSchema } from './schemas/judged-row.js';
 
@@ -50,8 +51,8 @@ export async function readJudged(path: string): Promise<JudgedFile> {
   const records: JudgedRecord[] = [];
   const warnings: string[] = [];
   const seen = new Map<string, number>();
-  for await (const line of readLines(path)) {
-    const record = parseLine(path, line, warnings);
+  for await (const line of readLineBytes(path)) {
+    const record = scanLine(path, line) ?? parseLine(path, line, warnings);
     if (!record) continue;
     const earlier = seen.get(record.key);
     if (earlier !== undefined) {
@@ -69,11 +70,12 @@ export async function readJudged(path: string): Promise<JudgedFile> {
  * the previous parsed row (megabytes for long histories) would live on
  * while the next one is read and parsed.
  */
-function parseLine(path: string, line: Line, warnings: string[]): JudgedRecord | undefined {
-  if (line.text.trim() === '') return undefined;
+function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRecord | undefined {
+  const text = decodeLine(line.bytes);
+  if (text.trim() === '') return undefined;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(line.text);
+    parsed = JSON.parse(text);
   } catch (err) {
     if (!line.terminated) {
       warnings.push(atLine(path, line.lineNo, undefined, 'the last line is cut short (no newline, not valid JSON), probably by an interrupted run: skipped'));
@@ -81,7 +83,47 @@ function parseLine(path: string, line: Line, warnings: string[]): JudgedRecord |
     }
     throw new UserError(atLine(path, line.lineNo, undefined, `not valid JSON (${(err as Error).message})`));
   }
-  return toRecord(path, line.lineNo, line.text, parsed);
+  return toRecord(path, line.lineNo, text, parsed);
+}
+
+const SMALL_FIELDS = ['task', 'id', 'turn_idx', 'total_turns', ...SCORE_FIELDS, 'failed', 'usage', 'judge_usage', 'current_prompt', 'system_str'] as const;
+const WANTED = new Set<string>([...SMALL_FIELDS, 'prompt', 'response']);
+
+/**
+ * The fast path: the record from the few values it needs, found in the
+ * line's bytes (json-scan.ts), without decoding the histories. undefined
+ * sends the line to parseLine, which also words every error.
+ */
+function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
+  const b = line.bytes;
+  if (!line.terminated) return undefined;
+  const at = topLevelValues(b, WANTED);
+  if (!at) return undefined;
+  try {
+    const row: Record<string, unknown> = {};
+    for (const f of SMALL_FIELDS) {
+      const v = parseSlice(b, at.get(f));
+      if (v !== undefined) row[f] = v;
+    }
+    const turn = row.turn_idx;
+    if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
+    for (const f of ['prompt', 'response'] as const) {
+      const slice = at.get(f);
+      if (!slice) continue;
+      if (b[slice[0]] === 0x22) row[f] = parseSlice(b, slice);
+      else if (b[slice[0]] === 0x5b) {
+        // Only the evaluated turn goes into the key: the rest of the list is never decoded.
+        const element = arrayElement(b, slice, turn - 1);
+        row[f] = element ? Object.assign([], { [turn - 1]: parseSlice(b, element) }) : [];
+      } else return undefined;
+    }
+    const idSlice = at.get('id');
+    // The key keeps an id beyond 2^53 exactly, from its own text.
+    const idText = idSlice ? b.toString('utf8', idSlice[0], idSlice[1]) : '';
+    return toRecord(path, line.lineNo, `{"id":${idText}}`, row);
+  } catch {
+    return undefined;
+  }
 }
 
 function toRecord(path: string, lineNo: number, raw: string, parsed: unknown): JudgedRecord {

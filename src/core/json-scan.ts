@@ -1,0 +1,113 @@
+/*
+ * Finds values in a JSON object's bytes without decoding or parsing the rest.
+ * A judged row carries its whole history (megabytes), yet score needs a few
+ * small fields and three strings: reading just those keeps memory near the
+ * size of one line and time below a full JSON.parse. Anything unexpected
+ * returns undefined, and the caller falls back to JSON.parse, so odd input
+ * gets the same treatment (and error messages) as before.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function skipWs(b: Buffer, i: number): number {
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+    i++;
+  }
+  return i;
+}
+
+/** End (exclusive) of the string starting at `i` (a quote), or -1. */
+function skipString(b: Buffer, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const q = b.indexOf(QUOTE, from);
+    if (q === -1) return -1;
+    let slashes = 0;
+    for (let k = q - 1; k > i && b[k] === BACKSLASH; k--) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+/** End (exclusive) of the value starting at `i`, or -1. */
+function skipValue(b: Buffer, i: number): number {
+  const c = b[i];
+  if (c === QUOTE) return skipString(b, i);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    for (let j = i; j < b.length; j++) {
+      const d = b[j]!;
+      if (d === QUOTE) {
+        j = skipString(b, j) - 1;
+        if (j < 0) return -1;
+      } else if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        depth--;
+        if (depth === 0) return j + 1;
+      }
+    }
+    return -1;
+  }
+  let j = i;
+  while (j < b.length) {
+    const d = b[j]!;
+    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break;
+    j++;
+  }
+  return j > i ? j : -1;
+}
+
+export type Slice = [start: number, end: number];
+
+/** The byte ranges of the wanted top-level keys' values (the last one of a repeated key, as JSON.parse keeps). */
+export function topLevelValues(b: Buffer, wanted: ReadonlySet<string>): Map<string, Slice> | undefined {
+  const found = new Map<string, Slice>();
+  let i = skipWs(b, 0);
+  if (b[i] !== 0x7b) return undefined;
+  i = skipWs(b, i + 1);
+  if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? found : undefined;
+  for (;;) {
+    if (b[i] !== QUOTE) return undefined;
+    const keyEnd = skipString(b, i);
+    if (keyEnd < 0) return undefined;
+    const key = b.toString('utf8', i + 1, keyEnd - 1);
+    if (key.includes('\\')) return undefined;
+    i = skipWs(b, keyEnd);
+    if (b[i] !== 0x3a) return undefined;
+    i = skipWs(b, i + 1);
+    const end = skipValue(b, i);
+    if (end < 0) return undefined;
+    if (wanted.has(key)) found.set(key, [i, end]);
+    i = skipWs(b, end);
+    if (b[i] === 0x2c) {
+      i = skipWs(b, i + 1);
+      continue;
+    }
+    if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? found : undefined;
+    return undefined;
+  }
+}
+
+/** The byte range of element `index` of the array at `slice`, or undefined when it is not an array or too short. */
+export function arrayElement(b: Buffer, slice: Slice, index: number): Slice | undefined {
+  let i = slice[0];
+  if (b[i] !== 0x5b) return undefined;
+  i = skipWs(b, i + 1);
+  if (b[i] === 0x5d) return undefined;
+  for (let n = 0; ; n++) {
+    const end = skipValue(b, i);
+    if (end < 0 || end > slice[1]) return undefined;
+    if (n === index) return [i, end];
+    i = skipWs(b, end);
+    if (b[i] !== 0x2c) return undefined;
+    i = skipWs(b, i + 1);
+  }
+}
+
+/** The value at a slice, parsed on its own (small values only). */
+export function parseSlice(b: Buffer, slice: Slice | undefined): unknown {
+  return slice === undefined ? undefined : JSON.parse(b.toString('utf8', slice[0], slice[1]));
+}
