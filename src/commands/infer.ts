@@ -1,4 +1,5 @@
 import { EndpointPool } from '../core/endpoints.js';
+import { predictionFieldsSchema } from '../core/schemas/prediction-row.js';
 import { UserError } from '../core/errors.js';
 import { inferInputSchema, inferJobs, isInferDone, tallyPrediction, type Sampling } from '../core/infer.js';
 import { datasetFiles } from '../core/input.js';
@@ -43,6 +44,7 @@ export async function run(opts: InferCliOptions): Promise<void> {
     const result = await runStage({
       stage: 'infer',
       inputFiles: files.map((f) => f.path),
+      outputFields: Object.keys(predictionFieldsSchema.shape),
       schema: inferInputSchema,
       output: opts.output,
       select: { domains, limit, shard },

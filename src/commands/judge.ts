@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
 import { EndpointPool } from '../core/endpoints.js';
+import { judgeFieldsSchema } from '../core/schemas/judged-row.js';
 import { UserError } from '../core/errors.js';
 import { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from '../core/judge.js';
 import { readManifest } from '../core/output-file.js';
@@ -43,6 +44,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
     const result = await runStage({
       stage: 'judge',
       inputFiles: [predictions],
+      outputFields: Object.keys(judgeFieldsSchema.shape),
       schema: judgeInputSchema,
       output,
       select: { domains, shard },

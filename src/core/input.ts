@@ -182,11 +182,12 @@ export function isBlank(bytes: Buffer): boolean {
  * --limit selection as a run: what a set of shards must cover exactly once.
  */
 export async function collectKeys<S extends z.ZodType<DatasetRow>>(files: string[], schema: S, opts: Omit<SelectOptions, 'shard'>): Promise<Set<string>> {
-  const plan = await planLines(files, opts);
+  // Without --domains or --limit every line counts, and the planning scan would be a second read for nothing.
+  const lines = opts.domains !== undefined || opts.limit !== undefined ? (await planLines(files, opts)).lines : undefined;
   const keys = new Set<string>();
   for (let f = 0; f < files.length; f++) {
     for await (const line of readLineBytes(files[f]!)) {
-      if (isBlank(line.bytes) || (plan.lines && !plan.lines.has(lineId(f, line.lineNo)))) continue;
+      if (isBlank(line.bytes) || (lines && !lines.has(lineId(f, line.lineNo)))) continue;
       const text = decodeLine(line.bytes);
       const r = parseRow(text, schema, files[f]!, line.lineNo, line.terminated);
       if (r.ok) keys.add(rowKey(text, r.row));

@@ -41,6 +41,8 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   stage: Manifest['stage'];
   inputFiles: string[];
   schema: S;
+  /** The fields this stage appends; an input that already has one (re-judging a judged file) is rebuilt without it. */
+  outputFields: readonly string[];
   output: string;
   select: SelectOptions;
   onBadRow: BadRowMode;
@@ -265,7 +267,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
           start: line.start,
           end: line.terminated ? line.end - 1 : line.end,
           ...(parsed.error !== undefined ? { inputError: parsed.error } : {}),
-          ...(hasAnyField(parsed, spec.stage) ? { raw: { text, parsed } } : {}),
+          ...(spec.outputFields.some((k) => Object.hasOwn(parsed, k)) ? { raw: { text, parsed } } : {}),
         };
         let job: Job;
         try {
@@ -305,17 +307,6 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     manifest,
   };
 }
-
-const OUTPUT_FIELDS: Record<Manifest['stage'], readonly string[]> = {
-  infer: ['gen', 'gen_reasoning', 'finish_reason', 'usage', 'latency_ms', 'endpoint', 'error'],
-  judge: ['total_score', 'format', 'factuality', 'consistency', 'realism', 'quality', 'failed', 'strengths', 'weaknesses', 'extracted_output', 'judge_raw_output', 'error_message', 'judge_usage', 'judge_latency_ms', 'judge_attempts', 'judge_endpoint'],
-};
-
-/** Whether the input already carries a field this stage writes (re-judging a judged file, say). */
-function hasAnyField(parsed: Record<string, unknown>, stage: Manifest['stage']): boolean {
-  return OUTPUT_FIELDS[stage].some((k) => Object.hasOwn(parsed, k));
-}
-
 
 function fillCounts(m: Manifest, perDomain: Map<string, DomainTally>, endpoints?: Record<string, EndpointStats>): void {
   let total = 0;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { predictionRowSchema, usageSchema } from './prediction-row.js';
+import { usageSchema } from './prediction-row.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -30,28 +30,22 @@ export const judgedScoreSchema = z
 export type JudgedScore = z.infer<typeof judgedScoreSchema>;
 
 /** The fields judge appends to a prediction row (names of the official judged.jsonl, then awb's). */
-export interface JudgeFields {
-  total_score: number;
-  format?: number;
-  factuality?: number;
-  consistency?: number;
-  realism?: number;
-  quality?: number;
-  failed: number;
-  strengths?: unknown[];
-  weaknesses?: unknown[];
-  extracted_output?: string;
-  judge_raw_output?: string;
-  error_message?: string;
-  judge_usage?: z.infer<typeof usageSchema>;
-  judge_latency_ms?: number;
-  judge_attempts?: number;
-  judge_endpoint?: string;
-}
-
-export const judgedRowSchema = predictionRowSchema.extend({
-  total_score: z.number().optional(),
-  failed: z.number().optional(),
+export const judgeFieldsSchema = z.object({
+  total_score: z.number(),
+  format: z.number().optional(),
+  factuality: z.number().optional(),
+  consistency: z.number().optional(),
+  realism: z.number().optional(),
+  quality: z.number().optional(),
+  failed: z.number(),
+  strengths: z.array(z.unknown()).optional(),
+  weaknesses: z.array(z.unknown()).optional(),
+  extracted_output: z.string().optional(),
+  judge_raw_output: z.string().optional(),
   error_message: z.string().optional(),
+  judge_usage: usageSchema.optional(),
+  judge_latency_ms: z.number().optional(),
+  judge_attempts: z.number().optional(),
+  judge_endpoint: z.string().optional(),
 });
-export type JudgedRow = z.infer<typeof judgedRowSchema>;
+export type JudgeFields = z.infer<typeof judgeFieldsSchema>;

@@ -30,13 +30,5 @@ export const predictionFieldsSchema = z.object({
 export const predictionRowSchema = datasetRowSchema.extend(predictionFieldsSchema.shape);
 export type PredictionRow = z.infer<typeof predictionRowSchema>;
 
-/** The fields infer appends to a dataset row. */
-export interface PredictionFields {
-  gen: string;
-  gen_reasoning?: string;
-  finish_reason?: string | null;
-  usage?: Usage | null;
-  latency_ms?: number;
-  endpoint?: string;
-  error?: string;
-}
+/** The fields infer appends to a dataset row, as infer writes them. */
+export type PredictionFields = z.input<typeof predictionFieldsSchema>;
