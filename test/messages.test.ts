@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { currentAction, groundTruth, judgeMessages, worldModelMessages } from '../src/core/messages.js';
-import type { DatasetRow } from '../src/core/schemas/dataset-row.js';
+import { chatBody } from '../src/core/chat-body.js';
+import { currentAction, groundTruth, judgeMessages, worldModelMessages, type ChatMessage } from '../src/core/messages.js';
+import { decodeToken, readRow } from '../src/core/row-text.js';
+import { datasetRowSchema, type DatasetRow } from '../src/core/schemas/dataset-row.js';
 
 const row = (over: Partial<DatasetRow> = {}): DatasetRow => ({
   task: 'terminal',
@@ -15,8 +17,30 @@ const row = (over: Partial<DatasetRow> = {}): DatasetRow => ({
   ...over,
 });
 
+/** A row as the stage reads it: from the bytes of its line. */
+function read(r: DatasetRow) {
+  const got = readRow(Buffer.from(JSON.stringify(r)), datasetRowSchema, { file: 'x.jsonl', lineNo: 1, terminated: true, added: [] });
+  assert.ok(got.ok);
+  return got;
+}
+
+/** The messages as the endpoint receives them. */
+function sent(messages: ChatMessage[]): { role: string; content: string }[] {
+  return (JSON.parse(chatBody('m', messages, {}).toString('utf8')) as { messages: { role: string; content: string }[] }).messages;
+}
+
+const worldModel = (r: DatasetRow, history: 'full' | 'none') => {
+  const { row: checked, text } = read(r);
+  return sent(worldModelMessages(checked, text, history));
+};
+
+const judge = (r: DatasetRow, pred: string, truth: string, rubric: string) => {
+  const { row: checked, text } = read(r);
+  return sent(judgeMessages(checked, text, pred, truth, rubric));
+};
+
 test('full history: system, then each earlier turn as a user/assistant pair, then the current action', () => {
-  assert.deepEqual(worldModelMessages(row(), 'full'), [
+  assert.deepEqual(worldModel(row(), 'full'), [
     { role: 'system', content: 'SYS' },
     { role: 'user', content: 'A1' },
     { role: 'assistant', content: 'O1' },
@@ -27,32 +51,47 @@ test('full history: system, then each earlier turn as a user/assistant pair, the
 });
 
 test('later turns in the lists are never shown: the ground truth and beyond stay hidden', () => {
-  const text = JSON.stringify(worldModelMessages(row(), 'full'));
+  const text = JSON.stringify(worldModel(row(), 'full'));
   assert.ok(!text.includes('O3') && !text.includes('O4') && !text.includes('A4'));
 });
 
 test('no history: system and current action only (the protocol before the official fix)', () => {
-  assert.deepEqual(worldModelMessages(row(), 'none'), [
+  assert.deepEqual(worldModel(row(), 'none'), [
     { role: 'system', content: 'SYS' },
     { role: 'user', content: 'A3' },
   ]);
 });
 
 test('first turn has no history; an empty system prompt sends no system message', () => {
-  assert.deepEqual(worldModelMessages(row({ turn_idx: 1, current_prompt: 'A1', system_str: '' }), 'full'), [{ role: 'user', content: 'A1' }]);
+  assert.deepEqual(worldModel(row({ turn_idx: 1, current_prompt: 'A1', system_str: '' }), 'full'), [{ role: 'user', content: 'A1' }]);
 });
 
 test('an empty current_prompt falls back to the prompt list entry of the turn', () => {
-  const r = row({ current_prompt: '' });
-  assert.equal(currentAction(r), 'A3');
-  assert.equal(groundTruth(r), 'O3');
-  assert.deepEqual(worldModelMessages(r, 'none').at(-1), { role: 'user', content: 'A3' });
+  const { row: r, text } = read(row({ current_prompt: '' }));
+  assert.equal(decodeToken(currentAction(r, text)), 'A3');
+  assert.equal(decodeToken(groundTruth(r, text)), 'O3');
+  assert.deepEqual(worldModel(row({ current_prompt: '' }), 'none').at(-1), { role: 'user', content: 'A3' });
+});
+
+test('texts keep every character: escapes, quotes, U+2028, astral and lone surrogates, CJK', () => {
+  const odd = 'a "quoted" \\ back\nslash\t\u2028\u2029 \u0001 \ud83d\ude00 \ud800 中文 </script>';
+  const r = row({ system_str: odd, prompt: [odd, 'A2', 'A3'], response: [`${odd}!`, 'O2', 'O3'] });
+  const messages = worldModel(r, 'full');
+  assert.equal(messages[0]!.content, odd);
+  assert.equal(messages[1]!.content, odd);
+  assert.equal(messages[2]!.content, `${odd}!`);
+  assert.ok(judge(r, odd, odd, odd)[1]!.content.includes(`${odd}\n${odd}!`));
+});
+
+test('sampling parameters and extra body fields go into the body; an extra body model replaces the model', () => {
+  const body = JSON.parse(chatBody('m', [{ role: 'user', content: ['hi'] }], { temperature: 0.6, max_tokens: undefined, top_k: 20, model: 'other' }).toString());
+  assert.deepEqual(body, { model: 'other', temperature: 0.6, top_k: 20, messages: [{ role: 'user', content: 'hi' }] });
 });
 
 test('judge messages: rubric as system; history, action, prediction and ground truth in the user message', () => {
-  const [system, user] = judgeMessages(row(), 'PRED', 'TRUTH', 'RUBRIC');
+  const [system, user] = judge(row(), 'PRED', 'TRUTH', 'RUBRIC');
   assert.deepEqual(system, { role: 'system', content: 'RUBRIC' });
-  const text = String(user!.content);
+  const text = user!.content;
   const order = ['A1', 'O1', 'A2', 'O2', 'A3', 'PRED', 'TRUTH'].map((s) => text.indexOf(s));
   assert.ok(order.every((i) => i >= 0), text);
   assert.deepEqual([...order].sort((a, b) => a - b), order);
@@ -60,14 +99,14 @@ test('judge messages: rubric as system; history, action, prediction and ground t
 });
 
 test('judge messages: first turn has no history section', () => {
-  const [, user] = judgeMessages(row({ turn_idx: 1, current_prompt: 'A1' }), 'P', 'T', 'R');
-  assert.ok(!String(user!.content).includes('Earlier turns'));
+  const [, user] = judge(row({ turn_idx: 1, current_prompt: 'A1' }), 'P', 'T', 'R');
+  assert.ok(!user!.content.includes('Earlier turns'));
 });
 
 test('observations containing code fences cannot close the fence around them', () => {
   const pred = 'before\n```\nnot the end\n````\nafter';
-  const [, user] = judgeMessages(row(), pred, 'T', 'R');
-  const text = String(user!.content);
+  const [, user] = judge(row(), pred, 'T', 'R');
+  const text = user!.content;
   assert.ok(text.includes('`````\nbefore'), text);
   assert.ok(text.includes('after\n`````'), text);
 });

@@ -73,7 +73,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
       concurrency,
       isDone: isJudgeDone,
       tally: tallyJudgement,
-      prepare: (row) => jobFor!(row),
+      prepare: (row, text) => jobFor!(row, text),
       stop: interrupts.stop,
       abort: interrupts.abort,
       beforeDispatch: async () => {

@@ -1,7 +1,9 @@
 import OpenAI, { APIError, APIConnectionError, APIUserAbortError } from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { chatBody } from './chat-body.js';
 import { UserError } from './errors.js';
+import type { ChatMessage } from './messages.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
@@ -170,14 +172,9 @@ export class EndpointPool {
     return soonest;
   }
 
-  /**
-   * A chat completion request as the bytes that go on the wire. Built once
-   * per row: the openai client sends (and re-sends on retry) bytes as they are,
-   * whereas a params object would be serialised to a string and re-encoded by
-   * fetch, two more copies of a possibly multi-MB history per request in flight.
-   */
-  encode(params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>): Uint8Array {
-    return Buffer.from(JSON.stringify({ model: this.opts.model, ...params }));
+  /** The request body for these messages, for this pool's model. */
+  encode(messages: ChatMessage[], params: Record<string, unknown>): Buffer {
+    return chatBody(this.opts.model, messages, params);
   }
 
   /**

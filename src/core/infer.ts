@@ -1,6 +1,7 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from './endpoints.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
+import type { RowText } from './row-text.js';
 import { datasetRowSchema, type DatasetRow } from './schemas/dataset-row.js';
 import type { PredictionFields, Usage } from './schemas/prediction-row.js';
 import type { DomainTally, Job } from './stage.js';
@@ -55,9 +56,8 @@ const MALFORMED_RETRIES = 2;
  * so a resume redoes it.
  */
 export function inferJobs(pool: EndpointPool, sampling: Sampling, history: HistoryMode) {
-  return (row: DatasetRow): Job => {
-    const body = pool.encode({
-      messages: worldModelMessages(row, history),
+  return (row: DatasetRow, text: RowText): Job => {
+    const body = pool.encode(worldModelMessages(row, text, history), {
       ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
       ...(sampling.top_p !== undefined ? { top_p: sampling.top_p } : {}),
       ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),

@@ -10,7 +10,7 @@
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-function skipWs(b: Buffer, i: number): number {
+export function skipWs(b: Buffer, i: number): number {
   while (i < b.length) {
     const c = b[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
@@ -32,8 +32,8 @@ function skipString(b: Buffer, i: number): number {
   }
 }
 
-/** End (exclusive) of the value starting at `i`, or -1. */
-function skipValue(b: Buffer, i: number): number {
+/** End (exclusive) of the value starting at `i`, or -1: found by brackets and quotes, not checked. */
+export function skipValue(b: Buffer, i: number): number {
   const c = b[i];
   if (c === QUOTE) return skipString(b, i);
   if (c === 0x7b || c === 0x5b) {

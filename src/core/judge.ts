@@ -4,6 +4,7 @@ import { addUsage, usageOf, type Sampling } from './infer.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { groundTruth, judgeMessages } from './messages.js';
 import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
+import { decodeToken, type RowText } from './row-text.js';
 import type { RubricSet } from './rubrics.js';
 import type { JudgeFields } from './schemas/judged-row.js';
 import { predictionRowSchema, type PredictionRow, type Usage } from './schemas/prediction-row.js';
@@ -37,15 +38,15 @@ export function tallyJudgement(row: Record<string, unknown>, t: DomainTally): vo
  * reply cannot be parsed. Output fields follow the official judged.jsonl.
  */
 export function judgeJobs(pool: EndpointPool, rubrics: RubricSet, sampling: Sampling, parseAttempts: number) {
-  return (row: PredictionRow): Job => {
+  return (row: PredictionRow, text: RowText): Job => {
     if (!row.gen) return async () => ({ total_score: 0, failed: 1, error_message: NO_GENERATION });
     const domain = domainOfTask(row.task);
     const rubric = rubrics.texts.get(domain);
     // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
     if (rubric === undefined) throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
-    const extracted = extractPrediction(row.gen);
-    const body = pool.encode({
-      messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric),
+    const extracted = extractPrediction(decodeToken(text.field('gen')));
+    const truth = cleanGroundTruth(decodeToken(groundTruth(row, text)));
+    const body = pool.encode(judgeMessages(row, text, extracted, truth, rubric), {
       ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
       ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
       ...(sampling.extra_body ?? {}),

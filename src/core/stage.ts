@@ -4,11 +4,11 @@ import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import { UserError } from './errors.js';
-import { decodeLine, JsonlAppender, readLineBytes } from './jsonl.js';
-import { domainOfBytes, isBlank, lineId, parseRow, planLines, type BadRow, type BadRowMode, type SelectOptions } from './input.js';
+import { JsonlAppender, readLineBytes } from './jsonl.js';
+import { domainOfBytes, isBlank, lineId, planLines, type BadRow, type BadRowMode, type SelectOptions } from './input.js';
 import { checkResumable, ensureOutputDir, scanExistingOutput, writeManifest } from './output-file.js';
 import { appendFieldsParts, appendFieldsToBytes } from './raw-json.js';
-import { rowKey } from './row-key.js';
+import { readRow, type RowText } from './row-text.js';
 import type { DatasetRow } from './schemas/dataset-row.js';
 import type { Manifest, ManifestSettings } from './schemas/manifest.js';
 import type { EndpointStats } from './endpoints.js';
@@ -61,11 +61,11 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   /** Adds an output row's outcome to its domain's tally. */
   tally: (row: Record<string, unknown>, t: DomainTally) => void;
   /**
-   * Builds a row's request (synchronously, so the row can be dropped before
-   * anything is awaited). The job resolves to the fields to append, or
+   * Builds a row's request from its small fields and its long texts
+   * (synchronously: the texts point into a buffer reused for the next line). The job resolves to the fields to append, or
    * undefined when cancelled; it throws only for errors that end the run.
    */
-  prepare: (row: z.infer<S>, parsed: Record<string, unknown>) => Job;
+  prepare: (row: z.infer<S>, text: RowText) => Job;
   /** Stop taking new rows (first Ctrl-C). */
   stop: AbortSignal;
   /** Cancel requests in flight (grace period over, second Ctrl-C). */
@@ -240,14 +240,12 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
       for await (const line of readLineBytes(file)) {
         if (stopping()) break;
         if (isBlank(line.bytes) || (plan.lines && !plan.lines.has(lineId(f, line.lineNo)))) continue;
-        const text = decodeLine(line.bytes);
-        const parsedLine = parseRow(text, spec.schema, file, line.lineNo, line.terminated);
-        if (!parsedLine.ok) {
-          badRow(parsedLine.bad, domainOfBytes(line.bytes));
+        const read = readRow(line.bytes, spec.schema, { file, lineNo: line.lineNo, terminated: line.terminated, added: spec.outputFields });
+        if (!read.ok) {
+          badRow(read.bad, domainOfBytes(line.bytes));
           continue;
         }
-        const { row, parsed } = parsedLine;
-        const key = rowKey(text, row);
+        const { row, text, key } = read;
         const domain = domainOfTask(row.task);
         const where = `${file}:${line.lineNo}`;
         const first = seen.get(key);
@@ -261,17 +259,18 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
         // instead of after parsing the next multi-MB row; beyond that, wait, since each costs memory.
         while (limit.activeCount + limit.pendingCount >= spec.concurrency + readAhead) await Promise.race(inFlight);
         if (stopping()) break;
+        const inputError = (row as Record<string, unknown>).error;
         const ref: RowRef = {
           domain,
           file: f,
           start: line.start,
           end: line.terminated ? line.end - 1 : line.end,
-          ...(parsed.error !== undefined ? { inputError: parsed.error } : {}),
-          ...(spec.outputFields.some((k) => Object.hasOwn(parsed, k)) ? { raw: { text, parsed } } : {}),
+          ...(inputError !== undefined ? { inputError } : {}),
+          ...(read.line ? { raw: read.line } : {}),
         };
         let job: Job;
         try {
-          job = spec.prepare(row, parsed);
+          job = spec.prepare(row, text);
         } catch (err) {
           fail(err);
           break;
