@@ -6,9 +6,9 @@ import type { ChatMessage } from './messages.js';
  * Texts from the row are JSON string tokens already, so each is copied in
  * without quotes; only our own strings are escaped. `params` (sampling,
  * extra body fields) come first and may replace the model, as a merged
- * object would.
+ * object would. `alloc` supplies the buffer (a pooled one, in a run).
  */
-export function chatBody(model: string, messages: ChatMessage[], params: Record<string, unknown>): Buffer {
+export function chatBody(model: string, messages: ChatMessage[], params: Record<string, unknown>, alloc: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   const head = JSON.stringify({ model, ...params, messages: undefined });
   const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"messages":[`)];
   messages.forEach((m, k) => {
@@ -17,5 +17,8 @@ export function chatBody(model: string, messages: ChatMessage[], params: Record<
     parts.push(Buffer.from('"}'));
   });
   parts.push(Buffer.from(']}'));
-  return Buffer.concat(parts);
+  const body = alloc(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) at += p.copy(body, at);
+  return body;
 }

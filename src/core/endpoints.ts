@@ -1,6 +1,7 @@
 import OpenAI, { APIError, APIConnectionError, APIUserAbortError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, Headers as UndiciHeaders, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { bytePool } from './buffer-pool.js';
 import { chatBody } from './chat-body.js';
 import { UserError } from './errors.js';
 import type { ChatMessage } from './messages.js';
@@ -130,6 +131,7 @@ export class EndpointPool {
       try {
         const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
           ...(init as Parameters<typeof undiciFetch>[1]),
+          ...(init?.body instanceof Uint8Array ? uncopiedBody(init.body, init.headers) : {}),
           dispatcher,
         })) as unknown as Response;
         if (res.status >= 500 || res.status === 429) this.noteFailure(ep);
@@ -172,9 +174,20 @@ export class EndpointPool {
     return soonest;
   }
 
-  /** The request body for these messages, for this pool's model. */
+  /** The request body for these messages, for this pool's model; to be sent from within holding(). */
   encode(messages: ChatMessage[], params: Record<string, unknown>): Buffer {
-    return chatBody(this.opts.model, messages, params);
+    return chatBody(this.opts.model, messages, params, (size) => bytePool.take(size));
+  }
+
+  /** Wraps the work that sends `body`, so the body goes back to the pool when that work is over. */
+  holding<T>(body: Buffer, run: (signal: AbortSignal) => Promise<T>): (signal: AbortSignal) => Promise<T> {
+    return async (signal) => {
+      try {
+        return await run(signal);
+      } finally {
+        bytePool.give(body);
+      }
+    };
   }
 
   /**
@@ -266,6 +279,26 @@ export class EndpointPool {
   hosts(): string[] {
     return this.opts.urls.map(hostOf);
   }
+}
+
+/**
+ * fetch copies a byte body before sending it (once per attempt); a stream of
+ * the same bytes goes out as it is. The length header keeps the request a
+ * plain one, not chunked.
+ */
+function uncopiedBody(bytes: Uint8Array, headers: unknown): UndiciRequestInit {
+  const h = new UndiciHeaders(headers as ConstructorParameters<typeof UndiciHeaders>[0]);
+  h.set('content-length', String(bytes.length));
+  return {
+    body: new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+    headers: h,
+  };
 }
 
 /** A 200 whose body is not a chat completion. */

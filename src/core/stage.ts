@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
+import { bytePool } from './buffer-pool.js';
 import { UserError } from './errors.js';
 import { JsonlAppender, readLineBytes } from './jsonl.js';
 import { domainOfBytes, isBlank, lineId, planLines, type BadRow, type BadRowMode, type SelectOptions } from './input.js';
@@ -184,11 +185,16 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     }
   };
 
-  /** The input line as it was, re-read from disk: cheaper than holding every row in flight in memory. */
-  const inputLine = async (ref: RowRef): Promise<Buffer> => {
-    const buf = Buffer.allocUnsafe(ref.end - ref.start);
-    const { bytesRead } = await inputs[ref.file]!.read(buf, 0, buf.length, ref.start);
-    return buf.subarray(0, bytesRead);
+  /** Writes the input line as it was, re-read from disk (cheaper than holding every row in flight), with the fields added. */
+  const writeLine = async (ref: RowRef, fields: Record<string, unknown>): Promise<void> => {
+    if (ref.raw) return appender.append(appendFieldsParts(ref.raw.text, ref.raw.parsed, fields));
+    const buf = bytePool.take(ref.end - ref.start);
+    try {
+      const { bytesRead } = await inputs[ref.file]!.read(buf, 0, buf.length, ref.start);
+      await appender.append(appendFieldsToBytes(buf.subarray(0, bytesRead), fields));
+    } finally {
+      bytePool.give(buf);
+    }
   };
 
   const handle = async (ref: RowRef, job: Job) => {
@@ -209,7 +215,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     }
     if (!result) return;
     const fields = result as Record<string, unknown>;
-    await appender.append(ref.raw ? appendFieldsParts(ref.raw.text, ref.raw.parsed, fields) : appendFieldsToBytes(await inputLine(ref), fields));
+    await writeLine(ref, fields);
     const row = ref.inputError === undefined ? fields : { error: ref.inputError, ...fields };
     const t = tallyOf(ref.domain);
     const ok = spec.isDone(row);

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BufferPool } from '../src/core/buffer-pool.js';
+
+test('a block given back serves the next request of its size class, at the size asked', () => {
+  const pool = new BufferPool(1 << 20, 1024);
+  const a = pool.take(3000);
+  assert.equal(a.length, 3000);
+  pool.give(a);
+  const b = pool.take(4096);
+  assert.equal(b.length, 4096);
+  assert.ok(b.buffer === a.buffer);
+  const c = pool.take(4000);
+  assert.ok(c.buffer !== a.buffer, 'a block in use is never handed out twice');
+});
+
+test('giving back twice, or a buffer the pool did not make, cannot put a block in two hands', () => {
+  const pool = new BufferPool(1 << 20, 1024);
+  const a = pool.take(2000);
+  pool.give(a);
+  pool.give(a);
+  const b = pool.take(2000);
+  const c = pool.take(2000);
+  assert.ok(b.buffer === a.buffer);
+  assert.ok(c.buffer !== a.buffer);
+  const stranger = Buffer.alloc(2048);
+  pool.give(stranger);
+  assert.ok(pool.take(2048).buffer !== stranger.buffer);
+});
+
+test('small buffers are not pooled, and idle blocks beyond the cap are let go', () => {
+  const pool = new BufferPool(8192, 1024);
+  const small = pool.take(100);
+  pool.give(small);
+  assert.ok(pool.take(1024).buffer !== small.buffer, 'a small buffer (from a shared slab) is never pooled');
+  const [x, y, z] = [pool.take(4096), pool.take(4096), pool.take(4096)];
+  for (const b of [x, y, z]) pool.give(b);
+  const again = [pool.take(4096), pool.take(4096), pool.take(4096)].map((b) => b.buffer);
+  assert.equal(again.filter((b) => b === x.buffer || b === y.buffer || b === z.buffer).length, 2);
+});
