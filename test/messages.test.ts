@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chatBody } from '../src/core/chat-body.js';
-import { currentAction, groundTruth, judgeMessages, worldModelMessages, type ChatMessage } from '../src/core/messages.js';
-import { decodeToken, readRow } from '../src/core/row-text.js';
+import { judgeMessages, worldModelMessages, type ChatMessage } from '../src/core/messages.js';
+import { currentAction, decodeToken, groundTruth, readRow } from '../src/core/row-text.js';
 import { datasetRowSchema, type DatasetRow } from '../src/core/schemas/dataset-row.js';
 
 const row = (over: Partial<DatasetRow> = {}): DatasetRow => ({

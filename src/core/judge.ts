@@ -2,9 +2,9 @@ import { FatalEndpointError, isMalformedReply, type EndpointPool } from './endpo
 import { UserError } from './errors.js';
 import { addUsage, usageOf, type Sampling } from './infer.js';
 import { parseJudgeReply } from './judge-parse.js';
-import { groundTruth, judgeMessages } from './messages.js';
-import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
-import { decodeToken, type RowText } from './row-text.js';
+import { judgeMessages } from './messages.js';
+import { cleanGroundTruthToken, extractPrediction } from './prediction-text.js';
+import { decodeToken, groundTruth, type RowText } from './row-text.js';
 import type { RubricSet } from './rubrics.js';
 import type { JudgeFields } from './schemas/judged-row.js';
 import { predictionRowSchema, type PredictionRow, type Usage } from './schemas/prediction-row.js';
@@ -45,7 +45,7 @@ export function judgeJobs(pool: EndpointPool, rubrics: RubricSet, sampling: Samp
     // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
     if (rubric === undefined) throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
     const extracted = extractPrediction(decodeToken(text.field('gen')));
-    const truth = cleanGroundTruth(decodeToken(groundTruth(row, text)));
+    const truth = cleanGroundTruthToken(groundTruth(row, text));
     const body = pool.encode(judgeMessages(row, text, extracted, truth, rubric), {
       ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
       ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),

@@ -1,27 +1,26 @@
 import type { DatasetRow } from './schemas/dataset-row.js';
-import { EMPTY_TOKEN, isEmptyToken, type RowText } from './row-text.js';
+import { currentAction, isEmptyToken, type RowText } from './row-text.js';
 
 /**
- * Message text as pieces: JSON string tokens taken from the row (copied into
- * the request byte for byte, never decoded) or strings of our own.
+ * Message text as pieces: strings of our own, or text taken from the row as
+ * it is spelled in JSON (escaped, without quotes), copied into the request
+ * byte for byte and never decoded.
  */
-export type Piece = Buffer | string;
+export type Piece = string | Buffer;
+
+/** An observation shown to the judge: a string, or escaped text from the row with its longest run of backticks. */
+export type Observation = string | { escaped: Buffer; longestBackticks: number };
+
+/** A JSON string token's text as a piece. */
+function inner(token: Buffer): Buffer {
+  return token.subarray(1, token.length - 1);
+}
 
 export type HistoryMode = 'full' | 'none';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: Piece[];
-}
-
-/** The action being evaluated: `current_prompt`, or the prompt list's entry when a hand-made row leaves it empty. */
-export function currentAction(row: DatasetRow, text: RowText): Buffer {
-  const current = text.field('current_prompt');
-  return isEmptyToken(current) ? (text.item('prompt', row.turn_idx - 1) ?? EMPTY_TOKEN) : current!;
-}
-
-export function groundTruth(row: DatasetRow, text: RowText): Buffer {
-  return text.item('response', row.turn_idx - 1) ?? EMPTY_TOKEN;
 }
 
 /** Number of earlier turns that have both an action and an observation. */
@@ -39,14 +38,14 @@ function earlierTurns(row: DatasetRow): number {
 export function worldModelMessages(row: DatasetRow, text: RowText, history: HistoryMode): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const system = text.field('system_str');
-  if (!isEmptyToken(system)) messages.push({ role: 'system', content: [system!] });
+  if (!isEmptyToken(system)) messages.push({ role: 'system', content: [inner(system!)] });
   if (history === 'full') {
     for (let i = 0; i < earlierTurns(row); i++) {
-      messages.push({ role: 'user', content: [text.item('prompt', i)!] });
-      messages.push({ role: 'assistant', content: [text.item('response', i)!] });
+      messages.push({ role: 'user', content: [inner(text.item('prompt', i)!)] });
+      messages.push({ role: 'assistant', content: [inner(text.item('response', i)!)] });
     }
   }
-  messages.push({ role: 'user', content: [currentAction(row, text)] });
+  messages.push({ role: 'user', content: [inner(currentAction(row, text))] });
   return messages;
 }
 
@@ -56,14 +55,14 @@ export function worldModelMessages(row: DatasetRow, text: RowText, history: Hist
  * the real one. Observations are fenced so that markup inside them cannot be
  * mistaken for the judge's own instructions.
  */
-export function judgeMessages(row: DatasetRow, text: RowText, prediction: string, truth: string, rubric: string): ChatMessage[] {
+export function judgeMessages(row: DatasetRow, text: RowText, prediction: Observation, truth: Observation, rubric: string): ChatMessage[] {
   const pieces: Piece[] = [];
   const n = earlierTurns(row);
   if (n > 0) {
     pieces.push('# Earlier turns\n\n');
-    for (let i = 0; i < n; i++) pieces.push(text.item('prompt', i)!, '\n', text.item('response', i)!, '\n\n');
+    for (let i = 0; i < n; i++) pieces.push(inner(text.item('prompt', i)!), '\n', inner(text.item('response', i)!), '\n\n');
   }
-  pieces.push(`# Action to evaluate (turn ${row.turn_idx})\n\n`, currentAction(row, text), '\n\n');
+  pieces.push(`# Action to evaluate (turn ${row.turn_idx})\n\n`, inner(currentAction(row, text)), '\n\n');
   pieces.push('# Simulated observation\n\n', ...fenced(prediction), '\n\n');
   pieces.push('# Real observation\n\n', ...fenced(truth));
   return [
@@ -73,9 +72,10 @@ export function judgeMessages(row: DatasetRow, text: RowText, prediction: string
 }
 
 /** A code fence longer than any backtick run inside the text, so the text cannot close it early. */
-function fenced(text: string): string[] {
+function fenced(text: Observation): Piece[] {
   let longest = 2;
-  for (const m of text.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
+  if (typeof text === 'string') for (const m of text.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
+  else longest = Math.max(longest, text.longestBackticks);
   const bar = '`'.repeat(longest + 1);
-  return [bar, '\n', text, '\n', bar];
+  return [bar, '\n', typeof text === 'string' ? text : text.escaped, '\n', bar];
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { domainOfTask } from './domains.js';
 import { exactId } from './raw-json.js';
 
@@ -21,18 +21,26 @@ export interface KeyedFields {
  * the dataset, in predictions and in judged files written in any order.
  */
 export function rowKey(raw: string, row: KeyedFields): string {
-  const id = exactId(raw, row.id);
-  return `${domainOfTask(row.task)}:${id}:${row.turn_idx}:${fingerprint(row)}`;
+  return keyOf(row.task, exactId(raw, row.id), row.turn_idx, fingerprint(row));
+}
+
+export function keyOf(task: string, id: string, turn: number, fingerprint: string): string {
+  return `${domainOfTask(task)}:${id}:${turn}:${fingerprint}`;
 }
 
 export function fingerprint(row: KeyedFields): string {
   const t = row.turn_idx - 1;
+  const parts = [row.system_str ?? '', row.current_prompt || (row.prompt?.[t] ?? ''), row.response?.[t] ?? ''];
+  return fingerprintOf(parts, (h, s) => h.update(s));
+}
+
+/** The fingerprint of a row's system prompt, action and ground truth, each fed to the hash (as UTF-8) by `feed`. */
+export function fingerprintOf<T>(parts: [system: T, action: T, truth: T] | T[], feed: (hash: Hash, part: T) => void): string {
   const h = createHash('sha1');
-  h.update(row.system_str ?? '');
-  h.update('\0');
-  h.update(row.current_prompt || (row.prompt?.[t] ?? ''));
-  h.update('\0');
-  h.update(row.response?.[t] ?? '');
+  parts.forEach((part, i) => {
+    if (i) h.update('\0');
+    feed(h, part);
+  });
   return h.digest('hex').slice(0, 10);
 }
 

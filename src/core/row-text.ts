@@ -3,7 +3,10 @@ import type { z } from 'zod';
 import { parseRow, type BadRow } from './input.js';
 import { decodeLine } from './jsonl.js';
 import { skipValue, skipWs, type Slice } from './json-scan.js';
-import { rowKey } from './row-key.js';
+import { bytePool } from './buffer-pool.js';
+import { hashToken } from './json-text.js';
+import { exactId } from './raw-json.js';
+import { fingerprintOf, keyOf, rowKey } from './row-key.js';
 import { turnProblem, type DatasetRow } from './schemas/dataset-row.js';
 
 /*
@@ -194,24 +197,23 @@ function fromBytes<S extends z.ZodType<DatasetRow>>(b: Buffer, schema: S, added:
     },
   };
   const id = values.get('id');
-  const key = rowKey(`{"id":${id ? b.toString('utf8', id[0], id[1]) : 'null'}}`, keyedFields(row, text));
-  return { ok: true, row, text, key };
+  const idText = exactId(`{"id":${id ? b.toString('utf8', id[0], id[1]) : 'null'}}`, row.id);
+  const scratch = { buf: undefined as Buffer | undefined };
+  const fp = fingerprintOf([text.field('system_str'), currentAction(row, text), groundTruth(row, text)], (h, t) =>
+    hashToken(h, t, (size) => (scratch.buf = bytePool.take(size))),
+  );
+  if (scratch.buf) bytePool.give(scratch.buf);
+  return { ok: true, row, text, key: keyOf(row.task, idText, row.turn_idx, fp) };
 }
 
-/** The fields of the row key, decoded: the system prompt, the action and the ground truth. */
-function keyedFields(row: DatasetRow, text: RowText) {
-  const t = row.turn_idx - 1;
-  const decodedAt = (list: 'prompt' | 'response') => Object.assign([], { [t]: decodeToken(text.item(list, t)) }) as string[];
-  const current = decodeToken(text.field('current_prompt'));
-  return {
-    task: row.task,
-    id: row.id,
-    turn_idx: row.turn_idx,
-    system_str: decodeToken(text.field('system_str')),
-    current_prompt: current,
-    prompt: current ? [] : decodedAt('prompt'),
-    response: decodedAt('response'),
-  };
+/** The action being evaluated: `current_prompt`, or the prompt list's entry when a hand-made row leaves it empty. */
+export function currentAction(row: DatasetRow, text: RowText): Buffer {
+  const current = text.field('current_prompt');
+  return isEmptyToken(current) ? (text.item('prompt', row.turn_idx - 1) ?? EMPTY_TOKEN) : current!;
+}
+
+export function groundTruth(row: DatasetRow, text: RowText): Buffer {
+  return text.item('response', row.turn_idx - 1) ?? EMPTY_TOKEN;
 }
 
 function fromText<S extends z.ZodType<DatasetRow>>(bytes: Buffer, schema: S, opts: ReadRowOptions): ReadRow<z.infer<S>> {
