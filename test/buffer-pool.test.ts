@@ -28,13 +28,16 @@ test('giving back twice, or a buffer the pool did not make, cannot put a block i
   assert.ok(pool.take(2048).buffer !== stranger.buffer);
 });
 
-test('small buffers are not pooled, and idle blocks beyond the cap are let go', () => {
-  const pool = new BufferPool(8192, 1024);
+test('small buffers are not pooled; idle blocks beyond the cap, and blocks over a quarter of it, are let go', () => {
+  const pool = new BufferPool(16384, 1024);
   const small = pool.take(100);
   pool.give(small);
   assert.ok(pool.take(1024).buffer !== small.buffer, 'a small buffer (from a shared slab) is never pooled');
-  const [x, y, z] = [pool.take(4096), pool.take(4096), pool.take(4096)];
-  for (const b of [x, y, z]) pool.give(b);
-  const again = [pool.take(4096), pool.take(4096), pool.take(4096)].map((b) => b.buffer);
-  assert.equal(again.filter((b) => b === x.buffer || b === y.buffer || b === z.buffer).length, 2);
+  const given = Array.from({ length: 5 }, () => pool.take(4096));
+  for (const b of given) pool.give(b);
+  const again = Array.from({ length: 5 }, () => pool.take(4096).buffer);
+  assert.equal(again.filter((b) => given.some((g) => g.buffer === b)).length, 4);
+  const big = pool.take(8192);
+  pool.give(big);
+  assert.ok(pool.take(8192).buffer !== big.buffer);
 });

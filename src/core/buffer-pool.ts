@@ -38,7 +38,8 @@ export class BufferPool {
   give(buf: Buffer): void {
     const block = buf.buffer as ArrayBuffer;
     if (!this.own.has(block) || this.idleSet.has(block)) return;
-    if (this.idleBytes + block.byteLength > this.maxIdleBytes) return;
+    // A block too big to be one of many is rare enough to let go: keeping it would only pin memory.
+    if (block.byteLength > this.maxIdleBytes / 4 || this.idleBytes + block.byteLength > this.maxIdleBytes) return;
     let list = this.idle.get(block.byteLength);
     if (!list) this.idle.set(block.byteLength, (list = []));
     list.push(block);

@@ -49,7 +49,8 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   const keep = (chunk: Buffer, from: number, to: number) => {
     const need = carryLen + (to - from);
     if (carry.length < need) {
-      const bigger = Buffer.allocUnsafe(Math.max(need, carry.length * 2));
+      // A quarter to spare, not double: a multi-MB line would otherwise hold twice its size.
+      const bigger = Buffer.allocUnsafe(need + (need >> 2));
       carry.copy(bigger, 0, 0, carryLen);
       carry = bigger;
     }
@@ -82,6 +83,8 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
         lineNo++;
         const end = offset + bytes.length + 1;
         yield { bytes, lineNo, start: offset, end, terminated: true };
+        // A multi-MB line's buffer is not kept for the rest of the file.
+        if (carry.length > 4 * buf.length) carry = Buffer.allocUnsafe(0);
         offset = end;
         from = nl + 1;
       }
@@ -171,10 +174,12 @@ function rest(parts: Buffer[], written: number): Buffer[] {
 /** Text, or bytes that are already UTF-8 (a line re-read from its input). */
 export type LinePart = string | Buffer;
 
+/** Bytes copied per read and write when a line is copied from another file. */
+const COPY_CHUNK = 1 << 20;
+
 /**
- * Appends whole lines to a JSONL file. Each line goes out in one write call,
- * so a crash leaves at most one cut line at the end, which readers detect
- * (no `\n`) and drop.
+ * Appends whole lines to a JSONL file, one after the other, so a crash leaves
+ * at most one cut line at the end, which readers detect (no `\n`) and drop.
  */
 export class JsonlAppender {
   /** Writes are chained so concurrent callers never interleave parts of two lines. */
@@ -200,9 +205,12 @@ export class JsonlAppender {
     return next;
   }
 
-  private async writeLine(line: string | readonly LinePart[]): Promise<void> {
+  private writeLine(line: string | readonly LinePart[]): Promise<void> {
     // The parts go out in one writev call, so a multi-MB input line is never copied into a joined buffer.
-    let parts = (typeof line === 'string' ? [line, '\n'] : [...line, '\n']).map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p));
+    return this.writeParts((typeof line === 'string' ? [line, '\n'] : [...line, '\n']).map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+  }
+
+  private async writeParts(parts: Buffer[]): Promise<void> {
     try {
       // write(2) may stop short on a full disk; keep going until the line is whole or an error says why.
       while (parts.length) {
@@ -212,6 +220,33 @@ export class JsonlAppender {
       }
     } catch (err) {
       throw fileError(this.path, err);
+    }
+  }
+
+  /**
+   * Appends a line made of bytes `start..end` of another file and then `tail`,
+   * copied through one reused buffer, so a multi-MB line is never held whole.
+   * A line longer than the buffer goes out in several writes; a crash midway
+   * leaves a cut last line, which readers drop like any other.
+   */
+  appendCopy(from: { handle: FileHandle; path: string }, start: number, end: number, tail: string): Promise<void> {
+    const next = this.queue.then(() => this.copyLine(from, start, end, tail));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private scratch: Buffer | undefined;
+
+  private async copyLine(from: { handle: FileHandle; path: string }, start: number, end: number, tail: string): Promise<void> {
+    const scratch = (this.scratch ??= Buffer.allocUnsafeSlow(COPY_CHUNK));
+    const last = Buffer.from(`${tail}\n`);
+    for (let pos = start; ; ) {
+      const n = Math.min(scratch.length, end - pos);
+      const { bytesRead } = await from.handle.read(scratch, 0, n, pos);
+      if (bytesRead < n) throw new UserError(`${from.path}: the file got shorter while awb was reading it; leave inputs alone during a run`);
+      pos += n;
+      if (pos >= end) return this.writeParts([scratch.subarray(0, n), last]);
+      await this.writeParts([scratch.subarray(0, n)]);
     }
   }
 

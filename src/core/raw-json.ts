@@ -48,15 +48,25 @@ export function exactId(raw: string, id: unknown): string {
 }
 
 const CLOSE = 0x7d;
+const OPEN = 0x7b;
 
-/** For a line still in bytes (re-read from the input), which is then never decoded. */
-export function appendFieldsToBytes(line: Buffer, fields: Record<string, unknown>): [Buffer, string] {
-  const added = fieldsText(fields);
-  let close = line.length - 1;
-  while (close >= 0 && line[close] !== CLOSE) close--;
+/**
+ * Where an object line closes, read from its last bytes: `bodyEnd` is where
+ * its content ends (whitespace before the closing brace dropped) and `empty`
+ * says the object has no fields. Offsets are within `tail`; undefined when
+ * `tail` is too short to tell (the caller reads more of the line).
+ */
+export function objectEnd(tail: Buffer): { bodyEnd: number; empty: boolean } | undefined {
+  let close = tail.length - 1;
+  while (close >= 0 && tail[close] !== CLOSE) close--;
   let bodyEnd = close;
-  while (bodyEnd > 0 && line[bodyEnd - 1]! <= 0x20) bodyEnd--;
-  const body = line.subarray(0, bodyEnd);
-  if (!added.length) return [line.subarray(0, close + 1), ''];
-  return [body, `${body[body.length - 1] === 0x7b ? '' : ','}${added.join(',')}}`];
+  while (bodyEnd > 0 && tail[bodyEnd - 1]! <= 0x20) bodyEnd--;
+  if (bodyEnd <= 0) return undefined;
+  return { bodyEnd, empty: tail[bodyEnd - 1] === OPEN };
+}
+
+/** What follows an object's content to add `fields` and close it again. */
+export function fieldsTail(empty: boolean, fields: Record<string, unknown>): string {
+  const added = fieldsText(fields);
+  return added.length ? `${empty ? '' : ','}${added.join(',')}}` : '}';
 }

@@ -3,12 +3,11 @@ import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
-import { bytePool } from './buffer-pool.js';
 import { UserError } from './errors.js';
 import { JsonlAppender, readLineBytes } from './jsonl.js';
 import { domainOfBytes, isBlank, lineId, planLines, type BadRow, type BadRowMode, type SelectOptions } from './input.js';
 import { checkResumable, ensureOutputDir, scanExistingOutput, writeManifest } from './output-file.js';
-import { appendFieldsParts, appendFieldsToBytes } from './raw-json.js';
+import { appendFieldsParts, fieldsTail, objectEnd } from './raw-json.js';
 import { readRow, type RowText } from './row-text.js';
 import type { DatasetRow } from './schemas/dataset-row.js';
 import type { Manifest, ManifestSettings } from './schemas/manifest.js';
@@ -150,7 +149,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   spec.onEvent?.({ type: 'planned', total: plan.total, alreadyDone, todo: plan.total - alreadyDone, dropped: existing.dropped });
 
   const appender = await JsonlAppender.open(spec.output);
-  const inputs = await Promise.all(spec.inputFiles.map((f) => open(f, 'r')));
+  const inputs = await Promise.all(spec.inputFiles.map(async (path) => ({ path, handle: await open(path, 'r') })));
   const startedAt = new Date().toISOString();
   const manifest: Manifest = {
     format: 'agentworldbench-manifest',
@@ -185,15 +184,20 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     }
   };
 
-  /** Writes the input line as it was, re-read from disk (cheaper than holding every row in flight), with the fields added. */
+  /**
+   * Writes the input line as it was with the fields added: its bytes are
+   * copied from the input file (cheaper than holding every row in flight),
+   * after a look at its last bytes for where the object closes.
+   */
   const writeLine = async (ref: RowRef, fields: Record<string, unknown>): Promise<void> => {
     if (ref.raw) return appender.append(appendFieldsParts(ref.raw.text, ref.raw.parsed, fields));
-    const buf = bytePool.take(ref.end - ref.start);
-    try {
-      const { bytesRead } = await inputs[ref.file]!.read(buf, 0, buf.length, ref.start);
-      await appender.append(appendFieldsToBytes(buf.subarray(0, bytesRead), fields));
-    } finally {
-      bytePool.give(buf);
+    const input = inputs[ref.file]!;
+    for (let window = Math.min(4096, ref.end - ref.start); ; window = Math.min(window * 16, ref.end - ref.start)) {
+      const tail = Buffer.allocUnsafe(window);
+      const { bytesRead } = await input.handle.read(tail, 0, window, ref.end - window);
+      const found = bytesRead === window ? objectEnd(tail) : undefined;
+      if (found) return appender.appendCopy(input, ref.start, ref.end - window + found.bodyEnd, fieldsTail(found.empty, fields));
+      if (window === ref.end - ref.start) throw new UserError(`${input.path}: line changed while awb was reading it; leave inputs alone during a run`);
     }
   };
 
@@ -294,7 +298,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   } finally {
     spec.abort.removeEventListener('abort', onAbort);
     await appender.close();
-    await Promise.all(inputs.map((h) => h.close()));
+    await Promise.all(inputs.map((i) => i.handle.close()));
     fillCounts(manifest, perDomain, spec.endpointStats?.());
     manifest.updated_at = new Date().toISOString();
     manifest.complete = manifest.counts.done === manifest.counts.total;
