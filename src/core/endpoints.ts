@@ -1,10 +1,12 @@
+import type { Readable } from 'node:stream';
 import OpenAI, { APIError, APIConnectionError, APIUserAbortError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { Agent, request, type Dispatcher } from 'undici';
-import { bytePool } from './buffer-pool.js';
 import { chatBody } from './chat-body.js';
 import { UserError } from './errors.js';
 import type { ChatMessage } from './messages.js';
+import type { BodyPlan } from './request-body.js';
+import type { RowText } from './row-text.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
@@ -170,20 +172,9 @@ export class EndpointPool {
     return soonest;
   }
 
-  /** The request body for these messages, for this pool's model; to be sent from within holding(). */
-  encode(messages: ChatMessage[], params: Record<string, unknown>): Buffer {
-    return chatBody(this.opts.model, messages, params, (size) => bytePool.take(size));
-  }
-
-  /** Wraps the work that sends `body`, so the body goes back to the pool when that work is over. */
-  holding<T>(body: Buffer, run: (signal: AbortSignal) => Promise<T>): (signal: AbortSignal) => Promise<T> {
-    return async (signal) => {
-      try {
-        return await run(signal);
-      } finally {
-        bytePool.give(body);
-      }
-    };
+  /** The request body for these messages, for this pool's model. */
+  encode(messages: ChatMessage[], params: Record<string, unknown>, text: Pick<RowText, 'locate'>): BodyPlan {
+    return chatBody(this.opts.model, messages, params, text);
   }
 
   /**
@@ -192,7 +183,10 @@ export class EndpointPool {
    * as they are, after the client's retries and, with several endpoints, one
    * try on each other endpoint.
    */
-  async chat(body: Uint8Array, signal?: AbortSignal): Promise<ChatResult> {
+  async chat(plan: BodyPlan, signal?: AbortSignal): Promise<ChatResult> {
+    // The client is handed a stand-in; the fetch below sends the plan it stands for.
+    const body = new Uint8Array(0);
+    plans.set(body, plan);
     const tried = new Set<Endpoint>();
     for (;;) {
       const ep = this.pick(tried);
@@ -210,6 +204,8 @@ export class EndpointPool {
         }
         return { completion, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
+        // The input file could not be read back for the body: no endpoint can help with that.
+        if (err instanceof APIConnectionError && err.cause instanceof UserError) throw err.cause;
         const fatal = this.fatalFor(err, ep);
         if (fatal) throw fatal;
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
@@ -285,21 +281,28 @@ export class EndpointPool {
  * model lists) are small and read whole.
  */
 async function requestFetch(input: Parameters<typeof globalThis.fetch>[0], init: RequestInit | undefined, dispatcher: Agent): Promise<Response> {
+  const headers = Object.fromEntries(new Headers(init?.headers));
+  const plan = init?.body instanceof Uint8Array ? plans.get(init.body) : undefined;
+  if (plan) headers['content-length'] = String(plan.length);
   const res = await request(input instanceof Request ? input.url : input, {
     method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
-    headers: Object.fromEntries(new Headers(init?.headers)),
-    body: (init?.body ?? undefined) as Buffer | string | undefined,
+    headers,
+    // undici sends an async iterable piece by piece (its types name only streams).
+    body: plan ? (plan.chunks() as unknown as Readable) : ((init?.body ?? undefined) as Buffer | string | undefined),
     signal: init?.signal ?? undefined,
     dispatcher,
   });
   const bytes = Buffer.from(await res.body.arrayBuffer());
-  const headers: [string, string][] = [];
+  const replyHeaders: [string, string][] = [];
   for (const [k, v] of Object.entries(res.headers)) {
-    for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.push([k, one]);
+    for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) replyHeaders.push([k, one]);
   }
   const empty = res.statusCode === 204 || res.statusCode === 205 || res.statusCode === 304;
-  return new Response(empty ? null : bytes, { status: res.statusCode, headers });
+  return new Response(empty ? null : bytes, { status: res.statusCode, headers: replyHeaders });
 }
+
+/** Request bodies by the stand-in the openai client passes to fetch. */
+const plans = new WeakMap<Uint8Array, BodyPlan>();
 
 /** A 200 whose body is not a chat completion. */
 export class MalformedReplyError extends Error {

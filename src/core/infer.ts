@@ -62,8 +62,8 @@ export function inferJobs(pool: EndpointPool, sampling: Sampling, history: Histo
       ...(sampling.top_p !== undefined ? { top_p: sampling.top_p } : {}),
       ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
       ...(sampling.extra_body ?? {}),
-    });
-    return pool.holding(body, async (signal): Promise<PredictionFields | undefined> => {
+    }, text);
+    return async (signal): Promise<PredictionFields | undefined> => {
       for (let attempt = 0; ; attempt++) {
         try {
           const { completion, endpoint, latencyMs } = await pool.chat(body, signal);
@@ -86,6 +86,6 @@ export function inferJobs(pool: EndpointPool, sampling: Sampling, history: Histo
           return { gen: '', error: pool.describe(err) };
         }
       }
-    });
+    };
   };
 }

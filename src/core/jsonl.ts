@@ -40,59 +40,51 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   } catch (err) {
     throw fileError(path, err);
   }
-  // One read buffer and one buffer for lines that span reads, both reused:
-  // a fresh buffer per read would leave hundreds of MB for the garbage
-  // collector to find on a full-size file.
+  // One read buffer and one buffer for lines longer than what is left of a
+  // read, both reused: a fresh buffer per read would leave hundreds of MB
+  // for the garbage collector to find on a full-size file.
   const buf = Buffer.allocUnsafe(opts.highWaterMark ?? 1 << 20);
-  let carry = Buffer.allocUnsafe(0);
-  let carryLen = 0;
-  const keep = (chunk: Buffer, from: number, to: number) => {
-    const need = carryLen + (to - from);
-    if (carry.length < need) {
-      // A quarter to spare, not double: a multi-MB line would otherwise hold twice its size.
-      const bigger = Buffer.allocUnsafe(need + (need >> 2));
-      carry.copy(bigger, 0, 0, carryLen);
-      carry = bigger;
+  let long = Buffer.allocUnsafe(0);
+  const read = async (into: Buffer, length: number, at: number): Promise<number> => {
+    try {
+      return (await handle.read(into, 0, length, at)).bytesRead;
+    } catch (err) {
+      throw fileError(path, err);
     }
-    chunk.copy(carry, carryLen, from, to);
-    carryLen = need;
+  };
+  // A line that runs past the read buffer is read again whole once its end
+  // is found: growing a copy read by read would leave a trail of ever larger
+  // buffers behind every multi-MB line.
+  const readWhole = async (start: number, length: number): Promise<Buffer> => {
+    if (long.length < length) long = Buffer.allocUnsafe(length);
+    if ((await read(long, length, start)) < length) throw new UserError(`${path}: the file got shorter while it was being read`);
+    return long.subarray(0, length);
   };
   let offset = 0; // byte offset of the current line's first byte
   let lineNo = 0;
+  let pos = 0;
   try {
-    for (let pos = 0; ; ) {
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await handle.read(buf, 0, buf.length, pos));
-      } catch (err) {
-        throw fileError(path, err);
-      }
+    for (;;) {
+      const chunkStart = pos;
+      const bytesRead = await read(buf, buf.length, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
       const chunk = buf.subarray(0, bytesRead);
       let from = 0;
       for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
-        let bytes: Buffer;
-        if (carryLen) {
-          keep(chunk, from, nl);
-          bytes = carry.subarray(0, carryLen);
-          carryLen = 0;
-        } else {
-          bytes = chunk.subarray(from, nl);
-        }
+        const bytes = offset < chunkStart ? await readWhole(offset, chunkStart + nl - offset) : chunk.subarray(from, nl);
         lineNo++;
         const end = offset + bytes.length + 1;
         yield { bytes, lineNo, start: offset, end, terminated: true };
         // A multi-MB line's buffer is not kept for the rest of the file.
-        if (carry.length > 4 * buf.length) carry = Buffer.allocUnsafe(0);
+        if (long.length > 4 * buf.length) long = Buffer.allocUnsafe(0);
         offset = end;
         from = nl + 1;
       }
-      if (from < chunk.length) keep(chunk, from, chunk.length);
     }
-    if (carryLen) {
+    if (offset < pos) {
       lineNo++;
-      yield { bytes: carry.subarray(0, carryLen), lineNo, start: offset, end: offset + carryLen, terminated: false };
+      yield { bytes: await readWhole(offset, pos - offset), lineNo, start: offset, end: pos, terminated: false };
     }
   } finally {
     await handle.close();

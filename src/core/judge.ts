@@ -50,8 +50,8 @@ export function judgeJobs(pool: EndpointPool, rubrics: RubricSet, sampling: Samp
       ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
       ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
       ...(sampling.extra_body ?? {}),
-    });
-    return pool.holding(body, async (signal): Promise<JudgeFields | undefined> => {
+    }, text);
+    return async (signal): Promise<JudgeFields | undefined> => {
       const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       let lastRaw = '';
       let lastProblem = '';
@@ -100,7 +100,7 @@ export function judgeJobs(pool: EndpointPool, rubrics: RubricSet, sampling: Samp
         judge_usage: usage,
         judge_attempts: attempts,
       };
-    });
+    };
   };
 }
 

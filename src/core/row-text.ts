@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { parseRow, type BadRow } from './input.js';
+import type { BodyPart, FileRange } from './request-body.js';
 import { decodeLine } from './jsonl.js';
 import { skipValue, skipWs, type Slice } from './json-scan.js';
-import { bytePool } from './buffer-pool.js';
 import { hashToken } from './json-text.js';
 import { exactId } from './raw-json.js';
 import { fingerprintOf, keyOf, rowKey } from './row-key.js';
@@ -26,6 +26,12 @@ export interface RowText {
   field(name: string): Buffer | undefined;
   /** Entry `i` of the prompt or response list; undefined past its end. */
   item(list: 'prompt' | 'response', i: number): Buffer | undefined;
+  /**
+   * Where a piece of a token (a subarray of it) can be read when the request
+   * is sent: its range in the input file when the row was read from one, else
+   * bytes of its own (a token's view of the line does not outlive the line).
+   */
+  locate(piece: Buffer): BodyPart;
 }
 
 /** The fields read through RowText; in a row from the byte path they hold a placeholder, never the text. */
@@ -38,6 +44,15 @@ export const EMPTY_TOKEN = Buffer.from('""');
 
 export function decodeToken(token: Buffer | undefined): string {
   return token === undefined ? '' : (JSON.parse(token.toString('utf8')) as string);
+}
+
+let scratchBuffer = Buffer.alloc(0);
+
+/** A buffer for unescaping a token, reused (rows are read one at a time, synchronously) unless it is a rare large one. */
+function scratch(size: number): Buffer {
+  if (size > 1 << 20) return Buffer.allocUnsafe(size);
+  if (scratchBuffer.length < size) scratchBuffer = Buffer.allocUnsafeSlow(Math.max(size, 64 * 1024));
+  return scratchBuffer;
 }
 
 /** A token whose string is empty (`""`); any other token holds at least one character. */
@@ -153,6 +168,8 @@ export interface ReadRowOptions {
   terminated: boolean;
   /** Fields about to be appended: a row that has one already is taken through JSON.parse, and its text kept. */
   added: readonly string[];
+  /** The input file, and where the line starts in it. */
+  source?: { file: FileRange['file']; offset: number };
 }
 
 /**
@@ -161,10 +178,10 @@ export interface ReadRowOptions {
  * the next line is read.
  */
 export function readRow<S extends z.ZodType<DatasetRow>>(bytes: Buffer, schema: S, opts: ReadRowOptions): ReadRow<z.infer<S>> {
-  return (opts.terminated && fromBytes(bytes, schema, opts.added)) || fromText(bytes, schema, opts);
+  return (opts.terminated && fromBytes(bytes, schema, opts)) || fromText(bytes, schema, opts);
 }
 
-function fromBytes<S extends z.ZodType<DatasetRow>>(b: Buffer, schema: S, added: readonly string[]): ReadRow<z.infer<S>> | undefined {
+function fromBytes<S extends z.ZodType<DatasetRow>>(b: Buffer, schema: S, { added, source }: ReadRowOptions): ReadRow<z.infer<S>> | undefined {
   if (!isUtf8(b)) return undefined;
   const scanned = scanObject(b);
   if (!scanned || added.some((k) => scanned.values.has(k))) return undefined;
@@ -195,14 +212,15 @@ function fromBytes<S extends z.ZodType<DatasetRow>>(b: Buffer, schema: S, added:
       const slice = items.get(list)?.[i];
       return slice && token(slice);
     },
+    locate: (piece) => {
+      const at = piece.byteOffset - b.byteOffset;
+      if (!source || piece.buffer !== b.buffer || at < 0 || at + piece.length > b.length) return Buffer.from(piece);
+      return { file: source.file, start: source.offset + at, end: source.offset + at + piece.length };
+    },
   };
   const id = values.get('id');
   const idText = exactId(`{"id":${id ? b.toString('utf8', id[0], id[1]) : 'null'}}`, row.id);
-  const scratch = { buf: undefined as Buffer | undefined };
-  const fp = fingerprintOf([text.field('system_str'), currentAction(row, text), groundTruth(row, text)], (h, t) =>
-    hashToken(h, t, (size) => (scratch.buf = bytePool.take(size))),
-  );
-  if (scratch.buf) bytePool.give(scratch.buf);
+  const fp = fingerprintOf([text.field('system_str'), currentAction(row, text), groundTruth(row, text)], (h, t) => hashToken(h, t, scratch));
   return { ok: true, row, text, key: keyOf(row.task, idText, row.turn_idx, fp) };
 }
 
@@ -228,6 +246,8 @@ function fromText<S extends z.ZodType<DatasetRow>>(bytes: Buffer, schema: S, opt
     text: {
       field: (name) => encoded((row as Record<string, unknown>)[name]),
       item: (list, i) => encoded(row[list][i]),
+      // Tokens here are buffers of their own, made from the parsed row.
+      locate: (piece) => piece,
     },
     key: rowKey(text, row),
     ...(opts.added.some((k) => Object.hasOwn(parsed, k)) ? { line: { text, parsed } } : {}),

@@ -250,7 +250,13 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
       for await (const line of readLineBytes(file)) {
         if (stopping()) break;
         if (isBlank(line.bytes) || (plan.lines && !plan.lines.has(lineId(f, line.lineNo)))) continue;
-        const read = readRow(line.bytes, spec.schema, { file, lineNo: line.lineNo, terminated: line.terminated, added: spec.outputFields });
+        const read = readRow(line.bytes, spec.schema, {
+          file,
+          lineNo: line.lineNo,
+          terminated: line.terminated,
+          added: spec.outputFields,
+          source: { file: inputs[f]!, offset: line.start },
+        });
         if (!read.ok) {
           badRow(read.bad, domainOfBytes(line.bytes));
           continue;
