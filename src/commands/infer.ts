@@ -6,7 +6,7 @@ import { datasetFiles } from '../core/input.js';
 import { runStage } from '../core/stage.js';
 import { intOption, numberOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportEvent } from './run-ui.js';
-import { apiKeyFrom, dropUndefined, finish, keepYoungGenerationSmall, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
+import { apiKeyFrom, dropUndefined, finish, tuneGarbageCollection, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
 import { resolveData } from './data-source.js';
 
 export interface InferCliOptions extends StageCliOptions {
@@ -26,7 +26,7 @@ export async function run(opts: InferCliOptions): Promise<void> {
   const model = opts.modelName;
   const apiKey = apiKeyFrom(opts.modelApiKey, 'AWB_MODEL_API_KEY');
   const { concurrency, timeoutMs, maxRetries, onBadRow, graceSeconds, domains, shard, ...common } = parseStageOptions(opts);
-  keepYoungGenerationSmall();
+  tuneGarbageCollection();
   const sampling: Sampling = { ...common.sampling, top_p: numberOption('top-p', opts.topP, 0, 1) };
   const limit = intOption('limit', opts.limit, 1);
   if (opts.data !== undefined && opts.revision !== 'main') {

@@ -9,7 +9,7 @@ import { loadRubrics } from '../core/rubrics.js';
 import { runStage } from '../core/stage.js';
 import { intOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportEvent } from './run-ui.js';
-import { apiKeyFrom, dropUndefined, finish, keepYoungGenerationSmall, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
+import { apiKeyFrom, dropUndefined, finish, tuneGarbageCollection, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
 
 export interface JudgeCliOptions extends StageCliOptions {
   predictions: string;
@@ -26,7 +26,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
   const model = opts.judgeModel;
   const apiKey = apiKeyFrom(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
   const { concurrency, sampling, timeoutMs, maxRetries, onBadRow, graceSeconds, domains, shard } = parseStageOptions(opts);
-  keepYoungGenerationSmall();
+  tuneGarbageCollection();
   const parseAttempts = intOption('parse-attempts', opts.parseAttempts, 1, 20)!;
   const predictions = opts.predictions;
   try {

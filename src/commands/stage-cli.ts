@@ -84,12 +84,15 @@ export function dropUndefined<T extends object>(o: T): T {
 
 /**
  * A run keeps every request in flight alive for seconds, so V8 sees most
- * young objects survive and grows its young generation to the maximum
- * (32 MB of semi-spaces, on top of the old generation they are promoted to
- * anyway). Holding it at its starting size costs no time (the bench measured
- * less CPU) and keeps about 30 MB less resident. A process-wide setting,
- * hence made here and not in core.
+ * young objects survive: it grows the young generation to its maximum (32
+ * MB) and lets the old one fill with the promoted, soon dead, request state
+ * until a late first full collection. Holding the young generation at its
+ * starting size and growing the old one by 15 % over what was live keeps
+ * infer and judge some 50 MB smaller at 64 requests in flight, at no cost
+ * in time (the bench measured equal CPU). Process-wide settings, hence made
+ * here and not in core; V8 reads both as it goes.
  */
-export function keepYoungGenerationSmall(): void {
+export function tuneGarbageCollection(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
+  setFlagsFromString('--heap-growing-percent=15');
 }

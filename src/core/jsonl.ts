@@ -26,6 +26,15 @@ export interface LineBytes {
   terminated: boolean;
 }
 
+const READ_SIZE = 1 << 20;
+const LONG_KEPT = 4 * READ_SIZE;
+/**
+ * The buffers of readers that finished, for the next ones: a run reads its
+ * files one after another (the plan, then the rows), and fresh buffers for
+ * each would pile up until the garbage collector next looks.
+ */
+const spareBuffers: { buf: Buffer; long: Buffer }[] = [];
+
 /**
  * Reads a file line by line as bytes, splitting on `\n` only. JSONL from the
  * real data holds raw U+2028/U+2029 inside strings, which readline-style
@@ -43,8 +52,10 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   // One read buffer and one buffer for lines longer than what is left of a
   // read, both reused: a fresh buffer per read would leave hundreds of MB
   // for the garbage collector to find on a full-size file.
-  const buf = Buffer.allocUnsafe(opts.highWaterMark ?? 1 << 20);
-  let long = Buffer.allocUnsafe(0);
+  const size = opts.highWaterMark ?? READ_SIZE;
+  const kept = size === READ_SIZE ? spareBuffers.pop() : undefined;
+  const buf = kept?.buf ?? Buffer.allocUnsafe(size);
+  let long = kept?.long ?? Buffer.allocUnsafe(0);
   const read = async (into: Buffer, length: number, at: number): Promise<number> => {
     try {
       return (await handle.read(into, 0, length, at)).bytesRead;
@@ -56,7 +67,7 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   // is found: growing a copy read by read would leave a trail of ever larger
   // buffers behind every multi-MB line.
   const readWhole = async (start: number, length: number): Promise<Buffer> => {
-    if (long.length < length) long = Buffer.allocUnsafe(length);
+    if (long.length < length) long = Buffer.allocUnsafe(length + (length >> 2));
     if ((await read(long, length, start)) < length) throw new UserError(`${path}: the file got shorter while it was being read`);
     return long.subarray(0, length);
   };
@@ -77,7 +88,7 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
         const end = offset + bytes.length + 1;
         yield { bytes, lineNo, start: offset, end, terminated: true };
         // A multi-MB line's buffer is not kept for the rest of the file.
-        if (long.length > 4 * buf.length) long = Buffer.allocUnsafe(0);
+        if (long.length > LONG_KEPT) long = Buffer.allocUnsafe(0);
         offset = end;
         from = nl + 1;
       }
@@ -87,6 +98,7 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
       yield { bytes: await readWhole(offset, pos - offset), lineNo, start: offset, end: pos, terminated: false };
     }
   } finally {
+    if (size === READ_SIZE && spareBuffers.length < 2) spareBuffers.push({ buf, long: long.length > LONG_KEPT ? Buffer.allocUnsafe(0) : long });
     await handle.close();
   }
 }

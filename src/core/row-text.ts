@@ -42,6 +42,9 @@ export const NOT_DECODED = '\u0000(read through RowText)';
 
 export const EMPTY_TOKEN = Buffer.from('""');
 
+/** Texts shorter than this go into a request plan as bytes, longer ones as a range of the input file. */
+const KEEP_BELOW = 4096;
+
 export function decodeToken(token: Buffer | undefined): string {
   return token === undefined ? '' : (JSON.parse(token.toString('utf8')) as string);
 }
@@ -214,7 +217,8 @@ function fromBytes<S extends z.ZodType<DatasetRow>>(b: Buffer, schema: S, { adde
     },
     locate: (piece) => {
       const at = piece.byteOffset - b.byteOffset;
-      if (!source || piece.buffer !== b.buffer || at < 0 || at + piece.length > b.length) return Buffer.from(piece);
+      // Small pieces (most actions) are cheaper copied than read back one by one each time the request goes out.
+      if (!source || piece.length < KEEP_BELOW || piece.buffer !== b.buffer || at < 0 || at + piece.length > b.length) return Buffer.from(piece);
       return { file: source.file, start: source.offset + at, end: source.offset + at + piece.length };
     },
   };
