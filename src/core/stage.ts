@@ -108,8 +108,9 @@ interface RowRef {
  * pick up where an earlier run stopped, then read, check and send rows with
  * bounded concurrency, appending each result as one whole line the moment it
  * is ready, and record what produced the file. A row in flight is held only
- * as its request body and its place in the input (the output line is
- * rebuilt from the input's bytes), so memory grows with concurrency, not data.
+ * as the plan of its request (where its texts are in the input) and its place
+ * in the input (the output line is copied from the input's bytes), so memory
+ * grows with concurrency, not with the data or the size of its rows.
  */
 export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<S>): Promise<StageResult> {
   const out = resolve(spec.output);
@@ -230,7 +231,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   };
 
   const limit = pLimit(spec.concurrency);
-  const readAhead = Math.min(spec.concurrency, 16);
+  const readAhead = Math.min(spec.concurrency, 8);
   const inFlight = new Set<Promise<void>>();
   const seen = new Map<string, string>();
   const badRow = (bad: BadRow, domain: string | undefined) => {
@@ -271,8 +272,8 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
         }
         seen.set(key, where);
         if (existing.doneKeys.has(key)) continue;
-        // Requests are built a little ahead of free slots, so a slot is refilled the moment it frees
-        // instead of after parsing the next multi-MB row; beyond that, wait, since each costs memory.
+        // Requests are planned a little ahead of free slots, so a slot is refilled the moment it frees
+        // instead of after reading the next multi-MB row; beyond that, wait.
         while (limit.activeCount + limit.pendingCount >= spec.concurrency + readAhead) await Promise.race(inFlight);
         if (stopping()) break;
         const inputError = (row as Record<string, unknown>).error;
