@@ -1,8 +1,7 @@
-import type { Readable } from 'node:stream';
 import OpenAI, { APIError, APIConnectionError, APIUserAbortError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { Agent, request, type Dispatcher } from 'undici';
 import { chatBody } from './chat-body.js';
+import { nodeFetch, standIn } from './http-fetch.js';
 import { UserError } from './errors.js';
 import type { ChatMessage } from './messages.js';
 import type { BodyPlan } from './request-body.js';
@@ -89,14 +88,7 @@ export class EndpointPool {
 
   constructor(private readonly opts: PoolOptions) {
     this.setAsideAfter = opts.setAsideAfter ?? 3;
-    // undici's defaults cut a response after 300 s without headers; a 32K-token
-    // generation without streaming can take longer, so our own timeout rules.
-    const dispatcher = new Agent({
-      headersTimeout: opts.timeoutMs + 1000,
-      bodyTimeout: opts.timeoutMs + 1000,
-      connections: 1024,
-      keepAliveTimeout: 30_000,
-    });
+    const send = nodeFetch();
     this.endpoints = opts.urls.map((url) => {
       const ep: Endpoint = {
         url,
@@ -113,13 +105,13 @@ export class EndpointPool {
         apiKey: opts.apiKey,
         timeout: opts.timeoutMs,
         maxRetries: opts.maxRetries,
-        fetch: this.trackingFetch(ep, dispatcher),
+        fetch: this.trackingFetch(ep, send),
       });
       return ep;
     });
   }
 
-  private trackingFetch(ep: Endpoint, dispatcher: Agent): typeof globalThis.fetch {
+  private trackingFetch(ep: Endpoint, send: ReturnType<typeof nodeFetch>): typeof globalThis.fetch {
     const several = () => this.endpoints.length > 1;
     return (async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) => {
       if (several() && ep.setAsideUntil > Date.now()) {
@@ -131,7 +123,7 @@ export class EndpointPool {
       ep.stats.requests++;
       const started = performance.now();
       try {
-        const res = await requestFetch(input, init, dispatcher);
+        const res = await send(input, init);
         if (res.status >= 500 || res.status === 429) this.noteFailure(ep);
         else this.noteSuccess(ep);
         return res;
@@ -184,9 +176,7 @@ export class EndpointPool {
    * try on each other endpoint.
    */
   async chat(plan: BodyPlan, signal?: AbortSignal): Promise<ChatResult> {
-    // The client is handed a stand-in; the fetch below sends the plan it stands for.
-    const body = new Uint8Array(0);
-    plans.set(body, plan);
+    const body = standIn(plan);
     const tried = new Set<Endpoint>();
     for (;;) {
       const ep = this.pick(tried);
@@ -272,37 +262,6 @@ export class EndpointPool {
     return this.opts.urls.map(hostOf);
   }
 }
-
-/**
- * The fetch the openai client is given, over undici's request API: the body
- * goes out as it is (fetch copies a byte body, once per attempt) and no web
- * streams are built per request. At 64 requests in flight it measured half
- * the CPU and a fifth less memory than fetch. Replies (chat completions,
- * model lists) are small and read whole.
- */
-async function requestFetch(input: Parameters<typeof globalThis.fetch>[0], init: RequestInit | undefined, dispatcher: Agent): Promise<Response> {
-  const headers = Object.fromEntries(new Headers(init?.headers));
-  const plan = init?.body instanceof Uint8Array ? plans.get(init.body) : undefined;
-  if (plan) headers['content-length'] = String(plan.length);
-  const res = await request(input instanceof Request ? input.url : input, {
-    method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
-    headers,
-    // undici sends an async iterable piece by piece (its types name only streams).
-    body: plan ? (plan.chunks() as unknown as Readable) : ((init?.body ?? undefined) as Buffer | string | undefined),
-    signal: init?.signal ?? undefined,
-    dispatcher,
-  });
-  const bytes = Buffer.from(await res.body.arrayBuffer());
-  const replyHeaders: [string, string][] = [];
-  for (const [k, v] of Object.entries(res.headers)) {
-    for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) replyHeaders.push([k, one]);
-  }
-  const empty = res.statusCode === 204 || res.statusCode === 205 || res.statusCode === 304;
-  return new Response(empty ? null : bytes, { status: res.statusCode, headers: replyHeaders });
-}
-
-/** Request bodies by the stand-in the openai client passes to fetch. */
-const plans = new WeakMap<Uint8Array, BodyPlan>();
 
 /** A 200 whose body is not a chat completion. */
 export class MalformedReplyError extends Error {
