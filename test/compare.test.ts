@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../src/commands/compare.js';
-import { applyGate, compareRecords, type CompareResult } from '../src/core/compare.js';
+import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/compare.js';
 import { readJudged } from '../src/core/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
@@ -89,6 +89,9 @@ describe('compare', () => {
 
     const same = await runCompare(baselineFile, baselineFile, { failBelow: '0.5' });
     assert.equal(same.exitCode, undefined);
+    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { bootstrap: settings, failBelow: 0.5 });
+    assert.match(report.warnings.join('\n'), /are the same file: every difference is 0, so the gate cannot fail/);
+    assert.deepEqual((await compareFiles(baselineFile, noisy, { bootstrap: settings, failBelow: 0.5 })).warnings, []);
   });
 
   it('reports rows present on one side only, with examples', async () => {

@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { bootstrapGroups, percentileInterval, type BootstrapSettings, type Cluster, type Interval } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
 import { compareDomains, domainLabel } from './domains.js';
@@ -181,6 +182,10 @@ export async function compareFiles(
 ): Promise<CompareReport> {
   const [base, cand] = [await readJudged(baselineFile), await readJudged(candidateFile)];
   const warnings = [...base.warnings, ...cand.warnings];
+  // A CI job wired to the wrong path would otherwise pass its gate for ever.
+  if ((await realpath(baselineFile)) === (await realpath(candidateFile))) {
+    warnings.push(`${baselineFile} and ${candidateFile} are the same file: every difference is 0, so the gate cannot fail`);
+  }
   const result = compareRecords(base.records, cand.records, opts.bootstrap);
   const used = result.domains.reduce((n, d) => n + d.used, 0);
   if (used === 0) {
