@@ -62,8 +62,9 @@ export interface StageSpec<S extends z.ZodType<DatasetRow>> {
   tally: (row: Record<string, unknown>, t: DomainTally) => void;
   /**
    * Builds a row's request from its small fields and its long texts
-   * (synchronously: the texts point into a buffer reused for the next line). The job resolves to the fields to append, or
-   * undefined when cancelled; it throws only for errors that end the run.
+   * (synchronously: the texts point into a buffer reused for the next line).
+   * The job resolves to the fields to append, or undefined when cancelled;
+   * it throws only for errors that end the run.
    */
   prepare: (row: z.infer<S>, text: RowText) => Job;
   /** Stop taking new rows (first Ctrl-C). */
