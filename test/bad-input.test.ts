@@ -181,6 +181,33 @@ describe('bad data', { concurrency: 1 }, () => {
   });
 });
 
+describe('--on-bad-row stop', () => {
+  it('sends and saves every row before the bad one, even those still waiting for a slot, then resumes after the fix', async (t) => {
+    // Its own slow server: with one slot, the rows before the bad one are still queued when it is read.
+    const s = await startOpenAIServer({ reply: worldReply, latencyMs: 150 });
+    t.after(() => s.close());
+    const web = (await readFile(good.files.get('web')!, 'utf8')).split('\n').filter(Boolean);
+    assert.ok(web.length >= 3);
+    const dir = join(await temps.make(), 'data');
+    await mkdir(dir);
+    const badLines = [...web.slice(0, 2), '{"task": "web", "id": 1, "prompt": 7}', ...web.slice(2)];
+    await writeFile(join(dir, 'web_test.jsonl'), badLines.map((l) => `${l}\n`).join(''));
+    const out = join(dir, '..', 'pred.jsonl');
+    const args = inferArgs(dir, out, ['-c', '1']);
+    args[args.indexOf(world.url)] = s.url;
+    const r = await runAwb(args);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(errorLines(r.stderr).join('\n'), /web_test\.jsonl:3: .*rows before it are done and saved/);
+    assert.equal((await readFile(out, 'utf8')).split('\n').filter(Boolean).length, 2);
+
+    await writeFile(join(dir, 'web_test.jsonl'), web.map((l) => `${l}\n`).join(''));
+    const again = await runAwb(args);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal((await readFile(out, 'utf8')).split('\n').filter(Boolean).length, web.length);
+    assert.equal(s.stats.successes, web.length, 'a saved row was sent again');
+  });
+});
+
 describe('--on-bad-row skip', () => {
   it('skips the bad rows, reports them, and completes the rest', async () => {
     const lines = (await readFile(good.files.get('web')!, 'utf8')).split('\n').filter(Boolean);

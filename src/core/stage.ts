@@ -178,7 +178,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   setMaxListeners(0, cancel.signal);
   const onAbort = () => cancel.abort();
   spec.abort.addEventListener('abort', onAbort);
-  const stopping = () => spec.stop.aborted || fatal !== undefined;
+  // A bad row under --on-bad-row stop: read no more rows, but send and save every row before it.
+  let badStop: UserError | undefined;
+  let queued = 0;
+  const halted = () => spec.stop.aborted || fatal !== undefined;
+  const stopping = () => halted() || badStop !== undefined;
   const fail = (err: unknown) => {
     if (fatal === undefined) {
       fatal = err;
@@ -204,7 +208,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   };
 
   const handle = async (ref: RowRef, job: Job) => {
-    if (stopping()) return;
+    if (halted()) return;
     attempted++;
     // The openai client hooks an abort listener onto the signal it is given
     // and never unhooks it: a signal per row, unhooked when the row is done,
@@ -237,7 +241,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   const seen = new Map<string, string>();
   const badRow = (bad: BadRow, domain: string | undefined) => {
     if (spec.onBadRow === 'stop') {
-      fail(new UserError(`${bad.message}${attempted ? ' (rows before it are done and saved; fix it and run the same command to go on)' : ''}`));
+      badStop ??= new UserError(`${bad.message}${queued ? ' (rows before it are done and saved; fix it and run the same command to go on)' : ''}`);
       return;
     }
     badRows.push(bad);
@@ -293,6 +297,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
           fail(err);
           break;
         }
+        queued++;
         const p: Promise<void> = limit(() => handle(ref, job))
           .catch(fail)
           .finally(() => inFlight.delete(p));
@@ -314,6 +319,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     await writeManifest(spec.output, manifest);
   }
   if (fatal !== undefined) throw fatal;
+  if (badStop) throw badStop;
 
   return {
     perDomain,
