@@ -19,15 +19,20 @@ export function skipWs(b: Buffer, i: number): number {
   return i;
 }
 
+/** Whether the byte at `at` is escaped: preceded by an odd run of backslashes, counted back no further than `from`. */
+export function isEscaped(b: Buffer, at: number, from: number): boolean {
+  let slashes = 0;
+  for (let k = at - 1; k >= from && b[k] === BACKSLASH; k--) slashes++;
+  return slashes % 2 === 1;
+}
+
 /** End (exclusive) of the string starting at `i` (a quote), or -1. */
 function skipString(b: Buffer, i: number): number {
   let from = i + 1;
   for (;;) {
     const q = b.indexOf(QUOTE, from);
     if (q === -1) return -1;
-    let slashes = 0;
-    for (let k = q - 1; k > i && b[k] === BACKSLASH; k--) slashes++;
-    if (slashes % 2 === 0) return q + 1;
+    if (!isEscaped(b, q, i + 1)) return q + 1;
     from = q + 1;
   }
 }

@@ -1,4 +1,5 @@
 import type { Hash } from 'node:crypto';
+import { isEscaped } from './json-scan.js';
 
 /*
  * Operations on the text of a JSON string token done on its bytes, so that a
@@ -86,10 +87,8 @@ export function hashToken(hash: Hash, token: Buffer | undefined, scratch: (size:
 /** `\u00XX` for a printable ASCII character: text spelled in a way a byte search would miss. */
 function hasAsciiEscape(token: Buffer): boolean {
   for (let at = token.indexOf('\\u00'); at !== -1; at = token.indexOf('\\u00', at + 1)) {
-    // Skip an escaped backslash followed by "u00": count the backslashes before.
-    let slashes = 0;
-    for (let k = at - 1; k >= 0 && token[k] === BACKSLASH; k--) slashes++;
-    if (slashes % 2 === 1) continue;
+    // An escaped backslash followed by "u00" is text, not an escape.
+    if (isEscaped(token, at, 0)) continue;
     const hi = token[at + 4]!;
     if (hi >= 0x32 && hi <= 0x37) return true;
   }
@@ -137,8 +136,8 @@ function lastCharStart(t: Buffer, a: number, z: number): number {
     while (i > a && (t[i]! & 0xc0) === 0x80) i--;
     return i;
   }
-  if (i - 1 >= a && t[i - 1] === BACKSLASH && !escapedBackslashBefore(t, i - 1, a)) return i - 1;
-  if (i - 5 >= a && t[i - 5] === BACKSLASH && t[i - 4] === 0x75 && !escapedBackslashBefore(t, i - 5, a)) return i - 5;
+  if (i - 1 >= a && t[i - 1] === BACKSLASH && !isEscaped(t, i - 1, a)) return i - 1;
+  if (i - 5 >= a && t[i - 5] === BACKSLASH && t[i - 4] === 0x75 && !isEscaped(t, i - 5, a)) return i - 5;
   return i;
 }
 
@@ -153,13 +152,6 @@ export function trimmedInner(token: Buffer): Buffer {
     z = start;
   }
   return token.subarray(a, z);
-}
-
-/** Whether the backslash at `at` is itself the second half of an escaped backslash. */
-function escapedBackslashBefore(token: Buffer, at: number, from: number): boolean {
-  let slashes = 0;
-  for (let k = at - 1; k >= from && token[k] === BACKSLASH; k--) slashes++;
-  return slashes % 2 === 1;
 }
 
 /** The longest run of backticks in escaped text, or undefined when one may be spelled as an escape. */
