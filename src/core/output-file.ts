@@ -3,8 +3,11 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { once } from 'node:events';
 import { UserError } from './errors.js';
-import { fileError, readLines } from './jsonl.js';
-import { rowKey, type KeyedFields } from './row-key.js';
+import type { z } from 'zod';
+import { isBlank } from './input.js';
+import { fileError, readLineBytes } from './jsonl.js';
+import { readRow } from './row-text.js';
+import type { DatasetRow } from './schemas/dataset-row.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from './schemas/manifest.js';
 
 export interface ExistingOutput {
@@ -15,17 +18,21 @@ export interface ExistingOutput {
 }
 
 export interface ScanOptions {
-  /** Whether a parsed output row counts as finished (failed rows are redone). */
+  /** The rows' schema (the stage's input schema: output rows are input rows with fields added). */
+  schema: z.ZodType<DatasetRow>;
+  /** Whether an output row counts as finished (failed rows are redone). */
   isDone: (row: Record<string, unknown>) => boolean;
   /** Called for each kept row, to rebuild tallies without re-reading the file later. */
   onKept?: (row: Record<string, unknown>, key: string) => void;
 }
 
 /**
- * Reads an earlier (possibly interrupted) output so a run can resume. Lines
- * to redo are removed by writing the kept lines to a temporary file and
- * renaming it over the original: until the rename the original is intact, so
- * a crash here loses nothing either.
+ * Reads an earlier (possibly interrupted) output so a run can resume. Rows
+ * are read in their bytes like the input (a resumed full-size run does not
+ * decode hundreds of MB of histories), and a line that is not a good row is
+ * redone. Lines to redo are removed by writing the kept lines to a temporary
+ * file and renaming it over the original: until the rename the original is
+ * intact, so a crash here loses nothing either.
  */
 export async function scanExistingOutput(path: string, opts: ScanOptions): Promise<ExistingOutput> {
   const doneKeys = new Set<string>();
@@ -33,31 +40,28 @@ export async function scanExistingOutput(path: string, opts: ScanOptions): Promi
   if (!(await isNonEmptyFile(path))) return { doneKeys, dropped };
 
   const keepRanges: [number, number][] = [];
-  for await (const line of readLines(path)) {
-    if (!line.text.trim()) continue;
+  for await (const line of readLineBytes(path)) {
+    if (isBlank(line.bytes)) continue;
     if (!line.terminated) {
       dropped.cut++;
       continue;
     }
-    let row: Record<string, unknown>;
-    let key: string;
-    try {
-      row = JSON.parse(line.text) as Record<string, unknown>;
-      key = rowKey(line.text, row as unknown as KeyedFields);
-    } catch {
+    const read = readRow(line.bytes, opts.schema, { file: path, lineNo: line.lineNo, terminated: true, added: [] });
+    if (!read.ok) {
       dropped.invalid++;
       continue;
     }
+    const row = read.row as Record<string, unknown>;
     if (!opts.isDone(row)) {
       dropped.failed++;
       continue;
     }
-    if (doneKeys.has(key)) {
+    if (doneKeys.has(read.key)) {
       dropped.invalid++;
       continue;
     }
-    doneKeys.add(key);
-    opts.onKept?.(row, key);
+    doneKeys.add(read.key);
+    opts.onKept?.(row, read.key);
     const last = keepRanges[keepRanges.length - 1];
     if (last && last[1] === line.start) last[1] = line.end;
     else keepRanges.push([line.start, line.end]);

@@ -139,6 +139,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
   const previous = await checkResumable(spec.output, spec.stage, settings, dataset, spec.force);
 
   const existing = await scanExistingOutput(spec.output, {
+    schema: spec.schema,
     isDone: spec.isDone,
     onKept: (row) => {
       const t = tallyOf(domainOfTask(String(row.task)));
