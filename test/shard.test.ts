@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { collectKeys, datasetFiles, domainOfBytes, planLines } from '../src/core/input.js';
+import { datasetFiles, domainOfBytes, planLines } from '../src/core/input.js';
+import { collectKeys } from '../src/core/merge.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
 import { assignShards } from '../src/core/shard.js';
 import { displayKey } from '../src/core/row-key.js';

@@ -1,6 +1,5 @@
 import chalk from 'chalk';
 import { mergeShards } from '../core/merge.js';
-import { datasetFiles } from '../core/input.js';
 import { displayKey } from '../core/row-key.js';
 
 export interface MergeCliOptions {
@@ -10,8 +9,7 @@ export interface MergeCliOptions {
 }
 
 export async function run(out: string, shards: string[], opts: MergeCliOptions): Promise<void> {
-  const source = opts.data ? (await datasetFiles(opts.data)).map((f) => f.path) : undefined;
-  const report = await mergeShards({ out, shards, source, allowGaps: opts.allowGaps === true, force: opts.force === true });
+  const report = await mergeShards({ out, shards, source: opts.data ? [opts.data] : undefined, allowGaps: opts.allowGaps === true, force: opts.force === true });
   const gaps = report.missing.length + report.failed.length;
   process.stderr.write(`merge: wrote ${report.written} rows from ${shards.length} shards to ${out}\n`);
   if (gaps) {

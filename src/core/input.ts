@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { atLine, UserError } from './errors.js';
 import { domainOfTask } from './domains.js';
-import { decodeLine, readLineBytes } from './jsonl.js';
-import { rowKey } from './row-key.js';
+import { readLineBytes } from './jsonl.js';
 import { turnProblem, type DatasetRow } from './schemas/dataset-row.js';
 import { assignShards, type Shard } from './shard.js';
 
@@ -175,23 +174,4 @@ export async function planLines(files: string[], opts: SelectOptions): Promise<P
 export function isBlank(bytes: Buffer): boolean {
   for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
   return true;
-}
-
-/**
- * The keys of every good row of the inputs under the same --domains and
- * --limit selection as a run: what a set of shards must cover exactly once.
- */
-export async function collectKeys<S extends z.ZodType<DatasetRow>>(files: string[], schema: S, opts: Omit<SelectOptions, 'shard'>): Promise<Set<string>> {
-  // Without --domains or --limit every line counts, and the planning scan would be a second read for nothing.
-  const lines = opts.domains !== undefined || opts.limit !== undefined ? (await planLines(files, opts)).lines : undefined;
-  const keys = new Set<string>();
-  for (let f = 0; f < files.length; f++) {
-    for await (const line of readLineBytes(files[f]!)) {
-      if (isBlank(line.bytes) || (lines && !lines.has(lineId(f, line.lineNo)))) continue;
-      const text = decodeLine(line.bytes);
-      const r = parseRow(text, schema, files[f]!, line.lineNo, line.terminated);
-      if (r.ok) keys.add(rowKey(text, r.row));
-    }
-  }
-  return keys;
 }

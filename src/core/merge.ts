@@ -1,12 +1,15 @@
 import { rename, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UserError } from './errors.js';
-import { JsonlAppender, readLines } from './jsonl.js';
-import { collectKeys, datasetFiles } from './input.js';
+import { JsonlAppender, readLineBytes } from './jsonl.js';
+import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from './input.js';
 import { readManifest, settingsDifferences, writeManifest } from './output-file.js';
-import { displayKey, rowKey, splitKey, type KeyedFields } from './row-key.js';
+import { displayKey, splitKey } from './row-key.js';
+import { readRow } from './row-text.js';
 import type { Manifest } from './schemas/manifest.js';
-import { datasetRowSchema } from './schemas/dataset-row.js';
+import type { z } from 'zod';
+import { datasetRowSchema, type DatasetRow } from './schemas/dataset-row.js';
+import { predictionRowSchema } from './schemas/prediction-row.js';
 import { isInferDone } from './infer.js';
 import { isJudgeDone } from './judge.js';
 
@@ -81,46 +84,38 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const duplicated: string[] = [];
   const failed: string[] = [];
   const unexpected: string[] = [];
-  for (const file of opts.shards) {
-    for await (const line of readLines(file)) {
-      if (!line.text.trim()) continue;
-      if (!line.terminated) throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
-      let row: Record<string, unknown>;
-      try {
-        row = JSON.parse(line.text) as Record<string, unknown>;
-      } catch {
-        throw new UserError(`${file}:${line.lineNo}: not valid JSON: the shard is damaged; resume it first`);
-      }
-      const key = rowKey(line.text, row as unknown as KeyedFields);
-      const where = `${file}:${line.lineNo}`;
-      if (seen.has(key)) duplicated.push(`${displayKey(key)} (${seen.get(key)} and ${where})`);
-      else seen.set(key, where);
-      if (!expected.has(key)) unexpected.push(key);
-      if (!isDone(row)) failed.push(key);
-    }
-  }
-  const missing = [...expected].filter((k) => !seen.has(k));
-  if (duplicated.length) throw new UserError(`rows appear more than once: ${duplicated.slice(0, SHOW).join('; ')}${duplicated.length > SHOW ? ` … (${duplicated.length} in all)` : ''}`);
-  if (unexpected.length) throw new UserError(`rows not in ${source.join(', ')}: ${listKeys(unexpected)}; the shards were made from other data`);
-  if (!opts.allowGaps && (missing.length || failed.length)) {
-    const parts = [];
-    if (missing.length) parts.push(`${missing.length} rows missing: ${listKeys(missing)}`);
-    if (failed.length) parts.push(`${failed.length} rows failed: ${listKeys(failed)}`);
-    throw new UserError(`the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`);
-  }
-
+  const schema = first.stage === 'infer' ? datasetRowSchema : predictionRowSchema;
+  // One pass: each line is checked and copied, as it was, to a temporary file that only a clean check renames into place.
   const tmp = opts.out + '.awb-merging';
   // The appender adds to what is there, and an interrupted merge leaves its rows behind.
   await rm(tmp, { force: true });
   const out = await JsonlAppender.open(tmp);
   let written = 0;
+  let missing: string[];
   try {
     for (const file of opts.shards) {
-      for await (const line of readLines(file)) {
-        if (!line.text.trim()) continue;
-        await out.append(line.text);
+      for await (const line of readLineBytes(file)) {
+        if (isBlank(line.bytes)) continue;
+        if (!line.terminated) throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
+        const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true, added: [] });
+        if (!read.ok) throw new UserError(`${read.bad.message}: the shard is damaged; resume it first`);
+        const where = `${file}:${line.lineNo}`;
+        if (seen.has(read.key)) duplicated.push(`${displayKey(read.key)} (${seen.get(read.key)} and ${where})`);
+        else seen.set(read.key, where);
+        if (!expected.has(read.key)) unexpected.push(read.key);
+        if (!isDone(read.row as Record<string, unknown>)) failed.push(read.key);
+        await out.append([line.bytes]);
         written++;
       }
+    }
+    missing = [...expected].filter((k) => !seen.has(k));
+    if (duplicated.length) throw new UserError(`rows appear more than once: ${duplicated.slice(0, SHOW).join('; ')}${duplicated.length > SHOW ? ` … (${duplicated.length} in all)` : ''}`);
+    if (unexpected.length) throw new UserError(`rows not in ${source.join(', ')}: ${listKeys(unexpected)}; the shards were made from other data`);
+    if (!opts.allowGaps && (missing.length || failed.length)) {
+      const parts = [];
+      if (missing.length) parts.push(`${missing.length} rows missing: ${listKeys(missing)}`);
+      if (failed.length) parts.push(`${failed.length} rows failed: ${listKeys(failed)}`);
+      throw new UserError(`the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`);
     }
   } catch (err) {
     await out.close().catch(() => undefined);
@@ -223,4 +218,22 @@ function shardIndependent(settings: Manifest['settings']): Manifest['settings'] 
     ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
     ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
   };
+}
+
+/**
+ * The keys of every good row of the inputs under the same --domains and
+ * --limit selection as a run: what a set of shards must cover exactly once.
+ */
+export async function collectKeys<S extends z.ZodType<DatasetRow>>(files: string[], schema: S, opts: Omit<SelectOptions, 'shard'>): Promise<Set<string>> {
+  // Without --domains or --limit every line counts, and the planning scan would be a second read for nothing.
+  const lines = opts.domains !== undefined || opts.limit !== undefined ? (await planLines(files, opts)).lines : undefined;
+  const keys = new Set<string>();
+  for (let f = 0; f < files.length; f++) {
+    for await (const line of readLineBytes(files[f]!)) {
+      if (isBlank(line.bytes) || (lines && !lines.has(lineId(f, line.lineNo)))) continue;
+      const r = readRow(line.bytes, schema, { file: files[f]!, lineNo: line.lineNo, terminated: line.terminated, added: [] });
+      if (r.ok) keys.add(r.key);
+    }
+  }
+  return keys;
 }
