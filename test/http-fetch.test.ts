@@ -52,3 +52,20 @@ test('a server that answers and hangs up before the body is sent gives an error,
     server.close();
   }
 });
+
+test('a reply that outlasts the timeout while its body is arriving counts as a timeout, not a dropped connection', async () => {
+  const { url, server } = await serve((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id":"x",'); // the rest never comes
+    });
+  });
+  try {
+    const slow = new EndpointPool({ urls: [url], apiKey: 'k', model: 'm', timeoutMs: 300, maxRetries: 0, role: 'world model' });
+    await assert.rejects(slow.chat(new BodyPlan([Buffer.from('{}')])), (err: Error) => /timed out/i.test(err.message));
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});

@@ -82,6 +82,21 @@ test('judge writes the official judged.jsonl fields; totals are the mean of the 
   assert.match(String(first.request!.messages[0]!.content), /final_evaluation/);
 });
 
+
+test('judging a judged file again replaces every field of the earlier judgement, even when the new one fails', async (t) => {
+  // A judge that never answers in the rubric's format: every row fails, and nothing of the old grades may stay beside it.
+  const garbled = await startOpenAIServer({ models: ['judge'], reply: () => 'no grades here' });
+  t.after(() => garbled.close());
+  const r = await runAwb(['judge', '--predictions', join(dir, 'judged.jsonl'), '--judge-base-url', garbled.url, '--judge-model', 'judge', '-o', join(dir, 'rejudged.jsonl'), '--parse-attempts', '1']);
+  assert.equal(r.code, 1, r.stderr); // failed rows exit 1
+  const out = await rows(join(dir, 'rejudged.jsonl'));
+  assert.equal(out.length, 28);
+  for (const row of out) {
+    assert.equal(row.failed, 1);
+    for (const f of ['format', 'factuality', 'consistency', 'realism', 'quality', 'strengths', 'weaknesses', 'judge_latency_ms', 'judge_endpoint']) assert.ok(!(f in row), `${f} left from the earlier judgement`);
+    assert.equal(typeof row.gen, 'string');
+  }
+});
 test('score: macro is the mean of the domain scores, micro the mean over rows', async () => {
   const r = await runAwb(['score', join(dir, 'judged.jsonl'), '--format', 'json', '--no-ci']);
   assert.equal(r.code, 0, r.stderr);

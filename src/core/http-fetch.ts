@@ -39,7 +39,10 @@ export function nodeFetch(): (input: Parameters<typeof globalThis.fetch>[0], ini
     if (plan) pipeline(Readable.from(plan.chunks(), { objectMode: false }), req).catch((err: unknown) => req.destroy(err as Error));
     else req.end((init?.body ?? undefined) as Buffer | string | undefined);
     const res = await replied;
-    const bytes = await buffer(res);
+    // Cut off while reading the reply, the stream says only "aborted"; the client must see its own abort (a timeout) as such.
+    const bytes = await buffer(res).catch((err: unknown) => {
+      throw init?.signal?.aborted ? (init.signal.reason ?? err) : err;
+    });
     const replyHeaders: [string, string][] = [];
     for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) replyHeaders.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
     const status = res.statusCode ?? 0;

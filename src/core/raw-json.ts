@@ -14,12 +14,17 @@ function fieldsText(fields: Record<string, unknown>): string[] {
     .map((k) => `${JSON.stringify(k)}:${JSON.stringify(fields[k])}`);
 }
 
-/** For a line as text; `parsed` is the same line after JSON.parse, used to see which keys exist already. */
-export function appendFieldsParts(raw: string, parsed: Record<string, unknown>, fields: Record<string, unknown>): [string, string] {
+/**
+ * For a line as text; `parsed` is the same line after JSON.parse. Fields in
+ * `replaced` that the line already has (the output of an earlier run of the
+ * same stage) are taken out first, so no field of the old result survives
+ * next to the new one.
+ */
+export function appendFieldsParts(raw: string, parsed: Record<string, unknown>, fields: Record<string, unknown>, replaced: readonly string[]): [string, string] {
   const added = fieldsText(fields);
   let base = raw.trim();
-  const names = Object.keys(fields).filter((k) => fields[k] !== undefined);
-  if (names.some((k) => Object.hasOwn(parsed, k))) base = withoutKeys(base, names);
+  const present = replaced.filter((k) => Object.hasOwn(parsed, k));
+  if (present.length) base = withoutKeys(base, present);
   if (!added.length) return [base, ''];
   const body = base.slice(0, base.lastIndexOf('}')).trimEnd();
   return [body, `${body.endsWith('{') ? '' : ','}${added.join(',')}}`];

@@ -97,7 +97,10 @@ interface RowRef {
   domain: string;
   file: number;
   start: number;
-  end: number;
+  /** Where the row's content ends in the input (its closing brace and the space before it excluded). */
+  bodyEnd: number;
+  /** The row is `{}`: the fields added need no comma before them. */
+  empty: boolean;
   /** Set only in the rare case the input already has a field being added: the line is then rebuilt from its text. */
   raw?: { text: string; parsed: Record<string, unknown> };
   /** The input's own `error` (a prediction whose inference failed), which decides whether a judgement is final. */
@@ -191,22 +194,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     }
   };
 
-  /**
-   * Writes the input line as it was with the fields added: its bytes are
-   * copied from the input file (cheaper than holding every row in flight),
-   * after a look at its last bytes for where the object closes.
-   */
-  const writeLine = async (ref: RowRef, fields: Record<string, unknown>): Promise<void> => {
-    if (ref.raw) return appender.append(appendFieldsParts(ref.raw.text, ref.raw.parsed, fields));
-    const input = inputs[ref.file]!;
-    for (let window = Math.min(4096, ref.end - ref.start); ; window = Math.min(window * 16, ref.end - ref.start)) {
-      const tail = Buffer.allocUnsafe(window);
-      const { bytesRead } = await input.handle.read(tail, 0, window, ref.end - window);
-      const found = bytesRead === window ? objectEnd(tail) : undefined;
-      if (found) return appender.appendCopy(input, ref.start, ref.end - window + found.bodyEnd, fieldsTail(found.empty, fields));
-      if (window === ref.end - ref.start) throw new UserError(`${input.path}: line changed while awb was reading it; leave inputs alone during a run`);
-    }
-  };
+  /** Writes the input line as it was, copied from the input file (cheaper than holding every row in flight), with the fields added. */
+  const writeLine = (ref: RowRef, fields: Record<string, unknown>): Promise<void> =>
+    ref.raw
+      ? appender.append(appendFieldsParts(ref.raw.text, ref.raw.parsed, fields, spec.outputFields))
+      : appender.appendCopy(inputs[ref.file]!, ref.start, ref.bodyEnd, fieldsTail(ref.empty, fields));
 
   const handle = async (ref: RowRef, job: Job) => {
     if (halted()) return;
@@ -251,61 +243,75 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<
     spec.onEvent?.({ type: 'bad', bad });
   };
 
-  try {
-    for (let f = 0; f < spec.inputFiles.length && !stopping(); f++) {
-      const file = spec.inputFiles[f]!;
-      for await (const line of readLineBytes(file)) {
-        if (stopping()) break;
-        if (isBlank(line.bytes) || (plan.lines && !plan.lines.has(lineId(f, line.lineNo)))) continue;
-        const read = readRow(line.bytes, spec.schema, {
-          file,
-          lineNo: line.lineNo,
-          terminated: line.terminated,
-          added: spec.outputFields,
-          source: { file: inputs[f]!, offset: line.start },
-        });
-        if (!read.ok) {
-          badRow(read.bad, domainOfBytes(line.bytes));
-          continue;
-        }
-        const { row, text, key } = read;
-        const domain = domainOfTask(row.task);
-        const where = `${file}:${line.lineNo}`;
-        const first = seen.get(key);
-        if (first !== undefined) {
-          badRow({ file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` }, domain);
-          continue;
-        }
-        seen.set(key, where);
-        if (existing.doneKeys.has(key)) continue;
-        // Requests are planned a little ahead of free slots, so a slot is refilled the moment it frees
-        // instead of after reading the next multi-MB row; beyond that, wait.
-        while (limit.activeCount + limit.pendingCount >= spec.concurrency + readAhead) await Promise.race(inFlight);
-        if (stopping()) break;
-        const inputError = (row as Record<string, unknown>).error;
-        const ref: RowRef = {
-          domain,
-          file: f,
-          start: line.start,
-          end: line.terminated ? line.end - 1 : line.end,
-          ...(inputError !== undefined ? { inputError } : {}),
-          ...(read.line ? { raw: read.line } : {}),
-        };
-        let job: Job;
-        try {
-          job = spec.prepare(row, text);
-        } catch (err) {
-          fail(err);
-          break;
-        }
-        queued++;
-        const p: Promise<void> = limit(() => handle(ref, job))
-          .catch(fail)
-          .finally(() => inFlight.delete(p));
-        inFlight.add(p);
-        // Reading a multi-MB row can hog the loop; yield so finished requests are written promptly.
-        await new Promise<void>((r) => setImmediate(r));
+  /** Reads, checks and queues the rows, until the input ends or the run stops. */
+  const readAndSend = async (): Promise<void> => {
+  for (let f = 0; f < spec.inputFiles.length && !stopping(); f++) {
+    const file = spec.inputFiles[f]!;
+    for await (const line of readLineBytes(file)) {
+      if (stopping()) break;
+      if (isBlank(line.bytes) || (plan.lines && !plan.lines.has(lineId(f, line.lineNo)))) continue;
+      const read = readRow(line.bytes, spec.schema, {
+        file,
+        lineNo: line.lineNo,
+        terminated: line.terminated,
+        added: spec.outputFields,
+        source: { file: inputs[f]!, offset: line.start },
+      });
+      if (!read.ok) {
+        badRow(read.bad, domainOfBytes(line.bytes));
+        continue;
       }
+      const { row, text, key } = read;
+      const domain = domainOfTask(row.task);
+      const where = `${file}:${line.lineNo}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        badRow({ file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` }, domain);
+        continue;
+      }
+      seen.set(key, where);
+      if (existing.doneKeys.has(key)) continue;
+      // Requests are planned a little ahead of free slots, so a slot is refilled the moment it frees
+      // instead of after reading the next multi-MB row; beyond that, wait.
+      while (limit.activeCount + limit.pendingCount >= spec.concurrency + readAhead) await Promise.race(inFlight);
+      if (stopping()) break;
+      // The input's own `error` (a failed inference, for judge); when `error` is a field this stage writes, it is replaced.
+      const inputError = spec.outputFields.includes('error') ? undefined : (row as Record<string, unknown>).error;
+      const closing = objectEnd(line.bytes);
+      if (!closing) throw new Error(`${where}: a checked row has no closing brace`);
+      const ref: RowRef = {
+        domain,
+        file: f,
+        start: line.start,
+        bodyEnd: line.start + closing.bodyEnd,
+        empty: closing.empty,
+        ...(inputError !== undefined ? { inputError } : {}),
+        ...(read.line ? { raw: read.line } : {}),
+      };
+      let job: Job;
+      try {
+        job = spec.prepare(row, text);
+      } catch (err) {
+        fail(err);
+        break;
+      }
+      queued++;
+      const p: Promise<void> = limit(() => handle(ref, job))
+        .catch(fail)
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      // Reading a multi-MB row can hog the loop; yield so finished requests are written promptly.
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+  };
+
+  try {
+    try {
+      await readAndSend();
+    } catch (err) {
+      // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
+      fail(err);
     }
     if (spec.stop.aborted) spec.onEvent?.({ type: 'stopping' });
     await Promise.all(inFlight);
