@@ -5,8 +5,7 @@
  * bodies (test/support/openai-server.ts logs each one, which at 400 MB per
  * stage would make the server the thing being measured), only counters.
  *
- * Requests under /judge/v1 get a judge reply, others a world-model reply;
- * a judge request sent to /v1 is recognised by the judge prompt's heading.
+ * Requests under /judge/v1 get a judge reply, others a world-model reply.
  *
  * Run as a child process (`node --import tsx bench/endpoint.ts`): it prints
  * one JSON line `{"url": ...}` on stdout once listening, serves its
@@ -38,9 +37,6 @@ export const JUDGE_REPLY =
   '<final_evaluation>{"scores": {"format": 4, "factuality": 3, "consistency": 4, "realism": 5, "quality": 4}, "strengths": [], "weaknesses": []}</final_evaluation>';
 const WORLD_REPLY = '<think>The command lists the folder.</think>\n<predicted_observation>total 8\n-rw-r--r-- 1 root root 42 Jun 24 12:00 notes.txt</predicted_observation>';
 
-/** The heading messages.ts puts in every judge prompt; only a fallback to the /judge route. */
-const JUDGE_MARKER = Buffer.from('Simulated observation (world model)');
-
 export function startBenchEndpoint(opts: { latencyMs: number; port?: number; models?: string[] }): Promise<{ url: string; close: () => Promise<void> }> {
   const models = opts.models ?? ['bench'];
   let s = fresh();
@@ -65,7 +61,7 @@ export function startBenchEndpoint(opts: { latencyMs: number; port?: number; mod
     res.end(body);
   };
 
-  const chat = (req: IncomingMessage, res: ServerResponse, judgeRoute: boolean) => {
+  const chat = (req: IncomingMessage, res: ServerResponse, judge: boolean) => {
     s.requests++;
     if (!s.firstAt) s.firstAt = Date.now();
     moveInFlight(+1);
@@ -78,17 +74,8 @@ export function startBenchEndpoint(opts: { latencyMs: number; port?: number; mod
     };
     res.on('close', finish);
     let bytes = 0;
-    let judge = judgeRoute;
-    let tail: Buffer | undefined;
-    const edge = JUDGE_MARKER.length - 1;
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      if (judge) return;
-      // The marker may straddle two chunks: only the seam is copied, never a
-      // whole chunk, since this server shares the CPU with the client it measures.
-      if (tail && Buffer.concat([tail, chunk.subarray(0, edge)]).indexOf(JUDGE_MARKER) !== -1) judge = true;
-      else if (chunk.indexOf(JUDGE_MARKER) !== -1) judge = true;
-      tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - edge)));
     });
     req.on('error', finish);
     req.on('end', () => {

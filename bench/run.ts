@@ -17,8 +17,8 @@
  *                      every 100 ms into .bench/logs/<step>.mem.jsonl
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,6 +26,8 @@ import { fileURLToPath } from 'node:url';
 import type { EndpointStats } from './endpoint.js';
 import { ensureDataset, type DatasetInfo } from './generate.js';
 import { measure, type Measured } from './measure.js';
+import { countLines } from '../src/core/jsonl.js';
+import { readManifest } from '../src/core/output-file.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = join(root, '.bench');
@@ -124,21 +126,8 @@ function tail(path: string, lines = 8): string {
   }
 }
 
-async function countLines(path: string): Promise<number> {
-  let n = 0;
-  const { createReadStream } = await import('node:fs');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
-  }
-  return n;
-}
-
 async function manifestComplete(output: string): Promise<boolean> {
-  try {
-    return (JSON.parse(await readFile(`${output}.manifest.json`, 'utf8')) as { complete?: boolean }).complete === true;
-  } catch {
-    return false;
-  }
+  return (await readManifest(output).catch(() => undefined))?.complete === true;
 }
 
 interface StageFigures {
@@ -331,7 +320,7 @@ if (steps.has('score')) {
   } else {
     noteLoad('score');
     log('score: 3 runs of awb score and of the floor ...');
-    const judgedMB = (await import('node:fs')).statSync(judged).size / 1e6;
+    const judgedMB = statSync(judged).size / 1e6;
     const score = await bestOf(3, 'score', awbArgv(['score', judged]));
     const floor = await bestOf(3, 'floor', [process.execPath, join(root, 'bench', 'floor.mjs'), judged]);
     const ratio = score.best.wallS / floor.best.wallS;

@@ -1,4 +1,5 @@
 import { Command, Option, CommanderError } from 'commander';
+import { DATASET_REPO } from './core/domains.js';
 import { UserError } from './core/errors.js';
 import { VERSION } from './version.js';
 
@@ -36,7 +37,7 @@ function buildProgram(): Command {
     .option('--revision <rev>', 'branch, tag or commit of the dataset', 'main')
     .option('--dir <dir>', 'download into this folder instead of the Hugging Face cache')
     .option('--domains <list>', 'comma-separated domains to fetch (default: all seven)')
-    .option('--repo <id>', 'dataset repository', 'Qwen/AgentWorldBench')
+    .option('--repo <id>', 'dataset repository', DATASET_REPO)
     .action(async (opts) => (await import('./commands/download.js')).run(opts));
 
   const infer = program

@@ -1,9 +1,6 @@
 import { appendFile } from 'node:fs/promises';
-import { compareFiles } from '../core/compare.js';
+import { compareFiles, type CompareReport } from '../core/compare.js';
 import { fileError } from '../core/jsonl.js';
-import { renderCompareJson } from '../render/json.js';
-import { renderCompareMarkdown } from '../render/markdown.js';
-import { renderCompareTable, terminalColorLevel } from '../render/table.js';
 import { choiceOption, numberOption } from './options.js';
 import { bootstrapOptions, printWarnings } from './score.js';
 
@@ -26,15 +23,28 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
   const failBelow = numberOption('fail-below', opts.failBelow, 0, 100);
   const report = await compareFiles(baseline, candidate, { bootstrap: bootstrapOptions(opts), failBelow });
   printWarnings(report.warnings);
-  const out =
-    format === 'json' ? renderCompareJson(report) : format === 'markdown' ? renderCompareMarkdown(report) : renderCompareTable(report, terminalColorLevel());
+  const out = await render(format, report);
   process.stdout.write(out);
   if (opts.summary) {
     try {
-      await appendFile(opts.summary, renderCompareMarkdown(report) + '\n');
+      await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
     } catch (err) {
       throw fileError(opts.summary, err);
     }
   }
   if (report.gate?.failed) process.exitCode = 1;
+}
+
+/** Only the renderer wanted is loaded, as for score: the two judged files stream through first. */
+async function render(format: 'table' | 'markdown' | 'json', report: CompareReport): Promise<string> {
+  switch (format) {
+    case 'json':
+      return (await import('../render/json.js')).renderCompareJson(report);
+    case 'markdown':
+      return (await import('../render/markdown.js')).renderCompareMarkdown(report);
+    case 'table': {
+      const { renderCompareTable, terminalColorLevel } = await import('../render/table.js');
+      return renderCompareTable(report, terminalColorLevel());
+    }
+  }
 }

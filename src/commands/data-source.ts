@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { readDatasetOrigin } from '../core/dataset-origin.js';
+import { DATASET_REPO } from '../core/domains.js';
 import type { Manifest } from '../core/schemas/manifest.js';
 
-export const DATASET_REPO = 'Qwen/AgentWorldBench';
 
 export interface DataSource {
   dir: string;

@@ -1,10 +1,9 @@
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
 import { downloadDataset, type DownloadProgress } from '../core/download.js';
-import { domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../core/domains.js';
+import { DATASET_REPO, domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../core/domains.js';
 import { countLines } from '../core/jsonl.js';
 
-const OFFICIAL_REPO = 'Qwen/AgentWorldBench';
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;
 
@@ -27,7 +26,7 @@ export async function run(opts: { revision: string; dir?: string; domains?: stri
   }
 
   const rows = await Promise.all(result.files.map(async (f) => ({ ...f, rows: await countLines(f.path) })));
-  const official = result.repo === OFFICIAL_REPO;
+  const official = result.repo === DATASET_REPO;
   const out: string[] = [];
   out.push(`${result.repo} at ${result.revision} (commit ${result.commit})`);
   out.push(`folder: ${result.dir}`);

@@ -77,7 +77,7 @@ export interface RunScore {
  * The row's grades as they enter the means, or undefined when the row stays
  * out. Zeros inside a valid row mean "no score" and are skipped value by value.
  */
-export function countedScores(r: JudgedRecord, opts: ScoreOptions): { dims: readonly number[]; total: number } | undefined {
+function countedScores(r: JudgedRecord, opts: ScoreOptions): { dims: readonly number[]; total: number } | undefined {
   if (!r.failed) return r;
   return opts.failuresAsLowest ? LOWEST : undefined;
 }
@@ -286,7 +286,7 @@ export interface ScoreReport {
 /** Reads, aggregates and compares judged files: everything `awb score` prints. */
 export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
   const warnings: string[] = [];
-  const loaded: Array<Omit<RunReport, 'label'> & { model?: string }> = [];
+  const loaded: Array<Omit<RunReport, 'label'>> = [];
   for (const file of req.files) {
     const judged = await readJudged(file);
     warnings.push(...judged.warnings);
@@ -300,14 +300,13 @@ export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
     loaded.push({
       file,
       provenance,
-      model: provenance.model,
       score,
       intervals: req.bootstrap ? scoreIntervals(judged.records, req, req.bootstrap) : undefined,
       usage: usageOf(judged.records),
     });
   }
-  const labels = labelRuns(loaded);
-  const runs: RunReport[] = loaded.map(({ model: _model, ...r }, i) => ({ ...r, label: labels[i]! }));
+  const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model })));
+  const runs: RunReport[] = loaded.map((r, i) => ({ ...r, label: labels[i]! }));
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
   const published = req.withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);

@@ -55,7 +55,7 @@ export interface BootstrapSettings {
 export type Statistic = (sum: number, n: number) => number;
 
 /** Draws `clusters.length` clusters with replacement and returns the pooled sum and count. */
-export function resampleOnce(clusters: readonly Cluster[], rng: () => number): Cluster {
+function resampleOnce(clusters: readonly Cluster[], rng: () => number): Cluster {
   const k = clusters.length;
   let sum = 0;
   let n = 0;

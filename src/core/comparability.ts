@@ -49,7 +49,7 @@ function issueText(issue: { path: PropertyKey[]; message: string } | undefined):
 }
 
 /** Provenance from a judged manifest and the predictions manifest it carries as `upstream`. */
-export function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Provenance; warnings: string[] } {
+function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Provenance; warnings: string[] } {
   const warnings: string[] = [];
   let infer: Manifest | undefined;
   if (manifest.stage === 'infer') {

@@ -1,3 +1,6 @@
+/** The Hugging Face dataset the benchmark is published as. */
+export const DATASET_REPO = 'Qwen/AgentWorldBench';
+
 /** The seven AgentWorldBench domains, in the order the published leaderboard lists them. */
 export const DOMAINS = ['mcp', 'search', 'terminal', 'swe', 'android', 'web', 'os'] as const;
 export type Domain = (typeof DOMAINS)[number];

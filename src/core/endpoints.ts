@@ -44,7 +44,7 @@ export class FatalEndpointError extends UserError {
 }
 
 /** A URL safe to print and record: no credentials, no query string. */
-export function displayUrl(url: string): string {
+function displayUrl(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
@@ -53,7 +53,7 @@ export function displayUrl(url: string): string {
   }
 }
 
-export function hostOf(url: string): string {
+function hostOf(url: string): string {
   try {
     return new URL(url).host;
   } catch {
@@ -269,7 +269,7 @@ export class MalformedReplyError extends Error {
 }
 
 /** One line, without the request body or headers that error objects may carry. */
-export function briefMessage(err: unknown): string {
+function briefMessage(err: unknown): string {
   if (err instanceof APIError) {
     const msg = err.message.replace(/\s+/g, ' ').trim();
     return msg.length > 300 ? `${msg.slice(0, 300)}…` : msg;
@@ -284,7 +284,7 @@ export function isMalformedReply(err: unknown): boolean {
 }
 
 /** Removes a secret (and its longer fragments, which servers show masked) from text. */
-export function redact(text: string, secret: string | undefined): string {
+function redact(text: string, secret: string | undefined): string {
   if (!secret || secret === 'EMPTY' || secret.length < 6) return text;
   let out = text.split(secret).join('***');
   // Servers often echo a key with its middle masked: catch its first and last eight characters too.

@@ -15,6 +15,11 @@ export interface Sampling {
 
 export const inferInputSchema = datasetRowSchema;
 
+/** Sampling as request fields; unset ones are left out of the body. Extra body fields come last and win. */
+export function requestParams(s: Sampling): Record<string, unknown> {
+  return { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens, ...s.extra_body };
+}
+
 /** A prediction is finished when its request succeeded, even with empty content: that is the model's answer. */
 export function isInferDone(row: Record<string, unknown>): boolean {
   return typeof row.gen === 'string' && row.error === undefined;
@@ -57,12 +62,7 @@ const MALFORMED_RETRIES = 2;
  */
 export function inferJobs(pool: EndpointPool, sampling: Sampling, history: HistoryMode) {
   return (row: DatasetRow, text: RowText): Job => {
-    const body = pool.encode(worldModelMessages(row, text, history), {
-      ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
-      ...(sampling.top_p !== undefined ? { top_p: sampling.top_p } : {}),
-      ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
-      ...(sampling.extra_body ?? {}),
-    }, text);
+    const body = pool.encode(worldModelMessages(row, text, history), requestParams(sampling), text);
     return async (signal): Promise<PredictionFields | undefined> => {
       for (let attempt = 0; ; attempt++) {
         try {

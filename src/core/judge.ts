@@ -1,6 +1,6 @@
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from './endpoints.js';
 import { UserError } from './errors.js';
-import { addUsage, usageOf, type Sampling } from './infer.js';
+import { addUsage, requestParams, usageOf, type Sampling } from './infer.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from './messages.js';
 import { cleanGroundTruthToken, extractPrediction } from './prediction-text.js';
@@ -46,11 +46,7 @@ export function judgeJobs(pool: EndpointPool, rubrics: RubricSet, sampling: Samp
     if (rubric === undefined) throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
     const extracted = extractPrediction(decodeToken(text.field('gen')));
     const truth = cleanGroundTruthToken(groundTruth(row, text));
-    const body = pool.encode(judgeMessages(row, text, extracted, truth, rubric), {
-      ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
-      ...(sampling.max_tokens !== undefined ? { max_tokens: sampling.max_tokens } : {}),
-      ...(sampling.extra_body ?? {}),
-    }, text);
+    const body = pool.encode(judgeMessages(row, text, extracted, truth, rubric), requestParams(sampling), text);
     return async (signal): Promise<JudgeFields | undefined> => {
       const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       let lastRaw = '';

@@ -28,7 +28,7 @@ export function keyOf(task: string, id: string, turn: number, fingerprint: strin
   return `${domainOfTask(task)}:${id}:${turn}:${fingerprint}`;
 }
 
-export function fingerprint(row: KeyedFields): string {
+function fingerprint(row: KeyedFields): string {
   const t = row.turn_idx - 1;
   const parts = [row.system_str ?? '', row.current_prompt || (row.prompt?.[t] ?? ''), row.response?.[t] ?? ''];
   return fingerprintOf(parts, (h, s) => h.update(s));

@@ -40,7 +40,7 @@ const LISTS: ReadonlySet<string> = new Set(['prompt', 'response']);
 /** Stands for a non-empty long text in the validated row, so zod and emptiness checks see the truth. */
 export const NOT_DECODED = '\u0000(read through RowText)';
 
-export const EMPTY_TOKEN = Buffer.from('""');
+const EMPTY_TOKEN = Buffer.from('""');
 
 /** Texts shorter than this go into a request plan as bytes, longer ones as a range of the input file. */
 const KEEP_BELOW = 4096;

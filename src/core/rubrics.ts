@@ -85,7 +85,7 @@ export async function loadRubrics(dir: string | undefined, domains: string[]): P
  * request order do not matter. Line endings are normalised first because a
  * Windows checkout with autocrlf holds the same rubrics with CRLF.
  */
-export function hashRubrics(texts: Map<string, string>): string {
+function hashRubrics(texts: Map<string, string>): string {
   const pairs = [...texts]
     .map(([domain, text]) => [domain, text.replace(/\r\n/g, '\n')] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -16,7 +16,7 @@ import { TURN_BUCKETS, costOf, hasUsage, type MeanStat, type RunReport, type Sco
 export const MACRO = 'overall_macro';
 export const MICRO = 'overall_micro';
 
-export function columnTitle(column: string): string {
+function columnTitle(column: string): string {
   return column === MACRO ? 'Overall (macro)' : column === MICRO ? 'Overall (micro)' : domainLabel(column);
 }
 
@@ -95,11 +95,11 @@ function markBest(columns: string[], rows: LeaderRow[]): void {
 }
 
 /** The interval as "±half-width": percentile intervals are near-symmetric here, and tables stay narrow; JSON and CSV carry both bounds. */
-export function ciText(ci: Interval | undefined): string | undefined {
+function ciText(ci: Interval | undefined): string | undefined {
   return ci ? `±${formatFixed((ci.hi - ci.lo) / 2)}` : undefined;
 }
 
-export function intervalText(ci: Interval | undefined): string {
+function intervalText(ci: Interval | undefined): string {
   return ci ? `[${formatSigned(ci.lo)}, ${formatSigned(ci.hi)}]` : 'n/a';
 }
 
