@@ -154,5 +154,8 @@ describe('planLines --shard on the fixture data', () => {
     assert.equal(domainOfBytes(Buffer.from('{"id": 1, "task" : "agentworld/terminal", "prompt": []}')), 'terminal');
     assert.equal(domainOfBytes(Buffer.from('{"prompt": ["say \\"task\\": \\"x\\""], "task": "mcp"}')), 'mcp');
     assert.equal(domainOfBytes(Buffer.from('{"id": 1}')), undefined);
+    // A nested "task" key is not the row's: --domains must not pick or drop a row by it.
+    assert.equal(domainOfBytes(Buffer.from('{"meta": {"task": "web"}, "task": "os", "prompt": []}')), 'os');
+    assert.equal(domainOfBytes(Buffer.from('{"meta": {"task": "web"}, "id": 1}')), undefined);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { atLine, UserError } from './errors.js';
 import { domainOfTask } from './domains.js';
+import { firstTopLevelValue } from './json-scan.js';
 import { readLineBytes } from './jsonl.js';
 import { turnProblem, type DatasetRow } from './schemas/dataset-row.js';
 import { assignShards, type Shard } from './shard.js';
@@ -100,33 +101,20 @@ export function lineId(fileIndex: number, lineNo: number): string {
   return `${fileIndex}:${lineNo}`;
 }
 
-const TASK_KEY = Buffer.from('"task"');
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
 /**
- * The domain of a row read straight from its bytes: the value after the
- * first `"task"` key, without decoding or parsing the (possibly multi-MB)
- * rest. Inside JSON strings quotes are escaped, so an unescaped `"task"`
- * followed by a colon is a key. undefined when the line has none.
+ * The domain of a row read straight from its bytes: the top-level `task`
+ * value, found without decoding or parsing the (possibly multi-MB) rest. A
+ * `task` key inside a nested object does not count. undefined when the line
+ * has none that can be read this way.
  */
 export function domainOfBytes(bytes: Buffer): string | undefined {
-  for (let at = bytes.indexOf(TASK_KEY); at !== -1; at = bytes.indexOf(TASK_KEY, at + 1)) {
-    let i = at + TASK_KEY.length;
-    while (i < bytes.length && bytes[i]! <= 0x20) i++;
-    if (bytes[i] !== 0x3a) continue;
-    i++;
-    while (i < bytes.length && bytes[i]! <= 0x20) i++;
-    if (bytes[i] !== QUOTE) return undefined;
-    let j = i + 1;
-    while (j < bytes.length && bytes[j] !== QUOTE) j += bytes[j] === BACKSLASH ? 2 : 1;
-    try {
-      return domainOfTask(JSON.parse(bytes.toString('utf8', i, j + 1)) as string);
-    } catch {
-      return undefined;
-    }
+  const at = firstTopLevelValue(bytes, 'task');
+  if (!at || bytes[at[0]] !== 0x22) return undefined;
+  try {
+    return domainOfTask(JSON.parse(bytes.toString('utf8', at[0], at[1])) as string);
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /**

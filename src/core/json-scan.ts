@@ -67,13 +67,17 @@ export function skipValue(b: Buffer, i: number): number {
 
 export type Slice = [start: number, end: number];
 
-/** The byte ranges of the wanted top-level keys' values (the last one of a repeated key, as JSON.parse keeps). */
-export function topLevelValues(b: Buffer, wanted: ReadonlySet<string>): Map<string, Slice> | undefined {
-  const found = new Map<string, Slice>();
+/**
+ * Walks the top-level members of an object line in order, calling `visit`
+ * with each key and the byte range of its value until `visit` returns true.
+ * Returns 'stopped', 'end' (the whole line is the object), or undefined when
+ * the line is not an object this walk can read.
+ */
+function walkMembers(b: Buffer, visit: (key: string, value: Slice) => boolean): 'stopped' | 'end' | undefined {
   let i = skipWs(b, 0);
   if (b[i] !== 0x7b) return undefined;
   i = skipWs(b, i + 1);
-  if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? found : undefined;
+  if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? 'end' : undefined;
   for (;;) {
     if (b[i] !== QUOTE) return undefined;
     const keyEnd = skipString(b, i);
@@ -85,15 +89,38 @@ export function topLevelValues(b: Buffer, wanted: ReadonlySet<string>): Map<stri
     i = skipWs(b, i + 1);
     const end = skipValue(b, i);
     if (end < 0) return undefined;
-    if (wanted.has(key)) found.set(key, [i, end]);
+    if (visit(key, [i, end])) return 'stopped';
     i = skipWs(b, end);
     if (b[i] === 0x2c) {
       i = skipWs(b, i + 1);
       continue;
     }
-    if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? found : undefined;
+    if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? 'end' : undefined;
     return undefined;
   }
+}
+
+/** The byte ranges of the wanted top-level keys' values (the last one of a repeated key, as JSON.parse keeps). */
+export function topLevelValues(b: Buffer, wanted: ReadonlySet<string>): Map<string, Slice> | undefined {
+  const found = new Map<string, Slice>();
+  const walked = walkMembers(b, (key, value) => {
+    if (wanted.has(key)) found.set(key, value);
+    return false;
+  });
+  return walked ? found : undefined;
+}
+
+/**
+ * The byte range of the first top-level `key`'s value, reading only as far as
+ * that key (rows put `task` first, before megabytes of history).
+ */
+export function firstTopLevelValue(b: Buffer, key: string): Slice | undefined {
+  let found: Slice | undefined;
+  walkMembers(b, (k, value) => {
+    if (k === key) found = value;
+    return found !== undefined;
+  });
+  return found;
 }
 
 /** The byte range of element `index` of the array at `slice`, or undefined when it is not an array or too short. */
