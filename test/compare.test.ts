@@ -124,7 +124,7 @@ describe('compare', () => {
       onlyBaseline: { count: 0, examples: [] },
       onlyCandidate: { count: 0, examples: [] },
       domains: [],
-      overall: { baseline: undefined, candidate: undefined, delta: undefined, ci: { lo: -5, hi }, domains: 1 },
+      overall: { baseline: undefined, candidate: undefined, delta: undefined, ci: { lo: -5, hi }, domains: 1, paired: 0, used: 0, baselineFailed: 0, candidateFailed: 0 },
     });
     assert.equal(applyGate(result(-1), 1).failed, false, 'an upper bound at exactly -DELTA does not fail');
     assert.equal(applyGate(result(-1.01), 1).failed, true);

@@ -39,8 +39,8 @@ export interface CompareResult {
   onlyBaseline: Unpaired;
   onlyCandidate: Unpaired;
   domains: DomainDelta[];
-  /** Macro: the mean over domains with used rows, as the leaderboard's Overall. */
-  overall: Delta & { domains: number };
+  /** Macro: the mean over domains with used rows, as the leaderboard's Overall; row counts summed over domains. */
+  overall: Delta & Omit<DomainDelta, 'domain' | keyof Delta> & { domains: number };
 }
 
 const EXAMPLES = 5;
@@ -107,6 +107,7 @@ export function compareRecords(baseline: readonly JudgedRecord[], candidate: rea
     a.d.ci = percentileInterval(samples.groups.get(a.d.domain)!);
   }
   const mean = (pick: (d: DomainDelta) => Ratio | undefined): Ratio | undefined => meanOf(measured.map((a) => pick(a.d)!));
+  const sum = (pick: (d: DomainDelta) => number): number => domains.reduce((n, a) => n + pick(a.d), 0);
   return {
     onlyBaseline: unpaired(onlyBaseline),
     onlyCandidate: unpaired(onlyCandidate),
@@ -117,6 +118,10 @@ export function compareRecords(baseline: readonly JudgedRecord[], candidate: rea
       delta: mean((d) => d.delta),
       ci: measured.length ? percentileInterval(samples.mean) : undefined,
       domains: measured.length,
+      paired: sum((d) => d.paired),
+      used: sum((d) => d.used),
+      baselineFailed: sum((d) => d.baselineFailed),
+      candidateFailed: sum((d) => d.candidateFailed),
     },
   };
 }
@@ -187,9 +192,8 @@ export async function compareFiles(
     warnings.push(`${baselineFile} and ${candidateFile} are the same file: every difference is 0, so the gate cannot fail`);
   }
   const result = compareRecords(base.records, cand.records, opts.bootstrap);
-  const used = result.domains.reduce((n, d) => n + d.used, 0);
+  const { used, paired, baselineFailed: failedBase, candidateFailed: failedCand } = result.overall;
   if (used === 0) {
-    const paired = result.domains.reduce((n, d) => n + d.paired, 0);
     throw new UserError(
       paired === 0
         ? `${baselineFile} and ${candidateFile} have no rows in common (were they made from the same dataset?)`
@@ -213,8 +217,6 @@ export async function compareFiles(
   ] as const) {
     if (u.count) notes.push(`${u.count} row(s) only in ${side}, left out of the deltas (e.g. ${u.examples.join('; ')})`);
   }
-  const failedBase = result.domains.reduce((n, d) => n + d.baselineFailed, 0);
-  const failedCand = result.domains.reduce((n, d) => n + d.candidateFailed, 0);
   if (failedBase || failedCand) {
     notes.push(`failed rows among the paired ones: ${failedBase} in ${lb}, ${failedCand} in ${lc}; deltas use only rows valid on both sides`);
   }

@@ -329,9 +329,9 @@ export function compareView(report: CompareReport): View {
       {
         cells: [
           { text: 'Overall (macro)' },
-          { text: String(result.domains.reduce((n, d) => n + d.paired, 0)) },
-          { text: String(result.domains.reduce((n, d) => n + d.used, 0)) },
-          { text: `${result.domains.reduce((n, d) => n + d.baselineFailed, 0)}/${result.domains.reduce((n, d) => n + d.candidateFailed, 0)}` },
+          { text: String(result.overall.paired) },
+          { text: String(result.overall.used) },
+          { text: `${result.overall.baselineFailed}/${result.overall.candidateFailed}` },
           ...deltaCells(result.overall),
         ],
       },
