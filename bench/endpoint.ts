@@ -35,9 +35,14 @@ export interface EndpointStats {
 
 export const JUDGE_REPLY =
   '<final_evaluation>{"scores": {"format": 4, "factuality": 3, "consistency": 4, "realism": 5, "quality": 4}, "strengths": [], "weaknesses": []}</final_evaluation>';
-const WORLD_REPLY = '<think>The command lists the folder.</think>\n<predicted_observation>total 8\n-rw-r--r-- 1 root root 42 Jun 24 12:00 notes.txt</predicted_observation>';
+const WORLD_REPLY =
+  '<think>The command lists the folder.</think>\n<predicted_observation>total 8\n-rw-r--r-- 1 root root 42 Jun 24 12:00 notes.txt</predicted_observation>';
 
-export function startBenchEndpoint(opts: { latencyMs: number; port?: number; models?: string[] }): Promise<{ url: string; close: () => Promise<void> }> {
+export function startBenchEndpoint(opts: {
+  latencyMs: number;
+  port?: number;
+  models?: string[];
+}): Promise<{ url: string; close: () => Promise<void> }> {
   const models = opts.models ?? ['bench'];
   let s = fresh();
   let area = 0; // integral of inFlight over time, ms
@@ -45,7 +50,19 @@ export function startBenchEndpoint(opts: { latencyMs: number; port?: number; mod
   let cpuSince = process.cpuUsage();
 
   function fresh(): EndpointStats {
-    return { requests: 0, judgeReplies: 0, worldModelReplies: 0, modelListRequests: 0, inFlight: 0, maxInFlight: 0, bytesIn: 0, firstAt: 0, lastAt: 0, meanInFlight: 0, cpuS: 0 };
+    return {
+      requests: 0,
+      judgeReplies: 0,
+      worldModelReplies: 0,
+      modelListRequests: 0,
+      inFlight: 0,
+      maxInFlight: 0,
+      bytesIn: 0,
+      firstAt: 0,
+      lastAt: 0,
+      meanInFlight: 0,
+      cpuS: 0,
+    };
   }
   const moveInFlight = (delta: number) => {
     const now = Date.now();

@@ -12,7 +12,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mulberry32 } from '../src/core/bootstrap.js';
+import { mulberry32 } from '../src/core/score/bootstrap.js';
 
 /** Bumped whenever the generated content changes, so a stale cache is rebuilt. */
 const GENERATOR_VERSION = 4;
@@ -95,7 +95,28 @@ class Rng {
 
 /** Pronounceable filler words; content does not matter, its byte mix does. */
 function words(rng: Rng, n: number): string[] {
-  const syl = ['ka', 'lo', 'mi', 'ter', 'an', 'pro', 'vel', 'dis', 'ex', 'sto', 'ri', 'na', 'qu', 'op', 'el', 'tra', 'con', 'fig', 'bu', 'ser'];
+  const syl = [
+    'ka',
+    'lo',
+    'mi',
+    'ter',
+    'an',
+    'pro',
+    'vel',
+    'dis',
+    'ex',
+    'sto',
+    'ri',
+    'na',
+    'qu',
+    'op',
+    'el',
+    'tra',
+    'con',
+    'fig',
+    'bu',
+    'ser',
+  ];
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     let w = '';
@@ -242,7 +263,9 @@ export async function ensureDataset(root: string, scale: number, log: (s: string
   log(`generating the synthetic dataset (scale ${scale}) in ${dir} ...`);
   const started = Date.now();
   const info = await generate(dir, scale);
-  log(`  ${info.rows} rows, ${(info.bytes / 1e6).toFixed(0)} MB, largest row ${(info.largestRowBytes / 1e6).toFixed(1)} MB, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `  ${info.rows} rows, ${(info.bytes / 1e6).toFixed(0)} MB, largest row ${(info.largestRowBytes / 1e6).toFixed(1)} MB, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return info;
 }
 
@@ -257,7 +280,15 @@ async function generate(dir: string, scale: number): Promise<DatasetInfo> {
   const plans = new Map<Domain, TrajectoryPlan[]>();
   for (const d of domains) {
     const rows = Math.max(1, Math.round(BENCH_ROW_COUNTS[d] * scale));
-    plans.set(d, planDomain(d, rows, rng, GIANTS.filter((g) => g.domain === d)));
+    plans.set(
+      d,
+      planDomain(
+        d,
+        rows,
+        rng,
+        GIANTS.filter((g) => g.domain === d),
+      ),
+    );
   }
 
   // One factor on ordinary observation sizes brings the total to the target;
@@ -290,7 +321,17 @@ async function generate(dir: string, scale: number): Promise<DatasetInfo> {
   const tmp = `${dir}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });
-  const info: DatasetInfo = { version: GENERATOR_VERSION, scale, seed: SEED, dir, rows: 0, bytes: 0, largestRowBytes: 0, rowsOver3MB: 0, perDomain: {} };
+  const info: DatasetInfo = {
+    version: GENERATOR_VERSION,
+    scale,
+    seed: SEED,
+    dir,
+    rows: 0,
+    bytes: 0,
+    largestRowBytes: 0,
+    rowsOver3MB: 0,
+    perDomain: {},
+  };
   let nextId = 100_000;
   for (const d of domains) {
     const p = PROFILES[d];

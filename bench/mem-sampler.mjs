@@ -16,7 +16,17 @@ if (out) {
   const sample = () => {
     const m = process.memoryUsage();
     const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, mb(s.space_used_size)]));
-    samples.push({ t: Math.round(performance.now() - t0), rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers), lo: spaces.large_object_space, newLo: spaces.new_large_object_space, old: spaces.old_space });
+    samples.push({
+      t: Math.round(performance.now() - t0),
+      rss: mb(m.rss),
+      heapUsed: mb(m.heapUsed),
+      heapTotal: mb(m.heapTotal),
+      external: mb(m.external),
+      arrayBuffers: mb(m.arrayBuffers),
+      lo: spaces.large_object_space,
+      newLo: spaces.new_large_object_space,
+      old: spaces.old_space,
+    });
   };
   setInterval(sample, 100).unref();
   process.on('exit', () => {

@@ -26,8 +26,8 @@ import { fileURLToPath } from 'node:url';
 import type { EndpointStats } from './endpoint.js';
 import { ensureDataset, type DatasetInfo } from './generate.js';
 import { measure, type Measured } from './measure.js';
-import { countLines } from '../src/core/jsonl.js';
-import { readManifest } from '../src/core/output-file.js';
+import { countLines } from '../src/core/rows/jsonl.js';
+import { readManifest } from '../src/core/runner/output-file.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = join(root, '.bench');
@@ -61,7 +61,13 @@ const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
 /** Children get no keys from the developer's shell and no colours. */
 function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', AWB_MODEL_API_KEY: 'bench', AWB_JUDGE_API_KEY: 'bench' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+    AWB_MODEL_API_KEY: 'bench',
+    AWB_JUDGE_API_KEY: 'bench',
+  };
   for (const k of ['OPENAI_API_KEY', 'HF_TOKEN', 'HF_ENDPOINT', 'NODE_OPTIONS']) delete env[k];
   return env;
 }
@@ -137,7 +143,13 @@ interface StageFigures {
 }
 
 /** One stage (infer or judge) from a fresh output, checked for completeness. */
-async function runStageBench(ep: Endpoint, label: 'infer' | 'judge', args: string[], output: string, expectRows: number): Promise<StageFigures | 'reused'> {
+async function runStageBench(
+  ep: Endpoint,
+  label: 'infer' | 'judge',
+  args: string[],
+  output: string,
+  expectRows: number,
+): Promise<StageFigures | 'reused'> {
   if (reuse && (await manifestComplete(output))) {
     log(`${label}: reusing ${output}`);
     return 'reused';
@@ -150,9 +162,13 @@ async function runStageBench(ep: Endpoint, label: 'infer' | 'judge', args: strin
   const m = await run(label, awbArgv(args));
   const server = await ep.stats();
   const rows = existsSync(output) ? await countLines(output) : 0;
-  log(`${label}: load ${loadavg()[0]!.toFixed(1)}, ${m.wallS.toFixed(1)} s wall, ${(m.userS + m.sysS).toFixed(1)} s CPU, ${m.peakRssMB.toFixed(0)} MB peak RSS, exit ${m.code}, ${rows} rows written, max ${server.maxInFlight} in flight`);
+  log(
+    `${label}: load ${loadavg()[0]!.toFixed(1)}, ${m.wallS.toFixed(1)} s wall, ${(m.userS + m.sysS).toFixed(1)} s CPU, ${m.peakRssMB.toFixed(0)} MB peak RSS, exit ${m.code}, ${rows} rows written, max ${server.maxInFlight} in flight`,
+  );
   if (m.code !== 0 || rows !== expectRows) {
-    throw new Error(`${label} did not finish cleanly (exit ${m.code ?? m.signal}, ${rows}/${expectRows} rows); its stderr ends:\n${tail(join(logDir, `${label}.stderr`))}`);
+    throw new Error(
+      `${label} did not finish cleanly (exit ${m.code ?? m.signal}, ${rows}/${expectRows} rows); its stderr ends:\n${tail(join(logDir, `${label}.stderr`))}`,
+    );
   }
   return { m, server, rows };
 }
@@ -161,7 +177,8 @@ async function bestOf(n: number, label: string, argv: string[]): Promise<{ best:
   const runs: Measured[] = [];
   for (let i = 0; i < n; i++) {
     const m = await run(`${label}-${i + 1}`, argv);
-    if (m.code !== 0) throw new Error(`${label} failed (exit ${m.code ?? m.signal}); its stderr ends:\n${tail(join(logDir, `${label}-${i + 1}.stderr`))}`);
+    if (m.code !== 0)
+      throw new Error(`${label} failed (exit ${m.code ?? m.signal}); its stderr ends:\n${tail(join(logDir, `${label}-${i + 1}.stderr`))}`);
     runs.push(m);
   }
   const best = runs.reduce((a, b) => (b.wallS < a.wallS ? b : a));
@@ -213,7 +230,8 @@ const verdict = (ok: boolean): Row['result'] => (ok ? 'PASS' : 'MISS');
 
 function stageRows(label: string, f: StageFigures | 'reused' | undefined, n: number): Row[] {
   if (f === undefined) return [{ figure: `${label}`, value: 'not run (BENCH_STEPS)', target: '', result: '—' }];
-  if (f === 'reused') return [{ figure: `${label}`, value: 'reused an earlier output (BENCH_REUSE=1), not measured', target: '', result: '—' }];
+  if (f === 'reused')
+    return [{ figure: `${label}`, value: 'reused an earlier output (BENCH_REUSE=1), not measured', target: '', result: '—' }];
   const ideal = (n * latencyMs) / concurrency / 1000;
   const rounds = (Math.ceil(n / concurrency) * latencyMs) / 1000;
   const ratio = f.m.wallS / ideal;
@@ -224,8 +242,18 @@ function stageRows(label: string, f: StageFigures | 'reused' | undefined, n: num
       target: `≤ ${WALL_TARGET.toFixed(2)} × ideal (${sec(ideal * WALL_TARGET)})`,
       result: verdict(ratio <= WALL_TARGET),
     },
-    { figure: `${label} CPU (user + sys)`, value: `${sec(f.m.userS + f.m.sysS)} (${sec(f.m.userS)} + ${sec(f.m.sysS)})`, target: 'figure only', result: '—' },
-    { figure: `${label} peak RSS`, value: mb(f.m.peakRssMB), target: `≤ ${RSS_TARGET_MB} MB`, result: verdict(f.m.peakRssMB <= RSS_TARGET_MB) },
+    {
+      figure: `${label} CPU (user + sys)`,
+      value: `${sec(f.m.userS + f.m.sysS)} (${sec(f.m.userS)} + ${sec(f.m.sysS)})`,
+      target: 'figure only',
+      result: '—',
+    },
+    {
+      figure: `${label} peak RSS`,
+      value: mb(f.m.peakRssMB),
+      target: `≤ ${RSS_TARGET_MB} MB`,
+      result: verdict(f.m.peakRssMB <= RSS_TARGET_MB),
+    },
     {
       figure: `${label} requests in flight (server)`,
       value:
@@ -290,7 +318,20 @@ if (steps.has('infer') || steps.has('judge')) {
       inferFigures = await runStageBench(
         ep,
         'infer',
-        ['infer', '--data', data.dir, '--model-base-url', ep.url, '--model-name', 'bench', '--concurrency', String(concurrency), '--no-progress', '-o', predictions],
+        [
+          'infer',
+          '--data',
+          data.dir,
+          '--model-base-url',
+          ep.url,
+          '--model-name',
+          'bench',
+          '--concurrency',
+          String(concurrency),
+          '--no-progress',
+          '-o',
+          predictions,
+        ],
         predictions,
         n,
       );
@@ -300,7 +341,20 @@ if (steps.has('infer') || steps.has('judge')) {
       judgeFigures = await runStageBench(
         ep,
         'judge',
-        ['judge', '--predictions', predictions, '--judge-base-url', ep.judgeUrl, '--judge-model', 'bench', '--concurrency', String(concurrency), '--no-progress', '-o', judged],
+        [
+          'judge',
+          '--predictions',
+          predictions,
+          '--judge-base-url',
+          ep.judgeUrl,
+          '--judge-model',
+          'bench',
+          '--concurrency',
+          String(concurrency),
+          '--no-progress',
+          '-o',
+          judged,
+        ],
         judged,
         n,
       );
@@ -331,8 +385,18 @@ if (steps.has('score')) {
         target: `≤ ${SCORE_TARGET} × floor (${sec(floor.best.wallS * SCORE_TARGET)})`,
         result: verdict(ratio <= SCORE_TARGET),
       },
-      { figure: 'score CPU (user + sys), best run', value: `${sec(score.best.userS + score.best.sysS)} (floor ${sec(floor.best.userS + floor.best.sysS)})`, target: 'figure only', result: '—' },
-      { figure: 'score peak RSS (max of 3)', value: `${mb(score.maxRssMB)} (floor ${mb(floor.maxRssMB)})`, target: `≤ ${RSS_TARGET_MB} MB`, result: verdict(score.maxRssMB <= RSS_TARGET_MB) },
+      {
+        figure: 'score CPU (user + sys), best run',
+        value: `${sec(score.best.userS + score.best.sysS)} (floor ${sec(floor.best.userS + floor.best.sysS)})`,
+        target: 'figure only',
+        result: '—',
+      },
+      {
+        figure: 'score peak RSS (max of 3)',
+        value: `${mb(score.maxRssMB)} (floor ${mb(floor.maxRssMB)})`,
+        target: `≤ ${RSS_TARGET_MB} MB`,
+        result: verdict(score.maxRssMB <= RSS_TARGET_MB),
+      },
     );
     how = score.best.how;
   }
@@ -353,5 +417,8 @@ noteLoad('end');
 const table = render(rows, data, how);
 process.stdout.write(`\n${table}`);
 await writeFile(join(benchDir, 'results.md'), table);
-await writeFile(join(benchDir, 'results.json'), `${JSON.stringify({ at: new Date().toISOString(), latencyMs, concurrency, scale, data, loads, inferFigures, judgeFigures, rows }, null, 2)}\n`);
+await writeFile(
+  join(benchDir, 'results.json'),
+  `${JSON.stringify({ at: new Date().toISOString(), latencyMs, concurrency, scale, data, loads, inferFigures, judgeFigures, rows }, null, 2)}\n`,
+);
 log(`written to ${join(benchDir, 'results.md')}; logs in ${logDir}`);

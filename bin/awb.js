@@ -2,6 +2,11 @@
 import { main } from '../dist/cli.js';
 
 main(process.argv).then(
-  (code) => { process.exitCode = code; },
-  (err) => { console.error(err); process.exitCode = 1; },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(err);
+    process.exitCode = 1;
+  },
 );

@@ -16,7 +16,11 @@ function withRunOptions(cmd: Command): Command {
   return cmd
     .option('--timeout <s>', 'per-request timeout in seconds (long generations need long timeouts)', '1800')
     .option('--max-retries <n>', 'retries per request for 429, 5xx, resets and timeouts, with backoff', '6')
-    .option('--on-bad-row <mode>', 'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it', 'stop')
+    .option(
+      '--on-bad-row <mode>',
+      'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it',
+      'stop',
+    )
     .option('--grace <s>', 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish', '60')
     .option('--force', 'resume even if the settings differ from the ones the output was made with')
     .option('--no-preflight', 'skip the check that the endpoint answers and serves the model')
@@ -43,7 +47,11 @@ function buildProgram(): Command {
   const infer = program
     .command('infer')
     .description('Run a world model on every row and write predictions JSONL (resumable)')
-    .requiredOption('--model-base-url <url>', 'OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (repeat for several replicas)', collect)
+    .requiredOption(
+      '--model-base-url <url>',
+      'OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (repeat for several replicas)',
+      collect,
+    )
     .requiredOption('--model-name <name>', 'model name as the endpoint knows it')
     .option('--model-api-key <key>', 'API key (default: $AWB_MODEL_API_KEY, else $OPENAI_API_KEY, else "EMPTY")')
     .option('--data <dir>', 'local copy of the dataset in the official layout ({domain}_test.jsonl); default: download it')
@@ -57,7 +65,7 @@ function buildProgram(): Command {
     .option('--top-p <p>', 'nucleus sampling (default: server default)')
     .option('--max-tokens <n>', 'generation limit (official default)', '32768')
     .option('--extra-body <json>', 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'')
-    .option('--no-history', 'send only the system prompt and the current action (the protocol before the official history fix)')
+    .option('--no-history', 'send only the system prompt and the current action (the protocol before the official history fix)');
   withRunOptions(infer).action(async (opts) => (await import('./commands/infer.js')).run(opts));
 
   const judge = program
@@ -81,7 +89,7 @@ function buildProgram(): Command {
   program
     .command('score')
     .description('Aggregate judged files into per-domain 0-100 scores; several files make a leaderboard, a row per run')
-    .argument('<judged...>', 'judged JSONL files (ours or the official script\'s)')
+    .argument('<judged...>', "judged JSONL files (ours or the official script's)")
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table'))
     .option('--by <what>', '"turn": break each domain down by turn_idx buckets')
     .option('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure')
@@ -98,7 +106,10 @@ function buildProgram(): Command {
     .description('Paired comparison of two judged runs with bootstrap intervals; a CI regression gate')
     .argument('<baseline>', 'judged JSONL of the baseline')
     .argument('<candidate>', 'judged JSONL of the candidate')
-    .option('--fail-below <delta>', 'exit 1 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain)')
+    .option(
+      '--fail-below <delta>',
+      'exit 1 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain)',
+    )
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
     .option('--bootstrap <n>', 'paired bootstrap resamples', '2000')
     .option('--seed <n>', 'bootstrap seed', '20260624')

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { aggregate, scoreFiles, turnBucket, TURN_BUCKETS } from '../src/core/aggregate.js';
+import { aggregate, scoreFiles, turnBucket, TURN_BUCKETS } from '../src/core/score/aggregate.js';
 import { UserError } from '../src/core/errors.js';
-import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/exact.js';
-import { readJudged } from '../src/core/judged-reader.js';
-import { PUBLISHED } from '../src/core/published.js';
+import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
+import { readJudged } from '../src/core/score/judged-reader.js';
+import { PUBLISHED } from '../src/core/dataset/published.js';
 import { judgedManifest, judgedRow, jsonl, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-aggregate-');
@@ -52,7 +52,10 @@ describe('aggregation (official rules, exact)', () => {
     const [mcp, search] = s.domains;
     assert.equal(mcp!.domain, 'mcp');
     assert.deepEqual([mcp!.rows, mcp!.valid, mcp!.failed], [5, 3, 2]);
-    assert.deepEqual([0, 1, 2, 3, 4].map((i) => dimText(mcp!, i)), ['75.00', '62.50', '58.33', '66.67', '66.67']);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4].map((i) => dimText(mcp!, i)),
+      ['75.00', '62.50', '58.33', '66.67', '66.67'],
+    );
     assert.equal(text(mcp!.score), '66.67');
     assert.equal(formatFixed(rawMean(mcp!.total.sum, mcp!.total.count)), '3.67');
     assert.equal(search!.domain, 'search');
@@ -65,7 +68,10 @@ describe('aggregation (official rules, exact)', () => {
   });
 
   it('counts a row with every dimension 0 as failed even when failed is 0', async () => {
-    const { records } = await load('zeros.jsonl', [judgedRow({ id: 9, dims: [0, 0, 0, 0, 0], total: 0, failed: 0 }), judgedRow({ id: 10 })]);
+    const { records } = await load('zeros.jsonl', [
+      judgedRow({ id: 9, dims: [0, 0, 0, 0, 0], total: 0, failed: 0 }),
+      judgedRow({ id: 10 }),
+    ]);
     assert.equal(records[0]!.failed, true);
     const s = aggregate(records, { failuresAsLowest: false });
     assert.deepEqual([s.valid, s.failed], [1, 1]);
@@ -116,13 +122,22 @@ describe('aggregation (official rules, exact)', () => {
   });
 
   it('sorts domains in leaderboard order, unknown ones last', async () => {
-    const { records } = await load('order.jsonl', ['zeta', 'os', 'mcp', 'web'].map((d) => judgedRow({ domain: d })));
-    assert.deepEqual(aggregate(records, { failuresAsLowest: false }).domains.map((d) => d.domain), ['mcp', 'web', 'os', 'zeta']);
+    const { records } = await load(
+      'order.jsonl',
+      ['zeta', 'os', 'mcp', 'web'].map((d) => judgedRow({ domain: d })),
+    );
+    assert.deepEqual(
+      aggregate(records, { failuresAsLowest: false }).domains.map((d) => d.domain),
+      ['mcp', 'web', 'os', 'zeta'],
+    );
   });
 
   it('breaks totals down by turn bucket with counts', async () => {
     assert.deepEqual([1, 2, 3, 4, 5, 8, 9, 16, 17, 99].map(turnBucket), [0, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
-    assert.deepEqual(TURN_BUCKETS.map((b) => b.label), ['1', '2', '3-4', '5-8', '9-16', '17+']);
+    assert.deepEqual(
+      TURN_BUCKETS.map((b) => b.label),
+      ['1', '2', '3-4', '5-8', '9-16', '17+'],
+    );
     const { records } = await load('turns.jsonl', [
       judgedRow({ id: 1, turn: 1, dims: [5, 5, 5, 5, 5] }),
       judgedRow({ id: 1, turn: 3, dims: [3, 3, 3, 3, 3] }),
@@ -236,17 +251,30 @@ describe('reading judged files', () => {
   it('accepts official rows: failed as 1.0/0.0, failed rows with only failed and error_message, task paths', async () => {
     const path = join(dir, 'official.jsonl');
     const bare = judgedRow({ id: 2, bare: true });
-    writeFileSync(path, JSON.stringify(judgedRow({ id: 1 })).replace('"failed":0', '"failed":0.0') + '\n' + JSON.stringify(bare).replace('"failed":1', '"failed":1.0') + '\n');
+    writeFileSync(
+      path,
+      JSON.stringify(judgedRow({ id: 1 })).replace('"failed":0', '"failed":0.0') +
+        '\n' +
+        JSON.stringify(bare).replace('"failed":1', '"failed":1.0') +
+        '\n',
+    );
     const { records } = await readJudged(path);
-    assert.deepEqual(records.map((r) => [r.domain, r.failed]), [
-      ['mcp', false],
-      ['mcp', true],
-    ]);
+    assert.deepEqual(
+      records.map((r) => [r.domain, r.failed]),
+      [
+        ['mcp', false],
+        ['mcp', true],
+      ],
+    );
   });
 
   it('collects usage per stage', async () => {
     const { records } = await load('usage.jsonl', [
-      judgedRow({ id: 1, usage: { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 2 }, judge_usage: { prompt_tokens: 100, completion_tokens: 7 } }),
+      judgedRow({
+        id: 1,
+        usage: { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 2 },
+        judge_usage: { prompt_tokens: 100, completion_tokens: 7 },
+      }),
     ]);
     assert.deepEqual(records[0]!.usage, { prompt: 10, completion: 5, reasoning: 2 });
     assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0 });
@@ -260,7 +288,14 @@ describe('scoreFiles', () => {
     const allFailed = writeJudged(dir, 'allfailed.jsonl', [judgedRow({ id: 1, bare: true })]);
     for (const file of [empty, allFailed]) {
       await assert.rejects(
-        scoreFiles({ files: [file], failuresAsLowest: false, bootstrap: undefined, withPublished: false, prices: undefined, byTurn: false }),
+        scoreFiles({
+          files: [file],
+          failuresAsLowest: false,
+          bootstrap: undefined,
+          withPublished: false,
+          prices: undefined,
+          byTurn: false,
+        }),
         (err: unknown) => err instanceof UserError && err.message.startsWith(`${file}: no valid judged rows`),
       );
     }
@@ -271,7 +306,14 @@ describe('scoreFiles', () => {
     const b = join(tempDir(), 'judged.jsonl');
     writeFileSync(a, jsonl([judgedRow()]));
     writeFileSync(b, jsonl([judgedRow()]));
-    const report = await scoreFiles({ files: [a, b], failuresAsLowest: false, bootstrap: undefined, withPublished: false, prices: undefined, byTurn: false });
+    const report = await scoreFiles({
+      files: [a, b],
+      failuresAsLowest: false,
+      bootstrap: undefined,
+      withPublished: false,
+      prices: undefined,
+      byTurn: false,
+    });
     const labels = report.runs.map((r) => r.label);
     assert.equal(new Set(labels).size, 2);
     for (const l of labels) assert.match(l, /\/judged\.jsonl$/);
@@ -283,10 +325,23 @@ describe('comparability', () => {
     const d = tempDir('awb-comparability-');
     const files = ['x.jsonl', 'y.jsonl', 'z.jsonl', 'w.jsonl'].map((n) => writeJudged(d, n, [judgedRow()]));
     writeManifest(files[0]!, judgedManifest({ model: 'm1', judge: 'j', rubrics: 'aa'.repeat(32), commit: '1111111111111111' }));
-    writeManifest(files[1]!, judgedManifest({ model: 'm2', judge: 'j', rubrics: 'bb'.repeat(32), commit: '2222222222222222', history: 'none' }));
+    writeManifest(
+      files[1]!,
+      judgedManifest({ model: 'm2', judge: 'j', rubrics: 'bb'.repeat(32), commit: '2222222222222222', history: 'none' }),
+    );
     writeFileSync(`${files[3]}.manifest.json`, '{"format": "agentworldbench-manifest", "version": 2}');
-    const report = await scoreFiles({ files, failuresAsLowest: false, bootstrap: undefined, withPublished: false, prices: undefined, byTurn: false });
-    assert.deepEqual(report.runs.map((r) => r.label), ['m1', 'm2', 'z.jsonl', 'w.jsonl']);
+    const report = await scoreFiles({
+      files,
+      failuresAsLowest: false,
+      bootstrap: undefined,
+      withPublished: false,
+      prices: undefined,
+      byTurn: false,
+    });
+    assert.deepEqual(
+      report.runs.map((r) => r.label),
+      ['m1', 'm2', 'z.jsonl', 'w.jsonl'],
+    );
     assert.deepEqual(report.notes, [
       "not known to be comparable: no usable manifest for z.jsonl, w.jsonl (unknown provenance, e.g. the official script's files), so judge, rubrics, history protocol and dataset cannot be checked",
       'not comparable: rubrics (sha256) differs (aaaaaaaaaaaa in m1; bbbbbbbbbbbb in m2)',

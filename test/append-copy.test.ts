@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, open, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JsonlAppender } from '../src/core/jsonl.js';
-import { fieldsTail, objectEnd } from '../src/core/raw-json.js';
+import { JsonlAppender } from '../src/core/rows/jsonl.js';
+import { fieldsTail, objectEnd } from '../src/core/rows/raw-json.js';
 
 /** What the stage does for each finished row: find where the input line's object closes, copy it, add the fields. */
 async function copyWithFields(lines: string[], fields: Record<string, unknown>, window = 4096): Promise<string[]> {

@@ -56,7 +56,19 @@ function inferArgs(data: string, out: string, extra: string[] = []): string[] {
 }
 
 function judgeArgs(preds: string, out: string, extra: string[] = []): string[] {
-  return ['judge', '--judge-base-url', judgeServer.url, '--judge-model', 'test-model', '--predictions', preds, '-o', out, '--no-progress', ...extra];
+  return [
+    'judge',
+    '--judge-base-url',
+    judgeServer.url,
+    '--judge-model',
+    'test-model',
+    '--predictions',
+    preds,
+    '-o',
+    out,
+    '--no-progress',
+    ...extra,
+  ];
 }
 
 /** A copy of the good dataset with one domain file replaced. */
@@ -85,7 +97,11 @@ async function snapshot(paths: string[]): Promise<Map<string, Buffer | undefined
  * before the first request), so with `atRow` the rows before it may have
  * been sent and appended: the earlier content must still be there, whole.
  */
-async function assertRefused(args: string[], pattern: RegExp, opts: { files?: string[]; server?: FakeServer; atRow?: boolean } = {}): Promise<AwbResult> {
+async function assertRefused(
+  args: string[],
+  pattern: RegExp,
+  opts: { files?: string[]; server?: FakeServer; atRow?: boolean } = {},
+): Promise<AwbResult> {
   const files = opts.files ?? [existing, `${existing}.manifest.json`];
   const server = opts.server ?? world;
   const before = await snapshot(files);
@@ -123,7 +139,7 @@ describe('bad data', { concurrency: 1 }, () => {
   it('a folder without *_test.jsonl files', async () => {
     const dir = join(await temps.make(), 'data');
     await mkdir(dir);
-    await writeFile(join(dir, 'train.jsonl'), (await readFile(good.files.get('web')!, 'utf8')));
+    await writeFile(join(dir, 'train.jsonl'), await readFile(good.files.get('web')!, 'utf8'));
     await writeFile(join(dir, 'README.md'), '# not the dataset\n');
     await assertRefused(inferArgs(dir, existing), /holds no \*_test\.jsonl files/);
   });
@@ -154,13 +170,17 @@ describe('bad data', { concurrency: 1 }, () => {
   it('a turn_idx of the wrong type is not reported as missing', async () => {
     const row = { ...good.rows.find((r) => r.task === 'web')!, turn_idx: '1' };
     const dir = await webWithLine(1, JSON.stringify(row));
-    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}turn_idx: .*expected number, received string`), { atRow: true });
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}turn_idx: .*expected number, received string`), {
+      atRow: true,
+    });
   });
 
   it('a prompt list with a non-string item names the item', async () => {
     const row = { ...good.rows.find((r) => r.task === 'web')!, prompt: ['a', 3] };
     const dir = await webWithLine(2, JSON.stringify(row));
-    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}prompt\\.1: .*expected string, received number`), { atRow: true });
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}prompt\\.1: .*expected string, received number`), {
+      atRow: true,
+    });
   });
 
   it('a turn_idx beyond the responses', async () => {
@@ -213,7 +233,10 @@ describe('--on-bad-row skip', () => {
     const lines = (await readFile(good.files.get('web')!, 'utf8')).split('\n').filter(Boolean);
     const noTurn = { ...(JSON.parse(lines[0]!) as Record<string, unknown>) };
     delete noTurn.turn_idx;
-    const dir = await datasetWith('web_test.jsonl', [JSON.stringify(noTurn), '{"task": "web", ', ...lines.slice(1)].map((l) => `${l}\n`).join(''));
+    const dir = await datasetWith(
+      'web_test.jsonl',
+      [JSON.stringify(noTurn), '{"task": "web", ', ...lines.slice(1)].map((l) => `${l}\n`).join(''),
+    );
     const out = join(await temps.make(), 'pred.jsonl');
     const requests = world.stats.requests;
     const r = await runAwb(inferArgs(dir, out, ['--on-bad-row', 'skip']));
@@ -236,14 +259,20 @@ describe('judge rubrics', () => {
     assert.ok(!(await readdir(rubrics)).includes('web.md'));
     const out = join(dir, 'judged.jsonl');
     const lists = judgeServer.stats.modelListRequests;
-    await assertRefused(judgeArgs(predictions, out, ['--rubrics', rubrics]), /no rubric for domain 'web'/, { files: [out, predictions], server: judgeServer });
+    await assertRefused(judgeArgs(predictions, out, ['--rubrics', rubrics]), /no rubric for domain 'web'/, {
+      files: [out, predictions],
+      server: judgeServer,
+    });
     assert.equal(judgeServer.stats.modelListRequests, lists);
   });
 });
 
 describe('bad options', { concurrency: 4 }, () => {
   it('--concurrency 0', async () => {
-    await assertRefused(inferArgs(good.dir, existing, ['--concurrency', '0']), /--concurrency must be a whole number from 1 to \d+, got "0"/);
+    await assertRefused(
+      inferArgs(good.dir, existing, ['--concurrency', '0']),
+      /--concurrency must be a whole number from 1 to \d+, got "0"/,
+    );
   });
 
   it('--extra-body that is not JSON', async () => {
@@ -259,7 +288,10 @@ describe('bad options', { concurrency: 4 }, () => {
   });
 
   it('judge --output equal to --predictions, spelled differently', async () => {
-    await assertRefused(judgeArgs(predictions, join(root, '.', 'out', '..', 'predictions.jsonl')), /also the input/, { files: [predictions], server: judgeServer });
+    await assertRefused(judgeArgs(predictions, join(root, '.', 'out', '..', 'predictions.jsonl')), /also the input/, {
+      files: [predictions],
+      server: judgeServer,
+    });
   });
 });
 
@@ -267,12 +299,18 @@ describe('output that cannot be written', { concurrency: 4 }, () => {
   it('a path under a regular file', async () => {
     const dir = await temps.make();
     await writeFile(join(dir, 'afile'), 'x');
-    await assertRefused(inferArgs(good.dir, join(dir, 'afile', 'pred.jsonl')), /afile: is a file, not a folder/, { files: [join(dir, 'afile')] });
-    await assertRefused(inferArgs(good.dir, join(dir, 'afile', 'sub', 'pred.jsonl')), /afile.*not a folder/, { files: [join(dir, 'afile')] });
+    await assertRefused(inferArgs(good.dir, join(dir, 'afile', 'pred.jsonl')), /afile: is a file, not a folder/, {
+      files: [join(dir, 'afile')],
+    });
+    await assertRefused(inferArgs(good.dir, join(dir, 'afile', 'sub', 'pred.jsonl')), /afile.*not a folder/, {
+      files: [join(dir, 'afile')],
+    });
   });
 
   it('a path under /proc', async () => {
-    await assertRefused(inferArgs(good.dir, '/proc/awb-test-output/pred.jsonl'), /\/proc\/awb-test-output: cannot create a folder/, { files: [] });
+    await assertRefused(inferArgs(good.dir, '/proc/awb-test-output/pred.jsonl'), /\/proc\/awb-test-output: cannot create a folder/, {
+      files: [],
+    });
     const r = await assertRefused(inferArgs(good.dir, '/proc/awb-test-pred.jsonl'), /\/proc\/awb-test-pred\.jsonl/, { files: [] });
     assert.ok(r.code !== null && r.code !== 0);
   });

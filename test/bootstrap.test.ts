@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { aggregate, clustersByDomain, scoreIntervals } from '../src/core/aggregate.js';
-import { bootstrapClusters, bootstrapGroups, deriveSeed, mulberry32, percentileInterval } from '../src/core/bootstrap.js';
-import { normalizedFloat, normalizedMean } from '../src/core/exact.js';
-import { readJudged, type JudgedRecord } from '../src/core/judged-reader.js';
+import { aggregate, clustersByDomain, scoreIntervals } from '../src/core/score/aggregate.js';
+import { bootstrapClusters, bootstrapGroups, deriveSeed, mulberry32, percentileInterval } from '../src/core/score/bootstrap.js';
+import { normalizedFloat, normalizedMean } from '../src/core/score/exact.js';
+import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-bootstrap-');
@@ -83,7 +83,10 @@ describe('cluster bootstrap', () => {
       }
       return (sum / (60 * n) - 1) * 25;
     });
-    assert.deepEqual([...got].map((x) => x.toFixed(9)), expected.map((x) => x.toFixed(9)));
+    assert.deepEqual(
+      [...got].map((x) => x.toFixed(9)),
+      expected.map((x) => x.toFixed(9)),
+    );
   });
 
   it('keeps the turns of a trajectory together', async () => {
@@ -136,14 +139,23 @@ describe('cluster bootstrap', () => {
   it("keeps a domain's interval when other domains come and go", async () => {
     const rows = mixedRows();
     const all = await records('all-domains.jsonl', rows);
-    const mcpOnly = await records('mcp-only.jsonl', rows.filter((r) => r.task === 'agentworld/mcp'));
+    const mcpOnly = await records(
+      'mcp-only.jsonl',
+      rows.filter((r) => r.task === 'agentworld/mcp'),
+    );
     const opts = { failuresAsLowest: false };
     assert.deepEqual(scoreIntervals(mcpOnly, opts, settings).domains.get('mcp'), scoreIntervals(all, opts, settings).domains.get('mcp'));
   });
 
   it('averages independently resampled groups for the macro statistic', () => {
     const groups = new Map([
-      ['a', [{ sum: 300, n: 1 }, { sum: 60, n: 1 }]],
+      [
+        'a',
+        [
+          { sum: 300, n: 1 },
+          { sum: 60, n: 1 },
+        ],
+      ],
       ['b', [{ sum: 180, n: 1 }]],
     ]);
     const out = bootstrapGroups(groups, { resamples: 50, seed: 1 }, normalizedFloat);

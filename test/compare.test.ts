@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../src/commands/compare.js';
-import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/compare.js';
-import { readJudged } from '../src/core/judged-reader.js';
+import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/compare.js';
+import { readJudged } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-compare-');
@@ -54,7 +54,11 @@ describe('compare', () => {
   it('detects a known drop, applying each draw to both sides (gate exits 1)', async () => {
     // Every row loses exactly one grade: -25 points on every row, so every paired resample is -25.
     // Resampling the two sides independently would spread the interval far wider.
-    const worse = writeJudged(dir, 'worse.jsonl', rows((d, id, t) => base(d, id, t) - 1));
+    const worse = writeJudged(
+      dir,
+      'worse.jsonl',
+      rows((d, id, t) => base(d, id, t) - 1),
+    );
     const result = compareRecords(await load(baselineFile), await load(worse), settings);
     for (const d of [...result.domains, result.overall]) {
       assert.equal(d.delta!.toNumber(), -25);
@@ -77,7 +81,11 @@ describe('compare', () => {
   it('does not flag a zero-mean difference (exit 0)', async () => {
     // Odd trajectories gain a grade, even ones lose one (grades stay within 1..5): the mean delta
     // is exactly 0 and the interval straddles it.
-    const noisy = writeJudged(dir, 'noisy.jsonl', rows((d, id, t) => base(d, id, t) + (id % 2 ? 1 : -1)));
+    const noisy = writeJudged(
+      dir,
+      'noisy.jsonl',
+      rows((d, id, t) => base(d, id, t) + (id % 2 ? 1 : -1)),
+    );
     const result = compareRecords(await load(baselineFile), await load(noisy), settings);
     assert.equal(result.overall.delta!.toNumber(), 0);
     assert.ok(result.overall.ci!.lo < 0 && result.overall.ci!.hi > 0);
@@ -112,7 +120,9 @@ describe('compare', () => {
   });
 
   it('measures deltas on rows valid on both sides', async () => {
-    const cand = rows(base).map((r) => (r.task === 'agentworld/os' && r.id === 1 ? judgedRow({ domain: 'os', id: 1, turn: r.turn_idx as number, bare: true }) : r));
+    const cand = rows(base).map((r) =>
+      r.task === 'agentworld/os' && r.id === 1 ? judgedRow({ domain: 'os', id: 1, turn: r.turn_idx as number, bare: true }) : r,
+    );
     const result = compareRecords(await load(baselineFile), await load(writeJudged(dir, 'failing.jsonl', cand)), settings);
     const os = result.domains.find((d) => d.domain === 'os')!;
     assert.deepEqual([os.paired, os.used, os.baselineFailed, os.candidateFailed], [24, 22, 0, 2]);
@@ -124,7 +134,17 @@ describe('compare', () => {
       onlyBaseline: { count: 0, examples: [] },
       onlyCandidate: { count: 0, examples: [] },
       domains: [],
-      overall: { baseline: undefined, candidate: undefined, delta: undefined, ci: { lo: -5, hi }, domains: 1, paired: 0, used: 0, baselineFailed: 0, candidateFailed: 0 },
+      overall: {
+        baseline: undefined,
+        candidate: undefined,
+        delta: undefined,
+        ci: { lo: -5, hi },
+        domains: 1,
+        paired: 0,
+        used: 0,
+        baselineFailed: 0,
+        candidateFailed: 0,
+      },
     });
     assert.equal(applyGate(result(-1), 1).failed, false, 'an upper bound at exactly -DELTA does not fail');
     assert.equal(applyGate(result(-1.01), 1).failed, true);

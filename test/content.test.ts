@@ -32,7 +32,9 @@ function pythonStyle(obj: Record<string, unknown>, asciiOnly = false): string {
     const s = JSON.stringify(v);
     return asciiOnly ? s.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : s;
   };
-  return `{${Object.entries(obj).map(([k, v]) => `${enc(k)}: ${enc(v)}`).join(', ')}}`;
+  return `{${Object.entries(obj)
+    .map(([k, v]) => `${enc(k)}: ${enc(v)}`)
+    .join(', ')}}`;
 }
 
 function row(task: string, id: number | string, turns: string[][], turnIdx: number, extra: Record<string, unknown> = {}): SynthRow {
@@ -58,11 +60,31 @@ function contentLines(): string[] {
     // Raw line and paragraph separators inside strings (JSON.stringify leaves them raw).
     pythonStyle(row('search', 2001, [[`search "a${LS}b${PS}c"`, `results:${LS}1. one${PS}2. two`]], 1)),
     // CJK and emoji, including characters outside the BMP.
-    pythonStyle(row('agentworld/terminal', 3002, [['cd ~/文档', ''], ['ls 🚀 𠀀', '报告.txt  😀.png']], 2)),
+    pythonStyle(
+      row(
+        'agentworld/terminal',
+        3002,
+        [
+          ['cd ~/文档', ''],
+          ['ls 🚀 𠀀', '报告.txt  😀.png'],
+        ],
+        2,
+      ),
+    ),
     // The same text written as \u escapes (json.dumps default): the escapes must stay escapes.
     pythonStyle(row('mcp', 1001, [['call 工具', '{"ok": true, "名": "值"}']], 1), true),
     // A row of several MB: the history carries it to the world model and to the judge.
-    pythonStyle(row('web', 6001, [['open page', fiveMb], ['click "次へ"', '<html>page 2</html>']], 2)),
+    pythonStyle(
+      row(
+        'web',
+        6001,
+        [
+          ['open page', fiveMb],
+          ['click "次へ"', '<html>page 2</html>'],
+        ],
+        2,
+      ),
+    ),
     // An id beyond 2^53 as a bare integer, and number spellings JSON.parse would normalise.
     pythonStyle(row('swe', 0, [['git status', 'nothing to commit']], 1, { weight: '__W__', ratio: '__R__' }))
       .replace('"id": 0', `"id": ${BIG_ID}`)
@@ -102,7 +124,20 @@ describe('content byte for byte', () => {
 
   it('through infer and judge, every input field keeps its bytes and the big id its digits', async () => {
     const preds = join(dir, 'pred.jsonl');
-    const r1 = await runAwb(['infer', '--model-base-url', world.url, '--model-name', 'test-model', '--data', join(dir, 'data'), '-o', preds, '-c', '4', '--no-progress']);
+    const r1 = await runAwb([
+      'infer',
+      '--model-base-url',
+      world.url,
+      '--model-name',
+      'test-model',
+      '--data',
+      join(dir, 'data'),
+      '-o',
+      preds,
+      '-c',
+      '4',
+      '--no-progress',
+    ]);
     assert.equal(r1.code, 0, r1.stderr);
     const predFile = await readJsonlFile(preds);
     assert.ok(predFile.terminated);
@@ -117,10 +152,26 @@ describe('content byte for byte', () => {
     const sent = world.log.map((e) => (e.request ? lastUserText(e.request) : ''));
     assert.ok(sent.includes(`search "a${LS}b${PS}c"`));
     assert.ok(sent.includes('ls 🚀 𠀀'));
-    assert.ok(world.log.some((e) => Buffer.byteLength(JSON.stringify(e.request?.messages ?? [])) > 5_000_000), 'the large history was not sent');
+    assert.ok(
+      world.log.some((e) => Buffer.byteLength(JSON.stringify(e.request?.messages ?? [])) > 5_000_000),
+      'the large history was not sent',
+    );
 
     const judged = join(dir, 'judged.jsonl');
-    const r2 = await runAwb(['judge', '--judge-base-url', judge.url, '--judge-model', 'test-model', '--predictions', preds, '-o', judged, '-c', '4', '--no-progress']);
+    const r2 = await runAwb([
+      'judge',
+      '--judge-base-url',
+      judge.url,
+      '--judge-model',
+      'test-model',
+      '--predictions',
+      preds,
+      '-o',
+      judged,
+      '-c',
+      '4',
+      '--no-progress',
+    ]);
     assert.equal(r2.code, 0, r2.stderr);
     const judgedFile = await readJsonlFile(judged);
     assert.ok(judgedFile.terminated);
@@ -134,8 +185,14 @@ describe('content byte for byte', () => {
       assert.equal(big.length, 1, 'the id beyond 2^53 lost its digits');
       assert.ok(big[0]!.includes('"weight": 1.0, "ratio": 1E2'));
       assert.ok(lines.some((l) => l.includes('"id": "ep:7:a"')));
-      assert.ok(lines.some((l) => l.includes(LS) && l.includes(PS)), 'raw separators were escaped or lost');
-      assert.ok(lines.some((l) => l.includes('\\u5de5\\u5177')), 'escapes were decoded');
+      assert.ok(
+        lines.some((l) => l.includes(LS) && l.includes(PS)),
+        'raw separators were escaped or lost',
+      );
+      assert.ok(
+        lines.some((l) => l.includes('\\u5de5\\u5177')),
+        'escapes were decoded',
+      );
     }
     assert.ok(Buffer.byteLength(judgedFile.lines.find((l) => l.includes('"id": 6001'))!) > 5_000_000);
   });
@@ -144,7 +201,20 @@ describe('content byte for byte', () => {
     const preds = join(dir, 'pred.jsonl');
     const before = await readJsonlFile(preds);
     const requests = world.stats.requests;
-    const r = await runAwb(['infer', '--model-base-url', world.url, '--model-name', 'test-model', '--data', join(dir, 'data'), '-o', preds, '-c', '4', '--no-progress']);
+    const r = await runAwb([
+      'infer',
+      '--model-base-url',
+      world.url,
+      '--model-name',
+      'test-model',
+      '--data',
+      join(dir, 'data'),
+      '-o',
+      preds,
+      '-c',
+      '4',
+      '--no-progress',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /0 of 6 rows to do/);
     assert.equal(world.stats.requests, requests, 'a finished row was sent again (its key did not survive the round trip)');

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { downloadDataset, readDatasetOrigin, type DownloadProgress } from '../src/core/download.js';
+import { readDatasetOrigin } from '../src/core/dataset/index.js';
+import { downloadDataset, type DownloadProgress } from '../src/core/download/index.js';
 import { UserError } from '../src/core/errors.js';
 import { startHubServer, type HubServer, type HubServerOptions } from './support/hub-server.js';
 
@@ -24,7 +25,8 @@ const ENV_KEYS = [
 
 function rows(domain: string, n: number): string {
   let out = '';
-  for (let i = 0; i < n; i++) out += JSON.stringify({ id: `${domain}-${i}`, task: `agentworld/${domain}`, text: `row ${i} \u2028 ${'x'.repeat(i * 37)}` }) + '\n';
+  for (let i = 0; i < n; i++)
+    out += JSON.stringify({ id: `${domain}-${i}`, task: `agentworld/${domain}`, text: `row ${i} \u2028 ${'x'.repeat(i * 37)}` }) + '\n';
   return out;
 }
 
@@ -77,11 +79,20 @@ describe('downloadDataset into a folder (--dir)', () => {
     const server = await hub();
     const dir = join(tmp, 'data');
     const events: DownloadProgress[] = [];
-    const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, onProgress: (e) => events.push(e) });
+    const got = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir,
+      hubUrl: server.url,
+      onProgress: (e) => events.push(e),
+    });
 
     assert.equal(got.commit, server.commit);
     assert.equal(got.dir, resolve(dir));
-    assert.deepEqual(got.files.map((f) => f.domain), ['mcp', 'search', 'terminal']);
+    assert.deepEqual(
+      got.files.map((f) => f.domain),
+      ['mcp', 'search', 'terminal'],
+    );
     for (const f of got.files) {
       assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
       assert.equal(f.bytes, Buffer.byteLength(FILES[`${f.domain}_test.jsonl`]!));
@@ -93,7 +104,10 @@ describe('downloadDataset into a folder (--dir)', () => {
     assert.equal(origin?.repo, 'Qwen/AgentWorldBench');
     assert.equal(origin?.revision, 'main');
     assert.equal(origin?.commit, server.commit);
-    assert.deepEqual(origin?.files.map((f) => f.file), ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+    assert.deepEqual(
+      origin?.files.map((f) => f.file),
+      ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl'],
+    );
 
     for (const file of ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']) {
       const mine = events.filter((e) => e.file === file);
@@ -108,7 +122,13 @@ describe('downloadDataset into a folder (--dir)', () => {
     await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url });
     const before = fileRequests(server).length;
     const events: DownloadProgress[] = [];
-    const again = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, onProgress: (e) => events.push(e) });
+    const again = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir,
+      hubUrl: server.url,
+      onProgress: (e) => events.push(e),
+    });
     assert.equal(before, 3);
     assert.equal(fileRequests(server).length, 3, 'no file was downloaded again');
     assert.equal(again.commit, server.commit);
@@ -132,18 +152,30 @@ describe('downloadDataset into a folder (--dir)', () => {
     const server = await hub();
     const dir = join(tmp, 'data');
     const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['terminal'] });
-    assert.deepEqual(got.files.map((f) => f.domain), ['terminal']);
+    assert.deepEqual(
+      got.files.map((f) => f.domain),
+      ['terminal'],
+    );
     assert.deepEqual(fileRequests(server), ['terminal_test.jsonl']);
     assert.equal(existsSync(join(dir, 'mcp_test.jsonl')), false);
 
     await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
-    assert.deepEqual((await readDatasetOrigin(dir))?.files.map((f) => f.domain), ['mcp', 'terminal']);
+    assert.deepEqual(
+      (await readDatasetOrigin(dir))?.files.map((f) => f.domain),
+      ['mcp', 'terminal'],
+    );
   });
 
   it('names the domains the repo has when asked for one it does not', async () => {
     const server = await hub();
     await assert.rejects(
-      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, domains: ['mcp', 'chess'] }),
+      downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir: join(tmp, 'data'),
+        hubUrl: server.url,
+        domains: ['mcp', 'chess'],
+      }),
       (err: unknown) => err instanceof UserError && /"chess"/.test(err.message) && /has: mcp, search, terminal$/.test(err.message),
     );
     assert.deepEqual(fileRequests(server), []);
@@ -152,7 +184,10 @@ describe('downloadDataset into a folder (--dir)', () => {
   it('follows the paginated tree listing', async () => {
     const server = await hub({ pageSize: 2 });
     const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url });
-    assert.deepEqual(got.files.map((f) => f.domain), ['mcp', 'search', 'terminal']);
+    assert.deepEqual(
+      got.files.map((f) => f.domain),
+      ['mcp', 'search', 'terminal'],
+    );
     assert.ok(server.requests.some((r) => r.path.includes('/tree/') && r.path.includes('cursor=')));
   });
 
@@ -162,7 +197,10 @@ describe('downloadDataset into a folder (--dir)', () => {
     const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'v1.0', dir: join(tmp, 'data'), hubUrl: server.url });
     assert.equal(got.commit, commit);
     assert.ok(server.requests.some((r) => r.path.startsWith(`/api/datasets/Qwen/AgentWorldBench/tree/${commit}`)));
-    assert.ok(server.downloads().length === 3 && server.requests.filter((r) => r.path.includes('/resolve/')).every((r) => r.path.includes(`/resolve/${commit}/`)));
+    assert.ok(
+      server.downloads().length === 3 &&
+        server.requests.filter((r) => r.path.includes('/resolve/')).every((r) => r.path.includes(`/resolve/${commit}/`)),
+    );
   });
 
   it('says which revision does not exist', async () => {
@@ -204,22 +242,45 @@ describe('downloadDataset into the Hugging Face cache', () => {
     const server = await hub({ files: { ...FILES, 'search_test.jsonl': big }, slowBodyMs: 10 });
     process.env.HF_HUB_CACHE = join(tmp, 'elsewhere');
     const events: DownloadProgress[] = [];
-    const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['search'], onProgress: (e) => events.push(e) });
+    const got = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      hubUrl: server.url,
+      domains: ['search'],
+      onProgress: (e) => events.push(e),
+    });
     assert.ok(got.dir.startsWith(join(tmp, 'elsewhere', 'datasets--Qwen--AgentWorldBench')));
     assert.equal(await readFile(got.files[0]!.path, 'utf8'), big);
     assert.equal(events.at(-1)?.bytes, Buffer.byteLength(big));
     assert.ok(events.at(-1)?.done);
-    assert.ok(events.some((e) => !e.done && e.bytes > 0 && e.bytes < e.total), 'bytes reported mid-file');
+    assert.ok(
+      events.some((e) => !e.done && e.bytes > 0 && e.bytes < e.total),
+      'bytes reported mid-file',
+    );
   });
 
   it('reports byte progress mid-file into a folder too', async () => {
     const big = bigRows();
     const server = await hub({ files: { ...FILES, 'search_test.jsonl': big }, slowBodyMs: 10 });
     const events: DownloadProgress[] = [];
-    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, domains: ['search'], onProgress: (e) => events.push(e) });
-    assert.ok(events.some((e) => !e.done && e.bytes > 0 && e.bytes < e.total), 'bytes reported mid-file');
+    await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir: join(tmp, 'data'),
+      hubUrl: server.url,
+      domains: ['search'],
+      onProgress: (e) => events.push(e),
+    });
+    assert.ok(
+      events.some((e) => !e.done && e.bytes > 0 && e.bytes < e.total),
+      'bytes reported mid-file',
+    );
     const mid = events.filter((e) => !e.done).map((e) => e.bytes);
-    assert.deepEqual(mid, [...mid].sort((a, b) => a - b), 'never goes backwards');
+    assert.deepEqual(
+      mid,
+      [...mid].sort((a, b) => a - b),
+      'never goes backwards',
+    );
   });
 
   it('uses the cached copy without the Hub when HF_HUB_OFFLINE is set or the Hub is unreachable', async () => {
@@ -231,7 +292,10 @@ describe('downloadDataset into the Hugging Face cache', () => {
     assert.equal(server.requests.length, seen);
     assert.equal(offline.offline, true);
     assert.equal(offline.commit, server.commit);
-    assert.deepEqual(offline.files.map((f) => f.domain), ['search']);
+    assert.deepEqual(
+      offline.files.map((f) => f.domain),
+      ['search'],
+    );
     delete process.env.HF_HUB_OFFLINE;
 
     await server.close();
@@ -270,7 +334,8 @@ describe('downloadDataset tokens', () => {
     process.env.HF_TOKEN = 'sk-not-a-hub-token';
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) => err instanceof UserError && /^HF_TOKEN does not look like a Hugging Face access token \(those start with "hf_"\)/.test(err.message),
+      (err: unknown) =>
+        err instanceof UserError && /^HF_TOKEN does not look like a Hugging Face access token \(those start with "hf_"\)/.test(err.message),
     );
     assert.equal(server.requests.length, 0);
   });
@@ -279,7 +344,9 @@ describe('downloadDataset tokens', () => {
     const server = await hub({ token: 'hf_right' });
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) => err instanceof UserError && /^access denied to dataset Qwen\/AgentWorldBench on http:\/\/127\.0\.0\.1:\d+ \(HTTP 401\).*set HF_TOKEN/.test(err.message),
+      (err: unknown) =>
+        err instanceof UserError &&
+        /^access denied to dataset Qwen\/AgentWorldBench on http:\/\/127\.0\.0\.1:\d+ \(HTTP 401\).*set HF_TOKEN/.test(err.message),
     );
     process.env.HF_TOKEN = 'hf_wrong';
     await assert.rejects(
@@ -296,7 +363,8 @@ describe('downloadDataset failures', () => {
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
       (err: unknown) =>
-        err instanceof UserError && err.message.startsWith(`cannot reach ${server.url} (ECONNREFUSED) while resolving Qwen/AgentWorldBench at main`),
+        err instanceof UserError &&
+        err.message.startsWith(`cannot reach ${server.url} (ECONNREFUSED) while resolving Qwen/AgentWorldBench at main`),
     );
   });
 
@@ -306,7 +374,8 @@ describe('downloadDataset failures', () => {
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, retries: 0 }),
       (err: unknown) =>
-        err instanceof UserError && new RegExp(`^the connection to ${server.url} broke while downloading search_test\\.jsonl`).test(err.message),
+        err instanceof UserError &&
+        new RegExp(`^the connection to ${server.url} broke while downloading search_test\\.jsonl`).test(err.message),
     );
     assert.deepEqual(await readdir(dir), ['mcp_test.jsonl'], 'no search_test.jsonl, no .incomplete, no record');
   });
@@ -346,7 +415,9 @@ describe('downloadDataset failures', () => {
     const dir = join(tmp, 'data');
     await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, retries: 1, retryDelayMs: 5 });
     assert.equal(await readFile(join(dir, 'search_test.jsonl'), 'utf8'), FILES['search_test.jsonl']);
-    const ranged = server.requests.filter((r) => r.path.endsWith('/search_test.jsonl') && r.headers.range && r.headers.range !== 'bytes=0-0');
+    const ranged = server.requests.filter(
+      (r) => r.path.endsWith('/search_test.jsonl') && r.headers.range && r.headers.range !== 'bytes=0-0',
+    );
     assert.equal(ranged.length, 1);
     assert.match(String(ranged[0]!.headers.range), /^bytes=[1-9]\d*-\d+$/);
   });
@@ -354,8 +425,17 @@ describe('downloadDataset failures', () => {
   it('retries a 500 and then reports it with the file', async () => {
     const server = await hub({ fail: { 'terminal_test.jsonl': { mode: 'status500' } } });
     await assert.rejects(
-      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retries: 2, retryDelayMs: 5 }),
-      (err: unknown) => err instanceof UserError && err.message === `${server.url} answered HTTP 500 while downloading terminal_test.jsonl; try again later`,
+      downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir: join(tmp, 'data'),
+        hubUrl: server.url,
+        retries: 2,
+        retryDelayMs: 5,
+      }),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.message === `${server.url} answered HTTP 500 while downloading terminal_test.jsonl; try again later`,
     );
     assert.equal(fileRequests(server).filter((p) => p === 'terminal_test.jsonl').length, 3);
   });
@@ -386,7 +466,10 @@ describe('awb download (end to end)', () => {
     const server = await hub();
     const dir = join(tmp, 'cli-data');
     const env = { ...process.env, HF_ENDPOINT: server.url, NO_COLOR: '1' };
-    const { stdout, stderr } = await exec(process.execPath, ['bin/awb.js', 'download', '--dir', dir, '--domains', 'mcp,search'], { cwd: root, env });
+    const { stdout, stderr } = await exec(process.execPath, ['bin/awb.js', 'download', '--dir', dir, '--domains', 'mcp,search'], {
+      cwd: root,
+      env,
+    });
     assert.match(stdout, new RegExp(`^Qwen/AgentWorldBench at main \\(commit ${server.commit}\\)$`, 'm'));
     assert.match(stdout, new RegExp(`^folder: ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
     assert.match(stdout, /^ {2}MCP +5 rows .* published: 286$/m);
@@ -395,9 +478,14 @@ describe('awb download (end to end)', () => {
     assert.match(stderr, /mcp_test\.jsonl: done/);
     assert.equal(await readFile(join(dir, 'search_test.jsonl'), 'utf8'), FILES['search_test.jsonl']);
 
-    await assert.rejects(exec(process.execPath, ['bin/awb.js', 'download', '--dir', dir, '--domains', 'chess'], { cwd: root, env }), (err: unknown) => {
-      const e = err as { code?: number; stderr?: string };
-      return e.code === 2 && /^awb: no domain "chess" in Qwen\/AgentWorldBench at main; it has: mcp, search, terminal\n$/.test(e.stderr ?? '');
-    });
+    await assert.rejects(
+      exec(process.execPath, ['bin/awb.js', 'download', '--dir', dir, '--domains', 'chess'], { cwd: root, env }),
+      (err: unknown) => {
+        const e = err as { code?: number; stderr?: string };
+        return (
+          e.code === 2 && /^awb: no domain "chess" in Qwen\/AgentWorldBench at main; it has: mcp, search, terminal\n$/.test(e.stderr ?? '')
+        );
+      },
+    );
   });
 });

@@ -52,7 +52,18 @@ async function writeRepeatedData(dir: string): Promise<number> {
 }
 
 function inferArgs(urls: string[], output: string, ...extra: string[]): string[] {
-  return ['infer', '--data', data, ...urls.flatMap((u) => ['--model-base-url', u]), '--model-name', 'wm', '--output', output, '--no-progress', ...extra];
+  return [
+    'infer',
+    '--data',
+    data,
+    ...urls.flatMap((u) => ['--model-base-url', u]),
+    '--model-name',
+    'wm',
+    '--output',
+    output,
+    '--no-progress',
+    ...extra,
+  ];
 }
 
 async function outputRows(file: string): Promise<Array<Record<string, unknown>>> {
@@ -94,7 +105,10 @@ describe('awb infer over several endpoints', () => {
 
       const rows = await outputRows(output);
       assert.equal(rows.length, rowCount);
-      assert.deepEqual(rows.filter((row) => row.error !== undefined), []);
+      assert.deepEqual(
+        rows.filter((row) => row.error !== undefined),
+        [],
+      );
       assert.ok(rows.every((row) => typeof row.gen === 'string' && row.gen !== ''));
       assert.ok(!rows.some((row) => row.endpoint === broken.url), 'no row is credited to the broken endpoint');
 
@@ -113,7 +127,10 @@ describe('awb infer over several endpoints', () => {
       // `requests` counts HTTP attempts, the model-list check before the run included.
       const b = eps[broken.url]!;
       assert.equal(b.failures, broken.stats.requests, 'every attempt on the broken endpoint is a failure');
-      assert.ok(b.requests >= broken.stats.requests && b.requests <= broken.stats.requests + broken.stats.modelListRequests, JSON.stringify(b));
+      assert.ok(
+        b.requests >= broken.stats.requests && b.requests <= broken.stats.requests + broken.stats.modelListRequests,
+        JSON.stringify(b),
+      );
       for (const s of good) {
         const e = eps[s.url]!;
         assert.equal(e.failures, 0);
@@ -128,11 +145,16 @@ describe('awb infer over several endpoints', () => {
     // Slow enough that the run outlasts a few timeouts: a hung endpoint not set aside keeps taking rows all along.
     const good = [await start({ latencyMs: 100 }), await start({ latencyMs: 100 })];
     const output = join(work, 'hung.jsonl');
-    const r = await runAwb(inferArgs([hung.url, ...good.map((s) => s.url)], output, '--max-retries', '1', '--timeout', '1', '--concurrency', '4'));
+    const r = await runAwb(
+      inferArgs([hung.url, ...good.map((s) => s.url)], output, '--max-retries', '1', '--timeout', '1', '--concurrency', '4'),
+    );
     assert.equal(r.code, 0, r.stderr);
     const rows = await outputRows(output);
     assert.equal(rows.length, rowCount);
-    assert.deepEqual(rows.filter((row) => row.error !== undefined), []);
+    assert.deepEqual(
+      rows.filter((row) => row.error !== undefined),
+      [],
+    );
     // Not set aside, it kept a slot busy for the whole run: 12 requests here.
     assert.ok(hung.stats.requests <= 6, `the hung endpoint got ${hung.stats.requests} requests for ${rowCount} rows`);
     const e = (await manifestOf(output)).endpoints?.[hung.url];
@@ -142,7 +164,14 @@ describe('awb infer over several endpoints', () => {
   it('spreads rows over equally fast healthy endpoints (least in flight)', async () => {
     const pair = [await start({ latencyMs: 20 }), await start({ latencyMs: 20 })];
     const output = join(work, 'pair.jsonl');
-    const r = await runAwb(inferArgs(pair.map((s) => s.url), output, '--concurrency', '4'));
+    const r = await runAwb(
+      inferArgs(
+        pair.map((s) => s.url),
+        output,
+        '--concurrency',
+        '4',
+      ),
+    );
     assert.equal(r.code, 0, r.stderr);
     const total = pair[0]!.stats.successes + pair[1]!.stats.successes;
     assert.equal(total, rowCount);
@@ -150,7 +179,8 @@ describe('awb infer over several endpoints', () => {
       assert.ok(s.stats.successes > total * 0.3, `${s.url} answered ${s.stats.successes} of ${total}`);
     }
     const rows = await outputRows(output);
-    for (const s of pair) assert.equal(rows.filter((row) => row.endpoint === s.url).length, s.stats.successes, 'rows record the endpoint that answered');
+    for (const s of pair)
+      assert.equal(rows.filter((row) => row.endpoint === s.url).length, s.stats.successes, 'rows record the endpoint that answered');
     const eps = (await manifestOf(output)).endpoints ?? {};
     for (const s of pair) assert.equal(eps[s.url]?.failures, 0);
   });

@@ -24,14 +24,12 @@ import {
   type Dataset,
 } from './support/dataset.js';
 import { lastUserText, type Fault, type FaultScript } from './support/openai-server.js';
-import { mulberry32 } from '../src/core/bootstrap.js';
+import { mulberry32 } from '../src/core/score/bootstrap.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
 const temps = tempDirs('faults');
 after(() => temps.cleanup());
 const server = useServers();
-
-
 
 /** Latency of 10–50 ms per request, fixed by the request number so it is the same on every run. */
 const latency = (_req: unknown, n: number) => 10 + ((n * 37) % 41);
@@ -71,11 +69,13 @@ function realisticMix(seed: number, forced: Map<string, Fault>): FaultScript {
 
 function forcedFaults(ds: Dataset): Map<string, Fault> {
   const kinds: Fault[] = ['hang', 'reset', { kind: '429', retryAfter: 1 }, '500', '503'];
-  return new Map(kinds.map((f, i) => {
-    const r = ds.rows[i * 7 + 3]!;
-    // For the judge this marker also names later turns of the trajectory: whichever asks first gets the fault.
-    return [rowMarker(r), f];
-  }));
+  return new Map(
+    kinds.map((f, i) => {
+      const r = ds.rows[i * 7 + 3]!;
+      // For the judge this marker also names later turns of the trajectory: whichever asks first gets the fault.
+      return [rowMarker(r), f];
+    }),
+  );
 }
 
 /** Every dataset row exactly once in the output. */
@@ -266,7 +266,9 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     const preds = join(dir, 'pred.jsonl');
     await writePredictions(ds, preds);
     const s = await server({ apiKey: 'sk-right-key-000000', reply: judgeReply });
-    const r = await runAwb(judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['--judge-api-key', 'sk-wrong-key-111111', '--no-preflight', '-c', '4']));
+    const r = await runAwb(
+      judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['--judge-api-key', 'sk-wrong-key-111111', '--no-preflight', '-c', '4']),
+    );
     assertFatal(r, s.url, /judge endpoint .* rejected the API key \(401/);
     assert.ok(s.stats.requests <= 4, `${s.stats.requests} requests`);
   });
@@ -287,7 +289,11 @@ describe('a row that keeps failing', () => {
     const bad = ds.rows[10]!;
     const marker = rowMarker(bad);
     let broken = true;
-    const s = await server({ reply: worldReply, latencyMs: 10, faults: (req) => (broken && lastUserText(req).includes(marker) ? '500' : undefined) });
+    const s = await server({
+      reply: worldReply,
+      latencyMs: 10,
+      faults: (req) => (broken && lastUserText(req).includes(marker) ? '500' : undefined),
+    });
     const out = join(dir, 'pred.jsonl');
     const args = inferArgs(s.url, ds.dir, out, ['-c', '8', '--max-retries', '1']);
 

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EndpointPool } from '../src/core/endpoints.js';
-import { BodyPlan } from '../src/core/request-body.js';
+import { EndpointPool } from '../src/core/endpoints/endpoints.js';
+import { BodyPlan } from '../src/core/endpoints/request-body.js';
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -11,8 +11,15 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
 }
 
-const pool = (url: string, maxRetries = 0) => new EndpointPool({ urls: [url], apiKey: 'k', model: 'm', timeoutMs: 10_000, maxRetries, role: 'world model' });
-const reply = JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }] });
+const pool = (url: string, maxRetries = 0) =>
+  new EndpointPool({ urls: [url], apiKey: 'k', model: 'm', timeoutMs: 10_000, maxRetries, role: 'world model' });
+const reply = JSON.stringify({
+  id: 'x',
+  object: 'chat.completion',
+  created: 0,
+  model: 'm',
+  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }],
+});
 
 test('a planned body arrives whole, with its length, on every attempt', async () => {
   const big = Buffer.alloc(3 << 20, 0x61);
@@ -22,7 +29,11 @@ test('a planned body arrives whole, with its length, on every attempt', async ()
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
-      seen.push({ length: req.headers['content-length'], chunked: req.headers['transfer-encoding'] === 'chunked', bytes: Buffer.concat(parts).length });
+      seen.push({
+        length: req.headers['content-length'],
+        chunked: req.headers['transfer-encoding'] === 'chunked',
+        bytes: Buffer.concat(parts).length,
+      });
       // The first attempt fails with a retryable status; the client sends the same body again.
       if (seen.length === 1) res.writeHead(503, { 'retry-after-ms': '10' }).end('{}');
       else res.writeHead(200, { 'content-type': 'application/json' }).end(reply);
@@ -47,7 +58,9 @@ test('a server that answers and hangs up before the body is sent gives an error,
     req.socket.destroy();
   });
   try {
-    await assert.rejects(pool(url).chat(plan), (err: Error) => /413|too large|Connection error|socket|ECONNRESET|EPIPE/i.test(`${err.message} ${String((err as { cause?: unknown }).cause)}`));
+    await assert.rejects(pool(url).chat(plan), (err: Error) =>
+      /413|too large|Connection error|socket|ECONNRESET|EPIPE/i.test(`${err.message} ${String((err as { cause?: unknown }).cause)}`),
+    );
   } finally {
     server.close();
   }

@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { arrayElement, parseSlice, topLevelValues } from '../src/core/json-scan.js';
+import { arrayElement, parseSlice, topLevelValues } from '../src/core/rows/json-scan.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 const wanted = new Set(['task', 'id', 'prompt', 'score']);
 
 test('finds top-level values and skips everything else, nested keys and quoted quotes included', () => {
-  const line = b('{"meta": {"task": "decoy", "x": [1, {"id": 9}]}, "prompt": ["a \\"task\\": 1", "b\\\\"], "task" : "web", "id": 123456789012345678901, "score": 4.5}');
+  const line = b(
+    '{"meta": {"task": "decoy", "x": [1, {"id": 9}]}, "prompt": ["a \\"task\\": 1", "b\\\\"], "task" : "web", "id": 123456789012345678901, "score": 4.5}',
+  );
   const at = topLevelValues(line, wanted)!;
   assert.equal(parseSlice(line, at.get('task')), 'web');
   assert.equal(line.toString('utf8', ...at.get('id')!), '123456789012345678901');

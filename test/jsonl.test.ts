@@ -3,10 +3,19 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLineBytes } from '../src/core/jsonl.js';
+import { readLineBytes } from '../src/core/rows/jsonl.js';
 
 test('lines are split on \\n only, with their offsets, whether they fit a read or run over several', async () => {
-  const lines = ['{"a":1}', '', 'x'.repeat(100), 'short', '\u2028 inside \u2029', 'y'.repeat(37) + '\r', 'é中'.repeat(20), 'last, no newline'];
+  const lines = [
+    '{"a":1}',
+    '',
+    'x'.repeat(100),
+    'short',
+    '\u2028 inside \u2029',
+    'y'.repeat(37) + '\r',
+    'é中'.repeat(20),
+    'last, no newline',
+  ];
   const text = lines.join('\n');
   const path = join(await mkdtemp(join(tmpdir(), 'awb-lines-')), 'f.jsonl');
   await writeFile(path, text);
@@ -16,7 +25,11 @@ test('lines are split on \\n only, with their offsets, whether they fit a read o
     for await (const l of readLineBytes(path, { highWaterMark })) {
       got.push({ text: l.bytes.toString(), start: l.start, end: l.end, terminated: l.terminated, lineNo: l.lineNo });
     }
-    assert.deepEqual(got.map((g) => g.text), lines, `highWaterMark ${highWaterMark}`);
+    assert.deepEqual(
+      got.map((g) => g.text),
+      lines,
+      `highWaterMark ${highWaterMark}`,
+    );
     for (const [i, g] of got.entries()) {
       assert.equal(g.lineNo, i + 1);
       assert.equal(bytes.subarray(g.start, g.terminated ? g.end - 1 : g.end).toString(), lines[i]);

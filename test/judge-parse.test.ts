@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseJudgeReply, type JudgeParse } from '../src/core/judge-parse.js';
-import { stripThink } from '../src/core/think.js';
+import { parseJudgeReply, type JudgeParse } from '../src/core/judge/judge-parse.js';
+import { stripThink } from '../src/core/judge/think.js';
 
 type Five = [number, number, number, number, number];
 
@@ -48,7 +48,8 @@ describe('parseJudgeReply: plain replies', () => {
   });
 
   test('extra keys and differently-cased dimension names are ignored', () => {
-    const text = '{"scores": {"Format": 5, "format": 2, "factuality": 3, "consistency": 3, "realism": 3, "quality": 4, "overall": 5}, "verdict": "fine"}';
+    const text =
+      '{"scores": {"Format": 5, "format": 2, "factuality": 3, "consistency": 3, "realism": 3, "quality": 4, "overall": 5}, "verdict": "fine"}';
     check(text, ok([2, 3, 3, 3, 4], 3));
   });
 
@@ -186,21 +187,33 @@ describe('parseJudgeReply: choosing the JSON object', () => {
   test('when every forward match hits an unterminated string, the backward match is tried', () => {
     // The stray quote makes the forward scan fail from both braces; the
     // backward match finds the object, which no repair can save.
-    check('{"scores": {"format": "4/5, "factuality": 4, "consistency": 4, "realism": 4, "quality": 4}}', failed('JSON could not be repaired'));
+    check(
+      '{"scores": {"format": "4/5, "factuality": 4, "consistency": 4, "realism": 4, "quality": 4}}',
+      failed('JSON could not be repaired'),
+    );
   });
 });
 
 describe('parseJudgeReply: repairs', () => {
   test('trailing commas', () => {
-    check('{"scores": {"format": 4, "factuality": 4, "consistency": 5, "realism": 4, "quality": 4,}, "strengths": ["a",],}', ok([4, 4, 5, 4, 4], 21 / 5, ['a']));
+    check(
+      '{"scores": {"format": 4, "factuality": 4, "consistency": 5, "realism": 4, "quality": 4,}, "strengths": ["a",],}',
+      ok([4, 4, 5, 4, 4], 21 / 5, ['a']),
+    );
   });
 
   test('single-quoted keys', () => {
-    check("{'scores': {'format': 3, 'factuality': 4, 'consistency': 3, 'realism': 4, 'quality': 3}, 'weaknesses': [\"vague\"]}", ok([3, 4, 3, 4, 3], 17 / 5, [], ['vague']));
+    check(
+      "{'scores': {'format': 3, 'factuality': 4, 'consistency': 3, 'realism': 4, 'quality': 3}, 'weaknesses': [\"vague\"]}",
+      ok([3, 4, 3, 4, 3], 17 / 5, [], ['vague']),
+    );
   });
 
   test('bare keys', () => {
-    check('{scores: {format: 5, factuality: 4, consistency: 4, realism: 5, quality: 4}, strengths: ["tidy"]}', ok([5, 4, 4, 5, 4], 22 / 5, ['tidy']));
+    check(
+      '{scores: {format: 5, factuality: 4, consistency: 4, realism: 5, quality: 4}, strengths: ["tidy"]}',
+      ok([5, 4, 4, 5, 4], 22 / 5, ['tidy']),
+    );
   });
 
   test('last resort: only the scores object survives', () => {
@@ -214,7 +227,10 @@ describe('parseJudgeReply: repairs', () => {
   });
 
   test('NaN in a score cannot be read, so the reply fails', () => {
-    check('{"scores": {"format": NaN, "factuality": 4, "consistency": 4, "realism": 4, "quality": 4}}', failed('JSON could not be repaired'));
+    check(
+      '{"scores": {"format": NaN, "factuality": 4, "consistency": 4, "realism": 4, "quality": 4}}',
+      failed('JSON could not be repaired'),
+    );
   });
 
   test('NaN outside the scores is saved by the last resort', () => {
@@ -224,7 +240,10 @@ describe('parseJudgeReply: repairs', () => {
 
 describe('parseJudgeReply: score values', () => {
   test('"4/5" and " 3 / 5 " read the integer before the slash', () => {
-    check('{"scores": {"format": "4/5", "factuality": " 3 / 5 ", "consistency": "5/5", "realism": "2 /5", "quality": "1/ 5"}}', ok([4, 3, 5, 2, 1], 3));
+    check(
+      '{"scores": {"format": "4/5", "factuality": " 3 / 5 ", "consistency": "5/5", "realism": "2 /5", "quality": "1/ 5"}}',
+      ok([4, 3, 5, 2, 1], 3),
+    );
   });
 
   test('floats round half to even', () => {
@@ -244,19 +263,31 @@ describe('parseJudgeReply: score values', () => {
   });
 
   test('strings: "7/5" clamps, "0/5" and "-1/5" are invalid', () => {
-    check('{"scores": {"format": "7/5", "factuality": "0/5", "consistency": "-1/5", "realism": "3/5", "quality": "3/5"}}', ok([5, 0, 0, 3, 3], 11 / 3));
+    check(
+      '{"scores": {"format": "7/5", "factuality": "0/5", "consistency": "-1/5", "realism": "3/5", "quality": "3/5"}}',
+      ok([5, 0, 0, 3, 3], 11 / 3),
+    );
   });
 
   test('strings that are not "N/M": plain "4", "4.5/5", "1_0/5", "four/5"', () => {
-    check('{"scores": {"format": "4", "factuality": "4.5/5", "consistency": "1_0/5", "realism": "four/5", "quality": 2}}', ok([0, 0, 0, 0, 2], 2));
+    check(
+      '{"scores": {"format": "4", "factuality": "4.5/5", "consistency": "1_0/5", "realism": "four/5", "quality": 2}}',
+      ok([0, 0, 0, 0, 2], 2),
+    );
   });
 
   test('full-width digits before the slash are read', () => {
-    check('{"scores": {"format": "４/5", "factuality": "３ / ５", "consistency": 4, "realism": 4, "quality": 4}}', ok([4, 3, 4, 4, 4], 19 / 5));
+    check(
+      '{"scores": {"format": "４/5", "factuality": "３ / ５", "consistency": 4, "realism": 4, "quality": 4}}',
+      ok([4, 3, 4, 4, 4], 19 / 5),
+    );
   });
 
   test('booleans, null, arrays and objects are invalid', () => {
-    check('{"scores": {"format": true, "factuality": false, "consistency": null, "realism": [4], "quality": {"v": 4}}, "x": 1}', failed('no valid dimension'));
+    check(
+      '{"scores": {"format": true, "factuality": false, "consistency": null, "realism": [4], "quality": {"v": 4}}, "x": 1}',
+      failed('no valid dimension'),
+    );
   });
 
   test('a number too large for a double is invalid', () => {
@@ -337,7 +368,10 @@ describe('stripThink', () => {
   });
 
   test('a custom stop tag, matched case-insensitively', () => {
-    assert.strictEqual(stripThink('<think>b<final_evaluation>c<PREDICTED_OBSERVATION>d', 'predicted_observation'), '<PREDICTED_OBSERVATION>d');
+    assert.strictEqual(
+      stripThink('<think>b<final_evaluation>c<PREDICTED_OBSERVATION>d', 'predicted_observation'),
+      '<PREDICTED_OBSERVATION>d',
+    );
   });
 
   test('with several unclosed blocks the cut starts at the first', () => {

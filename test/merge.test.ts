@@ -38,11 +38,39 @@ const made: Record<string, string> = {};
 const p = (name: string) => join(work, name);
 
 function worldArgs(output: string, ...extra: string[]): string[] {
-  return ['infer', '--data', FIXTURES, '--model-base-url', world.url, '--model-name', 'wm', '--output', output, '--concurrency', '4', '--no-progress', ...extra];
+  return [
+    'infer',
+    '--data',
+    FIXTURES,
+    '--model-base-url',
+    world.url,
+    '--model-name',
+    'wm',
+    '--output',
+    output,
+    '--concurrency',
+    '4',
+    '--no-progress',
+    ...extra,
+  ];
 }
 
 function judgeArgs(predictions: string, output: string, ...extra: string[]): string[] {
-  return ['judge', '--predictions', predictions, '--judge-base-url', judge.url, '--judge-model', 'jm', '--output', output, '--concurrency', '4', '--no-progress', ...extra];
+  return [
+    'judge',
+    '--predictions',
+    predictions,
+    '--judge-base-url',
+    judge.url,
+    '--judge-model',
+    'jm',
+    '--output',
+    output,
+    '--concurrency',
+    '4',
+    '--no-progress',
+    ...extra,
+  ];
 }
 
 async function ok(args: string[]): Promise<AwbResult> {
@@ -151,7 +179,10 @@ describe('awb infer --shard, then awb merge', () => {
     const dup = joined.filter((l) => display(l) === 'android id 3107 turn 2');
     assert.equal(dup.length, 2, 'both rows of the duplicated android (id, turn) pair are predicted');
     assert.notEqual(dup[0]!.row.gen, dup[1]!.row.gen);
-    assert.ok(joined.some((l) => String(l.row.id) === '18446744073709551557'), 'the id beyond 2^53 survives exactly');
+    assert.ok(
+      joined.some((l) => String(l.row.id) === '18446744073709551557'),
+      'the id beyond 2^53 survives exactly',
+    );
 
     for (const k of [1, 2, 3]) {
       const m = await manifestOf(made[`s${k}`]!);
@@ -181,10 +212,13 @@ describe('awb infer --shard, then awb merge', () => {
     assert.equal(m.stage, 'infer');
     assert.equal(m.complete, true);
     assert.ok(m.finished_at);
-    assert.deepEqual({ total: m.counts.total, done: m.counts.done, failed: m.counts.failed }, { total: FIXTURE_ROWS, done: FIXTURE_ROWS, failed: 0 });
+    assert.deepEqual(
+      { total: m.counts.total, done: m.counts.done, failed: m.counts.failed },
+      { total: FIXTURE_ROWS, done: FIXTURE_ROWS, failed: 0 },
+    );
     assert.deepEqual(m.counts.per_domain, whole.counts.per_domain);
     assert.deepEqual(m.dataset.rows, whole.dataset.rows);
-    assert.deepEqual(m.dataset.domains, whole.dataset.domains, 'every domain of the data, not only the first shard\'s');
+    assert.deepEqual(m.dataset.domains, whole.dataset.domains, "every domain of the data, not only the first shard's");
     assert.equal(m.usage.prompt_tokens, whole.usage.prompt_tokens);
     assert.equal(m.usage.completion_tokens, whole.usage.completion_tokens);
   });

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chatBody } from '../src/core/chat-body.js';
-import { judgeMessages, worldModelMessages, type ChatMessage } from '../src/core/messages.js';
-import type { BodyPlan } from '../src/core/request-body.js';
-import { currentAction, decodeToken, groundTruth, readRow, type RowText } from '../src/core/row-text.js';
+import { chatBody } from '../src/core/endpoints/chat-body.js';
+import { judgeMessages, worldModelMessages, type ChatMessage } from '../src/core/infer/messages.js';
+import type { BodyPlan } from '../src/core/endpoints/request-body.js';
+import { currentAction, decodeToken, groundTruth, readRow, type RowText } from '../src/core/rows/row-text.js';
 import { datasetRowSchema, type DatasetRow } from '../src/core/schemas/dataset-row.js';
 
 const row = (over: Partial<DatasetRow> = {}): DatasetRow => ({
@@ -35,7 +35,9 @@ async function bodyBytes(plan: BodyPlan): Promise<Buffer> {
 
 /** The messages as the endpoint receives them. */
 async function sent(messages: ChatMessage[], text: RowText): Promise<{ role: string; content: string }[]> {
-  return (JSON.parse((await bodyBytes(chatBody('m', messages, {}, text))).toString('utf8')) as { messages: { role: string; content: string }[] }).messages;
+  return (
+    JSON.parse((await bodyBytes(chatBody('m', messages, {}, text))).toString('utf8')) as { messages: { role: string; content: string }[] }
+  ).messages;
 }
 
 const worldModel = (r: DatasetRow, history: 'full' | 'none') => {
@@ -93,7 +95,12 @@ test('texts keep every character: escapes, quotes, U+2028, astral and lone surro
 });
 
 test('sampling parameters and extra body fields go into the body; an extra body model replaces the model', async () => {
-  const plan = chatBody('m', [{ role: 'user', content: ['hi'] }], { temperature: 0.6, max_tokens: undefined, top_k: 20, model: 'other' }, { locate: (p) => p });
+  const plan = chatBody(
+    'm',
+    [{ role: 'user', content: ['hi'] }],
+    { temperature: 0.6, max_tokens: undefined, top_k: 20, model: 'other' },
+    { locate: (p) => p },
+  );
   const body = JSON.parse((await bodyBytes(plan)).toString());
   assert.deepEqual(body, { model: 'other', temperature: 0.6, top_k: 20, messages: [{ role: 'user', content: 'hi' }] });
 });
@@ -103,8 +110,14 @@ test('judge messages: rubric as system; history, action, prediction and ground t
   assert.deepEqual(system, { role: 'system', content: 'RUBRIC' });
   const text = user!.content;
   const order = ['A1', 'O1', 'A2', 'O2', 'A3', 'PRED', 'TRUTH'].map((s) => text.indexOf(s));
-  assert.ok(order.every((i) => i >= 0), text);
-  assert.deepEqual([...order].sort((a, b) => a - b), order);
+  assert.ok(
+    order.every((i) => i >= 0),
+    text,
+  );
+  assert.deepEqual(
+    [...order].sort((a, b) => a - b),
+    order,
+  );
   assert.ok(!text.includes('O3'));
 });
 
@@ -126,18 +139,27 @@ test('a body planned over the input file reads the same bytes as one held in mem
   const { join } = await import('node:path');
   const { tmpdir } = await import('node:os');
   const odd = 'line "1"\n\u2028 中文 \\ end';
-  const lines = [JSON.stringify(row({ task: 'first' })), JSON.stringify(row({ system_str: odd, prompt: [odd, 'A2', 'A3'], response: ['O1 '.repeat(50_000), 'O2', 'O3'] }))];
+  const lines = [
+    JSON.stringify(row({ task: 'first' })),
+    JSON.stringify(row({ system_str: odd, prompt: [odd, 'A2', 'A3'], response: ['O1 '.repeat(50_000), 'O2', 'O3'] })),
+  ];
   const path = join(await mkdtemp(join(tmpdir(), 'awb-body-')), 'in.jsonl');
   await writeFile(path, lines.join('\n') + '\n');
   const handle = await open(path, 'r');
   try {
     const bytes = Buffer.from(lines[1]!);
     const options = { file: path, lineNo: 2, terminated: true, added: [] };
-    const fromFile = readRow(bytes, datasetRowSchema, { ...options, source: { file: { handle, path }, offset: Buffer.byteLength(lines[0]!) + 1 } });
+    const fromFile = readRow(bytes, datasetRowSchema, {
+      ...options,
+      source: { file: { handle, path }, offset: Buffer.byteLength(lines[0]!) + 1 },
+    });
     const inMemory = readRow(Buffer.from(bytes), datasetRowSchema, options);
     assert.ok(fromFile.ok && inMemory.ok);
     const plan = chatBody('m', judgeMessages(fromFile.row, fromFile.text, 'P', 'T', 'R'), {}, fromFile.text);
-    assert.ok(plan.parts.some((p) => !Buffer.isBuffer(p)), 'texts are planned as ranges of the file');
+    assert.ok(
+      plan.parts.some((p) => !Buffer.isBuffer(p)),
+      'texts are planned as ranges of the file',
+    );
     bytes.fill(0x20); // the line buffer is reused for the next line: the plan must not depend on it
     const expected = await bodyBytes(chatBody('m', judgeMessages(inMemory.row, inMemory.text, 'P', 'T', 'R'), {}, inMemory.text));
     assert.deepEqual(await bodyBytes(plan), expected);

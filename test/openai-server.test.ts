@@ -68,7 +68,12 @@ describe('fake OpenAI server', () => {
     });
     assert.equal(r.choices[0]?.message.content, 'n=1 kw={"enable_thinking":true}');
     assert.equal((r.choices[0]?.message as unknown as { reasoning_content: string }).reasoning_content, 'thinking');
-    assert.deepEqual(r.usage, { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, completion_tokens_details: { reasoning_tokens: 2 } });
+    assert.deepEqual(r.usage, {
+      prompt_tokens: 7,
+      completion_tokens: 3,
+      total_tokens: 10,
+      completion_tokens_details: { reasoning_tokens: 2 },
+    });
   });
 
   it('can leave out the models route', async () => {
@@ -179,7 +184,10 @@ describe('fake OpenAI server', () => {
     assert.equal(replies.length, 20);
     assert.equal(s.stats.maxInFlight, 20);
     assert.equal(s.stats.inFlight, 0);
-    assert.ok(s.log.every((e) => e.ms >= 190), 'latency applied');
+    assert.ok(
+      s.log.every((e) => e.ms >= 190),
+      'latency applied',
+    );
   });
 
   it('finds a request that was answered successfully twice', async () => {

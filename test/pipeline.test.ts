@@ -29,7 +29,19 @@ after(async () => {
 });
 
 test('infer sends the full history, writes every row with gen, finish_reason and usage', async () => {
-  const r = await runAwb(['infer', '--data', data, '--model-base-url', world.url, '--model-name', 'wm', '-o', join(dir, 'pred.jsonl'), '-c', '4']);
+  const r = await runAwb([
+    'infer',
+    '--data',
+    data,
+    '--model-base-url',
+    world.url,
+    '--model-name',
+    'wm',
+    '-o',
+    join(dir, 'pred.jsonl'),
+    '-c',
+    '4',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const out = await rows(join(dir, 'pred.jsonl'));
   assert.equal(out.length, 28);
@@ -53,22 +65,61 @@ test('infer sends the full history, writes every row with gen, finish_reason and
 
 test('--no-history sends only the system prompt and the current action', async () => {
   const before = world.log.length;
-  const r = await runAwb(['infer', '--data', data, '--model-base-url', world.url, '--model-name', 'wm', '-o', join(dir, 'pred-nohist.jsonl'), '--no-history', '--domains', 'mcp,terminal']);
+  const r = await runAwb([
+    'infer',
+    '--data',
+    data,
+    '--model-base-url',
+    world.url,
+    '--model-name',
+    'wm',
+    '-o',
+    join(dir, 'pred-nohist.jsonl'),
+    '--no-history',
+    '--domains',
+    'mcp,terminal',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const sent = world.log.slice(before).filter((e) => e.outcome === 'ok');
   assert.equal(sent.length, 9);
-  for (const e of sent) assert.deepEqual(e.request!.messages.map((m) => m.role), ['system', 'user']);
+  for (const e of sent)
+    assert.deepEqual(
+      e.request!.messages.map((m) => m.role),
+      ['system', 'user'],
+    );
   const manifest = JSON.parse(await readFile(join(dir, 'pred-nohist.jsonl.manifest.json'), 'utf8'));
   assert.equal(manifest.settings.history, 'none');
 });
 
 test('judge writes the official judged.jsonl fields; totals are the mean of the valid dimensions', async () => {
-  const r = await runAwb(['judge', '--predictions', join(dir, 'pred.jsonl'), '--judge-base-url', judge.url, '--judge-model', 'judge', '-c', '4']);
+  const r = await runAwb([
+    'judge',
+    '--predictions',
+    join(dir, 'pred.jsonl'),
+    '--judge-base-url',
+    judge.url,
+    '--judge-model',
+    'judge',
+    '-c',
+    '4',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const out = await rows(join(dir, 'judged.jsonl'));
   assert.equal(out.length, 28);
   for (const row of out) {
-    for (const f of ['total_score', 'format', 'factuality', 'consistency', 'realism', 'quality', 'failed', 'strengths', 'weaknesses', 'extracted_output', 'judge_raw_output']) {
+    for (const f of [
+      'total_score',
+      'format',
+      'factuality',
+      'consistency',
+      'realism',
+      'quality',
+      'failed',
+      'strengths',
+      'weaknesses',
+      'extracted_output',
+      'judge_raw_output',
+    ]) {
       assert.ok(f in row, `missing ${f}`);
     }
     assert.equal(row.failed, 0);
@@ -82,18 +133,40 @@ test('judge writes the official judged.jsonl fields; totals are the mean of the 
   assert.match(String(first.request!.messages[0]!.content), /final_evaluation/);
 });
 
-
 test('judging a judged file again replaces every field of the earlier judgement, even when the new one fails', async (t) => {
   // A judge that never answers in the rubric's format: every row fails, and nothing of the old grades may stay beside it.
   const garbled = await startOpenAIServer({ models: ['judge'], reply: () => 'no grades here' });
   t.after(() => garbled.close());
-  const r = await runAwb(['judge', '--predictions', join(dir, 'judged.jsonl'), '--judge-base-url', garbled.url, '--judge-model', 'judge', '-o', join(dir, 'rejudged.jsonl'), '--parse-attempts', '1']);
+  const r = await runAwb([
+    'judge',
+    '--predictions',
+    join(dir, 'judged.jsonl'),
+    '--judge-base-url',
+    garbled.url,
+    '--judge-model',
+    'judge',
+    '-o',
+    join(dir, 'rejudged.jsonl'),
+    '--parse-attempts',
+    '1',
+  ]);
   assert.equal(r.code, 1, r.stderr); // failed rows exit 1
   const out = await rows(join(dir, 'rejudged.jsonl'));
   assert.equal(out.length, 28);
   for (const row of out) {
     assert.equal(row.failed, 1);
-    for (const f of ['format', 'factuality', 'consistency', 'realism', 'quality', 'strengths', 'weaknesses', 'judge_latency_ms', 'judge_endpoint']) assert.ok(!(f in row), `${f} left from the earlier judgement`);
+    for (const f of [
+      'format',
+      'factuality',
+      'consistency',
+      'realism',
+      'quality',
+      'strengths',
+      'weaknesses',
+      'judge_latency_ms',
+      'judge_endpoint',
+    ])
+      assert.ok(!(f in row), `${f} left from the earlier judgement`);
     assert.equal(typeof row.gen, 'string');
   }
 });
@@ -120,16 +193,30 @@ function findNumber(run: Record<string, unknown>, name: string): number {
   return hit[1].score as number;
 }
 
-test('files in the official script\'s own format are valid input to judge and score', async () => {
+test("files in the official script's own format are valid input to judge and score", async () => {
   // Python's json.dumps style: ", " and ": " separators, failed as 1.0/0.0, an empty gen for a failed inference.
   const official = [
     '{"task": "terminal", "id": 1, "prompt": ["ls"], "response": ["a.txt"], "current_prompt": "ls", "system_str": "s", "turn_idx": 1, "total_turns": 1, "gen": "<predicted_observation>a.txt</predicted_observation>"}',
     '{"task": "terminal", "id": 2, "prompt": ["pwd"], "response": ["/root"], "current_prompt": "pwd", "system_str": "s", "turn_idx": 1, "total_turns": 1, "gen": ""}',
   ];
   await writeFile(join(dir, 'official-pred.jsonl'), official.join('\n') + '\n');
-  const fixed = await startOpenAIServer({ models: ['judge'], reply: () => '<final_evaluation>{"scores": {"format": 5, "factuality": 4, "consistency": 4, "realism": 4, "quality": 3}}</final_evaluation>' });
+  const fixed = await startOpenAIServer({
+    models: ['judge'],
+    reply: () =>
+      '<final_evaluation>{"scores": {"format": 5, "factuality": 4, "consistency": 4, "realism": 4, "quality": 3}}</final_evaluation>',
+  });
   try {
-    const r = await runAwb(['judge', '--predictions', join(dir, 'official-pred.jsonl'), '--judge-base-url', fixed.url, '--judge-model', 'judge', '-o', join(dir, 'official-judged.jsonl')]);
+    const r = await runAwb([
+      'judge',
+      '--predictions',
+      join(dir, 'official-pred.jsonl'),
+      '--judge-base-url',
+      fixed.url,
+      '--judge-model',
+      'judge',
+      '-o',
+      join(dir, 'official-judged.jsonl'),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(fixed.stats.successes, 1, 'the row without a generation is not sent');
   } finally {

@@ -1,15 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { cleanGroundTruth, extractPrediction } from '../src/core/prediction-text.js';
-import { lastBlock } from '../src/core/think.js';
+import { cleanGroundTruth, extractPrediction } from '../src/core/judge/prediction-text.js';
+import { lastBlock } from '../src/core/judge/think.js';
 
 describe('extractPrediction', () => {
   test('think removed, tag content trimmed', () => {
-    assert.strictEqual(extractPrediction('<think>plan</think>\n<predicted_observation>\n  ls output\n</predicted_observation>\n'), 'ls output');
+    assert.strictEqual(
+      extractPrediction('<think>plan</think>\n<predicted_observation>\n  ls output\n</predicted_observation>\n'),
+      'ls output',
+    );
   });
 
   test('the last block wins', () => {
-    assert.strictEqual(extractPrediction('<predicted_observation>old</predicted_observation> <predicted_observation>new</predicted_observation>'), 'new');
+    assert.strictEqual(
+      extractPrediction('<predicted_observation>old</predicted_observation> <predicted_observation>new</predicted_observation>'),
+      'new',
+    );
   });
 
   test('an unclosed block runs to the end', () => {

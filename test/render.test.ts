@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { scoreFiles, type ScoreReport, type ScoreRequest } from '../src/core/aggregate.js';
-import { compareFiles } from '../src/core/compare.js';
+import { scoreFiles, type ScoreReport, type ScoreRequest } from '../src/core/score/aggregate.js';
+import { compareFiles } from '../src/core/score/compare.js';
 import { CSV_COLUMNS, renderScoreCsv } from '../src/render/csv.js';
 import { renderCompareJson, renderScoreJson } from '../src/render/json.js';
 import { renderCompareMarkdown, renderScoreMarkdown } from '../src/render/markdown.js';
@@ -98,10 +98,22 @@ describe('renderers', () => {
     const rec = records.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
     assert.deepEqual(
       rec.map((r) => `${r.run}/${r.domain}`),
-      ['alpha/mcp', 'alpha/search', 'alpha/overall_macro', 'alpha/overall_micro', 'beta/mcp', 'beta/search', 'beta/overall_macro', 'beta/overall_micro'],
+      [
+        'alpha/mcp',
+        'alpha/search',
+        'alpha/overall_macro',
+        'alpha/overall_micro',
+        'beta/mcp',
+        'beta/search',
+        'beta/overall_macro',
+        'beta/overall_micro',
+      ],
     );
     const search = rec.find((r) => r.run === 'alpha' && r.domain === 'search')!;
-    assert.deepEqual([search.rows, search.valid, search.failed, search.source, search.judge, search.bucket], ['12', '11', '1', 'run', 'gpt-x', 'all']);
+    assert.deepEqual(
+      [search.rows, search.valid, search.failed, search.source, search.judge, search.bucket],
+      ['12', '11', '1', 'run', 'gpt-x', 'all'],
+    );
     assert.equal(search.realism, '', 'no realism values: empty, not -25');
     for (const r of rec) {
       assert.ok(Number(r.ci_lo) <= Number(r.score) && Number(r.score) <= Number(r.ci_hi), `${r.run}/${r.domain}`);

@@ -35,8 +35,6 @@ const temps = tempDirs('resume');
 after(() => temps.cleanup());
 const server = useServers();
 
-
-
 /** Every line whole and valid JSON, every dataset row exactly once. */
 async function assertComplete(out: string, ds: Dataset): Promise<Record<string, unknown>[]> {
   const { lines, terminated } = await readJsonlFile(out);
@@ -137,7 +135,10 @@ describe('kill -9', () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 80);
     // The web rows go out last (files are read in name order); slowing them keeps the run alive past 90% for the kill.
-    const s = await server({ reply: worldReply, latencyMs: (req, n) => (lastUserText(req).includes('[row web/') ? 250 : 20 + ((n * 13) % 31)) });
+    const s = await server({
+      reply: worldReply,
+      latencyMs: (req, n) => (lastUserText(req).includes('[row web/') ? 250 : 20 + ((n * 13) % 31)),
+    });
     const clean = join(dir, 'clean.jsonl');
     const r0 = await runAwb(inferArgs(s.url, ds.dir, clean, ['-c', '4']));
     assert.equal(r0.code, 0, r0.stderr);
@@ -153,7 +154,10 @@ describe('kill -9', () => {
     assert.equal(last.code, 0, last.stderr);
     const rows = await assertComplete(out, ds);
     assert.deepEqual(genSet(rows), genSet(cleanRows));
-    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { complete: boolean; counts: { done: number; total: number } };
+    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as {
+      complete: boolean;
+      counts: { done: number; total: number };
+    };
     assert.equal(manifest.complete, true);
     assert.equal(manifest.counts.done, ds.rows.length);
   });
@@ -192,7 +196,10 @@ describe('a line cut short', () => {
     const { lines } = await readJsonlFile(out);
     const lastLine = lines.at(-1)!;
     const cutRow = JSON.parse(lastLine) as Record<string, unknown>;
-    const kept = lines.slice(0, -1).map((l) => `${l}\n`).join('');
+    const kept = lines
+      .slice(0, -1)
+      .map((l) => `${l}\n`)
+      .join('');
     await writeFile(out, kept + lastLine.slice(0, Math.floor(lastLine.length / 2)));
 
     const logBefore = s.log.length;
@@ -214,7 +221,13 @@ describe('resuming with other settings', { concurrency: 2 }, () => {
   /** A finished run with its last `drop` lines removed, as an interrupted run leaves it. */
   async function partialOutput(out: string, drop: number): Promise<void> {
     const { lines } = await readJsonlFile(out);
-    await writeFile(out, lines.slice(0, -drop).map((l) => `${l}\n`).join(''));
+    await writeFile(
+      out,
+      lines
+        .slice(0, -drop)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
   }
 
   async function assertRefused(args: string[], out: string, pattern: RegExp): Promise<void> {
@@ -242,7 +255,11 @@ describe('resuming with other settings', { concurrency: 2 }, () => {
     await partialOutput(out, 4);
     const requests = s.stats.requests;
 
-    await assertRefused(inferArgs(s.url, ds.dir, out, ['-c', '4']).map((a) => (a === 'test-model' ? 'other-model' : a)), out, /world_model: was .*test-model.*, now .*other-model/);
+    await assertRefused(
+      inferArgs(s.url, ds.dir, out, ['-c', '4']).map((a) => (a === 'test-model' ? 'other-model' : a)),
+      out,
+      /world_model: was .*test-model.*, now .*other-model/,
+    );
     await assertRefused([...base, '--temperature', '0.2'], out, /sampling: was .*0\.6.*, now .*0\.2/);
     await assertRefused([...base, '--no-history'], out, /history: was "full", now "none"/);
     assert.equal(s.stats.requests, requests, 'a refused run sent requests');
@@ -269,7 +286,11 @@ describe('resuming with other settings', { concurrency: 2 }, () => {
     await cp(fileURLToPath(new URL('../rubrics/', import.meta.url)), rubrics, { recursive: true });
     await writeFile(join(rubrics, 'web.md'), `${await readFile(join(rubrics, 'web.md'), 'utf8')}\nBe strict.\n`);
 
-    await assertRefused(base.map((a) => (a === 'test-model' ? 'other-model' : a)), out, /judge: was .*test-model.*, now .*other-model/);
+    await assertRefused(
+      base.map((a) => (a === 'test-model' ? 'other-model' : a)),
+      out,
+      /judge: was .*test-model.*, now .*other-model/,
+    );
     await assertRefused([...base, '--rubrics', rubrics], out, /rubrics: was /);
     assert.equal(s.stats.requests, requests, 'a refused run sent requests');
 
@@ -286,7 +307,10 @@ describe('judging before infer is finished', () => {
     const ds = await makeDataset(dir, 12);
     const bad = ds.rows[5]!;
     let broken = true;
-    const world = await server({ reply: worldReply, faults: (req) => (broken && lastUserText(req).includes(rowMarker(bad)) ? '500' : undefined) });
+    const world = await server({
+      reply: worldReply,
+      faults: (req) => (broken && lastUserText(req).includes(rowMarker(bad)) ? '500' : undefined),
+    });
     const judge = await server({ reply: judgeReply });
     const preds = join(dir, 'pred.jsonl');
     const judged = join(dir, 'judged.jsonl');

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseRow } from '../src/core/input.js';
-import { rowKey } from '../src/core/row-key.js';
-import { decodeToken, NOT_DECODED, readRow, stringTokenEnd, type RowText } from '../src/core/row-text.js';
+import { parseRow } from '../src/core/rows/input.js';
+import { rowKey } from '../src/core/rows/row-key.js';
+import { decodeToken, NOT_DECODED, readRow, stringTokenEnd, type RowText } from '../src/core/rows/row-text.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
 import { predictionRowSchema } from '../src/core/schemas/prediction-row.js';
 
@@ -23,7 +23,8 @@ function fromBytes(row: { prompt: string[]; response: string[] }): boolean {
 function texts(text: RowText, n: number) {
   const out: Record<string, unknown> = {};
   for (const f of ['system_str', 'current_prompt', 'gen', 'task']) out[f] = text.field(f) && decodeToken(text.field(f));
-  for (const l of ['prompt', 'response'] as const) out[l] = Array.from({ length: n }, (_, i) => text.item(l, i) && decodeToken(text.item(l, i)));
+  for (const l of ['prompt', 'response'] as const)
+    out[l] = Array.from({ length: n }, (_, i) => text.item(l, i) && decodeToken(text.item(l, i)));
   return out;
 }
 
@@ -39,7 +40,8 @@ function assertSameAsParse(line: string, schema = datasetRowSchema) {
   for (const l of ['prompt', 'response'] as const) expected[l] = Array.from({ length: n }, (_, i) => want.row[l][i]);
   assert.deepEqual(texts(got.text, n), expected);
   for (const [k, v] of Object.entries(want.row)) {
-    if (!['prompt', 'response', 'system_str', 'current_prompt', 'gen', 'gen_reasoning'].includes(k)) assert.deepEqual((got.row as Record<string, unknown>)[k], v, k);
+    if (!['prompt', 'response', 'system_str', 'current_prompt', 'gen', 'gen_reasoning'].includes(k))
+      assert.deepEqual((got.row as Record<string, unknown>)[k], v, k);
   }
   return got;
 }
@@ -62,7 +64,10 @@ test('the byte path gives the same row, texts and key as JSON.parse, and leaves 
 
 test('escapes of every kind, raw U+2028, CJK, astral and lone surrogates, and spacing survive the byte path', () => {
   const line = `{ "task" : "search", "id":"a:b", "prompt":[ "caf\\u00e9 \\/ \\"q\\" \\\\ \\b\\f\\n\\r\\t" , "\u2028\u2029 中文 😀" ],
-    "response":["\\ud800 lone", "\\ud83d\\ude00 pair"], "current_prompt":"", "system_str":"\\u0000x", "turn_idx":2, "extra":{"a":[1,2]} }\r`.replace('\n', ' ');
+    "response":["\\ud800 lone", "\\ud83d\\ude00 pair"], "current_prompt":"", "system_str":"\\u0000x", "turn_idx":2, "extra":{"a":[1,2]} }\r`.replace(
+    '\n',
+    ' ',
+  );
   const got = assertSameAsParse(line);
   assert.ok(got.ok && fromBytes(got.row));
 });

@@ -10,7 +10,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-score-cli-');
 
 function awb(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '' } });
+  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -114,7 +117,9 @@ describe('awb score (end to end)', () => {
 
   it('compare: the gate exits 1 on a significant drop and 0 otherwise', () => {
     const rows = (lift: number) =>
-      [1, 2, 3, 4, 5, 6].flatMap((id) => [1, 2].map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(2 + ((id + turn) % 3) + lift) })));
+      [1, 2, 3, 4, 5, 6].flatMap((id) =>
+        [1, 2].map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(2 + ((id + turn) % 3) + lift) })),
+      );
     const base = writeJudged(dir, 'base.jsonl', rows(0));
     const worse = writeJudged(dir, 'worse.jsonl', rows(-1));
     const fail = awb('compare', base, worse, '--fail-below', '1');

@@ -10,7 +10,18 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb, spawnAwb, type AwbResult } from './support/cli.js';
-import { closedPort, judgeReply, makeDataset, parseResumeCommand, rowMarker, readRowsOf, tempDirs, waitForLines, worldReply, writePredictions } from './support/dataset.js';
+import {
+  closedPort,
+  judgeReply,
+  makeDataset,
+  parseResumeCommand,
+  rowMarker,
+  readRowsOf,
+  tempDirs,
+  waitForLines,
+  worldReply,
+  writePredictions,
+} from './support/dataset.js';
 import { lastUserText } from './support/openai-server.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
@@ -30,14 +41,16 @@ function assertClean(text: string, where: string): void {
 /** Every file awb left in `dir` (outputs, manifests, anything else), and what it printed. */
 async function assertNoKey(dir: string, results: Array<Pick<AwbResult, 'stdout' | 'stderr'>>): Promise<void> {
   const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
-  assert.ok(files.some((f) => f.name.endsWith('.manifest.json')), 'no manifest was written');
+  assert.ok(
+    files.some((f) => f.name.endsWith('.manifest.json')),
+    'no manifest was written',
+  );
   for (const f of files) assertClean(await readFile(join(f.parentPath, f.name), 'utf8'), join(f.parentPath, f.name));
   for (const [i, r] of results.entries()) {
     assertClean(r.stdout, `stdout of run ${i + 1}`);
     assertClean(r.stderr, `stderr of run ${i + 1}`);
   }
 }
-
 
 /** Interrupts a run with Ctrl-C once a few rows are written. */
 async function interrupted(args: string[], out: string, env: Record<string, string> = {}): Promise<AwbResult> {
@@ -106,7 +119,10 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
     const s = await server({
       apiKey: SECRET,
       reply: worldReply,
-      faults: (req) => (lastUserText(req).includes(marker) ? { kind: '500', message: `upstream refused key ${SECRET} (key ${SECRET.slice(0, 8)}…${SECRET.slice(-8)})` } : undefined),
+      faults: (req) =>
+        lastUserText(req).includes(marker)
+          ? { kind: '500', message: `upstream refused key ${SECRET} (key ${SECRET.slice(0, 8)}…${SECRET.slice(-8)})` }
+          : undefined,
     });
     const out = join(dir, 'pred.jsonl');
     const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--model-api-key', SECRET, '--max-retries', '0']));
@@ -130,7 +146,11 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
     // The command works as printed once the variable it names holds the key.
     const resumed = await runAwb(parseResumeCommand(r1.stderr, { AWB_MODEL_API_KEY: SECRET }));
     assert.equal(resumed.code, 0, resumed.stderr);
-    const r2 = await interrupted(inferArgs(world.url, ds.dir, join(dir, 'env.jsonl'), ['-c', '2', '--no-progress']), join(dir, 'env.jsonl'), { AWB_MODEL_API_KEY: SECRET });
+    const r2 = await interrupted(
+      inferArgs(world.url, ds.dir, join(dir, 'env.jsonl'), ['-c', '2', '--no-progress']),
+      join(dir, 'env.jsonl'),
+      { AWB_MODEL_API_KEY: SECRET },
+    );
     assert.equal(r2.code, 130, r2.stderr);
     await writePredictions(ds, preds);
     const judged = join(dir, 'judged.jsonl');
@@ -144,7 +164,15 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 3);
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
-    const args = inferArgs(url, ds.dir, join(dir, 'x', 'pred.jsonl'), ['--model-api-key', 'x', '--max-retries', '0', '--no-preflight', '--extra-body', '{"x": 1}']);
+    const args = inferArgs(url, ds.dir, join(dir, 'x', 'pred.jsonl'), [
+      '--model-api-key',
+      'x',
+      '--max-retries',
+      '0',
+      '--no-preflight',
+      '--extra-body',
+      '{"x": 1}',
+    ]);
     const r = await runAwb(args);
     assert.equal(r.code, 1, r.stderr);
     assert.deepEqual(parseResumeCommand(r.stderr, { AWB_MODEL_API_KEY: 'x' }), args);

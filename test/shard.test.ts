@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { datasetFiles, domainOfBytes, planLines } from '../src/core/input.js';
-import { collectKeys } from '../src/core/merge.js';
+import { datasetFiles, domainOfBytes, planLines } from '../src/core/rows/input.js';
+import { collectKeys } from '../src/core/merge/merge.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
-import { assignShards } from '../src/core/shard.js';
-import { displayKey } from '../src/core/row-key.js';
-import { mulberry32 } from '../src/core/bootstrap.js';
+import { assignShards } from '../src/core/rows/shard.js';
+import { displayKey } from '../src/core/rows/row-key.js';
+import { mulberry32 } from '../src/core/score/bootstrap.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/data', import.meta.url));
 
@@ -24,7 +24,7 @@ function skewedRows(n: number, seed: number): Row[] {
     const u = rand();
     const base = u < 0.02 ? 200_000 + rand() * 600_000 : u < 0.2 ? 20_000 + rand() * 80_000 : 500 + rand() * 6_000;
     const weight = rand() < 0.3 ? 1000 * Math.round(base / 1000) : Math.round(base);
-    return { key: `${domains[i % domains.length]}:${i * 7919}:${1 + (i % 5)}:${(i * 2654435761 >>> 0).toString(16)}`, weight };
+    return { key: `${domains[i % domains.length]}:${i * 7919}:${1 + (i % 5)}:${((i * 2654435761) >>> 0).toString(16)}`, weight };
   });
 }
 
@@ -88,7 +88,10 @@ describe('assignShards', () => {
       assert.ok(heaviestRow < mean / 4, `test data too skewed for N=${n}`);
       const loads = assignShards(rows, n).map((keys) => keys.reduce((a, k) => a + weightOf.get(k)!, 0));
       const worst = Math.max(...loads);
-      assert.ok(worst <= mean * 1.005, `N=${n}: heaviest shard ${worst} vs mean ${mean.toFixed(0)} (${((worst / mean - 1) * 100).toFixed(2)}% over)`);
+      assert.ok(
+        worst <= mean * 1.005,
+        `N=${n}: heaviest shard ${worst} vs mean ${mean.toFixed(0)} (${((worst / mean - 1) * 100).toFixed(2)}% over)`,
+      );
     }
   });
 
@@ -147,7 +150,7 @@ describe('planLines --shard on the fixture data', () => {
     assert.deepEqual([...union].sort(), [...limited.lines!].sort());
   });
 
-  it('reads each line\'s domain from its bytes, path-style tasks included', async () => {
+  it("reads each line's domain from its bytes, path-style tasks included", async () => {
     const files = (await datasetFiles(FIXTURES)).map((f) => f.path);
     const plan = await planLines(files, {});
     assert.deepEqual(Object.fromEntries(plan.perDomain), { android: 5, mcp: 4, os: 3, search: 4, swe: 4, terminal: 5, web: 3 });

@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises';
-import { compareFiles, type CompareReport } from '../core/compare.js';
-import { fileError } from '../core/jsonl.js';
+import { compareFiles, type CompareReport } from '../core/score/index.js';
+import { fileError } from '../core/rows/index.js';
 import { choiceOption, numberOption } from './options.js';
 import { bootstrapOptions, printWarnings } from './score.js';
 

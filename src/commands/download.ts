@@ -1,8 +1,8 @@
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
-import { downloadDataset, type DownloadProgress } from '../core/download.js';
+import { downloadDataset, type DownloadProgress } from '../core/download/index.js';
 import { DATASET_REPO, domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../core/domains.js';
-import { countLines } from '../core/jsonl.js';
+import { countLines } from '../core/rows/index.js';
 
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;

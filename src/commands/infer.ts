@@ -1,12 +1,20 @@
-import { EndpointPool } from '../core/endpoints.js';
-import { predictionFieldsSchema } from '../core/schemas/prediction-row.js';
+import { EndpointPool } from '../core/endpoints/index.js';
+import { predictionFieldsSchema } from '../core/schemas/index.js';
 import { UserError } from '../core/errors.js';
-import { inferInputSchema, inferJobs, isInferDone, tallyPrediction, type Sampling } from '../core/infer.js';
-import { datasetFiles } from '../core/input.js';
-import { runStage } from '../core/stage.js';
+import { inferInputSchema, inferJobs, isInferDone, tallyPrediction, type Sampling } from '../core/infer/index.js';
+import { datasetFiles } from '../core/rows/index.js';
+import { runStage } from '../core/runner/index.js';
 import { intOption, numberOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportEvent } from './run-ui.js';
-import { apiKeyFrom, dropUndefined, finish, tuneGarbageCollection, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
+import {
+  apiKeyFrom,
+  dropUndefined,
+  finish,
+  tuneGarbageCollection,
+  parseStageOptions,
+  printEndpoints,
+  type StageCliOptions,
+} from './stage-cli.js';
 import { resolveData } from './data-source.js';
 
 export interface InferCliOptions extends StageCliOptions {

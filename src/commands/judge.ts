@@ -1,15 +1,23 @@
 import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
-import { EndpointPool } from '../core/endpoints.js';
-import { judgeFieldsSchema } from '../core/schemas/judged-row.js';
+import { EndpointPool } from '../core/endpoints/index.js';
+import { judgeFieldsSchema } from '../core/schemas/index.js';
 import { UserError } from '../core/errors.js';
-import { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from '../core/judge.js';
-import { readManifest } from '../core/output-file.js';
-import { loadRubrics } from '../core/rubrics.js';
-import { runStage } from '../core/stage.js';
+import { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from '../core/judge/index.js';
+import { readManifest } from '../core/runner/index.js';
+import { loadRubrics } from '../core/judge/index.js';
+import { runStage } from '../core/runner/index.js';
 import { intOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportEvent } from './run-ui.js';
-import { apiKeyFrom, dropUndefined, finish, tuneGarbageCollection, parseStageOptions, printEndpoints, type StageCliOptions } from './stage-cli.js';
+import {
+  apiKeyFrom,
+  dropUndefined,
+  finish,
+  tuneGarbageCollection,
+  parseStageOptions,
+  printEndpoints,
+  type StageCliOptions,
+} from './stage-cli.js';
 
 export interface JudgeCliOptions extends StageCliOptions {
   predictions: string;
@@ -90,7 +98,9 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
     printSummary('judge', result, [{ title: 'no prediction (infer failed)', value: (t) => t.empty }]);
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) {
-      process.stderr.write(`judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`);
+      process.stderr.write(
+        `judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`,
+      );
     }
     printEndpoints(result.manifest.endpoints);
     finish('judge', result.stopped, result.remaining, output, [apiKey]);

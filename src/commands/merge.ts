@@ -1,6 +1,6 @@
 import chalk from 'chalk';
-import { mergeShards } from '../core/merge.js';
-import { displayKey } from '../core/row-key.js';
+import { mergeShards } from '../core/merge/index.js';
+import { displayKey } from '../core/rows/index.js';
 
 export interface MergeCliOptions {
   data?: string;
@@ -9,13 +9,21 @@ export interface MergeCliOptions {
 }
 
 export async function run(out: string, shards: string[], opts: MergeCliOptions): Promise<void> {
-  const report = await mergeShards({ out, shards, source: opts.data ? [opts.data] : undefined, allowGaps: opts.allowGaps === true, force: opts.force === true });
+  const report = await mergeShards({
+    out,
+    shards,
+    source: opts.data ? [opts.data] : undefined,
+    allowGaps: opts.allowGaps === true,
+    force: opts.force === true,
+  });
   const gaps = report.missing.length + report.failed.length;
   process.stderr.write(`merge: wrote ${report.written} rows from ${shards.length} shards to ${out}\n`);
   if (gaps) {
     for (const k of report.missing) process.stderr.write(`missing: ${displayKey(k)}\n`);
     for (const k of report.failed) process.stderr.write(`failed: ${displayKey(k)}\n`);
-    process.stderr.write(chalk.yellow(`merge: ${report.missing.length} rows missing and ${report.failed.length} failed; the merged file is incomplete\n`));
+    process.stderr.write(
+      chalk.yellow(`merge: ${report.missing.length} rows missing and ${report.failed.length} failed; the merged file is incomplete\n`),
+    );
     process.exitCode = 1;
   }
 }

@@ -1,5 +1,5 @@
 import { UserError } from '../core/errors.js';
-import type { Shard } from '../core/shard.js';
+import type { Shard } from '../core/rows/index.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
 

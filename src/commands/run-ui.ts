@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
-import type { StageEvent, StageResult } from '../core/stage.js';
+import type { StageEvent, StageResult } from '../core/runner/index.js';
 import { domainLabel, compareDomains } from '../core/domains.js';
 
 /*

@@ -1,5 +1,5 @@
-import { scoreFiles, type ScoreReport } from '../core/aggregate.js';
-import type { BootstrapSettings } from '../core/bootstrap.js';
+import { scoreFiles, type ScoreReport } from '../core/score/index.js';
+import type { BootstrapSettings } from '../core/score/index.js';
 import { choiceOption, intOption, numberOption } from './options.js';
 
 export interface ScoreOpts {

@@ -1,8 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import chalk from 'chalk';
-import type { BadRowMode } from '../core/input.js';
-import type { Sampling } from '../core/infer.js';
-import type { Shard } from '../core/shard.js';
+import type { BadRowMode } from '../core/rows/index.js';
+import type { Sampling } from '../core/infer/index.js';
+import type { Shard } from '../core/rows/index.js';
 import { parseDomainList } from '../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption } from './options.js';
 import { resumeCommand } from './run-ui.js';
@@ -67,10 +67,18 @@ export function printEndpoints(endpoints: Record<string, { requests: number; fai
 export function finish(stage: string, stopped: boolean, remaining: number, output: string, secrets: string[]): void {
   const again = resumeCommand(secrets);
   if (stopped) {
-    process.stderr.write(chalk.yellow(`${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${output}.\nResume with:\n  ${again}\n`));
+    process.stderr.write(
+      chalk.yellow(
+        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${output}.\nResume with:\n  ${again}\n`,
+      ),
+    );
     process.exitCode = 130;
   } else if (remaining > 0) {
-    process.stderr.write(chalk.yellow(`${stage}: ${remaining} rows failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`));
+    process.stderr.write(
+      chalk.yellow(
+        `${stage}: ${remaining} rows failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+      ),
+    );
     process.exitCode = 1;
   } else {
     process.stderr.write(chalk.green(`${stage}: done: ${output}\n`));

@@ -47,6 +47,9 @@ export function compareDomains(a: string, b: string): number {
 /** Parses `--domains a,b`; an unknown name is a user mistake worth naming. */
 export function parseDomainList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return names.length ? names : undefined;
 }

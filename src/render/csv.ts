@@ -1,8 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
-import type { ScoreReport } from '../core/aggregate.js';
-import type { Ratio } from '../core/exact.js';
-import { formatFixed, normalizedMean, rawMean } from '../core/exact.js';
-import { DIMENSIONS } from '../core/schemas/judged-row.js';
+import type { ScoreReport } from '../core/score/index.js';
+import type { Ratio } from '../core/score/index.js';
+import { formatFixed, normalizedMean, rawMean } from '../core/score/index.js';
+import { DIMENSIONS } from '../core/schemas/index.js';
 import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
 
 /*

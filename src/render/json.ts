@@ -1,9 +1,9 @@
-import type { Interval } from '../core/bootstrap.js';
-import type { CompareReport, Delta } from '../core/compare.js';
-import { costOf, type ScoreReport, type StageUsage, type UsageTotals } from '../core/aggregate.js';
-import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/exact.js';
-import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/published.js';
-import { DIMENSIONS } from '../core/schemas/judged-row.js';
+import type { Interval } from '../core/score/index.js';
+import type { CompareReport, Delta } from '../core/score/index.js';
+import { costOf, type ScoreReport, type StageUsage, type UsageTotals } from '../core/score/index.js';
+import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/score/index.js';
+import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
+import { DIMENSIONS } from '../core/schemas/index.js';
 import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
 
 /*
@@ -33,61 +33,72 @@ function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
 
 export function renderScoreJson(report: ScoreReport): string {
   const board = leaderboard(report);
-  const runs = board.rows.filter((r) => r.run).map((row) => {
-    const run = row.run!;
-    const domains = Object.fromEntries(
-      run.score.domains.map((d) => [
-        d.domain,
-        {
-          rows: d.rows,
-          valid: d.valid,
-          failed: d.failed,
-          ...scoreJson(row.cells[d.domain]),
-          dimensions: Object.fromEntries(
-            DIMENSIONS.map((name, i) => {
-              const s = d.dims[i]!;
-              const score = normalizedMean(s.sum, s.count);
-              return [name, { count: s.count, mean: num(rawMean(s.sum, s.count)), score: num(score), text: formatFixed(score) }];
-            }),
-          ),
-          ...(report.byTurn
-            ? {
-                turns: d.turns.map((t) => {
-                  const score = normalizedMean(t.total.sum, t.total.count);
-                  return { bucket: t.bucket, rows: t.rows, valid: t.valid, mean: num(rawMean(t.total.sum, t.total.count)), score: num(score), text: formatFixed(score) };
-                }),
-              }
-            : {}),
+  const runs = board.rows
+    .filter((r) => r.run)
+    .map((row) => {
+      const run = row.run!;
+      const domains = Object.fromEntries(
+        run.score.domains.map((d) => [
+          d.domain,
+          {
+            rows: d.rows,
+            valid: d.valid,
+            failed: d.failed,
+            ...scoreJson(row.cells[d.domain]),
+            dimensions: Object.fromEntries(
+              DIMENSIONS.map((name, i) => {
+                const s = d.dims[i]!;
+                const score = normalizedMean(s.sum, s.count);
+                return [name, { count: s.count, mean: num(rawMean(s.sum, s.count)), score: num(score), text: formatFixed(score) }];
+              }),
+            ),
+            ...(report.byTurn
+              ? {
+                  turns: d.turns.map((t) => {
+                    const score = normalizedMean(t.total.sum, t.total.count);
+                    return {
+                      bucket: t.bucket,
+                      rows: t.rows,
+                      valid: t.valid,
+                      mean: num(rawMean(t.total.sum, t.total.count)),
+                      score: num(score),
+                      text: formatFixed(score),
+                    };
+                  }),
+                }
+              : {}),
+          },
+        ]),
+      );
+      return {
+        label: row.label,
+        file: run.file,
+        published: false,
+        provenance: run.provenance,
+        rows: run.score.rows,
+        valid: run.score.valid,
+        failed: run.score.failed,
+        domains,
+        overall: {
+          macro: { ...scoreJson(row.cells[MACRO]), domains: run.score.macroDomains },
+          micro: { ...scoreJson(row.cells[MICRO]), rows: run.score.micro.count },
         },
-      ]),
-    );
-    return {
+        usage: {
+          ...stageJson(run.usage, report.prices),
+          domains: Object.fromEntries([...run.usage.domains].map(([d, u]) => [d, stageJson(u, report.prices)])),
+        },
+      };
+    });
+  const published = board.rows
+    .filter((r) => r.published)
+    .map((row) => ({
       label: row.label,
-      file: run.file,
-      published: false,
-      provenance: run.provenance,
-      rows: run.score.rows,
-      valid: run.score.valid,
-      failed: run.score.failed,
-      domains,
-      overall: {
-        macro: { ...scoreJson(row.cells[MACRO]), domains: run.score.macroDomains },
-        micro: { ...scoreJson(row.cells[MICRO]), rows: run.score.micro.count },
-      },
-      usage: {
-        ...stageJson(run.usage, report.prices),
-        domains: Object.fromEntries([...run.usage.domains].map(([d, u]) => [d, stageJson(u, report.prices)])),
-      },
-    };
-  });
-  const published = board.rows.filter((r) => r.published).map((row) => ({
-    label: row.label,
-    published: true,
-    judge: PUBLISHED_JUDGE,
-    source: PUBLISHED_SOURCE,
-    domains: Object.fromEntries(report.domains.flatMap((d) => (row.cells[d] ? [[d, scoreJson(row.cells[d])]] : []))),
-    overall: { macro: scoreJson(row.cells[MACRO]) },
-  }));
+      published: true,
+      judge: PUBLISHED_JUDGE,
+      source: PUBLISHED_SOURCE,
+      domains: Object.fromEntries(report.domains.flatMap((d) => (row.cells[d] ? [[d, scoreJson(row.cells[d])]] : []))),
+      overall: { macro: scoreJson(row.cells[MACRO]) },
+    }));
   return (
     JSON.stringify(
       {
@@ -96,7 +107,12 @@ export function renderScoreJson(report: ScoreReport): string {
         settings: {
           failures_as_lowest: report.failuresAsLowest,
           bootstrap: report.bootstrap
-            ? { resamples: report.bootstrap.resamples, seed: report.bootstrap.seed, level: 0.95, unit: 'trajectory (domain + id), resampled within each domain' }
+            ? {
+                resamples: report.bootstrap.resamples,
+                seed: report.bootstrap.seed,
+                level: 0.95,
+                unit: 'trajectory (domain + id), resampled within each domain',
+              }
             : null,
           by: report.byTurn ? 'turn' : null,
           prices_usd_per_million: report.prices ?? null,
@@ -130,7 +146,12 @@ export function renderCompareJson(report: CompareReport): string {
         version: 1,
         baseline: report.baseline,
         candidate: report.candidate,
-        bootstrap: { resamples: report.bootstrap.resamples, seed: report.bootstrap.seed, level: 0.95, unit: 'trajectory (domain + id), paired, within each domain' },
+        bootstrap: {
+          resamples: report.bootstrap.resamples,
+          seed: report.bootstrap.seed,
+          level: 0.95,
+          unit: 'trajectory (domain + id), paired, within each domain',
+        },
         only_in_baseline: result.onlyBaseline,
         only_in_candidate: result.onlyCandidate,
         domains: Object.fromEntries(

@@ -1,5 +1,5 @@
-import type { ScoreReport } from '../core/aggregate.js';
-import type { CompareReport } from '../core/compare.js';
+import type { ScoreReport } from '../core/score/index.js';
+import type { CompareReport } from '../core/score/index.js';
 import { compareView, scoreView, type Cell, type Grid, type View } from './model.js';
 
 /** GitHub-flavoured markdown: a heading and a table per grid, footnotes as a list. */

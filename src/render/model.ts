@@ -1,10 +1,10 @@
-import type { Interval } from '../core/bootstrap.js';
-import type { CompareReport, Delta } from '../core/compare.js';
+import type { Interval } from '../core/score/index.js';
+import type { CompareReport, Delta } from '../core/score/index.js';
 import { domainLabel } from '../core/domains.js';
-import { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from '../core/exact.js';
-import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/published.js';
-import { DIMENSIONS } from '../core/schemas/judged-row.js';
-import { TURN_BUCKETS, costOf, hasUsage, type MeanStat, type RunReport, type ScoreReport, type UsageTotals } from '../core/aggregate.js';
+import { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from '../core/score/index.js';
+import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
+import { DIMENSIONS } from '../core/schemas/index.js';
+import { TURN_BUCKETS, costOf, hasUsage, type MeanStat, type RunReport, type ScoreReport, type UsageTotals } from '../core/score/index.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -64,7 +64,14 @@ export function leaderboard(report: ScoreReport): Leaderboard {
     const counts = { valid: run.score.valid, rows: run.score.rows };
     cells[MACRO] = { score: run.score.macro, text: formatFixed(run.score.macro), ci: run.intervals?.macro, ...counts, best: false };
     const micro = normalizedMean(run.score.micro.sum, run.score.micro.count);
-    cells[MICRO] = { score: micro, text: formatFixed(micro), mean: rawMean(run.score.micro.sum, run.score.micro.count), ci: run.intervals?.micro, ...counts, best: false };
+    cells[MICRO] = {
+      score: micro,
+      text: formatFixed(micro),
+      mean: rawMean(run.score.micro.sum, run.score.micro.count),
+      ci: run.intervals?.micro,
+      ...counts,
+      best: false,
+    };
     return { label: run.label, published: false, judge: run.provenance.judge, run, cells };
   });
   for (const p of report.published) {
@@ -200,7 +207,14 @@ function detailGrid(run: RunReport): Grid {
         ],
       })),
       { cells: overall('Overall (macro)', s.macro, run.intervals?.macro, undefined) },
-      { cells: overall('Overall (micro)', normalizedMean(s.micro.sum, s.micro.count), run.intervals?.micro, rawMean(s.micro.sum, s.micro.count)) },
+      {
+        cells: overall(
+          'Overall (micro)',
+          normalizedMean(s.micro.sum, s.micro.count),
+          run.intervals?.micro,
+          rawMean(s.micro.sum, s.micro.count),
+        ),
+      },
     ],
   };
 }
@@ -276,18 +290,19 @@ function usageGrid(report: ScoreReport): Grid | undefined {
 
 export function methodNotes(report: ScoreReport): string[] {
   const notes = [
-    'Scores: (mean grade - 1) / 4 x 100 over rows with failed == 0, zero grades skipped, as in the official script. Overall (macro): mean of the domain scores, the published leaderboard\'s Overall. Overall (micro): mean over all valid rows, what the official script prints.',
+    "Scores: (mean grade - 1) / 4 x 100 over rows with failed == 0, zero grades skipped, as in the official script. Overall (macro): mean of the domain scores, the published leaderboard's Overall. Overall (micro): mean over all valid rows, what the official script prints.",
   ];
-  if (report.failuresAsLowest) notes.push('--failures-as-lowest: failed rows count as the lowest grade (1 on every dimension), a conservative figure.');
+  if (report.failuresAsLowest)
+    notes.push('--failures-as-lowest: failed rows count as the lowest grade (1 on every dimension), a conservative figure.');
   if (report.bootstrap) {
     notes.push(
       `±: half-width of the 95% bootstrap percentile interval (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}), resampling whole trajectories (domain + id), not rows, within each domain; macro resamples each domain independently, micro resamples trajectories across all domains.`,
     );
   }
-  if (report.published.length) notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);
+  if (report.published.length)
+    notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);
   return notes;
 }
-
 
 const verdict = (d: Delta): Cell => {
   if (!d.ci) return { text: 'n/a' };
@@ -324,7 +339,13 @@ export function compareView(report: CompareReport): View {
     ],
     rows: [
       ...result.domains.map((d) => ({
-        cells: [{ text: domainLabel(d.domain) }, { text: String(d.paired) }, { text: String(d.used) }, { text: `${d.baselineFailed}/${d.candidateFailed}` }, ...deltaCells(d)],
+        cells: [
+          { text: domainLabel(d.domain) },
+          { text: String(d.paired) },
+          { text: String(d.used) },
+          { text: `${d.baselineFailed}/${d.candidateFailed}` },
+          ...deltaCells(d),
+        ],
       })),
       {
         cells: [
@@ -348,7 +369,10 @@ export function compareView(report: CompareReport): View {
     );
   }
   return {
-    intro: [`Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`, `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`],
+    intro: [
+      `Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`,
+      `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`,
+    ],
     grids: [grid],
     footnotes: [
       `Intervals: 95% paired bootstrap percentile intervals (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}), resampling whole trajectories within each domain and applying each draw to both runs; Overall (macro) is the mean of the domain deltas, each domain resampled independently.`,

@@ -1,6 +1,6 @@
 import chalk, { Chalk, type ChalkInstance, type ColorSupportLevel } from 'chalk';
-import type { CompareReport } from '../core/compare.js';
-import type { ScoreReport } from '../core/aggregate.js';
+import type { CompareReport } from '../core/score/index.js';
+import type { ScoreReport } from '../core/score/index.js';
 import { compareView, scoreView, type Cell, type Grid, type View } from './model.js';
 
 /** Colours only on a terminal, and never with NO_COLOR set (chalk alone does not look at it). */

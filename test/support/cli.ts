@@ -26,7 +26,10 @@ export function spawnAwb(args: string[], opts: { env?: Record<string, string | u
   return spawn(process.execPath, [AWB_BIN, ...args], { env: awbEnv(opts.env), cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-export function runAwb(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {}): Promise<AwbResult> {
+export function runAwb(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
+): Promise<AwbResult> {
   return new Promise((resolve, reject) => {
     const child = spawnAwb(args, opts);
     let stdout = '';

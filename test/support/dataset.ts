@@ -257,7 +257,11 @@ export async function closedPort(): Promise<number> {
  * A predictions file as `awb infer` would write it (input line plus `gen`),
  * without running infer: judge tests start from it.
  */
-export async function writePredictions(ds: Dataset, path: string, gen: (row: SynthRow, i: number) => string = (r) => `<predicted_observation>${r.response[r.turn_idx - 1]}</predicted_observation>`): Promise<string[]> {
+export async function writePredictions(
+  ds: Dataset,
+  path: string,
+  gen: (row: SynthRow, i: number) => string = (r) => `<predicted_observation>${r.response[r.turn_idx - 1]}</predicted_observation>`,
+): Promise<string[]> {
   const lines = ds.lines.map((l, i) => `${l.slice(0, l.lastIndexOf('}'))},"gen":${JSON.stringify(gen(ds.rows[i]!, i))}}`);
   await writeFile(path, lines.map((l) => `${l}\n`).join(''));
   return lines;

@@ -13,9 +13,29 @@ export function useServers(): (opts: ServerOptions) => Promise<FakeServer> {
 }
 
 export const inferArgs = (url: string, data: string, out: string, extra: string[] = []) => [
-  'infer', '--model-base-url', url, '--model-name', 'test-model', '--data', data, '-o', out, '--no-progress', ...extra,
+  'infer',
+  '--model-base-url',
+  url,
+  '--model-name',
+  'test-model',
+  '--data',
+  data,
+  '-o',
+  out,
+  '--no-progress',
+  ...extra,
 ];
 
 export const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = []) => [
-  'judge', '--judge-base-url', url, '--judge-model', 'test-model', '--predictions', predictions, '-o', out, '--no-progress', ...extra,
+  'judge',
+  '--judge-base-url',
+  url,
+  '--judge-model',
+  'test-model',
+  '--predictions',
+  predictions,
+  '-o',
+  out,
+  '--no-progress',
+  ...extra,
 ];

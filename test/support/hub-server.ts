@@ -173,13 +173,19 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         const found = (body.paths ?? []).flatMap((p) => {
           const f = files.get(p);
           return f
-            ? [{ ...treeEntry(f), lastCommit: { id: sha, title: 'Upload dataset', date: '2026-01-01T00:00:00.000Z' }, securityFileStatus: { status: 'safe' } }]
+            ? [
+                {
+                  ...treeEntry(f),
+                  lastCommit: { id: sha, title: 'Upload dataset', date: '2026-01-01T00:00:00.000Z' },
+                  securityFileStatus: { status: 'safe' },
+                },
+              ]
             : [];
         });
         sendJson(res, 200, found);
         return;
       }
-      sendJson(res, 404, { error: 'Sorry, we can\'t find the page you are looking for.' });
+      sendJson(res, 404, { error: "Sorry, we can't find the page you are looking for." });
       return;
     }
 
@@ -211,7 +217,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         failuresLeft.set(filePath, failuresLeft.get(filePath)! - 1);
         const rule = opts.fail![filePath]!;
         if (rule.mode === 'status500') {
-          sendJson(res, 500, { error: 'Internal Error - We\'re working hard to fix this as soon as possible!' });
+          sendJson(res, 500, { error: "Internal Error - We're working hard to fix this as soon as possible!" });
           return;
         }
         const slice = f.data.subarray(start, end + 1);

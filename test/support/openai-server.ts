@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mulberry32 } from '../../src/core/bootstrap.js';
+import { mulberry32 } from '../../src/core/score/bootstrap.js';
 
 export interface ChatMessage {
   role: string;
@@ -217,8 +217,7 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
       timers.add(t);
     });
 
-  const authorized = (req: IncomingMessage): boolean =>
-    opts.apiKey === undefined || req.headers.authorization === `Bearer ${opts.apiKey}`;
+  const authorized = (req: IncomingMessage): boolean => opts.apiKey === undefined || req.headers.authorization === `Bearer ${opts.apiKey}`;
 
   const send = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
     if (res.destroyed || res.writableEnded) return;
@@ -290,7 +289,15 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     if (!opts.anyModel && !(opts.models ?? DEFAULT_MODELS).includes(body.model)) {
       stats.modelNotFound++;
       settle('model_not_found');
-      return send(res, 404, errorBody(`The model \`${body.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found'));
+      return send(
+        res,
+        404,
+        errorBody(
+          `The model \`${body.model}\` does not exist or you do not have access to it.`,
+          'invalid_request_error',
+          'model_not_found',
+        ),
+      );
     }
 
     const latency = typeof opts.latencyMs === 'function' ? opts.latencyMs(body, requestNo) : (opts.latencyMs ?? 0);
@@ -356,17 +363,31 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     return out;
   }
 
-  function answerFault(res: ServerResponse, body: ChatRequest, kind: FaultKind, detail: { retryAfter?: number | null; message?: string }): void {
+  function answerFault(
+    res: ServerResponse,
+    body: ChatRequest,
+    kind: FaultKind,
+    detail: { retryAfter?: number | null; message?: string },
+  ): void {
     switch (kind) {
       case '429': {
         const after = detail.retryAfter === undefined ? (opts.retryAfterSec ?? 0) : detail.retryAfter;
         const headers: Record<string, string> = after === null ? {} : { 'retry-after': String(after) };
-        return send(res, 429, errorBody(detail.message ?? 'Rate limit reached for requests. Please try again later.', 'requests', 'rate_limit_exceeded'), headers);
+        return send(
+          res,
+          429,
+          errorBody(detail.message ?? 'Rate limit reached for requests. Please try again later.', 'requests', 'rate_limit_exceeded'),
+          headers,
+        );
       }
       case '500':
         return send(res, 500, errorBody(detail.message ?? 'The server had an error while processing your request.', 'server_error', null));
       case '503':
-        return send(res, 503, errorBody(detail.message ?? 'The engine is currently overloaded, please try again later.', 'server_error', 'service_unavailable'));
+        return send(
+          res,
+          503,
+          errorBody(detail.message ?? 'The engine is currently overloaded, please try again later.', 'server_error', 'service_unavailable'),
+        );
       case 'reset':
         res.socket?.destroy();
         return;
@@ -383,10 +404,16 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
         // A reasoning model that spent the whole budget thinking: no answer, all tokens used.
         const budget = body.max_tokens ?? body.max_completion_tokens ?? 32768;
         const reasoning = 'Let me think about what the environment would show next. First, ';
-        return send(res, 200, JSON.stringify(completion(body, '', 'length', reasoning, {
-          completion_tokens: budget,
-          completion_tokens_details: { reasoning_tokens: budget },
-        })));
+        return send(
+          res,
+          200,
+          JSON.stringify(
+            completion(body, '', 'length', reasoning, {
+              completion_tokens: budget,
+              completion_tokens_details: { reasoning_tokens: budget },
+            }),
+          ),
+        );
       }
     }
   }
@@ -438,8 +465,7 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     url: `http://127.0.0.1:${port}/v1`,
     stats,
     log,
-    repeatedSuccesses: () =>
-      [...successCounts].filter(([, count]) => count > 1).map(([hash, count]) => ({ hash, count })),
+    repeatedSuccesses: () => [...successCounts].filter(([, count]) => count > 1).map(([hash, count]) => ({ hash, count })),
     setOptions(partial) {
       Object.assign(opts, partial);
       if (partial.seed !== undefined) random = mulberry32(partial.seed);
@@ -449,10 +475,13 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
       for (const t of timers) clearTimeout(t);
       timers.clear();
       const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const socketsClosed = [...sockets].map((s) => new Promise<void>((resolve) => {
-        s.once('close', () => resolve());
-        s.destroy();
-      }));
+      const socketsClosed = [...sockets].map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.once('close', () => resolve());
+            s.destroy();
+          }),
+      );
       // One more turn so the responses' own 'close' handlers (in-flight accounting) have run too.
       return Promise.all([serverClosed, ...socketsClosed]).then(() => new Promise<void>((resolve) => setImmediate(resolve)));
     },
@@ -484,7 +513,7 @@ export async function loadReplay(path: string): Promise<Array<{ match: string; r
     try {
       obj = JSON.parse(line);
     } catch (err) {
-      throw new Error(`${path}:${i + 1}: not JSON: ${(err as Error).message}`);
+      throw new Error(`${path}:${i + 1}: not JSON: ${(err as Error).message}`, { cause: err });
     }
     const e = obj as { match?: unknown; reply?: unknown };
     if (typeof e.match !== 'string' || !e.match || typeof e.reply !== 'string') {

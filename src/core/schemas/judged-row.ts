@@ -4,7 +4,10 @@ import { usageSchema } from './prediction-row.js';
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
-const score = z.number().nullish().transform((v) => v ?? 0);
+const score = z
+  .number()
+  .nullish()
+  .transform((v) => v ?? 0);
 
 /**
  * What score needs from a judged line. Official judged.jsonl files are valid
@@ -22,7 +25,10 @@ export const judgedScoreSchema = z
     consistency: score,
     realism: score,
     quality: score,
-    failed: z.union([z.number(), z.boolean()]).nullish().transform((v) => (v === undefined || v === null ? 1 : Number(v))),
+    failed: z
+      .union([z.number(), z.boolean()])
+      .nullish()
+      .transform((v) => (v === undefined || v === null ? 1 : Number(v))),
     usage: usageSchema.nullish(),
     judge_usage: usageSchema.nullish(),
   })

@@ -63,7 +63,10 @@ export const manifestSchema = z.object({
     total: z.number(),
     done: z.number(),
     failed: z.number(),
-    per_domain: z.record(z.string(), z.object({ total: z.number(), done: z.number(), failed: z.number(), empty: z.number().optional(), truncated: z.number().optional() })),
+    per_domain: z.record(
+      z.string(),
+      z.object({ total: z.number(), done: z.number(), failed: z.number(), empty: z.number().optional(), truncated: z.number().optional() }),
+    ),
   }),
   usage: usageTotalsSchema,
   endpoints: z.record(z.string(), z.object({ requests: z.number(), failures: z.number() })).optional(),

@@ -18,7 +18,10 @@ export type Usage = z.infer<typeof usageSchema>;
  * an empty `gen` on failure.
  */
 export const predictionFieldsSchema = z.object({
-  gen: z.string().nullish().transform((g) => g ?? ''),
+  gen: z
+    .string()
+    .nullish()
+    .transform((g) => g ?? ''),
   gen_reasoning: z.string().optional(),
   finish_reason: z.string().nullish(),
   usage: usageSchema.nullish(),

@@ -1,0 +1,81 @@
+// @ts-check
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+/*
+ * Boundaries. Each folder of src/core is a subsystem whose public surface is
+ * its index.ts: other folders import that, never a file inside. Commands and
+ * renderers likewise go through the index files.
+ */
+const throughIndex = (prefix) => ({
+  group: [`${prefix}*/*`, `!${prefix}*/index.js`, '!../../version.js'],
+  message: 'import another subsystem through its index.js, its public surface',
+});
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.bench/', 'results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setImmediate: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        performance: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        Response: 'readonly',
+        Request: 'readonly',
+        Headers: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        fetch: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['src/core/*/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../')] }] },
+  },
+  {
+    files: ['src/core/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('./')] }] },
+  },
+  {
+    files: ['src/commands/**/*.ts', 'src/render/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../core/')] }] },
+  },
+  {
+    files: ['test/**/*.ts'],
+    // Tests check what reaches a terminal, escape sequences included.
+    rules: { 'no-control-regex': 'off' },
+  },
+  {
+    // Core never prints or exits: it returns values and throws errors.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'exit', message: 'core never exits: throw a UserError' },
+        { object: 'process', property: 'stdout', message: 'core never prints' },
+        { object: 'process', property: 'stderr', message: 'core never prints' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,119 @@
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join, resolve, sep } from 'node:path';
+import { compareDomains } from '../domains.js';
+
+/*
+ * Where a local dataset folder came from, read without loading the Hub
+ * client: `awb infer --data DIR` needs only this, not a download.
+ */
+
+export const ORIGIN_FILE = '.awb-dataset.json';
+
+export interface DatasetOrigin {
+  repo: string;
+  revision: string;
+  commit: string;
+  hubUrl?: string;
+  downloadedAt?: string;
+  /** `file` is relative to the folder. `commit` is the commit the file was last checked against. */
+  files: { domain: string; file: string; bytes: number; sha256?: string; gitOid?: string; commit?: string }[];
+}
+
+export interface LocalFile {
+  domain: string;
+  path: string;
+  bytes: number;
+}
+
+export const TEST_FILE = /^(.+)_test\.jsonl$/;
+export const COMMIT_SHA = /^[0-9a-f]{40}$/;
+
+/** The record a `--dir` download left in DIR, or what a Hugging Face cache snapshot path says; undefined when neither. */
+export async function readDatasetOrigin(dir: string): Promise<DatasetOrigin | undefined> {
+  const folder = resolve(dir);
+  let text: string | undefined;
+  try {
+    text = await readFile(join(folder, ORIGIN_FILE), 'utf8');
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined) {
+    try {
+      const parsed = JSON.parse(text) as Partial<DatasetOrigin>;
+      if (
+        typeof parsed.repo === 'string' &&
+        typeof parsed.revision === 'string' &&
+        typeof parsed.commit === 'string' &&
+        Array.isArray(parsed.files)
+      ) {
+        return parsed as DatasetOrigin;
+      }
+    } catch {
+      // A damaged record says nothing reliable; fall through as if there were none.
+    }
+  }
+  return originFromCachePath(folder);
+}
+
+/** `.../datasets--Qwen--AgentWorldBench/snapshots/<sha>[/sub]` says repo and commit; refs/ say which branch led there. */
+async function originFromCachePath(folder: string): Promise<DatasetOrigin | undefined> {
+  const parts = folder.split(sep);
+  const at = parts.lastIndexOf('snapshots');
+  const sha = parts[at + 1];
+  const repoFolder = parts[at - 1];
+  if (at < 1 || sha === undefined || !COMMIT_SHA.test(sha) || !repoFolder?.startsWith('datasets--')) return undefined;
+  const repo = repoFolder.slice('datasets--'.length).split('--').join('/');
+  const storage = parts.slice(0, at).join(sep);
+  let revision = sha;
+  try {
+    for (const ref of await readdir(join(storage, 'refs'), { recursive: true })) {
+      const refPath = join(storage, 'refs', ref);
+      if ((await lstat(refPath)).isFile() && (await readFile(refPath, 'utf8')).trim() === sha) {
+        revision = ref.split(sep).join('/');
+        if (revision === 'main') break;
+      }
+    }
+  } catch {
+    // No refs: the commit is all there is to say.
+  }
+  const found = await findTestFiles(folder, 2);
+  return {
+    repo,
+    revision,
+    commit: sha,
+    files: (found?.files ?? []).map((f) => ({ domain: f.domain, file: basename(f.path), bytes: f.bytes, commit: sha })),
+  };
+}
+
+/** The `*_test.jsonl` files in a folder, or in its one subfolder that has them (the cache mirrors the repo's layout). */
+export async function findTestFiles(folder: string, depth = 0): Promise<{ dir: string; files: LocalFile[] } | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return undefined;
+  }
+  const files: LocalFile[] = [];
+  for (const name of names.sort()) {
+    const m = TEST_FILE.exec(name);
+    if (!m) continue;
+    const bytes = await sizeOf(join(folder, name));
+    if (bytes !== undefined) files.push({ domain: m[1]!, path: join(folder, name), bytes });
+  }
+  if (files.length) return { dir: folder, files: files.sort((a, b) => compareDomains(a.domain, b.domain)) };
+  if (depth >= 2) return undefined;
+  for (const name of names) {
+    const inner = await findTestFiles(join(folder, name), depth + 1);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+export async function sizeOf(path: string): Promise<number | undefined> {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? s.size : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { COMMIT_SHA, findTestFiles, readDatasetOrigin, sizeOf, type LocalFile } from '../dataset/index.js';
+import { downloadToCache } from './download-cache.js';
+import { downloadToFolder } from './download-folder.js';
+import type { DownloadProgress } from './download-progress.js';
+import { UserError } from '../errors.js';
+import { FailureLog, watchedFetch, type Hub } from './hub-failure.js';
+import { listTestFiles, resolveCommit, selectDomains, type Entry } from './hub-listing.js';
+import { cacheStorage, isTruthy, resolveHubUrl, resolveToken } from './hub-settings.js';
+
+export type { DownloadProgress } from './download-progress.js';
+
+export interface DownloadOptions {
+  repo: string;
+  /** Branch, tag or commit. */
+  revision: string;
+  /** Plain folder target (official layout); default: the Hugging Face cache (snapshot folder). */
+  dir?: string;
+  /** Default: every `*_test.jsonl` in the repo. */
+  domains?: string[];
+  /** Default: `$HF_ENDPOINT`, else https://huggingface.co. */
+  hubUrl?: string;
+  /** Default: `$HF_TOKEN`, else `$HUGGING_FACE_HUB_TOKEN`, else the token `hf auth login` saved. */
+  token?: string;
+  onProgress?: (e: DownloadProgress) => void;
+  signal?: AbortSignal;
+  /** Further attempts after a broken connection, a 5xx or a 429 (default 2). */
+  retries?: number;
+  /** Wait before the first retry, doubled each time (default 2000 ms). */
+  retryDelayMs?: number;
+}
+
+export interface DownloadedDataset {
+  /** Folder holding `{domain}_test.jsonl`, usable as `--data`. */
+  dir: string;
+  repo: string;
+  revision: string;
+  /** Resolved commit sha. */
+  commit: string;
+  files: LocalFile[];
+  /** True when the Hub was not asked (HF_HUB_OFFLINE, or unreachable) and a complete local copy was used. */
+  offline?: boolean;
+}
+
+/** Downloads (or finds up to date) the dataset's `*_test.jsonl` files and says where they are. */
+export async function downloadDataset(opts: DownloadOptions): Promise<DownloadedDataset> {
+  const hubUrl = resolveHubUrl(opts.hubUrl);
+  const { token, source: tokenSource } = await resolveToken(opts.token);
+  const failures = new FailureLog();
+  const hub: Hub = {
+    repo: opts.repo,
+    revision: opts.revision,
+    hubUrl,
+    accessToken: token,
+    tokenSource,
+    signal: opts.signal,
+    failures,
+    fetch: (input, init) => watched(input, init),
+    countBytes: undefined,
+  };
+  const watched = watchedFetch(hub);
+  const dir = opts.dir === undefined ? undefined : resolve(opts.dir);
+
+  if (isTruthy(process.env.HF_HUB_OFFLINE)) {
+    const local = await findLocalCopy(opts, dir);
+    if (local) return local;
+    throw new UserError(
+      `HF_HUB_OFFLINE is set and there is no complete local copy of ${opts.repo} at ${opts.revision} in ${dir ?? cacheStorage(opts.repo)}`,
+    );
+  }
+
+  let commit: string;
+  let entries: Entry[];
+  try {
+    commit = await resolveCommit(hub);
+    entries = await listTestFiles(hub, commit);
+  } catch (err) {
+    // Re-running on a machine that has lost the network (or never had it, on a cluster node) should not need the Hub.
+    if (err instanceof UserError && failures.network && !failures.network.midBody) {
+      const local = await findLocalCopy(opts, dir);
+      if (local) return local;
+    }
+    throw err;
+  }
+  const wanted = selectDomains(entries, opts.domains, `${opts.repo} at ${opts.revision}`);
+  const retry = { retries: opts.retries ?? 2, delayMs: opts.retryDelayMs ?? 2000 };
+  return dir === undefined ? downloadToCache(hub, commit, wanted, opts, retry) : downloadToFolder(hub, commit, wanted, dir, opts, retry);
+}
+
+// Local copies (offline)
+
+async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Promise<DownloadedDataset | undefined> {
+  if (dir !== undefined) {
+    const origin = await readDatasetOrigin(dir);
+    if (!origin || origin.repo !== opts.repo || (origin.revision !== opts.revision && origin.commit !== opts.revision)) return undefined;
+    const wanted = opts.domains?.length ? origin.files.filter((f) => opts.domains!.includes(f.domain)) : origin.files;
+    if (opts.domains?.length && wanted.length !== opts.domains.length) return undefined;
+    for (const f of wanted) {
+      if ((await sizeOf(join(dir, f.file))) !== f.bytes) return undefined;
+    }
+    if (wanted.length === 0) return undefined;
+    return {
+      dir,
+      repo: origin.repo,
+      revision: opts.revision,
+      commit: origin.commit,
+      files: wanted.map((f) => ({ domain: f.domain, path: join(dir, f.file), bytes: f.bytes })),
+      offline: true,
+    };
+  }
+  const storage = cacheStorage(opts.repo);
+  let commit = COMMIT_SHA.test(opts.revision) ? opts.revision : undefined;
+  if (commit === undefined) {
+    try {
+      commit = (await readFile(join(storage, 'refs', opts.revision), 'utf8')).trim();
+    } catch {
+      return undefined;
+    }
+  }
+  const snapshot = join(storage, 'snapshots', commit);
+  const found = await findTestFiles(snapshot);
+  if (!found) return undefined;
+  const wanted = opts.domains?.length ? found.files.filter((f) => opts.domains!.includes(f.domain)) : found.files;
+  if (wanted.length === 0 || (opts.domains?.length && wanted.length !== opts.domains.length)) return undefined;
+  return { dir: found.dir, repo: opts.repo, revision: opts.revision, commit, files: wanted, offline: true };
+}

@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
+import { UserError } from '../errors.js';
+
+/*
+ * Settings: which Hub to ask, with which token, and where the Hugging Face
+ * cache is, from the options and the same environment variables the Python
+ * client reads.
+ */
+
+export const DEFAULT_HUB_URL = 'https://huggingface.co';
+
+export function resolveHubUrl(explicit: string | undefined): string {
+  const fromEnv = process.env.HF_ENDPOINT?.trim() || undefined;
+  const value = explicit ?? fromEnv ?? DEFAULT_HUB_URL;
+  const what = explicit !== undefined ? 'the hub URL' : fromEnv !== undefined ? 'HF_ENDPOINT' : 'the hub URL';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UserError(`${what} is not a URL: "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UserError(`${what} must be an http(s) URL, got "${value}"`);
+  return value.replace(/\/+$/, '');
+}
+
+function hfHome(): string {
+  return process.env.HF_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'huggingface');
+}
+
+/** Same order as the Python client: explicit, HF_TOKEN, the legacy variable, then the file `hf auth login` writes. */
+export async function resolveToken(explicit: string | undefined): Promise<{ token?: string; source?: string }> {
+  let token: string | undefined;
+  let source: string | undefined;
+  if (explicit !== undefined && explicit.trim() !== '') {
+    [token, source] = [explicit.trim(), 'the access token'];
+  } else if (process.env.HF_TOKEN?.trim()) {
+    [token, source] = [process.env.HF_TOKEN.trim(), 'HF_TOKEN'];
+  } else if (process.env.HUGGING_FACE_HUB_TOKEN?.trim()) {
+    [token, source] = [process.env.HUGGING_FACE_HUB_TOKEN.trim(), 'HUGGING_FACE_HUB_TOKEN'];
+  } else {
+    const path = process.env.HF_TOKEN_PATH || join(hfHome(), 'token');
+    try {
+      const saved = (await readFile(path, 'utf8')).trim();
+      if (saved) [token, source] = [saved, `the token saved in ${path}`];
+    } catch {
+      // No saved login: anonymous access, which is all a public dataset needs.
+    }
+  }
+  // The library throws a bare TypeError for these before sending anything; say which setting is wrong instead.
+  if (token !== undefined && !token.startsWith('hf_')) {
+    throw new UserError(`${source} does not look like a Hugging Face access token (those start with "hf_"); fix it or unset it`);
+  }
+  return { token, source };
+}
+
+export function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase());
+}
+
+export function cacheStorage(repo: string): string {
+  return join(getHFHubCachePath(), getRepoFolderName({ type: 'dataset', name: repo }));
+}

@@ -1,0 +1,2 @@
+export { downloadDataset } from './download.js';
+export type { DownloadProgress } from './download.js';

@@ -1,0 +1,3 @@
+export { EndpointPool, FatalEndpointError, isMalformedReply } from './endpoints.js';
+export type { EndpointStats } from './endpoints.js';
+export type { BodyPart, FileRange } from './request-body.js';

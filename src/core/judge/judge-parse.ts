@@ -1,0 +1,220 @@
+import { DIMENSIONS, type Dimension } from '../schemas/index.js';
+import { lastBlock, stripThink } from './think.js';
+
+/**
+ * Reads a judge reply the way the official AgentWorldBench script does, so
+ * that scores agree with it on every reply a real judge plausibly writes.
+ * Where the official result is an accident of its implementation, the
+ * choice made here is noted next to the rule.
+ */
+
+export type JudgeParse =
+  | { ok: true; scores: Record<Dimension, number>; total: number; strengths: unknown[]; weaknesses: unknown[] }
+  | { ok: false; reason: string };
+
+type JsonObject = Record<string, unknown>;
+
+const EVALUATION_TAG = 'final_evaluation';
+
+export function parseJudgeReply(reply: string): JudgeParse {
+  const trimmed = reply.trim();
+  if (!trimmed) return fail('empty reply');
+  const candidate = findCandidate(evaluationText(trimmed));
+  if (candidate === undefined) return fail('no JSON object');
+  const parsed = parseCandidate(candidate);
+  if (!parsed) return fail('JSON could not be repaired');
+  if (!Object.hasOwn(parsed, 'scores')) return fail('scores missing');
+  if (!isObject(parsed.scores)) return fail('scores is not an object');
+  return judgement(parsed.scores, parsed);
+}
+
+/** The last evaluation block; an empty or absent one means the judge skipped the tags, so the whole reply counts. */
+function evaluationText(reply: string): string {
+  const cleaned = stripThink(reply, EVALUATION_TAG).trim();
+  const block = lastBlock(cleaned, EVALUATION_TAG)?.trim();
+  return block || cleaned;
+}
+
+/**
+ * The text of the JSON object to read. Each kind of candidate is tried in
+ * turn and the first kind with any hit decides, even if that hit later fails
+ * to parse: a fenced block is what the judge meant as its answer, and a
+ * block mentioning "scores" beats a stray example object.
+ */
+function findCandidate(text: string): string | undefined {
+  return preferScores(fencedObjects(text)) ?? preferScores(balancedObjects(text)) ?? backwardObject(text);
+}
+
+function preferScores(blocks: string[]): string | undefined {
+  return blocks.findLast((b) => b.includes('"scores"')) ?? blocks.at(-1);
+}
+
+/** Contents of ```json and bare ``` fences that hold an object; other fences are code, not answers. */
+function fencedObjects(text: string): string[] {
+  return [...text.matchAll(/```(?:json)?([\s\S]*?)```/gi)].map((m) => (m[1] ?? '').trim()).filter((b) => b.startsWith('{'));
+}
+
+/**
+ * Top-level objects in reading order, matched by braces outside
+ * double-quoted strings; a `{` that never closes is skipped and the search
+ * goes on from the next `{`. A scan started at any `{` it passes outside a
+ * string would follow the same path from there, so one scan records all
+ * those matches: a judge looping on `{"a": {` costs a few passes, not one
+ * per brace.
+ */
+function balancedObjects(text: string): string[] {
+  const closeOf = new Map<number, number>();
+  const found: string[] = [];
+  let start = text.indexOf('{');
+  while (start !== -1) {
+    if (!closeOf.has(start)) recordMatches(text, start, closeOf);
+    const end = closeOf.get(start) ?? -1;
+    if (end !== -1) found.push(text.slice(start, end + 1));
+    start = text.indexOf('{', end === -1 ? start + 1 : end + 1);
+  }
+  return found;
+}
+
+/** Maps each `{` met outside a string, scanning from `start` to the end, to its `}` (-1 when it never closes). */
+function recordMatches(text: string, start: number, closeOf: Map<number, number>): void {
+  const open: number[] = [];
+  let inString = false;
+  let escaped = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') open.push(i);
+    else if (c === '}') {
+      const o = open.pop();
+      if (o !== undefined) closeOf.set(o, i);
+    }
+  }
+  for (const o of open) closeOf.set(o, -1);
+}
+
+/**
+ * Only reached when every forward match ran into an unterminated string, so
+ * quotes are ignored here: counting braces back from the last `}` still
+ * finds the object the judge meant, for the repairs to try.
+ */
+function backwardObject(text: string): string | undefined {
+  const end = text.lastIndexOf('}');
+  let depth = 0;
+  for (let i = end; i >= 0; i--) {
+    if (text[i] === '}') depth++;
+    else if (text[i] === '{' && --depth === 0) return text.slice(i, end + 1);
+  }
+  return undefined;
+}
+
+/**
+ * Parses the candidate, repairing the slips judges make. When the object as
+ * a whole stays broken (usually free text in strengths or weaknesses), the
+ * scores object alone is still worth reading.
+ */
+function parseCandidate(candidate: string): JsonObject | undefined {
+  const direct = parseObject(candidate);
+  if (direct) return direct;
+  const repaired = repairJson(candidate);
+  const fixed = parseObject(repaired);
+  if (fixed) return fixed;
+  const scoresText = /"scores"\s*:\s*(\{[^{}]*\})/.exec(repaired)?.[1];
+  const scores = scoresText === undefined ? undefined : parseObject(scoresText);
+  return scores && { scores };
+}
+
+function repairJson(text: string): string {
+  return text
+    .replace(/,\s*([}\]])/g, '$1')
+    .replace(/'(\w+)'\s*:/g, '"$1":')
+    .replace(/([{,]\s*)([A-Za-z_]\w*)\s*:/g, '$1"$2":');
+}
+
+/**
+ * JSON.parse keeps the last of duplicate keys, as the official script does.
+ * NaN and Infinity are not JSON, so a score written that way fails the
+ * reply (and the judge is asked again), as the official parse also fails.
+ */
+function parseObject(text: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A reply whose five dimensions are all invalid says nothing about the
+ * prediction; the official script stores it as a success but then leaves it
+ * out of every average, so it is reported as a failure here.
+ */
+function judgement(raw: JsonObject, parsed: JsonObject): JudgeParse {
+  const scores = Object.fromEntries(DIMENSIONS.map((d) => [d, readScore(raw[d])])) as Record<Dimension, number>;
+  const valid = DIMENSIONS.map((d) => scores[d]).filter((v) => v > 0);
+  if (valid.length === 0) return fail('no valid dimension');
+  const total = valid.reduce((a, b) => a + b, 0) / valid.length;
+  return { ok: true, scores, total, strengths: asList(parsed.strengths), weaknesses: asList(parsed.weaknesses) };
+}
+
+/**
+ * One dimension on the 1..5 scale, 0 meaning invalid. Decisions where the
+ * official result is accidental:
+ * - zero, negative and non-finite values are 0 (the official keeps
+ *   negatives, which then drag dimension averages below 1);
+ * - booleans are 0 (the official counts `true` as 1 because Python's bool is
+ *   an int), as are null, arrays and objects;
+ * - a plain numeric string such as "4" is 0, like the official: the rubric
+ *   asks for numbers, and a judge writing "4" is plausible enough that
+ *   agreeing with published results matters more than reading it.
+ */
+function readScore(value: unknown): number {
+  if (typeof value === 'number') return clamp(Number.isInteger(value) ? value : roundHalfEven(value));
+  if (typeof value === 'string') return clamp(numerator(value));
+  return 0;
+}
+
+function clamp(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 5) : 0;
+}
+
+/** Python's round(): exact ties go to the even neighbour (4.5 → 4, 3.5 → 4). */
+function roundHalfEven(x: number): number {
+  const floor = Math.floor(x);
+  const diff = x - floor;
+  if (diff !== 0.5) return diff < 0.5 ? floor : floor + 1;
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+/**
+ * "4/5" and " 3 / 5 " read as the integer before the slash; the denominator
+ * is ignored, so "7/5" is clamped like 7. Full-width digits are read (the
+ * official reads them and judges writing CJK text emit them); signs,
+ * underscores ("1_0", which Python reads as 10) and decimals are not.
+ */
+function numerator(value: string): number {
+  const slash = value.indexOf('/');
+  if (slash === -1) return 0;
+  const head = value
+    .slice(0, slash)
+    .trim()
+    .replace(/[０-９]/g, (d) => String(d.charCodeAt(0) - 0xff10));
+  return /^\d+$/.test(head) ? Number(head) : 0;
+}
+
+function asList(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  return typeof value === 'string' ? [value] : [];
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(reason: string): JudgeParse {
+  return { ok: false, reason };
+}

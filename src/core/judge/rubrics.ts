@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../errors.js';
+
+export interface RubricSet {
+  /** 'bundled' for the rubrics shipped with the package, else the absolute folder path. */
+  source: string;
+  /**
+   * 'official' only when every domain came from `{domain}/judge_system_prompt.txt`,
+   * because that is the case that can reproduce published numbers; any of our
+   * `{domain}.md` files makes the set 'awb'.
+   */
+  layout: 'awb' | 'official';
+  /** domain → judge system prompt, in the order the domains were requested. */
+  texts: Map<string, string>;
+  /** Identifies the rubric content independent of where the folder lives. */
+  sha256: string;
+}
+
+const OFFICIAL_FILE = 'judge_system_prompt.txt';
+
+// Domain names come from data files and end up in paths; keep them from
+// reaching outside the rubric folder.
+const DOMAIN_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]+$/;
+
+/** The bundled folder; src/core and dist/core both sit two levels below the package root. */
+function bundledDir(): string {
+  return fileURLToPath(new URL('../../../rubrics/', import.meta.url));
+}
+
+/**
+ * Loads one judge system prompt per domain from `dir` (our `{domain}.md` layout,
+ * the official `{domain}/judge_system_prompt.txt` layout, or a mix, our file
+ * winning), or from the bundled rubrics when `dir` is undefined.
+ */
+export async function loadRubrics(dir: string | undefined, domains: string[]): Promise<RubricSet> {
+  const root = dir === undefined ? bundledDir() : resolve(dir);
+  const source = dir === undefined ? 'bundled' : root;
+
+  let isDir: boolean;
+  try {
+    isDir = (await stat(root)).isDirectory();
+  } catch (err) {
+    if (errCode(err) === 'ENOENT') throw new UserError(`rubrics folder not found: ${root}`);
+    throw new UserError(`cannot read rubrics folder ${root}: ${errText(err)}`);
+  }
+  if (!isDir) throw new UserError(`rubrics path is not a folder: ${root}`);
+
+  const wanted = [...new Set(domains)];
+  const bad = wanted.filter((d) => !DOMAIN_NAME.test(d));
+  if (bad.length) throw new UserError(`invalid domain name ${bad.map((d) => JSON.stringify(d)).join(', ')} (rubrics in ${root})`);
+
+  const found = await Promise.all(wanted.map((domain) => findRubric(root, domain)));
+
+  const missing = wanted.filter((_, i) => found[i] === undefined);
+  if (missing.length === 1) {
+    const d = missing[0]!;
+    throw new UserError(`no rubric for domain '${d}' in ${root} (looked for ${join(root, `${d}.md`)} and ${join(root, d, OFFICIAL_FILE)})`);
+  }
+  if (missing.length > 1) {
+    throw new UserError(
+      `no rubric for domains ${missing.map((d) => `'${d}'`).join(', ')} in ${root} ` +
+        `(looked for ${join(root, '{domain}.md')} and ${join(root, '{domain}', OFFICIAL_FILE)})`,
+    );
+  }
+
+  const texts = new Map<string, string>();
+  let allOfficial = wanted.length > 0;
+  for (const [i, domain] of wanted.entries()) {
+    const hit = found[i]!;
+    if (hit.text.trim() === '') throw new UserError(`rubric file is empty: ${hit.file}`);
+    texts.set(domain, hit.text);
+    if (hit.layout !== 'official') allOfficial = false;
+  }
+
+  return { source, layout: allOfficial ? 'official' : 'awb', texts, sha256: hashRubrics(texts) };
+}
+
+/**
+ * Hash over the (domain, text) pairs sorted by domain, so folder location and
+ * request order do not matter. Line endings are normalised first because a
+ * Windows checkout with autocrlf holds the same rubrics with CRLF.
+ */
+function hashRubrics(texts: Map<string, string>): string {
+  const pairs = [...texts]
+    .map(([domain, text]) => [domain, text.replace(/\r\n/g, '\n')] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // JSON keeps the boundaries between names and texts unambiguous.
+  return createHash('sha256').update(JSON.stringify(pairs), 'utf8').digest('hex');
+}
+
+interface Found {
+  file: string;
+  layout: 'awb' | 'official';
+  text: string;
+}
+
+async function findRubric(root: string, domain: string): Promise<Found | undefined> {
+  const ours = join(root, `${domain}.md`);
+  const oursText = await readIfPresent(ours);
+  if (oursText !== undefined) return { file: ours, layout: 'awb', text: oursText };
+  const official = join(root, domain, OFFICIAL_FILE);
+  const officialText = await readIfPresent(official);
+  if (officialText !== undefined) return { file: official, layout: 'official', text: officialText };
+  return undefined;
+}
+
+async function readIfPresent(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    const code = errCode(err);
+    // A folder named like the file, or a dangling path, just means "not this layout".
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
+    throw new UserError(`cannot read rubric ${file}: ${errText(err)}`);
+  }
+}
+
+function errCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+}
+
+function errText(err: unknown): string {
+  return errCode(err) ?? (err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,1 @@
+export { mergeShards } from './merge.js';

@@ -1,0 +1,255 @@
+import { rename, rm, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { UserError } from '../errors.js';
+import { JsonlAppender, readLineBytes } from '../rows/index.js';
+import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
+import { readManifest, settingsDifferences, writeManifest } from '../runner/index.js';
+import { displayKey, splitKey } from '../rows/index.js';
+import { readRow } from '../rows/index.js';
+import type { Manifest } from '../schemas/index.js';
+import type { z } from 'zod';
+import { datasetRowSchema, type DatasetRow } from '../schemas/index.js';
+import { predictionRowSchema } from '../schemas/index.js';
+import { isInferDone } from '../infer/index.js';
+import { isJudgeDone } from '../judge/index.js';
+
+export interface MergeOptions {
+  out: string;
+  shards: string[];
+  /** Input the shards were cut from; default: the source recorded in their manifests. */
+  source?: string[];
+  allowGaps: boolean;
+  force: boolean;
+}
+
+export interface MergeReport {
+  written: number;
+  missing: string[];
+  duplicated: string[];
+  failed: string[];
+  manifest: Manifest;
+}
+
+const SHOW = 10;
+
+function listKeys(keys: string[]): string {
+  const shown = keys.slice(0, SHOW).map(displayKey).join('; ');
+  return keys.length > SHOW ? `${shown}; … (${keys.length} in all)` : shown;
+}
+
+/**
+ * Joins shard outputs after checking that they belong together (same stage,
+ * settings and data), that none is cut short, and that together they cover
+ * the input exactly once. Refuses on any gap unless asked to write what
+ * there is; duplicates and mismatches always refuse.
+ */
+export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
+  const clash = opts.shards.find((s) => resolve(s) === resolve(opts.out));
+  if (clash !== undefined) throw new UserError(`${opts.out} is both the output and a shard (${clash})`);
+  if (!opts.force && (await exists(opts.out))) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
+  const twice = opts.shards.find((s, i) => opts.shards.findIndex((t) => resolve(t) === resolve(s)) !== i);
+  if (twice !== undefined) throw new UserError(`${twice} is given twice`);
+
+  const manifests: Manifest[] = [];
+  for (const shard of opts.shards) {
+    const m = await readManifest(shard);
+    if (!m)
+      throw new UserError(
+        `${shard}: no manifest beside it (${shard}.manifest.json); merge needs the manifests to check the shards belong together`,
+      );
+    manifests.push(m);
+  }
+  const first = manifests[0]!;
+  const common = shardIndependent(first.settings);
+  const counts = new Set<number>();
+  const shardOwner = new Map<string, string>();
+  manifests.forEach((m, i) => {
+    const file = opts.shards[i]!;
+    if (m.stage !== first.stage)
+      throw new UserError(`${file} is an \`awb ${m.stage}\` output but ${opts.shards[0]} is \`awb ${first.stage}\``);
+    const shard = m.settings.shard;
+    const diffs = settingsDifferences(common, shardIndependent(m.settings));
+    if (m.dataset.commit !== first.dataset.commit)
+      diffs.push(`dataset commit: ${first.dataset.commit ?? 'unknown'} vs ${m.dataset.commit ?? 'unknown'}`);
+    if (diffs.length) throw new UserError(`${file} was made with other settings than ${opts.shards[0]}: ${diffs.join('; ')}`);
+    if (!shard) return;
+    counts.add(shard.count);
+    const which = `${shard.index}/${shard.count}`;
+    const owner = shardOwner.get(which);
+    if (owner !== undefined) throw new UserError(`${owner} and ${file} are both shard ${which}`);
+    shardOwner.set(which, file);
+  });
+  if (counts.size > 1) throw new UserError(`the shards come from different splits (N = ${[...counts].join(', ')})`);
+
+  const source = opts.source ?? [first.dataset.source];
+  const expected = await expectedKeys(source, first);
+  const isDone = first.stage === 'infer' ? isInferDone : isJudgeDone;
+
+  const seen = new Map<string, string>();
+  const duplicated: string[] = [];
+  const failed: string[] = [];
+  const unexpected: string[] = [];
+  const schema = first.stage === 'infer' ? datasetRowSchema : predictionRowSchema;
+  // One pass: each line is checked and copied, as it was, to a temporary file that only a clean check renames into place.
+  const tmp = opts.out + '.awb-merging';
+  // The appender adds to what is there, and an interrupted merge leaves its rows behind.
+  await rm(tmp, { force: true });
+  const out = await JsonlAppender.open(tmp);
+  let written = 0;
+  let missing: string[];
+  try {
+    for (const file of opts.shards) {
+      for await (const line of readLineBytes(file)) {
+        if (isBlank(line.bytes)) continue;
+        if (!line.terminated)
+          throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
+        const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true, added: [] });
+        if (!read.ok) throw new UserError(`${read.bad.message}: the shard is damaged; resume it first`);
+        const where = `${file}:${line.lineNo}`;
+        if (seen.has(read.key)) duplicated.push(`${displayKey(read.key)} (${seen.get(read.key)} and ${where})`);
+        else seen.set(read.key, where);
+        if (!expected.has(read.key)) unexpected.push(read.key);
+        if (!isDone(read.row as Record<string, unknown>)) failed.push(read.key);
+        await out.append([line.bytes]);
+        written++;
+      }
+    }
+    missing = [...expected].filter((k) => !seen.has(k));
+    if (duplicated.length)
+      throw new UserError(
+        `rows appear more than once: ${duplicated.slice(0, SHOW).join('; ')}${duplicated.length > SHOW ? ` … (${duplicated.length} in all)` : ''}`,
+      );
+    if (unexpected.length)
+      throw new UserError(`rows not in ${source.join(', ')}: ${listKeys(unexpected)}; the shards were made from other data`);
+    if (!opts.allowGaps && (missing.length || failed.length)) {
+      const parts = [];
+      if (missing.length) parts.push(`${missing.length} rows missing: ${listKeys(missing)}`);
+      if (failed.length) parts.push(`${failed.length} rows failed: ${listKeys(failed)}`);
+      throw new UserError(
+        `the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`,
+      );
+    }
+  } catch (err) {
+    await out.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await out.close();
+  await rename(tmp, opts.out);
+
+  const manifest = mergedManifest(manifests, expected, written, failed.length, missing);
+  await writeManifest(opts.out, manifest);
+  return { written, missing, duplicated, failed, manifest };
+}
+
+async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>> {
+  for (const s of source) {
+    if (!(await exists(s))) throw new UserError(`${s}: the input the shards were made from is not there; pass --data to say where it is`);
+  }
+  let files = source;
+  const st = await stat(source[0]!);
+  if (st.isDirectory()) {
+    files = (await datasetFiles(source[0]!, m.settings.domains)).map((f) => f.path);
+  }
+  return collectKeys(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit });
+}
+
+function mergedManifest(ms: Manifest[], expected: Set<string>, written: number, failed: number, missing: string[]): Manifest {
+  const first = ms[0]!;
+  const { shard: _s, ...settings } = first.settings;
+  const hostsOf = (pick: (m: Manifest) => { hosts: string[] } | undefined) => [...new Set(ms.flatMap((m) => pick(m)?.hosts ?? []))];
+  if (settings.world_model) settings.world_model = { ...settings.world_model, hosts: hostsOf((m) => m.settings.world_model) };
+  if (settings.judge) settings.judge = { ...settings.judge, hosts: hostsOf((m) => m.settings.judge) };
+  const perDomain: Manifest['counts']['per_domain'] = {};
+  const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
+  const endpoints: NonNullable<Manifest['endpoints']> = {};
+  for (const m of ms) {
+    for (const [d, c] of Object.entries(m.counts.per_domain)) {
+      const t = (perDomain[d] ??= { total: 0, done: 0, failed: 0, empty: 0, truncated: 0 });
+      t.total += c.total;
+      t.done += c.done;
+      t.failed += c.failed;
+      t.empty = (t.empty ?? 0) + (c.empty ?? 0);
+      t.truncated = (t.truncated ?? 0) + (c.truncated ?? 0);
+    }
+    usage.requests += m.usage.requests;
+    usage.prompt_tokens += m.usage.prompt_tokens;
+    usage.completion_tokens += m.usage.completion_tokens;
+    usage.reasoning_tokens += m.usage.reasoning_tokens ?? 0;
+    for (const [url, s] of Object.entries(m.endpoints ?? {})) {
+      const e = (endpoints[url] ??= { requests: 0, failures: 0 });
+      e.requests += s.requests;
+      e.failures += s.failures;
+    }
+  }
+  for (const k of missing) (perDomain[splitKey(k).domain] ??= { total: 0, done: 0, failed: 0, empty: 0, truncated: 0 }).total++;
+  const total = Object.values(perDomain).reduce((a, c) => a + c.total, 0);
+  // Taken from the input rather than from the shards: a shard need not hold every domain, and a missing one brings none.
+  const rows: Record<string, number> = {};
+  for (const k of expected) {
+    const d = splitKey(k).domain;
+    rows[d] = (rows[d] ?? 0) + 1;
+  }
+  const domains = Object.keys(rows);
+  const now = new Date().toISOString();
+  const done = written - failed;
+  // The shards' own finish times say nothing about whether the merged file is whole.
+  const { finished_at: _f, ...base } = first;
+  return {
+    ...base,
+    settings,
+    dataset: { ...first.dataset, domains, rows },
+    started_at: ms.map((m) => m.started_at).sort()[0]!,
+    updated_at: now,
+    complete: failed === 0 && missing.length === 0,
+    ...(failed === 0 && missing.length === 0 ? { finished_at: now } : {}),
+    counts: { total, done, failed, per_domain: perDomain },
+    usage,
+    endpoints,
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The settings every shard must share. The shard itself differs by design,
+ * and so may the endpoint hosts: N machines or CI jobs each serving the same
+ * model behind their own URL is the normal way to run shards.
+ */
+function shardIndependent(settings: Manifest['settings']): Manifest['settings'] {
+  const { shard: _shard, world_model, judge, ...rest } = settings;
+  return {
+    ...rest,
+    ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
+    ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
+  };
+}
+
+/**
+ * The keys of every good row of the inputs under the same --domains and
+ * --limit selection as a run: what a set of shards must cover exactly once.
+ */
+export async function collectKeys<S extends z.ZodType<DatasetRow>>(
+  files: string[],
+  schema: S,
+  opts: Omit<SelectOptions, 'shard'>,
+): Promise<Set<string>> {
+  // Without --domains or --limit every line counts, and the planning scan would be a second read for nothing.
+  const lines = opts.domains !== undefined || opts.limit !== undefined ? (await planLines(files, opts)).lines : undefined;
+  const keys = new Set<string>();
+  for (let f = 0; f < files.length; f++) {
+    for await (const line of readLineBytes(files[f]!)) {
+      if (isBlank(line.bytes) || (lines && !lines.has(lineId(f, line.lineNo)))) continue;
+      const r = readRow(line.bytes, schema, { file: files[f]!, lineNo: line.lineNo, terminated: line.terminated, added: [] });
+      if (r.ok) keys.add(r.key);
+    }
+  }
+  return keys;
+}

@@ -1,0 +1,12 @@
+export { datasetFiles, domainOfBytes, isBlank, lineId, planLines } from './input.js';
+export type { BadRow, BadRowMode, SelectOptions } from './input.js';
+export { arrayElement, parseSlice, topLevelValues } from './json-scan.js';
+export { longestBacktickRun, mayHoldTag, trimmedInner } from './json-text.js';
+export { JsonlAppender, countLines, decodeLine, fileError, readLineBytes } from './jsonl.js';
+export type { LineBytes } from './jsonl.js';
+export { appendFieldsParts, fieldsTail, objectEnd } from './raw-json.js';
+export { clusterOfKey, displayKey, rowKey, splitKey } from './row-key.js';
+export type { KeyedFields } from './row-key.js';
+export { currentAction, decodeToken, groundTruth, isEmptyToken, readRow } from './row-text.js';
+export type { RowText } from './row-text.js';
+export type { Shard } from './shard.js';

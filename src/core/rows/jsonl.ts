@@ -1,0 +1,270 @@
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { UserError } from '../errors.js';
+
+export interface Line {
+  /** The line's text without its `\n` (and without a trailing `\r`). */
+  text: string;
+  /** 1-based line number. */
+  lineNo: number;
+  /** Byte offset of the line's first byte. */
+  start: number;
+  /** Byte offset just past the line, including its `\n` when there is one. */
+  end: number;
+  /** False for a last line that has no `\n`: a crash may have cut it short. */
+  terminated: boolean;
+}
+
+const NL = 0x0a;
+
+export interface LineBytes {
+  /** The line's bytes without its `\n`: a view into a reused buffer, valid only until the next line is read. */
+  bytes: Buffer;
+  lineNo: number;
+  start: number;
+  end: number;
+  terminated: boolean;
+}
+
+const READ_SIZE = 1 << 20;
+const LONG_KEPT = 4 * READ_SIZE;
+/**
+ * The buffers of readers that finished, for the next ones: a run reads its
+ * files one after another (the plan, then the rows), and fresh buffers for
+ * each would pile up until the garbage collector next looks.
+ */
+const spareBuffers: { buf: Buffer; long: Buffer }[] = [];
+
+/**
+ * Reads a file line by line as bytes, splitting on `\n` only. JSONL from the
+ * real data holds raw U+2028/U+2029 inside strings, which readline-style
+ * splitters may treat as line breaks; here they stay inside their line.
+ * Memory holds one line at a time (a row may be several MB) plus one read
+ * buffer, and a caller that skips a line never pays for decoding it.
+ */
+export async function* readLineBytes(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<LineBytes> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  // One read buffer and one buffer for lines longer than what is left of a
+  // read, both reused: a fresh buffer per read would leave hundreds of MB
+  // for the garbage collector to find on a full-size file.
+  const size = opts.highWaterMark ?? READ_SIZE;
+  const kept = size === READ_SIZE ? spareBuffers.pop() : undefined;
+  const buf = kept?.buf ?? Buffer.allocUnsafe(size);
+  let long = kept?.long ?? Buffer.allocUnsafe(0);
+  const read = async (into: Buffer, length: number, at: number): Promise<number> => {
+    try {
+      return (await handle.read(into, 0, length, at)).bytesRead;
+    } catch (err) {
+      throw fileError(path, err);
+    }
+  };
+  // A line that runs past the read buffer is read again whole once its end
+  // is found: growing a copy read by read would leave a trail of ever larger
+  // buffers behind every multi-MB line.
+  const readWhole = async (start: number, length: number): Promise<Buffer> => {
+    if (long.length < length) long = Buffer.allocUnsafe(length + (length >> 2));
+    if ((await read(long, length, start)) < length) throw new UserError(`${path}: the file got shorter while it was being read`);
+    return long.subarray(0, length);
+  };
+  let offset = 0; // byte offset of the current line's first byte
+  let lineNo = 0;
+  let pos = 0;
+  try {
+    for (;;) {
+      const chunkStart = pos;
+      const bytesRead = await read(buf, buf.length, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const chunk = buf.subarray(0, bytesRead);
+      let from = 0;
+      for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
+        const bytes = offset < chunkStart ? await readWhole(offset, chunkStart + nl - offset) : chunk.subarray(from, nl);
+        lineNo++;
+        const end = offset + bytes.length + 1;
+        yield { bytes, lineNo, start: offset, end, terminated: true };
+        // A multi-MB line's buffer is not kept for the rest of the file.
+        if (long.length > LONG_KEPT) long = Buffer.allocUnsafe(0);
+        offset = end;
+        from = nl + 1;
+      }
+    }
+    if (offset < pos) {
+      lineNo++;
+      yield { bytes: await readWhole(offset, pos - offset), lineNo, start: offset, end: pos, terminated: false };
+    }
+  } finally {
+    if (size === READ_SIZE && spareBuffers.length < 2)
+      spareBuffers.push({ buf, long: long.length > LONG_KEPT ? Buffer.allocUnsafe(0) : long });
+    await handle.close();
+  }
+}
+
+/** The same lines decoded to text (without a trailing `\r`). */
+export async function* readLines(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<Line> {
+  for await (const l of readLineBytes(path, opts)) {
+    yield { text: decodeLine(l.bytes), lineNo: l.lineNo, start: l.start, end: l.end, terminated: l.terminated };
+  }
+}
+
+export function decodeLine(bytes: Buffer): string {
+  return stripCr(bytes.toString('utf8'));
+}
+
+function stripCr(s: string): string {
+  return s.endsWith('\r') ? s.slice(0, -1) : s;
+}
+
+/** Counts non-empty lines by scanning bytes, without decoding or parsing: cheap enough to size a progress bar. */
+export async function countLines(path: string): Promise<number> {
+  let count = 0;
+  let lineHasContent = false;
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i]!;
+        if (b === NL) {
+          if (lineHasContent) count++;
+          lineHasContent = false;
+        } else if (b !== 0x20 && b !== 0x0d && b !== 0x09) {
+          lineHasContent = true;
+        }
+      }
+    }
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  return lineHasContent ? count + 1 : count;
+}
+
+/** Turns a file-system error about `path` into a one-line user error. */
+export function fileError(path: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return new UserError(`${path}: no such file`);
+    case 'EISDIR':
+      return new UserError(`${path}: is a folder, not a file`);
+    case 'EACCES':
+    case 'EPERM':
+      return new UserError(`${path}: permission denied`);
+    case 'ENOSPC':
+      return new UserError(`${path}: the disk is full; what was written before is kept, run the same command again once there is space`);
+    case 'EROFS':
+      return new UserError(`${path}: the file system is read-only`);
+    case 'ENOTDIR':
+      return new UserError(`${path}: a part of the path is not a folder`);
+    default:
+      return err;
+  }
+}
+
+/** What is left of `parts` after the first `written` bytes went out. */
+function rest(parts: Buffer[], written: number): Buffer[] {
+  const left: Buffer[] = [];
+  for (const p of parts) {
+    if (written >= p.length) written -= p.length;
+    else {
+      left.push(written ? p.subarray(written) : p);
+      written = 0;
+    }
+  }
+  return left;
+}
+
+/** Text, or bytes that are already UTF-8 (a line re-read from its input). */
+export type LinePart = string | Buffer;
+
+/** Bytes copied per read and write when a line is copied from another file. */
+const COPY_CHUNK = 1 << 20;
+
+/**
+ * Appends whole lines to a JSONL file, one after the other, so a crash leaves
+ * at most one cut line at the end, which readers detect (no `\n`) and drop.
+ */
+export class JsonlAppender {
+  /** Writes are chained so concurrent callers never interleave parts of two lines. */
+  private queue: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async open(path: string): Promise<JsonlAppender> {
+    try {
+      return new JsonlAppender(path, await open(path, 'a'));
+    } catch (err) {
+      throw fileError(path, err);
+    }
+  }
+
+  /** `line` may come in parts (e.g. a slice of the input line and the fields added to it), written as one line. */
+  append(line: string | readonly LinePart[]): Promise<void> {
+    const next = this.queue.then(() => this.writeLine(line));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private writeLine(line: string | readonly LinePart[]): Promise<void> {
+    // The parts go out in one writev call, so a multi-MB input line is never copied into a joined buffer.
+    return this.writeParts(
+      (typeof line === 'string' ? [line, '\n'] : [...line, '\n']).map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)),
+    );
+  }
+
+  private async writeParts(parts: Buffer[]): Promise<void> {
+    try {
+      // write(2) may stop short on a full disk; keep going until the line is whole or an error says why.
+      while (parts.length) {
+        const { bytesWritten } = await this.handle.writev(parts);
+        if (bytesWritten === 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
+        parts = rest(parts, bytesWritten);
+      }
+    } catch (err) {
+      throw fileError(this.path, err);
+    }
+  }
+
+  /**
+   * Appends a line made of bytes `start..end` of another file and then `tail`,
+   * copied through one reused buffer, so a multi-MB line is never held whole.
+   * A line longer than the buffer goes out in several writes; a crash midway
+   * leaves a cut last line, which readers drop like any other.
+   */
+  appendCopy(from: { handle: FileHandle; path: string }, start: number, end: number, tail: string): Promise<void> {
+    const next = this.queue.then(() => this.copyLine(from, start, end, tail));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private scratch: Buffer | undefined;
+
+  private async copyLine(from: { handle: FileHandle; path: string }, start: number, end: number, tail: string): Promise<void> {
+    const scratch = (this.scratch ??= Buffer.allocUnsafeSlow(COPY_CHUNK));
+    const last = Buffer.from(`${tail}\n`);
+    for (let pos = start; ;) {
+      const n = Math.min(scratch.length, end - pos);
+      const { bytesRead } = await from.handle.read(scratch, 0, n, pos);
+      if (bytesRead < n)
+        throw new UserError(`${from.path}: the file got shorter while awb was reading it; leave inputs alone during a run`);
+      pos += n;
+      if (pos >= end) return this.writeParts([scratch.subarray(0, n), last]);
+      await this.writeParts([scratch.subarray(0, n)]);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    try {
+      await this.handle.sync();
+    } catch {
+      // Some file systems (and /dev/null) refuse fsync; the data is written regardless.
+    }
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,70 @@
+import { createHash, type Hash } from 'node:crypto';
+import { domainOfTask } from '../domains.js';
+import { exactId } from './raw-json.js';
+
+export interface KeyedFields {
+  task: string;
+  id: unknown;
+  turn_idx: number;
+  prompt?: string[];
+  response?: string[];
+  current_prompt?: string;
+  system_str?: string;
+}
+
+/**
+ * Identifies one evaluated turn across infer, judge, score, compare and merge.
+ * `(domain, id, turn_idx)` is not unique in the real data (android has one
+ * pair twice, as two distinct rows), so the key also carries a short
+ * fingerprint of what the turn asks and expects. It is computed from the
+ * row's content, never from file order, so the same row gets the same key in
+ * the dataset, in predictions and in judged files written in any order.
+ */
+export function rowKey(raw: string, row: KeyedFields): string {
+  return keyOf(row.task, exactId(raw, row.id), row.turn_idx, fingerprint(row));
+}
+
+export function keyOf(task: string, id: string, turn: number, fingerprint: string): string {
+  return `${domainOfTask(task)}:${id}:${turn}:${fingerprint}`;
+}
+
+function fingerprint(row: KeyedFields): string {
+  const t = row.turn_idx - 1;
+  const parts = [row.system_str ?? '', row.current_prompt || (row.prompt?.[t] ?? ''), row.response?.[t] ?? ''];
+  return fingerprintOf(parts, (h, s) => h.update(s));
+}
+
+/** The fingerprint of a row's system prompt, action and ground truth, each fed to the hash (as UTF-8) by `feed`. */
+export function fingerprintOf<T>(parts: [system: T, action: T, truth: T] | T[], feed: (hash: Hash, part: T) => void): string {
+  const h = createHash('sha1');
+  parts.forEach((part, i) => {
+    if (i) h.update('\0');
+    feed(h, part);
+  });
+  return h.digest('hex').slice(0, 10);
+}
+
+/** Splits a key; ids may themselves hold colons, so the fixed parts are taken from both ends. */
+export function splitKey(key: string): { domain: string; id: string; turn: number; fingerprint: string } {
+  const first = key.indexOf(':');
+  const last = key.lastIndexOf(':');
+  const turnStart = key.lastIndexOf(':', last - 1);
+  return {
+    domain: key.slice(0, first),
+    id: key.slice(first + 1, turnStart),
+    turn: Number(key.slice(turnStart + 1, last)),
+    fingerprint: key.slice(last + 1),
+  };
+}
+
+/** The trajectory a row belongs to: turns of one trajectory share a prefix and are resampled together. */
+export function clusterOfKey(key: string): string {
+  const k = splitKey(key);
+  return `${k.domain}:${k.id}`;
+}
+
+/** The key without its fingerprint, for messages meant for people. */
+export function displayKey(key: string): string {
+  const k = splitKey(key);
+  return `${k.domain} id ${k.id} turn ${k.turn}`;
+}

@@ -1,0 +1,226 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { once } from 'node:events';
+import { UserError } from '../errors.js';
+import type { z } from 'zod';
+import { isBlank } from '../rows/index.js';
+import { fileError, readLineBytes } from '../rows/index.js';
+import { readRow } from '../rows/index.js';
+import type { DatasetRow } from '../schemas/index.js';
+import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
+
+export interface ExistingOutput {
+  /** Rows already done: never sent again. */
+  doneKeys: Set<string>;
+  /** Lines dropped so they are redone: failed rows, a line cut by a crash, lines that are not rows. */
+  dropped: { failed: number; cut: number; invalid: number };
+}
+
+export interface ScanOptions {
+  /** The rows' schema (the stage's input schema: output rows are input rows with fields added). */
+  schema: z.ZodType<DatasetRow>;
+  /** Whether an output row counts as finished (failed rows are redone). */
+  isDone: (row: Record<string, unknown>) => boolean;
+  /** Called for each kept row, to rebuild tallies without re-reading the file later. */
+  onKept?: (row: Record<string, unknown>, key: string) => void;
+}
+
+/**
+ * Reads an earlier (possibly interrupted) output so a run can resume. Rows
+ * are read in their bytes like the input (a resumed full-size run does not
+ * decode hundreds of MB of histories), and a line that is not a good row is
+ * redone. Lines to redo are removed by writing the kept lines to a temporary
+ * file and renaming it over the original: until the rename the original is
+ * intact, so a crash here loses nothing either.
+ */
+export async function scanExistingOutput(path: string, opts: ScanOptions): Promise<ExistingOutput> {
+  const doneKeys = new Set<string>();
+  const dropped = { failed: 0, cut: 0, invalid: 0 };
+  if (!(await isNonEmptyFile(path))) return { doneKeys, dropped };
+
+  const keepRanges: [number, number][] = [];
+  for await (const line of readLineBytes(path)) {
+    if (isBlank(line.bytes)) continue;
+    if (!line.terminated) {
+      dropped.cut++;
+      continue;
+    }
+    const read = readRow(line.bytes, opts.schema, { file: path, lineNo: line.lineNo, terminated: true, added: [] });
+    if (!read.ok) {
+      dropped.invalid++;
+      continue;
+    }
+    const row = read.row as Record<string, unknown>;
+    if (!opts.isDone(row)) {
+      dropped.failed++;
+      continue;
+    }
+    if (doneKeys.has(read.key)) {
+      dropped.invalid++;
+      continue;
+    }
+    doneKeys.add(read.key);
+    opts.onKept?.(row, read.key);
+    const last = keepRanges[keepRanges.length - 1];
+    if (last && last[1] === line.start) last[1] = line.end;
+    else keepRanges.push([line.start, line.end]);
+  }
+  if (dropped.failed + dropped.cut + dropped.invalid > 0) await rewriteKeeping(path, keepRanges);
+  return { doneKeys, dropped };
+}
+
+async function rewriteKeeping(path: string, ranges: [number, number][]): Promise<void> {
+  const tmp = `${path}.awb-tmp-${process.pid}`;
+  try {
+    const out = createWriteStream(tmp);
+    for (const [start, end] of ranges) {
+      for await (const chunk of createReadStream(path, { start, end: end - 1 })) {
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+    }
+    out.end();
+    await once(out, 'finish');
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw fileError(path, err);
+  }
+}
+
+async function isNonEmptyFile(path: string): Promise<boolean> {
+  try {
+    const st = await stat(path);
+    if (st.isDirectory()) throw new UserError(`${path}: is a folder; --output takes a file path`);
+    return st.size > 0;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw fileError(path, err);
+  }
+}
+
+/**
+ * Creates the output's folder; a path that cannot be written is a user error before any request is sent.
+ * Node's recursive mkdir loops forever under /proc and reports a file in the way as a bare EEXIST, so the
+ * missing folders are found by walking up and made one level at a time.
+ */
+export async function ensureOutputDir(path: string): Promise<void> {
+  const missing: string[] = [];
+  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    let isDir: boolean;
+    try {
+      isDir = (await stat(dir)).isDirectory();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw fileError(dir, err);
+      missing.unshift(dir);
+      continue;
+    }
+    if (!isDir) throw new UserError(`${dir}: is a file, not a folder; choose an --output inside a folder`);
+    break;
+  }
+  for (const dir of missing) {
+    try {
+      await mkdir(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue; // made meanwhile by another run (shards sharing a folder)
+      throw code === 'ENOENT' ? new UserError(`${dir}: cannot create a folder here`) : fileError(dir, err);
+    }
+  }
+}
+
+export async function readManifest(output: string): Promise<Manifest | undefined> {
+  const path = manifestPathFor(output);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fileError(path, err);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UserError(`${path}: not valid JSON; delete it and pass --force to resume without the settings check`);
+  }
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UserError(`${path}: ${issue.path.join('.') || 'manifest'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** Written whole to a temporary file and renamed, so a reader never sees half a manifest. */
+export async function writeManifest(output: string, manifest: Manifest): Promise<void> {
+  const path = manifestPathFor(output);
+  const tmp = `${path}.awb-tmp-${process.pid}`;
+  try {
+    await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw fileError(path, err);
+  }
+}
+
+/** Human-readable differences between the settings an output was made with and the ones asked for now. */
+export function settingsDifferences(before: ManifestSettings, now: ManifestSettings): string[] {
+  const diffs: string[] = [];
+  const keys = new Set([...Object.keys(before), ...Object.keys(now)]) as Set<keyof ManifestSettings>;
+  for (const k of keys) {
+    const a = stable(before[k]);
+    const b = stable(now[k]);
+    if (a !== b) diffs.push(`${k}: was ${a ?? 'unset'}, now ${b ?? 'unset'}`);
+  }
+  return diffs;
+}
+
+/** JSON with sorted keys, so `{a,b}` and `{b,a}` compare equal. */
+function stable(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1)))
+      : v,
+  );
+}
+
+/**
+ * Refuses to mix results made with different settings into one file: a
+ * resume must use the same model, endpoint, sampling, protocol, judge,
+ * rubrics and data, unless the user says --force.
+ */
+export async function checkResumable(
+  output: string,
+  stage: Manifest['stage'],
+  settings: ManifestSettings,
+  dataset: Manifest['dataset'],
+  force: boolean,
+): Promise<Manifest | undefined> {
+  const hasRows = await isNonEmptyFile(output);
+  const previous = await readManifest(output).catch((err: unknown) => {
+    if (force) return undefined;
+    throw err;
+  });
+  if (!hasRows || force) return previous;
+  if (!previous) {
+    throw new UserError(
+      `${output} already has rows but no manifest (${manifestPathFor(output)}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
+    );
+  }
+  if (previous.stage !== stage) {
+    throw new UserError(`${output} was written by \`awb ${previous.stage}\`, not \`awb ${stage}\`; choose another --output`);
+  }
+  const diffs = settingsDifferences(previous.settings, settings);
+  if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
+    diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
+  }
+  if (diffs.length) {
+    throw new UserError(
+      `${output} was made with other settings (${diffs.join('; ')}); resume with the same settings, pass --force to mix them, or choose another --output`,
+    );
+  }
+  return previous;
+}

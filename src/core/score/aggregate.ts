@@ -1,0 +1,338 @@
+import {
+  bootstrapClusters,
+  bootstrapGroups,
+  percentileInterval,
+  type BootstrapSettings,
+  type Cluster,
+  type Interval,
+} from './bootstrap.js';
+import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
+import { compareDomains } from '../domains.js';
+import { UserError } from '../errors.js';
+import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
+import { readJudged, type JudgedRecord, type TokenUsage } from './judged-reader.js';
+import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
+import { DIMENSIONS } from '../schemas/index.js';
+
+/** A mean in the making: `sum` sixtieths over `count` non-zero values. */
+export interface MeanStat {
+  sum: number;
+  count: number;
+}
+
+export interface ScoreOptions {
+  /** Score failed rows as the lowest grade (1 everywhere) instead of leaving them out. */
+  failuresAsLowest: boolean;
+}
+
+export interface TurnBucket {
+  label: string;
+  min: number;
+  max: number;
+}
+
+/** Doubling buckets: early turns one by one, then ever longer histories. */
+export const TURN_BUCKETS: readonly TurnBucket[] = [
+  { label: '1', min: 1, max: 1 },
+  { label: '2', min: 2, max: 2 },
+  { label: '3-4', min: 3, max: 4 },
+  { label: '5-8', min: 5, max: 8 },
+  { label: '9-16', min: 9, max: 16 },
+  { label: '17+', min: 17, max: Infinity },
+];
+
+export function turnBucket(turn: number): number {
+  return TURN_BUCKETS.findIndex((b) => turn >= b.min && turn <= b.max);
+}
+
+export interface TurnScore {
+  bucket: string;
+  rows: number;
+  valid: number;
+  total: MeanStat;
+}
+
+export interface DomainScore {
+  domain: string;
+  rows: number;
+  valid: number;
+  failed: number;
+  /** In DIMENSIONS order. */
+  dims: MeanStat[];
+  total: MeanStat;
+  /** Normalized 0-100 total, exact; undefined when no row counts. */
+  score: Ratio | undefined;
+  /** Turn buckets that have rows, in TURN_BUCKETS order. */
+  turns: TurnScore[];
+}
+
+export interface RunScore {
+  /** In leaderboard order. */
+  domains: DomainScore[];
+  rows: number;
+  valid: number;
+  failed: number;
+  /** Mean of the domain scores: the published leaderboard's Overall. */
+  macro: Ratio | undefined;
+  /** Domains the macro mean averages (those with a score). */
+  macroDomains: number;
+  /** Mean over all counted rows' totals: the Overall the official script prints. */
+  micro: MeanStat;
+}
+
+/**
+ * The row's grades as they enter the means, or undefined when the row stays
+ * out. Zeros inside a valid row mean "no score" and are skipped value by value.
+ */
+function countedScores(r: JudgedRecord, opts: ScoreOptions): { dims: readonly number[]; total: number } | undefined {
+  if (!r.failed) return r;
+  return opts.failuresAsLowest ? LOWEST : undefined;
+}
+
+const LOWEST = { dims: DIMENSIONS.map(() => SIXTIETHS), total: SIXTIETHS };
+
+function add(stat: MeanStat, value: number): void {
+  if (value !== 0) {
+    stat.sum += value;
+    stat.count += 1;
+  }
+}
+
+const emptyStat = (): MeanStat => ({ sum: 0, count: 0 });
+
+/** The official aggregation, exactly: per domain, per dimension and total, zeros skipped, failed rows out (or at the lowest grade). */
+export function aggregate(records: readonly JudgedRecord[], opts: ScoreOptions): RunScore {
+  const byDomain = new Map<string, DomainScore & { buckets: TurnScore[] }>();
+  const micro = emptyStat();
+  for (const r of records) {
+    let d = byDomain.get(r.domain);
+    if (!d) {
+      d = {
+        domain: r.domain,
+        rows: 0,
+        valid: 0,
+        failed: 0,
+        dims: DIMENSIONS.map(emptyStat),
+        total: emptyStat(),
+        score: undefined,
+        turns: [],
+        buckets: TURN_BUCKETS.map((b) => ({ bucket: b.label, rows: 0, valid: 0, total: emptyStat() })),
+      };
+      byDomain.set(r.domain, d);
+    }
+    const bucket = d.buckets[turnBucket(r.turn)]!;
+    d.rows++;
+    bucket.rows++;
+    if (r.failed) d.failed++;
+    else {
+      d.valid++;
+      bucket.valid++;
+    }
+    const s = countedScores(r, opts);
+    if (!s) continue;
+    s.dims.forEach((v, i) => add(d.dims[i]!, v));
+    add(d.total, s.total);
+    add(bucket.total, s.total);
+    add(micro, s.total);
+  }
+  const domains = [...byDomain.values()]
+    .sort((a, b) => compareDomains(a.domain, b.domain))
+    .map(({ buckets, ...d }) => ({ ...d, score: normalizedMean(d.total.sum, d.total.count), turns: buckets.filter((b) => b.rows > 0) }));
+  const scored = domains.flatMap((d) => (d.score ? [d.score] : []));
+  return {
+    domains,
+    rows: records.length,
+    valid: domains.reduce((n, d) => n + d.valid, 0),
+    failed: domains.reduce((n, d) => n + d.failed, 0),
+    macro: meanOf(scored),
+    macroDomains: scored.length,
+    micro,
+  };
+}
+
+/** Per domain, each trajectory's counted totals, in a fixed order (sorted by trajectory) so resamples do not depend on file order. */
+export function clustersByDomain(records: readonly JudgedRecord[], opts: ScoreOptions): Map<string, Cluster[]> {
+  const byDomain = new Map<string, Map<string, Cluster>>();
+  for (const r of records) {
+    let clusters = byDomain.get(r.domain);
+    if (!clusters) byDomain.set(r.domain, (clusters = new Map()));
+    let c = clusters.get(r.cluster);
+    // Trajectories whose rows all stay out are still drawn: they are part of what a rerun could produce.
+    if (!c) clusters.set(r.cluster, (c = { sum: 0, n: 0 }));
+    const s = countedScores(r, opts);
+    if (s && s.total !== 0) {
+      c.sum += s.total;
+      c.n += 1;
+    }
+  }
+  const out = new Map<string, Cluster[]>();
+  for (const d of [...byDomain.keys()].sort(compareDomains)) {
+    const clusters = byDomain.get(d)!;
+    out.set(
+      d,
+      [...clusters.keys()].sort().map((k) => clusters.get(k)!),
+    );
+  }
+  return out;
+}
+
+export interface RunIntervals {
+  domains: Map<string, Interval | undefined>;
+  macro: Interval | undefined;
+  micro: Interval | undefined;
+}
+
+/**
+ * 95% percentile intervals of the normalized totals, resampling whole
+ * trajectories within each domain. Macro: every domain resampled
+ * independently, then averaged; micro: trajectories resampled across all
+ * domains together, as its point estimate pools them.
+ */
+export function scoreIntervals(records: readonly JudgedRecord[], opts: ScoreOptions, settings: BootstrapSettings): RunIntervals {
+  const byDomain = clustersByDomain(records, opts);
+  // Domains without any counted row have no score and stay out of the macro mean, as in the point estimate.
+  const scored = new Map([...byDomain].filter(([, cs]) => cs.some((c) => c.n > 0)));
+  const grouped = bootstrapGroups(scored, settings, normalizedFloat);
+  const domains = new Map<string, Interval | undefined>();
+  for (const d of byDomain.keys()) {
+    const samples = grouped.groups.get(d);
+    domains.set(d, samples ? percentileInterval(samples) : undefined);
+  }
+  const pooled = [...byDomain.values()].flat();
+  return {
+    domains,
+    macro: scored.size ? percentileInterval(grouped.mean) : undefined,
+    micro: percentileInterval(bootstrapClusters(pooled, settings, 'pooled', normalizedFloat)),
+  };
+}
+
+export interface UsageTotals extends TokenUsage {
+  /** Rows that reported usage. */
+  rows: number;
+}
+
+export interface StageUsage {
+  infer: UsageTotals;
+  judge: UsageTotals;
+}
+
+export interface UsageSummary extends StageUsage {
+  domains: Map<string, StageUsage>;
+}
+
+export interface Prices {
+  /** USD per million prompt tokens. */
+  input: number;
+  /** USD per million completion tokens (reasoning tokens are part of them, as OpenAI-style usage counts them). */
+  output: number;
+}
+
+const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0 });
+
+function addUsage(t: UsageTotals, u: TokenUsage | undefined): void {
+  if (!u) return;
+  t.rows++;
+  t.prompt += u.prompt;
+  t.completion += u.completion;
+  t.reasoning += u.reasoning;
+}
+
+/** Token totals per stage, overall and per domain (every row, failed or not: they were paid for). */
+export function usageOf(records: readonly JudgedRecord[]): UsageSummary {
+  const summary: UsageSummary = { infer: emptyUsage(), judge: emptyUsage(), domains: new Map() };
+  for (const r of records) {
+    let d = summary.domains.get(r.domain);
+    if (!d) summary.domains.set(r.domain, (d = { infer: emptyUsage(), judge: emptyUsage() }));
+    addUsage(summary.infer, r.usage);
+    addUsage(summary.judge, r.judgeUsage);
+    addUsage(d.infer, r.usage);
+    addUsage(d.judge, r.judgeUsage);
+  }
+  summary.domains = new Map([...summary.domains].sort(([a], [b]) => compareDomains(a, b)));
+  return summary;
+}
+
+export function costOf(t: TokenUsage, prices: Prices): number {
+  return (t.prompt * prices.input + t.completion * prices.output) / 1e6;
+}
+
+export function hasUsage(u: StageUsage): boolean {
+  return u.infer.rows > 0 || u.judge.rows > 0;
+}
+
+export interface RunReport {
+  file: string;
+  label: string;
+  provenance: Provenance;
+  score: RunScore;
+  intervals: RunIntervals | undefined;
+  usage: UsageSummary;
+}
+
+export interface ScoreRequest extends ScoreOptions {
+  files: readonly string[];
+  /** Undefined: no intervals. */
+  bootstrap: BootstrapSettings | undefined;
+  withPublished: boolean;
+  prices: Prices | undefined;
+  byTurn: boolean;
+}
+
+export interface ScoreReport {
+  runs: RunReport[];
+  /** Column order: the union of the runs' domains (all seven with published rows), leaderboard order. */
+  domains: string[];
+  published: readonly PublishedRow[];
+  failuresAsLowest: boolean;
+  bootstrap: BootstrapSettings | undefined;
+  byTurn: boolean;
+  prices: Prices | undefined;
+  /** Why the runs may not be comparable. */
+  notes: string[];
+  /** Problems that did not stop scoring (cut last lines, broken manifests). */
+  warnings: string[];
+}
+
+/** Reads, aggregates and compares judged files: everything `awb score` prints. */
+export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
+  const warnings: string[] = [];
+  const loaded: Array<Omit<RunReport, 'label'>> = [];
+  for (const file of req.files) {
+    const judged = await readJudged(file);
+    warnings.push(...judged.warnings);
+    const score = aggregate(judged.records, req);
+    if (score.valid === 0) {
+      const why = score.rows === 0 ? 'the file has no rows' : `all ${score.rows} rows failed`;
+      throw new UserError(`${file}: no valid judged rows (${why})`);
+    }
+    const { provenance, warnings: manifestWarnings } = await readProvenance(file);
+    warnings.push(...manifestWarnings);
+    loaded.push({
+      file,
+      provenance,
+      score,
+      intervals: req.bootstrap ? scoreIntervals(judged.records, req, req.bootstrap) : undefined,
+      usage: usageOf(judged.records),
+    });
+  }
+  const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model })));
+  const runs: RunReport[] = loaded.map((r, i) => ({ ...r, label: labels[i]! }));
+  const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
+  const published = req.withPublished ? PUBLISHED : [];
+  if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
+  const notes = comparabilityNotes(
+    runs.map((r) => ({ label: r.label, provenance: r.provenance, domains: r.score.domains.map((d) => d.domain) })),
+    { published: published.length > 0 },
+  );
+  return {
+    runs,
+    domains: [...domains].sort(compareDomains),
+    published,
+    failuresAsLowest: req.failuresAsLowest,
+    bootstrap: req.bootstrap,
+    byTurn: req.byTurn,
+    prices: req.prices,
+    notes,
+    warnings,
+  };
+}

@@ -1,0 +1,257 @@
+import type { z } from 'zod';
+import { domainOfTask } from '../domains.js';
+import { UserError, atLine } from '../errors.js';
+import { toSixtieths } from './exact.js';
+import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
+import { arrayElement, parseSlice, topLevelValues } from '../rows/index.js';
+import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
+import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
+
+export interface TokenUsage {
+  prompt: number;
+  completion: number;
+  reasoning: number;
+}
+
+/**
+ * What score and compare keep of one judged row. Judged lines can be several
+ * MB (the whole history rides along), so only this small record survives
+ * the line: memory grows with the row count, never with the file size.
+ */
+export interface JudgedRecord {
+  key: string;
+  /** The trajectory (domain + id), the bootstrap's resampling unit. */
+  cluster: string;
+  domain: string;
+  turn: number;
+  /** The five dimensions in DIMENSIONS order, in sixtieths; 0 = no score. */
+  dims: number[];
+  /** total_score in sixtieths; 0 = no score. */
+  total: number;
+  /** Flagged failed, or parsed with every dimension 0 (the official script half-counts those; we count them as failed). */
+  failed: boolean;
+  lineNo: number;
+  /** Inference usage (`usage`). */
+  usage?: TokenUsage;
+  /** Judge usage (`judge_usage`). */
+  judgeUsage?: TokenUsage;
+}
+
+export interface JudgedFile {
+  path: string;
+  records: JudgedRecord[];
+  /** Problems that did not stop reading (a cut last line); for the command to print. */
+  warnings: string[];
+}
+
+const SCORE_FIELDS = ['total_score', ...DIMENSIONS] as const;
+
+/** Reads a judged JSONL file (ours or the official script's) into small records, validating every line. */
+export async function readJudged(path: string): Promise<JudgedFile> {
+  const records: JudgedRecord[] = [];
+  const warnings: string[] = [];
+  const seen = new Map<string, number>();
+  for await (const line of readLineBytes(path)) {
+    const record = scanLine(path, line) ?? parseLine(path, line, warnings);
+    if (!record) continue;
+    const earlier = seen.get(record.key);
+    if (earlier !== undefined) {
+      throw new UserError(
+        atLine(
+          path,
+          line.lineNo,
+          undefined,
+          `the same row as line ${earlier} (task, id, turn_idx and content match); a file must hold each row once`,
+        ),
+      );
+    }
+    seen.set(record.key, line.lineNo);
+    records.push(record);
+  }
+  return { path, records, warnings };
+}
+
+/**
+ * One line to its record. A function of its own, not inline in the loop:
+ * locals of an async loop stay reachable while it awaits the next line, so
+ * the previous parsed row (megabytes for long histories) would live on
+ * while the next one is read and parsed.
+ */
+function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRecord | undefined {
+  const text = decodeLine(line.bytes);
+  if (text.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    if (!line.terminated) {
+      warnings.push(
+        atLine(
+          path,
+          line.lineNo,
+          undefined,
+          'the last line is cut short (no newline, not valid JSON), probably by an interrupted run: skipped',
+        ),
+      );
+      return undefined;
+    }
+    throw new UserError(atLine(path, line.lineNo, undefined, `not valid JSON (${(err as Error).message})`));
+  }
+  return toRecord(path, line.lineNo, text, parsed);
+}
+
+const SMALL_FIELDS = [
+  'task',
+  'id',
+  'turn_idx',
+  'total_turns',
+  ...SCORE_FIELDS,
+  'failed',
+  'usage',
+  'judge_usage',
+  'current_prompt',
+  'system_str',
+] as const;
+const WANTED = new Set<string>([...SMALL_FIELDS, 'prompt', 'response']);
+
+/**
+ * The fast path: the record from the few values it needs, found in the
+ * line's bytes (json-scan.ts), without decoding the histories. undefined
+ * sends the line to parseLine, which also words every error.
+ */
+function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
+  const b = line.bytes;
+  if (!line.terminated) return undefined;
+  const at = topLevelValues(b, WANTED);
+  if (!at) return undefined;
+  try {
+    const row: Record<string, unknown> = {};
+    for (const f of SMALL_FIELDS) {
+      const v = parseSlice(b, at.get(f));
+      if (v !== undefined) row[f] = v;
+    }
+    const turn = row.turn_idx;
+    if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
+    for (const f of ['prompt', 'response'] as const) {
+      const slice = at.get(f);
+      if (!slice) continue;
+      if (b[slice[0]] === 0x22) row[f] = parseSlice(b, slice);
+      else if (b[slice[0]] === 0x5b) {
+        // Only the evaluated turn goes into the key: the rest of the list is never decoded.
+        const element = arrayElement(b, slice, turn - 1);
+        row[f] = element ? Object.assign([], { [turn - 1]: parseSlice(b, element) }) : [];
+      } else return undefined;
+    }
+    const idSlice = at.get('id');
+    // The key keeps an id beyond 2^53 exactly, from its own text.
+    const idText = idSlice ? b.toString('utf8', idSlice[0], idSlice[1]) : '';
+    return toRecord(path, line.lineNo, `{"id":${idText}}`, row);
+  } catch {
+    return undefined;
+  }
+}
+
+function toRecord(path: string, lineNo: number, raw: string, parsed: unknown): JudgedRecord {
+  const fail = (field: string | undefined, problem: string): never => {
+    throw new UserError(atLine(path, lineNo, field, problem));
+  };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail(undefined, 'not a JSON object');
+  const row = parsed as Record<string, unknown>;
+
+  // Only the few small fields go through zod: validating (and copying) the
+  // full row with its histories would dominate the time on large files.
+  const checked = judgedScoreSchema.safeParse({
+    task: row.task,
+    id: row.id,
+    turn_idx: row.turn_idx,
+    total_turns: row.total_turns,
+    total_score: row.total_score,
+    format: row.format,
+    factuality: row.factuality,
+    consistency: row.consistency,
+    realism: row.realism,
+    quality: row.quality,
+    failed: row.failed,
+    usage: row.usage,
+    judge_usage: row.judge_usage,
+  });
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    return fail(issue.path.join('.') || undefined, describeIssue(issue));
+  }
+  const s = checked.data;
+
+  const scores = SCORE_FIELDS.map((field) => {
+    const v = toSixtieths(s[field]);
+    return v === undefined ? fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${s[field]}`) : v;
+  });
+  const [total, ...dims] = scores as [number, ...number[]];
+  const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, fail));
+  const domain = domainOfTask(s.task);
+  return {
+    key,
+    cluster: clusterOfKey(key),
+    domain,
+    turn: s.turn_idx,
+    dims,
+    total,
+    failed: s.failed !== 0 || dims.every((d) => d === 0),
+    lineNo,
+    usage: tokens(s.usage),
+    judgeUsage: tokens(s.judge_usage),
+  };
+}
+
+/**
+ * The fields the row key hashes, checked just enough for hashing. A bare
+ * string prompt/response counts as a one-turn list, as the dataset schema
+ * reads it, so keys agree with the ones infer and judge compute.
+ */
+function keyedFields(
+  row: Record<string, unknown>,
+  task: string,
+  id: string | number,
+  turn: number,
+  fail: (field: string, problem: string) => never,
+): KeyedFields {
+  const turns = (field: 'prompt' | 'response'): string[] | undefined => {
+    const v = row[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return [v];
+    if (!Array.isArray(v)) return fail(field, `expected a list of strings, got ${typeof v}`);
+    const at = v[turn - 1];
+    if (at !== undefined && typeof at !== 'string') fail(`${field}[${turn - 1}]`, `expected a string, got ${typeof at}`);
+    return v as string[];
+  };
+  const text = (field: 'current_prompt' | 'system_str'): string | undefined => {
+    const v = row[field];
+    if (v === undefined || v === null) return undefined;
+    return typeof v === 'string' ? v : fail(field, `expected a string, got ${typeof v}`);
+  };
+  return {
+    task,
+    id,
+    turn_idx: turn,
+    prompt: turns('prompt'),
+    response: turns('response'),
+    current_prompt: text('current_prompt'),
+    system_str: text('system_str'),
+  };
+}
+
+function tokens(
+  u:
+    | { prompt_tokens?: number; completion_tokens?: number; reasoning_tokens?: number; completion_tokens_details?: unknown }
+    | null
+    | undefined,
+): TokenUsage | undefined {
+  if (!u) return undefined;
+  const details = u.completion_tokens_details as { reasoning_tokens?: unknown } | undefined;
+  const reasoning = u.reasoning_tokens ?? (typeof details?.reasoning_tokens === 'number' ? details.reasoning_tokens : 0);
+  return { prompt: u.prompt_tokens ?? 0, completion: u.completion_tokens ?? 0, reasoning };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const msg = issue.message.replace(/^Invalid input: /, '');
+  return msg.replace(/, received undefined$/, ', but it is missing');
+}
