@@ -1,5 +1,6 @@
+import { writeAtomically } from '../files.js';
 import { createHash } from 'node:crypto';
-import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { downloadFile } from '@huggingface/hub';
 import { ORIGIN_FILE, readDatasetOrigin, sizeOf, type DatasetOrigin } from '../dataset/index.js';
@@ -66,7 +67,10 @@ export async function downloadToFolder(
     downloadedAt: new Date().toISOString(),
     files: record,
   };
-  await writeAtomically(join(dir, ORIGIN_FILE), JSON.stringify(origin, null, 2) + '\n');
+  const originPath = join(dir, ORIGIN_FILE);
+  await writeAtomically(originPath, JSON.stringify(origin, null, 2) + '\n').catch((err: unknown) => {
+    throw fileError(originPath, err);
+  });
   return { dir, repo: hub.repo, revision: hub.revision, commit, files };
 }
 
@@ -150,16 +154,5 @@ async function fetchIntoFile(
     // Resuming across runs would need to know the partial is of the same content; starting over is simpler and safe.
     await rm(partial, { force: true }).catch(() => {});
     throw err;
-  }
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    await writeFile(tmp, text);
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => {});
-    throw fileError(path, err);
   }
 }

@@ -1,7 +1,8 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { once } from 'node:events';
+import { writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
 import type { z } from 'zod';
 import { isBlank } from '../rows/index.js';
@@ -155,14 +156,9 @@ export async function readManifest(output: string): Promise<Manifest | undefined
 /** Written whole to a temporary file and renamed, so a reader never sees half a manifest. */
 export async function writeManifest(output: string, manifest: Manifest): Promise<void> {
   const path = manifestPathFor(output);
-  const tmp = `${path}.awb-tmp-${process.pid}`;
-  try {
-    await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
+  await writeAtomically(path, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: unknown) => {
     throw fileError(path, err);
-  }
+  });
 }
 
 /** Human-readable differences between the settings an output was made with and the ones asked for now. */

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/*
+ * Files awb writes: never through a link planted in their place, never over
+ * one of the run's inputs, and never seen half written under their final name.
+ */
+
+/**
+ * Whether two paths name the same file, by what they lead to (device and
+ * inode for existing files; the real folder and the name otherwise), so that
+ * links and `..` cannot make an input look like another file.
+ */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
+  if (sa && sb) return sa.dev === sb.dev && sa.ino === sb.ino;
+  if (sa || sb) return false;
+  return (await realTarget(a)) === (await realTarget(b));
+}
+
+/** The real path a (possibly not yet existing) file would have: its folder resolved through links, plus its name. */
+async function realTarget(path: string): Promise<string> {
+  const abs = resolve(path);
+  const dir = await realpath(dirname(abs)).catch(() => dirname(abs));
+  return join(dir, basename(abs));
+}
+
+/**
+ * Creates a new file next to `path` for writing, exclusively: `O_EXCL` fails
+ * rather than follow a link or reuse a file someone left there. The name is
+ * unguessable, so a planted file cannot be in the way.
+ */
+export async function createTemp(path: string): Promise<{ path: string; handle: FileHandle }> {
+  const tmp = `${path}.awb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+  return { path: tmp, handle: await open(tmp, 'wx', 0o644) };
+}
+
+/**
+ * Writes a file whole under a temporary name, then renames it into place, so a
+ * reader never sees half of it. `write` gets the open handle; the temporary
+ * file is removed when anything fails.
+ */
+export async function writeAtomically(path: string, write: string | ((handle: FileHandle) => Promise<void>)): Promise<void> {
+  const tmp = await createTemp(path);
+  try {
+    try {
+      if (typeof write === 'string') await tmp.handle.writeFile(write);
+      else await write(tmp.handle);
+    } finally {
+      await tmp.handle.close();
+    }
+    await rename(tmp.path, path);
+  } catch (err) {
+    await rm(tmp.path, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
