@@ -39,14 +39,7 @@ export async function loadRubrics(dir: string | undefined, domains: string[]): P
   const root = dir === undefined ? bundledDir() : resolve(dir);
   const source = dir === undefined ? 'bundled' : root;
 
-  let isDir: boolean;
-  try {
-    isDir = (await stat(root)).isDirectory();
-  } catch (err) {
-    if (errCode(err) === 'ENOENT') throw new UserError(`rubrics folder not found: ${root}`);
-    throw new UserError(`cannot read rubrics folder ${root}: ${errText(err)}`);
-  }
-  if (!isDir) throw new UserError(`rubrics path is not a folder: ${root}`);
+  await checkFolder(root);
 
   const wanted = [...new Set(domains)];
   const bad = wanted.filter((d) => !DOMAIN_NAME.test(d));
@@ -76,6 +69,57 @@ export async function loadRubrics(dir: string | undefined, domains: string[]): P
   }
 
   return { source, layout: allOfficial ? 'official' : 'awb', texts, sha256: hashRubrics(texts) };
+}
+
+async function checkFolder(root: string): Promise<void> {
+  let isDir: boolean;
+  try {
+    isDir = (await stat(root)).isDirectory();
+  } catch (err) {
+    if (errCode(err) === 'ENOENT') throw new UserError(`rubrics folder not found: ${root}`);
+    throw new UserError(`cannot read rubrics folder ${root}: ${errText(err)}`);
+  }
+  if (!isDir) throw new UserError(`rubrics path is not a folder: ${root}`);
+}
+
+/** The judge modes that ask for a choice between two observations instead of grades. */
+export type ChoiceMode = 'turing' | 'pairwise';
+
+export interface ModePrompt {
+  mode: ChoiceMode;
+  /** 'bundled', or the absolute path of the file that overrode it. */
+  source: string;
+  /** The judge's system prompt, one for every domain. */
+  text: string;
+  /** Over the (mode, text) pair, as RubricSet.sha256 is over (domain, text) pairs. */
+  sha256: string;
+}
+
+/**
+ * The system prompt of a choice mode: `DIR/{mode}.md` when `dir` holds one,
+ * else the bundled `rubrics/{mode}.md`. A rubrics folder made for the rubric
+ * judge (the official `prompts/` included) has no such file, and the choice
+ * modes do not depend on the domain, so it falls back instead of failing.
+ */
+export async function loadModePrompt(dir: string | undefined, mode: ChoiceMode): Promise<ModePrompt> {
+  const name = `${mode}.md`;
+  let found: { file: string; text: string } | undefined;
+  if (dir !== undefined) {
+    const root = resolve(dir);
+    await checkFolder(root);
+    const text = await readIfPresent(join(root, name));
+    if (text !== undefined) found = { file: join(root, name), text };
+  }
+  const source = found ? found.file : 'bundled';
+  if (!found) {
+    const file = join(bundledDir(), name);
+    const text = await readIfPresent(file);
+    // The package ships both files; their absence is a broken install, not a user mistake.
+    if (text === undefined) throw new Error(`bundled prompt missing: ${file}`);
+    found = { file, text };
+  }
+  if (found.text.trim() === '') throw new UserError(`judge prompt file is empty: ${found.file}`);
+  return { mode, source, text: found.text, sha256: hashRubrics(new Map([[mode, found.text]])) };
 }
 
 /**
