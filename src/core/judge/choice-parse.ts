@@ -35,7 +35,10 @@ const PHRASES: RegExp[] = [
   // "answer is A", "final answer: B", "the answer is Response A"
   new RegExp(`${anyCase('answer')}\\s*(?:${anyCase('is')}|:)\\s*\\**\\s*${LABEL}${LETTER}`, 'g'),
   // "I choose B", "I would pick Response A", "I select option B"
-  new RegExp(`\\bI\\s+(?:${anyCase('would')}\\s+|${anyCase('will')}\\s+)?(?:${anyCase('choose')}|${anyCase('pick')}|${anyCase('select')})\\s+${LABEL}${LETTER}`, 'g'),
+  new RegExp(
+    `\\bI\\s+(?:${anyCase('would')}\\s+|${anyCase('will')}\\s+)?(?:${anyCase('choose')}|${anyCase('pick')}|${anyCase('select')})\\s+${LABEL}${LETTER}`,
+    'g',
+  ),
   // "A is more realistic", "Response B is the real one", "B is closer to the ground truth", "A is better"
   new RegExp(
     `(?<![\\w])${LABEL}([AB])\\s+${anyCase('is')}\\s+(?:${anyCase('more realistic')}|${anyCase('the real')}|${anyCase('real')}\\b|${anyCase('the actual')}|${anyCase('closer')}|${anyCase('better')}|${anyCase('more accurate')}|${anyCase('more likely')})`,

@@ -6,3 +6,15 @@ export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings } from './manifest.js';
 export { predictionFieldsSchema, predictionRowSchema } from './prediction-row.js';
 export type { PredictionFields, PredictionRow, Usage } from './prediction-row.js';
+export {
+  judgeRepeatSchema,
+  judgeRepeatsSchema,
+  pairwiseFieldsSchema,
+  pairwiseOrderSchema,
+  pairwiseResultSchema,
+  repeatFieldsSchema,
+  turingFieldsSchema,
+  turingOrderSchema,
+  turingResultSchema,
+} from './judge-modes.js';
+export type { JudgeRepeat, PairwiseOrderResult, PairwiseResult, TuringOrderResult, TuringResult } from './judge-modes.js';

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { usageSchema } from './prediction-row.js';
+
+/*
+ * The fields the judge modes of issue 14 append to a prediction row. Each
+ * mode writes its own object (`turing`, `pairwise`, `judge_repeats`), which is
+ * how score tells the modes apart, plus the top-level `failed` that resume
+ * already reads (0 done, 1 to be asked again).
+ */
+
+const side = z.enum(['A', 'B']);
+const flag = z.union([z.literal(0), z.literal(1)]);
+
+/** What every order of a choice mode records: the judge's answer and how it was obtained. */
+const orderFields = {
+  /** The parsed answer; null when no reply could be parsed within --parse-attempts (or the row could not be asked). */
+  choice: side.nullable(),
+  /** The last reply, as the judge wrote it. */
+  raw: z.string().optional(),
+  /** Requests sent for this order (0: not asked, e.g. no generation). */
+  attempts: z.number().int().min(0),
+  /** Why the order has no choice. */
+  error: z.string().optional(),
+  judge_usage: usageSchema.optional(),
+  judge_latency_ms: z.number().optional(),
+  judge_endpoint: z.string().optional(),
+};
+
+/**
+ * A row is failed when either order has no choice: score counts only rows
+ * with both answers, so that every counted row puts the subject once at A and
+ * once at B and a position preference cancels exactly.
+ */
+function checkOrders<O extends { choice: 'A' | 'B' | null }>(
+  at: (o: O) => 'A' | 'B',
+  derived: (o: O) => unknown,
+  expected: (o: O) => unknown,
+  derivedName: string,
+) {
+  return (v: { orders: [O, O]; failed: 0 | 1 }, ctx: z.RefinementCtx) => {
+    if (at(v.orders[0]) === at(v.orders[1]))
+      ctx.addIssue({ code: 'custom', path: ['orders'], message: 'the two orders must put the subject once at A and once at B' });
+    v.orders.forEach((o, i) => {
+      if (derived(o) !== expected(o))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['orders', i, derivedName],
+          message: `does not match choice and position (expected ${JSON.stringify(expected(o))})`,
+        });
+    });
+    const failed = v.orders.some((o) => o.choice === null) ? 1 : 0;
+    if (v.failed !== failed)
+      ctx.addIssue({ code: 'custom', path: ['failed'], message: `must be ${failed}: 1 exactly when an order has no choice` });
+  };
+}
+
+export const turingOrderSchema = z.object({
+  /** Where the real observation was shown. */
+  real_at: side,
+  ...orderFields,
+  /** Whether the judge named the real observation; null without a choice. Derived, kept for people reading the file. */
+  picked_real: z.boolean().nullable(),
+});
+export type TuringOrderResult = z.infer<typeof turingOrderSchema>;
+
+export const turingResultSchema = z.object({ orders: z.tuple([turingOrderSchema, turingOrderSchema]), failed: flag }).superRefine(
+  checkOrders<TuringOrderResult>(
+    (o) => o.real_at,
+    (o) => o.picked_real,
+    (o) => (o.choice === null ? null : o.choice === o.real_at),
+    'picked_real',
+  ),
+);
+export type TuringResult = z.infer<typeof turingResultSchema>;
+
+export const pairwiseOrderSchema = z.object({
+  /** Where this file's prediction (the candidate) was shown. */
+  candidate_at: side,
+  ...orderFields,
+  /** Which prediction the judge found closer to the real observation; null without a choice. Derived. */
+  preferred: z.enum(['candidate', 'reference']).nullable(),
+});
+export type PairwiseOrderResult = z.infer<typeof pairwiseOrderSchema>;
+
+export const pairwiseResultSchema = z
+  .object({
+    /** The row key of the reference row it was paired with (the same dataset row, so the same key as this row's). */
+    reference_key: z.string().min(1),
+    /** The reference prediction as shown to the judge (cleaned as for the rubric judge). */
+    reference_output: z.string().optional(),
+    orders: z.tuple([pairwiseOrderSchema, pairwiseOrderSchema]),
+    failed: flag,
+  })
+  .superRefine(
+    checkOrders<PairwiseOrderResult>(
+      (o) => o.candidate_at,
+      (o) => o.preferred,
+      (o) => (o.choice === null ? null : o.choice === o.candidate_at ? 'candidate' : 'reference'),
+      'preferred',
+    ),
+  );
+export type PairwiseResult = z.infer<typeof pairwiseResultSchema>;
+
+const grade = z.number().min(0).max(5);
+
+/** One of the K rubric judgements of `--repeat K`: the official row fields of a single judgement. */
+export const judgeRepeatSchema = z.object({
+  format: grade,
+  factuality: grade,
+  consistency: grade,
+  realism: grade,
+  quality: grade,
+  total_score: grade,
+  failed: flag,
+  error_message: z.string().optional(),
+  judge_raw_output: z.string().optional(),
+  judge_attempts: z.number().int().min(0).optional(),
+  judge_usage: usageSchema.optional(),
+});
+export type JudgeRepeat = z.infer<typeof judgeRepeatSchema>;
+
+export const judgeRepeatsSchema = z.array(judgeRepeatSchema).min(1);
+
+/** What `--mode turing` appends to a row (besides the prediction text it showed, `extracted_output`). */
+export const turingFieldsSchema = z.object({
+  turing: turingResultSchema,
+  failed: flag,
+  extracted_output: z.string().optional(),
+  error_message: z.string().optional(),
+});
+
+/** What `--mode pairwise` appends to a candidate row. */
+export const pairwiseFieldsSchema = z.object({
+  pairwise: pairwiseResultSchema,
+  failed: flag,
+  extracted_output: z.string().optional(),
+  error_message: z.string().optional(),
+});
+
+/**
+ * What `--repeat K` adds to the rubric judge's fields: the K judgements; the
+ * official fields (five dimensions, total_score, failed) then hold their
+ * combination (combineRepeats in core/judge).
+ */
+export const repeatFieldsSchema = z.object({ judge_repeats: judgeRepeatsSchema });
