@@ -4,3 +4,7 @@ export type { BootstrapSettings, Interval } from './bootstrap.js';
 export { compareFiles } from './compare.js';
 export type { CompareReport, Delta } from './compare.js';
 export { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from './exact.js';
+export { sampleSd, scoreChoiceRows, scoreModeFile, scoreRepeatRows } from './modes.js';
+export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';
+export { readModeFile } from './modes-reader.js';
+export type { ChoiceRecord, JudgeMode, ModeFile, RepeatRecord } from './modes-reader.js';

@@ -78,11 +78,20 @@ export async function readJudged(path: string): Promise<JudgedFile> {
  * while the next one is read and parsed.
  */
 function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRecord | undefined {
+  const parsed = parseJsonLine(path, line, warnings);
+  return parsed && toRecord(path, line.lineNo, parsed.text, parsed.value);
+}
+
+/**
+ * A judged line as JSON: undefined for a blank line or a cut last line (with
+ * a warning: an interrupted run leaves one), a UserError for any other line
+ * that is not JSON.
+ */
+export function parseJsonLine(path: string, line: LineBytes, warnings: string[]): { text: string; value: unknown } | undefined {
   const text = decodeLine(line.bytes);
   if (text.trim() === '') return undefined;
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return { text, value: JSON.parse(text) };
   } catch (err) {
     if (!line.terminated) {
       warnings.push(
@@ -97,7 +106,6 @@ function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRec
     }
     throw new UserError(atLine(path, line.lineNo, undefined, `not valid JSON (${(err as Error).message})`));
   }
-  return toRecord(path, line.lineNo, text, parsed);
 }
 
 const SMALL_FIELDS = [
@@ -251,7 +259,8 @@ function tokens(
   return { prompt: u.prompt_tokens ?? 0, completion: u.completion_tokens ?? 0, reasoning };
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/** A zod issue in the words of our input errors. */
+export function describeIssue(issue: z.core.$ZodIssue): string {
   const msg = issue.message.replace(/^Invalid input: /, '');
   return msg.replace(/, received undefined$/, ', but it is missing');
 }

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { domainOfTask } from '../domains.js';
+import { UserError, atLine } from '../errors.js';
+import { parseSlice, readLineBytes, topLevelValues, type LineBytes } from '../rows/index.js';
+import { judgeRepeatsSchema, pairwiseResultSchema, turingResultSchema } from '../schemas/index.js';
+import { describeIssue, parseJsonLine } from './judged-reader.js';
+
+/** How a judged file was judged, told by the field its rows carry. */
+export type JudgeMode = 'rubric' | 'turing' | 'pairwise' | 'repeat';
+
+const MODE_FIELD = { turing: 'turing', pairwise: 'pairwise', repeat: 'judge_repeats' } as const;
+type ModeWithField = keyof typeof MODE_FIELD;
+
+/** What score keeps of one row of a choice mode (turing, pairwise). */
+export interface ChoiceRecord {
+  domain: string;
+  /** The trajectory, the bootstrap's resampling unit. */
+  cluster: string;
+  turn: number;
+  lineNo: number;
+  /**
+   * Per order (subject at A, then at B), whether the judge's answer is the
+   * event the rate counts: turing, it took the prediction for the real
+   * observation (fooled); pairwise, it preferred the candidate. null: no choice.
+   */
+  hits: [boolean | null, boolean | null];
+}
+
+/** What score keeps of one row judged K times. */
+export interface RepeatRecord {
+  domain: string;
+  cluster: string;
+  turn: number;
+  lineNo: number;
+  /** total_score of each valid repeat, in order (1..5). */
+  totals: number[];
+}
+
+export type ModeFile =
+  | { path: string; mode: 'rubric'; warnings: string[] }
+  | { path: string; mode: 'turing' | 'pairwise'; records: ChoiceRecord[]; warnings: string[] }
+  | { path: string; mode: 'repeat'; records: RepeatRecord[]; warnings: string[] };
+
+const WANTED = new Set(['task', 'id', 'turn_idx', 'turing', 'pairwise', 'judge_repeats']);
+
+const identity = {
+  task: z.string().min(1),
+  id: z.union([z.number(), z.string()]),
+  turn_idx: z.number().int().min(1),
+};
+const ROW_SCHEMAS = {
+  turing: z.object({ ...identity, turing: turingResultSchema }),
+  pairwise: z.object({ ...identity, pairwise: pairwiseResultSchema }),
+  repeat: z.object({ ...identity, judge_repeats: judgeRepeatsSchema }),
+};
+
+/**
+ * Reads a judged file of the judge modes, streaming: the mode is the one of
+ * its first row (turing, pairwise or judge_repeats field; none of them: a
+ * rubric file, returned at once for readJudged to read), and every other row
+ * must be of the same mode. Each row keeps only what the figures need.
+ */
+export async function readModeFile(path: string): Promise<ModeFile> {
+  const warnings: string[] = [];
+  let mode: ModeWithField | undefined;
+  const records: Array<ChoiceRecord | RepeatRecord> = [];
+  for await (const line of readLineBytes(path)) {
+    const row = smallFields(path, line, warnings);
+    if (!row) continue;
+    const rowMode = modeOf(row);
+    if (mode === undefined) {
+      if (rowMode === 'rubric') return { path, mode: 'rubric', warnings };
+      mode = rowMode;
+    } else if (rowMode !== mode) {
+      const what = rowMode === 'rubric' ? `none of ${Object.values(MODE_FIELD).join(', ')}` : MODE_FIELD[rowMode];
+      throw new UserError(
+        atLine(
+          path,
+          line.lineNo,
+          undefined,
+          `a ${mode} file (first row has ${MODE_FIELD[mode]}) but this row has ${what}; files of different judge modes cannot be mixed`,
+        ),
+      );
+    }
+    records.push(toRecord(path, line.lineNo, mode, row));
+  }
+  if (mode === undefined) return { path, mode: 'rubric', warnings };
+  return mode === 'repeat'
+    ? { path, mode, records: records as RepeatRecord[], warnings }
+    : { path, mode, records: records as ChoiceRecord[], warnings };
+}
+
+function modeOf(row: Record<string, unknown>): JudgeMode {
+  const present = (Object.keys(MODE_FIELD) as ModeWithField[]).filter((m) => row[MODE_FIELD[m]] !== undefined);
+  return present[0] ?? 'rubric';
+}
+
+interface SmallRow extends Record<string, unknown> {
+  /** The id as written (JSON text), so ids beyond 2^53 keep their trajectories apart. */
+  idText?: string;
+}
+
+/**
+ * The few fields needed, read from the line's bytes without decoding the
+ * histories; JSON.parse of the whole line only when the fast path cannot
+ * read it (it also words the errors). A function of its own so that the
+ * parsed row does not outlive the line (see judged-reader.ts).
+ */
+function smallFields(path: string, line: LineBytes, warnings: string[]): SmallRow | undefined {
+  if (line.terminated) {
+    const at = topLevelValues(line.bytes, WANTED);
+    if (at) {
+      try {
+        const row: SmallRow = {};
+        for (const f of WANTED) {
+          const v = parseSlice(line.bytes, at.get(f));
+          if (v !== undefined) row[f] = v;
+        }
+        const id = at.get('id');
+        if (id) row.idText = line.bytes.toString('utf8', id[0], id[1]);
+        return row;
+      } catch {
+        // A value the scan misread: the full parse below decides.
+      }
+    }
+  }
+  const parsed = parseJsonLine(path, line, warnings);
+  if (!parsed) return undefined;
+  const v = parsed.value;
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new UserError(atLine(path, line.lineNo, undefined, 'not a JSON object'));
+  return v as SmallRow;
+}
+
+function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallRow): ChoiceRecord | RepeatRecord {
+  const checked = ROW_SCHEMAS[mode].safeParse(row);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new UserError(atLine(path, lineNo, issue.path.join('.') || undefined, describeIssue(issue)));
+  }
+  const s = checked.data;
+  const domain = domainOfTask(s.task);
+  const base = { domain, cluster: `${domain}:${typeof s.id === 'string' ? s.id : (row.idText ?? String(s.id))}`, turn: s.turn_idx, lineNo };
+  if ('judge_repeats' in s) return { ...base, totals: s.judge_repeats.filter((r) => r.failed === 0).map((r) => r.total_score) };
+  if ('turing' in s) return { ...base, hits: [fooled(s.turing.orders[0]), fooled(s.turing.orders[1])] };
+  const pref = s.pairwise.orders.map((o) => (o.preferred === null ? null : o.preferred === 'candidate'));
+  return { ...base, hits: [pref[0]!, pref[1]!] };
+}
+
+function fooled(o: { picked_real: boolean | null }): boolean | null {
+  return o.picked_real === null ? null : !o.picked_real;
+}

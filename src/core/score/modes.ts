@@ -1,0 +1,220 @@
+import {
+  bootstrapClusters,
+  bootstrapGroups,
+  percentileInterval,
+  type BootstrapSettings,
+  type Cluster,
+  type Interval,
+} from './bootstrap.js';
+import { compareDomains } from '../domains.js';
+import { Ratio, meanOf } from './exact.js';
+import { readModeFile, type ChoiceRecord, type RepeatRecord } from './modes-reader.js';
+
+/*
+ * The figures of the judge modes (issue 14), per domain and overall, each a
+ * ratio of sums over rows so that the trajectory bootstrap of bootstrap.ts
+ * applies unchanged:
+ * - fooling_rate (turing): % of judgements (orders) in which the judge took
+ *   the prediction for the real observation; 50 = indistinguishable.
+ * - win_rate (pairwise): % of the candidate over the reference; a row won in
+ *   both orders counts 1, lost in both 0, split (the orders disagree: the
+ *   judge's tie) 1/2. That equals the % of orders preferring the candidate.
+ * - position_consistency (both): % of rows whose two orders give the same
+ *   verdict; a judge that always answers A has 0.
+ * - judge_noise (repeat): mean over rows of the sample standard deviation
+ *   of the row's valid repeated totals, on the 0-100 scale.
+ * Choice rows count only with both orders answered: every counted row then
+ * shows the subject once at A and once at B, so a position preference
+ * cancels exactly instead of leaking through rows that lost one order.
+ */
+
+export type ModeFigure = 'fooling_rate' | 'win_rate' | 'position_consistency' | 'judge_noise';
+
+export interface Figure {
+  /** Exact for the rates, a double for judge noise; undefined when no row counts. */
+  value: Ratio | number | undefined;
+  /** Rows behind the value. */
+  rows: number;
+  /** 95% trajectory-bootstrap interval, when asked for and defined. */
+  interval?: Interval;
+}
+
+export interface ModeDomainScore {
+  domain: string;
+  rows: number;
+  /** Rows that enter the figures (choice: both orders answered; repeat: two or more valid repeats). */
+  counted: number;
+  figures: Partial<Record<ModeFigure, Figure>>;
+}
+
+export interface ModeScore {
+  mode: 'turing' | 'pairwise' | 'repeat';
+  /** In leaderboard order. */
+  domains: ModeDomainScore[];
+  rows: number;
+  counted: number;
+  /** Mean of the domains' figures (each domain resampled on its own in the bootstrap), as the leaderboard's Overall. */
+  overall: Partial<Record<ModeFigure, Figure>>;
+  /** Every counted row pooled, whatever its domain. */
+  pooled: Partial<Record<ModeFigure, Figure>>;
+}
+
+/** One row's part of a figure: `sum` over `n` (n 0: the row does not count, its trajectory is still drawn). */
+interface Item {
+  domain: string;
+  cluster: string;
+  sum: number;
+  n: number;
+}
+
+interface FigureSpec {
+  /** Sums are integers, so the value can be an exact ratio. */
+  exact: boolean;
+  scale: number;
+}
+
+const PERCENT: FigureSpec = { exact: true, scale: 100 };
+/** Grades 1..5 map to 0..100 by (g - 1) * 25, so a spread of grades scales by 25. */
+const NOISE: FigureSpec = { exact: false, scale: 25 };
+
+export function scoreChoiceRows(mode: 'turing' | 'pairwise', records: readonly ChoiceRecord[], bootstrap?: BootstrapSettings): ModeScore {
+  const rate: Item[] = [];
+  const agree: Item[] = [];
+  for (const r of records) {
+    const [h1, h2] = r.hits;
+    const both = h1 !== null && h2 !== null;
+    rate.push({ domain: r.domain, cluster: r.cluster, sum: both ? Number(h1) + Number(h2) : 0, n: both ? 2 : 0 });
+    agree.push({ domain: r.domain, cluster: r.cluster, sum: both && h1 === h2 ? 1 : 0, n: both ? 1 : 0 });
+  }
+  const rateName = mode === 'turing' ? 'fooling_rate' : 'win_rate';
+  return assemble(
+    mode,
+    records,
+    [
+      [rateName, rate, PERCENT],
+      ['position_consistency', agree, PERCENT],
+    ],
+    bootstrap,
+  );
+}
+
+export function scoreRepeatRows(records: readonly RepeatRecord[], bootstrap?: BootstrapSettings): ModeScore {
+  const items = records.map((r) => ({
+    domain: r.domain,
+    cluster: r.cluster,
+    sum: r.totals.length >= 2 ? sampleSd(r.totals) : 0,
+    n: r.totals.length >= 2 ? 1 : 0,
+  }));
+  return assemble('repeat', records, [['judge_noise', items, NOISE]], bootstrap);
+}
+
+/**
+ * Sample standard deviation (divisor K-1). It estimates the spread of the
+ * judge's sampling from only K draws per row; the population form (divisor
+ * K) shrinks it by sqrt((K-1)/K), 29% for K = 2, so figures taken with
+ * different K would not compare. A row needs two valid repeats to say
+ * anything about spread.
+ */
+export function sampleSd(values: readonly number[]): number {
+  const k = values.length;
+  const mean = values.reduce((a, b) => a + b, 0) / k;
+  return Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (k - 1));
+}
+
+function assemble(
+  mode: ModeScore['mode'],
+  records: readonly { domain: string }[],
+  figures: Array<[ModeFigure, Item[], FigureSpec]>,
+  bootstrap: BootstrapSettings | undefined,
+): ModeScore {
+  const domainNames = [...new Set(records.map((r) => r.domain))].sort(compareDomains);
+  const domains: ModeDomainScore[] = domainNames.map((domain) => ({ domain, rows: 0, counted: 0, figures: {} }));
+  const at = new Map(domains.map((d) => [d.domain, d]));
+  for (const r of records) at.get(r.domain)!.rows++;
+  // A row is counted exactly when its item of the first figure has n > 0 (the same holds for the other figures).
+  for (const it of figures[0]![1]) if (it.n > 0) at.get(it.domain)!.counted++;
+
+  const overall: ModeScore['overall'] = {};
+  const pooled: ModeScore['pooled'] = {};
+  for (const [name, items, spec] of figures) {
+    const computed = figure(items, domainNames, spec, bootstrap);
+    for (const d of domains) d.figures[name] = computed.domains.get(d.domain)!;
+    overall[name] = computed.overall;
+    pooled[name] = computed.pooled;
+  }
+  return { mode, domains, rows: records.length, counted: domains.reduce((n, d) => n + d.counted, 0), overall, pooled };
+}
+
+function valueOf(sum: number, n: number, spec: FigureSpec): Ratio | number | undefined {
+  if (n === 0) return undefined;
+  return spec.exact ? Ratio.of(spec.scale * sum, n) : (spec.scale * sum) / n;
+}
+
+function figure(
+  items: readonly Item[],
+  domainNames: readonly string[],
+  spec: FigureSpec,
+  bootstrap: BootstrapSettings | undefined,
+): { domains: Map<string, Figure>; overall: Figure; pooled: Figure } {
+  // Per domain, per trajectory (sorted, so resamples do not depend on file order).
+  const clusters = new Map<string, Map<string, Cluster>>(domainNames.map((d) => [d, new Map()]));
+  for (const it of items) {
+    const byCluster = clusters.get(it.domain)!;
+    let c = byCluster.get(it.cluster);
+    if (!c) byCluster.set(it.cluster, (c = { sum: 0, n: 0 }));
+    c.sum += it.sum;
+    c.n += it.n;
+  }
+  const ordered = new Map([...clusters].map(([d, cs]) => [d, [...cs.keys()].sort().map((k) => cs.get(k)!)]));
+  const rowsOf = (d: string) => items.filter((it) => it.domain === d && it.n > 0).length;
+
+  const domains = new Map<string, Figure>();
+  for (const [d, cs] of ordered) {
+    const sum = cs.reduce((s, c) => s + c.sum, 0);
+    const n = cs.reduce((s, c) => s + c.n, 0);
+    domains.set(d, { value: valueOf(sum, n, spec), rows: rowsOf(d) });
+  }
+  const scored = [...domains.values()].flatMap((f) => (f.value === undefined ? [] : [f.value]));
+  const overall: Figure = { value: meanValue(scored), rows: [...domains.values()].reduce((s, f) => s + f.rows, 0) };
+  const all = [...ordered.values()].flat();
+  const pooled: Figure = {
+    value: valueOf(
+      all.reduce((s, c) => s + c.sum, 0),
+      all.reduce((s, c) => s + c.n, 0),
+      spec,
+    ),
+    rows: overall.rows,
+  };
+
+  if (bootstrap) {
+    const stat = (sum: number, n: number) => (n > 0 ? (spec.scale * sum) / n : NaN);
+    // Domains without a counted row have no value and stay out of the overall mean, as in the point estimate.
+    const withRows = new Map([...ordered].filter(([, cs]) => cs.some((c) => c.n > 0)));
+    const grouped = bootstrapGroups(withRows, bootstrap, stat);
+    for (const [d, samples] of grouped.groups) withInterval(domains.get(d)!, percentileInterval(samples));
+    if (withRows.size) withInterval(overall, percentileInterval(grouped.mean));
+    withInterval(pooled, percentileInterval(bootstrapClusters(all, bootstrap, 'pooled', stat)));
+  }
+  return { domains, overall, pooled };
+}
+
+function withInterval(f: Figure, interval: Interval | undefined): void {
+  if (interval) f.interval = interval;
+}
+
+function meanValue(values: ReadonlyArray<Ratio | number>): Ratio | number | undefined {
+  if (values.length === 0) return undefined;
+  if (values.every((v) => v instanceof Ratio)) return meanOf(values as Ratio[]);
+  return values.reduce<number>((s, v) => s + (v instanceof Ratio ? v.toNumber() : v), 0) / values.length;
+}
+
+/** Reads and scores a judged file of a judge mode; undefined for a rubric file (readJudged and aggregate score those). */
+export async function scoreModeFile(
+  path: string,
+  bootstrap?: BootstrapSettings,
+): Promise<{ score: ModeScore; warnings: string[] } | undefined> {
+  const file = await readModeFile(path);
+  if (file.mode === 'rubric') return undefined;
+  const score = file.mode === 'repeat' ? scoreRepeatRows(file.records, bootstrap) : scoreChoiceRows(file.mode, file.records, bootstrap);
+  return { score, warnings: file.warnings };
+}
