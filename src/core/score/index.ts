@@ -8,3 +8,5 @@ export { sampleSd, scoreChoiceRows, scoreModeFile, scoreRepeatRows } from './mod
 export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';
 export { readModeFile } from './modes-reader.js';
 export type { ChoiceRecord, JudgeMode, ModeFile, RepeatRecord } from './modes-reader.js';
+export { bradleyTerry, pairwiseGames } from './bradley-terry.js';
+export type { Games, Ranking, Rating } from './bradley-terry.js';
