@@ -6,3 +6,5 @@ export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings } from './manifest.js';
 export { predictionFieldsSchema, predictionRowSchema } from './prediction-row.js';
 export type { PredictionFields, PredictionRow, Usage } from './prediction-row.js';
+export { batchResultLineSchema, batchStateSchema } from './batch-state.js';
+export type { BatchEntry, BatchResultLine, BatchState } from './batch-state.js';
