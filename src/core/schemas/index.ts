@@ -18,3 +18,5 @@ export {
   turingResultSchema,
 } from './judge-modes.js';
 export type { JudgeRepeat, PairwiseOrderResult, PairwiseResult, TuringOrderResult, TuringResult } from './judge-modes.js';
+export { batchResultLineSchema, batchStateSchema } from './batch-state.js';
+export type { BatchEntry, BatchResultLine, BatchState } from './batch-state.js';

@@ -1,0 +1,316 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, openAsBlob } from 'node:fs';
+import { open, readFile, rm } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type OpenAI from 'openai';
+import { UserError } from '../errors.js';
+import { writeAtomically } from '../files.js';
+import { brief, visible } from '../shown.js';
+import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState } from '../schemas/index.js';
+
+/*
+ * OpenAI's Batch API (also served by LiteLLM's proxy): the requests are
+ * written to JSONL files, uploaded, run as batches within 24 hours at half the
+ * price, and their results downloaded and matched to rows by `custom_id`.
+ * Every id is recorded beside the output the moment it exists, so a killed
+ * run given the same command goes back to the same batches.
+ */
+
+export interface BatchLimits {
+  maxLines: number;
+  maxBytes: number;
+}
+
+/** What one batch file may hold (OpenAI: 50,000 requests and 200 MB). */
+export const BATCH_LIMITS: BatchLimits = { maxLines: 50_000, maxBytes: 200_000_000 };
+
+/** Whether a request line of `lineBytes` (newline included) still fits in a file that holds `lines` lines and `bytes` bytes. */
+export function fitsInBatch(lines: number, bytes: number, lineBytes: number, limits: BatchLimits = BATCH_LIMITS): boolean {
+  return lines === 0 || (lines + 1 <= limits.maxLines && bytes + lineBytes <= limits.maxBytes);
+}
+
+/** A request's `custom_id`: derived from the row key, short and the same on every run. */
+export function customIdOf(rowKey: string): string {
+  return `awb-${createHash('sha256').update(rowKey).digest('hex').slice(0, 32)}`;
+}
+
+export const TERMINAL_STATUSES = ['completed', 'failed', 'expired', 'cancelled'] as const;
+
+export function isTerminal(status: string): boolean {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+export interface BatchRequest {
+  customId: string;
+  /** The chat completion body, model included. */
+  body: object;
+}
+
+export interface BatchStatus {
+  batch: number;
+  of: number;
+  id: string;
+  status: string;
+  completed: number;
+  failed: number;
+  total: number;
+}
+
+export interface BatchRunOptions {
+  /** A client for the endpoint; batch calls are short, so the default fetch serves. */
+  client: OpenAI;
+  /** The endpoint as shown (no credentials) and the model, recorded to refuse resuming against others. */
+  endpoint: string;
+  model: string;
+  /** `OUTPUT.batches.json`. */
+  statePath: string;
+  /** Request and result files are written as `${filePrefix}-N.jsonl` and `${filePrefix}-N.results.jsonl`. */
+  filePrefix: string;
+  /** The requests; read only when no batch was recorded yet. */
+  requests: () => AsyncIterable<BatchRequest>;
+  limits?: BatchLimits;
+  pollMs?: number;
+  signal?: AbortSignal;
+  onStatus?: (status: BatchStatus) => void;
+  /** Called once each batch id is recorded (tests kill the run here). */
+  onRecorded?: (state: BatchState) => void;
+}
+
+/** A reply from a batch: the chat completion body, or why there is none. */
+export type BatchReply = { ok: true; body: unknown } | { ok: false; error: string };
+
+export interface BatchResults {
+  /** The reply recorded for a request; undefined when the batch holds none (not run: expired, cancelled). */
+  get(customId: string): Promise<BatchReply | undefined>;
+  /** Requests with a reply of either kind. */
+  readonly size: number;
+  /** Batch ids, for the manifest. */
+  readonly ids: string[];
+}
+
+/**
+ * Submits the requests as batches (or finds the ones an earlier run
+ * submitted), waits for them, downloads their results and returns them
+ * indexed by `custom_id`. Never submits a file twice: the state file records
+ * each upload and batch before the next step, and a batch created just before
+ * a kill is found again by its input file.
+ */
+export async function runBatches(opts: BatchRunOptions): Promise<BatchResults> {
+  let state = await readBatchState(opts.statePath);
+  if (state && (state.endpoint !== opts.endpoint || state.model !== opts.model)) {
+    throw new UserError(
+      `${opts.statePath} records batches for ${visible(state.model)} at ${visible(state.endpoint)}, not ${opts.model} at ${opts.endpoint}; ` +
+        'finish that run with its own settings, or remove the file to start over',
+    );
+  }
+  if (!state) {
+    state = { format: 'agentworldbench-batches', version: 1, endpoint: opts.endpoint, model: opts.model, batches: [] };
+    state.batches = await writeRequestFiles(opts.requests(), opts.filePrefix, opts.limits ?? BATCH_LIMITS);
+    await saveBatchState(opts.statePath, state);
+  }
+  const save = () => saveBatchState(opts.statePath, state);
+  const ids: string[] = [];
+  const index = new Map<string, { file: string; start: number; end: number }>();
+  for (const [n, entry] of state.batches.entries()) {
+    if (entry.lines === 0) continue;
+    if (!entry.input_file_id) {
+      const file = new File([await openAsBlob(entry.file)], basename(entry.file), { type: 'application/jsonl' });
+      entry.input_file_id = (await opts.client.files.create({ file, purpose: 'batch' }, { signal: opts.signal })).id;
+      await save();
+    }
+    if (!entry.id) {
+      const found = await findBatch(opts.client, entry.input_file_id, opts.signal);
+      entry.id = (
+        found ??
+        (await opts.client.batches.create(
+          { input_file_id: entry.input_file_id, endpoint: '/v1/chat/completions', completion_window: '24h' },
+          { signal: opts.signal },
+        ))
+      ).id;
+      await save();
+      opts.onRecorded?.(state);
+    }
+    ids.push(entry.id);
+    if (!entry.results) {
+      const done = await waitFor(opts, entry.id, n, state.batches.length);
+      entry.status = done.status;
+      entry.output_file_id = done.output_file_id ?? null;
+      entry.error_file_id = done.error_file_id ?? null;
+      if (done.status === 'failed') {
+        const why = (done.errors?.data ?? []).map(
+          (e) => `${e.line !== undefined && e.line !== null ? `line ${e.line}: ` : ''}${e.message ?? e.code}`,
+        );
+        throw new UserError(`batch ${visible(entry.id)} failed validation: ${brief(why.join('; ') || 'no reason given', [])}`);
+      }
+      const results = `${entry.file.replace(/\.jsonl$/, '')}.results.jsonl`;
+      await downloadResults(opts.client, [entry.output_file_id, entry.error_file_id], results, opts.signal);
+      entry.results = results;
+      await save();
+    }
+    await indexResults(entry.results, index);
+  }
+  return {
+    ids,
+    get size() {
+      return index.size;
+    },
+    get: async (customId) => {
+      const at = index.get(customId);
+      if (!at) return undefined;
+      const handle = await open(at.file, 'r');
+      try {
+        const buf = Buffer.alloc(at.end - at.start);
+        await handle.read(buf, 0, buf.length, at.start);
+        return replyOf(JSON.parse(buf.toString('utf8')));
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}
+
+/** Removes the state and the batch files once every result is written into the output. */
+export async function clearBatches(statePath: string): Promise<void> {
+  const state = await readBatchState(statePath);
+  if (!state) return;
+  for (const e of state.batches) {
+    await rm(e.file, { force: true });
+    if (e.results) await rm(e.results, { force: true });
+  }
+  await rm(statePath, { force: true });
+}
+
+export async function readBatchState(path: string): Promise<BatchState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UserError(`${path}: cannot read (${(err as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UserError(`${path}: not JSON; remove it to submit new batches`);
+  }
+  const parsed = batchStateSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UserError(`${path}: ${issue.path.join('.') || 'state'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+async function saveBatchState(path: string, state: BatchState): Promise<void> {
+  await writeAtomically(path, `${JSON.stringify(state, null, 2)}\n`);
+}
+
+async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: string, limits: BatchLimits): Promise<BatchEntry[]> {
+  const entries: BatchEntry[] = [];
+  let out: Awaited<ReturnType<typeof open>> | undefined;
+  let bytes = 0;
+  try {
+    for await (const r of requests) {
+      const line = Buffer.from(`${JSON.stringify({ custom_id: r.customId, method: 'POST', url: '/v1/chat/completions', body: r.body })}\n`);
+      if (line.length > limits.maxBytes)
+        throw new UserError(`request ${r.customId} is larger than a batch file may be (${limits.maxBytes} bytes)`);
+      const current = entries.at(-1);
+      if (!current || !out || !fitsInBatch(current.lines, bytes, line.length, limits)) {
+        await out?.close();
+        const file = `${prefix}-${entries.length + 1}.jsonl`;
+        out = await open(file, 'w');
+        entries.push({ file, lines: 0 });
+        bytes = 0;
+      }
+      await out.write(line);
+      entries.at(-1)!.lines++;
+      bytes += line.length;
+    }
+  } finally {
+    await out?.close();
+  }
+  return entries;
+}
+
+/** A batch an earlier run created for this input file, if any: a kill between creating it and recording its id must not submit it again. */
+async function findBatch(client: OpenAI, inputFileId: string, signal?: AbortSignal): Promise<OpenAI.Batches.Batch | undefined> {
+  for await (const b of client.batches.list({ limit: 100 }, { signal })) {
+    if (b.input_file_id === inputFileId && b.status !== 'cancelled' && b.status !== 'cancelling') return b;
+  }
+  return undefined;
+}
+
+async function waitFor(opts: BatchRunOptions, id: string, n: number, of: number): Promise<OpenAI.Batches.Batch> {
+  for (;;) {
+    const b = await opts.client.batches.retrieve(id, { signal: opts.signal });
+    const counts = b.request_counts ?? { completed: 0, failed: 0, total: 0 };
+    opts.onStatus?.({ batch: n + 1, of, id, status: b.status, ...counts });
+    if (isTerminal(b.status)) return b;
+    await sleep(opts.pollMs ?? 30_000, undefined, { signal: opts.signal });
+  }
+}
+
+async function downloadResults(client: OpenAI, fileIds: (string | null | undefined)[], path: string, signal?: AbortSignal): Promise<void> {
+  await writeAtomically(path, async (handle) => {
+    for (const id of fileIds) {
+      if (!id) continue;
+      const res = await client.files.content(id, { signal });
+      if (!res.body) continue;
+      let last = 0x0a;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        await handle.write(chunk);
+        if (chunk.length) last = chunk[chunk.length - 1]!;
+      }
+      if (last !== 0x0a) await handle.write('\n');
+    }
+  });
+}
+
+/** Records where each result line is, by `custom_id`; a later line for the same id (the output file before the error file) is kept only if the first was not a success. */
+async function indexResults(path: string, index: Map<string, { file: string; start: number; end: number }>): Promise<void> {
+  let offset = 0;
+  let pending: Buffer[] = [];
+  let lineStart = 0;
+  let lineNo = 0;
+  const take = (line: Buffer, start: number) => {
+    lineNo++;
+    const text = line.toString('utf8').trim();
+    if (!text) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UserError(`${path}:${lineNo}: a batch result line is not JSON`);
+    }
+    const r = batchResultLineSchema.safeParse(parsed);
+    if (!r.success) throw new UserError(`${path}:${lineNo}: ${r.error.issues[0]!.path.join('.') || 'line'}: ${r.error.issues[0]!.message}`);
+    const prior = index.get(r.data.custom_id);
+    if (!prior || r.data.response?.status_code === 200) index.set(r.data.custom_id, { file: path, start, end: start + line.length });
+  };
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+      pending.push(chunk.subarray(from, nl));
+      take(Buffer.concat(pending), lineStart);
+      pending = [];
+      lineStart = offset + nl + 1;
+      from = nl + 1;
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    offset += chunk.length;
+  }
+  if (pending.length) take(Buffer.concat(pending), lineStart);
+}
+
+function replyOf(line: unknown): BatchReply {
+  const r = batchResultLineSchema.parse(line);
+  if (r.response && r.response.status_code === 200) return { ok: true, body: r.response.body };
+  if (r.response) {
+    const body = r.response.body as { error?: { message?: unknown } } | undefined;
+    const message = typeof body?.error?.message === 'string' ? body.error.message : JSON.stringify(r.response.body ?? null);
+    return { ok: false, error: `batch request failed with ${r.response.status_code}: ${brief(message, [])}` };
+  }
+  return { ok: false, error: `batch request failed: ${brief(r.error?.message ?? r.error?.code ?? 'no reason given', [])}` };
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/**
+ * `OUTPUT.batches.json`: the batches a `--batch` run submitted, written the
+ * moment each id exists, so a run killed at any point goes back to the same
+ * batches instead of paying for them twice.
+ */
+export const batchEntrySchema = z.object({
+  /** The request file on disk, beside the output. */
+  file: z.string(),
+  lines: z.number().int().nonnegative(),
+  /** Set once the file is uploaded. */
+  input_file_id: z.string().optional(),
+  /** Set once the batch is created. */
+  id: z.string().optional(),
+  status: z.string().optional(),
+  output_file_id: z.string().nullable().optional(),
+  error_file_id: z.string().nullable().optional(),
+  /** Where its results were downloaded to; set once they are on disk. */
+  results: z.string().optional(),
+});
+
+export const batchStateSchema = z.object({
+  format: z.literal('agentworldbench-batches'),
+  version: z.literal(1),
+  /** The endpoint (shown form, no credentials) and model the requests were made for. */
+  endpoint: z.string(),
+  model: z.string(),
+  batches: z.array(batchEntrySchema),
+});
+
+export type BatchEntry = z.infer<typeof batchEntrySchema>;
+export type BatchState = z.infer<typeof batchStateSchema>;
+
+/** One line of a batch's output or error file; `custom_id` matches it to its request, since the order is not kept. */
+export const batchResultLineSchema = z.object({
+  custom_id: z.string(),
+  response: z
+    .object({
+      status_code: z.number(),
+      body: z.unknown(),
+    })
+    .nullable()
+    .optional(),
+  error: z.object({ code: z.string().nullable().optional(), message: z.string().nullable().optional() }).nullable().optional(),
+});
+
+export type BatchResultLine = z.infer<typeof batchResultLineSchema>;

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { BATCH_LIMITS, clearBatches, customIdOf, fitsInBatch, runBatches, type BatchRequest } from '../src/core/endpoints/batch.js';
+import { UserError } from '../src/core/errors.js';
+import { startBatchServer, type BatchLine, type BatchServer } from './support/batch-server.js';
+
+const completion = (text: string) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 0,
+  model: 'judge',
+  choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+});
+
+const echo = (line: BatchLine) => ({ status: 200, body: completion(`reply to ${line.body.messages.at(-1)!.content}`) });
+
+async function* requests(n: number): AsyncGenerator<BatchRequest> {
+  for (let i = 0; i < n; i++)
+    yield { customId: customIdOf(`row-${i}`), body: { model: 'judge', messages: [{ role: 'user', content: `q${i}` }] } };
+}
+
+describe('batch limits', () => {
+  it('starts a new file at the line limit and at the byte limit, never leaving a file empty', () => {
+    const limits = { maxLines: 3, maxBytes: 100 };
+    assert.equal(fitsInBatch(0, 0, 500, limits), true);
+    assert.equal(fitsInBatch(2, 10, 10, limits), true);
+    assert.equal(fitsInBatch(3, 10, 10, limits), false);
+    assert.equal(fitsInBatch(1, 95, 10, limits), false);
+    assert.equal(fitsInBatch(1, 90, 10, limits), true);
+    assert.deepEqual(BATCH_LIMITS, { maxLines: 50_000, maxBytes: 200_000_000 });
+  });
+
+  it('custom ids are stable and distinct per row key', () => {
+    assert.equal(customIdOf('a:1:1:x'), customIdOf('a:1:1:x'));
+    assert.notEqual(customIdOf('a:1:1:x'), customIdOf('a:1:2:x'));
+  });
+});
+
+describe('runBatches against a local Batch API', () => {
+  let dir: string;
+  let server: BatchServer;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'awb-batch-'));
+  });
+  afterEach(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const client = () => new OpenAI({ baseURL: server.url, apiKey: 'sk-test-key', maxRetries: 0 });
+  const run = (n: number, extra: Partial<Parameters<typeof runBatches>[0]> = {}) =>
+    runBatches({
+      client: client(),
+      endpoint: server.url,
+      model: 'judge',
+      statePath: join(dir, 'judged.jsonl.batches.json'),
+      filePrefix: join(dir, 'judged.jsonl.batch'),
+      requests: () => requests(n),
+      pollMs: 5,
+      ...extra,
+    });
+
+  it('uploads one file, creates one batch, and matches results out of order by custom_id', async () => {
+    server = await startBatchServer({ reply: echo, apiKey: 'sk-test-key' });
+    const statuses: string[] = [];
+    const results = await run(20, { onStatus: (s) => statuses.push(s.status) });
+    assert.equal(server.uploads, 1);
+    assert.equal(server.created, 1);
+    assert.equal(results.size, 20);
+    assert.equal(results.ids.length, 1);
+    for (let i = 0; i < 20; i++) {
+      const r = await results.get(customIdOf(`row-${i}`));
+      assert.ok(r?.ok);
+      assert.equal((r.body as ReturnType<typeof completion>).choices[0]!.message.content, `reply to q${i}`);
+    }
+    assert.deepEqual(statuses, ['validating', 'in_progress', 'finalizing', 'completed']);
+    const uploaded = [...server.files.values()].find((f) => f.purpose === 'batch')!;
+    const first = JSON.parse(uploaded.content.split('\n')[0]!);
+    assert.deepEqual(Object.keys(first), ['custom_id', 'method', 'url', 'body']);
+    assert.equal(first.url, '/v1/chat/completions');
+  });
+
+  it('splits the requests over several files above the line limit', async () => {
+    server = await startBatchServer({ reply: echo });
+    const results = await run(7, { limits: { maxLines: 3, maxBytes: 1e6 } });
+    assert.equal(server.created, 3);
+    assert.equal(results.size, 7);
+  });
+
+  it('a killed run, re-run, goes back to the same batch and never submits twice', async () => {
+    server = await startBatchServer({ reply: echo, pollsPerStatus: 3 });
+    const kill = new AbortController();
+    await assert.rejects(run(5, { signal: kill.signal, onRecorded: () => kill.abort() }));
+    assert.equal(server.created, 1);
+    const results = await run(5);
+    assert.equal(server.created, 1);
+    assert.equal(server.uploads, 1);
+    assert.equal(results.size, 5);
+  });
+
+  it('a batch created but not recorded before a kill is found again by its input file', async () => {
+    server = await startBatchServer({ reply: echo });
+    const statePath = join(dir, 'judged.jsonl.batches.json');
+    await run(4, { onRecorded: () => undefined });
+    // Forget the batch id, as if the process died between creating the batch and saving its id.
+    const state = JSON.parse(await readFile(statePath, 'utf8'));
+    delete state.batches[0].id;
+    delete state.batches[0].results;
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(statePath, JSON.stringify(state));
+    const results = await run(4);
+    assert.equal(server.created, 1);
+    assert.equal(results.size, 4);
+  });
+
+  it('failed and expired lines come back as failures or not at all, so the caller can send them again', async () => {
+    server = await startBatchServer({
+      reply: (line) => {
+        const q = line.body.messages.at(-1)!.content;
+        if (q === 'q1') return { error: 'overloaded' };
+        if (q === 'q2') return { status: 500, body: { error: { message: 'internal sk-test-key-0123456789' } } };
+        if (q === 'q3') return 'expire';
+        return echo(line);
+      },
+    });
+    const results = await run(5);
+    assert.equal((await results.get(customIdOf('row-0')))?.ok, true);
+    const f1 = await results.get(customIdOf('row-1'));
+    assert.equal(f1?.ok, false);
+    const f2 = await results.get(customIdOf('row-2'));
+    assert.ok(f2 && !f2.ok && /500/.test(f2.error));
+    const f3 = await results.get(customIdOf('row-3'));
+    assert.ok(f3 && !f3.ok && /expired/.test(f3.error));
+    assert.equal(await results.get(customIdOf('nope')), undefined);
+  });
+
+  it('a batch that fails validation is one clear error', async () => {
+    server = await startBatchServer({ reply: echo, failValidation: 'model not found' });
+    await assert.rejects(
+      run(2),
+      (err: unknown) => err instanceof UserError && /failed validation: line 1: model not found/.test(err.message),
+    );
+  });
+
+  it('refuses to resume batches made for another model', async () => {
+    server = await startBatchServer({ reply: echo, pollsPerStatus: 50 });
+    const kill = new AbortController();
+    await assert.rejects(run(2, { signal: kill.signal, onRecorded: () => kill.abort() }));
+    await assert.rejects(run(2, { model: 'other' }), /records batches for judge/);
+  });
+
+  it('clearBatches removes the state and every batch file', async () => {
+    server = await startBatchServer({ reply: echo });
+    await run(3);
+    assert.ok((await readdir(dir)).length >= 3);
+    await clearBatches(join(dir, 'judged.jsonl.batches.json'));
+    assert.deepEqual(await readdir(dir), []);
+    await assert.rejects(stat(join(dir, 'judged.jsonl.batches.json')));
+  });
+});
