@@ -3,7 +3,7 @@ import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
 import { toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
-import { arrayElement, parseSlice, topLevelValues } from '../rows/index.js';
+import { arrayElement, parseSlice, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
 
@@ -97,7 +97,18 @@ function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRec
     }
     throw new UserError(atLine(path, line.lineNo, undefined, `not valid JSON (${(err as Error).message})`));
   }
-  return toRecord(path, line.lineNo, text, parsed);
+  return toRecord(path, line.lineNo, idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? text, parsed);
+}
+
+const ID_ONLY = new Set(['id']);
+
+/**
+ * The id alone as JSON text, for the row key: it keeps an id beyond 2^53
+ * exactly, from its own text, and keeps the key's exact reading of the line
+ * away from the rest of it (a repeated key elsewhere, say).
+ */
+function idJson(b: Buffer, slice: Slice | undefined): string | undefined {
+  return slice && `{"id":${b.toString('utf8', slice[0], slice[1])}}`;
 }
 
 const SMALL_FIELDS = [
@@ -142,10 +153,7 @@ function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
         row[f] = element ? Object.assign([], { [turn - 1]: parseSlice(b, element) }) : [];
       } else return undefined;
     }
-    const idSlice = at.get('id');
-    // The key keeps an id beyond 2^53 exactly, from its own text.
-    const idText = idSlice ? b.toString('utf8', idSlice[0], idSlice[1]) : '';
-    return toRecord(path, line.lineNo, `{"id":${idText}}`, row);
+    return toRecord(path, line.lineNo, idJson(b, at.get('id')) ?? '{}', row);
   } catch {
     return undefined;
   }
