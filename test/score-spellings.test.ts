@@ -148,13 +148,15 @@ describe('awb score (end to end) on a respelled file', () => {
 
 describe('score: the row key of a line read by JSON.parse', () => {
   it('keeps an id beyond 2^53 exactly even when another key is repeated (a last line without its newline)', async () => {
-    const row = JSON.stringify(judgedRow({ domain: 'mcp', id: 1 })).replace('"id":1,', '"id":123456789012345678901,"gen":"x",');
+    const line = (id: string, extra: string) =>
+      JSON.stringify(judgedRow({ domain: 'mcp', id: 1 })).replace('"id":1,', `"id":${id},${extra}`);
     const path = join(dir, 'big-id.jsonl');
-    writeFileSync(path, `${JSON.stringify(judgedRow({ domain: 'mcp', id: 123456789012345678900 }))}\n${row}`);
+    // Two ids JSON.parse reads as the same double; the second line repeats "gen" and has no newline.
+    writeFileSync(path, `${line('123456789012345678900', '')}\n${line('123456789012345678901', '"gen":"x",')}`);
     const judged = await readJudged(path);
     assert.deepEqual(
       judged.records.map((r) => r.cluster),
-      ['mcp:123456789012345680000', 'mcp:123456789012345678901'],
+      ['mcp:123456789012345678900', 'mcp:123456789012345678901'],
     );
   });
 });
