@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { scoreFiles, type ScoreReport } from '../src/core/score/index.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir } from './fixtures/judged/rows.js';
-import { respell, rng, type RespellOptions } from './support/respell.js';
+import { mulberry32 } from '../src/core/score/bootstrap.js';
+import { respell, type RespellOptions } from './support/respell.js';
 
 /*
  * Score reads only the values it needs from each line's bytes. Whatever
@@ -22,7 +23,7 @@ const dir = tempDir('awb-score-spellings-');
 
 /** The fixture dataset judged with grades drawn from a seed: real histories, several turns, failed and empty rows. */
 function judgedFixtures(): Array<Record<string, unknown>> {
-  const r = rng(7);
+  const r = mulberry32(7);
   const grade = () => [0, 1, 2, 3, 4, 5, 4.5, 3.5][Math.floor(r() * 8)]!;
   const rows = readdirSync(dataDir)
     .filter((n) => n.endsWith('_test.jsonl'))

@@ -2,20 +2,10 @@
  * Other byte spellings of the same JSON row: every JSON reader takes each of
  * them as the same object as JSON.stringify's spelling. Used to check that
  * the byte paths (json-scan.ts and what builds on it) read rows exactly as
- * JSON.parse does.
+ * JSON.parse does. Seeded, so a failing spelling can be reproduced.
  */
 
-/** A small seeded generator (mulberry32), so a failing spelling can be reproduced from its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../src/core/score/bootstrap.js';
 
 export interface RespellOptions {
   /** Put a decoy member with each top-level key before it (the later, real one must win). */
@@ -105,6 +95,6 @@ function valueToken(v: unknown, r: () => number, opts: RespellOptions, top: bool
 
 /** One spelling of `row` as a single JSON line (no line ending). */
 export function respell(row: Record<string, unknown>, seed: number, opts: RespellOptions = {}): string {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   return `${ws(r)}${valueToken(row, r, opts, true)}${ws(r)}`;
 }
