@@ -269,10 +269,91 @@ describe('parseJudgeReply: score values', () => {
     );
   });
 
-  test('strings that are not "N/M": plain "4", "4.5/5", "1_0/5", "four/5"', () => {
+  /*
+   * Score strings as the official script reads them: the text before the
+   * first "/" through Python's int(). Each case was worked out against
+   * int(s.split("/")[0]); where int() is accidental the chosen reading is
+   * marked (see stringScore).
+   */
+  const stringScores: Array<[text: string, score: number]> = [
+    ['4', 4],
+    [' 3 ', 3],
+    ['4 ', 4],
+    ['4/5', 4],
+    [' 3 / 5 ', 3],
+    ['5/5', 5],
+    ['1/5', 1],
+    ['2 /5', 2],
+    ['1/ 5', 1],
+    ['4/', 4],
+    ['4/5/5', 4],
+    ['04', 4],
+    ['+4', 4],
+    ['\t4\n', 4],
+    ['\r\n 2 \r\n', 2],
+    ['\u00a04\u3000', 4], // no-break and ideographic spaces are Python whitespace
+    ['3\u0085', 3], // so is NEL (not in JavaScript's trim)
+    ['\u001f3', 0], // the separators \x1c-\x1f are str.isspace, yet int() refuses them
+    ['\u2028 5 \u2029', 5],
+    ['7', 5], // clamped like the integer 7
+    ['7/5', 5],
+    ['100', 5],
+    ['99999999999999999999999', 5],
+    ['\uff14', 4], // full-width digits: read, as int() reads them
+    ['\uff13 / \uff15', 3],
+    ['0', 0],
+    ['0/5', 0],
+    ['-1', 0], // negatives are invalid, as negative numbers are
+    ['-1/5', 0],
+    ['-0', 0],
+    ['', 0],
+    [' ', 0],
+    ['/5', 0],
+    ['4.5', 0],
+    ['4.0', 0],
+    ['4.5/5', 0],
+    ['four', 0],
+    ['four/5', 0],
+    ['4 out of 5', 0],
+    ['4 5', 0],
+    ['4-5', 0],
+    ['+-4', 0],
+    ['+ 4', 0],
+    ['1_0', 0], // int() reads 10 (clamped to 5); not a grade a judge means
+    ['1_0/5', 0],
+    ['4_', 0],
+    ['0x4', 0],
+    ['4e0', 0],
+    ['\ufeff4', 0], // the BOM is not Python whitespace
+    ['\u200b4', 0], // nor is a zero-width space
+    ['\u0664', 0], // other scripts' digits: not read (int() reads this Arabic-Indic 4)
+    ['Score: 4', 0],
+    ['4 (good)', 0],
+    ['true', 0],
+    ['null', 0],
+  ];
+
+  for (const [text, score] of stringScores) {
+    test(`the string ${JSON.stringify(text)} reads as ${score}`, () => {
+      const json = JSON.stringify(text);
+      check(
+        `{"scores": {"format": ${json}, "factuality": 2, "consistency": 2, "realism": 2, "quality": 2}}`,
+        ok([score, 2, 2, 2, 2], (score + 8) / (score > 0 ? 5 : 4)),
+      );
+    });
+  }
+
+  test('a reply whose five scores are all quoted integers is a success', () => {
     check(
-      '{"scores": {"format": "4", "factuality": "4.5/5", "consistency": "1_0/5", "realism": "four/5", "quality": 2}}',
-      ok([0, 0, 0, 0, 2], 2),
+      '{"scores": {"format": "4", "factuality": " 3 ", "consistency": "4/5", "realism": " 3 / 5 ", "quality": "5"}}',
+      ok([4, 3, 4, 3, 5], 19 / 5),
+    );
+  });
+
+  test('a reply whose five scores are all unreadable strings fails', () => {
+    check(
+      '{"scores": {"format": "4.5", "factuality": "four", "consistency": "4 out of 5", "realism": "", "quality": "1_0"}}',
+      failed('no valid dimension'),
     );
   });
 

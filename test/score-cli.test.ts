@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,25 @@ describe('awb score (end to end)', () => {
     const failed = writeJudged(dir, 'failed.jsonl', [judgedRow({ id: 1, bare: true })]);
     assert.match(awb('score', failed).stderr, /failed\.jsonl: no valid judged rows/);
     assert.match(awb('score', join(dir, 'missing.jsonl')).stderr, /missing\.jsonl: no such file/);
+  });
+
+  it('a predictions or dataset file says what it is and what to run, instead of "all rows failed"', () => {
+    const dataset = join(root, 'fixtures/data/mcp_test.jsonl');
+    const rows = readFileSync(dataset, 'utf8').split('\n').filter(Boolean);
+    const predictions = join(dir, 'predictions.jsonl');
+    writeFileSync(predictions, rows.map((l) => JSON.stringify({ ...(JSON.parse(l) as object), gen: 'x' }) + '\n').join(''));
+    for (const extra of [[], ['--failures-as-lowest']]) {
+      const r = awb('score', predictions, ...extra);
+      assert.equal(r.code, 2);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /predictions\.jsonl: is a predictions file \(its rows have gen but no judge results\)/);
+      assert.match(r.stderr, /awb judge --predictions .*predictions\.jsonl --judge-base-url URL --judge-model MODEL/);
+      assert.doesNotMatch(r.stderr, /rows failed/);
+    }
+    const d = awb('score', dataset);
+    assert.equal(d.code, 2);
+    assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen, no judge results\).*awb infer/);
   });
 
   it('a cut last line is skipped with a warning', () => {

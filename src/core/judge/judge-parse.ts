@@ -168,13 +168,11 @@ function judgement(raw: JsonObject, parsed: JsonObject): JudgeParse {
  *   negatives, which then drag dimension averages below 1);
  * - booleans are 0 (the official counts `true` as 1 because Python's bool is
  *   an int), as are null, arrays and objects;
- * - a plain numeric string such as "4" is 0, like the official: the rubric
- *   asks for numbers, and a judge writing "4" is plausible enough that
- *   agreeing with published results matters more than reading it.
+ * - strings follow `stringScore`.
  */
 function readScore(value: unknown): number {
   if (typeof value === 'number') return clamp(Number.isInteger(value) ? value : roundHalfEven(value));
-  if (typeof value === 'string') return clamp(numerator(value));
+  if (typeof value === 'string') return clamp(stringScore(value));
   return 0;
 }
 
@@ -190,20 +188,30 @@ function roundHalfEven(x: number): number {
   return floor % 2 === 0 ? floor : floor + 1;
 }
 
-/**
- * "4/5" and " 3 / 5 " read as the integer before the slash; the denominator
- * is ignored, so "7/5" is clamped like 7. Full-width digits are read (the
- * official reads them and judges writing CJK text emit them); signs,
- * underscores ("1_0", which Python reads as 10) and decimals are not.
+/*
+ * The whitespace Python's int() ignores around the digits (measured on
+ * CPython 3.11: str.isspace without \x1c-\x1f). It differs from
+ * JavaScript's trim(): NEL (\x85) is in it, the BOM is not.
  */
-function numerator(value: string): number {
+const PY_SPACE = '[\\t\\n\\v\\f\\r\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*';
+const INT_TEXT = new RegExp(`^${PY_SPACE}([+-]?)([0-9０-９]+)${PY_SPACE}$`);
+
+/**
+ * A score written as a string, read as the official script reads it: the
+ * text before the first `/` through Python's int(). So "4", " 3 ", "4/5"
+ * and " 3 / 5 " read as 4, 3, 4 and 3 (the denominator is ignored: "7/5"
+ * is clamped like 7), and "4.5", "four", "4 out of 5" and "" as 0.
+ * Where int() is accidental: full-width digits are read (judges writing CJK
+ * text emit them, and int() reads them too); a sign is read, so "-3" ends
+ * up 0 like -3; underscores ("1_0", which int() reads as 10) are not a
+ * grade a judge means, so they give 0; other scripts' digits give 0.
+ */
+function stringScore(value: string): number {
   const slash = value.indexOf('/');
-  if (slash === -1) return 0;
-  const head = value
-    .slice(0, slash)
-    .trim()
-    .replace(/[０-９]/g, (d) => String(d.charCodeAt(0) - 0xff10));
-  return /^\d+$/.test(head) ? Number(head) : 0;
+  const m = INT_TEXT.exec(slash === -1 ? value : value.slice(0, slash));
+  if (!m) return 0;
+  const digits = m[2]!.replace(/[０-９]/g, (d) => String(d.charCodeAt(0) - 0xff10));
+  return Number(digits) * (m[1] === '-' ? -1 : 1);
 }
 
 function asList(value: unknown): unknown[] {

@@ -1,6 +1,7 @@
 export { datasetFiles, domainOfBytes, isBlank, lineId, planLines } from './input.js';
 export type { BadRow, BadRowMode, SelectOptions } from './input.js';
 export { arrayElement, parseSlice, topLevelValues } from './json-scan.js';
+export type { Slice } from './json-scan.js';
 export { longestBacktickRun, mayHoldTag, trimmedInner } from './json-text.js';
 export { JsonlAppender, countLines, decodeLine, fileError, readLineBytes } from './jsonl.js';
 export type { LineBytes } from './jsonl.js';

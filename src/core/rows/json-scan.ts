@@ -2,9 +2,15 @@
  * Finds values in a JSON object's bytes without decoding or parsing the rest.
  * A judged row carries its whole history (megabytes), yet score needs a few
  * small fields and three strings: reading just those keeps memory near the
- * size of one line and time below a full JSON.parse. Anything unexpected
+ * size of one line and time below a full JSON.parse.
+ *
+ * On a valid JSON line every answer is the one JSON.parse gives: keys are
+ * compared decoded (`"t\u0061sk"` is `task`), a repeated key's last value
+ * wins, and values are decoded by JSON.parse itself. Anything unexpected
  * returns undefined, and the caller falls back to JSON.parse, so odd input
- * gets the same treatment (and error messages) as before.
+ * gets the same treatment (and error messages) as before. Not checked: the
+ * inside of values nobody reads (a raw tab in a skipped string, say), so
+ * such a line, which JSON.parse would refuse, is read here.
  */
 
 const QUOTE = 0x22;
@@ -69,33 +75,43 @@ export type Slice = [start: number, end: number];
 
 /**
  * Walks the top-level members of an object line in order, calling `visit`
- * with each key and the byte range of its value until `visit` returns true.
- * Returns 'stopped', 'end' (the whole line is the object), or undefined when
- * the line is not an object this walk can read.
+ * with each (decoded) key and the byte range of its value. Returns whether
+ * the whole line is one object this walk can read.
  */
-function walkMembers(b: Buffer, visit: (key: string, value: Slice) => boolean): 'stopped' | 'end' | undefined {
+function walkMembers(b: Buffer, visit: (key: string, value: Slice) => void): boolean {
   let i = skipWs(b, 0);
-  if (b[i] !== 0x7b) return undefined;
+  if (b[i] !== 0x7b) return false;
   i = skipWs(b, i + 1);
-  if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? 'end' : undefined;
+  if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length;
   for (;;) {
-    if (b[i] !== QUOTE) return undefined;
+    if (b[i] !== QUOTE) return false;
     const keyEnd = skipString(b, i);
-    if (keyEnd < 0) return undefined;
-    const key = b.toString('utf8', i + 1, keyEnd - 1);
-    if (key.includes('\\')) return undefined;
+    if (keyEnd < 0) return false;
+    const key = keyText(b, i, keyEnd);
+    if (key === undefined) return false;
     i = skipWs(b, keyEnd);
-    if (b[i] !== 0x3a) return undefined;
+    if (b[i] !== 0x3a) return false;
     i = skipWs(b, i + 1);
     const end = skipValue(b, i);
-    if (end < 0) return undefined;
-    if (visit(key, [i, end])) return 'stopped';
+    if (end < 0) return false;
+    visit(key, [i, end]);
     i = skipWs(b, end);
     if (b[i] === 0x2c) {
       i = skipWs(b, i + 1);
       continue;
     }
-    if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length ? 'end' : undefined;
+    return b[i] === 0x7d && skipWs(b, i + 1) === b.length;
+  }
+}
+
+/** A key's decoded text; escaped keys (rare, and short) go through JSON.parse. */
+function keyText(b: Buffer, start: number, end: number): string | undefined {
+  let plain = true;
+  for (let k = start + 1; k < end - 1 && plain; k++) plain = b[k] !== BACKSLASH;
+  if (plain) return b.toString('utf8', start + 1, end - 1);
+  try {
+    return JSON.parse(b.toString('utf8', start, end)) as string;
+  } catch {
     return undefined;
   }
 }
@@ -105,22 +121,18 @@ export function topLevelValues(b: Buffer, wanted: ReadonlySet<string>): Map<stri
   const found = new Map<string, Slice>();
   const walked = walkMembers(b, (key, value) => {
     if (wanted.has(key)) found.set(key, value);
-    return false;
   });
   return walked ? found : undefined;
 }
 
 /**
- * The byte range of the first top-level `key`'s value, reading only as far as
- * that key (rows put `task` first, before megabytes of history).
+ * The byte range of the top-level `key`'s value (the last one when the key
+ * is repeated, as JSON.parse keeps), or undefined when it is absent or the
+ * line is not an object this walk can read. The name is kept for callers;
+ * it walks the whole line, since a later spelling of the key wins.
  */
 export function firstTopLevelValue(b: Buffer, key: string): Slice | undefined {
-  let found: Slice | undefined;
-  walkMembers(b, (k, value) => {
-    if (k === key) found = value;
-    return found !== undefined;
-  });
-  return found;
+  return topLevelValues(b, new Set([key]))?.get(key);
 }
 
 /** The byte range of element `index` of the array at `slice`, or undefined when it is not an array or too short. */

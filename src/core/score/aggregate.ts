@@ -293,6 +293,22 @@ export interface ScoreReport {
   warnings: string[];
 }
 
+/**
+ * A file from an earlier stage, given to score by mistake, says which stage
+ * and what to run next (and is never scored, not even with every row taken
+ * as failed at the lowest grade).
+ */
+function earlierStage(file: string, records: readonly JudgedRecord[]): string | undefined {
+  if (records.length === 0) return undefined;
+  if (records.every((r) => r.kind === 'prediction')) {
+    return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`awb judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then score the judged.jsonl it writes`;
+  }
+  if (records.every((r) => r.kind === 'dataset')) {
+    return `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`awb infer\`, then \`awb judge\`, then score the judged.jsonl it writes`;
+  }
+  return undefined;
+}
+
 /** Reads, aggregates and compares judged files: everything `awb score` prints. */
 export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
   const warnings: string[] = [];
@@ -300,6 +316,8 @@ export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
   for (const file of req.files) {
     const judged = await readJudged(file);
     warnings.push(...judged.warnings);
+    const stage = earlierStage(file, judged.records);
+    if (stage) throw new UserError(stage);
     const score = aggregate(judged.records, req);
     if (score.valid === 0) {
       const why = score.rows === 0 ? 'the file has no rows' : `all ${score.rows} rows failed`;

@@ -3,7 +3,7 @@ import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
 import { toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
-import { arrayElement, parseSlice, topLevelValues } from '../rows/index.js';
+import { arrayElement, parseSlice, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
 
@@ -31,6 +31,8 @@ export interface JudgedRecord {
   /** Flagged failed, or parsed with every dimension 0 (the official script half-counts those; we count them as failed). */
   failed: boolean;
   lineNo: number;
+  /** What the row is: a judged row, or a prediction or dataset row given to score by mistake. */
+  kind: RowKind;
   /** Inference usage (`usage`). */
   usage?: TokenUsage;
   /** Judge usage (`judge_usage`). */
@@ -45,6 +47,14 @@ export interface JudgedFile {
 }
 
 const SCORE_FIELDS = ['total_score', ...DIMENSIONS] as const;
+
+export type RowKind = 'judged' | 'prediction' | 'dataset';
+
+/** A row with any judge result (ours or the official script's, whose empty-generation rows carry only `failed`) is judged. */
+function kindOf(has: (key: string) => boolean): RowKind {
+  if (has('failed') || has('total_score')) return 'judged';
+  return has('gen') ? 'prediction' : 'dataset';
+}
 
 /** Reads a judged JSONL file (ours or the official script's) into small records, validating every line. */
 export async function readJudged(path: string): Promise<JudgedFile> {
@@ -78,8 +88,22 @@ export async function readJudged(path: string): Promise<JudgedFile> {
  * while the next one is read and parsed.
  */
 function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRecord | undefined {
-  const parsed = parseJsonLine(path, line, warnings);
-  return parsed && toRecord(path, line.lineNo, parsed.text, parsed.value);
+  const json = parseJsonLine(path, line, warnings);
+  if (!json) return undefined;
+  const parsed = json.value;
+  const kind = kindOf((k) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k));
+  return toRecord(path, line.lineNo, idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text, parsed, kind);
+}
+
+const ID_ONLY = new Set(['id']);
+
+/**
+ * The id alone as JSON text, for the row key: it keeps an id beyond 2^53
+ * exactly, from its own text, and keeps the key's exact reading of the line
+ * away from the rest of it (a repeated key elsewhere, say).
+ */
+function idJson(b: Buffer, slice: Slice | undefined): string | undefined {
+  return slice && `{"id":${b.toString('utf8', slice[0], slice[1])}}`;
 }
 
 /**
@@ -120,7 +144,8 @@ const SMALL_FIELDS = [
   'current_prompt',
   'system_str',
 ] as const;
-const WANTED = new Set<string>([...SMALL_FIELDS, 'prompt', 'response']);
+// `gen` only for whether it is there: its value is never read.
+const WANTED = new Set<string>([...SMALL_FIELDS, 'prompt', 'response', 'gen']);
 
 /**
  * The fast path: the record from the few values it needs, found in the
@@ -150,16 +175,19 @@ function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
         row[f] = element ? Object.assign([], { [turn - 1]: parseSlice(b, element) }) : [];
       } else return undefined;
     }
-    const idSlice = at.get('id');
-    // The key keeps an id beyond 2^53 exactly, from its own text.
-    const idText = idSlice ? b.toString('utf8', idSlice[0], idSlice[1]) : '';
-    return toRecord(path, line.lineNo, `{"id":${idText}}`, row);
+    return toRecord(
+      path,
+      line.lineNo,
+      idJson(b, at.get('id')) ?? '{}',
+      row,
+      kindOf((k) => at.has(k)),
+    );
   } catch {
     return undefined;
   }
 }
 
-function toRecord(path: string, lineNo: number, raw: string, parsed: unknown): JudgedRecord {
+function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, kind: RowKind): JudgedRecord {
   const fail = (field: string | undefined, problem: string): never => {
     throw new UserError(atLine(path, lineNo, field, problem));
   };
@@ -205,6 +233,7 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown): J
     total,
     failed: s.failed !== 0 || dims.every((d) => d === 0),
     lineNo,
+    kind,
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
   };
