@@ -324,38 +324,13 @@ function render(rows: Row[], data: DatasetInfo, how: string): string {
 
 // ---- with a prefix cache (BENCH_CACHE=1) ----
 
-function inferArgs(ep: Endpoint, dir: string, c: number, output: string): string[] {
-  return [
-    'infer',
-    '--data',
-    dir,
-    '--model-base-url',
-    ep.url,
-    '--model-name',
-    'bench',
-    '--concurrency',
-    String(c),
-    '--no-progress',
-    '-o',
-    output,
-  ];
-}
-
-function judgeArgs(ep: Endpoint, predictions: string, c: number, output: string): string[] {
-  return [
-    'judge',
-    '--predictions',
-    predictions,
-    '--judge-base-url',
-    ep.judgeUrl,
-    '--judge-model',
-    'bench',
-    '--concurrency',
-    String(c),
-    '--no-progress',
-    '-o',
-    output,
-  ];
+/** The awb command line of one stage against the bench endpoint. */
+function stageArgs(ep: Endpoint, stage: 'infer' | 'judge', input: string, c: number, output: string): string[] {
+  const [inputFlag, urlFlag, url, modelFlag] =
+    stage === 'infer'
+      ? ['--data', '--model-base-url', ep.url, '--model-name']
+      : ['--predictions', '--judge-base-url', ep.judgeUrl, '--judge-model'];
+  return [stage, inputFlag, input, urlFlag, url, modelFlag, 'bench', '--concurrency', String(c), '--no-progress', '-o', output];
 }
 
 /** Prefilled bytes against the one-at-a-time minimum, wall time against the ideal for that minimum. */
@@ -391,12 +366,12 @@ async function cacheBench(plain: DatasetInfo): Promise<void> {
       const predictions = join(outDir, `cache-c${c}-predictions.jsonl`);
       const judged = join(outDir, `cache-c${c}-judged.jsonl`);
       if (steps.has('infer')) {
-        const f = await runStageBench(ep, `cache-infer-c${c}`, inferArgs(ep, data.dir, c, predictions), predictions, n, c);
+        const f = await runStageBench(ep, `cache-infer-c${c}`, stageArgs(ep, 'infer', data.dir, c, predictions), predictions, n, c);
         rows.push(...cacheRows(`infer at concurrency ${c}`, f, n, c));
       }
       if (steps.has('judge')) {
         if (!existsSync(predictions)) throw new Error(`${predictions} is missing: run the infer step first`);
-        const f = await runStageBench(ep, `cache-judge-c${c}`, judgeArgs(ep, predictions, c, judged), judged, n, c);
+        const f = await runStageBench(ep, `cache-judge-c${c}`, stageArgs(ep, 'judge', predictions, c, judged), judged, n, c);
         rows.push(...cacheRows(`judge at concurrency ${c}`, f, n, c));
       }
     }
@@ -438,11 +413,11 @@ if (steps.has('infer') || steps.has('judge')) {
   const ep = await startEndpoint();
   try {
     if (steps.has('infer')) {
-      inferFigures = await runStageBench(ep, 'infer', inferArgs(ep, data.dir, concurrency, predictions), predictions, n);
+      inferFigures = await runStageBench(ep, 'infer', stageArgs(ep, 'infer', data.dir, concurrency, predictions), predictions, n);
     }
     if (steps.has('judge')) {
       if (!existsSync(predictions)) throw new Error(`${predictions} is missing: run the infer step first`);
-      judgeFigures = await runStageBench(ep, 'judge', judgeArgs(ep, predictions, concurrency, judged), judged, n);
+      judgeFigures = await runStageBench(ep, 'judge', stageArgs(ep, 'judge', predictions, concurrency, judged), judged, n);
     }
   } finally {
     await ep.stop();

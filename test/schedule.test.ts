@@ -57,7 +57,9 @@ function simulate(rows: Row[], opts: SimOptions): { makespan: number; starts: Ma
   const started = new Set<number>();
   const starts = new Map<number, number>();
   const ends = new Map<number, number>();
-  const readyByOracle = (r: Row) => rows.every((o) => !(sameChain(o, r) && o.turn < r.turn) || settled.has(o.index));
+  const chainOf = new Map<Row, Row[]>();
+  for (const r of rows) chainOf.set(r, rows.filter((o) => sameChain(o, r)));
+  const readyByOracle = (r: Row) => chainOf.get(r)!.every((o) => o.turn >= r.turn || settled.has(o.index));
   let now = 0;
   for (;;) {
     for (let lane = 0; lane < lanes; lane++) {
