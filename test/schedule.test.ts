@@ -58,7 +58,11 @@ function simulate(rows: Row[], opts: SimOptions): { makespan: number; starts: Ma
   const starts = new Map<number, number>();
   const ends = new Map<number, number>();
   const chainOf = new Map<Row, Row[]>();
-  for (const r of rows) chainOf.set(r, rows.filter((o) => sameChain(o, r)));
+  for (const r of rows)
+    chainOf.set(
+      r,
+      rows.filter((o) => sameChain(o, r)),
+    );
   const readyByOracle = (r: Row) => chainOf.get(r)!.every((o) => o.turn >= r.turn || settled.has(o.index));
   let now = 0;
   for (;;) {
