@@ -7,6 +7,14 @@
  *
  * Requests under /judge/v1 get a judge reply, others a world-model reply.
  *
+ * With `cache` set it simulates a serving engine's prefix cache
+ * (prefix-cache.ts): each request's messages, laid out by a chat template,
+ * are looked up when the request has arrived and cached when it is
+ * answered; the latency grows with the bytes not found in the cache; usage
+ * reports `prompt_tokens_details.cached_tokens` or, to stand in for servers
+ * that do not, leaves it out. It then keeps every request's block hashes
+ * (about 60 bytes per 4 KB of prompt) to work out the one-at-a-time minimum.
+ *
  * Run as a child process (`node --import tsx bench/endpoint.ts`): it prints
  * one JSON line `{"url": ...}` on stdout once listening, serves its
  * counters at GET /bench/stats, zeroes them at POST /bench/reset, and exits
@@ -15,6 +23,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { BlockHasher, DEFAULT_BLOCK_BYTES, oneAtATime, PrefixCache, prefixTreeOrder, renderChat, type Blocks } from './prefix-cache.js';
 
 export interface EndpointStats {
   requests: number;
@@ -31,6 +40,22 @@ export interface EndpointStats {
   meanInFlight: number;
   /** CPU this server used since the last reset: it shares the machine with the client being measured. */
   cpuS: number;
+  /** With a simulated prefix cache: prompt bytes received, bytes not found in the cache, cached tokens reported. */
+  promptBytes: number;
+  prefilledBytes: number;
+  cachedTokens: number;
+  /** Bytes the same requests prefill when sent one at a time, each after the prompts it extends. */
+  minimumPrefilledBytes: number;
+}
+
+export interface CacheSimulation {
+  blockBytes: number;
+  /** Blocks the cache holds; Infinity: no eviction. */
+  capacityBlocks: number;
+  /** Extra latency per 10^6 bytes prefilled. */
+  msPerMB: number;
+  /** Whether usage carries prompt_tokens_details.cached_tokens. */
+  reportCached: boolean;
 }
 
 export const JUDGE_REPLY =
@@ -42,8 +67,12 @@ export function startBenchEndpoint(opts: {
   latencyMs: number;
   port?: number;
   models?: string[];
+  cache?: CacheSimulation;
 }): Promise<{ url: string; close: () => Promise<void> }> {
   const models = opts.models ?? ['bench'];
+  const sim = opts.cache;
+  let cache = sim && new PrefixCache(sim);
+  let received: Blocks[] = [];
   let s = fresh();
   let area = 0; // integral of inFlight over time, ms
   let areaSince = 0;
@@ -62,6 +91,10 @@ export function startBenchEndpoint(opts: {
       lastAt: 0,
       meanInFlight: 0,
       cpuS: 0,
+      promptBytes: 0,
+      prefilledBytes: 0,
+      cachedTokens: 0,
+      minimumPrefilledBytes: 0,
     };
   }
   const moveInFlight = (delta: number) => {
@@ -91,19 +124,41 @@ export function startBenchEndpoint(opts: {
     };
     res.on('close', finish);
     let bytes = 0;
+    // Bodies are kept only to simulate the cache, which needs the messages.
+    const chunks: Buffer[] | undefined = cache && [];
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
+      chunks?.push(chunk);
     });
     req.on('error', finish);
     req.on('end', () => {
       s.bytesIn += bytes;
+      let promptBytes = bytes;
+      let cachedBytes = 0;
+      let delay = opts.latencyMs;
+      let blocks: Blocks | undefined;
+      if (cache && sim && chunks) {
+        const messages = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content: unknown }[] })
+          .messages;
+        blocks = new BlockHasher(sim.blockBytes).update(Buffer.from(renderChat(messages))).digest();
+        promptBytes = blocks.bytes;
+        cachedBytes = cache.lookup(blocks);
+        received.push(blocks);
+        s.promptBytes += promptBytes;
+        s.prefilledBytes += promptBytes - cachedBytes;
+        delay += (sim.msPerMB * (promptBytes - cachedBytes)) / 1e6;
+      }
+      const cachedTokens = Math.floor(cachedBytes / 4);
       setTimeout(() => {
+        if (blocks) cache?.insert(blocks);
         if (res.destroyed) return;
         const content = judge ? JUDGE_REPLY : WORLD_REPLY;
         if (judge) s.judgeReplies++;
         else s.worldModelReplies++;
-        const promptTokens = Math.ceil(bytes / 4);
+        const promptTokens = Math.ceil(promptBytes / 4);
         const completionTokens = Math.ceil(content.length / 4);
+        const details = sim?.reportCached ? { prompt_tokens_details: { cached_tokens: cachedTokens } } : {};
+        if (sim?.reportCached) s.cachedTokens += cachedTokens;
         send(
           res,
           200,
@@ -113,10 +168,15 @@ export function startBenchEndpoint(opts: {
             created: Math.floor(Date.now() / 1000),
             model: models[0],
             choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
-            usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+            usage: {
+              prompt_tokens: promptTokens,
+              completion_tokens: completionTokens,
+              total_tokens: promptTokens + completionTokens,
+              ...details,
+            },
           }),
         );
-      }, opts.latencyMs);
+      }, delay);
     });
   };
 
@@ -135,7 +195,12 @@ export function startBenchEndpoint(opts: {
       moveInFlight(0);
       const span = (s.inFlight ? Date.now() : s.lastAt) - s.firstAt;
       const cpu = process.cpuUsage(cpuSince);
-      send(res, 200, JSON.stringify({ ...s, meanInFlight: span > 0 ? area / span : 0, cpuS: (cpu.user + cpu.system) / 1e6 }));
+      const minimumPrefilledBytes = sim ? oneAtATime(prefixTreeOrder(received), sim).prefilled : 0;
+      send(
+        res,
+        200,
+        JSON.stringify({ ...s, meanInFlight: span > 0 ? area / span : 0, cpuS: (cpu.user + cpu.system) / 1e6, minimumPrefilledBytes }),
+      );
     } else if (req.method === 'POST' && path === '/bench/reset') {
       const inFlight = s.inFlight;
       s = fresh();
@@ -143,6 +208,8 @@ export function startBenchEndpoint(opts: {
       area = 0;
       areaSince = 0;
       cpuSince = process.cpuUsage();
+      cache = sim && new PrefixCache(sim);
+      received = [];
       send(res, 200, '{}');
     } else {
       send(res, 404, JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', code: 'not_found' } }));
@@ -172,7 +239,17 @@ export function startBenchEndpoint(opts: {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 1000);
   const port = Number(process.env.BENCH_PORT ?? 0);
-  const ep = await startBenchEndpoint({ latencyMs, port });
+  const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+  const cache: CacheSimulation | undefined =
+    process.env.BENCH_CACHE === '1'
+      ? {
+          blockBytes: env('BENCH_CACHE_BLOCK_BYTES', DEFAULT_BLOCK_BYTES),
+          capacityBlocks: env('BENCH_CACHE_BLOCKS', 0) || Infinity,
+          msPerMB: env('BENCH_PREFILL_MS_PER_MB', 1000),
+          reportCached: process.env.BENCH_CACHED_TOKENS !== 'absent',
+        }
+      : undefined;
+  const ep = await startBenchEndpoint({ latencyMs, port, cache });
   process.stdout.write(`${JSON.stringify({ url: ep.url })}\n`);
   const stop = () => void ep.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);

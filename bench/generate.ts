@@ -384,3 +384,48 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const info = await ensureDataset(root, scale, (s) => process.stderr.write(`${s}\n`));
   process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
 }
+
+/**
+ * The same rows with each file's lines shuffled (seeded), so that a client
+ * cannot lean on the generator's trajectory-and-turn order. Cached next to
+ * the data set.
+ */
+export async function ensureShuffled(info: DatasetInfo, seed = 1, log: (s: string) => void = () => undefined): Promise<DatasetInfo> {
+  const dir = `${info.dir}-shuffled-${seed}`;
+  const infoPath = join(dir, 'bench-data.json');
+  try {
+    const old = JSON.parse(await readFile(infoPath, 'utf8')) as DatasetInfo;
+    if (old.version === info.version && old.scale === info.scale && old.seed === info.seed) return { ...old, dir };
+  } catch {
+    // Not there or unreadable: make it.
+  }
+  log(`shuffling the rows of each file into ${dir} ...`);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  await rm(tmp, { recursive: true, force: true });
+  await mkdir(tmp, { recursive: true });
+  const next = mulberry32(seed);
+  for (const d of Object.keys(info.perDomain)) {
+    const name = `${d}_test.jsonl`;
+    const buf = await readFile(join(info.dir, name));
+    const lines: Buffer[] = [];
+    for (let start = 0; start < buf.length;) {
+      const end = buf.indexOf(10, start);
+      const stop = end < 0 ? buf.length : end + 1;
+      lines.push(buf.subarray(start, stop));
+      start = stop;
+    }
+    for (let i = lines.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1));
+      [lines[i], lines[j]] = [lines[j]!, lines[i]!];
+    }
+    const out = createWriteStream(join(tmp, name), { highWaterMark: 1 << 20 });
+    for (const l of lines) if (!out.write(l)) await once(out, 'drain');
+    out.end();
+    await once(out, 'finish');
+  }
+  const shuffled = { ...info, dir };
+  await writeFile(join(tmp, 'bench-data.json'), `${JSON.stringify(shuffled, null, 2)}\n`);
+  await rm(dir, { recursive: true, force: true });
+  await rename(tmp, dir);
+  return shuffled;
+}

@@ -15,6 +15,16 @@
  *                      "--cpu-prof --cpu-prof-dir=.bench/prof" to profile them
  *   BENCH_MEM_TRACE=1  sample each awb child's memory (heap spaces, buffers)
  *                      every 100 ms into .bench/logs/<step>.mem.jsonl
+ *
+ * BENCH_CACHE=1 measures what a run costs a server with a prefix cache
+ * instead (issue 13): infer, then judge, on the data with each file's rows
+ * shuffled, against the endpoint's simulated cache, at each concurrency of
+ * BENCH_CONCURRENCY (a comma list there, default 32,64). It reports the bytes
+ * prefilled against the one-at-a-time minimum of the same requests, and the
+ * wall time against (rows × latency + prefill cost of that minimum) ÷
+ * concurrency. Its knobs go to the endpoint: BENCH_PREFILL_MS_PER_MB (1000),
+ * BENCH_CACHE_BLOCK_BYTES (4096), BENCH_CACHE_BLOCKS (0: no eviction),
+ * BENCH_CACHED_TOKENS=absent (usage without cached_tokens).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -24,7 +34,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { EndpointStats } from './endpoint.js';
-import { ensureDataset, type DatasetInfo } from './generate.js';
+import { ensureDataset, ensureShuffled, type DatasetInfo } from './generate.js';
 import { measure, type Measured } from './measure.js';
 import { countLines } from '../src/core/rows/jsonl.js';
 import { readManifest } from '../src/core/runner/output-file.js';
@@ -36,7 +46,10 @@ const logDir = join(benchDir, 'logs');
 const awbBin = join(root, 'bin', 'awb.js');
 
 const latencyMs = envNumber('BENCH_LATENCY_MS', 1000);
-const concurrency = envNumber('BENCH_CONCURRENCY', 64);
+const cacheMode = process.env.BENCH_CACHE === '1';
+const concurrencies = envNumbers('BENCH_CONCURRENCY', cacheMode ? [32, 64] : [64]);
+const concurrency = concurrencies[0]!;
+const prefillMsPerMB = envNumber('BENCH_PREFILL_MS_PER_MB', 1000);
 const scale = envNumber('BENCH_SCALE', 1);
 const reuse = process.env.BENCH_REUSE === '1';
 const steps = new Set((process.env.BENCH_STEPS ?? 'infer,judge,score,startup').split(',').map((s) => s.trim()));
@@ -45,6 +58,8 @@ const memTrace = process.env.BENCH_MEM_TRACE === '1';
 if (memTrace) awbNodeArgs.push('--import', join(root, 'bench', 'mem-sampler.mjs'));
 
 const RSS_TARGET_MB = 150;
+const PREFILL_TARGET = 1.05;
+const CACHE_WALL_TARGET = 1.15;
 const WALL_TARGET = 1.1;
 const SCORE_TARGET = 1.5;
 const HELP_TARGET_MS = 250;
@@ -55,6 +70,14 @@ function envNumber(name: string, fallback: number): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${v}: expected a positive number`);
   return n;
+}
+
+function envNumbers(name: string, fallback: number[]): number[] {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const ns = v.split(',').map(Number);
+  if (ns.some((n) => !Number.isFinite(n) || n <= 0)) throw new Error(`${name}=${v}: expected positive numbers, comma-separated`);
+  return ns;
 }
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -145,10 +168,11 @@ interface StageFigures {
 /** One stage (infer or judge) from a fresh output, checked for completeness. */
 async function runStageBench(
   ep: Endpoint,
-  label: 'infer' | 'judge',
+  label: string,
   args: string[],
   output: string,
   expectRows: number,
+  c = concurrency,
 ): Promise<StageFigures | 'reused'> {
   if (reuse && (await manifestComplete(output))) {
     log(`${label}: reusing ${output}`);
@@ -158,7 +182,9 @@ async function runStageBench(
   await rm(`${output}.manifest.json`, { force: true });
   await ep.reset();
   noteLoad(label);
-  log(`${label}: running (${expectRows} rows, ideal ${((expectRows * latencyMs) / concurrency / 1000).toFixed(1)} s) ...`);
+  log(
+    `${label}: running (${expectRows} rows at concurrency ${c}, flat-latency ideal ${((expectRows * latencyMs) / c / 1000).toFixed(1)} s) ...`,
+  );
   const m = await run(label, awbArgv(args));
   const server = await ep.stats();
   const rows = existsSync(output) ? await countLines(output) : 0;
@@ -296,6 +322,74 @@ function render(rows: Row[], data: DatasetInfo, how: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+// ---- with a prefix cache (BENCH_CACHE=1) ----
+
+/** The awb command line of one stage against the bench endpoint. */
+function stageArgs(ep: Endpoint, stage: 'infer' | 'judge', input: string, c: number, output: string): string[] {
+  const [inputFlag, urlFlag, url, modelFlag] =
+    stage === 'infer'
+      ? ['--data', '--model-base-url', ep.url, '--model-name']
+      : ['--predictions', '--judge-base-url', ep.judgeUrl, '--judge-model'];
+  return [stage, inputFlag, input, urlFlag, url, modelFlag, 'bench', '--concurrency', String(c), '--no-progress', '-o', output];
+}
+
+/** Prefilled bytes against the one-at-a-time minimum, wall time against the ideal for that minimum. */
+function cacheRows(label: string, f: StageFigures | 'reused', n: number, c: number): Row[] {
+  if (f === 'reused') return [{ figure: label, value: 'reused an earlier output (BENCH_REUSE=1), not measured', target: '', result: '—' }];
+  const { prefilledBytes, minimumPrefilledBytes, promptBytes, cachedTokens } = f.server;
+  const ratio = prefilledBytes / minimumPrefilledBytes;
+  const ideal = (n * latencyMs + (prefillMsPerMB * minimumPrefilledBytes) / 1e6) / c / 1000;
+  const wall = f.m.wallS / ideal;
+  return [
+    {
+      figure: `${label} prefilled`,
+      value: `${(prefilledBytes / 1e6).toFixed(1)} MB of ${(promptBytes / 1e6).toFixed(1)} MB sent = ${ratio.toFixed(3)} × minimum ${(minimumPrefilledBytes / 1e6).toFixed(1)} MB; ${cachedTokens} cached tokens reported`,
+      target: `≤ ${PREFILL_TARGET} × minimum`,
+      result: verdict(ratio <= PREFILL_TARGET),
+    },
+    {
+      figure: `${label} wall time`,
+      value: `${sec(f.m.wallS)} = ${wall.toFixed(3)} × ideal ${sec(ideal)}; max ${f.server.maxInFlight} in flight, mean ${f.server.meanInFlight.toFixed(1)}; peak RSS ${mb(f.m.peakRssMB)}`,
+      target: `≤ ${CACHE_WALL_TARGET} × ideal`,
+      result: verdict(wall <= CACHE_WALL_TARGET),
+    },
+  ];
+}
+
+async function cacheBench(plain: DatasetInfo): Promise<void> {
+  const data = await ensureShuffled(plain, 1, log);
+  const n = data.rows;
+  const rows: Row[] = [];
+  const ep = await startEndpoint();
+  try {
+    for (const c of concurrencies) {
+      const predictions = join(outDir, `cache-c${c}-predictions.jsonl`);
+      const judged = join(outDir, `cache-c${c}-judged.jsonl`);
+      if (steps.has('infer')) {
+        const f = await runStageBench(ep, `cache-infer-c${c}`, stageArgs(ep, 'infer', data.dir, c, predictions), predictions, n, c);
+        rows.push(...cacheRows(`infer at concurrency ${c}`, f, n, c));
+      }
+      if (steps.has('judge')) {
+        if (!existsSync(predictions)) throw new Error(`${predictions} is missing: run the infer step first`);
+        const f = await runStageBench(ep, `cache-judge-c${c}`, stageArgs(ep, 'judge', predictions, c, judged), judged, n, c);
+        rows.push(...cacheRows(`judge at concurrency ${c}`, f, n, c));
+      }
+    }
+  } finally {
+    await ep.stop();
+  }
+  noteLoad('end');
+  const cacheSettings = `prefix cache ${process.env.BENCH_CACHE_BLOCK_BYTES ?? 4096}-byte blocks, ${Number(process.env.BENCH_CACHE_BLOCKS) ? `LRU of ${process.env.BENCH_CACHE_BLOCKS} blocks` : 'no eviction'}, +${prefillMsPerMB} ms per MB prefilled, cached_tokens ${process.env.BENCH_CACHED_TOKENS === 'absent' ? 'absent' : 'reported'}; rows shuffled within each file; concurrency ${concurrencies.join(', ')}`;
+  const table = render(rows, data, `time -v; ${cacheSettings}`);
+  process.stdout.write(`\n${table}`);
+  await writeFile(join(benchDir, 'cache-results.md'), table);
+  await writeFile(
+    join(benchDir, 'cache-results.json'),
+    `${JSON.stringify({ at: new Date().toISOString(), latencyMs, prefillMsPerMB, concurrencies, scale, data, loads, rows }, null, 2)}\n`,
+  );
+  log(`written to ${join(benchDir, 'cache-results.md')}; logs in ${logDir}`);
+}
+
 // ---- main ----
 
 await mkdir(outDir, { recursive: true });
@@ -303,6 +397,10 @@ await mkdir(logDir, { recursive: true });
 if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does)');
 
 const data = await ensureDataset(benchDir, scale, log);
+if (cacheMode) {
+  await cacheBench(data);
+  process.exit(0);
+}
 const n = data.rows;
 const predictions = join(outDir, 'predictions.jsonl');
 const judged = join(outDir, 'judged.jsonl');
@@ -315,49 +413,11 @@ if (steps.has('infer') || steps.has('judge')) {
   const ep = await startEndpoint();
   try {
     if (steps.has('infer')) {
-      inferFigures = await runStageBench(
-        ep,
-        'infer',
-        [
-          'infer',
-          '--data',
-          data.dir,
-          '--model-base-url',
-          ep.url,
-          '--model-name',
-          'bench',
-          '--concurrency',
-          String(concurrency),
-          '--no-progress',
-          '-o',
-          predictions,
-        ],
-        predictions,
-        n,
-      );
+      inferFigures = await runStageBench(ep, 'infer', stageArgs(ep, 'infer', data.dir, concurrency, predictions), predictions, n);
     }
     if (steps.has('judge')) {
       if (!existsSync(predictions)) throw new Error(`${predictions} is missing: run the infer step first`);
-      judgeFigures = await runStageBench(
-        ep,
-        'judge',
-        [
-          'judge',
-          '--predictions',
-          predictions,
-          '--judge-base-url',
-          ep.judgeUrl,
-          '--judge-model',
-          'bench',
-          '--concurrency',
-          String(concurrency),
-          '--no-progress',
-          '-o',
-          judged,
-        ],
-        judged,
-        n,
-      );
+      judgeFigures = await runStageBench(ep, 'judge', stageArgs(ep, 'judge', predictions, concurrency, judged), judged, n);
     }
   } finally {
     await ep.stop();
