@@ -30,7 +30,9 @@ export async function refuseOverInputs(outputs: readonly string[], inputs: reado
     for (const input of inputs) {
       if (await sameFile(out, input)) {
         const alias = resolve(out) === resolve(input) ? '' : ' (through a link)';
-        throw new UserError(`${out} is the same file as the input ${input}${alias}; awb will not write over an input: choose another output`);
+        throw new UserError(
+          `${out} is the same file as the input ${input}${alias}; awb will not write over an input: choose another output`,
+        );
       }
     }
   }

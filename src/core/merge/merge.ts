@@ -153,7 +153,14 @@ async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>>
   return collectKeys(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit });
 }
 
-function mergedManifest(ms: Manifest[], source: string[], expected: Set<string>, written: number, failed: number, missing: string[]): Manifest {
+function mergedManifest(
+  ms: Manifest[],
+  source: string[],
+  expected: Set<string>,
+  written: number,
+  failed: number,
+  missing: string[],
+): Manifest {
   const first = ms[0]!;
   const { shard: _s, ...settings } = first.settings;
   const hostsOf = (pick: (m: Manifest) => { hosts: string[] } | undefined) => [...new Set(ms.flatMap((m) => pick(m)?.hosts ?? []))];
