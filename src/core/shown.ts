@@ -10,7 +10,6 @@
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** CONTROL without C0, which JSON.stringify escapes itself (and whose newlines lay out its output). */
-// eslint-disable-next-line no-control-regex
 const BEYOND_C0 = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 function spelled(c: string): string {
