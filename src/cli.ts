@@ -1,6 +1,7 @@
 import { Command, Option, CommanderError } from 'commander';
 import { DATASET_REPO } from './core/domains.js';
 import { UserError } from './core/errors.js';
+import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
 
 /*
@@ -141,7 +142,8 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? 0 : 2;
     }
     if (err instanceof UserError) {
-      process.stderr.write(`awb: ${err.message}\n`);
+      // Messages quote files and servers: whatever a check missed is still made harmless, and one line, here.
+      process.stderr.write(`awb: ${visible(err.message)}\n`);
       return err.exitCode;
     }
     throw err;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -268,6 +268,8 @@ describe('awb infer --shard, then awb merge', () => {
     assert.match(msg, /--data/);
     await ok(['merge', join(dir, 'out.jsonl'), ...files, '--data', FIXTURES]);
     assert.equal((await lines(join(dir, 'out.jsonl'))).length, FIXTURE_ROWS);
+    // The merged manifest names the input the rows were checked against, not the shards' stale folder.
+    assert.equal((await manifestOf(join(dir, 'out.jsonl'))).dataset.source, FIXTURES);
   });
 });
 
@@ -423,7 +425,35 @@ describe('awb merge refuses what does not belong together', () => {
     const r = await runAwb(['merge', `./${sameFile}`, ...files, '--force']);
     assert.notEqual(r.code, 0, r.stderr);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, /both the output and a shard/);
+    assert.match(r.stderr, /is also the input/);
     assert.equal(await readFile(files[0]!, 'utf8'), before);
+  });
+
+  it('OUT reaching a shard through a linked folder, with --force: refused naming both, the shard kept', async () => {
+    const { dir, files } = await copies('s1', 's2', 's3');
+    const alias = join(dir, 'alias');
+    await symlink(dir, alias);
+    const before = await readFile(files[0]!, 'utf8');
+    const out = join(alias, basename(files[0]!));
+    const r = await runAwb(['merge', out, ...files, '--force']);
+    assert.notEqual(r.code, 0, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.ok(r.stderr.includes(out) && r.stderr.includes(files[0]!), r.stderr);
+    assert.equal(await readFile(files[0]!, 'utf8'), before);
+  });
+
+  it('OUT is a folder, with --force: one line, the folder untouched, nothing left beside it', async () => {
+    const { dir, files } = await copies('s1', 's2', 's3');
+    const out = join(dir, 'merged');
+    await mkdir(out);
+    const r = await runAwb(['merge', out, ...files, '--force']);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^awb: .*merged: is a folder/);
+    assert.deepEqual(await readdir(out), []);
+    assert.deepEqual(
+      (await readdir(dir)).filter((n) => n.startsWith('merged')),
+      ['merged'],
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { compareFiles, type CompareReport } from '../core/score/index.js';
 import { fileError } from '../core/rows/index.js';
+import { refuseOverInputs } from '../core/files.js';
 import { choiceOption, numberOption } from './options.js';
 import { bootstrapOptions, printWarnings } from './score.js';
 
@@ -26,6 +27,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
   const out = await render(format, report);
   process.stdout.write(out);
   if (opts.summary) {
+    await refuseOverInputs([opts.summary], [baseline, candidate]);
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
     } catch (err) {

@@ -1,6 +1,7 @@
 import { EndpointPool } from '../core/endpoints/index.js';
 import { predictionFieldsSchema } from '../core/schemas/index.js';
 import { UserError } from '../core/errors.js';
+import { urlSecrets } from '../core/shown.js';
 import { inferInputSchema, inferJobs, isInferDone, tallyPrediction, type Sampling } from '../core/infer/index.js';
 import { datasetFiles } from '../core/rows/index.js';
 import { runStage } from '../core/runner/index.js';
@@ -30,7 +31,7 @@ export interface InferCliOptions extends StageCliOptions {
 }
 
 export async function run(opts: InferCliOptions): Promise<void> {
-  const urls = opts.modelBaseUrl.map((u) => urlOption('model-base-url', u));
+  const urls = opts.modelBaseUrl.map((u) => urlOption('model-base-url', u, 'model-api-key'));
   const model = opts.modelName;
   const apiKey = apiKeyFrom(opts.modelApiKey, 'AWB_MODEL_API_KEY');
   const { concurrency, timeoutMs, maxRetries, onBadRow, graceSeconds, domains, shard, ...common } = parseStageOptions(opts);
@@ -89,7 +90,7 @@ export async function run(opts: InferCliOptions): Promise<void> {
       { title: 'cut off by max tokens', value: (t) => t.truncated, warn: true },
     ]);
     printEndpoints(result.manifest.endpoints);
-    finish('infer', result.stopped, result.remaining, opts.output, [apiKey]);
+    finish('infer', result.stopped, result.remaining, opts.output, [apiKey, ...urls.flatMap(urlSecrets)]);
   } finally {
     progress.stop();
     interrupts.dispose();

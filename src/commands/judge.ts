@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import { EndpointPool } from '../core/endpoints/index.js';
 import { judgeFieldsSchema } from '../core/schemas/index.js';
 import { UserError } from '../core/errors.js';
+import { urlSecrets } from '../core/shown.js';
 import { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from '../core/judge/index.js';
 import { readManifest } from '../core/runner/index.js';
 import { loadRubrics } from '../core/judge/index.js';
@@ -30,7 +31,7 @@ export interface JudgeCliOptions extends StageCliOptions {
 }
 
 export async function run(opts: JudgeCliOptions): Promise<void> {
-  const urls = opts.judgeBaseUrl.map((u) => urlOption('judge-base-url', u));
+  const urls = opts.judgeBaseUrl.map((u) => urlOption('judge-base-url', u, 'judge-api-key'));
   const model = opts.judgeModel;
   const apiKey = apiKeyFrom(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
   const { concurrency, sampling, timeoutMs, maxRetries, onBadRow, graceSeconds, domains, shard } = parseStageOptions(opts);
@@ -103,7 +104,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
       );
     }
     printEndpoints(result.manifest.endpoints);
-    finish('judge', result.stopped, result.remaining, output, [apiKey]);
+    finish('judge', result.stopped, result.remaining, output, [apiKey, ...urls.flatMap(urlSecrets)]);
     if (!result.stopped) process.stderr.write(`score it with: awb score ${output}\n`);
   } finally {
     progress.stop();

@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import { mergeShards } from '../core/merge/index.js';
 import { displayKey } from '../core/rows/index.js';
+import { visible } from '../core/shown.js';
 
 export interface MergeCliOptions {
   data?: string;
@@ -19,8 +20,8 @@ export async function run(out: string, shards: string[], opts: MergeCliOptions):
   const gaps = report.missing.length + report.failed.length;
   process.stderr.write(`merge: wrote ${report.written} rows from ${shards.length} shards to ${out}\n`);
   if (gaps) {
-    for (const k of report.missing) process.stderr.write(`missing: ${displayKey(k)}\n`);
-    for (const k of report.failed) process.stderr.write(`failed: ${displayKey(k)}\n`);
+    for (const k of report.missing) process.stderr.write(`missing: ${visible(displayKey(k))}\n`);
+    for (const k of report.failed) process.stderr.write(`failed: ${visible(displayKey(k))}\n`);
     process.stderr.write(
       chalk.yellow(`merge: ${report.missing.length} rows missing and ${report.failed.length} failed; the merged file is incomplete\n`),
     );

@@ -1,4 +1,5 @@
 import { UserError } from '../core/errors.js';
+import { shownUrl, visible } from '../core/shown.js';
 import type { Shard } from '../core/rows/index.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
@@ -54,15 +55,26 @@ export function choiceOption<T extends string>(name: string, value: string, choi
   return value as T;
 }
 
-export function urlOption(name: string, value: string): string {
+/**
+ * An endpoint's base URL. Its query is kept and sent with every request (some
+ * proxies take a key there) but never shown. User info (`user:key@host`) is
+ * refused: OpenAI-compatible servers take the key as a Bearer token, so it
+ * would not be sent, and awb does not guess which of the two is the key.
+ */
+export function urlOption(name: string, value: string, keyOption: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UserError(`--${name} is not a URL: "${value}"`);
+    throw new UserError(`--${name} is not a URL (expected one like http://host:8000/v1)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UserError(`--${name} must be an http(s) URL, got "${value}"`);
+    throw new UserError(`--${name} must be an http(s) URL, got one starting with "${visible(url.protocol)}"`);
+  }
+  if (url.username || url.password) {
+    throw new UserError(
+      `--${name} ${shownUrl(value)} carries credentials before the host (user:key@); awb does not send them: pass the key with --${keyOption} instead`,
+    );
   }
   return value.replace(/\/+$/, '');
 }

@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import cliProgress from 'cli-progress';
 import type { StageEvent, StageResult } from '../core/runner/index.js';
 import { domainLabel, compareDomains } from '../core/domains.js';
+import { redact, visible } from '../core/shown.js';
 
 /*
  * What infer and judge show while they run: a progress bar on a terminal,
@@ -134,9 +135,9 @@ const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_AP
  * option's value becomes a reference to the variable awb reads the key from,
  * double-quoted so a shell expands it and the command works as printed.
  * Only whole values are swapped (dummy keys like "x" occur inside other
- * words); a longer secret is also masked wherever else it appears.
+ * words); a longer secret (a URL's query value too) is masked wherever else it appears.
  */
-export function resumeCommand(secrets: (string | undefined)[]): string {
+export function resumeCommand(secrets: readonly (string | undefined)[]): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
   const argv = process.argv.slice(2);
   const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
@@ -147,16 +148,14 @@ export function resumeCommand(secrets: (string | undefined)[]): string {
       const variable = `"$${KEY_VARIABLES[option] ?? 'KEY'}"`;
       return eq === -1 ? variable : `${quote(`${option}=`)}${variable}`;
     }
-    let shown = a;
-    for (const s of hidden) if (s.length >= 8) shown = shown.split(s).join('***');
-    return quote(shown);
+    return quote(redact(a, [...hidden]));
   });
   return ['awb', ...words].join(' ');
 }
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
-  if (e.type === 'bad') err(chalk.yellow(`${stage}: skipped bad row: ${e.bad.message}`));
+  if (e.type === 'bad') err(chalk.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
   if (e.type !== 'planned') return;
   const redo = e.dropped.failed + e.dropped.cut + e.dropped.invalid;
   if (e.alreadyDone || redo) {
@@ -181,7 +180,7 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   const header = ['domain', 'done', 'total', 'failed', ...columns.map((c) => c.title)];
   const rows = domains.map((d) => {
     const t = result.perDomain.get(d)!;
-    return [domainLabel(d), String(t.done), String(t.total), String(t.failed), ...columns.map((c) => String(c.value(t)))];
+    return [visible(domainLabel(d)), String(t.done), String(t.total), String(t.failed), ...columns.map((c) => String(c.value(t)))];
   });
   const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
   rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);

@@ -1,5 +1,6 @@
 import { scoreFiles, type ScoreReport } from '../core/score/index.js';
 import type { BootstrapSettings } from '../core/score/index.js';
+import { visibleLines } from '../core/shown.js';
 import { choiceOption, intOption, numberOption } from './options.js';
 
 export interface ScoreOpts {
@@ -58,5 +59,5 @@ export function bootstrapOptions(opts: { bootstrap: string; seed: string }): Boo
 
 /** Warnings go to stderr so stdout stays parseable (json, csv). */
 export function printWarnings(warnings: readonly string[]): void {
-  for (const w of warnings) process.stderr.write(`awb: warning: ${w}\n`);
+  for (const w of warnings) process.stderr.write(`awb: warning: ${visibleLines(w)}\n`);
 }

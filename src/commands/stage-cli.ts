@@ -6,6 +6,7 @@ import type { Shard } from '../core/rows/index.js';
 import { parseDomainList } from '../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption } from './options.js';
 import { resumeCommand } from './run-ui.js';
+import { visible } from '../core/shown.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
@@ -60,7 +61,8 @@ export function apiKeyFrom(given: string | undefined, specific: string): string 
 
 export function printEndpoints(endpoints: Record<string, { requests: number; failures: number }> | undefined): void {
   if (!endpoints || Object.keys(endpoints).length < 2) return;
-  for (const [url, s] of Object.entries(endpoints)) process.stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);
+  for (const [url, s] of Object.entries(endpoints))
+    process.stderr.write(`endpoint ${visible(url)}: ${s.requests} requests, ${s.failures} failed\n`);
 }
 
 /** Final words and exit code: 0 only when every row is done. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { UserError } from './errors.js';
 
 /*
  * Files awb writes: never through a link planted in their place, never over
@@ -17,6 +18,24 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
   if (sa && sb) return sa.dev === sb.dev && sa.ino === sb.ino;
   if (sa || sb) return false;
   return (await realTarget(a)) === (await realTarget(b));
+}
+
+/**
+ * Refuses, with or without --force, an output (or a file written beside it,
+ * such as its manifest) that is one of the inputs under another name: a link,
+ * a linked folder, `..`. One line naming both paths.
+ */
+export async function refuseOverInputs(outputs: readonly string[], inputs: readonly string[]): Promise<void> {
+  for (const out of outputs) {
+    for (const input of inputs) {
+      if (await sameFile(out, input)) {
+        const alias = resolve(out) === resolve(input) ? '' : ' (through a link)';
+        throw new UserError(
+          `${out} is also the input ${input}${alias}; awb never writes over an input, even with --force: choose another output`,
+        );
+      }
+    }
+  }
 }
 
 /** The real path a (possibly not yet existing) file would have: its folder resolved through links, plus its name. */

@@ -9,6 +9,9 @@
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
+/** CONTROL without C0, which JSON.stringify escapes itself (and whose newlines lay out its output). */
+const BEYOND_C0 = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 function spelled(c: string): string {
   const code = c.charCodeAt(0);
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
@@ -42,10 +45,19 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
   return out;
 }
 
-/** Redacted first, then cut to `max` characters with the cut marked. */
+/** One line safe to show: redacted first, then made visible, then cut to `max` characters with the cut marked. */
 export function brief(text: string, secrets: readonly (string | undefined)[], max = 300): string {
-  const one = redact(text, secrets).replace(/\s+/g, ' ').trim();
+  const one = visible(redact(text, secrets).replace(/\s+/g, ' ').trim());
   return one.length > max ? `${one.slice(0, max)}…` : one;
+}
+
+/**
+ * JSON text (from JSON.stringify, which escapes only C0 controls) with the
+ * other controls written as `\uXXXX` escapes: the same JSON value, and
+ * nothing a terminal acts on when it is printed.
+ */
+export function visibleJson(json: string): string {
+  return json.replace(BEYOND_C0, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A URL safe to print and record: scheme, host and path, with no credentials and no query or fragment. */
@@ -56,6 +68,18 @@ export function shownUrl(url: string): string {
   } catch {
     return '<invalid URL>';
   }
+}
+
+/**
+ * A base URL split for an HTTP client: the URL without its query, to which
+ * request paths are appended, and the query, sent with every request.
+ */
+export function splitQuery(url: string): { base: string; query: Record<string, string> | undefined } {
+  const u = new URL(url);
+  const query = u.search ? Object.fromEntries(u.searchParams) : undefined;
+  u.search = '';
+  u.hash = '';
+  return { base: u.toString().replace(/\/+$/, ''), query };
 }
 
 /** The secrets a URL carries: its password, user name and query values. */

@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { visible } from '../core/shown.js';
 import type { ScoreReport } from '../core/score/index.js';
 import type { Ratio } from '../core/score/index.js';
 import { formatFixed, normalizedMean, rawMean } from '../core/score/index.js';
@@ -11,6 +12,7 @@ import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
  * so spreadsheets and dataframes can filter and pivot without knowing the
  * set of domains in advance. `bucket` is "all" except on turn records.
  * Numbers are unrounded; `score_text` is the printed two-decimal figure.
+ * Text from files is made visible, as everywhere: the CSV goes to stdout, often a terminal.
  */
 export const CSV_COLUMNS = [
   'run',
@@ -84,5 +86,5 @@ export function renderScoreCsv(report: ScoreReport): string {
       }
     }
   }
-  return stringify(records, { header: true, columns: [...CSV_COLUMNS], cast: { boolean: (b) => (b ? 'true' : 'false') } });
+  return stringify(records, { header: true, columns: [...CSV_COLUMNS], cast: { boolean: (b) => (b ? 'true' : 'false'), string: visible } });
 }

@@ -1,3 +1,4 @@
+import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta } from '../core/score/index.js';
 import { costOf, type ScoreReport, type StageUsage, type UsageTotals } from '../core/score/index.js';
@@ -100,32 +101,34 @@ export function renderScoreJson(report: ScoreReport): string {
       overall: { macro: scoreJson(row.cells[MACRO]) },
     }));
   return (
-    JSON.stringify(
-      {
-        format: 'agentworldbench-score',
-        version: 1,
-        settings: {
-          failures_as_lowest: report.failuresAsLowest,
-          bootstrap: report.bootstrap
-            ? {
-                resamples: report.bootstrap.resamples,
-                seed: report.bootstrap.seed,
-                level: 0.95,
-                unit: 'trajectory (domain + id), resampled within each domain',
-              }
-            : null,
-          by: report.byTurn ? 'turn' : null,
-          prices_usd_per_million: report.prices ?? null,
+    visibleJson(
+      JSON.stringify(
+        {
+          format: 'agentworldbench-score',
+          version: 1,
+          settings: {
+            failures_as_lowest: report.failuresAsLowest,
+            bootstrap: report.bootstrap
+              ? {
+                  resamples: report.bootstrap.resamples,
+                  seed: report.bootstrap.seed,
+                  level: 0.95,
+                  unit: 'trajectory (domain + id), resampled within each domain',
+                }
+              : null,
+            by: report.byTurn ? 'turn' : null,
+            prices_usd_per_million: report.prices ?? null,
+          },
+          domains: report.domains,
+          runs,
+          published,
+          method: methodNotes(report),
+          notes: report.notes,
+          warnings: report.warnings,
         },
-        domains: report.domains,
-        runs,
-        published,
-        method: methodNotes(report),
-        notes: report.notes,
-        warnings: report.warnings,
-      },
-      null,
-      2,
+        null,
+        2,
+      ),
     ) + '\n'
   );
 }
@@ -140,40 +143,42 @@ export function renderCompareJson(report: CompareReport): string {
   });
   const { result } = report;
   return (
-    JSON.stringify(
-      {
-        format: 'agentworldbench-compare',
-        version: 1,
-        baseline: report.baseline,
-        candidate: report.candidate,
-        bootstrap: {
-          resamples: report.bootstrap.resamples,
-          seed: report.bootstrap.seed,
-          level: 0.95,
-          unit: 'trajectory (domain + id), paired, within each domain',
+    visibleJson(
+      JSON.stringify(
+        {
+          format: 'agentworldbench-compare',
+          version: 1,
+          baseline: report.baseline,
+          candidate: report.candidate,
+          bootstrap: {
+            resamples: report.bootstrap.resamples,
+            seed: report.bootstrap.seed,
+            level: 0.95,
+            unit: 'trajectory (domain + id), paired, within each domain',
+          },
+          only_in_baseline: result.onlyBaseline,
+          only_in_candidate: result.onlyCandidate,
+          domains: Object.fromEntries(
+            result.domains.map((d) => [
+              d.domain,
+              { paired: d.paired, used: d.used, baseline_failed: d.baselineFailed, candidate_failed: d.candidateFailed, ...delta(d) },
+            ]),
+          ),
+          overall: { ...delta(result.overall), domains: result.overall.domains },
+          gate: report.gate
+            ? {
+                fail_below: report.gate.threshold,
+                rule: 'fails when the upper bound of the 95% interval of candidate - baseline is below -fail_below, for Overall or any domain',
+                failed: report.gate.failed,
+                reasons: report.gate.reasons,
+              }
+            : null,
+          notes: report.notes,
+          warnings: report.warnings,
         },
-        only_in_baseline: result.onlyBaseline,
-        only_in_candidate: result.onlyCandidate,
-        domains: Object.fromEntries(
-          result.domains.map((d) => [
-            d.domain,
-            { paired: d.paired, used: d.used, baseline_failed: d.baselineFailed, candidate_failed: d.candidateFailed, ...delta(d) },
-          ]),
-        ),
-        overall: { ...delta(result.overall), domains: result.overall.domains },
-        gate: report.gate
-          ? {
-              fail_below: report.gate.threshold,
-              rule: 'fails when the upper bound of the 95% interval of candidate - baseline is below -fail_below, for Overall or any domain',
-              failed: report.gate.failed,
-              reasons: report.gate.reasons,
-            }
-          : null,
-        notes: report.notes,
-        warnings: report.warnings,
-      },
-      null,
-      2,
+        null,
+        2,
+      ),
     ) + '\n'
   );
 }

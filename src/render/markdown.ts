@@ -1,6 +1,6 @@
 import type { ScoreReport } from '../core/score/index.js';
 import type { CompareReport } from '../core/score/index.js';
-import { compareView, scoreView, type Cell, type Grid, type View } from './model.js';
+import { compareView, scoreView, visibleView, type Cell, type Grid, type View } from './model.js';
 
 /** GitHub-flavoured markdown: a heading and a table per grid, footnotes as a list. */
 export function renderScoreMarkdown(report: ScoreReport): string {
@@ -12,7 +12,8 @@ export function renderCompareMarkdown(report: CompareReport): string {
   return renderView(compareView(report), '## awb compare');
 }
 
-function renderView(view: View, heading?: string): string {
+function renderView(raw: View, heading?: string): string {
+  const view = visibleView(raw);
   const out: string[] = [];
   if (heading) out.push(heading, '');
   if (view.intro.length) out.push(...view.intro.map((l) => `${escape(l)}  `), '');

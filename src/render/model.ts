@@ -1,6 +1,7 @@
 import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta } from '../core/score/index.js';
 import { domainLabel } from '../core/domains.js';
+import { visible } from '../core/shown.js';
 import { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
@@ -380,5 +381,27 @@ export function compareView(report: CompareReport): View {
       ...report.notes.map((n) => `Note: ${n}`),
     ],
     outro,
+  };
+}
+
+/** The view with every text made visible: labels, tasks, judges and file names come from files. */
+export function visibleView(view: View): View {
+  const cell = (c: Cell): Cell => ({
+    ...c,
+    text: visible(c.text),
+    ...(c.extra !== undefined ? { extra: visible(c.extra) } : {}),
+    ...(c.sub !== undefined ? { sub: visible(c.sub) } : {}),
+  });
+  return {
+    ...view,
+    intro: view.intro.map(visible),
+    grids: view.grids.map((g) => ({
+      ...g,
+      title: visible(g.title),
+      columns: g.columns.map((c) => ({ ...c, title: visible(c.title) })),
+      rows: g.rows.map((r) => ({ ...r, cells: r.cells.map(cell) })),
+    })),
+    footnotes: view.footnotes.map(visible),
+    outro: view.outro.map(visible),
   };
 }

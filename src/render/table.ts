@@ -1,7 +1,7 @@
 import chalk, { Chalk, type ChalkInstance, type ColorSupportLevel } from 'chalk';
 import type { CompareReport } from '../core/score/index.js';
 import type { ScoreReport } from '../core/score/index.js';
-import { compareView, scoreView, type Cell, type Grid, type View } from './model.js';
+import { compareView, scoreView, visibleView, type Cell, type Grid, type View } from './model.js';
 
 /** Colours only on a terminal, and never with NO_COLOR set (chalk alone does not look at it). */
 export function terminalColorLevel(): ColorSupportLevel {
@@ -16,7 +16,8 @@ export function renderCompareTable(report: CompareReport, level: ColorSupportLev
   return renderView(compareView(report), new Chalk({ level }));
 }
 
-function renderView(view: View, c: ChalkInstance): string {
+function renderView(raw: View, c: ChalkInstance): string {
+  const view = visibleView(raw);
   const out: string[] = [...view.intro];
   for (const g of view.grids) {
     if (out.length) out.push('');

@@ -1,8 +1,9 @@
-import OpenAI, { APIError, APIConnectionError, APIUserAbortError } from 'openai';
+import OpenAI, { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { chatBody } from './chat-body.js';
 import { nodeFetch, standIn } from './http-fetch.js';
 import { UserError } from '../errors.js';
+import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
 import type { ChatMessage } from '../infer/index.js';
 import type { BodyPlan } from './request-body.js';
 import type { RowText } from '../rows/index.js';
@@ -43,16 +44,6 @@ export class FatalEndpointError extends UserError {
   }
 }
 
-/** A URL safe to print and record: no credentials, no query string. */
-function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '<invalid URL>';
-  }
-}
-
 function hostOf(url: string): string {
   try {
     return new URL(url).host;
@@ -72,6 +63,14 @@ interface Endpoint {
   stats: EndpointStats;
 }
 
+/** The models check is a small request: a server that takes longer to answer it is stuck, not busy. */
+const PREFLIGHT_TIMEOUT_MS = 10_000;
+
+/** The preflight's words for a server that took the request and never answered (tried twice). */
+function noAnswer(what: string, ms: number): string {
+  return `${what} accepted the connection but did not answer the models check within ${ms / 1000} s (tried twice): is it overloaded, stuck or still loading? (--no-preflight skips this check)`;
+}
+
 /** A synthetic reply that tells the openai client not to retry: the pool moves the request to another endpoint instead. */
 const SET_ASIDE_STATUS = 599;
 
@@ -85,14 +84,17 @@ const SET_ASIDE_STATUS = 599;
 export class EndpointPool {
   private readonly endpoints: Endpoint[];
   private readonly setAsideAfter: number;
+  /** What must never be shown: the key, and what the URLs carry in their user info and query. */
+  private readonly secrets: string[];
 
   constructor(private readonly opts: PoolOptions) {
     this.setAsideAfter = opts.setAsideAfter ?? 3;
+    this.secrets = [opts.apiKey, ...opts.urls.flatMap(urlSecrets)];
     const send = nodeFetch();
     this.endpoints = opts.urls.map((url) => {
       const ep: Endpoint = {
         url,
-        shown: displayUrl(url),
+        shown: shownUrl(url),
         inFlight: 0,
         consecutiveFailures: 0,
         setAsideUntil: 0,
@@ -100,8 +102,10 @@ export class EndpointPool {
         stats: { requests: 0, failures: 0 },
         client: undefined as unknown as OpenAI,
       };
+      const { base, query } = splitQuery(url);
       ep.client = new OpenAI({
-        baseURL: url,
+        baseURL: base,
+        defaultQuery: query,
         apiKey: opts.apiKey,
         timeout: opts.timeoutMs,
         maxRetries: opts.maxRetries,
@@ -213,7 +217,7 @@ export class EndpointPool {
     if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${this.describe(err)}`);
     if (err.status === 404) {
       return new FatalEndpointError(
-        `${what} does not know model "${this.opts.model}" or the chat completions route (404): ${this.describe(err)}`,
+        `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404): ${this.describe(err)}`,
       );
     }
     return undefined;
@@ -221,7 +225,7 @@ export class EndpointPool {
 
   /** An error as one line for files and the terminal, with the API key scrubbed: some servers echo it back. */
   describe(err: unknown): string {
-    return redact(briefMessage(err), this.opts.apiKey);
+    return brief(messageOf(err), this.secrets);
   }
 
   /**
@@ -229,14 +233,16 @@ export class EndpointPool {
    * model. A server without a models route (404) is given the benefit of the doubt.
    */
   async preflight(): Promise<void> {
+    const preflightMs = Math.min(this.opts.timeoutMs, PREFLIGHT_TIMEOUT_MS);
     await Promise.all(
       this.endpoints.map(async (ep) => {
         const what = `${this.opts.role} endpoint ${ep.shown}`;
         let ids: string[];
         try {
-          const page = await ep.client.models.list({ maxRetries: 1, timeout: Math.min(this.opts.timeoutMs, 30_000) });
+          const page = await ep.client.models.list({ maxRetries: 1, timeout: preflightMs });
           ids = page.data.map((m) => m.id);
         } catch (err) {
+          if (err instanceof APIConnectionTimeoutError) throw new FatalEndpointError(noAnswer(what, preflightMs));
           if (err instanceof APIConnectionError) {
             const cause = (err.cause as { code?: string } | undefined)?.code;
             throw new FatalEndpointError(
@@ -249,8 +255,8 @@ export class EndpointPool {
           throw new FatalEndpointError(`${what} failed the models check: ${this.describe(err)}`);
         }
         if (ids.length && !ids.includes(this.opts.model)) {
-          const shown = ids.slice(0, 8).join(', ') + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
-          throw new FatalEndpointError(`${what} does not serve model "${this.opts.model}"; it serves: ${shown}`);
+          const shown = brief(ids.slice(0, 8).join(', '), this.secrets, 1000) + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
+          throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${shown}`);
         }
       }),
     );
@@ -272,28 +278,14 @@ export class MalformedReplyError extends Error {
   override name = 'MalformedReplyError';
 }
 
-/** One line, without the request body or headers that error objects may carry. */
-function briefMessage(err: unknown): string {
-  if (err instanceof APIError) {
-    const msg = err.message.replace(/\s+/g, ' ').trim();
-    return msg.length > 300 ? `${msg.slice(0, 300)}…` : msg;
-  }
-  if (err instanceof Error) return `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`.replace(/\s+/g, ' ').slice(0, 300);
-  return String(err).slice(0, 300);
+/** The message alone, without the request body or headers that error objects may carry. */
+function messageOf(err: unknown): string {
+  if (err instanceof APIError) return err.message;
+  if (err instanceof Error) return `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
+  return String(err);
 }
 
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
 export function isMalformedReply(err: unknown): boolean {
   return err instanceof MalformedReplyError || err instanceof SyntaxError;
-}
-
-/** Removes a secret (and its longer fragments, which servers show masked) from text. */
-function redact(text: string, secret: string | undefined): string {
-  if (!secret || secret === 'EMPTY' || secret.length < 6) return text;
-  let out = text.split(secret).join('***');
-  // Servers often echo a key with its middle masked: catch its first and last eight characters too.
-  if (secret.length >= 16) {
-    out = out.split(secret.slice(0, 8)).join('***').split(secret.slice(-8)).join('***');
-  }
-  return out;
 }

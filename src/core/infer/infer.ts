@@ -2,7 +2,7 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import type { RowText } from '../rows/index.js';
-import { datasetRowSchema, type DatasetRow } from '../schemas/index.js';
+import { checkedUsage, datasetRowSchema, type DatasetRow } from '../schemas/index.js';
 import type { PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, Job } from '../runner/index.js';
 
@@ -43,12 +43,13 @@ export function addUsage(t: DomainTally, usage: Usage | null | undefined): void 
 export function usageOf(c: ChatCompletion): Usage | undefined {
   if (!c.usage) return undefined;
   const reasoning = c.usage.completion_tokens_details?.reasoning_tokens;
-  return {
+  // Counts a server made up (negative, fractional, beyond 2^53) are not recorded: score could not price them.
+  return checkedUsage({
     prompt_tokens: c.usage.prompt_tokens,
     completion_tokens: c.usage.completion_tokens,
     total_tokens: c.usage.total_tokens,
     ...(typeof reasoning === 'number' ? { reasoning_tokens: reasoning } : {}),
-  };
+  });
 }
 
 /** Requests the endpoint answered with something that is not a chat completion get this many more tries. */

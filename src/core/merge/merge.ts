@@ -1,12 +1,13 @@
-import { rename, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { refuseOverInputs, sameFile, writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
-import { JsonlAppender, readLineBytes } from '../rows/index.js';
+import { fileError, readLineBytes } from '../rows/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
 import { readManifest, settingsDifferences, writeManifest } from '../runner/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
-import type { Manifest } from '../schemas/index.js';
+import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
 import { datasetRowSchema, type DatasetRow } from '../schemas/index.js';
 import { predictionRowSchema } from '../schemas/index.js';
@@ -31,6 +32,7 @@ export interface MergeReport {
 }
 
 const SHOW = 10;
+const NEWLINE = Buffer.from('\n');
 
 function listKeys(keys: string[]): string {
   const shown = keys.slice(0, SHOW).map(displayKey).join('; ');
@@ -44,11 +46,16 @@ function listKeys(keys: string[]): string {
  * there is; duplicates and mismatches always refuse.
  */
 export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
-  const clash = opts.shards.find((s) => resolve(s) === resolve(opts.out));
-  if (clash !== undefined) throw new UserError(`${opts.out} is both the output and a shard (${clash})`);
-  if (!opts.force && (await exists(opts.out))) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
-  const twice = opts.shards.find((s, i) => opts.shards.findIndex((t) => resolve(t) === resolve(s)) !== i);
-  if (twice !== undefined) throw new UserError(`${twice} is given twice`);
+  await refuseOverInputs(
+    [opts.out, manifestPathFor(opts.out)],
+    [...opts.shards.flatMap((s) => [s, manifestPathFor(s)]), ...(opts.source ?? [])],
+  );
+  const present = await stat(opts.out).catch(() => undefined);
+  if (present?.isDirectory()) throw new UserError(`${opts.out}: is a folder; merge writes the merged rows to a file`);
+  if (!opts.force && present) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
+  for (const [i, s] of opts.shards.entries()) {
+    for (const t of opts.shards.slice(0, i)) if (await sameFile(s, t)) throw new UserError(`${s} is given twice (also as ${t})`);
+  }
 
   const manifests: Manifest[] = [];
   for (const shard of opts.shards) {
@@ -90,14 +97,10 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const failed: string[] = [];
   const unexpected: string[] = [];
   const schema = first.stage === 'infer' ? datasetRowSchema : predictionRowSchema;
-  // One pass: each line is checked and copied, as it was, to a temporary file that only a clean check renames into place.
-  const tmp = opts.out + '.awb-merging';
-  // The appender adds to what is there, and an interrupted merge leaves its rows behind.
-  await rm(tmp, { force: true });
-  const out = await JsonlAppender.open(tmp);
   let written = 0;
-  let missing: string[];
-  try {
+  let missing: string[] = [];
+  // One pass: each line is checked and copied, as it was, to a temporary file that only a clean check renames into place.
+  await writeAtomically(opts.out, async (out) => {
     for (const file of opts.shards) {
       for await (const line of readLineBytes(file)) {
         if (isBlank(line.bytes)) continue;
@@ -110,7 +113,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
         else seen.set(read.key, where);
         if (!expected.has(read.key)) unexpected.push(read.key);
         if (!isDone(read.row as Record<string, unknown>)) failed.push(read.key);
-        await out.append([line.bytes]);
+        await out.writev([line.bytes, NEWLINE]);
         written++;
       }
     }
@@ -129,15 +132,11 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
         `the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`,
       );
     }
-  } catch (err) {
-    await out.close().catch(() => undefined);
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await out.close();
-  await rename(tmp, opts.out);
+  }).catch((err: unknown) => {
+    throw fileError(opts.out, err);
+  });
 
-  const manifest = mergedManifest(manifests, expected, written, failed.length, missing);
+  const manifest = mergedManifest(manifests, source, expected, written, failed.length, missing);
   await writeManifest(opts.out, manifest);
   return { written, missing, duplicated, failed, manifest };
 }
@@ -154,7 +153,14 @@ async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>>
   return collectKeys(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit });
 }
 
-function mergedManifest(ms: Manifest[], expected: Set<string>, written: number, failed: number, missing: string[]): Manifest {
+function mergedManifest(
+  ms: Manifest[],
+  source: string[],
+  expected: Set<string>,
+  written: number,
+  failed: number,
+  missing: string[],
+): Manifest {
   const first = ms[0]!;
   const { shard: _s, ...settings } = first.settings;
   const hostsOf = (pick: (m: Manifest) => { hosts: string[] } | undefined) => [...new Set(ms.flatMap((m) => pick(m)?.hosts ?? []))];
@@ -198,7 +204,8 @@ function mergedManifest(ms: Manifest[], expected: Set<string>, written: number, 
   return {
     ...base,
     settings,
-    dataset: { ...first.dataset, domains, rows },
+    // The input the rows were checked against: --data when given, which may have moved since the shards ran.
+    dataset: { ...first.dataset, source: source.map((s) => resolve(s)).join(', '), domains, rows },
     started_at: ms.map((m) => m.started_at).sort()[0]!,
     updated_at: now,
     complete: failed === 0 && missing.length === 0,

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import { open } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import { UserError } from '../errors.js';
@@ -10,7 +9,8 @@ import { checkResumable, ensureOutputDir, scanExistingOutput, writeManifest } fr
 import { appendFieldsParts, fieldsTail, objectEnd } from '../rows/index.js';
 import { readRow, type RowText } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
-import type { Manifest, ManifestSettings } from '../schemas/index.js';
+import { manifestPathFor, type Manifest, type ManifestSettings } from '../schemas/index.js';
+import { refuseOverInputs } from '../files.js';
 import type { EndpointStats } from '../endpoints/index.js';
 import { VERSION } from '../../version.js';
 import { domainOfTask } from '../domains.js';
@@ -117,10 +117,7 @@ interface RowRef {
  * grows with concurrency, not with the data or the size of its rows.
  */
 export async function runStage<S extends z.ZodType<DatasetRow>>(spec: StageSpec<S>): Promise<StageResult> {
-  const out = resolve(spec.output);
-  for (const f of spec.inputFiles) {
-    if (resolve(f) === out) throw new UserError(`--output ${spec.output} is also the input; choose another output file`);
-  }
+  await refuseOverInputs([spec.output, manifestPathFor(spec.output)], spec.inputFiles);
   await ensureOutputDir(spec.output);
 
   const plan = await planLines(spec.inputFiles, spec.select);

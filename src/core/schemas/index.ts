@@ -4,7 +4,7 @@ export { DIMENSIONS, judgeFieldsSchema, judgedScoreSchema } from './judged-row.j
 export type { Dimension, JudgeFields } from './judged-row.js';
 export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings } from './manifest.js';
-export { predictionFieldsSchema, predictionRowSchema } from './prediction-row.js';
+export { checkedUsage, predictionFieldsSchema, predictionRowSchema } from './prediction-row.js';
 export type { PredictionFields, PredictionRow, Usage } from './prediction-row.js';
 export {
   judgeRepeatSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tokenCount } from './prediction-row.js';
 
 /**
  * The sidecar `<output>.manifest.json` that infer and judge write beside
@@ -19,10 +20,10 @@ export const samplingSchema = z.object({
 });
 
 export const usageTotalsSchema = z.object({
-  requests: z.number(),
-  prompt_tokens: z.number(),
-  completion_tokens: z.number(),
-  reasoning_tokens: z.number().optional(),
+  requests: z.int().nonnegative(),
+  prompt_tokens: tokenCount,
+  completion_tokens: tokenCount,
+  reasoning_tokens: tokenCount.optional(),
 });
 
 export const manifestSchema = z.object({

@@ -1,15 +1,23 @@
 import { z } from 'zod';
 import { datasetRowSchema } from './dataset-row.js';
 
+/** A token count: a whole number from 0 up to 2^53 - 1, so sums and prices stay exact and finite. */
+export const tokenCount = z.int().nonnegative();
+
 export const usageSchema = z
   .object({
-    prompt_tokens: z.number().optional(),
-    completion_tokens: z.number().optional(),
-    total_tokens: z.number().optional(),
-    reasoning_tokens: z.number().optional(),
+    prompt_tokens: tokenCount.optional(),
+    completion_tokens: tokenCount.optional(),
+    total_tokens: tokenCount.optional(),
+    reasoning_tokens: tokenCount.optional(),
   })
   .loose();
 export type Usage = z.infer<typeof usageSchema>;
+
+/** The usage with only its valid token counts: what a server reports is not trusted to be one. */
+export function checkedUsage(usage: Usage): Usage {
+  return Object.fromEntries(Object.entries(usage).filter(([, v]) => tokenCount.safeParse(v).success));
+}
 
 /**
  * A line of predictions.jsonl: the dataset row unchanged plus `gen` (the
