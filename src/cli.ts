@@ -22,6 +22,8 @@ function withRunOptions(cmd: Command): Command {
       'stop',
     )
     .option('--grace <s>', 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish', '60')
+    .option('--max-reply-mb <n>', 'a reply larger than this many MB is a failed attempt (a long generation is well under 1 MB)', '16')
+    .option('--retry-failed', 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)')
     .option('--force', 'resume even if the settings differ from the ones the output was made with')
     .option('--no-preflight', 'skip the check that the endpoint answers and serves the model')
     .option('--no-progress', 'no progress bar or progress lines');

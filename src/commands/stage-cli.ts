@@ -1,11 +1,15 @@
-import { setFlagsFromString } from 'node:v8';
 import chalk from 'chalk';
 import type { BadRowMode } from '../core/rows/index.js';
 import type { Sampling } from '../core/infer/index.js';
 import type { Shard } from '../core/rows/index.js';
 import { parseDomainList } from '../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption } from './options.js';
-import { resumeCommand } from './run-ui.js';
+import type { z } from 'zod';
+import type { EndpointPool } from '../core/endpoints/index.js';
+import type { LinePlan } from '../core/rows/index.js';
+import { runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
+import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
+import { createProgress, installInterrupts, printSummary, reportEvent, resumeCommand, type SummaryColumn } from './run-ui.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
@@ -20,7 +24,9 @@ export interface StageCliOptions {
   maxRetries: string;
   onBadRow: string;
   grace: string;
+  maxReplyMb: string;
   force?: boolean;
+  retryFailed?: boolean;
   preflight: boolean;
   progress: boolean;
 }
@@ -32,6 +38,7 @@ export interface StageSettings {
   maxRetries: number;
   onBadRow: BadRowMode;
   graceSeconds: number;
+  maxReplyBytes: number;
   domains?: string[];
   shard?: Shard;
 }
@@ -48,6 +55,7 @@ export function parseStageOptions(opts: StageCliOptions): StageSettings {
     maxRetries: intOption('max-retries', opts.maxRetries, 0, 100)!,
     onBadRow: choiceOption('on-bad-row', opts.onBadRow, ['stop', 'skip'] as const),
     graceSeconds: numberOption('grace', opts.grace, 0, 86_400)!,
+    maxReplyBytes: numberOption('max-reply-mb', opts.maxReplyMb, 0.001, 4096)! * 2 ** 20,
     domains: parseDomainList(opts.domains),
     shard: shardOption(opts.shard),
   };
@@ -63,7 +71,64 @@ export function printEndpoints(endpoints: Record<string, { requests: number; fai
   for (const [url, s] of Object.entries(endpoints)) process.stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);
 }
 
-/** Final words and exit code: 0 only when every row is done. */
+/**
+ * What a command gives to run its stage: the runner's options less those
+ * every stage fills the same way (interrupts, progress, bad rows, resume).
+ */
+export interface StageCommand<S extends z.ZodType<DatasetRow>> {
+  stage: Stage<S>;
+  pool: EndpointPool;
+  plan: LinePlan;
+  output: string;
+  settings: ManifestSettings;
+  dataset: RunOptions['dataset'];
+  upstream?: unknown;
+  cli: StageCliOptions;
+  parsed: StageSettings;
+  /** Stage-specific columns of the summary table. */
+  columns: SummaryColumn[];
+  secrets: string[];
+}
+
+/** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
+export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
+  const name = c.stage.name;
+  const interrupts = installInterrupts(name, c.parsed.graceSeconds);
+  const progress = createProgress(name, c.cli.progress);
+  try {
+    const result = await runStage(c.stage, {
+      output: c.output,
+      plan: c.plan,
+      settings: c.settings,
+      dataset: c.dataset,
+      upstream: c.upstream,
+      force: c.cli.force === true,
+      retryFailed: c.cli.retryFailed === true,
+      concurrency: c.parsed.concurrency,
+      onBadRow: c.parsed.onBadRow,
+      stop: interrupts.stop,
+      abort: interrupts.abort,
+      onEvent: (e) => {
+        reportEvent(name, e, c.output);
+        progress.event(e);
+      },
+      beforeDispatch: async () => {
+        if (c.cli.preflight) await c.pool.preflight();
+      },
+      endpointStats: () => c.pool.stats(),
+    });
+    progress.stop();
+    printSummary(name, result, c.columns);
+    printEndpoints(result.manifest.endpoints);
+    finish(name, result.stopped, result.remaining, c.output, c.secrets);
+    return result;
+  } finally {
+    progress.stop();
+    interrupts.dispose();
+  }
+}
+
+/** Final words and exit code: 0 when every row has a final result, 1 when some are left to redo, 130 when interrupted. */
 export function finish(stage: string, stopped: boolean, remaining: number, output: string, secrets: string[]): void {
   const again = resumeCommand(secrets);
   if (stopped) {
@@ -88,19 +153,4 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
 /** Settings go into the manifest, where an absent option and an undefined one must compare equal. */
 export function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-/**
- * A run keeps every request in flight alive for seconds, so V8 sees most
- * young objects survive: it grows the young generation to its maximum (32
- * MB) and lets the old one fill with the promoted, soon dead, request state
- * until a late first full collection. Holding the young generation at its
- * starting size and growing the old one by 10 % over what was live keeps
- * infer and judge some 50 MB smaller at 64 requests in flight, at no cost
- * in time (the bench measured no more CPU). Process-wide settings, hence made
- * here and not in core; V8 reads both as it goes.
- */
-export function tuneGarbageCollection(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--heap-growing-percent=10');
 }

@@ -1,28 +1,30 @@
-import OpenAI, { APIError, APIConnectionError, APIUserAbortError } from 'openai';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { chatBody } from './chat-body.js';
-import { nodeFetch, standIn } from './http-fetch.js';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
-import type { ChatMessage } from '../infer/index.js';
-import type { BodyPlan } from './request-body.js';
-import type { RowText } from '../rows/index.js';
+import { brief, shownUrl, urlSecrets } from '../shown.js';
+import { DEFAULT_HEALTH, afterFailure, afterSuccess, freshHealth, pickEndpoint, type Health, type HealthPolicy } from './health.js';
+import { nodeFetch } from './http-fetch.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
   urls: string[];
   apiKey: string;
   model: string;
-  /** Per HTTP attempt. */
+  /** Per HTTP attempt, the whole reply included. */
   timeoutMs: number;
   /** Retries per request inside the openai client (429 with Retry-After, 5xx, resets, timeouts). */
   maxRetries: number;
-  /** Consecutive failed attempts after which an endpoint is set aside (only with several endpoints). */
-  setAsideAfter?: number;
-  /** How long an endpoint is set aside at first; doubles each time it fails again. */
-  cooldownMs?: number;
-  /** Used by the role name in messages: "world model" or "judge". */
+  /** A reply larger than this is a failed attempt. */
+  maxReplyBytes: number;
+  /** A reply that sends nothing for this long once it has started is a failed attempt. */
+  idleMs?: number;
+  health?: HealthPolicy;
+  /** Used in messages: "world model" or "judge". */
   role: string;
 }
+
+/** The request body of one chat completion, without the model (the pool's). Extra fields (e.g. from --extra-body) pass through. */
+export type ChatRequest = Omit<ChatCompletionCreateParamsNonStreaming, 'model'> & Record<string, unknown>;
 
 export interface ChatResult {
   completion: ChatCompletion;
@@ -43,130 +45,89 @@ export class FatalEndpointError extends UserError {
   }
 }
 
-/** A URL safe to print and record: no credentials, no query string. */
-function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '<invalid URL>';
-  }
+/** A 200 whose body is not a chat completion. */
+export class MalformedReplyError extends Error {
+  override name = 'MalformedReplyError';
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '<invalid URL>';
-  }
+/** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
+export function isMalformedReply(err: unknown): boolean {
+  return err instanceof MalformedReplyError || err instanceof SyntaxError;
 }
 
 interface Endpoint {
-  url: string;
   shown: string;
   client: OpenAI;
   inFlight: number;
-  consecutiveFailures: number;
-  setAsideUntil: number;
-  cooldownMs: number;
+  health: Health;
   stats: EndpointStats;
 }
 
-/** A synthetic reply that tells the openai client not to retry: the pool moves the request to another endpoint instead. */
-const SET_ASIDE_STATUS = 599;
+/** A reply that tells against the endpoint's health. */
+function isFailureStatus(status: number): boolean {
+  return status >= 500 || status === 429;
+}
+
+/** Idle limit on a reply once it has started: a working server sends a finished completion in one go. */
+const DEFAULT_IDLE_MS = 120_000;
 
 /**
- * One or more OpenAI-compatible endpoints serving the same model. Retries and
- * backoff are the openai client's own; the pool adds only what the client
- * cannot do: spreading load over replicas and setting aside one that keeps
- * failing. Health is tracked per HTTP attempt through a fetch wrapper, so the
- * client's internal retries count too.
+ * One or more OpenAI-compatible endpoints serving the same model. Retries,
+ * backoff, Retry-After and the timeout are the openai client's own; the pool
+ * adds what the client cannot do: spreading load over replicas, setting aside
+ * one that keeps failing (health.ts), and stopping the run on errors that
+ * would repeat for every row. The client's fetch only observes each attempt's
+ * status for the health record.
  */
 export class EndpointPool {
   private readonly endpoints: Endpoint[];
-  private readonly setAsideAfter: number;
+  private readonly policy: HealthPolicy;
+  private readonly secrets: string[];
 
   constructor(private readonly opts: PoolOptions) {
-    this.setAsideAfter = opts.setAsideAfter ?? 3;
-    const send = nodeFetch();
-    this.endpoints = opts.urls.map((url) => {
-      const ep: Endpoint = {
-        url,
-        shown: displayUrl(url),
-        inFlight: 0,
-        consecutiveFailures: 0,
-        setAsideUntil: 0,
-        cooldownMs: opts.cooldownMs ?? 30_000,
-        stats: { requests: 0, failures: 0 },
-        client: undefined as unknown as OpenAI,
-      };
-      ep.client = new OpenAI({
+    this.policy = opts.health ?? DEFAULT_HEALTH;
+    this.secrets = [opts.apiKey, ...opts.urls.flatMap(urlSecrets)];
+    const send = nodeFetch({ maxReplyBytes: opts.maxReplyBytes, idleMs: opts.idleMs ?? DEFAULT_IDLE_MS });
+    this.endpoints = opts.urls.map((url, i) => ({
+      shown: shownUrl(url),
+      inFlight: 0,
+      health: freshHealth(this.policy),
+      stats: { requests: 0, failures: 0 },
+      client: new OpenAI({
         baseURL: url,
         apiKey: opts.apiKey,
         timeout: opts.timeoutMs,
         maxRetries: opts.maxRetries,
-        fetch: this.trackingFetch(ep, send),
-      });
-      return ep;
-    });
+        fetch: this.observed(i, send),
+      }),
+    }));
   }
 
-  private trackingFetch(ep: Endpoint, send: ReturnType<typeof nodeFetch>): typeof globalThis.fetch {
-    const several = () => this.endpoints.length > 1;
-    return (async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) => {
-      if (several() && ep.setAsideUntil > Date.now()) {
-        return new Response(JSON.stringify({ error: { message: `${ep.shown} is set aside after repeated failures` } }), {
-          status: SET_ASIDE_STATUS,
-          headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
-        });
-      }
+  /** The fetch of endpoint `i`'s client: sends through `send` and notes each attempt's outcome in the endpoint's health. */
+  private observed(i: number, send: typeof globalThis.fetch): typeof globalThis.fetch {
+    return async (input, init) => {
+      const ep = this.endpoints[i]!;
       ep.stats.requests++;
-      const started = performance.now();
       try {
         const res = await send(input, init);
-        if (res.status >= 500 || res.status === 429) this.noteFailure(ep);
+        if (isFailureStatus(res.status)) this.noteFailure(ep);
         else this.noteSuccess(ep);
         return res;
       } catch (err) {
-        // The client cancels an attempt through the same signal on its own timeout and on the
-        // caller's abort; only the timeout speaks against the endpoint, and it comes once the time is up.
-        const timedOut = performance.now() - started >= this.opts.timeoutMs * 0.9;
-        if (!init?.signal?.aborted || timedOut) this.noteFailure(ep);
+        // An attempt cut by the signal is the client's timeout or the caller's abort; chat() tells which.
+        if (!init?.signal?.aborted) this.noteFailure(ep);
         throw err;
       }
-    }) as typeof globalThis.fetch;
+    };
   }
 
   private noteFailure(ep: Endpoint): void {
     ep.stats.failures++;
-    ep.consecutiveFailures++;
-    if (this.endpoints.length > 1 && ep.consecutiveFailures >= this.setAsideAfter) {
-      ep.setAsideUntil = Date.now() + ep.cooldownMs;
-      ep.cooldownMs = Math.min(ep.cooldownMs * 2, 10 * 60_000);
-      ep.consecutiveFailures = 0;
-    }
+    ep.health = afterFailure(ep.health, this.policy, Date.now(), this.endpoints.length);
   }
 
   private noteSuccess(ep: Endpoint): void {
-    ep.consecutiveFailures = 0;
-    ep.cooldownMs = this.opts.cooldownMs ?? 30_000;
-  }
-
-  /** The healthy endpoint with the fewest requests in flight; when all are set aside, the one back soonest. */
-  private pick(exclude: Set<Endpoint>): Endpoint {
-    const now = Date.now();
-    const candidates = this.endpoints.filter((e) => !exclude.has(e));
-    const pool = candidates.length ? candidates : this.endpoints;
-    const healthy = pool.filter((e) => e.setAsideUntil <= now);
-    if (healthy.length) return healthy.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
-    const soonest = pool.reduce((a, b) => (b.setAsideUntil < a.setAsideUntil ? b : a));
-    soonest.setAsideUntil = 0; // a probe: its result decides whether it stays aside
-    return soonest;
-  }
-
-  /** The request body for these messages, for this pool's model. */
-  encode(messages: ChatMessage[], params: Record<string, unknown>, text: Pick<RowText, 'locate'>): BodyPlan {
-    return chatBody(this.opts.model, messages, params, text);
+    ep.health = afterSuccess(this.policy);
   }
 
   /**
@@ -175,27 +136,22 @@ export class EndpointPool {
    * as they are, after the client's retries and, with several endpoints, one
    * try on each other endpoint.
    */
-  async chat(plan: BodyPlan, signal?: AbortSignal): Promise<ChatResult> {
-    const body = standIn(plan);
-    const tried = new Set<Endpoint>();
+  async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    const body = { ...request, model: this.opts.model } as ChatCompletionCreateParamsNonStreaming;
+    const tried = new Set<number>();
     for (;;) {
-      const ep = this.pick(tried);
-      tried.add(ep);
+      const { index } = pickEndpoint(this.endpoints, tried, Date.now());
+      const ep = this.endpoints[index]!;
+      tried.add(index);
       ep.inFlight++;
       const started = performance.now();
       try {
-        const completion = await ep.client.post<ChatCompletion>('/chat/completions', {
-          body,
-          headers: { 'content-type': 'application/json' },
-          signal,
-        });
-        if (!completion || !Array.isArray(completion.choices)) {
+        const completion = await ep.client.chat.completions.create(body, signal ? { signal } : {});
+        if (!completion || !Array.isArray(completion.choices))
           throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
-        }
         return { completion, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
-        // The input file could not be read back for the body: no endpoint can help with that.
-        if (err instanceof APIConnectionError && err.cause instanceof UserError) throw err.cause;
+        if (err instanceof APIConnectionTimeoutError) this.noteFailure(ep);
         const fatal = this.fatalFor(err, ep);
         if (fatal) throw fatal;
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
@@ -213,15 +169,21 @@ export class EndpointPool {
     if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${this.describe(err)}`);
     if (err.status === 404) {
       return new FatalEndpointError(
-        `${what} does not know model "${this.opts.model}" or the chat completions route (404): ${this.describe(err)}`,
+        `${what} does not know model "${brief(this.opts.model, [])}" or the chat completions route (404): ${this.describe(err)}`,
       );
     }
     return undefined;
   }
 
-  /** An error as one line for files and the terminal, with the API key scrubbed: some servers echo it back. */
+  /** An error as one line for files and the terminal, secrets removed before it is cut: some servers echo the key back. */
   describe(err: unknown): string {
-    return redact(briefMessage(err), this.opts.apiKey);
+    let text: string;
+    if (err instanceof APIConnectionError && err.cause instanceof Error && !(err instanceof APIConnectionTimeoutError)) {
+      text = `${err.message.replace(/\.$/, '')}: ${err.cause.message}`;
+    } else if (err instanceof APIError) text = err.message;
+    else if (err instanceof Error) text = `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
+    else text = String(err);
+    return brief(text, this.secrets);
   }
 
   /**
@@ -237,6 +199,7 @@ export class EndpointPool {
           const page = await ep.client.models.list({ maxRetries: 1, timeout: Math.min(this.opts.timeoutMs, 30_000) });
           ids = page.data.map((m) => m.id);
         } catch (err) {
+          if (err instanceof APIConnectionTimeoutError) throw new FatalEndpointError(`${what} did not answer the models check in time`);
           if (err instanceof APIConnectionError) {
             const cause = (err.cause as { code?: string } | undefined)?.code;
             throw new FatalEndpointError(
@@ -250,7 +213,7 @@ export class EndpointPool {
         }
         if (ids.length && !ids.includes(this.opts.model)) {
           const shown = ids.slice(0, 8).join(', ') + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
-          throw new FatalEndpointError(`${what} does not serve model "${this.opts.model}"; it serves: ${shown}`);
+          throw new FatalEndpointError(`${what} does not serve model "${this.opts.model}"; it serves: ${brief(shown, this.secrets)}`);
         }
       }),
     );
@@ -262,38 +225,14 @@ export class EndpointPool {
     return out;
   }
 
+  /** The endpoints as recorded in manifests: host and port only. */
   hosts(): string[] {
-    return this.opts.urls.map(hostOf);
+    return this.endpoints.map((ep) => {
+      try {
+        return new URL(ep.shown).host;
+      } catch {
+        return '<invalid URL>';
+      }
+    });
   }
-}
-
-/** A 200 whose body is not a chat completion. */
-export class MalformedReplyError extends Error {
-  override name = 'MalformedReplyError';
-}
-
-/** One line, without the request body or headers that error objects may carry. */
-function briefMessage(err: unknown): string {
-  if (err instanceof APIError) {
-    const msg = err.message.replace(/\s+/g, ' ').trim();
-    return msg.length > 300 ? `${msg.slice(0, 300)}…` : msg;
-  }
-  if (err instanceof Error) return `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`.replace(/\s+/g, ' ').slice(0, 300);
-  return String(err).slice(0, 300);
-}
-
-/** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
-export function isMalformedReply(err: unknown): boolean {
-  return err instanceof MalformedReplyError || err instanceof SyntaxError;
-}
-
-/** Removes a secret (and its longer fragments, which servers show masked) from text. */
-function redact(text: string, secret: string | undefined): string {
-  if (!secret || secret === 'EMPTY' || secret.length < 6) return text;
-  let out = text.split(secret).join('***');
-  // Servers often echo a key with its middle masked: catch its first and last eight characters too.
-  if (secret.length >= 16) {
-    out = out.split(secret.slice(0, 8)).join('***').split(secret.slice(-8)).join('***');
-  }
-  return out;
 }

@@ -1,2 +1,2 @@
-export { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from './judge.js';
+export { judgeStage } from './judge.js';
 export { loadRubrics } from './rubrics.js';

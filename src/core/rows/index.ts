@@ -1,12 +1,11 @@
-export { datasetFiles, domainOfBytes, isBlank, lineId, planLines } from './input.js';
-export type { BadRow, BadRowMode, SelectOptions } from './input.js';
+export { datasetFiles, domainOfLine, isBlank, lineId, planLines } from './input.js';
+export type { BadRowMode, LinePlan, PlannedLine, SelectOptions } from './input.js';
 export { arrayElement, parseSlice, topLevelValues } from './json-scan.js';
-export { longestBacktickRun, mayHoldTag, trimmedInner } from './json-text.js';
-export { JsonlAppender, countLines, decodeLine, fileError, readLineBytes } from './jsonl.js';
+export { JsonlAppender, countLines, decodeLine, fileError, readLineAt, readLineBytes } from './jsonl.js';
 export type { LineBytes } from './jsonl.js';
-export { appendFieldsParts, fieldsTail, objectEnd } from './raw-json.js';
+export { outputLine } from './members.js';
+export { currentAction, groundTruth, readRow } from './row.js';
+export type { BadRow, ReadRow, Row } from './row.js';
 export { clusterOfKey, displayKey, rowKey, splitKey } from './row-key.js';
 export type { KeyedFields } from './row-key.js';
-export { currentAction, decodeToken, groundTruth, isEmptyToken, readRow } from './row-text.js';
-export type { RowText } from './row-text.js';
 export type { Shard } from './shard.js';
