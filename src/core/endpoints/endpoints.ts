@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, urlSecrets } from '../shown.js';
 import { DEFAULT_HEALTH, afterFailure, afterSuccess, freshHealth, pickEndpoint, type Health, type HealthPolicy } from './health.js';
 import { nodeFetch } from './http-fetch.js';
+import { retryDelay, type AttemptFailure } from './retry.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
@@ -12,7 +14,7 @@ export interface PoolOptions {
   model: string;
   /** Per HTTP attempt, the whole reply included. */
   timeoutMs: number;
-  /** Retries per request inside the openai client (429 with Retry-After, 5xx, resets, timeouts). */
+  /** Retries per request (429 with Retry-After, 5xx, resets, timeouts), on any endpoint. */
   maxRetries: number;
   /** A reply larger than this is a failed attempt. */
   maxReplyBytes: number;
@@ -72,12 +74,12 @@ function isFailureStatus(status: number): boolean {
 const DEFAULT_IDLE_MS = 120_000;
 
 /**
- * One or more OpenAI-compatible endpoints serving the same model. Retries,
- * backoff, Retry-After and the timeout are the openai client's own; the pool
- * adds what the client cannot do: spreading load over replicas, setting aside
- * one that keeps failing (health.ts), and stopping the run on errors that
- * would repeat for every row. The client's fetch only observes each attempt's
- * status for the health record.
+ * One or more OpenAI-compatible endpoints serving the same model, each an
+ * openai client (its timeout, its errors; its fetch reads replies within
+ * limits). The pool adds what the client cannot do: spreading attempts over
+ * replicas, setting aside one that keeps failing (health.ts), retrying on
+ * whichever endpoint is best placed (retry.ts), and stopping the run on
+ * errors that would repeat for every row.
  */
 export class EndpointPool {
   private readonly endpoints: Endpoint[];
@@ -88,7 +90,7 @@ export class EndpointPool {
     this.policy = opts.health ?? DEFAULT_HEALTH;
     this.secrets = [opts.apiKey, ...opts.urls.flatMap(urlSecrets)];
     const send = nodeFetch({ maxReplyBytes: opts.maxReplyBytes, idleMs: opts.idleMs ?? DEFAULT_IDLE_MS });
-    this.endpoints = opts.urls.map((url, i) => ({
+    this.endpoints = opts.urls.map((url) => ({
       shown: shownUrl(url),
       inFlight: 0,
       health: freshHealth(this.policy),
@@ -97,28 +99,11 @@ export class EndpointPool {
         baseURL: url,
         apiKey: opts.apiKey,
         timeout: opts.timeoutMs,
-        maxRetries: opts.maxRetries,
-        fetch: this.observed(i, send),
+        // The pool retries, each attempt on the endpoint best placed for it.
+        maxRetries: 0,
+        fetch: send,
       }),
     }));
-  }
-
-  /** The fetch of endpoint `i`'s client: sends through `send` and notes each attempt's outcome in the endpoint's health. */
-  private observed(i: number, send: typeof globalThis.fetch): typeof globalThis.fetch {
-    return async (input, init) => {
-      const ep = this.endpoints[i]!;
-      ep.stats.requests++;
-      try {
-        const res = await send(input, init);
-        if (isFailureStatus(res.status)) this.noteFailure(ep);
-        else this.noteSuccess(ep);
-        return res;
-      } catch (err) {
-        // An attempt cut by the signal is the client's timeout or the caller's abort; chat() tells which.
-        if (!init?.signal?.aborted) this.noteFailure(ep);
-        throw err;
-      }
-    };
   }
 
   private noteFailure(ep: Endpoint): void {
@@ -131,31 +116,46 @@ export class EndpointPool {
   }
 
   /**
-   * Sends one chat completion. Errors that would repeat for every row
-   * (rejected key, unknown model) become FatalEndpointError; others are thrown
-   * as they are, after the client's retries and, with several endpoints, one
-   * try on each other endpoint.
+   * Sends one chat completion. Each attempt goes to the endpoint in use with
+   * the fewest requests in flight; a failed one is retried (retry.ts: the
+   * openai client's rules, Retry-After honoured) up to maxRetries times.
+   * Errors that would repeat for every row (rejected key, unknown model)
+   * become FatalEndpointError; others are thrown once the retries are spent.
    */
   async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     const body = { ...request, model: this.opts.model } as ChatCompletionCreateParamsNonStreaming;
-    const tried = new Set<number>();
-    for (;;) {
-      const { index } = pickEndpoint(this.endpoints, tried, Date.now());
+    // A retry goes elsewhere when there is elsewhere to go.
+    const failedOn = new Set<number>();
+    for (let retry = 0; ; retry++) {
+      const index = pickEndpoint(this.endpoints, failedOn, Date.now()).index;
       const ep = this.endpoints[index]!;
-      tried.add(index);
       ep.inFlight++;
+      ep.stats.requests++;
       const started = performance.now();
+      let failure: AttemptFailure;
       try {
         const completion = await ep.client.chat.completions.create(body, signal ? { signal } : {});
         if (!completion || !Array.isArray(completion.choices))
           throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
+        this.noteSuccess(ep);
         return { completion, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
-        if (err instanceof APIConnectionTimeoutError) this.noteFailure(ep);
+        if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         const fatal = this.fatalFor(err, ep);
         if (fatal) throw fatal;
-        if (err instanceof APIUserAbortError || signal?.aborted) throw err;
-        if (tried.size >= this.endpoints.length) throw err;
+        if (err instanceof APIConnectionError) failure = { kind: 'connection' };
+        else if (err instanceof APIError && err.status !== undefined)
+          failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
+        else {
+          // A reply that is not a chat completion: the caller decides whether to ask again.
+          this.noteSuccess(ep);
+          throw err;
+        }
+        if (failure.kind === 'connection' || isFailureStatus(failure.status)) this.noteFailure(ep);
+        failedOn.add(index);
+        const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random());
+        if (wait === undefined) throw err;
+        await sleep(wait, undefined, signal ? { signal } : {});
       } finally {
         ep.inFlight--;
       }
