@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { domainOfTask } from '../domains.js';
-import { firstTopLevelValue } from './json-scan.js';
+import { topLevelMembers } from './members.js';
 import { readLineBytes } from './jsonl.js';
 import { assignShards, type Shard } from './shard.js';
 
@@ -66,26 +66,24 @@ export function lineId(fileIndex: number, lineNo: number): string {
 }
 
 /**
- * The domain of a row: its top-level `task`, read from the bytes without
- * parsing the (possibly multi-MB) rest when the scan can, else by JSON.parse,
- * the reference the scan is tested against. undefined for a line that is not
- * an object with a string task.
+ * The domain of a row: its top-level `task` as JSON.parse would read it (the
+ * last of repeated keys, escaped spellings decoded, nested objects skipped),
+ * found by walking the members without parsing the (possibly multi-MB)
+ * texts; by JSON.parse itself when the walk cannot read the line. undefined
+ * for a line that is not an object with a string task.
  */
 export function domainOfLine(bytes: Buffer): string | undefined {
-  const at = firstTopLevelValue(bytes, 'task');
-  if (at && bytes[at[0]] === 0x22) {
-    try {
-      return domainOfTask(JSON.parse(bytes.toString('utf8', at[0], at[1])) as string);
-    } catch {
-      // the parse below decides
-    }
-  }
+  const members = topLevelMembers(bytes);
+  let task: unknown;
   try {
-    const row = JSON.parse(bytes.toString('utf8')) as { task?: unknown } | null;
-    return row && typeof row === 'object' && typeof row.task === 'string' ? domainOfTask(row.task) : undefined;
+    if (members) {
+      const m = members.findLast((x) => x.key === 'task');
+      task = m && JSON.parse(bytes.toString('utf8', m.value[0], m.value[1]));
+    } else task = (JSON.parse(bytes.toString('utf8')) as { task?: unknown } | null)?.task;
   } catch {
     return undefined;
   }
+  return typeof task === 'string' ? domainOfTask(task) : undefined;
 }
 
 /**
