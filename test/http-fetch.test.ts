@@ -11,7 +11,16 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url
 }
 
 const pool = (url: string, over: Partial<PoolOptions> = {}) =>
-  new EndpointPool({ urls: [url], apiKey: 'k', model: 'm', timeoutMs: 10_000, maxRetries: 0, maxReplyBytes: 1 << 20, role: 'world model', ...over });
+  new EndpointPool({
+    urls: [url],
+    apiKey: 'k',
+    model: 'm',
+    timeoutMs: 10_000,
+    maxRetries: 0,
+    maxReplyBytes: 1 << 20,
+    role: 'world model',
+    ...over,
+  });
 const reply = JSON.stringify({
   id: 'x',
   object: 'chat.completion',

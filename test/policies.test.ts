@@ -40,7 +40,8 @@ describe('endpoint health', () => {
 describe('retry policy', () => {
   it('retries connection failures and the statuses that heal, as the server says when it says', () => {
     assert.equal(isRetryable({ kind: 'connection' }), true);
-    for (const status of [408, 409, 429, 500, 503]) assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), true, `${status}`);
+    for (const status of [408, 409, 429, 500, 503])
+      assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), true, `${status}`);
     for (const status of [400, 422]) assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), false, `${status}`);
     assert.equal(isRetryable({ kind: 'status', status: 503, headers: headers({ 'x-should-retry': 'false' }) }), false);
     assert.equal(isRetryable({ kind: 'status', status: 400, headers: headers({ 'x-should-retry': 'true' }) }), true);

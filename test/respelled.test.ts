@@ -85,7 +85,10 @@ describe('rows in other byte forms', () => {
     const outLines = (await readFile(join(dir, 'spelled.jsonl'), 'utf8')).trimEnd().split('\n');
     for (const input of spelledLines) {
       const body = input.replace(/\s*}\s*$/, '');
-      assert.ok(outLines.some((l) => l.startsWith(body)), `no output line keeps ${input.slice(0, 60)}`);
+      assert.ok(
+        outLines.some((l) => l.startsWith(body)),
+        `no output line keeps ${input.slice(0, 60)}`,
+      );
     }
 
     await run(judgeArgs(judge.url, join(dir, 'plain.jsonl'), join(dir, 'plain-judged.jsonl')));

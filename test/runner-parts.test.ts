@@ -116,9 +116,19 @@ describe('accounting', () => {
     t.count('mcp', 'failed');
     t.count('mcp', 'incomplete');
     assert.equal(t.remaining(), 2);
-    const m = newManifest({ stage: 'infer', dataset: { source: 'x', domains: ['mcp'], rows: { mcp: 4 } }, settings: {}, startedAt: 'then' });
+    const m = newManifest({
+      stage: 'infer',
+      dataset: { source: 'x', domains: ['mcp'], rows: { mcp: 4 } },
+      settings: {},
+      startedAt: 'then',
+    });
     fillCounts(m, t, { 'http://a/v1': { requests: 5, failures: 1 } });
-    assert.deepEqual(m.counts, { total: 4, done: 2, failed: 1, per_domain: { mcp: { total: 4, done: 2, failed: 1, empty: 0, truncated: 0 } } });
+    assert.deepEqual(m.counts, {
+      total: 4,
+      done: 2,
+      failed: 1,
+      per_domain: { mcp: { total: 4, done: 2, failed: 1, empty: 0, truncated: 0 } },
+    });
     assert.equal(m.usage.requests, 5);
     assert.equal(m.complete, false);
     t.count('mcp', 'done');
@@ -133,9 +143,16 @@ describe('writer', () => {
   it('resume keeps finished rows, drops rows to redo and a cut last line, and appends after them', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'awb-writer-'));
     const out = join(dir, 'p.jsonl');
-    await writeFile(out, [row(1, { gen: 'ok' }), row(2, { gen: '', error: 'timeout' }), row(3, { gen: '' }), '{"task":"mcp","id":4,'].join('\n'));
+    await writeFile(
+      out,
+      [row(1, { gen: 'ok' }), row(2, { gen: '', error: 'timeout' }), row(3, { gen: '' }), '{"task":"mcp","id":4,'].join('\n'),
+    );
     const kept: unknown[] = [];
-    const r = await resumeOutput(out, { schema: datasetRowSchema, keep: (x) => inferOutcome(x) !== 'incomplete', onKept: (x) => kept.push(x.id) });
+    const r = await resumeOutput(out, {
+      schema: datasetRowSchema,
+      keep: (x) => inferOutcome(x) !== 'incomplete',
+      onKept: (x) => kept.push(x.id),
+    });
     assert.deepEqual(r.dropped, { failed: 1, cut: 1, invalid: 0 });
     assert.deepEqual(kept, [1, 3]);
     assert.equal(await readFile(out, 'utf8'), `${row(1, { gen: 'ok' })}\n${row(3, { gen: '' })}\n`);

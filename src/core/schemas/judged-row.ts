@@ -75,4 +75,3 @@ export function judgeOutcome(row: Record<string, unknown>): Outcome {
   if (message === NO_GENERATION) return row.error === undefined ? 'failed' : 'incomplete';
   return message.startsWith(UNPARSED) ? 'failed' : 'incomplete';
 }
-

@@ -47,4 +47,3 @@ export function inferOutcome(row: Record<string, unknown>): Outcome {
   if (typeof row.gen !== 'string' || row.error !== undefined) return 'incomplete';
   return row.gen === '' ? 'failed' : 'done';
 }
-
