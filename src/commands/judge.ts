@@ -5,27 +5,15 @@ import { UserError } from '../core/errors.js';
 import { judgeStage, loadRubrics } from '../core/judge/index.js';
 import { planLines } from '../core/rows/index.js';
 import { readManifest } from '../core/runner/index.js';
-import { intOption, urlOption } from './options.js';
-import { apiKeyFrom, dropUndefined, parseStageOptions, runStageCommand, type StageCliOptions } from './stage-cli.js';
+import { parseOptions } from './option-table.js';
+import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
+import { JUDGE_OPTIONS } from './stage-options.js';
 
-export interface JudgeCliOptions extends StageCliOptions {
-  predictions: string;
-  judgeBaseUrl: string[];
-  judgeModel: string;
-  judgeApiKey?: string;
-  rubrics?: string;
-  output?: string;
-  parseAttempts: string;
-}
-
-export async function run(opts: JudgeCliOptions): Promise<void> {
-  const urls = opts.judgeBaseUrl.map((u) => urlOption('judge-base-url', u));
-  const model = opts.judgeModel;
+export async function run(raw: Record<string, unknown>): Promise<void> {
+  const opts = parseOptions(JUDGE_OPTIONS, raw);
+  const { judgeBaseUrl: urls, judgeModel: model, domains, shard, parseAttempts, predictions } = opts;
   const apiKey = apiKeyFrom(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
-  const parsed = parseStageOptions(opts);
-  const { sampling, domains, shard } = parsed;
-  const parseAttempts = intOption('parse-attempts', opts.parseAttempts, 1, 20)!;
-  const predictions = opts.predictions;
+  const sampling = samplingOf(opts);
   try {
     await access(predictions);
   } catch {
@@ -36,7 +24,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
   const plan = await planLines([predictions], { domains, shard });
   // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
   const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
-  const pool = new EndpointPool({ urls, apiKey, model, ...parsed, role: 'judge' });
+  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
   const result = await runStageCommand({
     stage: judgeStage(pool, rubrics, sampling, parseAttempts),
     pool,
@@ -57,8 +45,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
       ...(upstream?.dataset.commit ? { commit: upstream.dataset.commit } : {}),
     },
     upstream,
-    cli: opts,
-    parsed,
+    options: opts,
     columns: [
       { title: 'final failures', value: (t) => t.finalFailed, warn: true },
       { title: 'no prediction (infer failed)', value: (t) => t.empty },

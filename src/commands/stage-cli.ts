@@ -1,9 +1,6 @@
 import chalk from 'chalk';
-import type { BadRowMode } from '../core/rows/index.js';
 import type { Sampling } from '../core/infer/index.js';
-import type { Shard } from '../core/rows/index.js';
-import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption } from './options.js';
+import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
 import type { EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
@@ -12,54 +9,6 @@ import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
 import { createProgress, installInterrupts, printSummary, reportEvent, resumeCommand, type SummaryColumn } from './run-ui.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
-
-export interface StageCliOptions {
-  domains?: string;
-  shard?: string;
-  concurrency: string;
-  temperature: string;
-  maxTokens: string;
-  extraBody?: string;
-  timeout: string;
-  maxRetries: string;
-  onBadRow: string;
-  grace: string;
-  maxReplyMb: string;
-  force?: boolean;
-  retryFailed?: boolean;
-  preflight: boolean;
-  progress: boolean;
-}
-
-export interface StageSettings {
-  concurrency: number;
-  sampling: Sampling;
-  timeoutMs: number;
-  maxRetries: number;
-  onBadRow: BadRowMode;
-  graceSeconds: number;
-  maxReplyBytes: number;
-  domains?: string[];
-  shard?: Shard;
-}
-
-export function parseStageOptions(opts: StageCliOptions): StageSettings {
-  return {
-    concurrency: intOption('concurrency', opts.concurrency, 1, 4096)!,
-    sampling: {
-      temperature: numberOption('temperature', opts.temperature, 0, 2),
-      max_tokens: intOption('max-tokens', opts.maxTokens, 1),
-      extra_body: jsonObjectOption('extra-body', opts.extraBody),
-    },
-    timeoutMs: numberOption('timeout', opts.timeout, 1, 86_400)! * 1000,
-    maxRetries: intOption('max-retries', opts.maxRetries, 0, 100)!,
-    onBadRow: choiceOption('on-bad-row', opts.onBadRow, ['stop', 'skip'] as const),
-    graceSeconds: numberOption('grace', opts.grace, 0, 86_400)!,
-    maxReplyBytes: numberOption('max-reply-mb', opts.maxReplyMb, 0.001, 4096)! * 2 ** 20,
-    domains: parseDomainList(opts.domains),
-    shard: shardOption(opts.shard),
-  };
-}
 
 /** The key from the option, else the stage's own variable, else OPENAI_API_KEY; local servers accept anything. */
 export function apiKeyFrom(given: string | undefined, specific: string): string {
@@ -83,8 +32,7 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   settings: ManifestSettings;
   dataset: RunOptions['dataset'];
   upstream?: unknown;
-  cli: StageCliOptions;
-  parsed: StageSettings;
+  options: SharedOptions;
   /** Stage-specific columns of the summary table. */
   columns: SummaryColumn[];
   secrets: string[];
@@ -93,8 +41,9 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
 /** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
 export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
   const name = c.stage.name;
-  const interrupts = installInterrupts(name, c.parsed.graceSeconds);
-  const progress = createProgress(name, c.cli.progress);
+  const o = c.options;
+  const interrupts = installInterrupts(name, o.grace);
+  const progress = createProgress(name, o.progress);
   try {
     const result = await runStage(c.stage, {
       output: c.output,
@@ -102,10 +51,10 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       settings: c.settings,
       dataset: c.dataset,
       upstream: c.upstream,
-      force: c.cli.force === true,
-      retryFailed: c.cli.retryFailed === true,
-      concurrency: c.parsed.concurrency,
-      onBadRow: c.parsed.onBadRow,
+      force: o.force,
+      retryFailed: o.retryFailed,
+      concurrency: o.concurrency,
+      onBadRow: o.onBadRow,
       stop: interrupts.stop,
       abort: interrupts.abort,
       onEvent: (e) => {
@@ -113,7 +62,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         progress.event(e);
       },
       beforeDispatch: async () => {
-        if (c.cli.preflight) await c.pool.preflight();
+        if (o.preflight) await c.pool.preflight();
       },
       endpointStats: () => c.pool.stats(),
     });
@@ -148,6 +97,16 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
   } else {
     process.stderr.write(chalk.green(`${stage}: done: ${output}\n`));
   }
+}
+
+/** Sampling as the options give it. */
+export function samplingOf(o: SharedOptions): Sampling {
+  return { temperature: o.temperature, max_tokens: o.maxTokens, extra_body: o.extraBody };
+}
+
+/** The endpoint pool's settings from the options. */
+export function poolSettings(o: SharedOptions) {
+  return { timeoutMs: o.timeout, maxRetries: o.maxRetries, maxReplyBytes: o.maxReplyMb };
 }
 
 /** Settings go into the manifest, where an absent option and an undefined one must compare equal. */
