@@ -44,7 +44,7 @@ const awbNodeArgs = (process.env.BENCH_AWB_NODE_ARGS ?? '').split(/\s+/).filter(
 const memTrace = process.env.BENCH_MEM_TRACE === '1';
 if (memTrace) awbNodeArgs.push('--import', join(root, 'bench', 'mem-sampler.mjs'));
 
-const RSS_TARGET_MB = 150;
+const RSS_TARGET_MB = 200;
 const WALL_TARGET = 1.1;
 const SCORE_TARGET = 1.5;
 const HELP_TARGET_MS = 250;
