@@ -57,7 +57,7 @@ const awbNodeArgs = (process.env.BENCH_AWB_NODE_ARGS ?? '').split(/\s+/).filter(
 const memTrace = process.env.BENCH_MEM_TRACE === '1';
 if (memTrace) awbNodeArgs.push('--import', join(root, 'bench', 'mem-sampler.mjs'));
 
-const RSS_TARGET_MB = 150;
+const RSS_TARGET_MB = 200;
 const PREFILL_TARGET = 1.05;
 const CACHE_WALL_TARGET = 1.15;
 const WALL_TARGET = 1.1;

@@ -3,30 +3,14 @@ import { DATASET_REPO } from './core/domains.js';
 import { UserError } from './core/errors.js';
 import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
+import { declare } from './commands/option-table.js';
+import { INFER_OPTIONS, JUDGE_OPTIONS } from './commands/stage-options.js';
 
 /*
  * Only commander is loaded at start-up: each action imports its command
  * module (and with it openai, @huggingface/hub, ...) when it runs, so
  * `awb --help` stays fast.
  */
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-/** What infer and judge share: requests, failures, interrupts and resuming. */
-function withRunOptions(cmd: Command): Command {
-  return cmd
-    .option('--timeout <s>', 'per-request timeout in seconds (long generations need long timeouts)', '1800')
-    .option('--max-retries <n>', 'retries per request for 429, 5xx, resets and timeouts, with backoff', '6')
-    .option(
-      '--on-bad-row <mode>',
-      'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it',
-      'stop',
-    )
-    .option('--grace <s>', 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish', '60')
-    .option('--force', 'resume even if the settings differ from the ones the output was made with')
-    .option('--no-preflight', 'skip the check that the endpoint answers and serves the model')
-    .option('--no-progress', 'no progress bar or progress lines');
-}
 
 function buildProgram(): Command {
   const program = new Command('awb')
@@ -45,47 +29,15 @@ function buildProgram(): Command {
     .option('--repo <id>', 'dataset repository', DATASET_REPO)
     .action(async (opts) => (await import('./commands/download.js')).run(opts));
 
-  const infer = program
-    .command('infer')
-    .description('Run a world model on every row and write predictions JSONL (resumable)')
-    .requiredOption(
-      '--model-base-url <url>',
-      'OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (repeat for several replicas)',
-      collect,
-    )
-    .requiredOption('--model-name <name>', 'model name as the endpoint knows it')
-    .option('--model-api-key <key>', 'API key (default: $AWB_MODEL_API_KEY, else $OPENAI_API_KEY, else "EMPTY")')
-    .option('--data <dir>', 'local copy of the dataset in the official layout ({domain}_test.jsonl); default: download it')
-    .option('--revision <rev>', 'dataset revision when downloading', 'main')
-    .option('-o, --output <file>', 'predictions file', 'results/predictions.jsonl')
-    .option('--domains <list>', 'comma-separated domains (default: all in the data)')
-    .option('--limit <n>', 'at most N rows per domain (quick checks)')
-    .option('--shard <k/n>', 'take only shard K of N (1-based), a deterministic split balanced by size')
-    .option('-c, --concurrency <n>', 'requests in flight', '16')
-    .option('--temperature <t>', 'sampling temperature (official default)', '0.6')
-    .option('--top-p <p>', 'nucleus sampling (default: server default)')
-    .option('--max-tokens <n>', 'generation limit (official default)', '32768')
-    .option('--extra-body <json>', 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'')
-    .option('--no-history', 'send only the system prompt and the current action (the protocol before the official history fix)');
-  withRunOptions(infer).action(async (opts) => (await import('./commands/infer.js')).run(opts));
+  declare(
+    program.command('infer').description('Run a world model on every row and write predictions JSONL (resumable)'),
+    INFER_OPTIONS,
+  ).action(async (opts) => (await import('./commands/infer.js')).run(opts));
 
-  const judge = program
-    .command('judge')
-    .description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)')
-    .option('--predictions <file>', 'predictions JSONL from `awb infer` or the official script', 'results/predictions.jsonl')
-    .requiredOption('--judge-base-url <url>', 'OpenAI-compatible base URL of the judge (repeat for several)', collect)
-    .requiredOption('--judge-model <name>', 'judge model (published numbers: gpt-5.2-2025-12-11)')
-    .option('--judge-api-key <key>', 'API key (default: $AWB_JUDGE_API_KEY, else $OPENAI_API_KEY, else "EMPTY")')
-    .option('--rubrics <dir>', 'rubric folder: {domain}.md, or the official {domain}/judge_system_prompt.txt layout (default: bundled)')
-    .option('-o, --output <file>', 'judged file (default: judged.jsonl beside the predictions)')
-    .option('--domains <list>', 'comma-separated domains (default: all in the predictions)')
-    .option('--shard <k/n>', 'take only shard K of N (1-based)')
-    .option('-c, --concurrency <n>', 'requests in flight', '16')
-    .option('--temperature <t>', 'judge temperature (official default)', '0.6')
-    .option('--max-tokens <n>', 'judge generation limit (official default)', '32768')
-    .option('--extra-body <json>', 'JSON object merged into each request body')
-    .option('--parse-attempts <n>', 'ask the judge again when its reply cannot be parsed, up to N times in all (official: 3)', '3');
-  withRunOptions(judge).action(async (opts) => (await import('./commands/judge.js')).run(opts));
+  declare(
+    program.command('judge').description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)'),
+    JUDGE_OPTIONS,
+  ).action(async (opts) => (await import('./commands/judge.js')).run(opts));
 
   program
     .command('score')

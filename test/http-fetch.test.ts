@@ -2,8 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EndpointPool } from '../src/core/endpoints/endpoints.js';
-import { BodyPlan } from '../src/core/endpoints/request-body.js';
+import { EndpointPool, type PoolOptions } from '../src/core/endpoints/endpoints.js';
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -11,8 +10,17 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
 }
 
-const pool = (url: string, maxRetries = 0) =>
-  new EndpointPool({ urls: [url], apiKey: 'k', model: 'm', timeoutMs: 10_000, maxRetries, role: 'world model' });
+const pool = (url: string, over: Partial<PoolOptions> = {}) =>
+  new EndpointPool({
+    urls: [url],
+    apiKey: 'k',
+    model: 'm',
+    timeoutMs: 10_000,
+    maxRetries: 0,
+    maxReplyBytes: 1 << 20,
+    role: 'world model',
+    ...over,
+  });
 const reply = JSON.stringify({
   id: 'x',
   object: 'chat.completion',
@@ -20,47 +28,46 @@ const reply = JSON.stringify({
   model: 'm',
   choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }],
 });
+const request = { messages: [{ role: 'user' as const, content: 'x'.repeat(3 << 20) }] };
 
-test('a planned body arrives whole, with its length, on every attempt', async () => {
-  const big = Buffer.alloc(3 << 20, 0x61);
-  const plan = new BodyPlan([Buffer.from('{"model":"m","x":"'), big, Buffer.from('"}')]);
-  const seen: { length: string | undefined; chunked: boolean; bytes: number }[] = [];
+test('the body the client builds arrives whole, with its length, on every attempt', async () => {
+  const seen: { length: string | undefined; body: string }[] = [];
   const { url, server } = await serve((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
-      seen.push({
-        length: req.headers['content-length'],
-        chunked: req.headers['transfer-encoding'] === 'chunked',
-        bytes: Buffer.concat(parts).length,
-      });
-      // The first attempt fails with a retryable status; the client sends the same body again.
+      seen.push({ length: req.headers['content-length'], body: Buffer.concat(parts).toString() });
+      // The first attempt fails with a retryable status; the same body goes again.
       if (seen.length === 1) res.writeHead(503, { 'retry-after-ms': '10' }).end('{}');
       else res.writeHead(200, { 'content-type': 'application/json' }).end(reply);
     });
   });
   try {
-    const { completion } = await pool(url, 2).chat(plan);
+    const { completion } = await pool(url, { maxRetries: 2 }).chat(request);
     assert.equal(completion.choices[0]?.message.content, 'ok');
-    assert.deepEqual(seen, [
-      { length: String(plan.length), chunked: false, bytes: plan.length },
-      { length: String(plan.length), chunked: false, bytes: plan.length },
-    ]);
+    assert.equal(seen.length, 2);
+    const expected = JSON.stringify({ ...request, model: 'm' });
+    for (const s of seen) {
+      assert.deepEqual(JSON.parse(s.body), JSON.parse(expected));
+      assert.equal(s.length, String(Buffer.byteLength(s.body)));
+    }
   } finally {
     server.close();
   }
 });
 
-test('a server that answers and hangs up before the body is sent gives an error, not a crash', async () => {
-  const plan = new BodyPlan([Buffer.alloc(8 << 20, 0x62)]);
+test('a server that answers 413 and hangs up before the body is sent gives that error, not a crash', async () => {
   const { url, server } = await serve((req, res) => {
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end('{"error":{"message":"too large"}}');
     req.socket.destroy();
   });
   try {
-    await assert.rejects(pool(url).chat(plan), (err: Error) =>
-      /413|too large|Connection error|socket|ECONNRESET|EPIPE/i.test(`${err.message} ${String((err as { cause?: unknown }).cause)}`),
-    );
+    const p = pool(url);
+    await assert.rejects(p.chat(request), (err: Error) => {
+      // Either the 413 arrived before the socket closed, or the write failed: both say what happened, neither is a crash.
+      const said = p.describe(err);
+      return /^413 too large$|^Connection error: (write |read )?(EPIPE|ECONNRESET|socket hang up)/.test(said) || assert.fail(said);
+    });
   } finally {
     server.close();
   }
@@ -75,8 +82,56 @@ test('a reply that outlasts the timeout while its body is arriving counts as a t
     });
   });
   try {
-    const slow = new EndpointPool({ urls: [url], apiKey: 'k', model: 'm', timeoutMs: 300, maxRetries: 0, role: 'world model' });
-    await assert.rejects(slow.chat(new BodyPlan([Buffer.from('{}')])), (err: Error) => /timed out/i.test(err.message));
+    await assert.rejects(pool(url, { timeoutMs: 300 }).chat({ messages: [] }), (err: Error) => /timed out/i.test(err.message));
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test('a reply larger than --max-reply-mb is a failed attempt with one line, cut off at the limit', async () => {
+  let sent = 0;
+  const { url, server } = await serve((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // An endless reply: it stops only when the client hangs up.
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+    });
+  });
+  try {
+    const p = pool(url, { maxReplyBytes: 2 << 20 });
+    await assert.rejects(p.chat({ messages: [] }), (err: Error) => {
+      assert.equal(p.describe(err), 'Connection error: reply larger than 2 MB (--max-reply-mb)');
+      return true;
+    });
+    assert.ok(sent < 64 << 20, `the server got to send ${sent} bytes`);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test('a reply that stalls after its headers is a failed attempt once the idle limit passes', async () => {
+  const { url, server } = await serve((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id":');
+    });
+  });
+  try {
+    const p = pool(url, { idleMs: 200 });
+    await assert.rejects(p.chat({ messages: [] }), (err: Error) => {
+      assert.equal(p.describe(err), 'Connection error: reply stalled: no bytes for 0.2 s');
+      return true;
+    });
   } finally {
     server.closeAllConnections();
     server.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { datasetFiles, domainOfBytes, planLines } from '../src/core/rows/input.js';
+import { datasetFiles, domainOfLine, lineId, planLines, type LinePlan } from '../src/core/rows/input.js';
 import { collectKeys } from '../src/core/merge/merge.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
 import { assignShards } from '../src/core/rows/shard.js';
@@ -111,6 +111,8 @@ describe('assignShards', () => {
   });
 });
 
+const ids = (plan: LinePlan) => plan.lines.map((l) => lineId(l.file, l.lineNo));
+
 describe('planLines --shard on the fixture data', () => {
   it('splits the 28 fixture rows, both android duplicates included, into disjoint shards that cover them once', async () => {
     const files = (await datasetFiles(FIXTURES)).map((f) => f.path);
@@ -119,46 +121,44 @@ describe('planLines --shard on the fixture data', () => {
     const android3107 = [...keys].filter((k) => displayKey(k) === 'android id 3107 turn 2');
     assert.equal(android3107.length, 2, 'the fixture holds two distinct rows with the same (id, turn)');
     const all = await planLines(files, { shard: { index: 1, count: 1 } });
-    assert.equal(all.total, 28);
-    assert.equal(all.lines!.size, 28);
+    assert.equal(all.lines.length, 28);
 
     for (const count of [2, 3, 4, 7, 40]) {
       const seen = new Map<string, number>();
       for (let index = 1; index <= count; index++) {
         const plan = await planLines(files, { shard: { index, count } });
-        for (const k of plan.lines!) {
+        for (const k of ids(plan)) {
           assert.ok(!seen.has(k), `N=${count}: line ${k} in shards ${seen.get(k)} and ${index}`);
           seen.set(k, index);
         }
         const perDomain = [...plan.perDomain.values()].reduce((a, n) => a + n, 0);
-        assert.equal(perDomain, plan.lines!.size);
-        assert.equal(plan.total, plan.lines!.size);
+        assert.equal(perDomain, plan.lines.length);
       }
-      assert.deepEqual([...seen.keys()].sort(), [...all.lines!].sort(), `N=${count}: shards cover every row`);
+      assert.deepEqual([...seen.keys()].sort(), ids(all).sort(), `N=${count}: shards cover every row`);
     }
   });
 
   it('applies --limit before splitting, so every shard agrees on which rows exist', async () => {
     const files = (await datasetFiles(FIXTURES)).map((f) => f.path);
     const limited = await planLines(files, { limit: 2 });
-    assert.equal(limited.total, 14);
+    assert.equal(limited.lines.length, 14);
     const union = new Set<string>();
     for (let index = 1; index <= 3; index++) {
       const plan = await planLines(files, { limit: 2, shard: { index, count: 3 } });
-      for (const k of plan.lines!) union.add(k);
+      for (const k of ids(plan)) union.add(k);
     }
-    assert.deepEqual([...union].sort(), [...limited.lines!].sort());
+    assert.deepEqual([...union].sort(), ids(limited).sort());
   });
 
   it("reads each line's domain from its bytes, path-style tasks included", async () => {
     const files = (await datasetFiles(FIXTURES)).map((f) => f.path);
     const plan = await planLines(files, {});
     assert.deepEqual(Object.fromEntries(plan.perDomain), { android: 5, mcp: 4, os: 3, search: 4, swe: 4, terminal: 5, web: 3 });
-    assert.equal(domainOfBytes(Buffer.from('{"id": 1, "task" : "agentworld/terminal", "prompt": []}')), 'terminal');
-    assert.equal(domainOfBytes(Buffer.from('{"prompt": ["say \\"task\\": \\"x\\""], "task": "mcp"}')), 'mcp');
-    assert.equal(domainOfBytes(Buffer.from('{"id": 1}')), undefined);
+    assert.equal(domainOfLine(Buffer.from('{"id": 1, "task" : "agentworld/terminal", "prompt": []}')), 'terminal');
+    assert.equal(domainOfLine(Buffer.from('{"prompt": ["say \\"task\\": \\"x\\""], "task": "mcp"}')), 'mcp');
+    assert.equal(domainOfLine(Buffer.from('{"id": 1}')), undefined);
     // A nested "task" key is not the row's: --domains must not pick or drop a row by it.
-    assert.equal(domainOfBytes(Buffer.from('{"meta": {"task": "web"}, "task": "os", "prompt": []}')), 'os');
-    assert.equal(domainOfBytes(Buffer.from('{"meta": {"task": "web"}, "id": 1}')), undefined);
+    assert.equal(domainOfLine(Buffer.from('{"meta": {"task": "web"}, "task": "os", "prompt": []}')), 'os');
+    assert.equal(domainOfLine(Buffer.from('{"meta": {"task": "web"}, "id": 1}')), undefined);
   });
 });

@@ -1,58 +1,14 @@
-import { setFlagsFromString } from 'node:v8';
 import chalk from 'chalk';
-import type { BadRowMode } from '../core/rows/index.js';
 import type { Sampling } from '../core/infer/index.js';
-import type { Shard } from '../core/rows/index.js';
-import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption } from './options.js';
-import { resumeCommand } from './run-ui.js';
-import { visible } from '../core/shown.js';
+import type { SharedOptions } from './stage-options.js';
+import type { z } from 'zod';
+import type { EndpointPool } from '../core/endpoints/index.js';
+import type { LinePlan } from '../core/rows/index.js';
+import { runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
+import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
+import { createProgress, installInterrupts, printSummary, reportEvent, resumeCommand, type SummaryColumn } from './run-ui.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
-
-export interface StageCliOptions {
-  domains?: string;
-  shard?: string;
-  concurrency: string;
-  temperature: string;
-  maxTokens: string;
-  extraBody?: string;
-  timeout: string;
-  maxRetries: string;
-  onBadRow: string;
-  grace: string;
-  force?: boolean;
-  preflight: boolean;
-  progress: boolean;
-}
-
-export interface StageSettings {
-  concurrency: number;
-  sampling: Sampling;
-  timeoutMs: number;
-  maxRetries: number;
-  onBadRow: BadRowMode;
-  graceSeconds: number;
-  domains?: string[];
-  shard?: Shard;
-}
-
-export function parseStageOptions(opts: StageCliOptions): StageSettings {
-  return {
-    concurrency: intOption('concurrency', opts.concurrency, 1, 4096)!,
-    sampling: {
-      temperature: numberOption('temperature', opts.temperature, 0, 2),
-      max_tokens: intOption('max-tokens', opts.maxTokens, 1),
-      extra_body: jsonObjectOption('extra-body', opts.extraBody),
-    },
-    timeoutMs: numberOption('timeout', opts.timeout, 1, 86_400)! * 1000,
-    maxRetries: intOption('max-retries', opts.maxRetries, 0, 100)!,
-    onBadRow: choiceOption('on-bad-row', opts.onBadRow, ['stop', 'skip'] as const),
-    graceSeconds: numberOption('grace', opts.grace, 0, 86_400)!,
-    domains: parseDomainList(opts.domains),
-    shard: shardOption(opts.shard),
-  };
-}
 
 /** The key from the option, else the stage's own variable, else OPENAI_API_KEY; local servers accept anything. */
 export function apiKeyFrom(given: string | undefined, specific: string): string {
@@ -61,11 +17,67 @@ export function apiKeyFrom(given: string | undefined, specific: string): string 
 
 export function printEndpoints(endpoints: Record<string, { requests: number; failures: number }> | undefined): void {
   if (!endpoints || Object.keys(endpoints).length < 2) return;
-  for (const [url, s] of Object.entries(endpoints))
-    process.stderr.write(`endpoint ${visible(url)}: ${s.requests} requests, ${s.failures} failed\n`);
+  for (const [url, s] of Object.entries(endpoints)) process.stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);
 }
 
-/** Final words and exit code: 0 only when every row is done. */
+/**
+ * What a command gives to run its stage: the runner's options less those
+ * every stage fills the same way (interrupts, progress, bad rows, resume).
+ */
+export interface StageCommand<S extends z.ZodType<DatasetRow>> {
+  stage: Stage<S>;
+  pool: EndpointPool;
+  plan: LinePlan;
+  output: string;
+  settings: ManifestSettings;
+  dataset: RunOptions['dataset'];
+  upstream?: unknown;
+  options: SharedOptions;
+  /** Stage-specific columns of the summary table. */
+  columns: SummaryColumn[];
+  secrets: string[];
+}
+
+/** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
+export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
+  const name = c.stage.name;
+  const o = c.options;
+  const interrupts = installInterrupts(name, o.grace);
+  const progress = createProgress(name, o.progress);
+  try {
+    const result = await runStage(c.stage, {
+      output: c.output,
+      plan: c.plan,
+      settings: c.settings,
+      dataset: c.dataset,
+      upstream: c.upstream,
+      force: o.force,
+      retryFailed: o.retryFailed,
+      concurrency: o.concurrency,
+      onBadRow: o.onBadRow,
+      stop: interrupts.stop,
+      abort: interrupts.abort,
+      onEvent: (e) => {
+        reportEvent(name, e, c.output);
+        progress.event(e);
+      },
+      beforeDispatch: async () => {
+        if (o.preflight) await c.pool.preflight();
+      },
+      endpointStats: () => c.pool.stats(),
+    });
+    progress.stop();
+    printSummary(name, result, c.columns);
+    printEndpoints(result.manifest.endpoints);
+    finish(name, result.stopped, result.remaining, c.output, c.secrets);
+    return result;
+  } finally {
+    progress.stop();
+    interrupts.dispose();
+  }
+}
+
+/** Final words and exit code: 0 when every row has a final result, 1 when some are left to redo, 130 when interrupted. */
 export function finish(stage: string, stopped: boolean, remaining: number, output: string, secrets: string[]): void {
   const again = resumeCommand(secrets);
   if (stopped) {
@@ -87,22 +99,17 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
   }
 }
 
+/** Sampling as the options give it. */
+export function samplingOf(o: SharedOptions): Sampling {
+  return { temperature: o.temperature, max_tokens: o.maxTokens, extra_body: o.extraBody };
+}
+
+/** The endpoint pool's settings from the options. */
+export function poolSettings(o: SharedOptions) {
+  return { timeoutMs: o.timeout, maxRetries: o.maxRetries, maxReplyBytes: o.maxReplyMb };
+}
+
 /** Settings go into the manifest, where an absent option and an undefined one must compare equal. */
 export function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-/**
- * A run keeps every request in flight alive for seconds, so V8 sees most
- * young objects survive: it grows the young generation to its maximum (32
- * MB) and lets the old one fill with the promoted, soon dead, request state
- * until a late first full collection. Holding the young generation at its
- * starting size and growing the old one by 10 % over what was live keeps
- * infer and judge some 50 MB smaller at 64 requests in flight, at no cost
- * in time (the bench measured no more CPU). Process-wide settings, hence made
- * here and not in core; V8 reads both as it goes.
- */
-export function tuneGarbageCollection(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--heap-growing-percent=10');
 }

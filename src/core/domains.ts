@@ -15,7 +15,7 @@ export const DOMAIN_LABELS: Record<string, string> = {
   os: 'OS',
 };
 
-/** Row counts of the published test split; used to check a download and to plan shards. */
+/** Row counts of the published test split: `awb download` shows them beside what it got. */
 export const PUBLISHED_ROW_COUNTS: Record<Domain, number> = {
   mcp: 286,
   search: 458,
@@ -44,7 +44,7 @@ export function compareDomains(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Parses `--domains a,b`; an unknown name is a user mistake worth naming. */
+/** Parses `--domains a,b` into names; whether the data has them is checked where the data is read. */
 export function parseDomainList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const names = value

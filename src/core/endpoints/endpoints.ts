@@ -1,29 +1,32 @@
-import OpenAI, { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from 'openai';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { chatBody } from './chat-body.js';
-import { nodeFetch, standIn } from './http-fetch.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
-import type { ChatMessage } from '../infer/index.js';
-import type { BodyPlan } from './request-body.js';
-import type { RowText } from '../rows/index.js';
+import { DEFAULT_HEALTH, afterFailure, afterSuccess, freshHealth, pickEndpoint, type Health, type HealthPolicy } from './health.js';
+import { nodeFetch } from './http-fetch.js';
+import { retryDelay, type AttemptFailure } from './retry.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
   urls: string[];
   apiKey: string;
   model: string;
-  /** Per HTTP attempt. */
+  /** Per HTTP attempt, the whole reply included. */
   timeoutMs: number;
-  /** Retries per request inside the openai client (429 with Retry-After, 5xx, resets, timeouts). */
+  /** Retries per request (429 with Retry-After, 5xx, resets, timeouts), on any endpoint. */
   maxRetries: number;
-  /** Consecutive failed attempts after which an endpoint is set aside (only with several endpoints). */
-  setAsideAfter?: number;
-  /** How long an endpoint is set aside at first; doubles each time it fails again. */
-  cooldownMs?: number;
-  /** Used by the role name in messages: "world model" or "judge". */
+  /** A reply larger than this is a failed attempt. */
+  maxReplyBytes: number;
+  /** A reply that sends nothing for this long once it has started is a failed attempt. */
+  idleMs?: number;
+  health?: HealthPolicy;
+  /** Used in messages: "world model" or "judge". */
   role: string;
 }
+
+/** The request body of one chat completion, without the model (the pool's). Extra fields (e.g. from --extra-body) pass through. */
+export type ChatRequest = Omit<ChatCompletionCreateParamsNonStreaming, 'model'> & Record<string, unknown>;
 
 export interface ChatResult {
   completion: ChatCompletion;
@@ -44,22 +47,21 @@ export class FatalEndpointError extends UserError {
   }
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '<invalid URL>';
-  }
+/** A 200 whose body is not a chat completion. */
+export class MalformedReplyError extends Error {
+  override name = 'MalformedReplyError';
+}
+
+/** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
+export function isMalformedReply(err: unknown): boolean {
+  return err instanceof MalformedReplyError || err instanceof SyntaxError;
 }
 
 interface Endpoint {
-  url: string;
   shown: string;
   client: OpenAI;
   inFlight: number;
-  consecutiveFailures: number;
-  setAsideUntil: number;
-  cooldownMs: number;
+  health: Health;
   stats: EndpointStats;
 }
 
@@ -71,139 +73,99 @@ function noAnswer(what: string, ms: number): string {
   return `${what} accepted the connection but did not answer the models check within ${ms / 1000} s (tried twice): is it overloaded, stuck or still loading? (--no-preflight skips this check)`;
 }
 
-/** A synthetic reply that tells the openai client not to retry: the pool moves the request to another endpoint instead. */
-const SET_ASIDE_STATUS = 599;
+/** A reply that tells against the endpoint's health. */
+function isFailureStatus(status: number): boolean {
+  return status >= 500 || status === 429;
+}
+
+/** Idle limit on a reply once it has started: a working server sends a finished completion in one go. */
+const DEFAULT_IDLE_MS = 120_000;
 
 /**
- * One or more OpenAI-compatible endpoints serving the same model. Retries and
- * backoff are the openai client's own; the pool adds only what the client
- * cannot do: spreading load over replicas and setting aside one that keeps
- * failing. Health is tracked per HTTP attempt through a fetch wrapper, so the
- * client's internal retries count too.
+ * One or more OpenAI-compatible endpoints serving the same model, each an
+ * openai client (its timeout, its errors; its fetch reads replies within
+ * limits). The pool adds what the client cannot do: spreading attempts over
+ * replicas, setting aside one that keeps failing (health.ts), retrying on
+ * whichever endpoint is best placed (retry.ts), and stopping the run on
+ * errors that would repeat for every row.
  */
 export class EndpointPool {
   private readonly endpoints: Endpoint[];
-  private readonly setAsideAfter: number;
-  /** What must never be shown: the key, and what the URLs carry in their user info and query. */
+  private readonly policy: HealthPolicy;
   private readonly secrets: string[];
 
   constructor(private readonly opts: PoolOptions) {
-    this.setAsideAfter = opts.setAsideAfter ?? 3;
+    this.policy = opts.health ?? DEFAULT_HEALTH;
     this.secrets = [opts.apiKey, ...opts.urls.flatMap(urlSecrets)];
-    const send = nodeFetch();
-    this.endpoints = opts.urls.map((url) => {
-      const ep: Endpoint = {
-        url,
-        shown: shownUrl(url),
-        inFlight: 0,
-        consecutiveFailures: 0,
-        setAsideUntil: 0,
-        cooldownMs: opts.cooldownMs ?? 30_000,
-        stats: { requests: 0, failures: 0 },
-        client: undefined as unknown as OpenAI,
-      };
-      const { base, query } = splitQuery(url);
-      ep.client = new OpenAI({
-        baseURL: base,
-        defaultQuery: query,
+    const send = nodeFetch({ maxReplyBytes: opts.maxReplyBytes, idleMs: opts.idleMs ?? DEFAULT_IDLE_MS });
+    this.endpoints = opts.urls.map((url) => ({
+      shown: shownUrl(url),
+      inFlight: 0,
+      health: freshHealth(this.policy),
+      stats: { requests: 0, failures: 0 },
+      client: new OpenAI({
+        // A query in the base URL (a key, on some gateways) goes with every request, never into a shown URL.
+        baseURL: splitQuery(url).base,
+        defaultQuery: splitQuery(url).query,
         apiKey: opts.apiKey,
         timeout: opts.timeoutMs,
-        maxRetries: opts.maxRetries,
-        fetch: this.trackingFetch(ep, send),
-      });
-      return ep;
-    });
-  }
-
-  private trackingFetch(ep: Endpoint, send: ReturnType<typeof nodeFetch>): typeof globalThis.fetch {
-    const several = () => this.endpoints.length > 1;
-    return (async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) => {
-      if (several() && ep.setAsideUntil > Date.now()) {
-        return new Response(JSON.stringify({ error: { message: `${ep.shown} is set aside after repeated failures` } }), {
-          status: SET_ASIDE_STATUS,
-          headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
-        });
-      }
-      ep.stats.requests++;
-      const started = performance.now();
-      try {
-        const res = await send(input, init);
-        if (res.status >= 500 || res.status === 429) this.noteFailure(ep);
-        else this.noteSuccess(ep);
-        return res;
-      } catch (err) {
-        // The client cancels an attempt through the same signal on its own timeout and on the
-        // caller's abort; only the timeout speaks against the endpoint, and it comes once the time is up.
-        const timedOut = performance.now() - started >= this.opts.timeoutMs * 0.9;
-        if (!init?.signal?.aborted || timedOut) this.noteFailure(ep);
-        throw err;
-      }
-    }) as typeof globalThis.fetch;
+        // The pool retries, each attempt on the endpoint best placed for it.
+        maxRetries: 0,
+        fetch: send,
+      }),
+    }));
   }
 
   private noteFailure(ep: Endpoint): void {
     ep.stats.failures++;
-    ep.consecutiveFailures++;
-    if (this.endpoints.length > 1 && ep.consecutiveFailures >= this.setAsideAfter) {
-      ep.setAsideUntil = Date.now() + ep.cooldownMs;
-      ep.cooldownMs = Math.min(ep.cooldownMs * 2, 10 * 60_000);
-      ep.consecutiveFailures = 0;
-    }
+    ep.health = afterFailure(ep.health, this.policy, Date.now(), this.endpoints.length);
   }
 
   private noteSuccess(ep: Endpoint): void {
-    ep.consecutiveFailures = 0;
-    ep.cooldownMs = this.opts.cooldownMs ?? 30_000;
-  }
-
-  /** The healthy endpoint with the fewest requests in flight; when all are set aside, the one back soonest. */
-  private pick(exclude: Set<Endpoint>): Endpoint {
-    const now = Date.now();
-    const candidates = this.endpoints.filter((e) => !exclude.has(e));
-    const pool = candidates.length ? candidates : this.endpoints;
-    const healthy = pool.filter((e) => e.setAsideUntil <= now);
-    if (healthy.length) return healthy.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
-    const soonest = pool.reduce((a, b) => (b.setAsideUntil < a.setAsideUntil ? b : a));
-    soonest.setAsideUntil = 0; // a probe: its result decides whether it stays aside
-    return soonest;
-  }
-
-  /** The request body for these messages, for this pool's model. */
-  encode(messages: ChatMessage[], params: Record<string, unknown>, text: Pick<RowText, 'locate'>): BodyPlan {
-    return chatBody(this.opts.model, messages, params, text);
+    ep.health = afterSuccess(this.policy);
   }
 
   /**
-   * Sends one chat completion. Errors that would repeat for every row
-   * (rejected key, unknown model) become FatalEndpointError; others are thrown
-   * as they are, after the client's retries and, with several endpoints, one
-   * try on each other endpoint.
+   * Sends one chat completion. Each attempt goes to the endpoint in use with
+   * the fewest requests in flight; a failed one is retried (retry.ts: the
+   * openai client's rules, Retry-After honoured) up to maxRetries times.
+   * Errors that would repeat for every row (rejected key, unknown model)
+   * become FatalEndpointError; others are thrown once the retries are spent.
    */
-  async chat(plan: BodyPlan, signal?: AbortSignal): Promise<ChatResult> {
-    const body = standIn(plan);
-    const tried = new Set<Endpoint>();
-    for (;;) {
-      const ep = this.pick(tried);
-      tried.add(ep);
+  async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    const body = { ...request, model: this.opts.model } as ChatCompletionCreateParamsNonStreaming;
+    // A retry goes elsewhere when there is elsewhere to go.
+    const failedOn = new Set<number>();
+    for (let retry = 0; ; retry++) {
+      const index = pickEndpoint(this.endpoints, failedOn, Date.now()).index;
+      const ep = this.endpoints[index]!;
       ep.inFlight++;
+      ep.stats.requests++;
       const started = performance.now();
+      let failure: AttemptFailure;
       try {
-        const completion = await ep.client.post<ChatCompletion>('/chat/completions', {
-          body,
-          headers: { 'content-type': 'application/json' },
-          signal,
-        });
-        if (!completion || !Array.isArray(completion.choices)) {
+        const completion = await ep.client.chat.completions.create(body, signal ? { signal } : {});
+        if (!completion || !Array.isArray(completion.choices))
           throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
-        }
+        this.noteSuccess(ep);
         return { completion, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
-        // The input file could not be read back for the body: no endpoint can help with that.
-        if (err instanceof APIConnectionError && err.cause instanceof UserError) throw err.cause;
+        if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         const fatal = this.fatalFor(err, ep);
         if (fatal) throw fatal;
-        if (err instanceof APIUserAbortError || signal?.aborted) throw err;
-        if (tried.size >= this.endpoints.length) throw err;
+        if (err instanceof APIConnectionError) failure = { kind: 'connection' };
+        else if (err instanceof APIError && err.status !== undefined)
+          failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
+        else {
+          // A reply that is not a chat completion: the caller decides whether to ask again.
+          this.noteSuccess(ep);
+          throw err;
+        }
+        if (failure.kind === 'connection' || isFailureStatus(failure.status)) this.noteFailure(ep);
+        failedOn.add(index);
+        const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random());
+        if (wait === undefined) throw err;
+        await sleep(wait, undefined, signal ? { signal } : {});
       } finally {
         ep.inFlight--;
       }
@@ -223,9 +185,15 @@ export class EndpointPool {
     return undefined;
   }
 
-  /** An error as one line for files and the terminal, with the API key scrubbed: some servers echo it back. */
+  /** An error as one line for files and the terminal, secrets removed before it is cut: some servers echo the key back. */
   describe(err: unknown): string {
-    return brief(messageOf(err), this.secrets);
+    let text: string;
+    if (err instanceof APIConnectionError && err.cause instanceof Error && !(err instanceof APIConnectionTimeoutError)) {
+      text = `${err.message.replace(/\.$/, '')}: ${err.cause.message}`;
+    } else if (err instanceof APIError) text = err.message;
+    else if (err instanceof Error) text = `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
+    else text = String(err);
+    return brief(text, this.secrets);
   }
 
   /**
@@ -268,24 +236,14 @@ export class EndpointPool {
     return out;
   }
 
+  /** The endpoints as recorded in manifests: host and port only. */
   hosts(): string[] {
-    return this.opts.urls.map(hostOf);
+    return this.endpoints.map((ep) => {
+      try {
+        return new URL(ep.shown).host;
+      } catch {
+        return '<invalid URL>';
+      }
+    });
   }
-}
-
-/** A 200 whose body is not a chat completion. */
-export class MalformedReplyError extends Error {
-  override name = 'MalformedReplyError';
-}
-
-/** The message alone, without the request body or headers that error objects may carry. */
-function messageOf(err: unknown): string {
-  if (err instanceof APIError) return err.message;
-  if (err instanceof Error) return `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
-  return String(err);
-}
-
-/** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
-export function isMalformedReply(err: unknown): boolean {
-  return err instanceof MalformedReplyError || err instanceof SyntaxError;
 }

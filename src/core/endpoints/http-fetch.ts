@@ -1,62 +1,97 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
-import { pipeline } from 'node:stream/promises';
-import type { BodyPlan } from './request-body.js';
+
+export interface ReplyLimits {
+  /** A reply body larger than this is a failed attempt, cut off at the limit. */
+  maxReplyBytes: number;
+  /** A reply body that sends nothing for this long (once its headers came) is a failed attempt. */
+  idleMs: number;
+}
+
+/** A reply body cut off by a limit: too large, or stalled. */
+export class ReplyLimitError extends Error {
+  override name = 'ReplyLimitError';
+}
 
 /**
- * The fetch the openai client is given, over Node's own HTTP client. fetch
- * (undici) measured three times the memory per request in flight, copies a
- * byte body on every attempt and, by default, cuts a reply that takes over
- * 300 s to start, which a long generation without streaming can. Here
- * nothing times out but the client's own timeout (through the signal), a
- * request body planned over the input file is read out piece by piece as
- * the socket takes it, and replies (chat completions, model lists: small)
- * are read whole.
+ * The fetch given to the openai client (its documented `fetch` option), over
+ * Node's own HTTP client: undici's fetch cuts a reply whose headers take over
+ * 300 s, which a long generation without streaming does. It sends the body
+ * the client gives it, and nothing times out a generation but the client's
+ * own timeout (through the signal). The reply is read whole, up to
+ * `maxReplyBytes`, and fails if it stalls for `idleMs`: a server cannot make
+ * awb hold an endless or giant reply until the timeout.
  */
-export function nodeFetch(): (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) => Promise<Response> {
+export function nodeFetch(limits: ReplyLimits): typeof globalThis.fetch {
   const agents = {
     http: new HttpAgent({ keepAlive: true, maxSockets: 1024 }),
     https: new HttpsAgent({ keepAlive: true, maxSockets: 1024 }),
   };
-  return async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : input);
-    const headers = Object.fromEntries(new Headers(init?.headers));
-    const plan = init?.body instanceof Uint8Array ? plans.get(init.body) : undefined;
-    if (plan) headers['content-length'] = String(plan.length);
+  return (async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const body = init?.body ?? undefined;
+    if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      throw new TypeError('awb fetch: a request body must be a string or bytes');
+    }
     const secure = url.protocol === 'https:';
     const req = (secure ? httpsRequest : httpRequest)(url, {
       method: init?.method ?? 'GET',
-      headers,
+      headers: Object.fromEntries(new Headers(init?.headers)),
       agent: secure ? agents.https : agents.http,
       ...(init?.signal ? { signal: init.signal } : {}),
     });
-    const replied = new Promise<IncomingMessage>((resolve, reject) => {
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
       req.once('response', resolve);
-      req.on('error', reject);
+      req.once('error', reject);
+      req.end(body ?? undefined);
     });
-    if (plan) pipeline(Readable.from(plan.chunks(), { objectMode: false }), req).catch((err: unknown) => req.destroy(err as Error));
-    else req.end((init?.body ?? undefined) as Buffer | string | undefined);
-    const res = await replied;
-    // Cut off while reading the reply, the stream says only "aborted"; the client must see its own abort (a timeout) as such.
-    const bytes = await buffer(res).catch((err: unknown) => {
+    try {
+      const bytes = await readCapped(res, limits);
+      const headers: [string, string][] = [];
+      for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+      const status = res.statusCode ?? 0;
+      const empty = status === 204 || status === 205 || status === 304;
+      return new Response(empty ? null : bytes, { status, headers });
+    } catch (err) {
+      res.destroy();
+      // Cut off while reading, the stream says only "aborted": the client must see its own abort (a timeout) as such.
       throw init?.signal?.aborted ? (init.signal.reason ?? err) : err;
-    });
-    const replyHeaders: [string, string][] = [];
-    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) replyHeaders.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
-    const status = res.statusCode ?? 0;
-    const empty = status === 204 || status === 205 || status === 304;
-    return new Response(empty ? null : bytes, { status, headers: replyHeaders });
-  };
+    }
+  }) as typeof globalThis.fetch;
 }
 
-/** Request bodies by the stand-in the openai client passes to fetch. */
-const plans = new WeakMap<Uint8Array, BodyPlan>();
-
-/** A body for the openai client to pass on to the fetch above, which sends the plan it stands for. */
-export function standIn(plan: BodyPlan): Uint8Array {
-  const body = new Uint8Array(0);
-  plans.set(body, plan);
-  return body;
+/** The body of a reply, refused as soon as it passes the size limit or stalls. */
+async function readCapped(res: IncomingMessage, { maxReplyBytes, idleMs }: ReplyLimits): Promise<Buffer> {
+  const tooLarge = () => new ReplyLimitError(`reply larger than ${Math.round(maxReplyBytes / 2 ** 20)} MB (--max-reply-mb)`);
+  const declared = Number(res.headers['content-length']);
+  if (declared > maxReplyBytes) throw tooLarge();
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(new ReplyLimitError(`reply stalled: no bytes for ${idleMs / 1000} s`)), idleMs);
+    };
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      res.removeAllListeners('data');
+      reject(err);
+    };
+    idle();
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxReplyBytes) return fail(tooLarge());
+      chunks.push(chunk);
+      idle();
+    });
+    res.once('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks, size));
+    });
+    res.once('error', fail);
+    res.once('close', () => {
+      if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
+    });
+  });
 }

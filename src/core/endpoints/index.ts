@@ -1,3 +1,2 @@
 export { EndpointPool, FatalEndpointError, isMalformedReply } from './endpoints.js';
-export type { EndpointStats } from './endpoints.js';
-export type { BodyPart, FileRange } from './request-body.js';
+export type { ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';

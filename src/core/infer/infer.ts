@@ -1,10 +1,9 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
-import type { RowText } from '../rows/index.js';
-import { checkedUsage, datasetRowSchema, type DatasetRow } from '../schemas/index.js';
+import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { PredictionFields, Usage } from '../schemas/index.js';
-import type { DomainTally, Job } from '../runner/index.js';
+import type { DomainTally, Stage } from '../runner/index.js';
 
 export interface Sampling {
   temperature?: number;
@@ -13,19 +12,12 @@ export interface Sampling {
   extra_body?: Record<string, unknown>;
 }
 
-export const inferInputSchema = datasetRowSchema;
-
 /** Sampling as request fields; unset ones are left out of the body. Extra body fields come last and win. */
 export function requestParams(s: Sampling): Record<string, unknown> {
   return { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens, ...s.extra_body };
 }
 
-/** A prediction is finished when its request succeeded, even with empty content: that is the model's answer. */
-export function isInferDone(row: Record<string, unknown>): boolean {
-  return typeof row.gen === 'string' && row.error === undefined;
-}
-
-export function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
+function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error !== undefined) return;
   if (row.gen === '') t.empty++;
   if (row.finish_reason === 'length') t.truncated++;
@@ -56,38 +48,45 @@ export function usageOf(c: ChatCompletion): Usage | undefined {
 const MALFORMED_RETRIES = 2;
 
 /**
- * The per-row work of `awb infer`: ask the world model, and turn the reply
- * (or a failure that outlasted the retries) into the fields appended to the
- * row. A failed row gets `gen: ""` like the official script, plus `error`,
- * so a resume redoes it.
+ * `awb infer` as a stage: ask the world model, and turn the reply (or a
+ * failure that outlasted the retries) into the fields appended to the row.
+ * A failed row gets `gen: ""` like the official script, plus `error`, so a
+ * resume redoes it.
  */
-export function inferJobs(pool: EndpointPool, sampling: Sampling, history: HistoryMode) {
-  return (row: DatasetRow, text: RowText): Job => {
-    const body = pool.encode(worldModelMessages(row, text, history), requestParams(sampling), text);
-    return async (signal): Promise<PredictionFields | undefined> => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const { completion, endpoint, latencyMs } = await pool.chat(body, signal);
-          const choice = completion.choices[0];
-          // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
-          const message = choice?.message as
-            { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
-          const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
-          return {
-            gen: message?.content ?? '',
-            ...(reasoning ? { gen_reasoning: reasoning } : {}),
-            finish_reason: choice?.finish_reason ?? null,
-            usage: usageOf(completion) ?? null,
-            latency_ms: latencyMs,
-            endpoint,
-          };
-        } catch (err) {
-          if (signal.aborted) return undefined;
-          if (err instanceof FatalEndpointError) throw err;
-          if (isMalformedReply(err) && attempt < MALFORMED_RETRIES) continue;
-          return { gen: '', error: pool.describe(err) };
+export function inferStage(pool: EndpointPool, sampling: Sampling, history: HistoryMode): Stage<typeof datasetRowSchema> {
+  return {
+    name: 'infer',
+    schema: datasetRowSchema,
+    outputFields: Object.keys(predictionFieldsSchema.shape),
+    outcome: inferOutcome,
+    tally: tallyPrediction,
+    job: (row) => {
+      const body = { ...requestParams(sampling), messages: worldModelMessages(row, history) };
+      return async (signal): Promise<PredictionFields | undefined> => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            const { completion, endpoint, latencyMs } = await pool.chat(body, signal);
+            const choice = completion.choices[0];
+            // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
+            const message = choice?.message as
+              { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
+            const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
+            return {
+              gen: message?.content ?? '',
+              ...(reasoning ? { gen_reasoning: reasoning } : {}),
+              finish_reason: choice?.finish_reason ?? null,
+              usage: usageOf(completion) ?? null,
+              latency_ms: latencyMs,
+              endpoint,
+            };
+          } catch (err) {
+            if (signal.aborted) return undefined;
+            if (err instanceof FatalEndpointError) throw err;
+            if (isMalformedReply(err) && attempt < MALFORMED_RETRIES) continue;
+            return { gen: '', error: pool.describe(err) };
+          }
         }
-      }
-    };
+      };
+    },
   };
 }

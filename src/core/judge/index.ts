@@ -4,7 +4,7 @@ export { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult } 
 export type { OrderOutcome } from './choice-results.js';
 export { parseChoiceReply } from './choice-parse.js';
 export type { Choice, ChoiceParse } from './choice-parse.js';
-export { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from './judge.js';
+export { judgeStage } from './judge.js';
 export { combineRepeats } from './repeats.js';
 export type { RepeatSummary } from './repeats.js';
 export { loadModePrompt, loadRubrics } from './rubrics.js';

@@ -1,6 +1,3 @@
-import { longestBacktickRun, mayHoldTag, trimmedInner } from '../rows/index.js';
-import type { Observation } from '../infer/index.js';
-import { decodeToken } from '../rows/index.js';
 import { lastBlock, stripThink } from './think.js';
 
 const OBSERVATION_TAG = 'predicted_observation';
@@ -25,18 +22,4 @@ export function extractPrediction(gen: string, tag = OBSERVATION_TAG): string {
  */
 export function cleanGroundTruth(text: string, tag = OBSERVATION_TAG): string {
   return (lastBlock(text, tag) ?? text).trim();
-}
-
-/**
- * cleanGroundTruth for a ground truth still in its JSON token: left escaped
- * (a multi-MB observation is never decoded) when no tag needs unwrapping,
- * else decoded and cleaned as a string.
- */
-export function cleanGroundTruthToken(token: Buffer, tag = OBSERVATION_TAG): Observation {
-  if (!mayHoldTag(token, tag)) {
-    const escaped = trimmedInner(token);
-    const longestBackticks = longestBacktickRun(escaped);
-    if (longestBackticks !== undefined) return { escaped, longestBackticks };
-  }
-  return cleanGroundTruth(decodeToken(token), tag);
 }

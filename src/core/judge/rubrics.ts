@@ -7,12 +7,6 @@ import { UserError } from '../errors.js';
 export interface RubricSet {
   /** 'bundled' for the rubrics shipped with the package, else the absolute folder path. */
   source: string;
-  /**
-   * 'official' only when every domain came from `{domain}/judge_system_prompt.txt`,
-   * because that is the case that can reproduce published numbers; any of our
-   * `{domain}.md` files makes the set 'awb'.
-   */
-  layout: 'awb' | 'official';
   /** domain → judge system prompt, in the order the domains were requested. */
   texts: Map<string, string>;
   /** Identifies the rubric content independent of where the folder lives. */
@@ -60,15 +54,13 @@ export async function loadRubrics(dir: string | undefined, domains: string[]): P
   }
 
   const texts = new Map<string, string>();
-  let allOfficial = wanted.length > 0;
   for (const [i, domain] of wanted.entries()) {
     const hit = found[i]!;
     if (hit.text.trim() === '') throw new UserError(`rubric file is empty: ${hit.file}`);
     texts.set(domain, hit.text);
-    if (hit.layout !== 'official') allOfficial = false;
   }
 
-  return { source, layout: allOfficial ? 'official' : 'awb', texts, sha256: hashRubrics(texts) };
+  return { source, texts, sha256: hashRubrics(texts) };
 }
 
 async function checkFolder(root: string): Promise<void> {

@@ -9,10 +9,7 @@ import { displayKey, splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
-import { datasetRowSchema, type DatasetRow } from '../schemas/index.js';
-import { predictionRowSchema } from '../schemas/index.js';
-import { isInferDone } from '../infer/index.js';
-import { isJudgeDone } from '../judge/index.js';
+import { datasetRowSchema, inferOutcome, judgeOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
 
 export interface MergeOptions {
   out: string;
@@ -26,7 +23,6 @@ export interface MergeOptions {
 export interface MergeReport {
   written: number;
   missing: string[];
-  duplicated: string[];
   failed: string[];
   manifest: Manifest;
 }
@@ -90,7 +86,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
 
   const source = opts.source ?? [first.dataset.source];
   const expected = await expectedKeys(source, first);
-  const isDone = first.stage === 'infer' ? isInferDone : isJudgeDone;
+  const outcome = first.stage === 'infer' ? inferOutcome : judgeOutcome;
 
   const seen = new Map<string, string>();
   const duplicated: string[] = [];
@@ -106,13 +102,13 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
         if (isBlank(line.bytes)) continue;
         if (!line.terminated)
           throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
-        const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true, added: [] });
+        const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true });
         if (!read.ok) throw new UserError(`${read.bad.message}: the shard is damaged; resume it first`);
         const where = `${file}:${line.lineNo}`;
         if (seen.has(read.key)) duplicated.push(`${displayKey(read.key)} (${seen.get(read.key)} and ${where})`);
         else seen.set(read.key, where);
         if (!expected.has(read.key)) unexpected.push(read.key);
-        if (!isDone(read.row as Record<string, unknown>)) failed.push(read.key);
+        if (outcome(read.parsed) === 'incomplete') failed.push(read.key);
         await out.writev([line.bytes, NEWLINE]);
         written++;
       }
@@ -138,7 +134,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
 
   const manifest = mergedManifest(manifests, source, expected, written, failed.length, missing);
   await writeManifest(opts.out, manifest);
-  return { written, missing, duplicated, failed, manifest };
+  return { written, missing, failed, manifest };
 }
 
 async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>> {
@@ -249,12 +245,15 @@ export async function collectKeys<S extends z.ZodType<DatasetRow>>(
   opts: Omit<SelectOptions, 'shard'>,
 ): Promise<Set<string>> {
   // Without --domains or --limit every line counts, and the planning scan would be a second read for nothing.
-  const lines = opts.domains !== undefined || opts.limit !== undefined ? (await planLines(files, opts)).lines : undefined;
+  const lines =
+    opts.domains !== undefined || opts.limit !== undefined
+      ? new Set((await planLines(files, opts)).lines.map((l) => lineId(l.file, l.lineNo)))
+      : undefined;
   const keys = new Set<string>();
   for (let f = 0; f < files.length; f++) {
     for await (const line of readLineBytes(files[f]!)) {
       if (isBlank(line.bytes) || (lines && !lines.has(lineId(f, line.lineNo)))) continue;
-      const r = readRow(line.bytes, schema, { file: files[f]!, lineNo: line.lineNo, terminated: line.terminated, added: [] });
+      const r = readRow(line.bytes, schema, { file: files[f]!, lineNo: line.lineNo, terminated: line.terminated });
       if (r.ok) keys.add(r.key);
     }
   }

@@ -2,19 +2,6 @@ import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 
-export interface Line {
-  /** The line's text without its `\n` (and without a trailing `\r`). */
-  text: string;
-  /** 1-based line number. */
-  lineNo: number;
-  /** Byte offset of the line's first byte. */
-  start: number;
-  /** Byte offset just past the line, including its `\n` when there is one. */
-  end: number;
-  /** False for a last line that has no `\n`: a crash may have cut it short. */
-  terminated: boolean;
-}
-
 const NL = 0x0a;
 
 export interface LineBytes {
@@ -104,13 +91,6 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   }
 }
 
-/** The same lines decoded to text (without a trailing `\r`). */
-export async function* readLines(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<Line> {
-  for await (const l of readLineBytes(path, opts)) {
-    yield { text: decodeLine(l.bytes), lineNo: l.lineNo, start: l.start, end: l.end, terminated: l.terminated };
-  }
-}
-
 export function decodeLine(bytes: Buffer): string {
   return stripCr(bytes.toString('utf8'));
 }
@@ -179,9 +159,6 @@ function rest(parts: Buffer[], written: number): Buffer[] {
 /** Text, or bytes that are already UTF-8 (a line re-read from its input). */
 export type LinePart = string | Buffer;
 
-/** Bytes copied per read and write when a line is copied from another file. */
-const COPY_CHUNK = 1 << 20;
-
 /**
  * Appends whole lines to a JSONL file, one after the other, so a crash leaves
  * at most one cut line at the end, which readers detect (no `\n`) and drop.
@@ -230,34 +207,6 @@ export class JsonlAppender {
     }
   }
 
-  /**
-   * Appends a line made of bytes `start..end` of another file and then `tail`,
-   * copied through one reused buffer, so a multi-MB line is never held whole.
-   * A line longer than the buffer goes out in several writes; a crash midway
-   * leaves a cut last line, which readers drop like any other.
-   */
-  appendCopy(from: { handle: FileHandle; path: string }, start: number, end: number, tail: string): Promise<void> {
-    const next = this.queue.then(() => this.copyLine(from, start, end, tail));
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
-  private scratch: Buffer | undefined;
-
-  private async copyLine(from: { handle: FileHandle; path: string }, start: number, end: number, tail: string): Promise<void> {
-    const scratch = (this.scratch ??= Buffer.allocUnsafeSlow(COPY_CHUNK));
-    const last = Buffer.from(`${tail}\n`);
-    for (let pos = start; ;) {
-      const n = Math.min(scratch.length, end - pos);
-      const { bytesRead } = await from.handle.read(scratch, 0, n, pos);
-      if (bytesRead < n)
-        throw new UserError(`${from.path}: the file got shorter while awb was reading it; leave inputs alone during a run`);
-      pos += n;
-      if (pos >= end) return this.writeParts([scratch.subarray(0, n), last]);
-      await this.writeParts([scratch.subarray(0, n)]);
-    }
-  }
-
   async close(): Promise<void> {
     await this.queue;
     try {
@@ -267,4 +216,18 @@ export class JsonlAppender {
     }
     await this.handle.close();
   }
+}
+
+/** Reads `length` bytes at `start` of an open file: a planned line, read again when its turn comes. */
+export async function readLineAt(file: { handle: FileHandle; path: string }, start: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(length);
+  let bytesRead: number;
+  try {
+    ({ bytesRead } = await file.handle.read(bytes, 0, length, start));
+  } catch (err) {
+    throw fileError(file.path, err);
+  }
+  if (bytesRead < length)
+    throw new UserError(`${file.path}: the file got shorter while awb was reading it; leave inputs alone during a run`);
+  return bytes;
 }

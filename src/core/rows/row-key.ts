@@ -1,6 +1,6 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { domainOfTask } from '../domains.js';
-import { exactId } from './raw-json.js';
+import { lastValueText } from './members.js';
 
 export interface KeyedFields {
   task: string;
@@ -24,22 +24,23 @@ export function rowKey(raw: string, row: KeyedFields): string {
   return keyOf(row.task, exactId(raw, row.id), row.turn_idx, fingerprint(row));
 }
 
-export function keyOf(task: string, id: string, turn: number, fingerprint: string): string {
+/** The id as spelled when JSON.parse could not keep it exactly (integers beyond 2^53), else as a string. */
+function exactId(raw: string, id: unknown): string {
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) return lastValueText(Buffer.from(raw), 'id') ?? String(id);
+  return String(id);
+}
+
+function keyOf(task: string, id: string, turn: number, fingerprint: string): string {
   return `${domainOfTask(task)}:${id}:${turn}:${fingerprint}`;
 }
 
 function fingerprint(row: KeyedFields): string {
   const t = row.turn_idx - 1;
   const parts = [row.system_str ?? '', row.current_prompt || (row.prompt?.[t] ?? ''), row.response?.[t] ?? ''];
-  return fingerprintOf(parts, (h, s) => h.update(s));
-}
-
-/** The fingerprint of a row's system prompt, action and ground truth, each fed to the hash (as UTF-8) by `feed`. */
-export function fingerprintOf<T>(parts: [system: T, action: T, truth: T] | T[], feed: (hash: Hash, part: T) => void): string {
   const h = createHash('sha1');
   parts.forEach((part, i) => {
     if (i) h.update('\0');
-    feed(h, part);
+    h.update(part);
   });
   return h.digest('hex').slice(0, 10);
 }

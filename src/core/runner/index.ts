@@ -1,3 +1,7 @@
+export type { DomainTally } from './accounting.js';
 export { readManifest, settingsDifferences, writeManifest } from './output-file.js';
-export { runStage } from './stage.js';
-export type { DomainTally, Job, StageEvent, StageResult } from './stage.js';
+export { fileOrder } from './plan.js';
+export type { Order } from './plan.js';
+export { runStage } from './run.js';
+export type { RunOptions, StageEvent, StageResult } from './run.js';
+export type { Job, Stage } from './stage.js';

@@ -1,95 +1,11 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { once } from 'node:events';
 import { writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
-import type { z } from 'zod';
-import { isBlank } from '../rows/index.js';
-import { fileError, readLineBytes } from '../rows/index.js';
-import { readRow } from '../rows/index.js';
-import type { DatasetRow } from '../schemas/index.js';
+import { fileError } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
 
-export interface ExistingOutput {
-  /** Rows already done: never sent again. */
-  doneKeys: Set<string>;
-  /** Lines dropped so they are redone: failed rows, a line cut by a crash, lines that are not rows. */
-  dropped: { failed: number; cut: number; invalid: number };
-}
-
-export interface ScanOptions {
-  /** The rows' schema (the stage's input schema: output rows are input rows with fields added). */
-  schema: z.ZodType<DatasetRow>;
-  /** Whether an output row counts as finished (failed rows are redone). */
-  isDone: (row: Record<string, unknown>) => boolean;
-  /** Called for each kept row, to rebuild tallies without re-reading the file later. */
-  onKept?: (row: Record<string, unknown>, key: string) => void;
-}
-
-/**
- * Reads an earlier (possibly interrupted) output so a run can resume. Rows
- * are read in their bytes like the input (a resumed full-size run does not
- * decode hundreds of MB of histories), and a line that is not a good row is
- * redone. Lines to redo are removed by writing the kept lines to a temporary
- * file and renaming it over the original: until the rename the original is
- * intact, so a crash here loses nothing either.
- */
-export async function scanExistingOutput(path: string, opts: ScanOptions): Promise<ExistingOutput> {
-  const doneKeys = new Set<string>();
-  const dropped = { failed: 0, cut: 0, invalid: 0 };
-  if (!(await isNonEmptyFile(path))) return { doneKeys, dropped };
-
-  const keepRanges: [number, number][] = [];
-  for await (const line of readLineBytes(path)) {
-    if (isBlank(line.bytes)) continue;
-    if (!line.terminated) {
-      dropped.cut++;
-      continue;
-    }
-    const read = readRow(line.bytes, opts.schema, { file: path, lineNo: line.lineNo, terminated: true, added: [] });
-    if (!read.ok) {
-      dropped.invalid++;
-      continue;
-    }
-    const row = read.row as Record<string, unknown>;
-    if (!opts.isDone(row)) {
-      dropped.failed++;
-      continue;
-    }
-    if (doneKeys.has(read.key)) {
-      dropped.invalid++;
-      continue;
-    }
-    doneKeys.add(read.key);
-    opts.onKept?.(row, read.key);
-    const last = keepRanges[keepRanges.length - 1];
-    if (last && last[1] === line.start) last[1] = line.end;
-    else keepRanges.push([line.start, line.end]);
-  }
-  if (dropped.failed + dropped.cut + dropped.invalid > 0) await rewriteKeeping(path, keepRanges);
-  return { doneKeys, dropped };
-}
-
-async function rewriteKeeping(path: string, ranges: [number, number][]): Promise<void> {
-  const tmp = `${path}.awb-tmp-${process.pid}`;
-  try {
-    const out = createWriteStream(tmp);
-    for (const [start, end] of ranges) {
-      for await (const chunk of createReadStream(path, { start, end: end - 1 })) {
-        if (!out.write(chunk)) await once(out, 'drain');
-      }
-    }
-    out.end();
-    await once(out, 'finish');
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw fileError(path, err);
-  }
-}
-
-async function isNonEmptyFile(path: string): Promise<boolean> {
+export async function isNonEmptyFile(path: string): Promise<boolean> {
   try {
     const st = await stat(path);
     if (st.isDirectory()) throw new UserError(`${path}: is a folder; --output takes a file path`);

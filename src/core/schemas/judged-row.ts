@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usageSchema } from './prediction-row.js';
+import { usageSchema, type Outcome } from './prediction-row.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -55,3 +55,23 @@ export const judgeFieldsSchema = z.object({
   judge_endpoint: z.string().optional(),
 });
 export type JudgeFields = z.infer<typeof judgeFieldsSchema>;
+
+/** The official script's message for a row without a generation; such rows are final, not retried. */
+export const NO_GENERATION = 'No model generation';
+
+/** The start of error_message for a judge reply that could not be parsed after --parse-attempts: a final result. */
+const UNPARSED = 'Judge scoring failed: reply could not be parsed';
+
+/**
+ * A graded row is done. A row without a generation, or whose judge replies
+ * could not be parsed, is a final failure, as the official script records
+ * it, except when its inference failed (awb's `error`): that row is redone
+ * once infer has filled it in. A request that outlasted its retries is
+ * incomplete.
+ */
+export function judgeOutcome(row: Record<string, unknown>): Outcome {
+  if (Number(row.failed) === 0) return 'done';
+  const message = typeof row.error_message === 'string' ? row.error_message : '';
+  if (message === NO_GENERATION) return row.error === undefined ? 'failed' : 'incomplete';
+  return message.startsWith(UNPARSED) ? 'failed' : 'incomplete';
+}

@@ -43,3 +43,15 @@ export type PredictionRow = z.infer<typeof predictionRowSchema>;
 
 /** The fields infer appends to a dataset row, as infer writes them. */
 export type PredictionFields = z.input<typeof predictionFieldsSchema>;
+
+/** What an output row says about its input row: a final result (`done`), a final failure, or none yet (redone on resume). */
+export type Outcome = 'done' | 'failed' | 'incomplete';
+
+/**
+ * A prediction is final when its request succeeded; empty content is the
+ * model's answer, final too, and a failure that --retry-failed asks again.
+ */
+export function inferOutcome(row: Record<string, unknown>): Outcome {
+  if (typeof row.gen !== 'string' || row.error !== undefined) return 'incomplete';
+  return row.gen === '' ? 'failed' : 'done';
+}

@@ -1,0 +1,179 @@
+import { parseDomainList } from '../core/domains.js';
+import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
+import type { OptionTable, Parsed } from './option-table.js';
+
+/* The options of infer and judge, each with its parser (see option-table.ts). */
+
+const str = (v: string | undefined) => v;
+const flag = (v: boolean | undefined) => v === true;
+/** `--no-x` flags: on unless turned off. */
+const onUnlessNo = (v: boolean | undefined) => v !== false;
+/** Base URLs; credentials before the host are refused, pointing at the stage's key option. */
+const urls = (keyOption: string) => (v: string[] | undefined, name: string) => (v ?? []).map((u) => urlOption(name, u, keyOption));
+const required = (v: string | undefined) => v!;
+
+const domains = {
+  flags: '--domains <list>',
+  help: 'comma-separated domains (default: all in the data)',
+  parse: (v: string | undefined) => parseDomainList(v),
+};
+const shard = { flags: '--shard <k/n>', help: 'take only shard K of N (1-based)', parse: (v: string | undefined) => shardOption(v) };
+const concurrency = {
+  flags: '-c, --concurrency <n>',
+  help: 'requests in flight',
+  default: '16',
+  parse: (v: string, n: string) => intOption(n, v, 1, 4096)!,
+};
+const temperature = { flags: '--temperature <t>', default: '0.6', parse: (v: string, n: string) => numberOption(n, v, 0, 2) };
+const maxTokens = { flags: '--max-tokens <n>', default: '32768', parse: (v: string, n: string) => intOption(n, v, 1) };
+const extraBody = {
+  flags: '--extra-body <json>',
+  help: 'JSON object merged into each request body',
+  parse: (v: string | undefined, n: string) => jsonObjectOption(n, v),
+};
+
+/** What infer and judge share: requests, failures, interrupts and resuming. */
+const RUN_OPTIONS = {
+  timeout: {
+    flags: '--timeout <s>',
+    help: 'per-request timeout in seconds (long generations need long timeouts)',
+    default: '1800',
+    parse: (v: string, n: string) => numberOption(n, v, 1, 86_400)! * 1000,
+  },
+  maxRetries: {
+    flags: '--max-retries <n>',
+    help: 'retries per request for 429, 5xx, resets and timeouts, with backoff',
+    default: '6',
+    parse: (v: string, n: string) => intOption(n, v, 0, 100)!,
+  },
+  onBadRow: {
+    flags: '--on-bad-row <mode>',
+    help: 'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it',
+    default: 'stop',
+    parse: (v: string, n: string) => choiceOption(n, v, ['stop', 'skip'] as const),
+  },
+  grace: {
+    flags: '--grace <s>',
+    help: 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish',
+    default: '60',
+    parse: (v: string, n: string) => numberOption(n, v, 0, 86_400)!,
+  },
+  maxReplyMb: {
+    flags: '--max-reply-mb <n>',
+    help: 'a reply larger than this many MB is a failed attempt (a long generation is well under 1 MB)',
+    default: '16',
+    parse: (v: string, n: string) => numberOption(n, v, 0.001, 4096)! * 2 ** 20,
+  },
+  retryFailed: {
+    flags: '--retry-failed',
+    help: 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)',
+    parse: flag,
+  },
+  force: { flags: '--force', help: 'resume even if the settings differ from the ones the output was made with', parse: flag },
+  preflight: { flags: '--no-preflight', help: 'skip the check that the endpoint answers and serves the model', parse: onUnlessNo },
+  progress: { flags: '--no-progress', help: 'no progress bar or progress lines', parse: onUnlessNo },
+} satisfies OptionTable;
+
+export const INFER_OPTIONS = {
+  modelBaseUrl: {
+    flags: '--model-base-url <url>',
+    help: 'OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (repeat for several replicas)',
+    repeat: true,
+    required: true,
+    parse: urls('model-api-key'),
+  },
+  modelName: { flags: '--model-name <name>', help: 'model name as the endpoint knows it', required: true, parse: required },
+  modelApiKey: {
+    flags: '--model-api-key <key>',
+    help: 'API key (default: $AWB_MODEL_API_KEY, else $OPENAI_API_KEY, else "EMPTY")',
+    parse: str,
+  },
+  data: {
+    flags: '--data <dir>',
+    help: 'local copy of the dataset in the official layout ({domain}_test.jsonl); default: download it',
+    parse: str,
+  },
+  revision: { flags: '--revision <rev>', help: 'dataset revision when downloading', default: 'main', parse: (v: string) => v },
+  output: { flags: '-o, --output <file>', help: 'predictions file', default: 'results/predictions.jsonl', parse: (v: string) => v },
+  domains,
+  limit: {
+    flags: '--limit <n>',
+    help: 'at most N rows per domain (quick checks)',
+    parse: (v: string | undefined, n: string) => intOption(n, v, 1),
+  },
+  shard: { ...shard, help: 'take only shard K of N (1-based), a deterministic split balanced by size' },
+  concurrency,
+  temperature: { ...temperature, help: 'sampling temperature (official default)' },
+  topP: {
+    flags: '--top-p <p>',
+    help: 'nucleus sampling (default: server default)',
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1),
+  },
+  maxTokens: { ...maxTokens, help: 'generation limit (official default)' },
+  extraBody: {
+    ...extraBody,
+    help: 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'',
+  },
+  history: {
+    flags: '--no-history',
+    help: 'send only the system prompt and the current action (the protocol before the official history fix)',
+    parse: (v: boolean | undefined) => (v === false ? ('none' as const) : ('full' as const)),
+  },
+  ...RUN_OPTIONS,
+} satisfies OptionTable;
+
+export const JUDGE_OPTIONS = {
+  predictions: {
+    flags: '--predictions <file>',
+    help: 'predictions JSONL from `awb infer` or the official script',
+    default: 'results/predictions.jsonl',
+    parse: (v: string) => v,
+  },
+  judgeBaseUrl: {
+    flags: '--judge-base-url <url>',
+    help: 'OpenAI-compatible base URL of the judge (repeat for several)',
+    repeat: true,
+    required: true,
+    parse: urls('judge-api-key'),
+  },
+  judgeModel: {
+    flags: '--judge-model <name>',
+    help: 'judge model (published numbers: gpt-5.2-2025-12-11)',
+    required: true,
+    parse: required,
+  },
+  judgeApiKey: {
+    flags: '--judge-api-key <key>',
+    help: 'API key (default: $AWB_JUDGE_API_KEY, else $OPENAI_API_KEY, else "EMPTY")',
+    parse: str,
+  },
+  rubrics: {
+    flags: '--rubrics <dir>',
+    help: 'rubric folder: {domain}.md, or the official {domain}/judge_system_prompt.txt layout (default: bundled)',
+    parse: str,
+  },
+  output: { flags: '-o, --output <file>', help: 'judged file (default: judged.jsonl beside the predictions)', parse: str },
+  domains: { ...domains, help: 'comma-separated domains (default: all in the predictions)' },
+  shard,
+  concurrency,
+  temperature: { ...temperature, help: 'judge temperature (official default)' },
+  maxTokens: { ...maxTokens, help: 'judge generation limit (official default)' },
+  extraBody,
+  parseAttempts: {
+    flags: '--parse-attempts <n>',
+    help: 'ask the judge again when its reply cannot be parsed, up to N times in all (official: 3)',
+    default: '3',
+    parse: (v: string, n: string) => intOption(n, v, 1, 20)!,
+  },
+  ...RUN_OPTIONS,
+} satisfies OptionTable;
+
+/** The options infer and judge share, typed from their parsers. */
+export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
+  domains: ReturnType<typeof domains.parse>;
+  shard: ReturnType<typeof shard.parse>;
+  concurrency: ReturnType<typeof concurrency.parse>;
+  temperature: ReturnType<typeof temperature.parse>;
+  maxTokens: ReturnType<typeof maxTokens.parse>;
+  extraBody: ReturnType<typeof extraBody.parse>;
+};

@@ -1,0 +1,47 @@
+/*
+ * When a failed attempt is tried again, and after how long: pure functions,
+ * the same rules as the openai client's own retries (which the pool turns
+ * off so that each attempt can go to the endpoint best placed for it).
+ */
+
+/** What is known of a failed attempt. */
+export type AttemptFailure =
+  /** No usable reply: refused, reset, timed out, cut off, too large. */
+  | { kind: 'connection' }
+  /** An HTTP error status, with the reply's headers. */
+  | { kind: 'status'; status: number; headers: { get(name: string): string | null } };
+
+/** Whether the failure is worth another attempt: the server says so, or it is a status that heals (408, 409, 429, 5xx). */
+export function isRetryable(f: AttemptFailure): boolean {
+  if (f.kind === 'connection') return true;
+  const says = f.headers.get('x-should-retry');
+  if (says === 'true') return true;
+  if (says === 'false') return false;
+  return f.status === 408 || f.status === 409 || f.status === 429 || f.status >= 500;
+}
+
+/** The wait a server asked for (`retry-after-ms`, or `retry-after` in seconds or as a date), in ms. */
+export function retryAfterMs(headers: { get(name: string): string | null }, now: number): number | undefined {
+  const ms = parseFloat(headers.get('retry-after-ms') ?? '');
+  if (!Number.isNaN(ms)) return Math.max(0, ms);
+  const after = headers.get('retry-after');
+  if (!after) return undefined;
+  const seconds = parseFloat(after);
+  if (!Number.isNaN(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Exponential backoff from 0.5 s, at most 8 s, less up to a quarter of jitter. */
+export function backoffMs(retry: number, random: number): number {
+  return Math.min(0.5 * 2 ** retry, 8) * (1 - random * 0.25) * 1000;
+}
+
+/**
+ * How long to wait before retry number `retry` (0-based) after `failure`, or
+ * undefined when the request should fail now: not retryable, or out of retries.
+ */
+export function retryDelay(failure: AttemptFailure, retry: number, maxRetries: number, now: number, random: number): number | undefined {
+  if (retry >= maxRetries || !isRetryable(failure)) return undefined;
+  return (failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined) ?? backoffMs(retry, random);
+}

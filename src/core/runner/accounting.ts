@@ -1,0 +1,101 @@
+import { VERSION } from '../../version.js';
+import type { Manifest, ManifestSettings } from '../schemas/index.js';
+import type { Outcome } from '../schemas/index.js';
+
+export interface DomainTally {
+  total: number;
+  /** Rows with a final result, failures among them. */
+  done: number;
+  /** Rows left without a final result (to redo). */
+  failed: number;
+  /** Final results that are failures (an empty generation, an unparseable judge reply). */
+  finalFailed: number;
+  /** infer: rows whose reply had no content; judge: rows without a prediction because their inference failed. */
+  empty: number;
+  /** infer: rows cut off by the token limit. */
+  truncated: number;
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+}
+
+export function emptyTally(): DomainTally {
+  return { total: 0, done: 0, failed: 0, finalFailed: 0, empty: 0, truncated: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0 };
+}
+
+/** The tallies of a run, per domain. */
+export class Tallies {
+  readonly perDomain = new Map<string, DomainTally>();
+
+  of(domain: string): DomainTally {
+    let t = this.perDomain.get(domain);
+    if (!t) this.perDomain.set(domain, (t = emptyTally()));
+    return t;
+  }
+
+  /** Counts an output row's outcome. */
+  count(domain: string, outcome: Outcome): DomainTally {
+    const t = this.of(domain);
+    if (outcome === 'incomplete') t.failed++;
+    else t.done++;
+    if (outcome === 'failed') t.finalFailed++;
+    return t;
+  }
+
+  /** Rows without a final result: what makes a run incomplete. */
+  remaining(): number {
+    let n = 0;
+    for (const t of this.perDomain.values()) n += t.total - t.done;
+    return n;
+  }
+}
+
+export interface ManifestStart {
+  stage: Manifest['stage'];
+  dataset: Manifest['dataset'];
+  settings: ManifestSettings;
+  upstream?: unknown;
+  /** When the output was first started (an earlier run's), else now. */
+  startedAt: string;
+}
+
+export function newManifest(m: ManifestStart): Manifest {
+  return {
+    format: 'agentworldbench-manifest',
+    version: 1,
+    stage: m.stage,
+    tool: { name: 'agentworldbench', version: VERSION },
+    dataset: m.dataset,
+    settings: m.settings,
+    ...(m.upstream !== undefined ? { upstream: m.upstream } : {}),
+    started_at: m.startedAt,
+    updated_at: new Date().toISOString(),
+    complete: false,
+    counts: { total: 0, done: 0, failed: 0, per_domain: {} },
+    usage: { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 },
+  };
+}
+
+/** The manifest's counts, usage and completeness from the tallies. */
+export function fillCounts(m: Manifest, tallies: Tallies, endpoints?: Record<string, { requests: number; failures: number }>): void {
+  const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
+  const counts: Manifest['counts'] = { total: 0, done: 0, failed: 0, per_domain: {} };
+  for (const [d, t] of tallies.perDomain) {
+    counts.total += t.total;
+    counts.done += t.done;
+    counts.failed += t.failed;
+    usage.prompt_tokens += t.promptTokens;
+    usage.completion_tokens += t.completionTokens;
+    usage.reasoning_tokens += t.reasoningTokens;
+    counts.per_domain[d] = { total: t.total, done: t.done, failed: t.failed, empty: t.empty, truncated: t.truncated };
+  }
+  if (endpoints) {
+    for (const s of Object.values(endpoints)) usage.requests += s.requests;
+    m.endpoints = endpoints;
+  }
+  m.counts = counts;
+  m.usage = usage;
+  m.updated_at = new Date().toISOString();
+  m.complete = counts.done === counts.total;
+  if (m.complete) m.finished_at = m.updated_at;
+}

@@ -1,0 +1,77 @@
+import { setMaxListeners } from 'node:events';
+import pLimit from 'p-limit';
+
+/**
+ * The slots: at most `concurrency` tasks run at once, and a few more wait
+ * ready (read and built) so a slot is refilled the moment it frees instead
+ * of after reading the next multi-MB row. Each task gets its own signal,
+ * aborted by cancel(): the openai client hooks a listener onto the signal it
+ * is given and never unhooks it, so a signal per row keeps the listeners to
+ * the rows in flight.
+ */
+export class Dispatcher {
+  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly cancelled = new AbortController();
+  private firstError: { error: unknown } | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly readAhead = Math.min(concurrency, 8),
+  ) {
+    this.limit = pLimit(concurrency);
+    setMaxListeners(0, this.cancelled.signal);
+  }
+
+  /** The first error a task threw; once there is one, no new task starts. */
+  get error(): { error: unknown } | undefined {
+    return this.firstError;
+  }
+
+  /** Resolves once there is room for one more task (running or ready). */
+  async room(): Promise<void> {
+    while (this.limit.activeCount + this.limit.pendingCount >= this.concurrency + this.readAhead) await Promise.race(this.inFlight);
+  }
+
+  /** Queues a task; a task that throws ends the dispatch: the others are cancelled. */
+  submit(task: (signal: AbortSignal) => Promise<void>): void {
+    const p: Promise<void> = this.limit(() =>
+      this.stopped || this.firstError || this.cancelled.signal.aborted ? undefined : this.run(task),
+    )
+      .catch((error: unknown) => {
+        if (!this.firstError) {
+          this.firstError = { error };
+          this.cancel();
+        }
+      })
+      .finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
+  private async run(task: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    const own = new AbortController();
+    const onCancel = () => own.abort(this.cancelled.signal.reason);
+    this.cancelled.signal.addEventListener('abort', onCancel, { once: true });
+    try {
+      await task(own.signal);
+    } finally {
+      this.cancelled.signal.removeEventListener('abort', onCancel);
+    }
+  }
+
+  /** Starts no queued task; the ones running go on. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Aborts the tasks in flight; queued ones never start. */
+  cancel(): void {
+    this.cancelled.abort();
+  }
+
+  /** Waits for every queued task. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size) await Promise.all(this.inFlight);
+  }
+}

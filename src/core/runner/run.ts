@@ -1,0 +1,188 @@
+import { open } from 'node:fs/promises';
+import type { z } from 'zod';
+import { domainOfTask } from '../domains.js';
+import { UserError } from '../errors.js';
+import { refuseOverInputs } from '../files.js';
+import { readLineAt, readRow, type BadRow, type BadRowMode, type LinePlan } from '../rows/index.js';
+import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings } from '../schemas/index.js';
+import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
+import { Dispatcher } from './dispatch.js';
+import { checkResumable, ensureOutputDir, writeManifest } from './output-file.js';
+import { orderedLines, type Order } from './plan.js';
+import type { Stage } from './stage.js';
+import { OutputWriter, resumeOutput } from './writer.js';
+
+export type StageEvent =
+  | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
+  | { type: 'bad'; bad: BadRow }
+  | { type: 'row'; domain: string; ok: boolean; error?: string }
+  | { type: 'stopping' };
+
+export interface RunOptions {
+  output: string;
+  /** What the run covers (rows/planLines); its domains decide some settings, so the caller plans first. */
+  plan: LinePlan;
+  order?: Order;
+  settings: ManifestSettings;
+  dataset: Omit<Manifest['dataset'], 'rows' | 'domains'>;
+  upstream?: unknown;
+  force: boolean;
+  /** Ask again rows whose final result was a failure. */
+  retryFailed: boolean;
+  concurrency: number;
+  onBadRow: BadRowMode;
+  /** Stop taking new rows (first Ctrl-C). */
+  stop: AbortSignal;
+  /** Cancel requests in flight (grace period over, second Ctrl-C). */
+  abort: AbortSignal;
+  onEvent?: (e: StageEvent) => void;
+  /** Runs after the resume scan and before anything is sent: the place for preflight checks. */
+  beforeDispatch?: () => Promise<void>;
+  endpointStats?: () => Record<string, { requests: number; failures: number }>;
+}
+
+export interface StageResult {
+  perDomain: Map<string, DomainTally>;
+  /** Rows without a final result: failed requests, or not reached. */
+  remaining: number;
+  stopped: boolean;
+  manifest: Manifest;
+}
+
+/**
+ * The shared life of infer and judge: pick up where an earlier run stopped,
+ * then read, check and send the planned rows in order with bounded
+ * concurrency, appending each result as one whole line the moment it is
+ * ready, and record what produced the file. A row in flight holds its line
+ * and its request; memory grows with concurrency, not with the data.
+ */
+export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<StageResult> {
+  const { plan } = opts;
+  await refuseOverInputs([opts.output, manifestPathFor(opts.output)], plan.files);
+  await ensureOutputDir(opts.output);
+  if (plan.lines.length === 0) throw new UserError(`no rows to process in ${plan.files.join(', ')}`);
+
+  const tallies = new Tallies();
+  for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
+  const dataset: Manifest['dataset'] = {
+    ...opts.dataset,
+    domains: [...plan.perDomain.keys()].filter((d) => d !== '?'),
+    rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
+  };
+  const previous = await checkResumable(opts.output, stage.name, opts.settings, dataset, opts.force);
+  const keep = (row: Record<string, unknown>) => {
+    const o = stage.outcome(row);
+    return o === 'done' || (o === 'failed' && !opts.retryFailed);
+  };
+  const resumed = await resumeOutput(opts.output, {
+    schema: stage.schema,
+    keep,
+    onKept: (row) => {
+      const domain = domainOfTask(String(row.task));
+      stage.tally(row, tallies.count(domain, stage.outcome(row)));
+    },
+  });
+  await opts.beforeDispatch?.();
+  const total = plan.lines.length;
+  const alreadyDone = Math.min(resumed.doneKeys.size, total);
+  opts.onEvent?.({ type: 'planned', total, alreadyDone, todo: total - alreadyDone, dropped: resumed.dropped });
+
+  const manifest = newManifest({
+    stage: stage.name,
+    dataset,
+    settings: opts.settings,
+    upstream: opts.upstream,
+    startedAt: previous?.started_at ?? new Date().toISOString(),
+  });
+  fillCounts(manifest, tallies, opts.endpointStats?.());
+  await writeManifest(opts.output, manifest);
+
+  const writer = await OutputWriter.open(opts.output, stage.outputFields);
+  const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
+  const slots = new Dispatcher(opts.concurrency);
+  const onAbort = () => slots.cancel();
+  opts.abort.addEventListener('abort', onAbort);
+  let badStop: UserError | undefined;
+  let queued = 0;
+
+  const badRow = (bad: BadRow, domain: string) => {
+    if (opts.onBadRow === 'stop') {
+      badStop ??= new UserError(
+        `${bad.message}${queued ? ' (rows before it are done and saved; fix it and run the same command to go on)' : ''}`,
+      );
+      return;
+    }
+    const t = tallies.of(domain);
+    t.total = Math.max(0, t.total - 1);
+    opts.onEvent?.({ type: 'bad', bad });
+  };
+
+  /** Reads, checks and queues the planned rows, until they are all queued or the run stops. */
+  const readAndSend = async () => {
+    const seen = new Map<string, string>();
+    for (const line of orderedLines(plan, opts.order)) {
+      if (opts.stop.aborted || slots.error || badStop) break;
+      const file = plan.files[line.file]!;
+      const bytes = await readLineAt(inputs[line.file]!, line.start, line.length);
+      const read = readRow(bytes, stage.schema, { file, lineNo: line.lineNo, terminated: line.terminated });
+      if (!read.ok) {
+        badRow(read.bad, line.domain);
+        continue;
+      }
+      const domain = domainOfTask(read.row.task);
+      const where = `${file}:${line.lineNo}`;
+      const first = seen.get(read.key);
+      if (first !== undefined) {
+        badRow({ file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` }, domain);
+        continue;
+      }
+      seen.set(read.key, where);
+      if (resumed.doneKeys.has(read.key)) continue;
+      await slots.room();
+      if (opts.stop.aborted || slots.error) break;
+      // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
+      const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
+      const job = stage.job(read.row);
+      queued++;
+      slots.submit(async (signal) => {
+        const fields = await job(signal);
+        if (!fields) return;
+        await writer.write(bytes, fields);
+        const row = inputError === undefined ? fields : { error: inputError, ...fields };
+        const outcome = stage.outcome(row);
+        stage.tally(row, tallies.count(domain, outcome));
+        const error =
+          typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
+        opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+      });
+      // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  };
+
+  let readError: { error: unknown } | undefined;
+  try {
+    try {
+      await readAndSend();
+    } catch (error) {
+      // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
+      readError = { error };
+      slots.cancel();
+    }
+    if (opts.stop.aborted) {
+      slots.stop();
+      opts.onEvent?.({ type: 'stopping' });
+    }
+    await slots.drain();
+  } finally {
+    opts.abort.removeEventListener('abort', onAbort);
+    await writer.close();
+    await Promise.all(inputs.map((i) => i.handle.close()));
+    fillCounts(manifest, tallies, opts.endpointStats?.());
+    await writeManifest(opts.output, manifest);
+  }
+  const fatal = readError ?? slots.error;
+  if (fatal) throw fatal.error;
+  if (badStop) throw badStop;
+  return { perDomain: tallies.perDomain, remaining: tallies.remaining(), stopped: opts.stop.aborted, manifest };
+}

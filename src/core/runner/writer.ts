@@ -1,0 +1,101 @@
+import { open } from 'node:fs/promises';
+import type { z } from 'zod';
+import { writeAtomically } from '../files.js';
+import { JsonlAppender, fileError, isBlank, outputLine, readLineBytes, readRow } from '../rows/index.js';
+import type { DatasetRow } from '../schemas/index.js';
+import { isNonEmptyFile } from './output-file.js';
+
+export interface Resumed {
+  /** Rows already finished: never sent again. */
+  doneKeys: Set<string>;
+  /** Lines dropped so they are redone: rows without a final result, a line cut by a crash, lines that are not rows. */
+  dropped: { failed: number; cut: number; invalid: number };
+}
+
+export interface ResumeOptions {
+  /** The stage's input schema (output rows are input rows with fields added). */
+  schema: z.ZodType<DatasetRow>;
+  /** Whether an earlier output row is kept as it is; the others are dropped and redone. */
+  keep: (row: Record<string, unknown>) => boolean;
+  /** Called for each kept row, to rebuild the tallies. */
+  onKept?: (row: Record<string, unknown>) => void;
+}
+
+/**
+ * Reads an earlier (possibly interrupted) output so a run can resume. Lines
+ * to redo are removed by writing the kept lines to a new file and renaming
+ * it over the original: until the rename the original is intact, so a crash
+ * here loses nothing either.
+ */
+export async function resumeOutput(path: string, opts: ResumeOptions): Promise<Resumed> {
+  const doneKeys = new Set<string>();
+  const dropped = { failed: 0, cut: 0, invalid: 0 };
+  if (!(await isNonEmptyFile(path))) return { doneKeys, dropped };
+  const keepRanges: [number, number][] = [];
+  for await (const line of readLineBytes(path)) {
+    if (isBlank(line.bytes)) continue;
+    if (!line.terminated) {
+      dropped.cut++;
+      continue;
+    }
+    const read = readRow(line.bytes, opts.schema, { file: path, lineNo: line.lineNo, terminated: true });
+    if (!read.ok || doneKeys.has(read.key)) {
+      dropped.invalid++;
+      continue;
+    }
+    if (!opts.keep(read.parsed)) {
+      dropped.failed++;
+      continue;
+    }
+    doneKeys.add(read.key);
+    opts.onKept?.(read.parsed);
+    const last = keepRanges[keepRanges.length - 1];
+    if (last && last[1] === line.start) last[1] = line.end;
+    else keepRanges.push([line.start, line.end]);
+  }
+  if (dropped.failed + dropped.cut + dropped.invalid > 0) await rewriteKeeping(path, keepRanges);
+  return { doneKeys, dropped };
+}
+
+async function rewriteKeeping(path: string, ranges: [number, number][]): Promise<void> {
+  try {
+    const source = await open(path, 'r');
+    try {
+      await writeAtomically(path, async (out) => {
+        const buf = Buffer.allocUnsafe(1 << 20);
+        for (const [start, end] of ranges) {
+          for (let pos = start; pos < end;) {
+            const { bytesRead } = await source.read(buf, 0, Math.min(buf.length, end - pos), pos);
+            if (bytesRead === 0) throw new Error(`${path} got shorter while it was being rewritten`);
+            await out.write(buf.subarray(0, bytesRead));
+            pos += bytesRead;
+          }
+        }
+      });
+    } finally {
+      await source.close();
+    }
+  } catch (err) {
+    throw fileError(path, err);
+  }
+}
+
+/** Appends output rows: each the input line with the stage's fields added, written whole. */
+export class OutputWriter {
+  private constructor(
+    private readonly appender: JsonlAppender,
+    private readonly replaced: readonly string[],
+  ) {}
+
+  static async open(path: string, replaced: readonly string[]): Promise<OutputWriter> {
+    return new OutputWriter(await JsonlAppender.open(path), replaced);
+  }
+
+  write(line: Buffer, fields: Record<string, unknown>): Promise<void> {
+    return this.appender.append(outputLine(line, fields, this.replaced));
+  }
+
+  close(): Promise<void> {
+    return this.appender.close();
+  }
+}

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Command } from 'commander';
+import { declare, parseOptions } from '../src/commands/option-table.js';
+import { INFER_OPTIONS, JUDGE_OPTIONS } from '../src/commands/stage-options.js';
+import { UserError } from '../src/core/errors.js';
+
+test('each option is parsed by its own parser, defaults included, into typed values', () => {
+  const cmd = declare(new Command('infer').exitOverride(), INFER_OPTIONS);
+  cmd.parse(
+    ['--model-base-url', 'http://a/v1/', '--model-base-url', 'http://b/v1', '--model-name', 'm', '--timeout', '2', '--no-history'],
+    {
+      from: 'user',
+    },
+  );
+  const o = parseOptions(INFER_OPTIONS, cmd.opts());
+  assert.deepEqual(o.modelBaseUrl, ['http://a/v1', 'http://b/v1']);
+  assert.equal(o.timeout, 2000);
+  assert.equal(o.concurrency, 16);
+  assert.equal(o.maxReplyMb, 16 * 2 ** 20);
+  assert.equal(o.history, 'none');
+  assert.equal(o.preflight, true);
+  assert.equal(o.retryFailed, false);
+});
+
+test('a missing required option and a bad value are one-line user errors naming the option', () => {
+  const cmd = declare(new Command('judge').exitOverride(), JUDGE_OPTIONS);
+  cmd.parse(['--judge-model', 'j'], { from: 'user' });
+  assert.throws(
+    () => parseOptions(JUDGE_OPTIONS, cmd.opts()),
+    (e: Error) => e instanceof UserError && e.message === '--judge-base-url is required',
+  );
+  const bad = declare(new Command('judge').exitOverride(), JUDGE_OPTIONS);
+  bad.parse(['--judge-model', 'j', '--judge-base-url', 'http://x/v1', '--parse-attempts', '0'], { from: 'user' });
+  assert.throws(() => parseOptions(JUDGE_OPTIONS, bad.opts()), /--parse-attempts must be a whole number from 1 to 20, got "0"/);
+});
+
+test('a table key that is not the option commander reads is caught when declared', () => {
+  assert.throws(() => declare(new Command('x'), { wrong: { flags: '--right <v>', help: '', parse: (v: string) => v } }), /read as "right"/);
+});

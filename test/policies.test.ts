@@ -1,0 +1,69 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_HEALTH, afterFailure, afterSuccess, freshHealth, pickEndpoint, type Candidate } from '../src/core/endpoints/health.js';
+import { backoffMs, isRetryable, retryAfterMs, retryDelay } from '../src/core/endpoints/retry.js';
+
+const policy = { setAsideAfter: 3, cooldownMs: 1000, maxCooldownMs: 3000 };
+const headers = (h: Record<string, string> = {}) => new Headers(h);
+
+describe('endpoint health', () => {
+  it('sets an endpoint aside after N consecutive failures, doubling the cooldown up to its cap', () => {
+    let h = freshHealth(policy);
+    h = afterFailure(h, policy, 0, 2);
+    h = afterFailure(h, policy, 0, 2);
+    assert.equal(h.setAsideUntil, 0);
+    h = afterFailure(h, policy, 100, 2);
+    assert.deepEqual(h, { consecutiveFailures: 0, setAsideUntil: 1100, cooldownMs: 2000 });
+    for (let i = 0; i < 3; i++) h = afterFailure(h, policy, 5000, 2);
+    assert.deepEqual(h, { consecutiveFailures: 0, setAsideUntil: 7000, cooldownMs: 3000 });
+    assert.deepEqual(afterSuccess(policy), freshHealth(policy));
+  });
+
+  it('never sets aside a lone endpoint', () => {
+    let h = freshHealth(DEFAULT_HEALTH);
+    for (let i = 0; i < 10; i++) h = afterFailure(h, DEFAULT_HEALTH, 0, 1);
+    assert.equal(h.setAsideUntil, 0);
+    assert.equal(h.consecutiveFailures, 10);
+  });
+
+  it('picks the endpoint in use with the fewest in flight, skipping those tried, and probes the soonest back when all are aside', () => {
+    const c = (inFlight: number, setAsideUntil = 0): Candidate => ({ inFlight, health: { ...freshHealth(policy), setAsideUntil } });
+    assert.deepEqual(pickEndpoint([c(3), c(1), c(2)], new Set(), 0), { index: 1, probe: false });
+    assert.deepEqual(pickEndpoint([c(3), c(1), c(2)], new Set([1]), 0), { index: 2, probe: false });
+    assert.deepEqual(pickEndpoint([c(0, 50), c(5)], new Set(), 10), { index: 1, probe: false });
+    assert.deepEqual(pickEndpoint([c(0, 50), c(0, 30)], new Set(), 10), { index: 1, probe: true });
+    // Every one tried: all are candidates again.
+    assert.deepEqual(pickEndpoint([c(2), c(1)], new Set([0, 1]), 0), { index: 1, probe: false });
+  });
+});
+
+describe('retry policy', () => {
+  it('retries connection failures and the statuses that heal, as the server says when it says', () => {
+    assert.equal(isRetryable({ kind: 'connection' }), true);
+    for (const status of [408, 409, 429, 500, 503])
+      assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), true, `${status}`);
+    for (const status of [400, 422]) assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), false, `${status}`);
+    assert.equal(isRetryable({ kind: 'status', status: 503, headers: headers({ 'x-should-retry': 'false' }) }), false);
+    assert.equal(isRetryable({ kind: 'status', status: 400, headers: headers({ 'x-should-retry': 'true' }) }), true);
+  });
+
+  it('honours Retry-After in ms, seconds or as a date', () => {
+    assert.equal(retryAfterMs(headers({ 'retry-after-ms': '250' }), 0), 250);
+    assert.equal(retryAfterMs(headers({ 'retry-after': '3' }), 0), 3000);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    assert.equal(retryAfterMs(headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }), now), 5000);
+    assert.equal(retryAfterMs(headers(), 0), undefined);
+  });
+
+  it('backs off exponentially up to 8 s with at most a quarter of jitter, and stops after maxRetries', () => {
+    assert.equal(backoffMs(0, 0), 500);
+    assert.equal(backoffMs(3, 0), 4000);
+    assert.equal(backoffMs(10, 0), 8000);
+    assert.equal(backoffMs(10, 1), 6000);
+    const f429 = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '2' }) };
+    assert.equal(retryDelay(f429, 0, 3, 0, 0), 2000);
+    assert.equal(retryDelay({ kind: 'connection' }, 1, 3, 0, 0), 1000);
+    assert.equal(retryDelay({ kind: 'connection' }, 3, 3, 0, 0), undefined);
+    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0), undefined);
+  });
+});

@@ -1,0 +1,182 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Tallies, fillCounts, newManifest } from '../src/core/runner/accounting.js';
+import { Dispatcher } from '../src/core/runner/dispatch.js';
+import { fileOrder, orderedLines, type Order } from '../src/core/runner/plan.js';
+import { OutputWriter, resumeOutput } from '../src/core/runner/writer.js';
+import { UserError } from '../src/core/errors.js';
+import type { LinePlan, PlannedLine } from '../src/core/rows/input.js';
+import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
+import { inferOutcome } from '../src/core/schemas/prediction-row.js';
+
+const line = (lineNo: number): PlannedLine => ({ file: 0, lineNo, start: lineNo * 10, length: 9, terminated: true, domain: 'mcp' });
+const plan = (n: number): LinePlan => ({
+  files: ['a'],
+  lines: Array.from({ length: n }, (_, i) => line(i + 1)),
+  selectedDomains: ['mcp'],
+  perDomain: new Map([['mcp', n]]),
+});
+const row = (id: number, extra: object = {}) => JSON.stringify({ task: 'mcp', id, prompt: ['a'], response: ['b'], turn_idx: 1, ...extra });
+
+describe('plan order', () => {
+  it('sends in file order by default, and in any order a scheduler gives', () => {
+    assert.deepEqual(
+      orderedLines(plan(3), fileOrder).map((l) => l.lineNo),
+      [1, 2, 3],
+    );
+    const reversed: Order = (lines) => [...lines].reverse();
+    assert.deepEqual(
+      orderedLines(plan(3), reversed).map((l) => l.lineNo),
+      [3, 2, 1],
+    );
+  });
+
+  it('refuses an order that drops or repeats a line', () => {
+    assert.throws(() => orderedLines(plan(3), (l) => l.slice(1)));
+    assert.throws(() => orderedLines(plan(3), (l) => [l[0]!, l[0]!, l[1]!]));
+  });
+});
+
+describe('dispatcher', () => {
+  it('runs at most `concurrency` tasks at once and makes room only for a few more', async () => {
+    const slots = new Dispatcher(2, 1);
+    let running = 0;
+    let most = 0;
+    const releases: (() => void)[] = [];
+    for (let i = 0; i < 3; i++) {
+      await slots.room();
+      slots.submit(async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((r) => releases.push(r));
+        running--;
+      });
+    }
+    let roomy = false;
+    const room = slots.room().then(() => (roomy = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(roomy, false, 'two running and one ready fill the window');
+    releases.shift()!();
+    await room;
+    while (releases.length || running) {
+      releases.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    await slots.drain();
+    assert.equal(most, 2);
+  });
+
+  it('a task that throws cancels the others through their signals and is reported once', async () => {
+    const slots = new Dispatcher(4);
+    const aborted: boolean[] = [];
+    for (let i = 0; i < 3; i++) {
+      slots.submit(
+        (signal) =>
+          new Promise<void>((resolve) => {
+            signal.addEventListener('abort', () => {
+              aborted.push(true);
+              resolve();
+            });
+          }),
+      );
+    }
+    slots.submit(async () => {
+      throw new UserError('boom');
+    });
+    await slots.drain();
+    assert.equal(aborted.length, 3);
+    assert.equal((slots.error?.error as Error).message, 'boom');
+  });
+
+  it('after stop(), queued tasks never start and running ones finish', async () => {
+    const slots = new Dispatcher(1, 4);
+    const ran: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      slots.submit(async () => {
+        ran.push(i);
+        await new Promise((r) => setImmediate(r));
+      });
+    }
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(ran, [0]);
+    slots.stop();
+    await slots.drain();
+    assert.deepEqual(ran, [0]);
+  });
+});
+
+describe('accounting', () => {
+  it('counts final results as done, failures among them, and the rest as left to redo', () => {
+    const t = new Tallies();
+    t.of('mcp').total = 4;
+    t.count('mcp', 'done');
+    t.count('mcp', 'failed');
+    t.count('mcp', 'incomplete');
+    assert.equal(t.remaining(), 2);
+    const m = newManifest({
+      stage: 'infer',
+      dataset: { source: 'x', domains: ['mcp'], rows: { mcp: 4 } },
+      settings: {},
+      startedAt: 'then',
+    });
+    fillCounts(m, t, { 'http://a/v1': { requests: 5, failures: 1 } });
+    assert.deepEqual(m.counts, {
+      total: 4,
+      done: 2,
+      failed: 1,
+      per_domain: { mcp: { total: 4, done: 2, failed: 1, empty: 0, truncated: 0 } },
+    });
+    assert.equal(m.usage.requests, 5);
+    assert.equal(m.complete, false);
+    t.count('mcp', 'done');
+    t.count('mcp', 'done');
+    fillCounts(m, t);
+    assert.equal(m.complete, true);
+    assert.ok(m.finished_at);
+  });
+});
+
+describe('writer', () => {
+  it('resume keeps finished rows, drops rows to redo and a cut last line, and appends after them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-writer-'));
+    const out = join(dir, 'p.jsonl');
+    await writeFile(
+      out,
+      [row(1, { gen: 'ok' }), row(2, { gen: '', error: 'timeout' }), row(3, { gen: '' }), '{"task":"mcp","id":4,'].join('\n'),
+    );
+    const kept: unknown[] = [];
+    const r = await resumeOutput(out, {
+      schema: datasetRowSchema,
+      keep: (x) => inferOutcome(x) !== 'incomplete',
+      onKept: (x) => kept.push(x.id),
+    });
+    assert.deepEqual(r.dropped, { failed: 1, cut: 1, invalid: 0 });
+    assert.deepEqual(kept, [1, 3]);
+    assert.equal(await readFile(out, 'utf8'), `${row(1, { gen: 'ok' })}\n${row(3, { gen: '' })}\n`);
+    const w = await OutputWriter.open(out, ['gen', 'error']);
+    await w.write(Buffer.from(row(2, { gen: '', error: 'timeout' })), { gen: 'new' });
+    await w.close();
+    const last = (await readFile(out, 'utf8')).trimEnd().split('\n').at(-1)!;
+    assert.equal(last, row(2, { gen: 'new' }));
+  });
+
+  it('resuming in a read-only folder with a line to drop is one user error, not an unhandled error event', async (t) => {
+    if (process.getuid?.() === 0) return t.skip('root writes anywhere');
+    const dir = await mkdtemp(join(tmpdir(), 'awb-writer-ro-'));
+    const out = join(dir, 'p.jsonl');
+    await writeFile(out, `${row(1, { gen: 'ok' })}\n{"task":"mcp",`);
+    await chmod(dir, 0o555);
+    try {
+      await assert.rejects(resumeOutput(out, { schema: datasetRowSchema, keep: () => true }), (err: Error) => {
+        assert.ok(err instanceof UserError, String(err));
+        assert.match(err.message, /permission denied/);
+        return true;
+      });
+    } finally {
+      await chmod(dir, 0o755);
+    }
+  });
+});
