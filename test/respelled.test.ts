@@ -29,7 +29,8 @@ const base = synthRows(21).map((r, i) => ({
   ...(i % 4 === 0 ? { extra: [1, { task: 'mcp' }] } : {}),
 }));
 const plainLines = base.map((r) => JSON.stringify(r));
-const spellingOf = (i: number): RespellOptions => ({ repeatKeys: i % 2 === 1, decoys: i % 3 === 0 });
+// The rows carry their own decoy task/id/turn_idx members (meta, extra), so the respelling adds none.
+const spellingOf = (i: number): RespellOptions => ({ repeatKeys: i % 2 === 1 });
 const spelledLines = base.map((r, i) => respell(r, i + 1, spellingOf(i)) + (i % 3 === 0 ? '\r' : ''));
 
 const VOLATILE = new Set(['latency_ms', 'judge_latency_ms']);
