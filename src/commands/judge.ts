@@ -5,7 +5,7 @@ import { judgeFieldsSchema } from '../core/schemas/index.js';
 import { UserError } from '../core/errors.js';
 import { isJudgeDone, judgeInputSchema, judgeJobs, tallyJudgement } from '../core/judge/index.js';
 import { readManifest } from '../core/runner/index.js';
-import { loadRubrics } from '../core/judge/index.js';
+import { loadRubrics, rubricsSetting } from '../core/judge/index.js';
 import { runStage } from '../core/runner/index.js';
 import { intOption, urlOption } from './options.js';
 import { createProgress, installInterrupts, printSummary, reportEvent } from './run-ui.js';
@@ -65,7 +65,7 @@ export async function run(opts: JudgeCliOptions): Promise<void> {
         return {
           judge: { hosts: pool.hosts(), model },
           judge_sampling: dropUndefined(sampling),
-          rubrics: { source: rubrics.source, sha256: rubrics.sha256 },
+          rubrics: rubricsSetting(rubrics),
           parse_attempts: parseAttempts,
           ...(domains ? { domains } : {}),
           ...(shard ? { shard } : {}),
