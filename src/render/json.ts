@@ -1,6 +1,5 @@
 import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta } from '../core/score/index.js';
-import { MIN_TRAJECTORIES } from '../core/score/index.js';
 import { costOf, type ScoreReport, type StageUsage, type UsageTotals } from '../core/score/index.js';
 import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
@@ -175,7 +174,7 @@ export function renderCompareJson(report: CompareReport): string {
           ? {
               fail_below: report.gate.threshold,
               alpha: report.gate.alpha,
-              rule: `fails when a one-sided t test finds candidate - baseline below -fail_below for Overall or a domain with at least ${MIN_TRAJECTORIES} trajectories (Holm over all tests, family-wise error alpha), or when the candidate is partial or the runs are not comparable (unless allowed)`,
+              rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), or when the candidate is partial or the runs are not comparable (unless allowed)',
               failed: report.gate.failed,
               reasons: report.gate.reasons,
               tests: report.gate.tests,

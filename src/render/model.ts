@@ -1,6 +1,5 @@
 import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta, GateResult } from '../core/score/index.js';
-import { MIN_TRAJECTORIES } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
 import { domainLabel } from '../core/domains.js';
 import { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from '../core/score/index.js';
@@ -426,7 +425,7 @@ export function compareView(report: CompareReport): View {
     });
   }
   const footnotes = [
-    `Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences are summed per trajectory, the standard error carries the small-sample factor G/(G-1) and the t quantile G-1 degrees of freedom (G trajectories); Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.`,
+    'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
     'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
     ...report.notes.map((n) => `Note: ${n}`),
   ];
@@ -450,7 +449,7 @@ function gateVerdict(g: GateResult): string[] {
 }
 
 function gateMethod(g: GateResult): string {
-  return `Gate: for Overall and each domain with at least ${MIN_TRAJECTORIES} trajectories, a one-sided t test (the interval's method) of "candidate - baseline >= -${formatFixed(g.threshold)}"; Holm's step-down procedure over the ${g.tests.length} tests keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. Fewer trajectories are reported as not tested, never as a failure.`;
+  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length} tests keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure.`;
 }
 
 const percentText = (x: number): string => `${Number((x * 100).toPrecision(3))}%`;

@@ -6,7 +6,8 @@ import { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedMean } f
 import { readJudged, type JudgedRecord } from './judged-reader.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
-import { studentCdf, studentQuantile } from './student-t.js';
+import { studentQuantile } from './student-t.js';
+import { deriveSeed, mulberry32 } from './bootstrap.js';
 
 /** Rows present on one side only. */
 export interface Unpaired {
@@ -21,9 +22,9 @@ export interface Interval {
 }
 
 /**
- * The delta's sampling spread, from the trajectories: a cluster-robust
- * standard error with the small-sample factor G/(G-1) and G-1 degrees of
- * freedom (Satterthwaite's for Overall). Undefined with fewer than two
+ * The delta's sampling spread, from the trajectories: the CR2
+ * cluster-robust standard error with Bell-McCaffrey degrees of freedom
+ * (Welch-Satterthwaite's for Overall). Undefined with fewer than two
  * trajectories.
  */
 export interface Spread {
@@ -42,6 +43,8 @@ export interface Delta {
   spread: Spread | undefined;
   /** Trajectories with at least one used row. */
   trajectories: number;
+  /** Those trajectories' summed row deltas (points) and row counts: what the gate's sign-flip test draws on. */
+  clusters: readonly Cluster[];
   /** Per dimension (DIMENSIONS order): candidate − baseline on the rows used, zero grades skipped per side. */
   dims: Array<Ratio | undefined>;
 }
@@ -77,12 +80,12 @@ export interface CompareResult {
 }
 
 const EXAMPLES = 5;
-/** Fewer trajectories than this leave a domain's delta untested by the gate: two give one degree of freedom. */
-export const MIN_TRAJECTORIES = 3;
 /** The gate's family-wise error rate. */
 export const GATE_ALPHA = 0.05;
+/** Random sign patterns drawn per gate test when there are too many to enumerate. */
+const FLIPS = 9_999;
 
-interface Cluster {
+export interface Cluster {
   /** Sum of the rows' deltas, in points. */
   sum: number;
   n: number;
@@ -91,17 +94,30 @@ interface Cluster {
 const points = (sixtieths: number): number => (25 * sixtieths) / SIXTIETHS;
 
 /**
- * Cluster-robust spread of a ratio-of-sums mean: the residuals of the
- * trajectory sums about the pooled mean, with the factor G/(G-1).
+ * CR2 spread of a ratio-of-sums mean (a weighted mean over rows, clustered
+ * by trajectory): each trajectory's residual sum squared, scaled by
+ * 1 / (1 - n_g / N), the leverage correction that keeps it unbiased with
+ * few and unequal trajectories. Degrees of freedom by Bell and McCaffrey,
+ * (tr B)^2 / tr(B^2) with B_gh = (δ_gh n_g - n_g n_h / N) / sqrt((1 - p_g)(1 - p_h)),
+ * p_g = n_g / N: G - 1 for equal trajectories, fewer as sizes spread.
  */
 function clusterSpread(clusters: readonly Cluster[]): Spread | undefined {
-  const used = clusters.filter((c) => c.n > 0);
-  const g = used.length;
+  const g = clusters.length;
   if (g < 2) return undefined;
-  const n = used.reduce((s, c) => s + c.n, 0);
-  const mean = used.reduce((s, c) => s + c.sum, 0) / n;
-  const ss = used.reduce((s, c) => s + (c.sum - mean * c.n) ** 2, 0);
-  return { se: Math.sqrt(((g / (g - 1)) * ss) / (n * n)), df: g - 1 };
+  const n = clusters.reduce((s, c) => s + c.n, 0);
+  const mean = clusters.reduce((s, c) => s + c.sum, 0) / n;
+  const ss = clusters.reduce((s, c) => s + (c.sum - mean * c.n) ** 2 / (1 - c.n / n), 0);
+  const w = clusters.map((c) => 1 / Math.sqrt(1 - c.n / n));
+  let trace = 0;
+  let trace2 = 0;
+  for (let i = 0; i < g; i++) {
+    for (let j = 0; j < g; j++) {
+      const b = ((i === j ? clusters[i]!.n : 0) - (clusters[i]!.n * clusters[j]!.n) / n) * w[i]! * w[j]!;
+      if (i === j) trace += b;
+      trace2 += b * b;
+    }
+  }
+  return { se: Math.sqrt(ss) / n, df: (trace * trace) / trace2 };
 }
 
 /** The spread of a mean of independent domain deltas; Welch–Satterthwaite degrees of freedom. */
@@ -206,8 +222,9 @@ export function compareRecords(
     d.baseline = normalizedMean(a.base.total, d.used);
     d.candidate = normalizedMean(a.cand.total, d.used);
     d.delta = d.candidate!.sub(d.baseline!);
-    d.trajectories = a.clusters.size;
-    d.spread = clusterSpread([...a.clusters.values()]);
+    d.clusters = [...a.clusters.keys()].sort().map((k) => a.clusters.get(k)!);
+    d.trajectories = d.clusters.length;
+    d.spread = clusterSpread(d.clusters);
     d.ci = tInterval(d.delta.toNumber(), d.spread);
     d.dims = DIMENSIONS.map((_, i) => {
       const [bs, cs] = [a.base.dims[i]!, a.cand.dims[i]!];
@@ -235,6 +252,7 @@ export function compareRecords(
       spread: overallSpread,
       ci: overallDelta ? tInterval(overallDelta.toNumber(), overallSpread) : undefined,
       trajectories: sum((d) => d.trajectories),
+      clusters: [],
       dims: DIMENSIONS.map((_, i) => mean((d) => d.dims[i])),
       domains: measured.length,
       paired: sum((d) => d.paired),
@@ -254,6 +272,7 @@ function emptyDelta(): Delta {
     ci: undefined,
     spread: undefined,
     trajectories: 0,
+    clusters: [],
     dims: DIMENSIONS.map(() => undefined),
   };
 }
@@ -274,12 +293,10 @@ export interface GateTest {
   /** 'Overall' or a domain label. */
   name: string;
   delta: number;
-  /** One-sided p-value of "the drop is no larger than the threshold". */
+  /** One-sided p-value of "the drop is no larger than the threshold" (sign-flip randomization test). */
   p: number;
   /** The level Holm's procedure held this test to (undefined after the first test it kept). */
   level: number | undefined;
-  /** The one-sided upper confidence bound at that level. */
-  upper: number | undefined;
   rejected: boolean;
 }
 
@@ -292,7 +309,7 @@ export interface GateResult {
   tests: GateTest[];
   /** Why the gate failed: regressions, a partial candidate, runs not comparable. */
   reasons: string[];
-  /** Domains (or Overall) with too few trajectories to conclude anything, and so not tested. */
+  /** Domains with too few trajectories for any outcome to be significant, and so not tested. */
   inconclusive: string[];
 }
 
@@ -311,40 +328,100 @@ export interface GateContext {
   incomparable: string[];
 }
 
+/** A weighted trajectory in a sign-flip test: its shifted sum, scaled to its domain's mean. */
+interface Term {
+  value: number;
+}
+
 /**
- * The regression gate. For Overall (macro) and every domain with at least
- * MIN_TRAJECTORIES trajectories, a one-sided t test of "candidate − baseline
- * >= −threshold" from the cluster-robust spread; Holm's step-down procedure
- * holds the chance that judge noise alone fails any of them to GATE_ALPHA.
+ * One-sided sign-flip randomization p-value of "the mean delta >= -threshold".
+ * Each trajectory's summed row deltas, shifted by threshold per row, is
+ * symmetric about 0 at the null's boundary (exactly so under judge noise
+ * alone: two judge passes over the same predictions are exchangeable), so
+ * flipping signs at random gives the statistic's null distribution. All
+ * 2^G patterns when there are few, else FLIPS random ones (p = (1 + hits) / (1 + FLIPS)).
+ */
+function signFlipP(terms: readonly Term[], label: string): number {
+  const v = Float64Array.from(terms, (t) => t.value);
+  const g = v.length;
+  const observed = v.reduce((s, x) => s + x, 0);
+  const scale = v.reduce((s, x) => s + Math.abs(x), 0);
+  if (scale === 0) return 1;
+  const bound = observed + 1e-9 * Math.max(1, scale);
+  if (2 ** g <= FLIPS + 1) {
+    // Every pattern, in Gray-code order: each step flips one sign, so the sum is updated, not recomputed.
+    let t = observed;
+    let hits = t <= bound ? 1 : 0;
+    const signs = new Int8Array(g).fill(1);
+    for (let k = 1; k < 2 ** g; k++) {
+      const i = 31 - Math.clz32(k & -k);
+      t -= 2 * signs[i]! * v[i]!;
+      signs[i] = -signs[i]!;
+      if (t <= bound) hits++;
+    }
+    return hits / 2 ** g;
+  }
+  const rng = mulberry32(deriveSeed(GATE_SEED, label));
+  let hits = 0;
+  for (let b = 0; b < FLIPS; b++) {
+    let t = 0;
+    let bits = 0;
+    for (let i = 0; i < g; i++) {
+      if (i % 32 === 0) bits = (rng() * 4294967296) >>> 0;
+      t += bits & (1 << (i % 32)) ? -v[i]! : v[i]!;
+    }
+    if (t <= bound) hits++;
+  }
+  return (1 + hits) / (1 + FLIPS);
+}
+
+const GATE_SEED = 20260624;
+
+/** A domain's trajectories as test terms: (sum + threshold * n) / N, so they add up to its delta + threshold. */
+function termsOf(d: Delta, threshold: number, weight = 1): Term[] {
+  const n = d.clusters.reduce((s, c) => s + c.n, 0);
+  return d.clusters.map((c) => ({ value: (weight * (c.sum + threshold * c.n)) / n }));
+}
+
+/**
+ * The regression gate. For Overall (macro) and every domain, a one-sided
+ * sign-flip randomization test of "candidate − baseline >= −threshold"
+ * over trajectories; Holm's step-down procedure over all of them holds the
+ * chance that judge noise alone fails the gate to GATE_ALPHA. A domain with
+ * so few trajectories that even all of them moving the same way could not
+ * reach the first Holm level (1/2^G > alpha/m) is reported as not tested.
  * A candidate missing rows, or runs known to differ in judge, rubrics,
  * history or dataset, fail too unless allowed.
  */
 export function applyGate(result: CompareResult, opts: GateOptions, context: GateContext = { partial: [], incomparable: [] }): GateResult {
   const threshold = opts.threshold;
-  const candidates: Array<{ name: string; d: Delta }> = [
-    { name: 'Overall', d: result.overall },
-    ...result.domains.map((d) => ({ name: domainLabel(d.domain), d })),
-  ];
+  const measured = result.domains.filter((d) => d.delta);
+  const m = measured.length + 1;
   const inconclusive: string[] = [];
   const tests: GateTest[] = [];
-  for (const { name, d } of candidates) {
-    if (!d.delta) continue;
-    const isOverall = d === result.overall;
-    if (!d.spread || (!isOverall && d.trajectories < MIN_TRAJECTORIES)) {
-      inconclusive.push(`${name}: ${d.trajectories} trajectories, too few to conclude anything`);
+  const test = (name: string, delta: Ratio, terms: Term[]): void => {
+    tests.push({ name, delta: delta.toNumber(), p: signFlipP(terms, name), level: undefined, rejected: false });
+  };
+  if (result.overall.delta) {
+    test(
+      'Overall',
+      result.overall.delta,
+      measured.flatMap((d) => termsOf(d, threshold, 1 / measured.length)),
+    );
+  }
+  for (const d of measured) {
+    if (2 ** -d.trajectories > GATE_ALPHA / m) {
+      inconclusive.push(
+        `${domainLabel(d.domain)}: ${d.trajectories} trajectories, too few to conclude anything (even all of them moving the same way would not be significant among ${m} tests)`,
+      );
       continue;
     }
-    const delta = d.delta.toNumber();
-    const p = d.spread.se > 0 ? studentCdf((delta + threshold) / d.spread.se, d.spread.df) : delta < -threshold ? 0 : 1;
-    tests.push({ name, delta, p, level: undefined, upper: undefined, rejected: false });
+    test(domainLabel(d.domain), d.delta!, termsOf(d, threshold));
   }
   tests.sort((a, b) => a.p - b.p);
-  const spreadOf = (name: string): Spread => candidates.find((c) => c.name === name)!.d.spread!;
   for (let i = 0; i < tests.length; i++) {
     const t = tests[i]!;
     t.level = GATE_ALPHA / (tests.length - i);
-    const s = spreadOf(t.name);
-    t.upper = t.delta + studentQuantile(1 - t.level, s.df) * s.se;
     t.rejected = t.p <= t.level;
     if (!t.rejected) break;
   }
@@ -352,7 +429,7 @@ export function applyGate(result: CompareResult, opts: GateOptions, context: Gat
     .filter((t) => t.rejected)
     .map(
       (t) =>
-        `${t.name}: ${formatSigned(t.delta)} points; its one-sided upper bound ${formatSigned(t.upper)} (at level ${percent(t.level!)}, Holm over ${tests.length} tests) lies below -${formatFixed(threshold)}`,
+        `${t.name}: ${formatSigned(t.delta)} points, worse by more than ${formatFixed(threshold)} (one-sided p = ${t.p.toPrecision(2)}, at most ${percent(t.level!)} by Holm over ${tests.length} tests)`,
     );
   if (context.partial.length && !opts.allowPartial) {
     reasons.push(...context.partial.map((p) => `incomplete candidate: ${p} (--allow-partial to gate on the rows in common)`));
