@@ -278,7 +278,7 @@ export function publishedGaps(r: ComparedRun): string[] {
   const had = DOMAINS.reduce((n, d) => n + (rows[d] ?? 0), 0);
   if (short.length || Object.keys(rows).some((d) => !(DOMAINS as readonly string[]).includes(d)))
     gaps.push(
-      `data: ${had} rows in the published domains, not the full published split (${published} rows; differs in ${short.map(domainLabel).join(', ') || 'extra domains'})`,
+      `data: ${had} of the ${published} rows of the full published split${short.length ? ` (short in ${short.map(domainLabel).join(', ')})` : ' (and domains beyond it)'}`,
     );
   if (p.datasetRepo !== DATASET_REPO || !p.datasetCommit)
     gaps.push(
