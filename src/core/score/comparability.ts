@@ -140,10 +140,12 @@ export interface ComparabilityNote {
   text: string;
 }
 
-const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string }> = [
+/** Settings checked one value per run, in the order notes list them; `rubrics` marks where the per-domain rubric check goes. */
+const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boolean } | 'rubrics'> = [
   { field: 'judge', what: 'judge' },
+  'rubrics',
   { field: 'history', what: 'history protocol' },
-  { field: 'datasetCommit', what: 'dataset commit' },
+  { field: 'datasetCommit', what: 'dataset commit', hash: true },
   { field: 'datasetRevision', what: 'dataset revision' },
 ];
 
@@ -173,8 +175,10 @@ export function comparabilityNotes(
       });
     }
     const known = runs.filter((r) => r.provenance.manifest === 'found');
-    for (const { field, what } of CHECKED) notes.push(...fieldNotes(known, what, (r) => r.provenance[field]));
-    notes.push(...rubricNotes(known));
+    for (const c of CHECKED) {
+      if (c === 'rubrics') notes.push(...rubricNotes(known));
+      else notes.push(...fieldNotes(known, c.what, (r) => r.provenance[c.field], c.hash));
+    }
     const coverage = new Map<string, ComparedRun[]>();
     for (const r of opts.coverage === false ? [] : runs) {
       const k = coverageText(r.domains);
@@ -202,7 +206,7 @@ export function comparabilityNotes(
 }
 
 /** Notes for one setting: known values that differ, or runs where it is unknown beside runs where it is known. */
-function fieldNotes(runs: readonly ComparedRun[], what: string, value: (r: ComparedRun) => unknown): ComparabilityNote[] {
+function fieldNotes(runs: readonly ComparedRun[], what: string, value: (r: ComparedRun) => unknown, hash = false): ComparabilityNote[] {
   const byValue = new Map<string, ComparedRun[]>();
   for (const r of runs) {
     const v = value(r);
@@ -212,7 +216,8 @@ function fieldNotes(runs: readonly ComparedRun[], what: string, value: (r: Compa
   const values = [...byValue.keys()].filter((k) => k !== '');
   const missing = byValue.get('') ?? [];
   if (values.length >= 2) {
-    const parts = [...byValue].map(([v, rs]) => `${v === '' ? 'unknown' : shortValue(v)} in ${names(rs)}`);
+    // Hashes and commits are shown by their first 12 characters.
+    const parts = [...byValue].map(([v, rs]) => `${v === '' ? 'unknown' : hash ? v.slice(0, 12) : v} in ${names(rs)}`);
     return [{ kind: 'differs', text: `not comparable: ${what} differs (${parts.join('; ')})` }];
   }
   if (values.length === 1 && missing.length) return [{ kind: 'unknown', text: `cannot check ${what}: unknown in ${names(missing)}` }];
@@ -244,7 +249,7 @@ function rubricNotes(runs: readonly ComparedRun[]): ComparabilityNote[] {
   if (differing.length) notes.push({ kind: 'differs', text: `not comparable: rubrics differ in ${differing.join(', ')}` });
   if (setOnly.length) {
     const sameDomains = new Set(runs.map((r) => coverageText(r.domains))).size === 1;
-    if (sameDomains && !perDomain.length) notes.push(...fieldNotes(setOnly, 'rubrics (sha256)', (r) => r.provenance.rubricsSha256));
+    if (sameDomains && !perDomain.length) notes.push(...fieldNotes(setOnly, 'rubrics (sha256)', (r) => r.provenance.rubricsSha256, true));
     else if (runs.length > setOnly.length || !sameDomains)
       notes.push({
         kind: 'unknown',
@@ -300,9 +305,4 @@ function coverageText(domains: readonly string[]): string {
 
 function names(runs: readonly ComparedRun[]): string {
   return runs.map((r) => r.label).join(', ');
-}
-
-/** Hashes and commits are shown by their first 12 characters. */
-function shortValue(value: string): string {
-  return /^[0-9a-f]{40,64}$/.test(value) ? value.slice(0, 12) : value;
 }
