@@ -27,13 +27,20 @@ const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreReque
   ...extra,
 });
 
+/** The parts of a judged manifest the tests change. */
+interface EditableManifest {
+  settings: { judge_sampling?: { temperature: number; max_tokens: number }; rubrics?: unknown };
+  upstream: { settings: { history: string } };
+}
+
 /** A manifest meeting every condition of the published numbers, with `change` applied. */
-function publishedLike(model: string, change: (m: Record<string, any>) => void = () => {}): Record<string, unknown> {
-  const m = judgedManifest({ model, judge: 'gpt-5.2-2025-12-11', commit: 'f'.repeat(40) }) as Record<string, any>;
+function publishedLike(model: string, change: (m: EditableManifest) => void = () => {}): Record<string, unknown> {
+  const manifest = judgedManifest({ model, judge: 'gpt-5.2-2025-12-11', commit: 'f'.repeat(40) });
+  const m = manifest as unknown as EditableManifest;
   m.settings.judge_sampling = { temperature: 0.6, max_tokens: 32768 };
   m.settings.rubrics = { source: '/rubrics/official', sha256: 'cd'.repeat(32), layout: 'official', domains: {} };
   change(m);
-  return m;
+  return manifest;
 }
 
 /** Every row of the published split, grade `g` everywhere (small rows: a trajectory per row). */
@@ -55,7 +62,7 @@ describe('--with-published', () => {
     writeManifest(
       cool,
       publishedLike('cool-model', (m) => {
-        m.settings.judge_sampling.temperature = 0;
+        m.settings.judge_sampling!.temperature = 0;
         m.upstream.settings.history = 'none';
       }),
     );

@@ -1,6 +1,6 @@
 import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta } from '../core/score/index.js';
-import { costOf, type ScoreReport, type StageUsage, type UsageTotals } from '../core/score/index.js';
+import { ALL_DOMAINS, costOf, type ScoreReport, type StageUsage, type TurnScore, type UsageTotals } from '../core/score/index.js';
 import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
@@ -31,6 +31,22 @@ function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
   return { infer: stage(u.infer, 'infer'), judge: stage(u.judge, 'judge') };
 }
 
+/** Turn buckets with their intervals; the run's own `turns` pools every domain. */
+function turnsJson(turns: readonly TurnScore[], intervals: ReadonlyMap<string, Interval | undefined> | undefined) {
+  return turns.map((t) => {
+    const score = normalizedMean(t.total.sum, t.total.count);
+    return {
+      bucket: t.bucket,
+      rows: t.rows,
+      valid: t.valid,
+      mean: num(rawMean(t.total.sum, t.total.count)),
+      score: num(score),
+      text: formatFixed(score),
+      ci: ci(intervals?.get(t.bucket)),
+    };
+  });
+}
+
 export function renderScoreJson(report: ScoreReport): string {
   const board = leaderboard(report);
   const runs = board.rows
@@ -54,17 +70,7 @@ export function renderScoreJson(report: ScoreReport): string {
             ),
             ...(report.byTurn
               ? {
-                  turns: d.turns.map((t) => {
-                    const score = normalizedMean(t.total.sum, t.total.count);
-                    return {
-                      bucket: t.bucket,
-                      rows: t.rows,
-                      valid: t.valid,
-                      mean: num(rawMean(t.total.sum, t.total.count)),
-                      score: num(score),
-                      text: formatFixed(score),
-                    };
-                  }),
+                  turns: turnsJson(d.turns, run.intervals?.turns.get(d.domain)),
                 }
               : {}),
           },
@@ -79,6 +85,8 @@ export function renderScoreJson(report: ScoreReport): string {
         valid: run.score.valid,
         failed: run.score.failed,
         domains,
+        ...(report.byTurn ? { turns: turnsJson(run.score.turns, run.intervals?.turns.get(ALL_DOMAINS)) } : {}),
+        ...(report.published.length ? { published_comparable: run.publishedGaps.length === 0, published_gaps: run.publishedGaps } : {}),
         overall: {
           macro: { ...scoreJson(row.cells[MACRO]), domains: run.score.macroDomains },
           micro: { ...scoreJson(row.cells[MICRO]), rows: run.score.micro.count },
