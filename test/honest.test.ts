@@ -112,6 +112,33 @@ describe('comparability', () => {
     );
   });
 
+  it('files judged before per-domain hashes, with the bundled rubrics on different domains, are not flagged', async () => {
+    const judged = async (name: string, domains: string[], sha: string) => {
+      const file = writeJudged(
+        dir,
+        name,
+        domains.map((domain) => judgedRow({ domain, id: 1 })),
+      );
+      const m = judgedManifest({ model: name, judge: 'j', rubrics: sha }) as { dataset: { domains: string[] } };
+      m.dataset.domains = domains;
+      writeManifest(file, m as unknown as Record<string, unknown>);
+      return file;
+    };
+    const three = ['mcp', 'search', 'terminal'];
+    const a = await judged('old-a.jsonl', three, (await loadRubrics(undefined, three)).sha256);
+    const b = await judged('old-b.jsonl', ['mcp', 'search'], (await loadRubrics(undefined, ['mcp', 'search'])).sha256);
+    const report = await scoreFiles(request([a, b], { bootstrap: undefined }));
+    assert.ok(!report.notes.some((n) => /rubrics/.test(n)), report.notes.join('\n'));
+    // A set hash that is not the bundled one stays uncheckable across domain sets, never a false "differs".
+    const c = await judged('old-c.jsonl', ['mcp'], 'ef'.repeat(32));
+    const mixed = await scoreFiles(request([a, c], { bootstrap: undefined }));
+    assert.match(
+      mixed.notes.join('\n'),
+      /cannot check rubrics domain by domain: old-c\.jsonl recorded only a hash of the whole rubric set/,
+    );
+    assert.doesNotMatch(mixed.notes.join('\n'), /rubrics differ/);
+  });
+
   it('does not rank Overall across runs over different domains; shows dimensions per run and one by-turn table', async () => {
     const rows = (domains: string[], g: number) =>
       domains.flatMap((domain) =>

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
 import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
 import { PUBLISHED_JUDGE } from '../dataset/index.js';
+import { loadRubrics } from '../judge/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
 
 /** What a judged file's sidecar manifest says produced it; every field is unknown without one. */
@@ -44,7 +45,25 @@ export async function readProvenance(file: string): Promise<{ provenance: Proven
   }
   const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) return invalid(`${path}: ${issueText(parsed.error.issues[0])}`);
-  return provenanceOf(parsed.data, path);
+  const out = provenanceOf(parsed.data, path);
+  out.provenance.rubricsByDomain ??= await bundledPerDomain(parsed.data);
+  return out;
+}
+
+/**
+ * Files judged before rubrics were hashed per domain recorded only the set's
+ * hash. When that is the hash of the bundled rubrics over the manifest's
+ * domains, each domain's rubric is known to be the bundled one.
+ */
+async function bundledPerDomain(manifest: Manifest): Promise<Record<string, string> | undefined> {
+  const r = manifest.stage === 'judge' ? manifest.settings.rubrics : undefined;
+  if (r?.source !== 'bundled') return undefined;
+  try {
+    const bundled = await loadRubrics(undefined, manifest.dataset.domains);
+    return bundled.sha256 === r.sha256 ? bundled.perDomain : undefined;
+  } catch {
+    return undefined; // a domain the bundled set lacks: the recorded set cannot be the bundled one
+  }
 }
 
 function invalid(problem: string): { provenance: Provenance; warnings: string[] } {
