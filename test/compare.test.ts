@@ -178,7 +178,7 @@ describe('compare', () => {
     );
     assert.equal(applyGate(everywhere, { threshold: 1 }).failed, true);
     assert.equal(applyGate(everywhere, { threshold: 30 }).failed, false);
-    // Three trajectories, all a grade worse: 1/8 could never be significant, so the domain is not tested, and said so.
+    // Three trajectories, all a grade worse: 1/8 could never be significant, so nothing is tested, and that is said.
     const few = applyGate(
       compareRecords(
         run(['web'], 3, () => 4),
@@ -187,11 +187,21 @@ describe('compare', () => {
       { threshold: 0 },
     );
     assert.equal(few.failed, false);
-    assert.deepEqual(
-      few.tests.map((t) => [t.name, t.p]),
-      [['Overall', 1 / 8]],
+    assert.deepEqual(few.tests, []);
+    assert.match(few.inconclusive.join('\n'), /^Overall: 3 trajectories, too few to conclude anything.*\nWeb: 3 trajectories, too few/);
+    // With Overall testable (3 + 10 trajectories), the small domain alone is left out.
+    const mixed = applyGate(
+      compareRecords(
+        [...run(['web'], 3, () => 4), ...run(['mcp'], 10, () => 3)],
+        [...run(['web'], 3, () => 3), ...run(['mcp'], 10, () => 3)],
+      ),
+      { threshold: 0 },
     );
-    assert.match(few.inconclusive.join('\n'), /^Web: 3 trajectories, too few to conclude anything/);
+    assert.deepEqual(mixed.tests.map((t) => t.name).sort(), ['MCP', 'Overall']);
+    assert.deepEqual(
+      mixed.inconclusive.map((l) => l.split(':')[0]),
+      ['Web'],
+    );
   });
 
   it('fails a partial or incomparable candidate unless allowed', () => {

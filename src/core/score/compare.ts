@@ -402,21 +402,19 @@ export function applyGate(result: CompareResult, opts: GateOptions, context: Gat
   const test = (name: string, delta: Ratio, terms: Term[]): void => {
     tests.push({ name, delta: delta.toNumber(), p: signFlipP(terms, name), level: undefined, rejected: false });
   };
-  if (result.overall.delta) {
-    test(
-      'Overall',
-      result.overall.delta,
-      measured.flatMap((d) => termsOf(d, threshold, 1 / measured.length)),
-    );
-  }
-  for (const d of measured) {
+  const lines: Array<[string, Delta, Term[]]> = [
+    ['Overall', result.overall, measured.flatMap((d) => termsOf(d, threshold, 1 / measured.length))],
+    ...measured.map((d): [string, Delta, Term[]] => [domainLabel(d.domain), d, termsOf(d, threshold)]),
+  ];
+  for (const [name, d, terms] of lines) {
+    if (!d.delta) continue;
     if (2 ** -d.trajectories > GATE_ALPHA / m) {
       inconclusive.push(
-        `${domainLabel(d.domain)}: ${d.trajectories} trajectories, too few to conclude anything (even all of them moving the same way would not be significant among ${m} tests)`,
+        `${name}: ${d.trajectories} trajectories, too few to conclude anything (even all of them moving the same way would not be significant among ${m} tests)`,
       );
       continue;
     }
-    test(domainLabel(d.domain), d.delta!, termsOf(d, threshold));
+    test(name, d.delta, terms);
   }
   tests.sort((a, b) => a.p - b.p);
   for (let i = 0; i < tests.length; i++) {
