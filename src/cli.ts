@@ -50,8 +50,12 @@ function buildProgram(): Command {
     .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
     .option('--seed <n>', 'bootstrap seed', '20260624')
     .option('--with-published', 'add the published leaderboard rows (official README) for context')
-    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost')
-    .option('--price-output <usd>', 'price per million output tokens')
+    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost (both stages)')
+    .option('--price-output <usd>', 'price per million output tokens (both stages)')
+    .option('--price-model-input <usd>', 'price per million input tokens of the world model (infer); wins over --price-input')
+    .option('--price-model-output <usd>', 'price per million output tokens of the world model (infer)')
+    .option('--price-judge-input <usd>', 'price per million input tokens of the judge; wins over --price-input')
+    .option('--price-judge-output <usd>', 'price per million output tokens of the judge')
     .action(async (judged, opts) => (await import('./commands/score.js')).run(judged, opts));
 
   program
@@ -61,13 +65,25 @@ function buildProgram(): Command {
     .argument('<candidate>', 'judged JSONL of the candidate')
     .option(
       '--fail-below <delta>',
-      'exit 1 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain)',
+      'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error)',
     )
+    .option('--allow-partial', 'with --fail-below: let a candidate that lacks rows of the baseline pass on the rows in common')
+    .option('--allow-incomparable', 'with --fail-below: let runs made with a different judge, rubrics, history protocol or dataset pass')
+    .option('--rows <n>', 'also list the N rows whose total changed most')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
-    .option('--bootstrap <n>', 'paired bootstrap resamples', '2000')
-    .option('--seed <n>', 'bootstrap seed', '20260624')
     .option('--summary <file>', 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)')
     .action(async (baseline, candidate, opts) => (await import('./commands/compare.js')).run(baseline, candidate, opts));
+
+  program
+    .command('rows')
+    .description("Show judged rows: grades, action, cleaned prediction beside the ground truth, the judge's strengths and weaknesses")
+    .argument('<judged>', 'judged JSONL file')
+    .option('--domain <name>', 'only this domain')
+    .option('--worst <n>', 'the N rows with the lowest total score')
+    .option('--best <n>', 'the N rows with the highest total score')
+    .option('--failed', 'only failed rows')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (judged, opts) => (await import('./commands/rows.js')).run(judged, opts));
 
   program
     .command('merge')

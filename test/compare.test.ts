@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../src/commands/compare.js';
 import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/compare.js';
-import { readJudged } from '../src/core/score/judged-reader.js';
+import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-compare-');
-const settings = { resamples: 500, seed: 11 };
 
 /** 3 domains x 12 trajectories x 2 turns, grades 2..4 from `grade`. */
 function rows(grade: (domain: string, id: number, turn: number) => number): Array<Record<string, unknown>> {
@@ -42,7 +41,7 @@ async function runCompare(baseline: string, candidate: string, extra: Partial<Pa
     return true;
   }) as typeof process.stdout.write;
   try {
-    await run(baseline, candidate, { format: 'table', bootstrap: '500', seed: '11', ...extra });
+    await run(baseline, candidate, { format: 'table', ...extra });
     return { out, exitCode: process.exitCode };
   } finally {
     process.stdout.write = write;
@@ -51,31 +50,33 @@ async function runCompare(baseline: string, candidate: string, extra: Partial<Pa
 }
 
 describe('compare', () => {
-  it('detects a known drop, applying each draw to both sides (gate exits 1)', async () => {
-    // Every row loses exactly one grade: -25 points on every row, so every paired resample is -25.
-    // Resampling the two sides independently would spread the interval far wider.
+  it('detects a known drop from the paired differences (gate exits 4)', async () => {
+    // Every row loses exactly one grade: -25 points on every row, so the paired differences have no spread.
+    // Comparing the two sides' scores unpaired would spread the interval far wider.
     const worse = writeJudged(
       dir,
       'worse.jsonl',
       rows((d, id, t) => base(d, id, t) - 1),
     );
-    const result = compareRecords(await load(baselineFile), await load(worse), settings);
+    const result = compareRecords(await load(baselineFile), await load(worse));
     for (const d of [...result.domains, result.overall]) {
       assert.equal(d.delta!.toNumber(), -25);
       assert.deepEqual(d.ci, { lo: -25, hi: -25 });
     }
-    assert.equal(applyGate(result, 1).failed, true);
-    assert.equal(applyGate(result, 30).failed, false);
+    assert.equal(applyGate(result, { threshold: 1 }).failed, true);
+    assert.equal(applyGate(result, { threshold: 30 }).failed, false);
 
     const summary = join(dir, 'summary.md');
     const { out, exitCode } = await runCompare(baselineFile, worse, { failBelow: '1', summary });
-    assert.equal(exitCode, 1);
+    assert.equal(exitCode, 4);
     assert.match(out, /Gate FAILED/);
     assert.match(out, /Overall: -25\.00 points/);
     const md = readFileSync(summary, 'utf8');
     assert.match(md, /^## awb compare/m);
     assert.match(md, /\| Overall \(macro\) \|/);
     assert.match(md, /Gate FAILED/);
+    // The verdict leads the summary, before the tables.
+    assert.ok(md.indexOf('Gate FAILED') < md.indexOf('| Overall (macro) |'));
   });
 
   it('does not flag a zero-mean difference (exit 0)', async () => {
@@ -86,10 +87,10 @@ describe('compare', () => {
       'noisy.jsonl',
       rows((d, id, t) => base(d, id, t) + (id % 2 ? 1 : -1)),
     );
-    const result = compareRecords(await load(baselineFile), await load(noisy), settings);
+    const result = compareRecords(await load(baselineFile), await load(noisy));
     assert.equal(result.overall.delta!.toNumber(), 0);
     assert.ok(result.overall.ci!.lo < 0 && result.overall.ci!.hi > 0);
-    assert.equal(applyGate(result, 0).failed, false);
+    assert.equal(applyGate(result, { threshold: 0 }).failed, false);
     const { out, exitCode } = await runCompare(baselineFile, noisy, { failBelow: '0' });
     assert.equal(exitCode, undefined);
     assert.match(out, /Gate passed/);
@@ -97,9 +98,9 @@ describe('compare', () => {
 
     const same = await runCompare(baselineFile, baselineFile, { failBelow: '0.5' });
     assert.equal(same.exitCode, undefined);
-    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { bootstrap: settings, failBelow: 0.5 });
+    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 } });
     assert.match(report.warnings.join('\n'), /are the same file: every difference is 0, so the gate cannot fail/);
-    assert.deepEqual((await compareFiles(baselineFile, noisy, { bootstrap: settings, failBelow: 0.5 })).warnings, []);
+    assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 } })).warnings, []);
   });
 
   it('reports rows present on one side only, with examples', async () => {
@@ -107,7 +108,7 @@ describe('compare', () => {
     const dropped = all.filter((r) => !(r.task === 'agentworld/mcp' && (r.id === 4 || (r.id === 3 && r.turn_idx === 1))));
     const extra = judgedRow({ domain: 'mcp', id: 99, turn: 1 });
     const partial = writeJudged(dir, 'partial.jsonl', [...dropped, extra]);
-    const result = compareRecords(await load(baselineFile), await load(partial), settings);
+    const result = compareRecords(await load(baselineFile), await load(partial));
     assert.deepEqual(result.onlyBaseline, { count: 3, examples: ['mcp id 3 turn 1', 'mcp id 4 turn 1', 'mcp id 4 turn 2'] });
     assert.deepEqual(result.onlyCandidate, { count: 1, examples: ['mcp id 99 turn 1'] });
     const mcp = result.domains.find((d) => d.domain === 'mcp')!;
@@ -123,31 +124,98 @@ describe('compare', () => {
     const cand = rows(base).map((r) =>
       r.task === 'agentworld/os' && r.id === 1 ? judgedRow({ domain: 'os', id: 1, turn: r.turn_idx as number, bare: true }) : r,
     );
-    const result = compareRecords(await load(baselineFile), await load(writeJudged(dir, 'failing.jsonl', cand)), settings);
+    const result = compareRecords(await load(baselineFile), await load(writeJudged(dir, 'failing.jsonl', cand)));
     const os = result.domains.find((d) => d.domain === 'os')!;
     assert.deepEqual([os.paired, os.used, os.baselineFailed, os.candidateFailed], [24, 22, 0, 2]);
     assert.equal(os.delta!.toNumber(), 0);
   });
 
-  it('gates strictly on the upper bound being below -DELTA', () => {
-    const result = (hi: number): CompareResult => ({
-      onlyBaseline: { count: 0, examples: [] },
-      onlyCandidate: { count: 0, examples: [] },
-      domains: [],
-      overall: {
-        baseline: undefined,
-        candidate: undefined,
-        delta: undefined,
-        ci: { lo: -5, hi },
-        domains: 1,
-        paired: 0,
-        used: 0,
-        baselineFailed: 0,
-        candidateFailed: 0,
-      },
+  it('tests each line by sign flips, holds the family to 5% with Holm, and calls too few trajectories untested', () => {
+    const rec = (domain: string, id: number, grade: number): JudgedRecord => ({
+      key: `${domain}:${id}:1:fp`,
+      cluster: `${domain}:${id}`,
+      domain,
+      turn: 1,
+      dims: [60 * grade, 60 * grade, 60 * grade, 60 * grade, 60 * grade],
+      total: 60 * grade,
+      failed: false,
+      kind: 'judged',
+      lineNo: id,
     });
-    assert.equal(applyGate(result(-1), 1).failed, false, 'an upper bound at exactly -DELTA does not fail');
-    assert.equal(applyGate(result(-1.01), 1).failed, true);
-    assert.equal(applyGate(result(0.2), 0).failed, false);
+    const run = (domains: string[], trajectories: number, grade: (d: string, id: number) => number) =>
+      domains.flatMap((d) => Array.from({ length: trajectories }, (_, i) => rec(d, i + 1, grade(d, i + 1))));
+    const seven = ['mcp', 'search', 'terminal', 'swe', 'android', 'web', 'os'];
+    // MCP: 9 of 10 trajectories lose a grade, one gains one. Sign flips: 11 of the 1,024 patterns are as low, p = 0.0107.
+    const drop = (d: string, id: number) => (d === 'mcp' ? (id === 1 ? 4 : 2) : 3);
+    const alone = applyGate(
+      compareRecords(
+        run(['mcp'], 10, () => 3),
+        run(['mcp'], 10, drop),
+      ),
+      { threshold: 0 },
+    );
+    assert.deepEqual(
+      alone.tests.map((t) => [t.name, t.p]),
+      [
+        ['Overall', 11 / 1024],
+        ['MCP', 11 / 1024],
+      ],
+    );
+    assert.equal(alone.failed, true, 'two tests: 0.0107 is below 5%/2');
+    const among = applyGate(
+      compareRecords(
+        run(seven, 10, () => 3),
+        run(seven, 10, drop),
+      ),
+      { threshold: 0 },
+    );
+    assert.equal(among.tests.length, 8);
+    assert.equal(among.tests[0]!.level, 0.05 / 8);
+    assert.equal(among.failed, false, 'eight tests: 0.0107 is above 5%/8');
+    // The threshold shifts every row: a 25-point drop everywhere is not worse by more than 30.
+    const everywhere = compareRecords(
+      run(seven, 10, () => 3),
+      run(seven, 10, () => 2),
+    );
+    assert.equal(applyGate(everywhere, { threshold: 1 }).failed, true);
+    assert.equal(applyGate(everywhere, { threshold: 30 }).failed, false);
+    // Three trajectories, all a grade worse: 1/8 could never be significant, so nothing is tested, and that is said.
+    const few = applyGate(
+      compareRecords(
+        run(['web'], 3, () => 4),
+        run(['web'], 3, () => 3),
+      ),
+      { threshold: 0 },
+    );
+    assert.equal(few.failed, false);
+    assert.deepEqual(few.tests, []);
+    assert.match(few.inconclusive.join('\n'), /^Overall: 3 trajectories, too few to conclude anything.*\nWeb: 3 trajectories, too few/);
+    // With Overall testable (3 + 10 trajectories), the small domain alone is left out.
+    const mixed = applyGate(
+      compareRecords(
+        [...run(['web'], 3, () => 4), ...run(['mcp'], 10, () => 3)],
+        [...run(['web'], 3, () => 3), ...run(['mcp'], 10, () => 3)],
+      ),
+      { threshold: 0 },
+    );
+    assert.deepEqual(mixed.tests.map((t) => t.name).sort(), ['MCP', 'Overall']);
+    assert.deepEqual(
+      mixed.inconclusive.map((l) => l.split(':')[0]),
+      ['Web'],
+    );
+  });
+
+  it('fails a partial or incomparable candidate unless allowed', () => {
+    const ok = compareRecordsOf([]);
+    const context = { partial: ['3 row(s) of the baseline are missing'], incomparable: ['not comparable: judge differs (a in x; b in y)'] };
+    const g = applyGate(ok, { threshold: 1 }, context);
+    assert.equal(g.failed, true);
+    assert.equal(g.reasons.length, 2);
+    assert.match(g.reasons[0]!, /--allow-partial/);
+    assert.equal(applyGate(ok, { threshold: 1, allowPartial: true, allowIncomparable: true }, context).failed, false);
   });
 });
+
+function compareRecordsOf(records: Parameters<typeof compareRecords>[0]): CompareResult {
+  return compareRecords(records, records);
+}

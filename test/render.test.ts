@@ -33,7 +33,7 @@ const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreReque
   failuresAsLowest: false,
   bootstrap: { resamples: 200, seed: 5 },
   withPublished: false,
-  prices: { input: 1, output: 2 },
+  prices: { infer: { input: 1, output: 2 }, judge: { input: 1, output: 2 } },
   byTurn: false,
   ...extra,
 });
@@ -205,11 +205,20 @@ describe('renderers', () => {
     const out = renderScoreTable(report, 0);
     assert.match(out, /Qwen-AgentWorld-35B-A3B \(published\)\s+64\.79\s+36\.69\s+53\.96\s+65\.63\s+58\.17\s+49\.55\s+65\.92\s+56\.39/);
     assert.match(out, /judged by gpt-5\.2-2025-12-11/);
-    assert.match(out, /not comparable with the published rows: their judge is gpt-5\.2-2025-12-11, the runs' judge is gpt-x in alpha/);
+    // Every condition of the published numbers that the run misses is named, and the run is not ranked against them.
+    assert.match(out, /alpha is not comparable with the published rows \(not ranked against them\)/);
+    assert.match(out, /rubrics: awb's bundled rubrics \(our own text\), not the official ones/);
+    assert.match(out, /data: 24 of the 2170 rows of the full published split \(short in MCP, Search, Terminal, SWE, Android, Web, OS\)/);
+    assert.match(out, /judge: gpt-x, the published judge is gpt-5\.2-2025-12-11/);
+    assert.match(out, /Qwen-AgentWorld-397B-A17B \(published\)\s+68\.24\s+37\.82\*/, 'published rows ranked among themselves');
+    assert.doesNotMatch(
+      out.split('\n').find((l) => l.startsWith('alpha'))!,
+      /\*/,
+    );
   });
 
-  it('compare: json and markdown shapes', async () => {
-    const report = await compareFiles(a, b, { bootstrap: { resamples: 200, seed: 5 }, failBelow: 2 });
+  it('compare: json and markdown shapes, the verdict first', async () => {
+    const report = await compareFiles(a, b, { gate: { threshold: 2, allowIncomparable: true } });
     const j = JSON.parse(renderCompareJson(report));
     assert.equal(j.format, 'agentworldbench-compare');
     assert.deepEqual(Object.keys(j.domains), ['mcp', 'search']);
@@ -217,11 +226,26 @@ describe('renderers', () => {
     assert.ok(j.overall.delta > 0);
     assert.equal(j.gate.failed, false);
     assert.ok(j.notes.some((n: string) => n.startsWith('not comparable: judge differs')));
+    // Per-dimension deltas: beta is a grade better everywhere but where a grade was already 5.
+    assert.ok(j.domains.mcp.dimensions.format > 0);
+    assert.equal(j.domains.search.dimensions.realism, null, 'search never scores realism');
     const md = renderCompareMarkdown(report);
-    const [table] = markdownTables(md);
-    assert.equal(table![0], '| Domain | Paired | Used | Failed (base/cand) | Baseline | Candidate | Delta | 95% interval | Verdict |');
+    const [table, dims] = markdownTables(md);
+    assert.equal(
+      table![0],
+      '| Domain | Paired | Used | Trajectories | Failed (base/cand) | Baseline | Candidate | Delta | 95% interval | Verdict |',
+    );
     assert.equal(table!.length, 2 + 3);
-    assert.match(md, /\*\*Gate passed/);
+    assert.equal(dims![0], '| Domain | Format | Factuality | Consistency | Realism | Quality |');
+    assert.match(md, /^## awb compare\n\n\*\*Gate passed/);
     assert.doesNotMatch(renderCompareTable(report, 0), /\x1b\[/);
+  });
+
+  it('compare: runs known not to be comparable fail the gate unless allowed', async () => {
+    const report = await compareFiles(a, b, { gate: { threshold: 2 } });
+    assert.equal(report.gate!.failed, true);
+    assert.match(report.gate!.reasons.join('\n'), /not comparable: judge differs .*--allow-incomparable/);
+    const md = renderCompareMarkdown(report);
+    assert.ok(md.indexOf('Gate FAILED') < md.indexOf('| Domain |'), 'the verdict leads the summary');
   });
 });

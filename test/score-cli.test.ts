@@ -134,7 +134,7 @@ describe('awb score (end to end)', () => {
     assert.match(awb('score', good, '--by', 'domain').stderr, /--by must be one of turn/);
   });
 
-  it('compare: the gate exits 1 on a significant drop and 0 otherwise', () => {
+  it('compare: the gate exits 4 on a significant drop and 0 otherwise', () => {
     const rows = (lift: number) =>
       [1, 2, 3, 4, 5, 6].flatMap((id) =>
         [1, 2].map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(2 + ((id + turn) % 3) + lift) })),
@@ -142,7 +142,7 @@ describe('awb score (end to end)', () => {
     const base = writeJudged(dir, 'base.jsonl', rows(0));
     const worse = writeJudged(dir, 'worse.jsonl', rows(-1));
     const fail = awb('compare', base, worse, '--fail-below', '1');
-    assert.equal(fail.code, 1, fail.stderr);
+    assert.equal(fail.code, 4, fail.stderr);
     assert.match(fail.stdout, /Gate FAILED/);
     const pass = awb('compare', base, base, '--fail-below', '1');
     assert.equal(pass.code, 0, pass.stderr);

@@ -89,7 +89,7 @@ async function report(path: string): Promise<ScoreReport> {
     failuresAsLowest: false,
     bootstrap: { resamples: 200, seed: 1 },
     withPublished: false,
-    prices: { input: 1, output: 2 },
+    prices: { infer: { input: 1, output: 2 }, judge: { input: 1, output: 2 } },
     byTurn: true,
   });
   // The file's own name (and the label made from it) is the one thing allowed to differ.

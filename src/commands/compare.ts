@@ -2,27 +2,41 @@ import { appendFile } from 'node:fs/promises';
 import { compareFiles, type CompareReport } from '../core/score/index.js';
 import { fileError } from '../core/rows/index.js';
 import { refuseOverInputs } from '../core/files.js';
-import { choiceOption, numberOption } from './options.js';
-import { bootstrapOptions, printWarnings } from './score.js';
+import { UserError } from '../core/errors.js';
+import { choiceOption, intOption, numberOption } from './options.js';
+import { printWarnings } from './score.js';
 
 export interface CompareOpts {
   failBelow?: string;
+  allowPartial?: boolean;
+  allowIncomparable?: boolean;
+  rows?: string;
   format: string;
-  bootstrap: string;
-  seed: string;
   summary?: string;
 }
 
+/** A failed gate's exit code: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken run. */
+export const GATE_FAILED_EXIT = 4;
+
 /**
- * Gate rule (--fail-below DELTA): exit 1 when the candidate is significantly
- * worse by more than DELTA points, i.e. the upper bound of the 95% paired
- * bootstrap interval of (candidate - baseline) is below -DELTA, for Overall
- * (macro) or any single domain. Exit 0 otherwise.
+ * Gate (--fail-below DELTA): exit 4 when the candidate is significantly worse
+ * by more than DELTA points for Overall (macro) or any domain, with the
+ * family-wise error held to 5% (Holm over one-sided cluster-robust t tests);
+ * also when the candidate lacks baseline rows or the runs are known not to
+ * be comparable, unless --allow-partial / --allow-incomparable. Exit 0 otherwise.
  */
 export async function run(baseline: string, candidate: string, opts: CompareOpts): Promise<void> {
   const format = choiceOption('format', opts.format, ['table', 'markdown', 'json'] as const);
   const failBelow = numberOption('fail-below', opts.failBelow, 0, 100);
-  const report = await compareFiles(baseline, candidate, { bootstrap: bootstrapOptions(opts), failBelow });
+  const rows = intOption('rows', opts.rows, 1, 100_000);
+  if (failBelow === undefined && (opts.allowPartial || opts.allowIncomparable)) {
+    throw new UserError('--allow-partial and --allow-incomparable only apply to the gate: add --fail-below DELTA');
+  }
+  const gate =
+    failBelow === undefined
+      ? undefined
+      : { threshold: failBelow, allowPartial: opts.allowPartial === true, allowIncomparable: opts.allowIncomparable === true };
+  const report = await compareFiles(baseline, candidate, { gate, rows });
   printWarnings(report.warnings);
   const out = await render(format, report);
   process.stdout.write(out);
@@ -34,7 +48,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
       throw fileError(opts.summary, err);
     }
   }
-  if (report.gate?.failed) process.exitCode = 1;
+  if (report.gate?.failed) process.exitCode = GATE_FAILED_EXIT;
 }
 
 /** Only the renderer wanted is loaded, as for score: the two judged files stream through first. */

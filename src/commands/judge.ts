@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { EndpointPool } from '../core/endpoints/index.js';
 import { UserError } from '../core/errors.js';
 import { urlSecrets } from '../core/shown.js';
-import { judgeStage, loadRubrics } from '../core/judge/index.js';
+import { judgeStage, loadRubrics, rubricsSetting } from '../core/judge/index.js';
 import { planLines } from '../core/rows/index.js';
 import { readManifest } from '../core/runner/index.js';
 import { parseOptions } from './option-table.js';
@@ -34,7 +34,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     settings: {
       judge: { hosts: pool.hosts(), model },
       judge_sampling: dropUndefined(sampling),
-      rubrics: { source: rubrics.source, sha256: rubrics.sha256 },
+      rubrics: rubricsSetting(rubrics),
       parse_attempts: parseAttempts,
       ...(domains ? { domains } : {}),
       ...(shard ? { shard } : {}),

@@ -1,5 +1,5 @@
 import { scoreFiles, type ScoreReport } from '../core/score/index.js';
-import type { BootstrapSettings } from '../core/score/index.js';
+import type { BootstrapSettings, Prices } from '../core/score/index.js';
 import { visibleLines } from '../core/shown.js';
 import { choiceOption, intOption, numberOption } from './options.js';
 
@@ -13,19 +13,21 @@ export interface ScoreOpts {
   withPublished?: boolean;
   priceInput?: string;
   priceOutput?: string;
+  priceModelInput?: string;
+  priceModelOutput?: string;
+  priceJudgeInput?: string;
+  priceJudgeOutput?: string;
 }
 
 export async function run(files: string[], opts: ScoreOpts): Promise<void> {
   const format = choiceOption('format', opts.format, ['table', 'markdown', 'csv', 'json'] as const);
   if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
-  const priceInput = numberOption('price-input', opts.priceInput, 0, 1e6);
-  const priceOutput = numberOption('price-output', opts.priceOutput, 0, 1e6);
   const report = await scoreFiles({
     files,
     failuresAsLowest: opts.failuresAsLowest === true,
     bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
     withPublished: opts.withPublished === true,
-    prices: priceInput === undefined && priceOutput === undefined ? undefined : { input: priceInput ?? 0, output: priceOutput ?? 0 },
+    prices: pricesOption(opts),
     byTurn: opts.by === 'turn',
   });
   printWarnings(report.warnings);
@@ -49,7 +51,25 @@ async function render(format: 'table' | 'markdown' | 'csv' | 'json', report: Sco
   }
 }
 
-/** --bootstrap and --seed, shared with compare. */
+/**
+ * --price-input/--price-output price both stages; --price-model-* and
+ * --price-judge-* price one stage each and win over them. Unpriced: undefined.
+ */
+export function pricesOption(opts: ScoreOpts): Prices | undefined {
+  const price = (name: string, value: string | undefined) => numberOption(name, value, 0, 1e6);
+  const both = { input: price('price-input', opts.priceInput), output: price('price-output', opts.priceOutput) };
+  const stage = (kind: 'model' | 'judge', input: string | undefined, output: string | undefined) => ({
+    input: price(`price-${kind}-input`, input) ?? both.input,
+    output: price(`price-${kind}-output`, output) ?? both.output,
+  });
+  const infer = stage('model', opts.priceModelInput, opts.priceModelOutput);
+  const judge = stage('judge', opts.priceJudgeInput, opts.priceJudgeOutput);
+  if ([infer.input, infer.output, judge.input, judge.output].every((v) => v === undefined)) return undefined;
+  const zero = (p: { input?: number; output?: number }) => ({ input: p.input ?? 0, output: p.output ?? 0 });
+  return { infer: zero(infer), judge: zero(judge) };
+}
+
+/** --bootstrap and --seed. */
 export function bootstrapOptions(opts: { bootstrap: string; seed: string }): BootstrapSettings {
   return {
     resamples: intOption('bootstrap', opts.bootstrap, 10, 1_000_000)!,

@@ -44,12 +44,19 @@ export function compareDomains(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Parses `--domains a,b` into names; whether the data has them is checked where the data is read. */
+/**
+ * A domain name as typed (`Terminal`, `SWE`) in the dataset's spelling: the
+ * seven are matched case-insensitively, as tables print them capitalised;
+ * other names are kept as given.
+ */
+export function domainName(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return (DOMAINS as readonly string[]).includes(lower) ? lower : name.trim();
+}
+
+/** Parses `--domains a,b` (case-insensitive for the seven); an unknown name is a user mistake worth naming. */
 export function parseDomainList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const names = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const names = value.split(',').map(domainName).filter(Boolean);
   return names.length ? names : undefined;
 }

@@ -80,6 +80,8 @@ export function renderScoreCsv(report: ScoreReport): string {
             mean: num(rawMean(t.total.sum, t.total.count)),
             score: num(score),
             score_text: formatFixed(score),
+            ci_lo: row.run?.intervals?.turns.get(column)?.get(t.bucket)?.lo ?? '',
+            ci_hi: row.run?.intervals?.turns.get(column)?.get(t.bucket)?.hi ?? '',
             best: false,
           });
         }

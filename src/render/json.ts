@@ -1,7 +1,7 @@
 import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta } from '../core/score/index.js';
-import { costOf, type ScoreReport, type StageUsage, type UsageTotals } from '../core/score/index.js';
+import { ALL_DOMAINS, costOf, type ScoreReport, type StageUsage, type TurnScore, type UsageTotals } from '../core/score/index.js';
 import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
@@ -22,14 +22,30 @@ function scoreJson(cell: ScoreCell | undefined) {
 }
 
 function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
-  const stage = (t: UsageTotals) => ({
+  const stage = (t: UsageTotals, name: keyof StageUsage) => ({
     rows: t.rows,
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
     reasoning_tokens: t.reasoning,
-    cost_usd: prices ? costOf(t, prices) : null,
+    cost_usd: prices ? costOf(t, prices[name]) : null,
   });
-  return { infer: stage(u.infer), judge: stage(u.judge) };
+  return { infer: stage(u.infer, 'infer'), judge: stage(u.judge, 'judge') };
+}
+
+/** Turn buckets with their intervals; the run's own `turns` pools every domain. */
+function turnsJson(turns: readonly TurnScore[], intervals: ReadonlyMap<string, Interval | undefined> | undefined) {
+  return turns.map((t) => {
+    const score = normalizedMean(t.total.sum, t.total.count);
+    return {
+      bucket: t.bucket,
+      rows: t.rows,
+      valid: t.valid,
+      mean: num(rawMean(t.total.sum, t.total.count)),
+      score: num(score),
+      text: formatFixed(score),
+      ci: ci(intervals?.get(t.bucket)),
+    };
+  });
 }
 
 export function renderScoreJson(report: ScoreReport): string {
@@ -55,17 +71,7 @@ export function renderScoreJson(report: ScoreReport): string {
             ),
             ...(report.byTurn
               ? {
-                  turns: d.turns.map((t) => {
-                    const score = normalizedMean(t.total.sum, t.total.count);
-                    return {
-                      bucket: t.bucket,
-                      rows: t.rows,
-                      valid: t.valid,
-                      mean: num(rawMean(t.total.sum, t.total.count)),
-                      score: num(score),
-                      text: formatFixed(score),
-                    };
-                  }),
+                  turns: turnsJson(d.turns, run.intervals?.turns.get(d.domain)),
                 }
               : {}),
           },
@@ -80,6 +86,8 @@ export function renderScoreJson(report: ScoreReport): string {
         valid: run.score.valid,
         failed: run.score.failed,
         domains,
+        ...(report.byTurn ? { turns: turnsJson(run.score.turns, run.intervals?.turns.get(ALL_DOMAINS)) } : {}),
+        ...(report.published.length ? { published_comparable: run.publishedGaps.length === 0, published_gaps: run.publishedGaps } : {}),
         overall: {
           macro: { ...scoreJson(row.cells[MACRO]), domains: run.score.macroDomains },
           micro: { ...scoreJson(row.cells[MICRO]), rows: run.score.micro.count },
@@ -140,6 +148,10 @@ export function renderCompareJson(report: CompareReport): string {
     delta: num(d.delta),
     delta_text: formatSigned(d.delta),
     ci: ci(d.ci),
+    se: d.spread?.se ?? null,
+    df: d.spread?.df ?? null,
+    trajectories: d.trajectories,
+    dimensions: Object.fromEntries(DIMENSIONS.map((name, i) => [name, num(d.dims[i])])),
   });
   const { result } = report;
   return (
@@ -147,14 +159,13 @@ export function renderCompareJson(report: CompareReport): string {
       JSON.stringify(
         {
           format: 'agentworldbench-compare',
-          version: 1,
+          version: 2,
           baseline: report.baseline,
           candidate: report.candidate,
-          bootstrap: {
-            resamples: report.bootstrap.resamples,
-            seed: report.bootstrap.seed,
+          intervals: {
             level: 0.95,
-            unit: 'trajectory (domain + id), paired, within each domain',
+            method:
+              'cluster-robust t over trajectories (domain + id), paired; factor G/(G-1), G-1 degrees of freedom; Overall: Welch-Satterthwaite',
           },
           only_in_baseline: result.onlyBaseline,
           only_in_candidate: result.onlyCandidate,
@@ -165,12 +176,21 @@ export function renderCompareJson(report: CompareReport): string {
             ]),
           ),
           overall: { ...delta(result.overall), domains: result.overall.domains },
+          changed_rows: result.changed.map((r) => ({
+            key: r.key,
+            baseline: num(r.baseline),
+            candidate: num(r.candidate),
+            delta: num(r.delta),
+          })),
           gate: report.gate
             ? {
                 fail_below: report.gate.threshold,
-                rule: 'fails when the upper bound of the 95% interval of candidate - baseline is below -fail_below, for Overall or any domain',
+                alpha: report.gate.alpha,
+                rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), or when the candidate is partial or the runs are not comparable (unless allowed)',
                 failed: report.gate.failed,
                 reasons: report.gate.reasons,
+                tests: report.gate.tests,
+                not_tested: report.gate.inconclusive,
               }
             : null,
           notes: report.notes,

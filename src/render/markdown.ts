@@ -16,11 +16,12 @@ function renderView(raw: View, heading?: string): string {
   const view = visibleView(raw);
   const out: string[] = [];
   if (heading) out.push(heading, '');
-  if (view.intro.length) out.push(...view.intro.map((l) => `${escape(l)}  `), '');
-  for (const g of view.grids) out.push(`### ${escape(g.title)}`, '', ...renderGrid(g), '');
-  const [verdict, ...reasons] = view.outro;
+  // The verdict comes first: a CI summary is read from the top.
+  const [verdict, ...reasons] = view.verdict;
   if (verdict) out.push(`**${escape(verdict)}**`, '');
   if (reasons.length) out.push(...reasons.map((l) => `- ${escape(l.trim())}`), '');
+  if (view.intro.length) out.push(...view.intro.map((l) => `${escape(l)}  `), '');
+  for (const g of view.grids) out.push(`### ${escape(g.title)}`, '', ...renderGrid(g), '');
   const footnotes = view.marksBest ? [...view.footnotes, 'Bold: best in its column.'] : view.footnotes;
   if (footnotes.length) out.push(...footnotes.map((f) => `- ${escape(f)}`), '');
   return out.join('\n');

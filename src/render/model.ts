@@ -1,11 +1,21 @@
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta } from '../core/score/index.js';
+import type { CompareReport, Delta, GateResult } from '../core/score/index.js';
 import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
-import { TURN_BUCKETS, costOf, hasUsage, type MeanStat, type RunReport, type ScoreReport, type UsageTotals } from '../core/score/index.js';
+import {
+  ALL_DOMAINS,
+  TURN_BUCKETS,
+  costOf,
+  hasUsage,
+  type MeanStat,
+  type RunReport,
+  type ScoreReport,
+  type UsageTotals,
+} from '../core/score/index.js';
+import type { TurnScore } from '../core/score/index.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -81,24 +91,42 @@ export function leaderboard(report: ScoreReport): Leaderboard {
     cells[MACRO] = { score: p.overall, text: formatFixed(p.overall), best: false };
     rows.push({ label: `${p.model} (published)`, published: true, judge: PUBLISHED_JUDGE, cells });
   }
-  markBest(columns, rows);
+  markBest(report, columns, rows);
   return { columns, rows };
 }
 
 /**
- * Marks the highest score of each column. Compared as printed (hundredths),
- * so two cells that read the same are both marked; a one-row column marks
- * nothing.
+ * Marks the highest score of each column among rows that can be compared:
+ * runs with runs (Overall only when they cover the same domains), and the
+ * published rows with the runs that meet every condition of theirs. A row
+ * is marked when it tops every pool it is in and one of them has two rows
+ * or more. Compared as printed (hundredths), so cells that read the same
+ * are both marked.
  */
-function markBest(columns: string[], rows: LeaderRow[]): void {
+function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): void {
+  const coverage = new Set(report.runs.map((r) => r.score.domains.map((d) => d.domain).join(',')));
   for (const c of columns) {
-    const scored = rows.flatMap((r) => {
-      const cell = r.cells[c];
-      return cell && cell.text !== 'n/a' ? [{ cell, hundredths: Math.round(Number(cell.text) * 100) }] : [];
-    });
-    if (scored.length < 2) continue;
-    const top = Math.max(...scored.map((s) => s.hundredths));
-    for (const s of scored) s.cell.best = s.hundredths === top;
+    const overall = c === MACRO || c === MICRO;
+    const pools: LeaderRow[][] = [];
+    if (!overall || coverage.size === 1) pools.push(rows.filter((r) => r.run));
+    if (report.published.length) pools.push(rows.filter((r) => r.published || (r.run && r.run.publishedGaps.length === 0)));
+    const scoredIn = (pool: LeaderRow[]) =>
+      pool.flatMap((r) => {
+        const cell = r.cells[c];
+        return cell && cell.text !== 'n/a' ? [{ row: r, cell, hundredths: Math.round(Number(cell.text) * 100) }] : [];
+      });
+    const state = new Map<LeaderRow, { lost: boolean; wonRanked: boolean }>();
+    for (const pool of pools) {
+      const scored = scoredIn(pool);
+      const top = Math.max(...scored.map((s) => s.hundredths));
+      for (const s of scored) {
+        const st = state.get(s.row) ?? { lost: false, wonRanked: false };
+        if (s.hundredths !== top) st.lost = true;
+        else if (scored.length >= 2) st.wonRanked = true;
+        state.set(s.row, st);
+      }
+    }
+    for (const [row, st] of state) if (!st.lost && st.wonRanked) row.cells[c]!.best = true;
   }
 }
 
@@ -135,8 +163,8 @@ export interface View {
   intro: string[];
   grids: Grid[];
   footnotes: string[];
-  /** Lines that belong after everything (the gate verdict). */
-  outro: string[];
+  /** The gate's verdict: first in markdown (the CI summary), last on a terminal. */
+  verdict: string[];
   /** Some cells carry best-in-column marks; each renderer explains its own way of showing them. */
   marksBest?: boolean;
 }
@@ -163,12 +191,12 @@ export function scoreView(report: ScoreReport): View {
       })),
     },
   ];
-  if (report.runs.length === 1) grids.push(detailGrid(report.runs[0]!));
-  if (report.byTurn) for (const run of report.runs) grids.push(turnGrid(run, report.runs.length > 1));
+  for (const run of report.runs) grids.push(detailGrid(run));
+  if (report.byTurn) grids.push(turnGrid(report.runs));
   const usage = usageGrid(report);
   if (usage) grids.push(usage);
   const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best));
-  return { intro: [], grids, footnotes: [...methodNotes(report), ...report.notes.map((n) => `Note: ${n}`)], outro: [], marksBest };
+  return { intro: [], grids, footnotes: [...methodNotes(report), ...report.notes.map((n) => `Note: ${n}`)], verdict: [], marksBest };
 }
 
 function statCell(stat: MeanStat): Cell {
@@ -220,20 +248,36 @@ function detailGrid(run: RunReport): Grid {
   };
 }
 
-function turnGrid(run: RunReport, named: boolean): Grid {
-  const present = TURN_BUCKETS.filter((b) => run.score.domains.some((d) => d.turns.some((t) => t.bucket === b.label)));
+/**
+ * One table for every run: a row per run and domain, then each run's
+ * all-domains row (rows pooled), a column per turn bucket, with intervals.
+ */
+function turnGrid(runs: readonly RunReport[]): Grid {
+  const present = TURN_BUCKETS.filter((b) => runs.some((run) => run.score.turns.some((t) => t.bucket === b.label)));
+  const named = runs.length > 1;
+  const cellsFor = (run: RunReport, scope: string, turns: readonly TurnScore[]): Cell[] =>
+    present.map((b): Cell => {
+      const t = turns.find((x) => x.bucket === b.label);
+      if (!t) return { text: '' };
+      return { ...statCell(t.total), extra: ciText(run.intervals?.turns.get(scope)?.get(b.label)), sub: `${t.valid}/${t.rows}` };
+    });
+  const rows: Grid['rows'] = [];
+  for (const run of runs) {
+    for (const d of run.score.domains) {
+      rows.push({ cells: [...(named ? [{ text: run.label }] : []), { text: domainLabel(d.domain) }, ...cellsFor(run, d.domain, d.turns)] });
+    }
+    rows.push({
+      cells: [...(named ? [{ text: run.label }] : []), { text: 'All domains' }, ...cellsFor(run, ALL_DOMAINS, run.score.turns)],
+    });
+  }
   return {
-    title: `By turn${named ? `: ${run.label}` : ''} (total score per turn_idx bucket; valid/total rows)`,
-    columns: [{ title: 'Domain', align: 'left' }, ...present.map((b) => ({ title: `Turn ${b.label}`, align: 'right' as const }))],
-    rows: run.score.domains.map((d) => ({
-      cells: [
-        { text: domainLabel(d.domain) },
-        ...present.map((b): Cell => {
-          const t = d.turns.find((x) => x.bucket === b.label);
-          return t ? { ...statCell(t.total), sub: `${t.valid}/${t.rows}` } : { text: '' };
-        }),
-      ],
-    })),
+    title: 'By turn (total score per turn_idx bucket; valid/total rows; All domains pools the rows)',
+    columns: [
+      ...(named ? [{ title: 'Run', align: 'left' as const }] : []),
+      { title: 'Domain', align: 'left' },
+      ...present.map((b) => ({ title: `Turn ${b.label}`, align: 'right' as const })),
+    ],
+    rows,
   };
 }
 
@@ -244,7 +288,7 @@ function usageGrid(report: ScoreReport): Grid | undefined {
   if (!runs.length) return undefined;
   const prices = report.prices;
   const rows: Grid['rows'] = [];
-  const line = (label: string, scope: string, stage: string, t: UsageTotals): void => {
+  const line = (label: string, scope: string, stage: 'infer' | 'judge', t: UsageTotals): void => {
     if (t.rows === 0) return;
     rows.push({
       cells: [
@@ -255,7 +299,7 @@ function usageGrid(report: ScoreReport): Grid | undefined {
         { text: tokens(t.prompt) },
         { text: tokens(t.completion) },
         { text: tokens(t.reasoning) },
-        ...(prices ? [{ text: `$${formatFixed(costOf(t, prices))}` }] : []),
+        ...(prices ? [{ text: `$${formatFixed(costOf(t, prices[stage]))}` }] : []),
       ],
     });
   };
@@ -273,8 +317,8 @@ function usageGrid(report: ScoreReport): Grid | undefined {
   const right = (title: string) => ({ title, align: 'right' as const });
   return {
     title: prices
-      ? `Usage and cost (at $${prices.input}/M input and $${prices.output}/M output tokens, applied to both stages)`
-      : 'Usage (tokens; --price-input/--price-output turn them into cost)',
+      ? `Usage and cost (USD per million input/output tokens: infer $${prices.infer.input}/$${prices.infer.output}, judge $${prices.judge.input}/$${prices.judge.output})`
+      : 'Usage (tokens; --price-input/--price-output, or --price-model-*/--price-judge-* per stage, turn them into cost)',
     columns: [
       { title: 'Run', align: 'left' },
       { title: 'Domain', align: 'left' },
@@ -299,7 +343,12 @@ export function methodNotes(report: ScoreReport): string[] {
     notes.push(
       `±: half-width of the 95% bootstrap percentile interval (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}), resampling whole trajectories (domain + id), not rows, within each domain; macro resamples each domain independently, micro resamples trajectories across all domains.`,
     );
+    if (report.byTurn) notes.push("By turn: each bucket's interval resamples the trajectories with turns in it.");
   }
+  if (report.runs.length > 1 || report.published.length)
+    notes.push(
+      'Best in a column is marked only among rows that can be compared: Overall only between runs over the same domains, published rows only with runs that meet all their conditions.',
+    );
   if (report.published.length)
     notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);
   return notes;
@@ -311,6 +360,8 @@ const verdict = (d: Delta): Cell => {
   if (d.ci.lo > 0) return { text: 'better', tone: 'good' };
   return { text: 'no clear difference' };
 };
+
+const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
 
 export function compareView(report: CompareReport): View {
   const { result, baseline, candidate } = report;
@@ -325,62 +376,67 @@ export function compareView(report: CompareReport): View {
       v,
     ];
   };
-  const grid: Grid = {
-    title: 'Candidate - baseline, on rows valid in both (0-100 points)',
-    columns: [
-      { title: 'Domain', align: 'left' },
-      right('Paired'),
-      right('Used'),
-      right('Failed (base/cand)'),
-      right('Baseline'),
-      right('Candidate'),
-      right('Delta'),
-      right('95% interval'),
-      { title: 'Verdict', align: 'left' },
-    ],
-    rows: [
-      ...result.domains.map((d) => ({
+  const overallName = 'Overall (macro)';
+  const named = [...result.domains.map((d) => ({ name: domainLabel(d.domain), d })), { name: overallName, d: result.overall }];
+  const grids: Grid[] = [
+    {
+      title: 'Candidate - baseline, on rows valid in both (0-100 points)',
+      columns: [
+        { title: 'Domain', align: 'left' },
+        right('Paired'),
+        right('Used'),
+        right('Trajectories'),
+        right('Failed (base/cand)'),
+        right('Baseline'),
+        right('Candidate'),
+        right('Delta'),
+        right('95% interval'),
+        { title: 'Verdict', align: 'left' },
+      ],
+      rows: named.map(({ name, d }) => ({
         cells: [
-          { text: domainLabel(d.domain) },
+          { text: name },
           { text: String(d.paired) },
           { text: String(d.used) },
+          { text: String(d.trajectories) },
           { text: `${d.baselineFailed}/${d.candidateFailed}` },
           ...deltaCells(d),
         ],
       })),
-      {
+    },
+    {
+      title: 'Per dimension: candidate - baseline (0-100 points, same rows)',
+      columns: [{ title: 'Domain', align: 'left' }, ...DIMENSIONS.map((d) => right(capital(d)))],
+      rows: named.map(({ name, d }) => ({ cells: [{ text: name }, ...d.dims.map((v) => ({ text: formatSigned(v) }))] })),
+    },
+  ];
+  if (result.changed.length) {
+    grids.push({
+      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with awb rows)`,
+      columns: [{ title: 'Row (domain/id/turn)', align: 'left' }, right('Baseline'), right('Candidate'), right('Delta')],
+      rows: result.changed.map((r) => ({
         cells: [
-          { text: 'Overall (macro)' },
-          { text: String(result.overall.paired) },
-          { text: String(result.overall.used) },
-          { text: `${result.overall.baselineFailed}/${result.overall.candidateFailed}` },
-          ...deltaCells(result.overall),
+          { text: visible(r.key) },
+          { text: formatFixed(r.baseline) },
+          { text: formatFixed(r.candidate) },
+          { text: formatSigned(r.delta), tone: r.delta.num < 0n ? 'bad' : r.delta.num > 0n ? 'good' : undefined },
         ],
-      },
-    ],
-  };
-  const outro: string[] = [];
-  if (report.gate) {
-    const g = report.gate;
-    outro.push(
-      g.failed
-        ? `Gate FAILED (--fail-below ${formatFixed(g.threshold)}): the candidate is significantly worse by more than ${formatFixed(g.threshold)} points:`
-        : `Gate passed (--fail-below ${formatFixed(g.threshold)}): no 95% interval of candidate - baseline lies entirely below -${formatFixed(g.threshold)}.`,
-      ...g.reasons.map((r) => `  ${r}`),
-    );
+      })),
+    });
   }
+  const footnotes = [
+    'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
+    'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
+    ...report.notes.map((n) => `Note: ${n}`),
+  ];
   return {
     intro: [
       `Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`,
       `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`,
     ],
-    grids: [grid],
-    footnotes: [
-      `Intervals: 95% paired bootstrap percentile intervals (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}), resampling whole trajectories within each domain and applying each draw to both runs; Overall (macro) is the mean of the domain deltas, each domain resampled independently.`,
-      'Verdict: "worse"/"better" when the interval excludes 0.',
-      ...report.notes.map((n) => `Note: ${n}`),
-    ],
-    outro,
+    grids,
+    footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
+    verdict: report.gate ? gateVerdict(report.gate) : [],
   };
 }
 
@@ -402,6 +458,20 @@ export function visibleView(view: View): View {
       rows: g.rows.map((r) => ({ ...r, cells: r.cells.map(cell) })),
     })),
     footnotes: view.footnotes.map(visible),
-    outro: view.outro.map(visible),
+    verdict: view.verdict.map(visible),
   };
 }
+
+function gateVerdict(g: GateResult): string[] {
+  const threshold = formatFixed(g.threshold);
+  const head = g.failed
+    ? `Gate FAILED (--fail-below ${threshold}):`
+    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points (${g.tests.length} tested, family-wise error ${percentText(g.alpha)}).`;
+  return [head, ...g.reasons.map((r) => `  ${r}`), ...g.inconclusive.map((r) => `  not tested: ${r}`)];
+}
+
+function gateMethod(g: GateResult): string {
+  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length} tests keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure.`;
+}
+
+const percentText = (x: number): string => `${Number((x * 100).toPrecision(3))}%`;

@@ -25,7 +25,7 @@ function renderView(raw: View, c: ChalkInstance): string {
   }
   const footnotes = view.marksBest ? [...view.footnotes, c.level ? 'Bold: best in its column.' : '*: best in its column.'] : view.footnotes;
   if (footnotes.length) out.push('', ...footnotes.map((f) => c.dim(f)));
-  if (view.outro.length) out.push('', ...view.outro);
+  if (view.verdict.length) out.push('', ...view.verdict);
   return out.join('\n') + '\n';
 }
 

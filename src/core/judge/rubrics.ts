@@ -7,10 +7,28 @@ import { UserError } from '../errors.js';
 export interface RubricSet {
   /** 'bundled' for the rubrics shipped with the package, else the absolute folder path. */
   source: string;
+  /**
+   * 'official' only when every domain came from `{domain}/judge_system_prompt.txt`,
+   * because that is the case that can reproduce published numbers; any of our
+   * `{domain}.md` files makes the set 'awb'.
+   */
+  layout: 'awb' | 'official';
   /** domain → judge system prompt, in the order the domains were requested. */
   texts: Map<string, string>;
   /** Identifies the rubric content independent of where the folder lives. */
   sha256: string;
+  /** domain → SHA-256 of its rubric alone, so runs over different domain sets compare on the domains they share. */
+  perDomain: Record<string, string>;
+}
+
+/** What a judged manifest records of the rubrics (`settings.rubrics`). */
+export function rubricsSetting(r: RubricSet): {
+  source: string;
+  sha256: string;
+  layout: RubricSet['layout'];
+  domains: Record<string, string>;
+} {
+  return { source: r.source, sha256: r.sha256, layout: r.layout, domains: r.perDomain };
 }
 
 const OFFICIAL_FILE = 'judge_system_prompt.txt';
@@ -54,13 +72,16 @@ export async function loadRubrics(dir: string | undefined, domains: string[]): P
   }
 
   const texts = new Map<string, string>();
+  let allOfficial = wanted.length > 0;
   for (const [i, domain] of wanted.entries()) {
     const hit = found[i]!;
     if (hit.text.trim() === '') throw new UserError(`rubric file is empty: ${hit.file}`);
     texts.set(domain, hit.text);
+    if (hit.layout !== 'official') allOfficial = false;
   }
 
-  return { source, texts, sha256: hashRubrics(texts) };
+  const perDomain = Object.fromEntries([...texts].map(([d, text]) => [d, sha256(normalized(text))]));
+  return { source, layout: allOfficial ? 'official' : 'awb', texts, sha256: hashRubrics(texts), perDomain };
 }
 
 async function checkFolder(root: string): Promise<void> {
@@ -120,12 +141,13 @@ export async function loadModePrompt(dir: string | undefined, mode: ChoiceMode):
  * Windows checkout with autocrlf holds the same rubrics with CRLF.
  */
 function hashRubrics(texts: Map<string, string>): string {
-  const pairs = [...texts]
-    .map(([domain, text]) => [domain, text.replace(/\r\n/g, '\n')] as const)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const pairs = [...texts].map(([domain, text]) => [domain, normalized(text)] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // JSON keeps the boundaries between names and texts unambiguous.
-  return createHash('sha256').update(JSON.stringify(pairs), 'utf8').digest('hex');
+  return sha256(JSON.stringify(pairs));
 }
+
+const normalized = (text: string): string => text.replace(/\r\n/g, '\n');
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 interface Found {
   file: string;

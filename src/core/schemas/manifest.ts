@@ -48,7 +48,16 @@ export const manifestSchema = z.object({
     history: z.enum(['full', 'none']).optional(),
     judge: endpointInfoSchema.optional(),
     judge_sampling: samplingSchema.optional(),
-    rubrics: z.object({ source: z.string(), sha256: z.string() }).optional(),
+    rubrics: z
+      .object({
+        source: z.string(),
+        sha256: z.string(),
+        /** 'official' when every rubric came from the official {domain}/judge_system_prompt.txt layout. */
+        layout: z.enum(['awb', 'official']).optional(),
+        /** domain → SHA-256 of that domain's rubric. */
+        domains: z.record(z.string(), z.string()).optional(),
+      })
+      .optional(),
     parse_attempts: z.number().optional(),
     domains: z.array(z.string()).optional(),
     limit: z.number().optional(),

@@ -6,7 +6,8 @@ import {
   type Cluster,
   type Interval,
 } from './bootstrap.js';
-import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
+import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
+import { decodeLine, readLineBytes } from '../rows/index.js';
 import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
@@ -78,6 +79,8 @@ export interface RunScore {
   macroDomains: number;
   /** Mean over all counted rows' totals: the Overall the official script prints. */
   micro: MeanStat;
+  /** All domains together, per turn bucket that has rows (micro: rows pooled). */
+  turns: TurnScore[];
 }
 
 /**
@@ -104,6 +107,7 @@ const emptyStat = (): MeanStat => ({ sum: 0, count: 0 });
 export function aggregate(records: readonly JudgedRecord[], opts: ScoreOptions): RunScore {
   const byDomain = new Map<string, DomainScore & { buckets: TurnScore[] }>();
   const micro = emptyStat();
+  const allBuckets = emptyBuckets();
   for (const r of records) {
     let d = byDomain.get(r.domain);
     if (!d) {
@@ -116,23 +120,24 @@ export function aggregate(records: readonly JudgedRecord[], opts: ScoreOptions):
         total: emptyStat(),
         score: undefined,
         turns: [],
-        buckets: TURN_BUCKETS.map((b) => ({ bucket: b.label, rows: 0, valid: 0, total: emptyStat() })),
+        buckets: emptyBuckets(),
       };
       byDomain.set(r.domain, d);
     }
-    const bucket = d.buckets[turnBucket(r.turn)]!;
+    const b = turnBucket(r.turn);
+    const buckets = [d.buckets[b]!, allBuckets[b]!];
     d.rows++;
-    bucket.rows++;
+    for (const bucket of buckets) bucket.rows++;
     if (r.failed) d.failed++;
     else {
       d.valid++;
-      bucket.valid++;
+      for (const bucket of buckets) bucket.valid++;
     }
     const s = countedScores(r, opts);
     if (!s) continue;
     s.dims.forEach((v, i) => add(d.dims[i]!, v));
     add(d.total, s.total);
-    add(bucket.total, s.total);
+    for (const bucket of buckets) add(bucket.total, s.total);
     add(micro, s.total);
   }
   const domains = [...byDomain.values()]
@@ -147,15 +152,31 @@ export function aggregate(records: readonly JudgedRecord[], opts: ScoreOptions):
     macro: meanOf(scored),
     macroDomains: scored.length,
     micro,
+    turns: allBuckets.filter((b) => b.rows > 0),
   };
 }
 
-/** Per domain, each trajectory's counted totals, in a fixed order (sorted by trajectory) so resamples do not depend on file order. */
-export function clustersByDomain(records: readonly JudgedRecord[], opts: ScoreOptions): Map<string, Cluster[]> {
+const emptyBuckets = (): TurnScore[] => TURN_BUCKETS.map((b) => ({ bucket: b.label, rows: 0, valid: 0, total: emptyStat() }));
+
+/** The key of the all-domains turn row in RunIntervals.turns. */
+export const ALL_DOMAINS = '*';
+
+/**
+ * Per group (by default the domain), each trajectory's counted totals, in a
+ * fixed order (sorted by trajectory) so resamples do not depend on file
+ * order. Rows whose group is undefined stay out.
+ */
+export function clustersByDomain(
+  records: readonly JudgedRecord[],
+  opts: ScoreOptions,
+  groupOf: (r: JudgedRecord) => string | undefined = (r) => r.domain,
+): Map<string, Cluster[]> {
   const byDomain = new Map<string, Map<string, Cluster>>();
   for (const r of records) {
-    let clusters = byDomain.get(r.domain);
-    if (!clusters) byDomain.set(r.domain, (clusters = new Map()));
+    const group = groupOf(r);
+    if (group === undefined) continue;
+    let clusters = byDomain.get(group);
+    if (!clusters) byDomain.set(group, (clusters = new Map()));
     let c = clusters.get(r.cluster);
     // Trajectories whose rows all stay out are still drawn: they are part of what a rerun could produce.
     if (!c) clusters.set(r.cluster, (c = { sum: 0, n: 0 }));
@@ -180,6 +201,8 @@ export interface RunIntervals {
   domains: Map<string, Interval | undefined>;
   macro: Interval | undefined;
   micro: Interval | undefined;
+  /** With --by turn: domain (or ALL_DOMAINS) → turn bucket label → interval. */
+  turns: Map<string, Map<string, Interval | undefined>>;
 }
 
 /**
@@ -188,7 +211,12 @@ export interface RunIntervals {
  * independently, then averaged; micro: trajectories resampled across all
  * domains together, as its point estimate pools them.
  */
-export function scoreIntervals(records: readonly JudgedRecord[], opts: ScoreOptions, settings: BootstrapSettings): RunIntervals {
+export function scoreIntervals(
+  records: readonly JudgedRecord[],
+  opts: ScoreOptions,
+  settings: BootstrapSettings,
+  byTurn = false,
+): RunIntervals {
   const byDomain = clustersByDomain(records, opts);
   // Domains without any counted row have no score and stay out of the macro mean, as in the point estimate.
   const scored = new Map([...byDomain].filter(([, cs]) => cs.some((c) => c.n > 0)));
@@ -203,7 +231,30 @@ export function scoreIntervals(records: readonly JudgedRecord[], opts: ScoreOpti
     domains,
     macro: scored.size ? percentileInterval(grouped.mean) : undefined,
     micro: percentileInterval(bootstrapClusters(pooled, settings, 'pooled', normalizedFloat)),
+    turns: byTurn ? turnIntervals(records, opts, settings) : new Map(),
   };
+}
+
+/**
+ * Per domain and turn bucket, and per bucket over all domains: the turns of
+ * a bucket resampled by trajectory (a trajectory's turns within the bucket
+ * come in or stay out together).
+ */
+function turnIntervals(records: readonly JudgedRecord[], opts: ScoreOptions, settings: BootstrapSettings): RunIntervals['turns'] {
+  const out: RunIntervals['turns'] = new Map();
+  const label = (r: JudgedRecord): string => TURN_BUCKETS[turnBucket(r.turn)]!.label;
+  const put = (scope: string, bucket: string, clusters: readonly Cluster[]): void => {
+    let m = out.get(scope);
+    if (!m) out.set(scope, (m = new Map()));
+    const samples = bootstrapClusters(clusters, settings, `turn:${scope}:${bucket}`, normalizedFloat);
+    m.set(bucket, percentileInterval(samples));
+  };
+  for (const [group, clusters] of clustersByDomain(records, opts, (r) => `${r.domain}\u0000${label(r)}`)) {
+    const [domain, bucket] = group.split('\u0000') as [string, string];
+    put(domain, bucket, clusters);
+  }
+  for (const [bucket, clusters] of clustersByDomain(records, opts, label)) put(ALL_DOMAINS, bucket, clusters);
+  return out;
 }
 
 export interface UsageTotals extends TokenUsage {
@@ -220,12 +271,15 @@ export interface UsageSummary extends StageUsage {
   domains: Map<string, StageUsage>;
 }
 
-export interface Prices {
+export interface StagePrices {
   /** USD per million prompt tokens. */
   input: number;
   /** USD per million completion tokens (reasoning tokens are part of them, as OpenAI-style usage counts them). */
   output: number;
 }
+
+/** The world model (infer) and the judge are priced separately. */
+export type Prices = Record<keyof StageUsage, StagePrices>;
 
 const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0 });
 
@@ -252,7 +306,7 @@ export function usageOf(records: readonly JudgedRecord[]): UsageSummary {
   return summary;
 }
 
-export function costOf(t: TokenUsage, prices: Prices): number {
+export function costOf(t: TokenUsage, prices: StagePrices): number {
   return (t.prompt * prices.input + t.completion * prices.output) / 1e6;
 }
 
@@ -267,6 +321,8 @@ export interface RunReport {
   score: RunScore;
   intervals: RunIntervals | undefined;
   usage: UsageSummary;
+  /** With --with-published: why the run cannot be compared with the published rows (empty: it can). */
+  publishedGaps: string[];
 }
 
 export interface ScoreRequest extends ScoreOptions {
@@ -312,36 +368,49 @@ function earlierStage(file: string, records: readonly JudgedRecord[]): string | 
 /** Reads, aggregates and compares judged files: everything `awb score` prints. */
 export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
   const warnings: string[] = [];
-  const loaded: Array<Omit<RunReport, 'label'>> = [];
+  const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps'>> = [];
   for (const file of req.files) {
     const judged = await readJudged(file);
     warnings.push(...judged.warnings);
     const stage = earlierStage(file, judged.records);
     if (stage) throw new UserError(stage);
     const score = aggregate(judged.records, req);
+    const { provenance, warnings: manifestWarnings } = await readProvenance(file);
     if (score.valid === 0) {
+      if (score.rows > 0 && (await isPredictionsFile(file))) {
+        throw new UserError(
+          `${file} is a predictions file (from awb infer), not a judged one: judge it first, e.g. awb judge --predictions ${file} --judge-base-url URL --judge-model NAME, then score the judged.jsonl it writes`,
+        );
+      }
       const why = score.rows === 0 ? 'the file has no rows' : `all ${score.rows} rows failed`;
       throw new UserError(`${file}: no valid judged rows (${why})`);
     }
-    const { provenance, warnings: manifestWarnings } = await readProvenance(file);
     warnings.push(...manifestWarnings);
     loaded.push({
       file,
       provenance,
       score,
-      intervals: req.bootstrap ? scoreIntervals(judged.records, req, req.bootstrap) : undefined,
+      intervals: req.bootstrap ? scoreIntervals(judged.records, req, req.bootstrap, req.byTurn) : undefined,
       usage: usageOf(judged.records),
     });
   }
   const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model })));
-  const runs: RunReport[] = loaded.map((r, i) => ({ ...r, label: labels[i]! }));
+  const compared = loaded.map((r, i) => ({
+    label: labels[i]!,
+    provenance: r.provenance,
+    domains: r.score.domains.map((d) => d.domain),
+    rows: Object.fromEntries(r.score.domains.map((d) => [d.domain, d.rows])),
+  }));
+  const withPublished = req.withPublished;
+  const runs: RunReport[] = loaded.map((r, i) => ({
+    ...r,
+    label: labels[i]!,
+    publishedGaps: withPublished ? publishedGaps(compared[i]!) : [],
+  }));
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
-  const published = req.withPublished ? PUBLISHED : [];
+  const published = withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
-  const notes = comparabilityNotes(
-    runs.map((r) => ({ label: r.label, provenance: r.provenance, domains: r.score.domains.map((d) => d.domain) })),
-    { published: published.length > 0 },
-  );
+  const notes = comparabilityNotes(compared, { published: published.length > 0 }).map((n) => n.text);
   return {
     runs,
     domains: [...domains].sort(compareDomains),
@@ -353,4 +422,22 @@ export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
     notes,
     warnings,
   };
+}
+
+/**
+ * A file whose first row carries a generation but none of the judge's
+ * fields: every row "fails" only because nothing judged it yet.
+ */
+async function isPredictionsFile(file: string): Promise<boolean> {
+  for await (const line of readLineBytes(file)) {
+    const text = decodeLine(line.bytes);
+    if (text.trim() === '') continue;
+    try {
+      const row = JSON.parse(text) as Record<string, unknown>;
+      return 'gen' in row && !('total_score' in row) && !('failed' in row);
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }

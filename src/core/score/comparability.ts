@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
-import { DOMAINS } from '../domains.js';
+import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
 import { PUBLISHED_JUDGE } from '../dataset/index.js';
+import { loadRubrics } from '../judge/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
 
 /** What a judged file's sidecar manifest says produced it; every field is unknown without one. */
@@ -11,6 +12,14 @@ export interface Provenance {
   model?: string;
   judge?: string;
   rubricsSha256?: string;
+  /** domain → hash of its rubric (manifests written since rubrics were identified per domain). */
+  rubricsByDomain?: Record<string, string>;
+  /** 'bundled', or the folder the rubrics came from. */
+  rubricsSource?: string;
+  rubricsLayout?: 'awb' | 'official';
+  judgeTemperature?: number;
+  judgeMaxTokens?: number;
+  datasetRepo?: string;
   history?: string;
   datasetCommit?: string;
   datasetRevision?: string;
@@ -36,7 +45,25 @@ export async function readProvenance(file: string): Promise<{ provenance: Proven
   }
   const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) return invalid(`${path}: ${issueText(parsed.error.issues[0])}`);
-  return provenanceOf(parsed.data, path);
+  const out = provenanceOf(parsed.data, path);
+  out.provenance.rubricsByDomain ??= await bundledPerDomain(parsed.data);
+  return out;
+}
+
+/**
+ * Files judged before rubrics were hashed per domain recorded only the set's
+ * hash. When that is the hash of the bundled rubrics over the manifest's
+ * domains, each domain's rubric is known to be the bundled one.
+ */
+async function bundledPerDomain(manifest: Manifest): Promise<Record<string, string> | undefined> {
+  const r = manifest.stage === 'judge' ? manifest.settings.rubrics : undefined;
+  if (r?.source !== 'bundled') return undefined;
+  try {
+    const bundled = await loadRubrics(undefined, manifest.dataset.domains);
+    return bundled.sha256 === r.sha256 ? bundled.perDomain : undefined;
+  } catch {
+    return undefined; // a domain the bundled set lacks: the recorded set cannot be the bundled one
+  }
 }
 
 function invalid(problem: string): { provenance: Provenance; warnings: string[] } {
@@ -67,6 +94,12 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
       model: infer?.settings.world_model?.model ?? manifest.settings.world_model?.model,
       judge: judged?.settings.judge?.model,
       rubricsSha256: judged?.settings.rubrics?.sha256,
+      rubricsByDomain: judged?.settings.rubrics?.domains,
+      rubricsSource: judged?.settings.rubrics?.source,
+      rubricsLayout: judged?.settings.rubrics?.layout,
+      judgeTemperature: judged?.settings.judge_sampling?.temperature,
+      judgeMaxTokens: judged?.settings.judge_sampling?.max_tokens,
+      datasetRepo: infer?.dataset.repo ?? manifest.dataset.repo,
       history: infer?.settings.history ?? manifest.settings.history,
       datasetCommit: infer?.dataset.commit ?? manifest.dataset.commit,
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
@@ -112,50 +145,58 @@ export interface ComparedRun {
   provenance: Provenance;
   /** Domains the run has rows for. */
   domains: readonly string[];
+  /** Rows per domain (for the published-split check). */
+  rows?: Readonly<Record<string, number>>;
 }
 
-const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string }> = [
+/**
+ * A reason numbers side by side may not be comparable. `differs`: a setting
+ * known to differ (the gate fails on these); `unknown`: cannot be checked;
+ * `incomplete`, `coverage`: about the rows; `published`: about the published rows.
+ */
+export interface ComparabilityNote {
+  kind: 'differs' | 'unknown' | 'incomplete' | 'coverage' | 'published';
+  text: string;
+}
+
+/** Settings checked one value per run, in the order notes list them; `rubrics` marks where the per-domain rubric check goes. */
+const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boolean } | 'rubrics'> = [
   { field: 'judge', what: 'judge' },
-  { field: 'rubricsSha256', what: 'rubrics (sha256)' },
+  'rubrics',
   { field: 'history', what: 'history protocol' },
-  { field: 'datasetCommit', what: 'dataset commit' },
+  { field: 'datasetCommit', what: 'dataset commit', hash: true },
   { field: 'datasetRevision', what: 'dataset revision' },
 ];
+
+/** The published judge's sampling (the official script's defaults). */
+const PUBLISHED_SAMPLING = { temperature: 0.6, max_tokens: 32768 };
 
 /**
  * Plain-language reasons why numbers side by side may not be comparable.
  * Differences in the world model are the point of a comparison and are not
  * listed; everything else that changes scores is.
  */
-export function comparabilityNotes(runs: readonly ComparedRun[], opts: { published?: boolean; coverage?: boolean } = {}): string[] {
-  const notes: string[] = [];
+export function comparabilityNotes(
+  runs: readonly ComparedRun[],
+  opts: { published?: boolean; coverage?: boolean } = {},
+): ComparabilityNote[] {
+  const notes: ComparabilityNote[] = [];
   for (const r of runs) {
     if (r.provenance.complete === false)
-      notes.push(`${r.label}: the manifest says the run is incomplete; missing rows are not in its scores`);
+      notes.push({ kind: 'incomplete', text: `${r.label}: the manifest says the run is incomplete; missing rows are not in its scores` });
   }
   if (runs.length >= 2) {
     const unknown = runs.filter((r) => r.provenance.manifest !== 'found');
     if (unknown.length) {
-      notes.push(
-        `not known to be comparable: no usable manifest for ${names(unknown)} (unknown provenance, e.g. the official script's files), so judge, rubrics, history protocol and dataset cannot be checked`,
-      );
+      notes.push({
+        kind: 'unknown',
+        text: `not known to be comparable: no usable manifest for ${names(unknown)} (unknown provenance, e.g. the official script's files), so judge, rubrics, history protocol and dataset cannot be checked`,
+      });
     }
     const known = runs.filter((r) => r.provenance.manifest === 'found');
-    for (const { field, what } of CHECKED) {
-      const byValue = new Map<string, ComparedRun[]>();
-      for (const r of known) {
-        const v = r.provenance[field];
-        const k = v === undefined ? '' : String(v);
-        byValue.set(k, [...(byValue.get(k) ?? []), r]);
-      }
-      const values = [...byValue.keys()].filter((k) => k !== '');
-      const missing = byValue.get('') ?? [];
-      if (values.length >= 2) {
-        const parts = [...byValue].map(([v, rs]) => `${v === '' ? 'unknown' : short(field, v)} in ${names(rs)}`);
-        notes.push(`not comparable: ${what} differs (${parts.join('; ')})`);
-      } else if (values.length === 1 && missing.length) {
-        notes.push(`cannot check ${what}: unknown in ${names(missing)}`);
-      }
+    for (const c of CHECKED) {
+      if (c === 'rubrics') notes.push(...rubricNotes(known));
+      else notes.push(...fieldNotes(known, c.what, (r) => r.provenance[c.field], c.hash));
     }
     const coverage = new Map<string, ComparedRun[]>();
     for (const r of opts.coverage === false ? [] : runs) {
@@ -164,27 +205,116 @@ export function comparabilityNotes(runs: readonly ComparedRun[], opts: { publish
     }
     if (coverage.size > 1) {
       const parts = [...coverage].map(([k, rs]) => `${k || 'none'} in ${names(rs)}`);
-      notes.push(`not comparable: domains differ, so Overall averages different sets (${parts.join('; ')})`);
+      notes.push({
+        kind: 'coverage',
+        text: `domains differ, so Overall averages different sets and is not ranked (${parts.join('; ')}); the domains they share compare`,
+      });
     }
   }
   if (opts.published) {
-    const byJudge = new Map<string, ComparedRun[]>();
     for (const r of runs) {
-      if (r.provenance.judge === PUBLISHED_JUDGE) continue;
-      const k = r.provenance.judge ?? 'unknown';
-      byJudge.set(k, [...(byJudge.get(k) ?? []), r]);
-    }
-    if (byJudge.size) {
-      const parts = [...byJudge].map(([judge, rs]) => `${judge} in ${names(rs)}`);
-      notes.push(`not comparable with the published rows: their judge is ${PUBLISHED_JUDGE}, the runs' judge is ${parts.join('; ')}`);
-    }
-    const partial = runs.filter((r) => DOMAINS.some((d) => !r.domains.includes(d)));
-    if (partial.length) {
-      const covered = partial.map((r) => `${r.label} has ${DOMAINS.filter((d) => r.domains.includes(d)).length} of 7`);
-      notes.push(`the published Overall averages all seven domains; ${covered.join(', ')}, so its Overall is not comparable with theirs`);
+      const gaps = publishedGaps(r);
+      if (gaps.length)
+        notes.push({
+          kind: 'published',
+          text: `${r.label} is not comparable with the published rows (not ranked against them): ${gaps.join('; ')}`,
+        });
     }
   }
   return notes;
+}
+
+/** Notes for one setting: known values that differ, or runs where it is unknown beside runs where it is known. */
+function fieldNotes(runs: readonly ComparedRun[], what: string, value: (r: ComparedRun) => unknown, hash = false): ComparabilityNote[] {
+  const byValue = new Map<string, ComparedRun[]>();
+  for (const r of runs) {
+    const v = value(r);
+    const k = v === undefined ? '' : String(v);
+    byValue.set(k, [...(byValue.get(k) ?? []), r]);
+  }
+  const values = [...byValue.keys()].filter((k) => k !== '');
+  const missing = byValue.get('') ?? [];
+  if (values.length >= 2) {
+    // Hashes and commits are shown by their first 12 characters.
+    const parts = [...byValue].map(([v, rs]) => `${v === '' ? 'unknown' : hash ? v.slice(0, 12) : v} in ${names(rs)}`);
+    return [{ kind: 'differs', text: `not comparable: ${what} differs (${parts.join('; ')})` }];
+  }
+  if (values.length === 1 && missing.length) return [{ kind: 'unknown', text: `cannot check ${what}: unknown in ${names(missing)}` }];
+  return [];
+}
+
+/**
+ * Rubrics compare domain by domain on the domains runs share, so the same
+ * rubrics over fewer domains are no difference. A manifest without
+ * per-domain hashes (older files) is compared by its set hash, which only
+ * means something between runs over the same domains.
+ */
+function rubricNotes(runs: readonly ComparedRun[]): ComparabilityNote[] {
+  const perDomain = runs.filter((r) => r.provenance.rubricsByDomain);
+  const setOnly = runs.filter((r) => !r.provenance.rubricsByDomain);
+  const notes: ComparabilityNote[] = [];
+  const differing: string[] = [];
+  const domains = [...new Set(perDomain.flatMap((r) => r.domains))].sort();
+  for (const d of domains) {
+    const sharing = perDomain.filter((r) => r.domains.includes(d) && r.provenance.rubricsByDomain![d] !== undefined);
+    const byHash = new Map<string, ComparedRun[]>();
+    for (const r of sharing) {
+      const h = r.provenance.rubricsByDomain![d]!;
+      byHash.set(h, [...(byHash.get(h) ?? []), r]);
+    }
+    if (byHash.size > 1)
+      differing.push(`${domainLabel(d)} (${[...byHash].map(([h, rs]) => `${h.slice(0, 12)} in ${names(rs)}`).join('; ')})`);
+  }
+  if (differing.length) notes.push({ kind: 'differs', text: `not comparable: rubrics differ in ${differing.join(', ')}` });
+  if (setOnly.length) {
+    const sameDomains = new Set(runs.map((r) => coverageText(r.domains))).size === 1;
+    if (sameDomains && !perDomain.length) notes.push(...fieldNotes(setOnly, 'rubrics (sha256)', (r) => r.provenance.rubricsSha256, true));
+    else if (runs.length > setOnly.length || !sameDomains)
+      notes.push({
+        kind: 'unknown',
+        text: `cannot check rubrics domain by domain: ${names(setOnly)} recorded only a hash of the whole rubric set (made before rubrics were identified per domain)`,
+      });
+  }
+  return notes;
+}
+
+/**
+ * What keeps a run from being compared with the published numbers: the
+ * official rubrics, the full published split at a known revision, the
+ * published judge and its sampling, and the full-history protocol.
+ */
+export function publishedGaps(r: ComparedRun): string[] {
+  const p = r.provenance;
+  if (p.manifest !== 'found') return ['no usable manifest, so rubrics, data, judge and history protocol are all unknown'];
+  const gaps: string[] = [];
+  if (p.rubricsLayout !== 'official') {
+    gaps.push(
+      p.rubricsSource === 'bundled'
+        ? "rubrics: awb's bundled rubrics (our own text), not the official ones"
+        : p.rubricsSource === undefined
+          ? 'rubrics: unknown'
+          : `rubrics: ${p.rubricsLayout === 'awb' ? 'own {domain}.md files' : 'not recorded as the official layout'} (${p.rubricsSource}), not the official {domain}/judge_system_prompt.txt`,
+    );
+  }
+  const rows = r.rows ?? {};
+  const short = DOMAINS.filter((d) => (rows[d] ?? 0) !== PUBLISHED_ROW_COUNTS[d]);
+  const published = Object.values(PUBLISHED_ROW_COUNTS).reduce((a, b) => a + b, 0);
+  const had = DOMAINS.reduce((n, d) => n + (rows[d] ?? 0), 0);
+  if (short.length || Object.keys(rows).some((d) => !(DOMAINS as readonly string[]).includes(d)))
+    gaps.push(
+      `data: ${had} of the ${published} rows of the full published split${short.length ? ` (short in ${short.map(domainLabel).join(', ')})` : ' (and domains beyond it)'}`,
+    );
+  if (p.datasetRepo !== DATASET_REPO || !p.datasetCommit)
+    gaps.push(
+      `data: ${p.datasetRepo && p.datasetRepo !== DATASET_REPO ? `repository ${p.datasetRepo}` : 'dataset revision not known (no resolved commit)'}`,
+    );
+  if (p.judge !== PUBLISHED_JUDGE) gaps.push(`judge: ${p.judge ?? 'unknown'}, the published judge is ${PUBLISHED_JUDGE}`);
+  else if (p.judgeTemperature !== PUBLISHED_SAMPLING.temperature || p.judgeMaxTokens !== PUBLISHED_SAMPLING.max_tokens)
+    gaps.push(
+      `judge sampling: temperature ${p.judgeTemperature ?? 'unknown'}, max tokens ${p.judgeMaxTokens ?? 'unknown'}; published: ${PUBLISHED_SAMPLING.temperature}, ${PUBLISHED_SAMPLING.max_tokens}`,
+    );
+  if (p.history !== 'full') gaps.push(`history protocol: ${p.history ?? 'unknown'}, published numbers use the full history`);
+  return gaps;
 }
 
 function coverageText(domains: readonly string[]): string {
@@ -194,8 +324,4 @@ function coverageText(domains: readonly string[]): string {
 
 function names(runs: readonly ComparedRun[]): string {
   return runs.map((r) => r.label).join(', ');
-}
-
-function short(field: keyof Provenance, value: string): string {
-  return field === 'rubricsSha256' || field === 'datasetCommit' ? value.slice(0, 12) : value;
 }

@@ -1,8 +1,8 @@
-export { TURN_BUCKETS, costOf, hasUsage, scoreFiles } from './aggregate.js';
-export type { MeanStat, RunReport, ScoreReport, StageUsage, UsageTotals } from './aggregate.js';
+export { ALL_DOMAINS, TURN_BUCKETS, costOf, hasUsage, scoreFiles } from './aggregate.js';
+export type { MeanStat, Prices, RunReport, ScoreReport, StagePrices, StageUsage, TurnScore, UsageTotals } from './aggregate.js';
 export type { BootstrapSettings, Interval } from './bootstrap.js';
-export { compareFiles } from './compare.js';
-export type { CompareReport, Delta } from './compare.js';
+export { GATE_ALPHA, applyGate, compareFiles, compareRecords } from './compare.js';
+export type { ChangedRow, CompareReport, CompareResult, Delta, GateResult } from './compare.js';
 export { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from './exact.js';
 export { sampleSd, scoreChoiceRows, scoreModeFile, scoreRepeatRows } from './modes.js';
 export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';
@@ -10,3 +10,5 @@ export { readModeFile } from './modes-reader.js';
 export type { ChoiceRecord, JudgeMode, ModeFile, RepeatRecord } from './modes-reader.js';
 export { bradleyTerry, pairwiseGames } from './bradley-terry.js';
 export type { Games, Ranking, Rating } from './bradley-terry.js';
+export { judgedRows } from './row-view.js';
+export type { RowQuery, RowView } from './row-view.js';

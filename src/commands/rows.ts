@@ -1,0 +1,36 @@
+import { judgedRows, type RowQuery } from '../core/score/index.js';
+import { domainName } from '../core/domains.js';
+import { UserError } from '../core/errors.js';
+import { choiceOption, intOption } from './options.js';
+
+export interface RowsOpts {
+  domain?: string;
+  worst?: string;
+  best?: string;
+  failed?: boolean;
+  format: string;
+}
+
+/** `awb rows FILE`: the rows streamed to stdout as they are selected. */
+export async function run(file: string, opts: RowsOpts): Promise<void> {
+  const format = choiceOption('format', opts.format, ['table', 'json'] as const);
+  if (opts.worst !== undefined && opts.best !== undefined) throw new UserError('--worst and --best exclude each other: pick one');
+  const worst = intOption('worst', opts.worst, 1, 1_000_000);
+  const best = intOption('best', opts.best, 1, 1_000_000);
+  const query: RowQuery = {
+    domain: opts.domain === undefined ? undefined : domainName(opts.domain),
+    pick: worst !== undefined ? { order: 'worst', n: worst } : best !== undefined ? { order: 'best', n: best } : undefined,
+    failed: opts.failed === true,
+  };
+  const { renderRowBlock, rowJson } = await import('../render/rows.js');
+  const width = process.stdout.columns || 120;
+  let count = 0;
+  for await (const row of judgedRows(file, query)) {
+    const text =
+      format === 'json' ? `${count ? ',' : '['}\n${JSON.stringify(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
+    count++;
+    if (!process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  }
+  if (format === 'json') process.stdout.write(count ? '\n]\n' : '[]\n');
+  else if (count === 0) process.stderr.write('awb: no rows match\n');
+}
