@@ -38,7 +38,10 @@ export async function downloadToFolder(
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
     const known = trusted?.files.find((f) => f.file === name);
     // Only a plain file counts as already here: a link in its place is replaced, never read or written through.
-    const size = await lstat(target).then((st) => (st.isFile() ? st.size : undefined), () => undefined);
+    const size = await lstat(target).then(
+      (st) => (st.isFile() ? st.size : undefined),
+      () => undefined,
+    );
     // Without any record (files put there by hand or by the official script) the size is all there is to compare.
     const sameContent = previous === undefined || (known !== undefined && sameFile(known, entry));
     if (size === entry.size && sameContent) {

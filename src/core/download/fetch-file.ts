@@ -43,9 +43,12 @@ export async function fetchVerified(
         for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
           // Bodies not read through watchedFetch's file limit (a Range answered in full, Xet pieces) are held to the listing here.
           if (written + chunk.length > entry.size) {
-            throw new UserError(`${at} sent more than the ${entry.size} bytes listed for ${entry.path}; nothing of it was kept`, HOSTILE_EXIT);
+            throw new UserError(
+              `${at} sent more than the ${entry.size} bytes listed for ${entry.path}; nothing of it was kept`,
+              HOSTILE_EXIT,
+            );
           }
-          for (let off = 0; off < chunk.length; ) {
+          for (let off = 0; off < chunk.length;) {
             let n: number;
             try {
               ({ bytesWritten: n } = await handle.write(chunk, off, chunk.length - off, written + off));
@@ -61,7 +64,10 @@ export async function fetchVerified(
         }
       });
       if (written !== entry.size) {
-        throw new UserError(`${entry.path}: received ${written} bytes from ${at}, expected ${entry.size}; run the command again`, HOSTILE_EXIT);
+        throw new UserError(
+          `${entry.path}: received ${written} bytes from ${at}, expected ${entry.size}; run the command again`,
+          HOSTILE_EXIT,
+        );
       }
       const mismatch = entry.sha256 !== undefined ? sha256.digest('hex') !== entry.sha256 : gitSha1.digest('hex') !== entry.gitOid;
       if (mismatch) {

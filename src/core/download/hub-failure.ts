@@ -238,7 +238,8 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     if (net.midBody) {
       return refuse(`the connection to ${at} broke while ${doing} (${visible(net.code)}); nothing partial was kept, run the command again`);
     }
-    const hint = hub.hubUrl === DEFAULT_HUB_URL ? '; check the network, or set HF_ENDPOINT to a mirror' : '; check the network and HF_ENDPOINT';
+    const hint =
+      hub.hubUrl === DEFAULT_HUB_URL ? '; check the network, or set HF_ENDPOINT to a mirror' : '; check the network and HF_ENDPOINT';
     return refuse(`cannot reach ${at} (${visible(net.code)}) while ${doing}${hint}`);
   }
   const http =
@@ -260,7 +261,9 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     return refuse(`${at} answered HTTP ${status} while ${doing}; try again later`);
   }
   if (err instanceof InvalidApiResponseFormatError) {
-    return refuse(`unexpected answer from ${at} while ${doing} (${visible(brief(err.message, [hub.accessToken]))}); is it a Hugging Face Hub or mirror?`);
+    return refuse(
+      `unexpected answer from ${at} while ${doing} (${visible(brief(err.message, [hub.accessToken]))}); is it a Hugging Face Hub or mirror?`,
+    );
   }
   // The library passes stream failures on as bare strings, whose text may come from the server.
   if (typeof err === 'string') return refuse(`${doing} from ${at} failed: ${visible(brief(err, [hub.accessToken]))}`);

@@ -24,7 +24,8 @@ export function resolveHubUrl(explicit: string | undefined): string {
     // Not a URL, so its secrets cannot be picked out: show only what cannot be one.
     throw new UserError(`${what} is not a URL: "${visible(value.replace(/\/\/[^/]*@/, '//***@').slice(0, 100))}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UserError(`${what} must be an http(s) URL, got "${shownUrl(value)}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UserError(`${what} must be an http(s) URL, got "${shownUrl(value)}"`);
   // The library would send neither to the Hub as credentials, and they would end up in messages and records.
   if (url.username || url.password) {
     throw new UserError(`${what} carries credentials (user:password@): remove them and put the token in HF_TOKEN (${shownUrl(value)})`);
