@@ -578,7 +578,7 @@ describe('a lying mirror', () => {
     }
   });
 
-  it('cuts an endless body at the listed size, and never shows more than 100%', async () => {
+  it('cuts an endless body at the listed size, and never shows more than 100%', { timeout: 30_000 }, async () => {
     for (const dir of [undefined, join(tmp, 'data')]) {
       const server = await hub({ body: { 'terminal_test.jsonl': 'endless' } });
       const events: DownloadProgress[] = [];
@@ -621,7 +621,7 @@ describe('a lying mirror', () => {
     assert.match(err2.message, /over the 100-byte limit/);
   });
 
-  it('gives a stalled transfer up after the idle timeout', async () => {
+  it('gives a stalled transfer up after the idle timeout', { timeout: 30_000 }, async () => {
     const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
     const dir = join(tmp, 'data');
     const err = await refusal(

@@ -6,7 +6,7 @@ import { downloadToFolder } from './download-folder.js';
 import type { DownloadProgress } from './download-progress.js';
 import { UserError } from '../errors.js';
 import { FailureLog, HOSTILE_EXIT, watchedFetch, type Hub } from './hub-failure.js';
-import { shownUrl } from '../shown.js';
+import { shownUrl, visible } from '../shown.js';
 import { listTestFiles, resolveCommit, selectDomains, type Entry } from './hub-listing.js';
 import { cacheStorage, isTruthy, resolveHubUrl, resolveToken } from './hub-settings.js';
 
@@ -54,6 +54,10 @@ export interface DownloadedDataset {
 
 /** Downloads (or finds up to date) the dataset's `*_test.jsonl` files and says where they are. */
 export async function downloadDataset(opts: DownloadOptions): Promise<DownloadedDataset> {
+  // The revision names a ref file in the cache; it must not be able to name one elsewhere.
+  if (opts.revision.split('/').some((s) => s === '' || s === '.' || s === '..' || /[\\\0]/.test(s))) {
+    throw new UserError(`--revision must be a branch, tag or commit, got "${visible(opts.revision)}"`);
+  }
   const hubUrl = resolveHubUrl(opts.hubUrl);
   const { token, source: tokenSource } = await resolveToken(opts.token);
   const failures = new FailureLog();
