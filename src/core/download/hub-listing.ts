@@ -31,7 +31,8 @@ export async function resolveCommit(hub: Hub): Promise<string> {
     const sha = (info as { sha?: unknown }).sha;
     if (typeof sha !== 'string' || !COMMIT_SHA.test(sha)) {
       throw new UserError(
-        `${hub.hubUrl} did not say which commit ${hub.repo} at ${hub.revision} is (no "sha" in its answer); is it a Hugging Face Hub or mirror?`,
+        `${shownUrl(hub.hubUrl)} did not say which commit ${hub.repo} at ${hub.revision} is (no "sha" in its answer); is it a Hugging Face Hub or mirror?`,
+        HOSTILE_EXIT,
       );
     }
     return sha;
