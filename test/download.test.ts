@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { readDatasetOrigin } from '../src/core/dataset/index.js';
-import { downloadDataset, type DownloadProgress } from '../src/core/download/index.js';
+import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../src/core/download/index.js';
 import { UserError } from '../src/core/errors.js';
 import { runAwb } from './support/cli.js';
 import { startHubServer, type HubServer, type HubServerOptions, type TreeEntry } from './support/hub-server.js';
@@ -500,6 +500,18 @@ describe('a lying mirror', () => {
     return all.filter((p) => !join(root, p).startsWith(allowed) && !allowed.startsWith(join(root, p)));
   }
 
+  /** Downloads only terminal_test.jsonl, the file these mirrors lie about, without retrying. */
+  function terminalOnly(server: HubServer, extra: Partial<DownloadOptions> = {}) {
+    return downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      hubUrl: server.url,
+      domains: ['terminal'],
+      retries: 0,
+      ...extra,
+    });
+  }
+
   async function refusal(pending: Promise<unknown>): Promise<UserError> {
     let caught: unknown;
     await pending.catch((err: unknown) => (caught = err));
@@ -564,9 +576,7 @@ describe('a lying mirror', () => {
     ];
     for (const c of cases) {
       const server = await hub({ tamper: (e) => (e.path === 'terminal_test.jsonl' ? c.tamper(e) : e) });
-      const err = await refusal(
-        downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['terminal'], retries: 0 }),
-      );
+      const err = await refusal(terminalOnly(server));
       assert.match(err.message, c.says, c.name);
       assert.match(err.message, /terminal_test\.jsonl/, c.name);
       const left = await readdir(storage, { recursive: true });
@@ -582,17 +592,7 @@ describe('a lying mirror', () => {
     for (const dir of [undefined, join(tmp, 'data')]) {
       const server = await hub({ body: { 'terminal_test.jsonl': 'endless' } });
       const events: DownloadProgress[] = [];
-      const err = await refusal(
-        downloadDataset({
-          repo: 'Qwen/AgentWorldBench',
-          revision: 'main',
-          hubUrl: server.url,
-          dir,
-          domains: ['terminal'],
-          retries: 0,
-          onProgress: (e) => events.push(e),
-        }),
-      );
+      const err = await refusal(terminalOnly(server, { dir, onProgress: (e) => events.push(e) }));
       assert.match(err.message, /sent more than the \d+ bytes/);
       assert.ok(
         events.every((e) => e.bytes <= e.total),
@@ -624,17 +624,7 @@ describe('a lying mirror', () => {
   it('gives a stalled transfer up after the idle timeout', { timeout: 30_000 }, async () => {
     const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
     const dir = join(tmp, 'data');
-    const err = await refusal(
-      downloadDataset({
-        repo: 'Qwen/AgentWorldBench',
-        revision: 'main',
-        hubUrl: server.url,
-        dir,
-        domains: ['terminal'],
-        retries: 0,
-        timeoutSeconds: 1,
-      }),
-    );
+    const err = await refusal(terminalOnly(server, { dir, timeoutSeconds: 1 }));
     assert.match(err.message, /sent nothing for 1 s while downloading terminal_test\.jsonl.*--timeout/);
     assert.deepEqual(await readdir(dir), []);
   });

@@ -42,6 +42,7 @@ export async function resolveCommit(hub: Hub): Promise<string> {
 export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> {
   const listed = await hubCall(hub, `listing the files of ${hub.repo}`, undefined, async () => {
     const out: (ListFileEntry & { oid: string })[] = [];
+    let seen = 0;
     for await (const e of listFiles({
       repo: { type: 'dataset', name: hub.repo },
       revision: commit,
@@ -50,6 +51,13 @@ export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> 
       accessToken: hub.accessToken,
       fetch: hub.fetch,
     })) {
+      // A mirror could page forever; the dataset's repo holds a few dozen files.
+      if (++seen > MAX_LISTED) {
+        throw new UserError(
+          `${shownUrl(hub.hubUrl)} lists more than ${MAX_LISTED} files for ${hub.repo}; refusing this mirror`,
+          HOSTILE_EXIT,
+        );
+      }
       // Only test files are used; every other name is ignored unread, whatever it holds.
       if (e.type === 'file' && typeof e.path === 'string' && TEST_FILE.test(posix.basename(e.path))) out.push(checked(hub, e));
     }
@@ -78,6 +86,7 @@ export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> 
     .sort((a, b) => compareDomains(a.domain, b.domain));
 }
 
+const MAX_LISTED = 100_000;
 const GIT_SHA1 = /^[0-9a-f]{40}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 /** A domain is a plain word; it becomes a file name and a label on the terminal. */
