@@ -621,6 +621,12 @@ describe('a lying mirror', () => {
     assert.match(err2.message, /over the 100-byte limit/);
   });
 
+  it('refuses a listing that never ends', { timeout: 60_000 }, async () => {
+    const server = await hub({ endlessListing: true });
+    const err = await refusal(terminalOnly(server, { dir: join(tmp, 'data') }));
+    assert.match(err.message, /lists more than 100000 files for Qwen\/AgentWorldBench; refusing this mirror/);
+  });
+
   it('gives a stalled transfer up after the idle timeout', { timeout: 30_000 }, async () => {
     const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
     const dir = join(tmp, 'data');

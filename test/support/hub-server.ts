@@ -54,6 +54,8 @@ export interface HubServerOptions {
    * forever, with no Content-Length; `trickle` sends one byte, then nothing until the client gives up.
    */
   body?: Record<string, 'endless' | 'trickle'>;
+  /** A lying mirror: the tree listing never ends (pages of other files, each with a next link). */
+  endlessListing?: boolean;
 }
 
 export type TreeEntry = Record<string, unknown> & { path: string };
@@ -166,6 +168,19 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       }
       if (route === 'tree' && method === 'GET') {
         if (!sha) return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
+        if (opts.endlessListing) {
+          const from = Number(url.searchParams.get('cursor') ?? '0');
+          const junk = Array.from({ length: 1000 }, (_, i) => ({
+            type: 'file',
+            oid: 'd'.repeat(40),
+            size: 1,
+            path: `junk/${from + i}.bin`,
+          }));
+          const next = new URL(rawPath, `http://${req.headers.host}`);
+          next.searchParams.set('cursor', String(from + 1000));
+          sendJson(res, 200, junk, { Link: `<${next.href}>; rel="next"` });
+          return;
+        }
         const all = [...[...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)).map(treeEntry), ...(opts.extraEntries ?? [])];
         const start = Number(url.searchParams.get('cursor') ?? '0');
         const size = opts.pageSize ?? all.length;
