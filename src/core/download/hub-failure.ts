@@ -110,10 +110,11 @@ export function watchedFetch(hub: Hub): typeof fetch {
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
+          // The clock runs only while waiting for the server, not while the reader is busy writing to disk.
           arm();
           const { done, value } = await reader.read();
+          clearTimeout(timer);
           if (done) {
-            clearTimeout(timer);
             controller.close();
             return;
           }
