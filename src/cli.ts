@@ -27,6 +27,8 @@ function buildProgram(): Command {
     .option('--dir <dir>', 'download into this folder instead of the Hugging Face cache')
     .option('--domains <list>', 'comma-separated domains to fetch (default: all seven)')
     .option('--repo <id>', 'dataset repository', DATASET_REPO)
+    .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default 60)')
+    .option('--max-file-mb <n>', 'refuse files listed larger than this many MB (default 2048)')
     .action(async (opts) => (await import('./commands/download.js')).run(opts));
 
   declare(

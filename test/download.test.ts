@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { readDatasetOrigin } from '../src/core/dataset/index.js';
-import { downloadDataset, type DownloadProgress } from '../src/core/download/index.js';
+import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../src/core/download/index.js';
 import { UserError } from '../src/core/errors.js';
-import { startHubServer, type HubServer, type HubServerOptions } from './support/hub-server.js';
+import { runAwb } from './support/cli.js';
+import { startHubServer, type HubServer, type HubServerOptions, type TreeEntry } from './support/hub-server.js';
 
 const ENV_KEYS = [
   'HF_HOME',
@@ -486,6 +487,215 @@ describe('awb download (end to end)', () => {
           e.code === 2 && /^awb: no domain "chess" in Qwen\/AgentWorldBench at main; it has: mcp, search, terminal\n$/.test(e.stderr ?? '')
         );
       },
+    );
+  });
+});
+
+describe('a lying mirror', () => {
+  const CACHE_REPO = ['hub', 'datasets--Qwen--AgentWorldBench'];
+
+  /** Every file and link under `root`, relative to it, skipping the cache's repo folder (where writes belong). */
+  async function writtenOutside(root: string, allowed: string): Promise<string[]> {
+    const all = await readdir(root, { recursive: true });
+    return all.filter((p) => !join(root, p).startsWith(allowed) && !allowed.startsWith(join(root, p)));
+  }
+
+  /** Downloads only terminal_test.jsonl, the file these mirrors lie about, without retrying. */
+  function terminalOnly(server: HubServer, extra: Partial<DownloadOptions> = {}) {
+    return downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      hubUrl: server.url,
+      domains: ['terminal'],
+      retries: 0,
+      ...extra,
+    });
+  }
+
+  async function refusal(pending: Promise<unknown>): Promise<UserError> {
+    let caught: unknown;
+    await pending.catch((err: unknown) => (caught = err));
+    assert.ok(caught instanceof UserError, `a one-line UserError, got ${String(caught)}`);
+    assert.equal(caught.exitCode, 3);
+    assert.doesNotMatch(caught.message, /[\u0000-\u001f\u007f]/, 'no raw control characters');
+    return caught;
+  }
+
+  it('never writes outside the cache for unsafe names or oids in the listing', async () => {
+    // The cache sits deep inside tmp, so a `..` that escapes it still lands where the test can see it.
+    process.env.HF_HOME = join(tmp, 'a', 'b', 'c', 'hf-home');
+    const allowed = join(tmp, 'a', 'b', 'c', 'hf-home', ...CACHE_REPO);
+    const real = Buffer.from(FILES['terminal_test.jsonl']!);
+    const entry = (path: string, extra: Record<string, unknown> = {}) => ({
+      type: 'file',
+      oid: 'a'.repeat(40),
+      size: real.length,
+      path,
+      ...extra,
+    });
+    const cases: { name: string; opts: Partial<HubServerOptions>; shows: string }[] = [
+      {
+        name: 'oid with ..',
+        opts: { tamper: (e) => (e.path === 'terminal_test.jsonl' ? { ...e, oid: '../../../../../../planted.sh', lfs: undefined } : e) },
+        shows: '../../../../../../planted.sh',
+      },
+      {
+        name: 'LFS oid absolute',
+        opts: { tamper: (e) => (e.path === 'terminal_test.jsonl' ? { ...e, lfs: { oid: join(tmp, 'planted'), size: real.length } } : e) },
+        shows: join(tmp, 'planted'),
+      },
+      { name: 'path with ..', opts: { extraEntries: [entry('../../../../x/os_test.jsonl')] }, shows: '../../../../x/os_test.jsonl' },
+      { name: 'absolute path', opts: { extraEntries: [entry(join(tmp, 'abs', 'os_test.jsonl'))] }, shows: join(tmp, 'abs') },
+      { name: 'backslash', opts: { extraEntries: [entry('..\\..\\os_test.jsonl')] }, shows: 'os_test.jsonl' },
+      { name: 'NUL', opts: { extraEntries: [entry('os\u0000_test.jsonl')] }, shows: 'os\\u0000_test' },
+      { name: 'escape in the domain', opts: { extraEntries: [entry('\u001b[2Jos_test.jsonl')] }, shows: '\\u001b[2Jos_test' },
+      { name: 'domain not a word', opts: { extraEntries: [entry('Os Web_test.jsonl')] }, shows: 'Os Web_test.jsonl' },
+    ];
+    for (const c of cases) {
+      const server = await hub(c.opts);
+      const err = await refusal(downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url }));
+      assert.ok(err.message.startsWith(`${server.url} lists a test file with an unsafe`), `${c.name}: ${err.message}`);
+      assert.ok(err.message.includes(c.shows), `${c.name}: names the bad value: ${err.message}`);
+      assert.deepEqual(await writtenOutside(tmp, allowed), [], `${c.name}: nothing written outside the repo folder`);
+      assert.deepEqual(fileRequests(server), [], `${c.name}: nothing downloaded`);
+    }
+  });
+
+  it('refuses a wrong size or hash in cache mode and leaves nothing under the final names', async () => {
+    const real = Buffer.from(FILES['terminal_test.jsonl']!);
+    const storage = join(tmp, 'hf-home', ...CACHE_REPO);
+    const cases: { name: string; tamper: (e: TreeEntry) => TreeEntry; says: RegExp }[] = [
+      { name: 'listed smaller', tamper: (e) => ({ ...e, size: 100, lfs: undefined }), says: /sent more than the 100 bytes/ },
+      { name: 'listed larger', tamper: (e) => ({ ...e, size: real.length + 10, lfs: undefined }), says: /received \d+ bytes .* expected/ },
+      {
+        name: 'wrong sha256',
+        tamper: (e) => ({ ...e, lfs: { oid: 'b'.repeat(64), size: real.length } }),
+        says: /does not match the checksum/,
+      },
+      { name: 'wrong git oid', tamper: (e) => ({ ...e, oid: 'c'.repeat(40), lfs: undefined }), says: /does not match the checksum/ },
+    ];
+    for (const c of cases) {
+      const server = await hub({ tamper: (e) => (e.path === 'terminal_test.jsonl' ? c.tamper(e) : e) });
+      const err = await refusal(terminalOnly(server));
+      assert.match(err.message, c.says, c.name);
+      assert.match(err.message, /terminal_test\.jsonl/, c.name);
+      const left = await readdir(storage, { recursive: true });
+      assert.deepEqual(
+        left.filter((p) => p.includes('terminal_test') || /blobs\/./.test(p)),
+        [],
+        `${c.name}: no blob, no link: ${left.join(', ')}`,
+      );
+    }
+  });
+
+  it('cuts an endless body at the listed size, and never shows more than 100%', { timeout: 30_000 }, async () => {
+    for (const dir of [undefined, join(tmp, 'data')]) {
+      const server = await hub({ body: { 'terminal_test.jsonl': 'endless' } });
+      const events: DownloadProgress[] = [];
+      const err = await refusal(terminalOnly(server, { dir, onProgress: (e) => events.push(e) }));
+      assert.match(err.message, /sent more than the \d+ bytes/);
+      assert.ok(
+        events.every((e) => e.bytes <= e.total),
+        'progress stays within the file',
+      );
+      const where = dir ?? join(tmp, 'hf-home');
+      const left = await readdir(where, { recursive: true });
+      const sizes = await Promise.all(left.map(async (p) => (await stat(join(where, p))).size));
+      assert.ok(Math.max(0, ...sizes) < 1_000_000, 'nothing giant left behind');
+      assert.deepEqual(
+        left.filter((p) => p.includes('terminal_test') || p.endsWith('.tmp')),
+        [],
+      );
+    }
+  });
+
+  it('refuses a listed size far beyond any real file before downloading', async () => {
+    const server = await hub({ tamper: (e) => (e.path === 'terminal_test.jsonl' ? { ...e, size: 1e12, lfs: undefined } : e) });
+    const err = await refusal(downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, dir: join(tmp, 'd') }));
+    assert.match(err.message, /lists terminal_test\.jsonl at 1000000000000 bytes, over the \d+-byte limit.*--max-file-mb/);
+    assert.deepEqual(fileRequests(server), []);
+    const small = await hub();
+    const err2 = await refusal(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: small.url, dir: join(tmp, 'd'), maxFileBytes: 100 }),
+    );
+    assert.match(err2.message, /over the 100-byte limit/);
+  });
+
+  it('refuses a listing that never ends', { timeout: 60_000 }, async () => {
+    const server = await hub({ endlessListing: true });
+    const err = await refusal(terminalOnly(server, { dir: join(tmp, 'data') }));
+    assert.match(err.message, /lists more than 100000 files for Qwen\/AgentWorldBench; refusing this mirror/);
+  });
+
+  it('gives a stalled transfer up after the idle timeout', { timeout: 30_000 }, async () => {
+    const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
+    const dir = join(tmp, 'data');
+    const err = await refusal(terminalOnly(server, { dir, timeoutSeconds: 1 }));
+    assert.match(err.message, /sent nothing for 1 s while downloading terminal_test\.jsonl.*--timeout/);
+    assert.deepEqual(await readdir(dir), []);
+  });
+
+  it('never writes through a link planted in --dir, and the final file is never a link', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    await mkdir(dir);
+    const victim = join(tmp, 'victim.txt');
+    const precious = 'precious\n';
+    await writeFile(victim, precious);
+    await symlink(victim, join(dir, 'terminal_test.jsonl.incomplete'));
+    await symlink(victim, join(dir, 'mcp_test.jsonl'));
+    for (const name of ['search', 'terminal']) {
+      // Every name a temporary file could plausibly get, as a link to the victim.
+      await symlink(victim, join(dir, `${name}_test.jsonl.tmp`));
+    }
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, dir });
+    assert.equal(await readFile(victim, 'utf8'), precious);
+    for (const name of ['mcp', 'search', 'terminal']) {
+      const path = join(dir, `${name}_test.jsonl`);
+      assert.equal((await lstat(path)).isFile(), true, `${name} is a plain file`);
+      assert.equal(await readFile(path, 'utf8'), FILES[`${name}_test.jsonl`]);
+    }
+  });
+});
+
+describe('awb download against a hostile or missing hub (end to end)', () => {
+  it('exits 3 with one line when the hub is unreachable, 2 for a revision that does not exist', async () => {
+    const server = await hub();
+    const missing = await runAwb(['download', '--dir', join(tmp, 'd'), '--revision', 'nope'], {
+      env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') },
+    });
+    assert.equal(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /^awb: no revision "nope" in dataset Qwen\/AgentWorldBench on http:\/\/127\.0\.0\.1:\d+\n$/);
+    await server.close();
+    const down = await runAwb(['download', '--dir', join(tmp, 'd')], { env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') } });
+    assert.equal(down.code, 3, down.stderr);
+    assert.match(down.stderr, /^awb: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)[^\n]*\n$/);
+  });
+
+  it('never shows a token, from HF_ENDPOINT credentials or HF_TOKEN', async () => {
+    const secret = 'hf_' + 'S3cretT0kenValue'.repeat(2);
+    const server = await hub({ token: 'hf_the_right_one_0123456789' });
+    const port = new URL(server.url).port;
+    const withCreds = await runAwb(['download', '--dir', join(tmp, 'd')], {
+      env: { HF_ENDPOINT: `http://user:${secret}@127.0.0.1:${port}`, HF_HOME: join(tmp, 'h') },
+    });
+    assert.equal(withCreds.code, 2);
+    assert.match(withCreds.stderr, /^awb: HF_ENDPOINT carries credentials \(user:password@\): remove them and put the token in HF_TOKEN/);
+    const denied = await runAwb(['download', '--dir', join(tmp, 'd')], {
+      env: { HF_ENDPOINT: server.url, HF_TOKEN: secret, HF_HOME: join(tmp, 'h') },
+    });
+    assert.equal(denied.code, 3, denied.stderr);
+    assert.match(denied.stderr, /access denied .*HF_TOKEN was sent but does not give access/);
+    for (const r of [withCreds, denied]) {
+      for (const part of [secret, secret.slice(0, 12), secret.slice(-12)]) {
+        assert.equal((r.stdout + r.stderr).includes(part), false, 'the token is not shown');
+      }
+    }
+    assert.equal(
+      await readdir(join(tmp, 'd'))
+        .catch(() => [])
+        .then((l) => l.length),
+      0,
     );
   });
 });

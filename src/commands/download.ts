@@ -3,11 +3,22 @@ import cliProgress from 'cli-progress';
 import { downloadDataset, type DownloadProgress } from '../core/download/index.js';
 import { DATASET_REPO, domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../core/domains.js';
 import { countLines } from '../core/rows/index.js';
+import { visible } from '../core/shown.js';
+import { intOption, numberOption } from './options.js';
 
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;
 
-export async function run(opts: { revision: string; dir?: string; domains?: string; repo: string }): Promise<void> {
+export async function run(opts: {
+  revision: string;
+  dir?: string;
+  domains?: string;
+  repo: string;
+  timeout?: string;
+  maxFileMb?: string;
+}): Promise<void> {
+  const timeoutSeconds = numberOption('timeout', opts.timeout, 1, 86_400);
+  const maxFileMb = intOption('max-file-mb', opts.maxFileMb, 1);
   const progress = process.stderr.isTTY ? barProgress() : lineProgress();
   let result;
   try {
@@ -17,6 +28,8 @@ export async function run(opts: { revision: string; dir?: string; domains?: stri
       dir: opts.dir,
       domains: parseDomainList(opts.domains),
       onProgress: progress.update,
+      timeoutSeconds,
+      maxFileBytes: maxFileMb === undefined ? undefined : maxFileMb * 1024 ** 2,
     });
   } finally {
     progress.stop();
@@ -29,8 +42,9 @@ export async function run(opts: { revision: string; dir?: string; domains?: stri
   const official = result.repo === DATASET_REPO;
   const out: string[] = [];
   out.push(`${result.repo} at ${result.revision} (commit ${result.commit})`);
-  out.push(`folder: ${result.dir}`);
-  const width = Math.max(6, ...rows.map((r) => domainLabel(r.domain).length));
+  out.push(`folder: ${visible(result.dir)}`);
+  const label = (domain: string) => visible(domainLabel(domain));
+  const width = Math.max(6, ...rows.map((r) => label(r.domain).length));
   let differs = 0;
   for (const r of rows) {
     const published = (PUBLISHED_ROW_COUNTS as Record<string, number | undefined>)[r.domain];
@@ -39,7 +53,7 @@ export async function run(opts: { revision: string; dir?: string; domains?: stri
       differs++;
       note = chalk.yellow(`  published: ${published}`);
     }
-    out.push(`  ${domainLabel(r.domain).padEnd(width)} ${String(r.rows).padStart(6)} rows ${formatBytes(r.bytes).padStart(9)}${note}`);
+    out.push(`  ${label(r.domain).padEnd(width)} ${String(r.rows).padStart(6)} rows ${formatBytes(r.bytes).padStart(9)}${note}`);
   }
   if (differs) {
     out.push(
@@ -72,7 +86,7 @@ function barProgress(): Progress {
     update(e) {
       let bar = bars.get(e.file);
       const status = e.skipped ? `already here (${formatBytes(e.total)})` : `${formatBytes(e.bytes)}/${formatBytes(e.total)}`;
-      const payload = { file: e.file, status };
+      const payload = { file: visible(e.file), status };
       if (!bar) {
         // A bar of zero total shows NaN%; an empty file is simply complete.
         bar = multi.create(Math.max(e.total, 1), e.total === 0 ? 1 : e.bytes, payload);
@@ -89,7 +103,7 @@ function barProgress(): Progress {
 
 function lineProgress(): Progress {
   const last = new Map<string, number>();
-  const say = (line: string) => process.stderr.write(`awb: ${line}\n`);
+  const say = (line: string) => process.stderr.write(`awb: ${visible(line)}\n`);
   return {
     update(e) {
       if (e.skipped) return say(`${e.file}: already here (${formatBytes(e.total)})`);

@@ -45,7 +45,20 @@ export interface HubServerOptions {
   pageSize?: number;
   /** Send file bodies in 64 KiB pieces this many ms apart, so progress can be seen mid-file. */
   slowBodyMs?: number;
+  /** A lying mirror: rewrites each file's entry in the tree listing and in paths-info. */
+  tamper?: (entry: TreeEntry) => TreeEntry;
+  /** A lying mirror: raw entries added to the tree listing, for files it does not have. */
+  extraEntries?: TreeEntry[];
+  /**
+   * A lying mirror: how a file's body is sent. `endless` sends the file and then zeros
+   * forever, with no Content-Length; `trickle` sends one byte, then nothing until the client gives up.
+   */
+  body?: Record<string, 'endless' | 'trickle'>;
+  /** A lying mirror: the tree listing never ends (pages of other files, each with a next link). */
+  endlessListing?: boolean;
 }
+
+export type TreeEntry = Record<string, unknown> & { path: string };
 
 export interface HubServer {
   /** Base URL, e.g. `http://127.0.0.1:41234`, to pass as `hubUrl` or `HF_ENDPOINT`. */
@@ -89,13 +102,14 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
 
   const resolveRev = (rev: string): string | undefined => (rev === commit ? commit : refs[rev] === commit ? commit : undefined);
 
-  const treeEntry = (f: StoredFile) => ({
-    type: 'file',
-    oid: f.gitOid,
-    size: f.data.length,
-    path: f.path,
-    ...(f.lfs ? { lfs: { oid: f.sha256, size: f.data.length, pointerSize: 134 } } : {}),
-  });
+  const treeEntry = (f: StoredFile): TreeEntry =>
+    (opts.tamper ?? ((e) => e))({
+      type: 'file',
+      oid: f.gitOid,
+      size: f.data.length,
+      path: f.path,
+      ...(f.lfs ? { lfs: { oid: f.sha256, size: f.data.length, pointerSize: 134 } } : {}),
+    });
 
   function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = JSON.stringify(body);
@@ -154,7 +168,20 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       }
       if (route === 'tree' && method === 'GET') {
         if (!sha) return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
-        const all = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)).map(treeEntry);
+        if (opts.endlessListing) {
+          const from = Number(url.searchParams.get('cursor') ?? '0');
+          const junk = Array.from({ length: 1000 }, (_, i) => ({
+            type: 'file',
+            oid: 'd'.repeat(40),
+            size: 1,
+            path: `junk/${from + i}.bin`,
+          }));
+          const next = new URL(rawPath, `http://${req.headers.host}`);
+          next.searchParams.set('cursor', String(from + 1000));
+          sendJson(res, 200, junk, { Link: `<${next.href}>; rel="next"` });
+          return;
+        }
+        const all = [...[...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)).map(treeEntry), ...(opts.extraEntries ?? [])];
         const start = Number(url.searchParams.get('cursor') ?? '0');
         const size = opts.pageSize ?? all.length;
         const page = all.slice(start, start + size);
@@ -213,6 +240,27 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         }
       }
       const probe = range !== null && start === 0 && end === 0;
+      const lie = method === 'GET' && !probe ? opts.body?.[filePath] : undefined;
+      if (lie !== undefined) {
+        res.writeHead(200, { 'Content-Type': 'application/octet-stream', ETag: `"${f.lfs ? f.sha256 : f.gitOid}"` });
+        if (lie === 'trickle') {
+          res.write(f.data.subarray(0, 1));
+          return;
+        }
+        res.write(f.data);
+        const zeros = Buffer.alloc(65536);
+        while (!res.destroyed && !res.writableEnded) {
+          if (res.write(zeros)) continue;
+          await new Promise<void>((r) => {
+            const done = () => {
+              res.off('drain', done).off('close', done);
+              r();
+            };
+            res.on('drain', done).on('close', done);
+          });
+        }
+        return;
+      }
       if (method === 'GET' && !probe && (failuresLeft.get(filePath) ?? 0) > 0) {
         failuresLeft.set(filePath, failuresLeft.get(filePath)! - 1);
         const rule = opts.fail![filePath]!;

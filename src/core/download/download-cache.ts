@@ -1,14 +1,21 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, posix } from 'node:path';
-import { downloadFileToCacheDir, getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
-import { sizeOf } from '../dataset/index.js';
+import { lstat, mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, posix, relative } from 'node:path';
+import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
 import { progressReporter } from './download-progress.js';
-import { withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
+import { fetchVerified } from './fetch-file.js';
+import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 import { fileError } from '../rows/index.js';
 
-/* The Hugging Face cache: files written by the library into a snapshot folder, as the Python client does. */
+/*
+ * The Hugging Face cache, in the layout the Python client and the library
+ * use: `blobs/<hash>` holds the content, `snapshots/<commit>/<path>` links to
+ * it. We write it ourselves rather than through the library, which builds
+ * paths from a mirror's unchecked answers and checks neither size nor hash:
+ * here every name comes from the checked listing and every blob is verified
+ * before it gets its name.
+ */
 
 export async function downloadToCache(
   hub: Hub,
@@ -17,12 +24,11 @@ export async function downloadToCache(
   opts: DownloadOptions,
   retry: RetryPolicy,
 ): Promise<DownloadedDataset> {
-  const cacheDir = getHFHubCachePath();
-  const storage = join(cacheDir, getRepoFolderName({ type: 'dataset', name: hub.repo }));
+  const storage = join(getHFHubCachePath(), getRepoFolderName({ type: 'dataset', name: hub.repo }));
   const snapshot = join(storage, 'snapshots', commit);
   if (hub.revision !== commit) {
-    // The library only writes refs in snapshotDownload; without one, offline runs could not find this snapshot by branch name.
-    const ref = join(storage, 'refs', hub.revision);
+    // Without a ref, offline runs could not find this snapshot by branch name.
+    const ref = join(storage, 'refs', ...hub.revision.split('/'));
     try {
       await mkdir(dirname(ref), { recursive: true });
       await writeFile(ref, commit);
@@ -35,21 +41,23 @@ export async function downloadToCache(
   for (const entry of entries) {
     hub.signal?.throwIfAborted();
     const pointer = join(snapshot, ...entry.path.split('/'));
+    // The name the Python client gives the blob: the LFS sha256, else the git blob id.
+    const blob = join(storage, 'blobs', entry.sha256 ?? entry.gitOid);
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
-    const blob = entry.cacheEtag ? join(storage, 'blobs', entry.cacheEtag) : undefined;
-    if ((await exists(pointer)) || (blob !== undefined && (await exists(blob)))) {
-      // A blob without the pointer (same content at another commit) is linked by the library without downloading.
-      if (!(await exists(pointer))) await libraryDownload(hub, commit, entry, cacheDir, retry);
+    try {
+      await mkdir(dirname(blob), { recursive: true });
+      await mkdir(dirname(pointer), { recursive: true });
+    } catch (err) {
+      throw fileError(dirname(pointer), err);
+    }
+    if ((await plainSize(blob)) === entry.size) {
+      // Same content at another commit (or this one): only the link may be missing.
+      await link(pointer, blob);
       report(entry.size, true, true);
     } else {
       report(0, false);
-      let bytes = 0;
-      hub.countBytes = (n) => report((bytes += n), false);
-      try {
-        await libraryDownload(hub, commit, entry, cacheDir, retry, () => (bytes = 0));
-      } finally {
-        hub.countBytes = undefined;
-      }
+      await fetchVerified(hub, commit, entry, blob, retry, (bytes) => report(bytes, false));
+      await link(pointer, blob);
       report(entry.size, true);
     }
     files.push({ domain: entry.domain, path: pointer, bytes: entry.size });
@@ -64,45 +72,23 @@ export async function downloadToCache(
   };
 }
 
-async function libraryDownload(
-  hub: Hub,
-  commit: string,
-  entry: Entry,
-  cacheDir: string,
-  retry: RetryPolicy,
-  onRetry?: () => void,
-): Promise<void> {
-  await withRetries(hub, retry, `downloading ${entry.path}`, entry.path, onRetry, () =>
-    quietly(() =>
-      downloadFileToCacheDir({
-        repo: { type: 'dataset', name: hub.repo },
-        path: entry.path,
-        // A branch name would file each blob under the commit that last touched it; the commit keeps one snapshot folder.
-        revision: commit,
-        hubUrl: hub.hubUrl,
-        accessToken: hub.accessToken,
-        cacheDir,
-        fetch: hub.fetch,
-      }),
-    ),
+async function plainSize(path: string): Promise<number | undefined> {
+  return lstat(path).then(
+    (st) => (st.isFile() ? st.size : undefined),
+    () => undefined,
   );
 }
 
-/** The library announces each download with console.debug, which Node sends to stdout, where it would mix with our output. */
-/* eslint-disable no-console -- muted only while the library runs */
-async function quietly<T>(fn: () => Promise<T>): Promise<T> {
-  const { debug, info } = console;
-  console.debug = () => {};
-  console.info = () => {};
+/** Points `pointer` at `blob` with a relative link, as the Python client does, replacing whatever was there in one step. */
+async function link(pointer: string, blob: string): Promise<void> {
+  const target = relative(dirname(pointer), blob);
+  if ((await readlink(pointer).catch(() => undefined)) === target) return;
+  const tmp = `${pointer}.awb-${process.pid}-${Date.now()}.link`;
   try {
-    return await fn();
-  } finally {
-    console.debug = debug;
-    console.info = info;
+    await symlink(target, tmp);
+    await rename(tmp, pointer);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw fileError(pointer, err);
   }
-}
-/* eslint-enable no-console */
-
-async function exists(path: string): Promise<boolean> {
-  return (await sizeOf(path)) !== undefined;
 }

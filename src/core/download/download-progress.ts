@@ -16,6 +16,7 @@ export function progressReporter(onProgress: ((e: DownloadProgress) => void) | u
     // Chunks arrive every few KB; a tenth of a second is plenty for a progress bar.
     if (!done && bytes > 0 && now - last < 100) return;
     last = now;
-    onProgress({ file, bytes, total, done, ...(skipped ? { skipped: true } : {}) });
+    // Progress never passes 100%, whatever a server sends before it is cut off.
+    onProgress({ file, bytes: Math.min(bytes, total), total, done, ...(skipped ? { skipped: true } : {}) });
   };
 }

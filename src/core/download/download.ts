@@ -5,7 +5,8 @@ import { downloadToCache } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
 import type { DownloadProgress } from './download-progress.js';
 import { UserError } from '../errors.js';
-import { FailureLog, watchedFetch, type Hub } from './hub-failure.js';
+import { FailureLog, HOSTILE_EXIT, watchedFetch, type Hub } from './hub-failure.js';
+import { shownUrl, visible } from '../shown.js';
 import { listTestFiles, resolveCommit, selectDomains, type Entry } from './hub-listing.js';
 import { cacheStorage, isTruthy, resolveHubUrl, resolveToken } from './hub-settings.js';
 
@@ -29,7 +30,15 @@ export interface DownloadOptions {
   retries?: number;
   /** Wait before the first retry, doubled each time (default 2000 ms). */
   retryDelayMs?: number;
+  /** Seconds without a byte from the hub before a request is given up (default 60). */
+  timeoutSeconds?: number;
+  /** Largest file size accepted from a listing, in bytes (default MAX_FILE_BYTES). */
+  maxFileBytes?: number;
 }
+
+/** Far above any test file of the dataset (all seven are about 400 MB together), far below a disk's worth. */
+export const MAX_FILE_BYTES = 2 * 1024 ** 3;
+export const IDLE_SECONDS = 60;
 
 export interface DownloadedDataset {
   /** Folder holding `{domain}_test.jsonl`, usable as `--data`. */
@@ -45,6 +54,10 @@ export interface DownloadedDataset {
 
 /** Downloads (or finds up to date) the dataset's `*_test.jsonl` files and says where they are. */
 export async function downloadDataset(opts: DownloadOptions): Promise<DownloadedDataset> {
+  // The revision names a ref file in the cache; it must not be able to name one elsewhere.
+  if (opts.revision.split('/').some((s) => s === '' || s === '.' || s === '..' || /[\\\0]/.test(s))) {
+    throw new UserError(`--revision must be a branch, tag or commit, got "${visible(opts.revision)}"`);
+  }
   const hubUrl = resolveHubUrl(opts.hubUrl);
   const { token, source: tokenSource } = await resolveToken(opts.token);
   const failures = new FailureLog();
@@ -57,7 +70,8 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     signal: opts.signal,
     failures,
     fetch: (input, init) => watched(input, init),
-    countBytes: undefined,
+    idleSeconds: opts.timeoutSeconds ?? IDLE_SECONDS,
+    fileLimit: undefined,
   };
   const watched = watchedFetch(hub);
   const dir = opts.dir === undefined ? undefined : resolve(opts.dir);
@@ -84,6 +98,14 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     throw err;
   }
   const wanted = selectDomains(entries, opts.domains, `${opts.repo} at ${opts.revision}`);
+  const cap = opts.maxFileBytes ?? MAX_FILE_BYTES;
+  const huge = wanted.find((e) => e.size > cap);
+  if (huge) {
+    throw new UserError(
+      `${shownUrl(hubUrl)} lists ${huge.path} at ${huge.size} bytes, over the ${cap}-byte limit; refusing it (raise --max-file-mb if it is real)`,
+      HOSTILE_EXIT,
+    );
+  }
   const retry = { retries: opts.retries ?? 2, delayMs: opts.retryDelayMs ?? 2000 };
   return dir === undefined ? downloadToCache(hub, commit, wanted, opts, retry) : downloadToFolder(hub, commit, wanted, dir, opts, retry);
 }

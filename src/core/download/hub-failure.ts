@@ -1,6 +1,13 @@
 import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub';
 import { UserError } from '../errors.js';
+import { brief, shownUrl, visible } from '../shown.js';
 import { DEFAULT_HUB_URL } from './hub-settings.js';
+
+/** Exit code for a hub that cannot be used: unreachable, refusing access, stalling, or sending what it did not list. */
+export const HOSTILE_EXIT = 3;
+
+/** Any answer that is not a file's content (listings, commit info, errors) is far below this; a bigger one is not a Hub. */
+const API_BODY_LIMIT = 32 * 1024 * 1024;
 
 // Failures: the library throws HubApiError for HTTP errors, undici's
 // TypeError('fetch failed') for network errors, and, when a download stream
@@ -17,8 +24,10 @@ export interface Hub {
   signal: AbortSignal | undefined;
   fetch: typeof fetch;
   failures: FailureLog;
-  /** Cache downloads are written by the library; the only place to count their bytes is the response body. */
-  countBytes: ((n: number) => void) | undefined;
+  /** Seconds without a byte (headers or body) before a request is given up. */
+  idleSeconds: number;
+  /** The listed size of the file being downloaded: a file body longer than this is cut off. */
+  fileLimit: number | undefined;
 }
 
 interface NetworkFailure {
@@ -26,6 +35,10 @@ interface NetworkFailure {
   code: string;
   /** The connection broke after the response had started. */
   midBody: boolean;
+  /** Nothing arrived for `idleSeconds`. */
+  stalled?: boolean;
+  /** The body went past what was expected of it. */
+  oversize?: number;
 }
 
 interface HttpFailure {
@@ -45,49 +58,80 @@ export class FailureLog {
 
 class HubNetworkError extends Error {
   constructor(readonly failure: NetworkFailure) {
-    super(`${failure.midBody ? 'connection broke while reading' : 'cannot reach'} ${failure.url} (${failure.code})`);
+    super(`${failure.midBody ? 'connection broke while reading' : 'cannot reach'} ${shownUrl(failure.url)} (${failure.code})`);
   }
 }
 
+/**
+ * The fetch every library call gets: it records what failed, gives a request
+ * up after `idleSeconds` without a byte, and cuts a body longer than it may be
+ * (a file at its listed size, anything else at API_BODY_LIMIT), so a hostile
+ * server can neither hang a run nor fill the disk or memory.
+ */
 export function watchedFetch(hub: Hub): typeof fetch {
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const signal = hub.signal;
+    const idle = new AbortController();
+    const signal = hub.signal ? AbortSignal.any([hub.signal, idle.signal]) : idle.signal;
+    let stalled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        stalled = true;
+        idle.abort();
+      }, hub.idleSeconds * 1000);
+      timer.unref();
+    };
+    const fail = (err: unknown, midBody: boolean, oversize?: number): HubNetworkError => {
+      clearTimeout(timer);
+      const failure: NetworkFailure = { url, code: stalled ? 'stalled' : errorCode(err), midBody, stalled, oversize };
+      hub.failures.network = failure;
+      return new HubNetworkError(failure);
+    };
+    arm();
     let res: Response;
     try {
-      res = await fetch(input, { ...init, ...(signal ? { signal } : {}) });
+      res = await fetch(input, { ...init, signal });
     } catch (err) {
-      if (signal?.aborted) throw err;
-      const failure = { url, code: errorCode(err), midBody: false };
-      hub.failures.network = failure;
-      throw new HubNetworkError(failure);
+      if (hub.signal?.aborted) throw err;
+      throw fail(err, false);
     }
-    if (!res.ok) {
-      hub.failures.http = { url, status: res.status, errorCode: res.headers.get('X-Error-Code') ?? undefined };
+    if (!res.ok) hub.failures.http = { url, status: res.status, errorCode: res.headers.get('X-Error-Code') ?? undefined };
+    if (!res.body) {
+      clearTimeout(timer);
       return res;
     }
     const isProbe = new Headers(init?.headers).get('range') === 'bytes=0-0';
-    if (!res.body || isProbe || (init?.method ?? 'GET') !== 'GET' || !new URL(url).pathname.includes('/resolve/')) return res;
+    const isFile = res.ok && !isProbe && (init?.method ?? 'GET') === 'GET' && new URL(url).pathname.includes('/resolve/');
+    const limit = isFile && hub.fileLimit !== undefined ? hub.fileLimit : API_BODY_LIMIT;
     const reader = res.body.getReader();
-    const count = hub.countBytes;
+    let received = 0;
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
+          // The clock runs only while waiting for the server, not while the reader is busy writing to disk.
+          arm();
           const { done, value } = await reader.read();
+          clearTimeout(timer);
           if (done) {
             controller.close();
-          } else {
-            count?.(value.byteLength);
-            controller.enqueue(value);
+            return;
           }
+          received += value.byteLength;
+          if (received > limit) {
+            controller.error(fail(undefined, true, limit));
+            await reader.cancel().catch(() => undefined);
+            return;
+          }
+          controller.enqueue(value);
         } catch (err) {
-          if (signal?.aborted) return controller.error(err);
-          const failure = { url, code: errorCode(err), midBody: true };
-          hub.failures.network = failure;
-          controller.error(new HubNetworkError(failure));
+          if (hub.signal?.aborted) return controller.error(err);
+          controller.error(fail(err, true));
         }
       },
       cancel(reason) {
+        clearTimeout(timer);
         return reader.cancel(reason);
       },
     });
@@ -142,7 +186,8 @@ export async function withRetries<T>(
       const net = hub.failures.network;
       const status = hub.failures.http?.status;
       const transient =
-        (net && (net.midBody || TRANSIENT_CODES.has(net.code))) || (status !== undefined && (status >= 500 || status === 429));
+        (net && net.oversize === undefined && (net.midBody || net.stalled || TRANSIENT_CODES.has(net.code))) ||
+        (status !== undefined && (status >= 500 || status === 429));
       if (!transient || attempt >= retry.retries || hub.signal?.aborted) throw err;
       await sleep(retry.delayMs * 2 ** attempt, hub.signal);
       onRetry?.();
@@ -179,38 +224,49 @@ export async function hubCall<T>(hub: Hub, doing: string, file: string | undefin
 function explain(hub: Hub, err: unknown, doing: string, file: string | undefined): unknown {
   if (err instanceof UserError) return err;
   const what = `${hub.repo} at ${hub.revision}`;
+  const at = shownUrl(hub.hubUrl);
   const net = err instanceof HubNetworkError ? err.failure : hub.failures.network;
+  const refuse = (message: string) => new UserError(message, HOSTILE_EXIT);
   if (net) {
-    if (net.midBody) {
-      return new UserError(
-        `the connection to ${hub.hubUrl} broke while ${doing} (${net.code}); nothing partial was kept, run the command again`,
+    if (net.oversize !== undefined) {
+      return refuse(`${at} sent more than the ${net.oversize} bytes expected while ${doing}; nothing of it was kept`);
+    }
+    if (net.stalled) {
+      return refuse(
+        `${at} sent nothing for ${hub.idleSeconds} s while ${doing}; nothing partial was kept (raise --timeout for a slow mirror)`,
       );
+    }
+    if (net.midBody) {
+      return refuse(`the connection to ${at} broke while ${doing} (${visible(net.code)}); nothing partial was kept, run the command again`);
     }
     const hint =
       hub.hubUrl === DEFAULT_HUB_URL ? '; check the network, or set HF_ENDPOINT to a mirror' : '; check the network and HF_ENDPOINT';
-    return new UserError(`cannot reach ${hub.hubUrl} (${net.code}) while ${doing}${hint}`);
+    return refuse(`cannot reach ${at} (${visible(net.code)}) while ${doing}${hint}`);
   }
   const http =
     err instanceof HubApiError ? { status: err.statusCode, url: err.url, errorCode: hub.failures.http?.errorCode } : hub.failures.http;
   if (http) {
     const { status, errorCode: code } = http;
-    if (code === 'RevisionNotFound') return new UserError(`no revision "${hub.revision}" in dataset ${hub.repo} on ${hub.hubUrl}`);
-    if (code === 'EntryNotFound') return new UserError(`${file ?? 'a file'} is missing from ${what} on ${hub.hubUrl}`);
-    if (code === 'RepoNotFound' && status === 404) return new UserError(`no dataset repo ${hub.repo} on ${hub.hubUrl}`);
+    // A wrong repo, revision or file name is the user's to fix (exit 2); the rest is the service's (exit 3).
+    if (code === 'RevisionNotFound') return new UserError(`no revision "${visible(hub.revision)}" in dataset ${hub.repo} on ${at}`);
+    if (code === 'EntryNotFound') return new UserError(`${file ?? 'a file'} is missing from ${what} on ${at}`);
+    if (code === 'RepoNotFound' && status === 404) return new UserError(`no dataset repo ${hub.repo} on ${at}`);
     if (status === 401 || status === 403) {
       const fix = hub.tokenSource
         ? `${hub.tokenSource} was sent but does not give access: check it, and accept the dataset's terms on its page if it is gated`
         : 'if it exists and is private or gated, set HF_TOKEN to a token that can read it';
-      return new UserError(`access denied to dataset ${hub.repo} on ${hub.hubUrl} (HTTP ${status}) while ${doing}; ${fix}`);
+      return refuse(`access denied to dataset ${hub.repo} on ${at} (HTTP ${status}) while ${doing}; ${fix}`);
     }
-    if (status === 404) return new UserError(`no dataset repo/revision ${what} on ${hub.hubUrl} (HTTP 404 for ${http.url})`);
-    if (status === 429)
-      return new UserError(`${hub.hubUrl} is rate-limiting requests (HTTP 429) while ${doing}; wait a while and run the command again`);
-    return new UserError(`${hub.hubUrl} answered HTTP ${status} while ${doing}; try again later`);
+    if (status === 404) return new UserError(`no dataset repo/revision ${what} on ${at} (HTTP 404 for ${shownUrl(http.url)})`);
+    if (status === 429) return refuse(`${at} is rate-limiting requests (HTTP 429) while ${doing}; wait a while and run the command again`);
+    return refuse(`${at} answered HTTP ${status} while ${doing}; try again later`);
   }
   if (err instanceof InvalidApiResponseFormatError) {
-    return new UserError(`unexpected answer from ${hub.hubUrl} while ${doing} (${err.message}); is it a Hugging Face Hub or mirror?`);
+    return refuse(
+      `unexpected answer from ${at} while ${doing} (${visible(brief(err.message, [hub.accessToken]))}); is it a Hugging Face Hub or mirror?`,
+    );
   }
-  // The library passes stream failures on as bare strings; keep them debuggable as errors with a stack.
-  return typeof err === 'string' ? new Error(`${doing} from ${hub.hubUrl}: ${err}`) : err;
+  // The library passes stream failures on as bare strings, whose text may come from the server.
+  if (typeof err === 'string') return refuse(`${doing} from ${at} failed: ${visible(brief(err, [hub.accessToken]))}`);
+  return err;
 }

@@ -3,7 +3,8 @@ import { datasetInfo, listFiles, type ListFileEntry } from '@huggingface/hub';
 import { COMMIT_SHA, TEST_FILE } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
-import { hubCall, type Hub } from './hub-failure.js';
+import { shownUrl, visible } from '../shown.js';
+import { hubCall, HOSTILE_EXIT, type Hub } from './hub-failure.js';
 
 /* Talking to the Hub: which commit a revision is, and which `*_test.jsonl` files it holds. */
 
@@ -13,9 +14,7 @@ export interface Entry {
   path: string;
   size: number;
   sha256?: string;
-  gitOid?: string;
-  /** The name of the blob in the Hugging Face cache, as the library chooses it. */
-  cacheEtag?: string;
+  gitOid: string;
 }
 
 export async function resolveCommit(hub: Hub): Promise<string> {
@@ -32,7 +31,8 @@ export async function resolveCommit(hub: Hub): Promise<string> {
     const sha = (info as { sha?: unknown }).sha;
     if (typeof sha !== 'string' || !COMMIT_SHA.test(sha)) {
       throw new UserError(
-        `${hub.hubUrl} did not say which commit ${hub.repo} at ${hub.revision} is (no "sha" in its answer); is it a Hugging Face Hub or mirror?`,
+        `${shownUrl(hub.hubUrl)} did not say which commit ${hub.repo} at ${hub.revision} is (no "sha" in its answer); is it a Hugging Face Hub or mirror?`,
+        HOSTILE_EXIT,
       );
     }
     return sha;
@@ -41,7 +41,8 @@ export async function resolveCommit(hub: Hub): Promise<string> {
 
 export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> {
   const listed = await hubCall(hub, `listing the files of ${hub.repo}`, undefined, async () => {
-    const out: ListFileEntry[] = [];
+    const out: (ListFileEntry & { oid: string })[] = [];
+    let seen = 0;
     for await (const e of listFiles({
       repo: { type: 'dataset', name: hub.repo },
       revision: commit,
@@ -50,7 +51,15 @@ export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> 
       accessToken: hub.accessToken,
       fetch: hub.fetch,
     })) {
-      if (e.type === 'file' && TEST_FILE.test(posix.basename(e.path))) out.push(e);
+      // A mirror could page forever; the dataset's repo holds a few dozen files.
+      if (++seen > MAX_LISTED) {
+        throw new UserError(
+          `${shownUrl(hub.hubUrl)} lists more than ${MAX_LISTED} files for ${hub.repo}; refusing this mirror`,
+          HOSTILE_EXIT,
+        );
+      }
+      // Only test files are used; every other name is ignored unread, whatever it holds.
+      if (e.type === 'file' && typeof e.path === 'string' && TEST_FILE.test(posix.basename(e.path))) out.push(checked(hub, e));
     }
     return out;
   });
@@ -58,7 +67,7 @@ export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> 
     throw new UserError(`${hub.repo} at ${hub.revision} has no *_test.jsonl files; is it the AgentWorldBench dataset?`);
   }
   // The official layout keeps the files side by side; if they ever move into a folder, follow the folder with the most of them.
-  const byFolder = new Map<string, ListFileEntry[]>();
+  const byFolder = new Map<string, (ListFileEntry & { oid: string })[]>();
   for (const e of listed) {
     const folder = posix.dirname(e.path);
     byFolder.set(folder, [...(byFolder.get(folder) ?? []), e]);
@@ -73,9 +82,37 @@ export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> 
       size: e.size,
       sha256: e.lfs?.oid,
       gitOid: e.oid,
-      cacheEtag: e.lfs?.oid ?? e.xetHash ?? e.oid,
     }))
     .sort((a, b) => compareDomains(a.domain, b.domain));
+}
+
+const MAX_LISTED = 100_000;
+const GIT_SHA1 = /^[0-9a-f]{40}$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+/** A domain is a plain word; it becomes a file name and a label on the terminal. */
+const DOMAIN = /^[a-z0-9][a-z0-9_-]*$/;
+
+/**
+ * A listed test file, refused unless every value we build paths from is what
+ * the Hub would send: a relative path of plain segments named
+ * `{domain}_test.jsonl`, hex hashes of the right length, a whole size. A
+ * mirror could otherwise steer writes out of the target folder or the cache.
+ */
+function checked(hub: Hub, e: ListFileEntry): ListFileEntry & { oid: string } {
+  const bad = (what: string, value: unknown): never => {
+    throw new UserError(
+      `${shownUrl(hub.hubUrl)} lists a test file with an unsafe ${what} (${visible(JSON.stringify(value) ?? String(value))}); refusing this mirror`,
+      HOSTILE_EXIT,
+    );
+  };
+  const segments = e.path.split('/');
+  if (!segments.every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0:]/.test(s) && visible(s) === s)) bad('path', e.path);
+  if (!DOMAIN.test(TEST_FILE.exec(segments.at(-1)!)![1]!)) bad('file name', e.path);
+  if (!Number.isSafeInteger(e.size) || e.size < 0) bad(`size for ${e.path}`, e.size);
+  if (typeof e.oid !== 'string' || !GIT_SHA1.test(e.oid)) bad(`oid for ${e.path}`, e.oid);
+  if (e.lfs !== undefined && (typeof e.lfs.oid !== 'string' || !SHA256.test(e.lfs.oid))) bad(`LFS oid for ${e.path}`, e.lfs.oid);
+  if (e.lfs !== undefined && e.lfs.size !== e.size) bad(`LFS size for ${e.path}`, e.lfs.size);
+  return e as ListFileEntry & { oid: string };
 }
 
 export function selectDomains(entries: Entry[], requested: string[] | undefined, where: string): Entry[] {

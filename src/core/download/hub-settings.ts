@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
 import { UserError } from '../errors.js';
+import { shownUrl, visible } from '../shown.js';
 
 /*
  * Settings: which Hub to ask, with which token, and where the Hugging Face
@@ -20,9 +21,16 @@ export function resolveHubUrl(explicit: string | undefined): string {
   try {
     url = new URL(value);
   } catch {
-    throw new UserError(`${what} is not a URL: "${value}"`);
+    // Not a URL, so its secrets cannot be picked out: show only what cannot be one.
+    throw new UserError(`${what} is not a URL: "${visible(value.replace(/\/\/[^/]*@/, '//***@').slice(0, 100))}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UserError(`${what} must be an http(s) URL, got "${value}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UserError(`${what} must be an http(s) URL, got "${shownUrl(value)}"`);
+  // The library would send neither to the Hub as credentials, and they would end up in messages and records.
+  if (url.username || url.password) {
+    throw new UserError(`${what} carries credentials (user:password@): remove them and put the token in HF_TOKEN (${shownUrl(value)})`);
+  }
+  if (url.search || url.hash) throw new UserError(`${what} must not have a query or fragment: ${shownUrl(value)}`);
   return value.replace(/\/+$/, '');
 }
 
