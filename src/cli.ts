@@ -102,6 +102,20 @@ function buildProgram(): Command {
     .action(async (judged, opts) => (await import('./commands/score.js')).run(judged, opts));
 
   program
+    .command('report')
+    .description('Write one self-contained HTML page of judged runs: leaderboard, charts and every row, viewable offline')
+    .argument('<judged...>', "judged JSONL files (ours or the official script's), a run each")
+    .option('-o, --output <file>', 'the HTML file to write', 'report.html')
+    .option('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out')
+    .option('--no-ci', 'no bootstrap confidence intervals')
+    .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
+    .option('--seed <n>', 'bootstrap seed', '20260624')
+    .option('--with-published', 'add the published leaderboard rows (official README) for context')
+    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost')
+    .option('--price-output <usd>', 'price per million output tokens')
+    .action(async (judged, opts) => (await import('./commands/report.js')).run(judged, opts));
+
+  program
     .command('compare')
     .description('Paired comparison of two judged runs with bootstrap intervals; a CI regression gate')
     .argument('<baseline>', 'judged JSONL of the baseline')
