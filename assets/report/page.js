@@ -466,7 +466,7 @@
         found.length
           ? el('p', { class: 'meta' }, found.length > 1 ? `${found.length} rows hold this name.` : '')
           : el('p', { class: 'warning' }, 'No row of this report has that name.'),
-        found.map(rowDetail),
+        ...found.map(rowDetail),
         el('p', {}, el('a', { href: '#rows' }, 'back to the rows')),
       );
       detail.scrollIntoView();

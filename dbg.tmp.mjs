@@ -1,0 +1,10 @@
+import { chromium } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+const ctx = await chromium.launchPersistentContext(mkdtempSync('/tmp/pw-'), { executablePath: '/usr/bin/chromium', args: ['--no-sandbox','--disable-gpu','--disable-background-networking','--disable-component-update','--no-first-run'] });
+const page = await ctx.newPage();
+page.on('pageerror', (e) => console.log('pageerror', e.message));
+page.on('console', (m) => console.log('console', m.text()));
+await page.goto('file://' + process.argv[2] + '#row=android/42/2');
+await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+console.log(await page.evaluate(() => [location.hash, document.querySelectorAll('#detail article').length, document.getElementById('detail').textContent.slice(0,200)]));
+await ctx.close();
