@@ -43,7 +43,11 @@ const runA = writeJudged(dir, 'a.jsonl', [
   row({ domain: 'mcp', id: 3, bare: true }),
   row(
     { domain: 'web', id: 7, turn: 3, dims: [1, 2, 1, 2, 1] },
-    { gen: HOSTILE, response: ['r1', 'r2', '<html><script>window.__pwned = 4</script>TRUTH-WEB-7</html>'], judge_raw_output: '</script><script>window.__pwned=5</script>' },
+    {
+      gen: HOSTILE,
+      response: ['r1', 'r2', '<html><script>window.__pwned = 4</script>TRUTH-WEB-7</html>'],
+      judge_raw_output: '</script><script>window.__pwned=5</script>',
+    },
   ),
   row({ domain: 'android', id: 42, turn: 2, dims: [4, 4, 4, 4, 4] }, { response: ['x', 'ANDROID-TRUTH-ONE'] }),
   row({ domain: 'android', id: 42, turn: 2, dims: [3, 3, 3, 3, 3] }, { response: ['x', 'ANDROID-TRUTH-TWO'] }),
@@ -200,6 +204,7 @@ describe('awb report in chromium', { skip }, () => {
     await page.selectOption('#f-run', '');
     await page.selectOption('#f-failed', '1');
     assert.deepEqual(await refs(), ['mcp/3/1']);
+    assert.equal(await page.locator('#row-list tr td:nth-child(3)').textContent(), 'n/a', 'a failed row has no score');
     await page.selectOption('#f-failed', '');
     await page.fill('#f-min', '90');
     assert.deepEqual((await refs()).sort(), ['mcp/1/1', 'mcp/2/2', 'os/5/1']);

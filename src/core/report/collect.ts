@@ -92,7 +92,8 @@ const SIXTIETHS = 60;
 function rowOf(run: number, record: JudgedRecord, line: LineBytes): ReportRow {
   const f = fieldsOf(line, record.turn);
   const k = splitKey(record.key);
-  const score = normalizedMean(record.total, 1);
+  // A total of 0 means no score, as in the means.
+  const score = record.total ? normalizedMean(record.total, 1) : undefined;
   const keep = (v: unknown): Kept => cut(textOf(v), MAX_TEXT);
   const action = typeof f.current_prompt === 'string' && f.current_prompt !== '' ? f.current_prompt : f.prompt;
   return {
