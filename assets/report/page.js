@@ -2,7 +2,7 @@
 // page and allowed by the page's Content-Security-Policy by its hash.
 // Everything from the data reaches the screen through text nodes
 // (textContent, createTextNode) and attributes set one by one: nothing is ever
-// parsed as markup, so a prediction holding <script> or onerror stays text.
+// parsed as markup, so a prediction holding script tags or event handlers stays text.
 'use strict';
 (function () {
   const DATA = JSON.parse(document.getElementById('awb-data').textContent);

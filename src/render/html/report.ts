@@ -114,6 +114,8 @@ export function renderReportHtml(input: PageInput): string {
   };
   const script = asset('page.js');
   const style = asset('page.css');
+  // Inlined as they are: text that would end their element early is a bug of ours.
+  if (/<\/script|<!--/i.test(script) || /<\/style/i.test(style)) throw new Error('report assets must not hold </script, <!-- or </style');
   const csp = [
     "default-src 'none'",
     `script-src ${sha256(script)}`,
