@@ -175,7 +175,7 @@ describe('awb report in chromium', { skip }, () => {
     assert.match((await page.locator('#detail .truth pre').first().textContent())!, /TRUTH-WEB-7/);
     await page.locator('#detail details summary').first().click();
     assert.equal(await page.locator('#detail .judge pre').first().textContent(), '</script><script>window.__pwned=5</script>');
-    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
     assert.equal(await page.locator('#detail img, #detail iframe, #detail script, #app svg[onload]').count(), 0);
     assert.deepEqual(dialogs, []);
     assert.deepEqual(requests, []);

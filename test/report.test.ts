@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { MAX_TEXT, MIN_TEXT, collectRows, cut, fitLimit, rowRef } from '../src/core/report/index.js';
 import { packedJson, scriptSafeJson } from '../src/render/html/report.js';
-import { judgedRow, jsonl, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-report-');

@@ -5,6 +5,7 @@
 // parsed as markup, so a prediction holding script tags or event handlers stays text.
 'use strict';
 (function () {
+  performance.mark('awb-start');
   const DATA = JSON.parse(document.getElementById('awb-data').textContent);
   const SVG = 'http://www.w3.org/2000/svg';
   const PAGE = 200; // rows listed at once; "show more" adds as many again
@@ -243,17 +244,34 @@
     }),
   );
 
+  performance.mark('awb-leaderboard');
   // ---- rows: their data comes after this script in the page, so they are drawn once it is read ----
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', loadRows);
-  else loadRows();
+  // After the leaderboard has been painted: unpacking the rows of the full data keeps the page busy for a moment.
+  const afterPaint = () => requestAnimationFrame(() => setTimeout(loadRows, 0));
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', afterPaint);
+  else afterPaint();
 
   /** The rows come gzipped in base64 (see packedJson in report.ts). */
   async function loadRows() {
-    const packed = atob(document.getElementById('awb-rows').textContent.trim());
-    const bytes = new Uint8Array(packed.length);
-    for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
-    const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+    const base64 = document.getElementById('awb-rows').textContent.trim();
+    let bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(base64);
+    else {
+      const packed = atob(base64);
+      bytes = new Uint8Array(packed.length);
+      for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
+    }
+    const text = await new Response(
+      new ReadableStream({
+        // A stream of the bytes in hand (a Blob would travel to the browser process and back).
+        start(c) {
+          c.enqueue(bytes);
+          c.close();
+        },
+      }).pipeThrough(new DecompressionStream('gzip')),
+    ).text();
     DATA.rows = JSON.parse(text);
+    performance.mark('awb-rows-read');
     drawRows();
   }
 
@@ -475,6 +493,7 @@
 
     applyFilters();
     showHash();
+    performance.mark('awb-ready');
     document.body.setAttribute('data-ready', '1');
   }
 })();
