@@ -27,6 +27,18 @@ function withRunOptions(cmd: Command): Command {
     .option('--no-progress', 'no progress bar or progress lines');
 }
 
+/** What score and report share: how the numbers are made. */
+function withScoreOptions(cmd: Command): Command {
+  return cmd
+    .option('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure')
+    .option('--no-ci', 'no bootstrap confidence intervals')
+    .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
+    .option('--seed <n>', 'bootstrap seed', '20260624')
+    .option('--with-published', 'add the published leaderboard rows (official README) for context')
+    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost')
+    .option('--price-output <usd>', 'price per million output tokens');
+}
+
 function buildProgram(): Command {
   const program = new Command('awb')
     .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
@@ -86,34 +98,20 @@ function buildProgram(): Command {
     .option('--parse-attempts <n>', 'ask the judge again when its reply cannot be parsed, up to N times in all (official: 3)', '3');
   withRunOptions(judge).action(async (opts) => (await import('./commands/judge.js')).run(opts));
 
-  program
+  const score = program
     .command('score')
     .description('Aggregate judged files into per-domain 0-100 scores; several files make a leaderboard, a row per run')
     .argument('<judged...>', "judged JSONL files (ours or the official script's)")
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table'))
-    .option('--by <what>', '"turn": break each domain down by turn_idx buckets')
-    .option('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure')
-    .option('--no-ci', 'no bootstrap confidence intervals')
-    .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
-    .option('--seed <n>', 'bootstrap seed', '20260624')
-    .option('--with-published', 'add the published leaderboard rows (official README) for context')
-    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost')
-    .option('--price-output <usd>', 'price per million output tokens')
-    .action(async (judged, opts) => (await import('./commands/score.js')).run(judged, opts));
+    .option('--by <what>', '"turn": break each domain down by turn_idx buckets');
+  withScoreOptions(score).action(async (judged, opts) => (await import('./commands/score.js')).run(judged, opts));
 
-  program
+  const report = program
     .command('report')
     .description('Write one self-contained HTML page of judged runs: leaderboard, charts and every row, viewable offline')
     .argument('<judged...>', "judged JSONL files (ours or the official script's), a run each")
-    .option('-o, --output <file>', 'the HTML file to write', 'report.html')
-    .option('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out')
-    .option('--no-ci', 'no bootstrap confidence intervals')
-    .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
-    .option('--seed <n>', 'bootstrap seed', '20260624')
-    .option('--with-published', 'add the published leaderboard rows (official README) for context')
-    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost')
-    .option('--price-output <usd>', 'price per million output tokens')
-    .action(async (judged, opts) => (await import('./commands/report.js')).run(judged, opts));
+    .option('-o, --output <file>', 'the HTML file to write', 'report.html');
+  withScoreOptions(report).action(async (judged, opts) => (await import('./commands/report.js')).run(judged, opts));
 
   program
     .command('compare')

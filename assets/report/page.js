@@ -110,29 +110,37 @@
     );
   }
 
+  // Every chart: a 760 x 260 frame, a y axis from 0 to max with four grid steps, labels under the plot.
+  const W = 760;
+  const H = 260;
+  const LEFT = 44;
+  const TOP = 12;
+  const BOTTOM = 40;
+  const PLOT_H = H - TOP - BOTTOM;
+
+  function frame(title, max) {
+    const y = (v) => TOP + PLOT_H - (Math.max(0, Math.min(max, v)) / max) * PLOT_H;
+    const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': title });
+    for (let t = 0; t <= 4; t++) {
+      const v = (max * t) / 4;
+      root.append(svg('line', { x1: LEFT, x2: W - 10, y1: y(v), y2: y(v), class: 'gridline' }));
+      root.append(svg('text', { x: LEFT - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(Math.round(v))));
+    }
+    const xLabel = (x, text) => root.append(svg('text', { x, y: H - BOTTOM + 16, class: 'axis', 'text-anchor': 'middle' }, text));
+    return { root, y, xLabel };
+  }
+
   /**
    * Grouped bars: one group per category, one bar per series. values[s][c] is
    * a number or null; whiskers[s][c] an optional [lo, hi].
    */
   function barChart({ title, categories, series, values, whiskers, max, unit, labels }) {
-    const W = 760;
-    const H = 260;
-    const left = 44;
-    const bottom = 40;
-    const top = 12;
-    const plotW = W - left - 10;
-    const plotH = H - top - bottom;
-    const y = (v) => top + plotH - (Math.max(0, Math.min(max, v)) / max) * plotH;
-    const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': title });
-    for (let t = 0; t <= 4; t++) {
-      const v = (max * t) / 4;
-      root.append(svg('line', { x1: left, x2: W - 10, y1: y(v), y2: y(v), class: 'gridline' }));
-      root.append(svg('text', { x: left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(Math.round(v))));
-    }
+    const { root, y, xLabel } = frame(title, max);
+    const plotW = W - LEFT - 10;
     const groupW = plotW / categories.length;
     const barW = Math.min(36, (groupW * 0.8) / series.length);
     categories.forEach((cat, ci) => {
-      const x0 = left + ci * groupW + (groupW - barW * series.length) / 2;
+      const x0 = LEFT + ci * groupW + (groupW - barW * series.length) / 2;
       series.forEach((s, si) => {
         const v = values[si][ci];
         if (v === null || v === undefined || Number.isNaN(v)) return;
@@ -148,29 +156,17 @@
           root.append(svg('line', { x1: cx - 4, x2: cx + 4, y1: y(w[0]), y2: y(w[0]), class: 'whisker' }));
         }
       });
-      root.append(svg('text', { x: left + ci * groupW + groupW / 2, y: H - bottom + 16, class: 'axis', 'text-anchor': 'middle' }, cat));
+      xLabel(LEFT + ci * groupW + groupW / 2, cat);
     });
     return el('figure', { class: 'figure' }, el('figcaption', {}, title), root, legend(series));
   }
 
   /** One line per series over ordered categories; values[s][c] is a number or null (a gap). */
   function lineChart({ title, categories, series, values, max }) {
-    const W = 760;
-    const H = 260;
-    const left = 44;
-    const bottom = 40;
-    const top = 12;
-    const plotW = W - left - 30;
-    const plotH = H - top - bottom;
-    const x = (i) => left + 10 + (categories.length === 1 ? plotW / 2 : (i * plotW) / (categories.length - 1));
-    const y = (v) => top + plotH - (Math.max(0, Math.min(max, v)) / max) * plotH;
-    const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': title });
-    for (let t = 0; t <= 4; t++) {
-      const v = (max * t) / 4;
-      root.append(svg('line', { x1: left, x2: W - 10, y1: y(v), y2: y(v), class: 'gridline' }));
-      root.append(svg('text', { x: left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(Math.round(v))));
-    }
-    categories.forEach((c, i) => root.append(svg('text', { x: x(i), y: H - bottom + 16, class: 'axis', 'text-anchor': 'middle' }, c)));
+    const { root, y, xLabel } = frame(title, max);
+    const plotW = W - LEFT - 30;
+    const x = (i) => LEFT + 10 + (categories.length === 1 ? plotW / 2 : (i * plotW) / (categories.length - 1));
+    categories.forEach((c, i) => xLabel(x(i), c));
     series.forEach((s, si) => {
       let d = '';
       let pen = false;

@@ -4,35 +4,19 @@ import { sameFile, writeAtomically } from '../core/files.js';
 import { collectRows } from '../core/report/index.js';
 import { scoreFiles } from '../core/score/index.js';
 import { renderReportHtml } from '../render/html/report.js';
-import { numberOption } from './options.js';
-import { bootstrapOptions, printWarnings } from './score.js';
+import { printWarnings, scoreRequest, type ScoreSettingsOpts } from './score.js';
 
-export interface ReportOpts {
+export interface ReportOpts extends ScoreSettingsOpts {
   output: string;
-  failuresAsLowest?: boolean;
-  ci: boolean;
-  bootstrap: string;
-  seed: string;
-  withPublished?: boolean;
-  priceInput?: string;
-  priceOutput?: string;
 }
 
 export async function run(files: string[], opts: ReportOpts): Promise<void> {
-  const priceInput = numberOption('price-input', opts.priceInput, 0, 1e6);
-  const priceOutput = numberOption('price-output', opts.priceOutput, 0, 1e6);
+  const request = scoreRequest(files, opts, false);
   for (const file of files) {
     if (await sameFile(file, opts.output)) throw new UserError(`${opts.output}: is one of the judged files; choose another -o`);
   }
   const started = performance.now();
-  const report = await scoreFiles({
-    files,
-    failuresAsLowest: opts.failuresAsLowest === true,
-    bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
-    withPublished: opts.withPublished === true,
-    prices: priceInput === undefined && priceOutput === undefined ? undefined : { input: priceInput ?? 0, output: priceOutput ?? 0 },
-    byTurn: false,
-  });
+  const report = await scoreFiles(request);
   printWarnings(report.warnings);
   const rows = await collectRows(files);
   const html = renderReportHtml({ report, rows, generated: new Date() });

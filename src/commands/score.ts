@@ -1,10 +1,9 @@
 import { scoreFiles, type ScoreReport } from '../core/score/index.js';
-import type { BootstrapSettings } from '../core/score/index.js';
+import type { BootstrapSettings, ScoreRequest } from '../core/score/index.js';
 import { choiceOption, intOption, numberOption } from './options.js';
 
-export interface ScoreOpts {
-  format: string;
-  by?: string;
+/** The options score and report share (see withScoreOptions in cli.ts). */
+export interface ScoreSettingsOpts {
   failuresAsLowest?: boolean;
   ci: boolean;
   bootstrap: string;
@@ -14,19 +13,15 @@ export interface ScoreOpts {
   priceOutput?: string;
 }
 
+export interface ScoreOpts extends ScoreSettingsOpts {
+  format: string;
+  by?: string;
+}
+
 export async function run(files: string[], opts: ScoreOpts): Promise<void> {
   const format = choiceOption('format', opts.format, ['table', 'markdown', 'csv', 'json'] as const);
   if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
-  const priceInput = numberOption('price-input', opts.priceInput, 0, 1e6);
-  const priceOutput = numberOption('price-output', opts.priceOutput, 0, 1e6);
-  const report = await scoreFiles({
-    files,
-    failuresAsLowest: opts.failuresAsLowest === true,
-    bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
-    withPublished: opts.withPublished === true,
-    prices: priceInput === undefined && priceOutput === undefined ? undefined : { input: priceInput ?? 0, output: priceOutput ?? 0 },
-    byTurn: opts.by === 'turn',
-  });
+  const report = await scoreFiles(scoreRequest(files, opts, opts.by === 'turn'));
   printWarnings(report.warnings);
   process.stdout.write(await render(format, report));
 }
@@ -46,6 +41,20 @@ async function render(format: 'table' | 'markdown' | 'csv' | 'json', report: Sco
       return renderScoreTable(report, terminalColorLevel());
     }
   }
+}
+
+/** What to score, from the shared options. */
+export function scoreRequest(files: string[], opts: ScoreSettingsOpts, byTurn: boolean): ScoreRequest {
+  const priceInput = numberOption('price-input', opts.priceInput, 0, 1e6);
+  const priceOutput = numberOption('price-output', opts.priceOutput, 0, 1e6);
+  return {
+    files,
+    failuresAsLowest: opts.failuresAsLowest === true,
+    bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
+    withPublished: opts.withPublished === true,
+    prices: priceInput === undefined && priceOutput === undefined ? undefined : { input: priceInput ?? 0, output: priceOutput ?? 0 },
+    byTurn,
+  };
 }
 
 /** --bootstrap and --seed, shared with compare. */

@@ -1,5 +1,5 @@
 export { TURN_BUCKETS, costOf, hasUsage, scoreFiles } from './aggregate.js';
-export type { MeanStat, RunReport, ScoreReport, StageUsage, UsageTotals } from './aggregate.js';
+export type { MeanStat, RunReport, ScoreReport, ScoreRequest, StageUsage, UsageTotals } from './aggregate.js';
 export type { BootstrapSettings, Interval } from './bootstrap.js';
 export { compareFiles } from './compare.js';
 export type { CompareReport, Delta } from './compare.js';
