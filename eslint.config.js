@@ -61,6 +61,23 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../core/')] }] },
   },
   {
+    // The report page's script runs in the browser.
+    files: ['assets/**/*.js'],
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        location: 'readonly',
+        atob: 'readonly',
+        performance: 'readonly',
+        requestAnimationFrame: 'readonly',
+        setTimeout: 'readonly',
+        ReadableStream: 'readonly',
+        DecompressionStream: 'readonly',
+      },
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     // Tests check what reaches a terminal, escape sequences included.
     rules: { 'no-control-regex': 'off' },

@@ -12,6 +12,22 @@ import { INFER_OPTIONS, JUDGE_OPTIONS } from './commands/stage-options.js';
  * `awb --help` stays fast.
  */
 
+/** What score and report share: how the numbers are made. */
+function withScoreOptions(cmd: Command): Command {
+  return cmd
+    .option('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure')
+    .option('--no-ci', 'no bootstrap confidence intervals')
+    .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
+    .option('--seed <n>', 'bootstrap seed', '20260624')
+    .option('--with-published', 'add the published leaderboard rows (official README) for context')
+    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost (both stages)')
+    .option('--price-output <usd>', 'price per million output tokens (both stages)')
+    .option('--price-model-input <usd>', 'price per million input tokens of the world model (infer); wins over --price-input')
+    .option('--price-model-output <usd>', 'price per million output tokens of the world model (infer)')
+    .option('--price-judge-input <usd>', 'price per million input tokens of the judge; wins over --price-input')
+    .option('--price-judge-output <usd>', 'price per million output tokens of the judge');
+}
+
 function buildProgram(): Command {
   const program = new Command('awb')
     .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
@@ -41,24 +57,20 @@ function buildProgram(): Command {
     JUDGE_OPTIONS,
   ).action(async (opts) => (await import('./commands/judge.js')).run(opts));
 
-  program
+  const score = program
     .command('score')
     .description('Aggregate judged files into per-domain 0-100 scores; several files make a leaderboard, a row per run')
     .argument('<judged...>', "judged JSONL files (ours or the official script's)")
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table'))
-    .option('--by <what>', '"turn": break each domain down by turn_idx buckets')
-    .option('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure')
-    .option('--no-ci', 'no bootstrap confidence intervals')
-    .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
-    .option('--seed <n>', 'bootstrap seed', '20260624')
-    .option('--with-published', 'add the published leaderboard rows (official README) for context')
-    .option('--price-input <usd>', 'price per million input tokens, to turn usage into cost (both stages)')
-    .option('--price-output <usd>', 'price per million output tokens (both stages)')
-    .option('--price-model-input <usd>', 'price per million input tokens of the world model (infer); wins over --price-input')
-    .option('--price-model-output <usd>', 'price per million output tokens of the world model (infer)')
-    .option('--price-judge-input <usd>', 'price per million input tokens of the judge; wins over --price-input')
-    .option('--price-judge-output <usd>', 'price per million output tokens of the judge')
-    .action(async (judged, opts) => (await import('./commands/score.js')).run(judged, opts));
+    .option('--by <what>', '"turn": break each domain down by turn_idx buckets');
+  withScoreOptions(score).action(async (judged, opts) => (await import('./commands/score.js')).run(judged, opts));
+
+  const report = program
+    .command('report')
+    .description('Write one self-contained HTML page of judged runs: leaderboard, charts and every row, viewable offline')
+    .argument('<judged...>', "judged JSONL files (ours or the official script's), a run each")
+    .option('-o, --output <file>', 'the HTML file to write', 'report.html');
+  withScoreOptions(report).action(async (judged, opts) => (await import('./commands/report.js')).run(judged, opts));
 
   program
     .command('compare')

@@ -173,14 +173,11 @@ describe('small things', () => {
   });
 
   it('prices each stage separately; --price-input/--price-output price both', async () => {
-    assert.equal(pricesOption({ format: 'table', ci: true, bootstrap: '1', seed: '1' }), undefined);
-    assert.deepEqual(
-      pricesOption({ format: 'table', ci: true, bootstrap: '1', seed: '1', priceInput: '1', priceOutput: '2', priceJudgeInput: '5' }),
-      {
-        infer: { input: 1, output: 2 },
-        judge: { input: 5, output: 2 },
-      },
-    );
+    assert.equal(pricesOption({ ci: true, bootstrap: '1', seed: '1' }), undefined);
+    assert.deepEqual(pricesOption({ ci: true, bootstrap: '1', seed: '1', priceInput: '1', priceOutput: '2', priceJudgeInput: '5' }), {
+      infer: { input: 1, output: 2 },
+      judge: { input: 5, output: 2 },
+    });
     const file = writeJudged(dir, 'usage.jsonl', [
       {
         ...judgedRow({ id: 1, usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 } }),

@@ -1,11 +1,10 @@
 import { scoreFiles, type ScoreReport } from '../core/score/index.js';
-import type { BootstrapSettings, Prices } from '../core/score/index.js';
+import type { BootstrapSettings, Prices, ScoreRequest } from '../core/score/index.js';
 import { visibleLines } from '../core/shown.js';
 import { choiceOption, intOption, numberOption } from './options.js';
 
-export interface ScoreOpts {
-  format: string;
-  by?: string;
+/** The options score and report share (see withScoreOptions in cli.ts). */
+export interface ScoreSettingsOpts {
   failuresAsLowest?: boolean;
   ci: boolean;
   bootstrap: string;
@@ -19,17 +18,15 @@ export interface ScoreOpts {
   priceJudgeOutput?: string;
 }
 
+export interface ScoreOpts extends ScoreSettingsOpts {
+  format: string;
+  by?: string;
+}
+
 export async function run(files: string[], opts: ScoreOpts): Promise<void> {
   const format = choiceOption('format', opts.format, ['table', 'markdown', 'csv', 'json'] as const);
   if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
-  const report = await scoreFiles({
-    files,
-    failuresAsLowest: opts.failuresAsLowest === true,
-    bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
-    withPublished: opts.withPublished === true,
-    prices: pricesOption(opts),
-    byTurn: opts.by === 'turn',
-  });
+  const report = await scoreFiles(scoreRequest(files, opts, opts.by === 'turn'));
   printWarnings(report.warnings);
   process.stdout.write(await render(format, report));
 }
@@ -55,7 +52,7 @@ async function render(format: 'table' | 'markdown' | 'csv' | 'json', report: Sco
  * --price-input/--price-output price both stages; --price-model-* and
  * --price-judge-* price one stage each and win over them. Unpriced: undefined.
  */
-export function pricesOption(opts: ScoreOpts): Prices | undefined {
+export function pricesOption(opts: ScoreSettingsOpts): Prices | undefined {
   const price = (name: string, value: string | undefined) => numberOption(name, value, 0, 1e6);
   const both = { input: price('price-input', opts.priceInput), output: price('price-output', opts.priceOutput) };
   const stage = (kind: 'model' | 'judge', input: string | undefined, output: string | undefined) => ({
@@ -69,7 +66,19 @@ export function pricesOption(opts: ScoreOpts): Prices | undefined {
   return { infer: zero(infer), judge: zero(judge) };
 }
 
-/** --bootstrap and --seed. */
+/** What to score, from the shared options. */
+export function scoreRequest(files: string[], opts: ScoreSettingsOpts, byTurn: boolean): ScoreRequest {
+  return {
+    files,
+    failuresAsLowest: opts.failuresAsLowest === true,
+    bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
+    withPublished: opts.withPublished === true,
+    prices: pricesOption(opts),
+    byTurn,
+  };
+}
+
+/** --bootstrap and --seed, shared with compare. */
 export function bootstrapOptions(opts: { bootstrap: string; seed: string }): BootstrapSettings {
   return {
     resamples: intOption('bootstrap', opts.bootstrap, 10, 1_000_000)!,

@@ -1,5 +1,15 @@
 export { ALL_DOMAINS, TURN_BUCKETS, costOf, hasUsage, scoreFiles } from './aggregate.js';
-export type { MeanStat, Prices, RunReport, ScoreReport, StagePrices, StageUsage, TurnScore, UsageTotals } from './aggregate.js';
+export type {
+  MeanStat,
+  Prices,
+  RunReport,
+  ScoreReport,
+  ScoreRequest,
+  StagePrices,
+  StageUsage,
+  TurnScore,
+  UsageTotals,
+} from './aggregate.js';
 export type { BootstrapSettings, Interval } from './bootstrap.js';
 export { GATE_ALPHA, applyGate, compareFiles, compareRecords } from './compare.js';
 export type { ChangedRow, CompareReport, CompareResult, Delta, GateResult } from './compare.js';
@@ -12,3 +22,5 @@ export { bradleyTerry, pairwiseGames } from './bradley-terry.js';
 export type { Games, Ranking, Rating } from './bradley-terry.js';
 export { judgedRows } from './row-view.js';
 export type { RowQuery, RowView } from './row-view.js';
+export { readJudged } from './judged-reader.js';
+export type { JudgedFile, JudgedRecord, TokenUsage } from './judged-reader.js';

@@ -1,0 +1,495 @@
+// The script of `awb report` pages. Plain browser JavaScript, inlined into the
+// page and allowed by the page's Content-Security-Policy by its hash.
+// Everything from the data reaches the screen through text nodes
+// (textContent, createTextNode) and attributes set one by one: nothing is ever
+// parsed as markup, so a prediction holding script tags or event handlers stays text.
+'use strict';
+(function () {
+  performance.mark('awb-start');
+  const DATA = JSON.parse(document.getElementById('awb-data').textContent);
+  const SVG = 'http://www.w3.org/2000/svg';
+  const PAGE = 200; // rows listed at once; "show more" adds as many again
+  const COLORS = ['#3366cc', '#dc3912', '#ff9900', '#109618', '#990099', '#0099c6', '#dd4477', '#66aa00'];
+  const domainLabel = Object.fromEntries(DATA.domains.map((d) => [d.id, d.label]));
+  const labelOf = (d) => domainLabel[d] || d;
+
+  /** An element with attributes and children; strings become text nodes. */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null && v !== false) node.setAttribute(k, String(v));
+    for (const c of children.flat()) if (c !== undefined && c !== null) node.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    return node;
+  }
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+    for (const c of children.flat()) if (c !== undefined && c !== null) node.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    return node;
+  }
+
+  const app = document.getElementById('app');
+
+  // ---- header ----
+  app.append(
+    el(
+      'header',
+      {},
+      el('h1', {}, 'awb report'),
+      el('p', { class: 'meta' }, `${DATA.runs.length} run${DATA.runs.length === 1 ? '' : 's'} · made by ${DATA.tool} at ${DATA.generated}`),
+      el(
+        'ul',
+        { class: 'files' },
+        DATA.runs.map((r) => el('li', {}, el('b', {}, r.label), ' ', el('code', {}, r.file))),
+      ),
+      el(
+        'nav',
+        {},
+        el('a', { href: '#leaderboard' }, 'Leaderboard'),
+        el('a', { href: '#charts' }, 'Charts'),
+        el('a', { href: '#rows' }, 'Rows'),
+      ),
+    ),
+  );
+
+  // ---- leaderboard: the grids `awb score` prints, cell for cell ----
+  const board = el('section', { id: 'leaderboard' }, el('h2', {}, 'Leaderboard'));
+  for (const w of DATA.warnings) board.append(el('p', { class: 'warning' }, `Warning: ${w}`));
+  DATA.view.grids.forEach((grid, gi) => {
+    const table = el('table', { class: 'grid', 'data-grid': gi });
+    table.append(el('caption', {}, grid.title));
+    table.append(
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          grid.columns.map((c) => el('th', { class: c.align }, c.title)),
+        ),
+      ),
+    );
+    const body = el('tbody');
+    for (const row of grid.rows) {
+      const tr = el('tr', { class: row.muted ? 'muted' : undefined });
+      grid.columns.forEach((c, i) => {
+        const cell = row.cells[i] || { text: '' };
+        const td = el('td', { class: c.align, 'data-col': c.title });
+        td.append(cell.best ? el('strong', { class: 'best' }, cell.text) : el('span', { class: 'v' }, cell.text));
+        if (cell.extra) td.append(' ', el('span', { class: 'extra' }, cell.extra));
+        if (cell.sub) td.append(el('span', { class: 'sub' }, cell.sub));
+        tr.append(td);
+      });
+      body.append(tr);
+    }
+    table.append(body);
+    board.append(el('div', { class: 'scroll' }, table));
+  });
+  const notes = DATA.view.marksBest ? [...DATA.view.footnotes, 'Bold: best in its column.'] : DATA.view.footnotes;
+  board.append(
+    el(
+      'ul',
+      { class: 'notes' },
+      notes.map((n) => el('li', {}, n)),
+    ),
+  );
+  app.append(board);
+
+  // ---- charts: hand-written SVG ----
+  const charts = el('section', { id: 'charts' }, el('h2', {}, 'Charts'));
+  app.append(charts);
+  const C = DATA.charts;
+  const multi = C.runs.length > 1;
+  const domainsOf = () => DATA.domains.map((d) => d.id).filter((d) => C.runs.some((r) => r.domains.some((x) => x.domain === d)));
+  const find = (run, d) => run.domains.find((x) => x.domain === d);
+
+  function legend(items) {
+    return el(
+      'div',
+      { class: 'legend' },
+      items.map((it, i) => el('span', {}, el('i', { class: `sw c${i % COLORS.length}` }), it)),
+    );
+  }
+
+  // Every chart: a 760 x 260 frame, a y axis from 0 to max with four grid steps, labels under the plot.
+  const W = 760;
+  const H = 260;
+  const LEFT = 44;
+  const TOP = 12;
+  const BOTTOM = 40;
+  const PLOT_H = H - TOP - BOTTOM;
+
+  function frame(title, max) {
+    const y = (v) => TOP + PLOT_H - (Math.max(0, Math.min(max, v)) / max) * PLOT_H;
+    const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': title });
+    for (let t = 0; t <= 4; t++) {
+      const v = (max * t) / 4;
+      root.append(svg('line', { x1: LEFT, x2: W - 10, y1: y(v), y2: y(v), class: 'gridline' }));
+      root.append(svg('text', { x: LEFT - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(Math.round(v))));
+    }
+    const xLabel = (x, text) => root.append(svg('text', { x, y: H - BOTTOM + 16, class: 'axis', 'text-anchor': 'middle' }, text));
+    return { root, y, xLabel };
+  }
+
+  /**
+   * Grouped bars: one group per category, one bar per series. values[s][c] is
+   * a number or null; whiskers[s][c] an optional [lo, hi].
+   */
+  function barChart({ title, categories, series, values, whiskers, max, unit, labels }) {
+    const { root, y, xLabel } = frame(title, max);
+    const plotW = W - LEFT - 10;
+    const groupW = plotW / categories.length;
+    const barW = Math.min(36, (groupW * 0.8) / series.length);
+    categories.forEach((cat, ci) => {
+      const x0 = LEFT + ci * groupW + (groupW - barW * series.length) / 2;
+      series.forEach((s, si) => {
+        const v = values[si][ci];
+        if (v === null || v === undefined || Number.isNaN(v)) return;
+        const x = x0 + si * barW;
+        const bar = svg('rect', { x: x + 1, y: y(v), width: barW - 2, height: y(0) - y(v), class: `bar c${si % COLORS.length}` });
+        bar.append(svg('title', {}, `${s} · ${cat}: ${labels ? labels[si][ci] : v.toFixed(2)}${unit || ''}`));
+        root.append(bar);
+        const w = whiskers && whiskers[si][ci];
+        if (w) {
+          const cx = x + barW / 2;
+          root.append(svg('line', { x1: cx, x2: cx, y1: y(w[1]), y2: y(w[0]), class: 'whisker' }));
+          root.append(svg('line', { x1: cx - 4, x2: cx + 4, y1: y(w[1]), y2: y(w[1]), class: 'whisker' }));
+          root.append(svg('line', { x1: cx - 4, x2: cx + 4, y1: y(w[0]), y2: y(w[0]), class: 'whisker' }));
+        }
+      });
+      xLabel(LEFT + ci * groupW + groupW / 2, cat);
+    });
+    return el('figure', { class: 'figure' }, el('figcaption', {}, title), root, legend(series));
+  }
+
+  /** One line per series over ordered categories; values[s][c] is a number or null (a gap). */
+  function lineChart({ title, categories, series, values, max }) {
+    const { root, y, xLabel } = frame(title, max);
+    const plotW = W - LEFT - 30;
+    const x = (i) => LEFT + 10 + (categories.length === 1 ? plotW / 2 : (i * plotW) / (categories.length - 1));
+    categories.forEach((c, i) => xLabel(x(i), c));
+    series.forEach((s, si) => {
+      let d = '';
+      let pen = false;
+      values[si].forEach((v, i) => {
+        if (v === null || v === undefined) {
+          pen = false;
+          return;
+        }
+        d += `${pen ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
+        pen = true;
+        const dot = svg('circle', { cx: x(i), cy: y(v), r: 3, class: `dot c${si % COLORS.length}` });
+        dot.append(svg('title', {}, `${s} · turn ${categories[i]}: ${v.toFixed(2)}`));
+        root.append(dot);
+      });
+      if (d) root.prepend(svg('path', { d, class: `line c${si % COLORS.length}` }));
+    });
+    return el('figure', { class: 'figure' }, el('figcaption', {}, title), root, legend(series));
+  }
+
+  const doms = domainsOf();
+  const domLabels = doms.map(labelOf);
+  charts.append(
+    barChart({
+      title: 'Score per domain (0-100), with 95% bootstrap intervals',
+      categories: domLabels,
+      series: C.runs.map((r) => r.label),
+      values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).score : null))),
+      labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).text : 'n/a'))),
+      whiskers: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).ci : null))),
+      max: 100,
+    }),
+  );
+  for (const run of C.runs) {
+    charts.append(
+      barChart({
+        title: `The five dimensions per domain (0-100)${multi ? `: ${run.label}` : ''}`,
+        categories: domLabels,
+        series: C.dimensions,
+        values: C.dimensions.map((_, di) => doms.map((d) => (find(run, d) ? find(run, d).dims[di] : null))),
+        max: 100,
+      }),
+    );
+  }
+  for (const run of C.runs) {
+    const buckets = C.buckets.filter((b) => run.domains.some((d) => d.turns.some((t) => t.bucket === b)));
+    const present = doms.filter((d) => find(run, d));
+    charts.append(
+      lineChart({
+        title: `Score by turn depth (turn_idx buckets, 0-100)${multi ? `: ${run.label}` : ''}`,
+        categories: buckets,
+        series: present.map(labelOf),
+        values: present.map((d) =>
+          buckets.map((b) => {
+            const t = find(run, d).turns.find((x) => x.bucket === b);
+            return t ? t.score : null;
+          }),
+        ),
+        max: 100,
+      }),
+    );
+  }
+  const failedMax = Math.max(1, ...C.runs.flatMap((r) => r.domains.map((d) => d.failed)));
+  charts.append(
+    barChart({
+      title: 'Failed rows per domain (count; hover for the share)',
+      categories: domLabels,
+      series: C.runs.map((r) => r.label),
+      values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).failed : null))),
+      labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? `${find(r, d).failed} of ${find(r, d).rows}` : 'n/a'))),
+      max: Math.max(4, Math.ceil(failedMax / 4) * 4),
+    }),
+  );
+
+  performance.mark('awb-leaderboard');
+  // ---- rows: their data comes after this script in the page, so they are drawn once it is read ----
+  // After the leaderboard has been painted: unpacking the rows of the full data keeps the page busy for a moment.
+  const afterPaint = () => requestAnimationFrame(() => setTimeout(loadRows, 0));
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', afterPaint);
+  else afterPaint();
+
+  /** The rows come gzipped in base64 (see packedJson in report.ts). */
+  async function loadRows() {
+    const base64 = document.getElementById('awb-rows').textContent.trim();
+    let bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(base64);
+    else {
+      const packed = atob(base64);
+      bytes = new Uint8Array(packed.length);
+      for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
+    }
+    const text = await new Response(
+      new ReadableStream({
+        // A stream of the bytes in hand (a Blob would travel to the browser process and back).
+        start(c) {
+          c.enqueue(bytes);
+          c.close();
+        },
+      }).pipeThrough(new DecompressionStream('gzip')),
+    ).text();
+    DATA.rows = JSON.parse(text);
+    performance.mark('awb-rows-read');
+    drawRows();
+  }
+
+  function drawRows() {
+    const rowsSection = el('section', { id: 'rows' }, el('h2', {}, 'Rows'));
+    app.append(rowsSection);
+    const cutNote =
+      DATA.cutTexts > 0
+        ? `Long texts are cut at ${DATA.limit} characters (${DATA.cutTexts} texts were); a cut is marked, and the full text is in the JSONL at the line shown.`
+        : `No text was cut (texts longer than ${DATA.limit} characters would be).`;
+    rowsSection.append(el('p', { class: 'meta' }, cutNote));
+
+    const option = (value, text) => el('option', { value }, text);
+    const fDomain = el(
+      'select',
+      { id: 'f-domain' },
+      option('', 'all domains'),
+      DATA.domains.map((d) => option(d.id, d.label)),
+    );
+    const fRun = el(
+      'select',
+      { id: 'f-run' },
+      option('', 'all runs'),
+      DATA.runs.map((r, i) => option(String(i), r.label)),
+    );
+    const fMin = el('input', { id: 'f-min', type: 'number', min: 0, max: 100, step: 'any', placeholder: '0' });
+    const fMax = el('input', { id: 'f-max', type: 'number', min: 0, max: 100, step: 'any', placeholder: '100' });
+    const fFailed = el('select', { id: 'f-failed' }, option('', 'failed or not'), option('1', 'failed only'), option('0', 'not failed'));
+    const fSort = el(
+      'select',
+      { id: 'f-sort' },
+      option('file', 'file order'),
+      option('asc', 'score, lowest first'),
+      option('desc', 'score, highest first'),
+    );
+    const count = el('span', { id: 'f-count', class: 'meta' });
+    rowsSection.append(
+      el(
+        'div',
+        { class: 'filters' },
+        el('label', {}, 'Domain ', fDomain),
+        el('label', {}, 'Run ', fRun),
+        el('label', {}, 'Score from ', fMin),
+        el('label', {}, 'to ', fMax),
+        el('label', {}, 'Failed ', fFailed),
+        el('label', {}, 'Sort ', fSort),
+        count,
+      ),
+    );
+    const listBody = el('tbody', { id: 'row-list' });
+    const more = el('button', { id: 'f-more', type: 'button' }, 'show more');
+    rowsSection.append(
+      el(
+        'div',
+        { class: 'scroll list' },
+        el(
+          'table',
+          { class: 'rows' },
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ['Row', 'Run', 'Score', ...C.dimensions.map((d) => d.slice(0, 4)), 'Failed'].map((t) => el('th', {}, t)),
+            ),
+          ),
+          listBody,
+        ),
+      ),
+      more,
+    );
+    const detail = el('section', { id: 'detail' });
+    app.append(detail);
+
+    const refLink = (ref) =>
+      '#row=' +
+      ref
+        .split('/')
+        .map((p) => encodeURIComponent(p))
+        .join('/');
+    let shown = PAGE;
+    let matching = [];
+
+    function applyFilters() {
+      const domain = fDomain.value;
+      const run = fRun.value === '' ? -1 : Number(fRun.value);
+      const lo = fMin.value === '' ? -Infinity : Number(fMin.value);
+      const hi = fMax.value === '' ? Infinity : Number(fMax.value);
+      const failed = fFailed.value;
+      const bounded = fMin.value !== '' || fMax.value !== '';
+      matching = DATA.rows.filter(
+        (r) =>
+          (domain === '' || r.d === domain) &&
+          (run === -1 || r.run === run) &&
+          (failed === '' || String(r.f) === failed) &&
+          (!bounded || (r.s !== null && r.s >= lo && r.s <= hi)),
+      );
+      // Rows without a score sort last either way.
+      if (fSort.value !== 'file') {
+        const sign = fSort.value === 'asc' ? 1 : -1;
+        matching.sort((a, b) => (a.s === null) - (b.s === null) || sign * ((a.s ?? 0) - (b.s ?? 0)));
+      }
+      shown = PAGE;
+      drawList();
+    }
+
+    function drawList() {
+      listBody.replaceChildren(
+        ...matching.slice(0, shown).map((r) =>
+          el(
+            'tr',
+            { class: r.f ? 'failed' : undefined },
+            el('td', {}, el('a', { href: refLink(r.ref) }, r.ref)),
+            el('td', {}, DATA.runs[r.run].label),
+            el('td', { class: 'right' }, r.st),
+            r.g.map((g) => el('td', { class: 'right' }, g ? String(+g.toFixed(2)) : '–')),
+            el('td', {}, r.f ? 'failed' : ''),
+          ),
+        ),
+      );
+      count.textContent = `${matching.length} of ${DATA.rows.length} rows${matching.length > shown ? `, first ${shown} listed` : ''}`;
+      more.hidden = matching.length <= shown;
+    }
+
+    for (const f of [fDomain, fRun, fFailed, fSort]) f.addEventListener('change', applyFilters);
+    for (const f of [fMin, fMax]) f.addEventListener('input', applyFilters);
+    more.addEventListener('click', () => {
+      shown += PAGE;
+      drawList();
+    });
+
+    /** A text block; a cut text says so, with the length it had. */
+    function textBlock(title, kept, cls) {
+      const cut = Array.isArray(kept);
+      const text = cut ? kept[0] : kept;
+      const box = el('div', { class: `text ${cls || ''}` }, el('h4', {}, title));
+      box.append(el('pre', {}, text === '' ? '(empty)' : text));
+      if (cut) box.append(el('p', { class: 'cut' }, `[cut: the first ${text.length} of ${kept[1]} characters]`));
+      return box;
+    }
+
+    function rowDetail(r) {
+      const grades = el(
+        'table',
+        { class: 'grades' },
+        el(
+          'tr',
+          {},
+          [...C.dimensions, 'total (1-5)', 'score (0-100)'].map((d) => el('th', {}, d)),
+        ),
+        el(
+          'tr',
+          {},
+          r.g.map((g) => el('td', {}, g ? String(+g.toFixed(3)) : '0 (no score)')),
+          el('td', {}, r.tot ? String(+r.tot.toFixed(3)) : '0 (no score)'),
+          el('td', {}, r.st),
+        ),
+      );
+      const list = (title, items, cls) =>
+        el(
+          'div',
+          { class: `text ${cls}` },
+          el('h4', {}, title),
+          items.length
+            ? el(
+                'ul',
+                {},
+                items.map((k) => el('li', {}, Array.isArray(k) ? `${k[0]} [cut: first ${k[0].length} of ${k[1]} characters]` : k)),
+              )
+            : el('p', { class: 'meta' }, '(none)'),
+        );
+      return el(
+        'article',
+        { class: `row${r.f ? ' failed' : ''}`, 'data-ref': r.ref, 'data-key': r.key },
+        el('h3', {}, `${r.ref} · ${DATA.runs[r.run].label}${r.f ? ' · FAILED' : ''}`),
+        el('p', { class: 'meta' }, `${DATA.runs[r.run].file}, line ${r.line} · key ${r.key}`),
+        grades,
+        r.e && r.e !== '' ? textBlock('Error', r.e, 'error') : null,
+        textBlock('Current action', r.a, 'action'),
+        el(
+          'div',
+          { class: 'pair' },
+          textBlock('Prediction (as the judge saw it)', r.p, 'prediction'),
+          textBlock('Ground truth', r.gt, 'truth'),
+        ),
+        el('div', { class: 'pair' }, list('Strengths', r.sw, 'strengths'), list('Weaknesses', r.wk, 'weaknesses')),
+        el('details', {}, el('summary', {}, 'Judge reply (raw)'), textBlock('', r.j, 'judge')),
+      );
+    }
+
+    /** `#row=domain/id/turn`: every row holding that name, in every run. */
+    function showHash() {
+      const m = /^#row=(.+)$/.exec(location.hash);
+      if (!m) {
+        detail.replaceChildren();
+        return;
+      }
+      const parts = m[1].split('/');
+      let ref;
+      try {
+        ref =
+          parts.length >= 3 ? [parts[0], parts.slice(1, -1).join('/'), parts[parts.length - 1]].map(decodeURIComponent).join('/') : null;
+      } catch {
+        ref = null;
+      }
+      const found = ref === null ? [] : DATA.rows.filter((r) => r.ref === ref);
+      detail.replaceChildren(
+        el('h2', {}, `Row ${ref === null ? '(bad link)' : ref}`),
+        found.length
+          ? el('p', { class: 'meta' }, found.length > 1 ? `${found.length} rows hold this name.` : '')
+          : el('p', { class: 'warning' }, 'No row of this report has that name.'),
+        ...found.map(rowDetail),
+        el('p', {}, el('a', { href: '#rows' }, 'back to the rows')),
+      );
+      detail.scrollIntoView();
+    }
+    window.addEventListener('hashchange', showHash);
+
+    applyFilters();
+    showHash();
+    performance.mark('awb-ready');
+    document.body.setAttribute('data-ready', '1');
+  }
+})();

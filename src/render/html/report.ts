@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { domainLabel } from '../../core/domains.js';
+import type { CollectedRows, Kept, ReportRow } from '../../core/report/index.js';
+import { DIMENSIONS } from '../../core/schemas/index.js';
+import { TURN_BUCKETS, formatFixed, normalizedMean, type Ratio, type ScoreReport } from '../../core/score/index.js';
+import { VERSION } from '../../version.js';
+import { scoreView } from '../model.js';
+
+/*
+ * The report page: one HTML file with its script, style and data inline.
+ * Nothing from the data is ever written as markup: it travels as JSON in a
+ * data block and the page's script puts it on screen as text nodes. The
+ * Content-Security-Policy lets only this script and style run and forbids
+ * every network request.
+ */
+
+/** The page's script and style, shipped as plain files beside the package (see package.json "files"). */
+const asset = (name: string): string => readFileSync(new URL(`../../../assets/report/${name}`, import.meta.url), 'utf8');
+
+const num = (r: Ratio | undefined): number | null => (r === undefined ? null : r.toNumber());
+
+/** The figures the charts draw, straight from the score report. */
+function charts(report: ScoreReport) {
+  return {
+    dimensions: DIMENSIONS,
+    buckets: TURN_BUCKETS.map((b) => b.label),
+    runs: report.runs.map((run) => ({
+      label: run.label,
+      domains: run.score.domains.map((d) => {
+        const ci = run.intervals?.domains.get(d.domain);
+        return {
+          domain: d.domain,
+          score: num(d.score),
+          text: formatFixed(d.score),
+          ci: ci ? [ci.lo, ci.hi] : null,
+          dims: d.dims.map((s) => num(normalizedMean(s.sum, s.count))),
+          rows: d.rows,
+          valid: d.valid,
+          failed: d.failed,
+          turns: d.turns.map((t) => ({ bucket: t.bucket, rows: t.rows, score: num(normalizedMean(t.total.sum, t.total.count)) })),
+        };
+      }),
+    })),
+  };
+}
+
+const kept = (k: Kept): string | [string, number] => (typeof k === 'string' ? k : [k.head, k.length]);
+
+function rowJson(r: ReportRow) {
+  return {
+    run: r.run,
+    d: r.domain,
+    id: r.id,
+    t: r.turn,
+    ref: r.ref,
+    key: r.key,
+    line: r.line,
+    g: r.grades,
+    tot: r.total,
+    s: r.score ?? null,
+    st: r.scoreText,
+    f: r.failed ? 1 : 0,
+    a: kept(r.action),
+    p: kept(r.prediction),
+    gt: kept(r.truth),
+    sw: r.strengths.map(kept),
+    wk: r.weaknesses.map(kept),
+    j: kept(r.judge),
+    e: kept(r.error),
+  };
+}
+
+export interface PageInput {
+  report: ScoreReport;
+  rows: CollectedRows;
+  /** When the report was made, shown on the page. */
+  generated: Date;
+}
+
+/** JSON that can sit inside a <script> element: no `<` survives, so neither `</script>` nor `<!--` can end or bend the block. */
+export function scriptSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/**
+ * The rows as gzipped JSON in base64, unpacked by the page with the
+ * browser's own DecompressionStream. Browsers tokenize a data block
+ * character by character, and the full data's texts made that the whole of
+ * the load time; packed, the block is a fraction of the size. Base64 has no
+ * `<` at all, so nothing in it can close the block.
+ */
+export function packedJson(value: unknown): string {
+  return gzipSync(JSON.stringify(value), { level: 6 }).toString('base64');
+}
+
+const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** The whole page. */
+export function renderReportHtml(input: PageInput): string {
+  const { report, rows } = input;
+  const view = scoreView(report);
+  const data = {
+    tool: `agentworldbench ${VERSION}`,
+    generated: input.generated.toISOString(),
+    limit: rows.limit,
+    cutTexts: rows.cutTexts,
+    domains: report.domains.map((d) => ({ id: d, label: domainLabel(d) })),
+    runs: report.runs.map((r) => ({ label: r.label, file: r.file })),
+    view: { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true },
+    warnings: [...report.warnings],
+    charts: charts(report),
+  };
+  const script = asset('page.js');
+  const style = asset('page.css');
+  // Inlined as they are: text that would end their element early is a bug of ours.
+  if (/<\/script|<!--/i.test(script) || /<\/style/i.test(style)) throw new Error('report assets must not hold </script, <!-- or </style');
+  const csp = [
+    "default-src 'none'",
+    `script-src ${sha256(script)}`,
+    `style-src ${sha256(style)}`,
+    "img-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="referrer" content="no-referrer">',
+    '<title>awb report</title>',
+    `<style>${style}</style>`,
+    '</head>',
+    '<body>',
+    '<noscript>This report draws itself with JavaScript; the numbers are also what <code>awb score</code> prints.</noscript>',
+    '<main id="app"></main>',
+    // The leaderboard's data and the script come before the rows' data: the
+    // page shows the leaderboard and charts while the browser still reads the rows.
+    `<script type="application/json" id="awb-data">${scriptSafeJson(data)}</script>`,
+    `<script>${script}</script>`,
+    `<script type="application/octet-stream" id="awb-rows">${packedJson(rows.rows.map(rowJson))}</script>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,228 @@
+/*
+ * `awb report` in a real browser: Debian's chromium driven by playwright-core
+ * (never a downloaded browser). The page is opened from file:// with every
+ * network request refused, and checked against `awb score --format json`.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { formatFixed } from '../src/core/score/index.js';
+import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+// CI installs chromium and sets AWB_REQUIRE_BROWSER=1, so a missing browser fails there instead of skipping.
+const skip = !existsSync(CHROMIUM) && process.env.AWB_REQUIRE_BROWSER !== '1' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
+
+function awb(...args: string[]) {
+  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const dir = tempDir('awb-report-browser-');
+
+/** A web prediction that would run script if it were ever parsed as markup. */
+const HOSTILE =
+  '<think>hidden reasoning</think><predicted_observation><html><body><script>window.__pwned = 1; alert(1)</script>' +
+  '<img src="x" onerror="window.__pwned = 2"><svg onload="window.__pwned = 3"></svg></textarea></script><!-- ' +
+  '<iframe src="https://example.com/"></iframe>visible words</body></html></predicted_observation>';
+
+function row(spec: Parameters<typeof judgedRow>[0], extra: Record<string, unknown> = {}) {
+  return { ...judgedRow(spec), ...extra };
+}
+
+// Run A: two domains plus the duplicated android pair (same id and turn, distinct rows) and a failed row.
+const runA = writeJudged(dir, 'a.jsonl', [
+  row({ domain: 'mcp', id: 1, dims: [5, 5, 5, 5, 5] }, { strengths: ['exact tool result'], judge_raw_output: 'RAW-JUDGE-A1' }),
+  row({ domain: 'mcp', id: 2, turn: 2, dims: [2, 3, 2, 3, 2] }, { weaknesses: ['wrong count'], current_prompt: 'ACTION-MCP-2' }),
+  row({ domain: 'mcp', id: 3, bare: true }),
+  row(
+    { domain: 'web', id: 7, turn: 3, dims: [1, 2, 1, 2, 1] },
+    {
+      gen: HOSTILE,
+      response: ['r1', 'r2', '<html><script>window.__pwned = 4</script>TRUTH-WEB-7</html>'],
+      judge_raw_output: '</script><script>window.__pwned=5</script>',
+    },
+  ),
+  row({ domain: 'android', id: 42, turn: 2, dims: [4, 4, 4, 4, 4] }, { response: ['x', 'ANDROID-TRUTH-ONE'] }),
+  row({ domain: 'android', id: 42, turn: 2, dims: [3, 3, 3, 3, 3] }, { response: ['x', 'ANDROID-TRUTH-TWO'] }),
+  row({ domain: 'os', id: 5, dims: [4, 4, 4, 4, 4] }, { gen: 'L'.repeat(9000) + 'TAIL-NEVER-SHOWN' }),
+]);
+writeManifest(runA, judgedManifest({ model: 'model-a', judge: 'judge-x' }));
+// Run B: the same keys, other grades, another model.
+const runB = writeJudged(dir, 'b.jsonl', [
+  row({ domain: 'mcp', id: 1, dims: [4, 4, 4, 4, 4] }),
+  row({ domain: 'mcp', id: 2, turn: 2, dims: [5, 5, 5, 5, 5] }, { current_prompt: 'ACTION-MCP-2' }),
+  row({ domain: 'web', id: 7, turn: 3, dims: [3, 3, 3, 3, 3] }),
+  row({ domain: 'android', id: 42, turn: 2, dims: [2, 2, 2, 2, 2] }, { response: ['x', 'ANDROID-TRUTH-ONE'] }),
+  row({ domain: 'os', id: 5, dims: [5, 5, 5, 5, 5] }),
+]);
+writeManifest(runB, judgedManifest({ model: 'model-b', judge: 'judge-x' }));
+const out = join(dir, 'report.html');
+
+describe('awb report in chromium', { skip }, () => {
+  let ctx: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const requests: string[] = [];
+  const dialogs: string[] = [];
+  const errors: string[] = [];
+
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist/commands/report.js')), 'run `npm run build` first');
+    const r = awb('report', runA, runB, '-o', out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /wrote .*report\.html \(12 rows/);
+    profile = mkdtempSync(join(tmpdir(), 'awb-chromium-'));
+    ctx = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      viewport: { width: 1280, height: 900 },
+    });
+    page = await ctx.newPage();
+    page.on('request', (req) => {
+      if (!req.url().startsWith('file:')) requests.push(req.url());
+    });
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+  });
+
+  after(async () => {
+    await ctx?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('shows the leaderboard with the numbers `awb score` prints', async () => {
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+    const json = JSON.parse(awb('score', runA, runB, '--format', 'json').stdout);
+    const table = page.locator('table[data-grid="0"] tbody tr');
+    assert.equal(await table.count(), 2);
+    for (const [i, run] of json.runs.entries()) {
+      const cells = table.nth(i).locator('td');
+      assert.equal(await cells.nth(0).textContent(), run.label);
+      for (const [d, s] of Object.entries(run.domains) as [string, { text: string; valid: number; rows: number }][]) {
+        const title = { mcp: 'MCP', web: 'Web', android: 'Android', os: 'OS' }[d]!;
+        const cell = page.locator('table[data-grid="0"] tbody tr').nth(i).locator(`td[data-col="${title}"]`);
+        assert.equal(await cell.locator('.v, .best').textContent(), s.text, `${run.label} ${d}`);
+        assert.equal(await cell.locator('.sub').textContent(), `${s.valid}/${s.rows}`);
+      }
+      const macro = table.nth(i).locator('td[data-col="Overall (macro)"]');
+      assert.equal(await macro.locator('.v, .best').textContent(), run.overall.macro.text);
+      const half = (run.overall.macro.ci.hi - run.overall.macro.ci.lo) / 2;
+      assert.equal(await macro.locator('.extra').textContent(), `±${formatFixed(half)}`);
+      const micro = table.nth(i).locator('td[data-col="Overall (micro)"]');
+      assert.equal(await micro.locator('.v, .best').textContent(), run.overall.micro.text);
+    }
+    // The best cell of each column is marked, as score's json says.
+    const bestMacro = json.runs.findIndex((r: { overall: { macro: { best: boolean } } }) => r.overall.macro.best);
+    assert.equal(await table.nth(bestMacro).locator('td[data-col="Overall (macro)"] strong.best').count(), 1);
+    // Both runs come from different models: the comparability note is there.
+    assert.match((await page.locator('#leaderboard .notes').textContent())!, /Scores: \(mean grade - 1\)/);
+  });
+
+  it('draws the four charts as SVG', async () => {
+    const captions = await page.locator('#charts figcaption').allTextContents();
+    assert.ok(captions.some((c) => c.startsWith('Score per domain')));
+    assert.ok(captions.some((c) => c.startsWith('The five dimensions per domain')));
+    assert.ok(captions.some((c) => c.startsWith('Score by turn depth')));
+    assert.ok(captions.some((c) => c.startsWith('Failed rows per domain')));
+    // Per-domain bars: 4 domains x 2 runs, each titled with the printed score.
+    const first = page.locator('#charts figure').first();
+    assert.equal(await first.locator('rect.bar').count(), 8);
+    const titles = await first.locator('rect.bar title').allTextContents();
+    const json = JSON.parse(awb('score', runA, runB, '--format', 'json').stdout);
+    assert.ok(titles.includes(`${json.runs[0].label} · MCP: ${json.runs[0].domains.mcp.text}`), titles.join('\n'));
+    assert.ok((await first.locator('line.whisker').count()) > 0, 'interval whiskers');
+  });
+
+  it('opens a #row= link and shows both rows of a pair held twice', async () => {
+    await page.goto(`${pathToFileURL(out).href}#row=android/42/2`);
+    await page.waitForSelector('#detail article[data-ref="android/42/2"]');
+    const articles = page.locator('#detail article.row');
+    // Run A has the pair twice (two distinct rows), run B once.
+    assert.equal(await articles.count(), 3);
+    const truths = await page.locator('#detail .truth pre').allTextContents();
+    assert.deepEqual(truths.sort(), ['ANDROID-TRUTH-ONE', 'ANDROID-TRUTH-ONE', 'ANDROID-TRUTH-TWO']);
+    // A link followed from inside the page.
+    await page.locator('#row-list a[href="#row=mcp/2/2"]').first().click();
+    await page.waitForSelector('#detail article[data-ref="mcp/2/2"]');
+    assert.equal(await page.locator('#detail article.row').count(), 2);
+    assert.equal(await page.locator('#detail .action pre').first().textContent(), 'ACTION-MCP-2');
+    assert.match((await page.locator('#detail .weaknesses').first().textContent())!, /wrong count/);
+  });
+
+  it('keeps hostile predictions as text: nothing runs, nothing is fetched', async () => {
+    await page.goto(`${pathToFileURL(out).href}#row=web/7/3`);
+    await page.waitForSelector('#detail article[data-ref="web/7/3"]');
+    const prediction = await page.locator('#detail .prediction pre').first().textContent();
+    // Cleaned as the judge saw it: no think block, no wrapper; the markup itself shown as text.
+    assert.ok(prediction!.startsWith('<html><body><script>window.__pwned = 1; alert(1)</script>'), prediction!);
+    assert.ok(!prediction!.includes('hidden reasoning'));
+    assert.ok(!prediction!.includes('predicted_observation'));
+    assert.match((await page.locator('#detail .truth pre').first().textContent())!, /TRUTH-WEB-7/);
+    await page.locator('#detail details summary').first().click();
+    assert.equal(await page.locator('#detail .judge pre').first().textContent(), '</script><script>window.__pwned=5</script>');
+    assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.locator('#detail img, #detail iframe, #detail script, #app svg[onload]').count(), 0);
+    assert.deepEqual(dialogs, []);
+    assert.deepEqual(requests, []);
+    assert.deepEqual(errors, []);
+  });
+
+  it('marks a cut text', async () => {
+    await page.goto(`${pathToFileURL(out).href}#row=os/5/1`);
+    await page.waitForSelector('#detail article[data-ref="os/5/1"]');
+    const a = page.locator('#detail article.row').first();
+    const text = (await a.locator('.prediction pre').textContent())!;
+    assert.ok(!text.includes('TAIL-NEVER-SHOWN'));
+    assert.match((await a.locator('.prediction .cut').textContent())!, /^\[cut: the first 6000 of 9016 characters\]$/);
+  });
+
+  it('filters by domain, run, score range and failed, and sorts by score', async () => {
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+    const refs = () => page.locator('#row-list tr td:first-child').allTextContents();
+    assert.equal((await refs()).length, 12);
+    await page.selectOption('#f-domain', 'android');
+    assert.deepEqual(await refs(), ['android/42/2', 'android/42/2', 'android/42/2']);
+    await page.selectOption('#f-run', '1');
+    assert.deepEqual(await refs(), ['android/42/2']);
+    await page.selectOption('#f-domain', '');
+    await page.selectOption('#f-run', '');
+    await page.selectOption('#f-failed', '1');
+    assert.deepEqual(await refs(), ['mcp/3/1']);
+    assert.equal(await page.locator('#row-list tr td:nth-child(3)').textContent(), 'n/a', 'a failed row has no score');
+    await page.selectOption('#f-failed', '');
+    await page.fill('#f-min', '90');
+    assert.deepEqual((await refs()).sort(), ['mcp/1/1', 'mcp/2/2', 'os/5/1']);
+    await page.fill('#f-min', '');
+    await page.selectOption('#f-sort', 'asc');
+    const scores = (await page.locator('#row-list tr td:nth-child(3)').allTextContents()).filter((s) => s !== 'n/a').map(Number);
+    assert.deepEqual(
+      scores,
+      [...scores].sort((x, y) => x - y),
+    );
+    assert.match((await page.locator('#f-count').textContent())!, /^12 of 12 rows/);
+  });
+
+  it('takes a screenshot', async () => {
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+    const shot = join(dir, 'report.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    assert.ok(statSync(shot).size > 10_000);
+  });
+});

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { MAX_TEXT, MIN_TEXT, collectRows, cut, fitLimit, rowRef } from '../src/core/report/index.js';
+import { packedJson, scriptSafeJson } from '../src/render/html/report.js';
+import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dir = tempDir('awb-report-');
+
+describe('report texts', () => {
+  it('cuts long texts and says how long they were, never splitting a surrogate pair', () => {
+    assert.equal(cut('short', 10), 'short');
+    assert.deepEqual(cut('abcdefghij', 4), { head: 'abcd', length: 10 });
+    // '😀' is two code units: a cut inside it keeps neither half.
+    assert.deepEqual(cut('abc😀def', 4), { head: 'abc', length: 8 });
+  });
+
+  it('lowers the limit for every text alike until they fit the budget, long texts first', () => {
+    assert.equal(fitLimit([10, 20, 30], 1000), MAX_TEXT);
+    const lengths = [100, 100, 50_000, 50_000];
+    const limit = fitLimit(lengths, 10_000);
+    const kept = (l: number) => lengths.reduce((n, x) => n + Math.min(x, l), 0);
+    assert.ok(kept(limit) <= 10_000 && kept(limit + 1) > 10_000, `limit ${limit}`);
+    assert.equal(fitLimit([1e6, 1e6], 10), MIN_TEXT);
+  });
+
+  it('names rows domain/id/turn_idx with the exact id', () => {
+    assert.equal(rowRef('android', '12345678901234567890', 3), 'android/12345678901234567890/3');
+  });
+
+  it('embeds data so that no `<` can close its script block', () => {
+    const hostile = { p: '</script><script>alert(1)</script><!--' };
+    const safe = scriptSafeJson(hostile);
+    assert.ok(!safe.includes('<'));
+    assert.deepEqual(JSON.parse(safe), hostile);
+    const packed = packedJson(hostile);
+    assert.match(packed, /^[A-Za-z0-9+/=]+$/);
+    assert.deepEqual(JSON.parse(gunzipSync(Buffer.from(packed, 'base64')).toString('utf8')), hostile);
+  });
+});
+
+describe('collectRows', () => {
+  it('keeps what the judge saw: the cleaned prediction, the ground truth of the turn, the action', async () => {
+    const rows = [
+      {
+        ...judgedRow({ domain: 'web', id: 9, turn: 2, dims: [5, 4, 3, 2, 1] }),
+        gen: '<think>plan</think>noise<predicted_observation>\n<html>PAGE</html>\n</predicted_observation>',
+        strengths: ['s1', 's2'],
+        weaknesses: 'one string',
+        judge_raw_output: 'RAW',
+      },
+      // No current_prompt: the action is prompt[turn_idx-1].
+      judgedRow({ domain: 'mcp', id: 1, turn: 2 }),
+      judgedRow({ domain: 'mcp', id: 2, bare: true }),
+    ];
+    // A line with a repeated key takes the JSON.parse path (the last value wins, as in JSON.parse).
+    const repeated = JSON.stringify(judgedRow({ domain: 'os', id: 3 })).replace(/^\{/, '{"gen":"first",');
+    const file = writeJudged(dir, 'collect.jsonl', rows, repeated + '\n');
+    const got = await collectRows([file]);
+    assert.equal(got.rows.length, 4);
+    const [web, mcp, bare, os] = got.rows;
+    assert.equal(web!.prediction, '<html>PAGE</html>');
+    assert.equal(web!.truth, 'observation 9.2');
+    assert.equal(web!.ref, 'web/9/2');
+    assert.deepEqual(web!.grades, [5, 4, 3, 2, 1]);
+    assert.equal(web!.scoreText, '50.00');
+    assert.deepEqual(web!.strengths, ['s1', 's2']);
+    assert.deepEqual(web!.weaknesses, ['one string']);
+    assert.equal(web!.judge, 'RAW');
+    assert.equal(mcp!.action, 'action 1.2');
+    assert.equal(bare!.failed, true);
+    assert.equal(bare!.score, undefined);
+    assert.equal(bare!.scoreText, 'n/a');
+    assert.equal(bare!.error, 'empty generation');
+    assert.equal(os!.prediction, 'simulated observation');
+    assert.equal(os!.line, 4);
+  });
+});
+
+describe('awb report (command)', () => {
+  it('refuses to write over one of its inputs', () => {
+    const file = writeJudged(dir, 'input.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
+    const before = readFileSync(file, 'utf8');
+    const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', file], { encoding: 'utf8' });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /is one of the judged files/);
+    assert.equal(readFileSync(file, 'utf8'), before);
+  });
+
+  it('writes a page whose policy forbids every request and admits only its own script and style', () => {
+    const file = writeJudged(dir, 'one.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
+    const out = join(dir, 'one.html');
+    writeFileSync(out, 'old');
+    const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', out, '--no-ci'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const html = readFileSync(out, 'utf8');
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1]!;
+    assert.match(csp, /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+';/);
+    // The one address in the page is the SVG namespace, a name that is never loaded.
+    assert.doesNotMatch(html.replaceAll("'http://www.w3.org/2000/svg'", ''), /https?:\/\//, 'no address to load anything from');
+    assert.equal((html.match(/<script>/g) ?? []).length, 1, 'one executable script');
+  });
+});
