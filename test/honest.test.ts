@@ -197,7 +197,7 @@ describe('small things', () => {
     writeFileSync(file, JSON.stringify({ task: 'mcp', id: 1, turn_idx: 1, prompt: ['a'], response: ['b'], gen: 'x' }) + '\n');
     await assert.rejects(
       scoreFiles(request([file])),
-      /is a predictions file \(from awb infer\), not a judged one: judge it first, e\.g\. awb judge --predictions/,
+      /is a predictions file \(its rows have gen but no judge results\), not a judged one; judge it first with `awb judge --predictions/,
     );
   });
 });

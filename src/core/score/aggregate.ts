@@ -7,7 +7,6 @@ import {
   type Interval,
 } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
-import { decodeLine, readLineBytes } from '../rows/index.js';
 import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
@@ -377,11 +376,6 @@ export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
     if (score.valid === 0) {
-      if (score.rows > 0 && (await isPredictionsFile(file))) {
-        throw new UserError(
-          `${file} is a predictions file (from awb infer), not a judged one: judge it first, e.g. awb judge --predictions ${file} --judge-base-url URL --judge-model NAME, then score the judged.jsonl it writes`,
-        );
-      }
       const why = score.rows === 0 ? 'the file has no rows' : `all ${score.rows} rows failed`;
       throw new UserError(`${file}: no valid judged rows (${why})`);
     }
@@ -424,20 +418,3 @@ export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
   };
 }
 
-/**
- * A file whose first row carries a generation but none of the judge's
- * fields: every row "fails" only because nothing judged it yet.
- */
-async function isPredictionsFile(file: string): Promise<boolean> {
-  for await (const line of readLineBytes(file)) {
-    const text = decodeLine(line.bytes);
-    if (text.trim() === '') continue;
-    try {
-      const row = JSON.parse(text) as Record<string, unknown>;
-      return 'gen' in row && !('total_score' in row) && !('failed' in row);
-    } catch {
-      return false;
-    }
-  }
-  return false;
-}
