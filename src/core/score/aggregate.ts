@@ -417,4 +417,3 @@ export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
     warnings,
   };
 }
-
