@@ -62,6 +62,9 @@ class HubNetworkError extends Error {
   }
 }
 
+/** A body that sends less than this within the idle timeout is given up as stalled. */
+const PROGRESS_BYTES = 16 * 1024;
+
 /**
  * The fetch every library call gets: it records what failed, gives a request
  * up after `idleSeconds` without a byte, and cuts a body longer than it may be
@@ -75,12 +78,19 @@ export function watchedFetch(hub: Hub): typeof fetch {
     const signal = hub.signal ? AbortSignal.any([hub.signal, idle.signal]) : idle.signal;
     let stalled = false;
     let timer: NodeJS.Timeout | undefined;
+    // Time spent waiting for the server since it last sent PROGRESS_BYTES: a trickle (a byte every
+    // few seconds) is as stuck as silence, and is given up after as long.
+    let waitedMs = 0;
+    let sinceProgress = 0;
     const arm = (): void => {
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        stalled = true;
-        idle.abort();
-      }, hub.idleSeconds * 1000);
+      timer = setTimeout(
+        () => {
+          stalled = true;
+          idle.abort();
+        },
+        Math.max(0, hub.idleSeconds * 1000 - waitedMs),
+      );
       timer.unref();
     };
     const fail = (err: unknown, midBody: boolean, oversize?: number): HubNetworkError => {
@@ -112,11 +122,18 @@ export function watchedFetch(hub: Hub): typeof fetch {
         try {
           // The clock runs only while waiting for the server, not while the reader is busy writing to disk.
           arm();
+          const started = performance.now();
           const { done, value } = await reader.read();
           clearTimeout(timer);
           if (done) {
             controller.close();
             return;
+          }
+          waitedMs += performance.now() - started;
+          sinceProgress += value.byteLength;
+          if (sinceProgress >= PROGRESS_BYTES) {
+            waitedMs = 0;
+            sinceProgress = 0;
           }
           received += value.byteLength;
           if (received > limit) {
@@ -233,7 +250,7 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     }
     if (net.stalled) {
       return refuse(
-        `${at} sent nothing for ${hub.idleSeconds} s while ${doing}; nothing partial was kept (raise --timeout for a slow mirror)`,
+        `${at} sent nothing, or next to nothing, for ${hub.idleSeconds} s while ${doing}; nothing partial was kept (raise --timeout for a slow mirror)`,
       );
     }
     if (net.midBody) {
