@@ -25,6 +25,8 @@ export interface ModelScopeServerOptions {
   corrupt?: Record<string, Buffer>;
   /** Send half of a path's body and cut the connection, this many times. */
   cut?: Record<string, number>;
+  /** Answer Range requests with the whole file (200), as a server without Range support does. */
+  ignoreRange?: boolean;
   /** Answer every request with 403 (a token without access). */
   forbidden?: boolean;
 }
@@ -85,7 +87,7 @@ export async function startModelScopeServer(opts: ModelScopeServerOptions): Prom
       const real = files.get(path);
       if (!real) return envelope(res, 404, null, `file ${path} not found`);
       const data = opts.corrupt?.[path] ?? real;
-      const range = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
+      const range = opts.ignoreRange ? null : /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
       const start = range ? Number(range[1]) : 0;
       const body = data.subarray(start);
       res.writeHead(range ? 206 : 200, {

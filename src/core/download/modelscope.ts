@@ -58,12 +58,15 @@ function datasetUrl(hub: Hub, route: string, query: Record<string, string>): str
   return `${hub.hubUrl}/api/v1/datasets/${owner}/${name}${route}?${new URLSearchParams(query).toString()}`;
 }
 
+/** An error answer: its small envelope is read to the end so the connection is reused; hub.failures has the status for the message. */
+async function failed(res: Response): Promise<never> {
+  await res.text().catch(() => undefined);
+  throw new Error(`HTTP ${res.status}`);
+}
+
 /** The `Data` of an answer; a failed one throws (its status is in hub.failures for the message). */
 async function envelope(hub: Hub, res: Response, doing: string): Promise<unknown> {
-  if (!res.ok) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new Error(`HTTP ${res.status}`);
-  }
+  if (!res.ok) return failed(res);
   let body: unknown;
   try {
     body = await res.json();
@@ -132,10 +135,7 @@ export function openModelScopeFile(hub: Hub, entry: Entry): OpenBody {
   return async (offset) => {
     const url = datasetUrl(hub, '/repo', { Revision: hub.revision, FilePath: entry.path });
     const res = await msFetch(url, offset > 0 ? { headers: { Range: `bytes=${offset}-` } } : {});
-    if (!res.ok || !res.body) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new Error(`HTTP ${res.status}`);
-    }
+    if (!res.ok || !res.body) return failed(res);
     const from = res.status === 206 ? Number(/^bytes (\d+)-/.exec(res.headers.get('Content-Range') ?? '')?.[1] ?? NaN) : 0;
     if (from !== 0 && from !== offset) {
       await res.body.cancel().catch(() => undefined);
