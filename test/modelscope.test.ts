@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { readDatasetOrigin } from '../src/core/dataset/index.js';
+import { readDatasetOrigin, type DatasetOrigin } from '../src/core/dataset/index.js';
 import { downloadDataset, type DownloadOptions } from '../src/core/download/index.js';
 import { UserError } from '../src/core/errors.js';
+import { comparabilityNotes, type Provenance } from '../src/core/score/comparability.js';
 import { runAwb } from './support/cli.js';
 import { makeDataset, tempDirs, worldReply, type Dataset } from './support/dataset.js';
 import { startModelScopeServer, type ModelScopeServer, type ModelScopeServerOptions } from './support/modelscope-server.js';
@@ -203,5 +204,69 @@ describe('awb with --source modelscope', () => {
     assert.equal(manifest.dataset.commit, server.commit);
     assert.equal(manifest.dataset.revision, 'master');
     assert.deepEqual(Object.keys(manifest.dataset.sha256 ?? {}).sort(), ['mcp', 'search', 'terminal']);
+  });
+});
+
+describe('the same data from either hub', () => {
+  const H = { mcp: 'a'.repeat(64), search: 'b'.repeat(64) };
+  const prov = (commit: string, revision: string, sha256?: Record<string, string>): Provenance => ({
+    manifest: 'found',
+    judge: 'j',
+    history: 'full',
+    datasetRepo: 'Qwen/AgentWorldBench',
+    datasetCommit: commit,
+    datasetRevision: revision,
+    datasetSha256: sha256,
+  });
+  const run = (label: string, p: Provenance) => ({ label, provenance: p, domains: ['mcp', 'search'] });
+
+  it('comparability: equal hashes under different commits and branch names are the same data; a differing hash is named', () => {
+    const same = comparabilityNotes([run('hf', prov('1'.repeat(40), 'main', H)), run('ms', prov('2'.repeat(40), 'master', H))]);
+    assert.deepEqual(same, []);
+    const other = comparabilityNotes([
+      run('hf', prov('1'.repeat(40), 'main', H)),
+      run('ms', prov('2'.repeat(40), 'master', { ...H, search: 'c'.repeat(64) })),
+    ]);
+    assert.ok(
+      other.some((n) => n.kind === 'differs' && /dataset commit differs \(111111111111 in hf; 222222222222 in ms\)/.test(n.text)),
+      JSON.stringify(other),
+    );
+    // Without hashes, commits still decide, as before.
+    const old = comparabilityNotes([run('a', prov('1'.repeat(40), 'main')), run('b', prov('2'.repeat(40), 'main'))]);
+    assert.ok(old.some((n) => /dataset commit differs/.test(n.text)), JSON.stringify(old));
+  });
+
+  it('merge joins a ModelScope shard with a Hugging Face shard of the same files, and refuses other files', async () => {
+    const world = await startOpenAIServer({ reply: worldReply });
+    try {
+      const server = await modelscope();
+      const env = { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_CACHE: join(tmp, 'ms-cache') };
+      const infer = (out: string, ...extra: string[]) =>
+        runAwb(['infer', '--model-base-url', world.url, '--model-name', 'test-model', '-o', out, '--no-progress', ...extra], { env });
+      const s1 = join(tmp, 's1.jsonl');
+      const r1 = await infer(s1, '--source', 'modelscope', '--shard', '1/2');
+      assert.equal(r1.code, 0, r1.stderr);
+      // The same files as a Hugging Face download records them: another commit, the same SHA-256s.
+      const hf = join(tmp, 'hf');
+      await cp(join(tmp, 'ms-cache', 'hub', 'datasets', 'Qwen', 'AgentWorldBench'), hf, { recursive: true });
+      const origin = (await readDatasetOrigin(hf))!;
+      const asHf = (o: DatasetOrigin): DatasetOrigin => ({ ...o, hub: undefined, revision: 'main', commit: 'f'.repeat(40) });
+      await writeFile(join(hf, '.awb-dataset.json'), JSON.stringify(asHf(origin)));
+      const s2 = join(tmp, 's2.jsonl');
+      const r2 = await infer(s2, '--data', hf, '--shard', '2/2');
+      assert.equal(r2.code, 0, r2.stderr);
+      const merged = await runAwb(['merge', join(tmp, 'merged.jsonl'), s1, s2], { env });
+      assert.equal(merged.code, 0, merged.stderr);
+
+      const changed = { ...asHf(origin), files: origin.files.map((f) => (f.domain === 'search' ? { ...f, sha256: 'c'.repeat(64) } : f)) };
+      await writeFile(join(hf, '.awb-dataset.json'), JSON.stringify(changed));
+      const s3 = join(tmp, 's3.jsonl');
+      assert.equal((await infer(s3, '--data', hf, '--shard', '2/2')).code, 0);
+      const refused = await runAwb(['merge', join(tmp, 'merged2.jsonl'), s1, s3], { env });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /dataset commit/);
+    } finally {
+      await world.close();
+    }
   });
 });
