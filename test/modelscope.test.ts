@@ -79,7 +79,10 @@ describe('downloadDataset --source modelscope', () => {
     for (const domain of ['mcp', 'search', 'terminal']) {
       assert.deepEqual(await readFile(join(cache, `${domain}_test.jsonl`)), await readFile(data.files.get(domain)!));
     }
-    assert.ok(server.requests.some((r) => r.path.includes('PageNumber=2')), 'the second page was asked for');
+    assert.ok(
+      server.requests.some((r) => r.path.includes('PageNumber=2')),
+      'the second page was asked for',
+    );
     const origin = await readDatasetOrigin(cache);
     assert.equal(origin?.hub, 'modelscope');
     assert.equal(origin?.commit, server.commit);
@@ -87,10 +90,7 @@ describe('downloadDataset --source modelscope', () => {
     // A second run finds everything in place and asks for no file.
     const before = server.requests.length;
     await download();
-    assert.equal(
-      server.requests.slice(before).filter((r) => r.path.includes('FilePath=')).length,
-      0,
-    );
+    assert.equal(server.requests.slice(before).filter((r) => r.path.includes('FilePath=')).length, 0);
   });
 
   it('refuses a file that never matches its SHA-256 after retrying, and leaves nothing under its name', async () => {
@@ -199,7 +199,9 @@ describe('awb with --source modelscope', () => {
     assert.equal(lines.length, data.lines.length);
     const manifestText = await readFile(`${out}.manifest.json`, 'utf8');
     assert.ok(!manifestText.includes(TOKEN));
-    const manifest = JSON.parse(manifestText) as { dataset: { hub?: string; commit?: string; revision?: string; sha256?: Record<string, string> } };
+    const manifest = JSON.parse(manifestText) as {
+      dataset: { hub?: string; commit?: string; revision?: string; sha256?: Record<string, string> };
+    };
     assert.equal(manifest.dataset.hub, 'modelscope');
     assert.equal(manifest.dataset.commit, server.commit);
     assert.equal(manifest.dataset.revision, 'master');
@@ -233,7 +235,10 @@ describe('the same data from either hub', () => {
     );
     // Without hashes, commits still decide, as before.
     const old = comparabilityNotes([run('a', prov('1'.repeat(40), 'main')), run('b', prov('2'.repeat(40), 'main'))]);
-    assert.ok(old.some((n) => /dataset commit differs/.test(n.text)), JSON.stringify(old));
+    assert.ok(
+      old.some((n) => /dataset commit differs/.test(n.text)),
+      JSON.stringify(old),
+    );
   });
 
   it('merge joins a ModelScope shard with a Hugging Face shard of the same files, and refuses other files', async () => {

@@ -38,7 +38,9 @@ export async function resolveData(
   }
   const rev = revision ?? (source === 'modelscope' ? 'master' : 'main');
   if (progress)
-    process.stderr.write(`infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`);
+    process.stderr.write(
+      `infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`,
+    );
   // The Hub client is loaded only when there is something to download.
   const { downloadDataset } = await import('../core/download/index.js');
   const ds = await downloadDataset({ source, repo: DATASET_REPO, revision: rev, domains });

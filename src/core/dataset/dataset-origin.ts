@@ -13,7 +13,6 @@ export const ORIGIN_FILE = '.awb-dataset.json';
 export const HUB_SOURCES = ['huggingface', 'modelscope'] as const;
 export type HubKind = (typeof HUB_SOURCES)[number];
 
-
 export interface DatasetOrigin {
   /** Which hub the files came from; absent means Hugging Face (records written before ModelScope). */
   hub?: HubKind;

@@ -66,7 +66,10 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   const ms = kind === 'modelscope';
   const hubUrl = ms ? (opts.hubUrl ?? modelScopeUrl()) : resolveHubUrl(opts.hubUrl);
   const { token, source: tokenSource } = ms
-    ? { token: opts.token ?? modelScopeToken(), source: opts.token ? 'the access token' : modelScopeToken() ? 'MODELSCOPE_API_TOKEN' : undefined }
+    ? {
+        token: opts.token ?? modelScopeToken(),
+        source: opts.token ? 'the access token' : modelScopeToken() ? 'MODELSCOPE_API_TOKEN' : undefined,
+      }
     : await resolveToken(opts.token);
   const failures = new FailureLog();
   const hub: Hub = {
@@ -131,7 +134,7 @@ async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Pr
   if (dir !== undefined) {
     const origin = await readDatasetOrigin(dir);
     if (!origin || origin.repo !== opts.repo || (origin.hub ?? 'huggingface') !== (opts.source ?? 'huggingface')) return undefined;
-    if ((origin.revision !== opts.revision && origin.commit !== opts.revision)) return undefined;
+    if (origin.revision !== opts.revision && origin.commit !== opts.revision) return undefined;
     const wanted = opts.domains?.length ? origin.files.filter((f) => opts.domains!.includes(f.domain)) : origin.files;
     if (opts.domains?.length && wanted.length !== opts.domains.length) return undefined;
     for (const f of wanted) {

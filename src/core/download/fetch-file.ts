@@ -52,7 +52,7 @@ export async function fetchVerified(
                 HOSTILE_EXIT,
               );
             }
-            for (let off = 0; off < chunk.length; ) {
+            for (let off = 0; off < chunk.length;) {
               let n: number;
               try {
                 ({ bytesWritten: n } = await handle.write(chunk, off, chunk.length - off, written + off));

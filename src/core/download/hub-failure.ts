@@ -268,7 +268,9 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
             ? 'MODELSCOPE_API_TOKEN was sent but is not accepted: check it'
             : 'set MODELSCOPE_API_TOKEN to a token that can read it'
           : 'the token has no access to it: request access on its page, or use a token that has it';
-      return refuse(`${status === 401 ? 'not signed in to' : 'access denied by'} ${at} for dataset ${hub.repo} (HTTP ${status}) while ${doing}; ${fix}`);
+      return refuse(
+        `${status === 401 ? 'not signed in to' : 'access denied by'} ${at} for dataset ${hub.repo} (HTTP ${status}) while ${doing}; ${fix}`,
+      );
     }
     if (status === 401 || status === 403) {
       const fix = hub.tokenSource

@@ -100,10 +100,14 @@ export async function listModelScope(hub: Hub): Promise<{ commit: string; entrie
       });
       const data = (await envelope(hub, await msFetch(url), doing)) as { Files?: unknown } | null;
       const files = data?.Files ?? [];
-      if (!Array.isArray(files)) throw new UserError(`${shownUrl(hub.hubUrl)} sent a listing without a file list; is it ModelScope?`, HOSTILE_EXIT);
+      if (!Array.isArray(files))
+        throw new UserError(`${shownUrl(hub.hubUrl)} sent a listing without a file list; is it ModelScope?`, HOSTILE_EXIT);
       for (const f of files as Record<string, unknown>[]) {
         if (++seen > MAX_LISTED) {
-          throw new UserError(`${shownUrl(hub.hubUrl)} lists more than ${MAX_LISTED} files for ${hub.repo}; refusing this mirror`, HOSTILE_EXIT);
+          throw new UserError(
+            `${shownUrl(hub.hubUrl)} lists more than ${MAX_LISTED} files for ${hub.repo}; refusing this mirror`,
+            HOSTILE_EXIT,
+          );
         }
         const path = f?.Path;
         // Only test files are used; every other name is ignored unread, whatever it holds.
@@ -139,7 +143,10 @@ export function openModelScopeFile(hub: Hub, entry: Entry): OpenBody {
     const from = res.status === 206 ? Number(/^bytes (\d+)-/.exec(res.headers.get('Content-Range') ?? '')?.[1] ?? NaN) : 0;
     if (from !== 0 && from !== offset) {
       await res.body.cancel().catch(() => undefined);
-      throw new UserError(`${shownUrl(hub.hubUrl)} answered a request for ${entry.path} from byte ${offset} with another range`, HOSTILE_EXIT);
+      throw new UserError(
+        `${shownUrl(hub.hubUrl)} answered a request for ${entry.path} from byte ${offset} with another range`,
+        HOSTILE_EXIT,
+      );
     }
     return { body: res.body as unknown as AsyncIterable<Uint8Array>, from };
   };
