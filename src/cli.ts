@@ -38,9 +38,12 @@ function buildProgram(): Command {
 
   program
     .command('download')
-    .description('Download the AgentWorldBench dataset from the Hugging Face Hub (honours HF_ENDPOINT, HF_TOKEN, HF_HOME)')
-    .option('--revision <rev>', 'branch, tag or commit of the dataset', 'main')
-    .option('--dir <dir>', 'download into this folder instead of the Hugging Face cache')
+    .description(
+      'Download the AgentWorldBench dataset from the Hugging Face Hub (honours HF_ENDPOINT, HF_TOKEN, HF_HOME) or ModelScope (MODELSCOPE_ENDPOINT, MODELSCOPE_API_TOKEN, MODELSCOPE_CACHE)',
+    )
+    .option('--source <hub>', 'huggingface or modelscope', 'huggingface')
+    .option('--revision <rev>', 'branch, tag or commit of the dataset (default: main on Hugging Face, master on ModelScope)')
+    .option('--dir <dir>', "download into this folder instead of the hub's cache")
     .option('--domains <list>', 'comma-separated domains to fetch (default: all seven)')
     .option('--repo <id>', 'dataset repository', DATASET_REPO)
     .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default 60)')

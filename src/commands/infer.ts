@@ -13,11 +13,12 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
   const apiKey = apiKeyFrom(opts.modelApiKey, 'AWB_MODEL_API_KEY');
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };
-  if (opts.data !== undefined && opts.revision !== 'main') {
-    throw new UserError('--revision chooses what to download; it cannot apply to a local --data folder (drop one of them)');
+  if (opts.data !== undefined && (opts.revision !== undefined || opts.source !== 'huggingface')) {
+    const what = opts.revision !== undefined ? '--revision' : '--source';
+    throw new UserError(`${what} chooses what to download; it cannot apply to a local --data folder (drop one of them)`);
   }
 
-  const data = await resolveData(opts.data, opts.revision, domains, opts.progress);
+  const data = await resolveData(opts.data, opts.source, opts.revision, domains, opts.progress);
   const files = await datasetFiles(data.dir, domains);
   const plan = await planLines(
     files.map((f) => f.path),

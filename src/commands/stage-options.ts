@@ -1,3 +1,4 @@
+import { HUB_SOURCES } from '../core/dataset/index.js';
 import { parseDomainList } from '../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
 import type { OptionTable, Parsed } from './option-table.js';
@@ -93,7 +94,17 @@ export const INFER_OPTIONS = {
     help: 'local copy of the dataset in the official layout ({domain}_test.jsonl); default: download it',
     parse: str,
   },
-  revision: { flags: '--revision <rev>', help: 'dataset revision when downloading', default: 'main', parse: (v: string) => v },
+  source: {
+    flags: '--source <hub>',
+    help: 'where to download the dataset from without --data: huggingface or modelscope',
+    default: 'huggingface',
+    parse: (v: string, n: string) => choiceOption(n, v, HUB_SOURCES),
+  },
+  revision: {
+    flags: '--revision <rev>',
+    help: 'dataset revision when downloading (default: main on Hugging Face, master on ModelScope)',
+    parse: str,
+  },
   output: { flags: '-o, --output <file>', help: 'predictions file', default: 'results/predictions.jsonl', parse: (v: string) => v },
   domains,
   limit: {

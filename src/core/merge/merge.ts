@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { refuseOverInputs, sameFile, writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
 import { fileError, readLineBytes } from '../rows/index.js';
+import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
 import { readManifest, settingsDifferences, writeManifest } from '../runner/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
@@ -72,7 +73,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
       throw new UserError(`${file} is an \`awb ${m.stage}\` output but ${opts.shards[0]} is \`awb ${first.stage}\``);
     const shard = m.settings.shard;
     const diffs = settingsDifferences(common, shardIndependent(m.settings));
-    if (m.dataset.commit !== first.dataset.commit)
+    if (!sameData(first.dataset, m.dataset))
       diffs.push(`dataset commit: ${first.dataset.commit ?? 'unknown'} vs ${m.dataset.commit ?? 'unknown'}`);
     if (diffs.length) throw new UserError(`${file} was made with other settings than ${opts.shards[0]}: ${diffs.join('; ')}`);
     if (!shard) return;

@@ -36,6 +36,10 @@ export const manifestSchema = z.object({
     revision: z.string().optional(),
     /** The resolved commit when the data came from the Hub; absent for a local folder of unknown origin. */
     commit: z.string().optional(),
+    /** Which hub it came from (absent: Hugging Face, or unknown for a folder of unknown origin). */
+    hub: z.enum(['huggingface', 'modelscope']).optional(),
+    /** domain → SHA-256 of its file as the hub listed it: the same data from either hub has the same hashes. */
+    sha256: z.record(z.string(), z.string()).optional(),
     /** Folder it was read from (for infer) or predictions file (for judge). */
     source: z.string(),
     domains: z.array(z.string()),

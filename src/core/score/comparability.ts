@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
 import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
-import { PUBLISHED_JUDGE } from '../dataset/index.js';
+import { PUBLISHED_JUDGE, sameData } from '../dataset/index.js';
 import { loadRubrics } from '../judge/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
 
@@ -22,6 +22,8 @@ export interface Provenance {
   datasetRepo?: string;
   history?: string;
   datasetCommit?: string;
+  /** domain → SHA-256 of the dataset file: the same files from either hub are the same data. */
+  datasetSha256?: Record<string, string>;
   datasetRevision?: string;
   /** False when the manifest says the run stopped before every row was done. */
   complete?: boolean;
@@ -102,6 +104,7 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
       datasetRepo: infer?.dataset.repo ?? manifest.dataset.repo,
       history: infer?.settings.history ?? manifest.settings.history,
       datasetCommit: infer?.dataset.commit ?? manifest.dataset.commit,
+      datasetSha256: infer?.dataset.sha256 ?? manifest.dataset.sha256,
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
       complete: manifest.complete && (infer?.complete ?? true),
     },
@@ -160,11 +163,11 @@ export interface ComparabilityNote {
 }
 
 /** Settings checked one value per run, in the order notes list them; `rubrics` marks where the per-domain rubric check goes. */
-const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boolean } | 'rubrics'> = [
+const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boolean } | 'rubrics' | 'dataset'> = [
   { field: 'judge', what: 'judge' },
   'rubrics',
   { field: 'history', what: 'history protocol' },
-  { field: 'datasetCommit', what: 'dataset commit', hash: true },
+  'dataset',
   { field: 'datasetRevision', what: 'dataset revision' },
 ];
 
@@ -196,6 +199,9 @@ export function comparabilityNotes(
     const known = runs.filter((r) => r.provenance.manifest === 'found');
     for (const c of CHECKED) {
       if (c === 'rubrics') notes.push(...rubricNotes(known));
+      else if (c === 'dataset') notes.push(...fieldNotes(known, 'dataset commit', dataGroups(known), true));
+      // The same data under another branch name (main on Hugging Face, master on ModelScope) is no difference.
+      else if (c.field === 'datasetRevision' && new Set(known.map(dataGroups(known))).size === 1) continue;
       else notes.push(...fieldNotes(known, c.what, (r) => r.provenance[c.field], c.hash));
     }
     const coverage = new Map<string, ComparedRun[]>();
@@ -222,6 +228,21 @@ export function comparabilityNotes(
     }
   }
   return notes;
+}
+
+/**
+ * Each run's data, named by the commit of the first run holding the same
+ * data (see sameData), so runs of the same files from either hub count as
+ * one value; undefined when neither commit nor hashes are known.
+ */
+function dataGroups(runs: readonly ComparedRun[]): (r: ComparedRun) => string | undefined {
+  const id = (r: ComparedRun) => ({ commit: r.provenance.datasetCommit, sha256: r.provenance.datasetSha256 });
+  const known = runs.filter((r) => r.provenance.datasetCommit !== undefined || r.provenance.datasetSha256 !== undefined);
+  return (r) => {
+    if (!known.includes(r)) return undefined;
+    const first = known.find((k) => sameData(id(k), id(r)))!;
+    return first.provenance.datasetCommit ?? 'files with the same hashes';
+  };
 }
 
 /** Notes for one setting: known values that differ, or runs where it is unknown beside runs where it is known. */
