@@ -75,7 +75,7 @@ export function modesJson(reports: readonly ModeReport[]) {
     const names = figureNames(score);
     const figures = (fs: Partial<Record<ModeFigure, Figure>>) => Object.fromEntries(names.map((n) => [n, figureJson(fs[n])]));
     return {
-      file: path,
+      file: visible(path),
       mode: score.mode,
       rows: score.rows,
       counted: score.counted,
