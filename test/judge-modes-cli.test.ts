@@ -198,3 +198,27 @@ test('turing resumes after a kill without asking finished rows again', async () 
   assert.equal(all.length, N);
   assert.ok(all.every((row) => row.failed === 0));
 });
+
+test('pairwise shards merge, rows without a reference included, and score as one file', async () => {
+  const cand = await predictions('cand', 'CAND');
+  const ref = await predictions('ref', 'REF', (_r, i) => i !== 3);
+  for (const k of [1, 2]) {
+    const r = await judge(judges.candidate!, `shard${k}.jsonl`, [
+      '--mode',
+      'pairwise',
+      '--predictions',
+      cand,
+      '--reference',
+      ref,
+      '--shard',
+      `${k}/2`,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const merged = join(dir, 'merged.jsonl');
+  const m = await runAwb(['merge', merged, join(dir, 'shard1.jsonl'), join(dir, 'shard2.jsonl')]);
+  assert.equal(m.code, 0, m.stderr);
+  const s = await scoreJson('merged.jsonl');
+  assert.equal(s.modes[0]!.overall.win_rate!.value, 100);
+  assert.equal((await readRows('merged.jsonl')).length, N);
+});
