@@ -164,6 +164,22 @@ export const JUDGE_OPTIONS = {
     parse: str,
   },
   output: { flags: '-o, --output <file>', help: 'judged file (default: judged.jsonl beside the predictions)', parse: str },
+  mode: {
+    flags: '--mode <mode>',
+    help: 'rubric (1-5 grades), turing (real or predicted?) or pairwise (closer of two predictions, with --reference)',
+    default: 'rubric',
+    parse: (v: string, n: string) => choiceOption(n, v, ['rubric', 'turing', 'pairwise'] as const),
+  },
+  reference: {
+    flags: '--reference <file>',
+    help: 'pairwise: the predictions to compare against (rows paired by row key)',
+    parse: str,
+  },
+  repeat: {
+    flags: '--repeat <k>',
+    help: "rubric: judge each row K times, kept in judge_repeats; the row's grades are their mean",
+    parse: (v: string | undefined, n: string) => intOption(n, v, 1, 100),
+  },
   domains: { ...domains, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
   concurrency,

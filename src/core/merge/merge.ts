@@ -10,7 +10,7 @@ import { displayKey, splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
-import { datasetRowSchema, inferOutcome, judgeOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
+import { datasetRowSchema, inferOutcome, judgedOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
 
 export interface MergeOptions {
   out: string;
@@ -87,7 +87,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
 
   const source = opts.source ?? [first.dataset.source];
   const expected = await expectedKeys(source, first);
-  const outcome = first.stage === 'infer' ? inferOutcome : judgeOutcome;
+  const outcome = first.stage === 'infer' ? inferOutcome : judgedOutcome;
 
   const seen = new Map<string, string>();
   const duplicated: string[] = [];

@@ -142,7 +142,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       if (opts.stop.aborted || slots.error) break;
       // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
       const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
-      const job = stage.job(read.row);
+      const job = stage.job(read.row, read.key);
       queued++;
       slots.submit(async (signal) => {
         const fields = await job(signal);

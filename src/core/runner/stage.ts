@@ -19,5 +19,6 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
   outcome(row: Record<string, unknown>): Outcome;
   /** Adds an output row's stage-specific figures (empty, truncated, usage) to its domain's tally. */
   tally(row: Record<string, unknown>, t: DomainTally): void;
-  job(row: z.infer<S>): Job;
+  /** `key`: the row's key (rowKey), for stages that pair rows with another file. */
+  job(row: z.infer<S>, key: string): Job;
 }

@@ -63,6 +63,14 @@ export const manifestSchema = z.object({
       })
       .optional(),
     parse_attempts: z.number().optional(),
+    /** The judge mode (absent: rubric, as before modes existed). */
+    mode: z.enum(['rubric', 'turing', 'pairwise']).optional(),
+    /** --repeat K of the rubric mode (absent: one judgement per row). */
+    repeat: z.number().optional(),
+    /** The system prompt of a choice mode. */
+    mode_prompt: z.object({ source: z.string(), sha256: z.string() }).optional(),
+    /** The reference predictions of the pairwise mode, hashed whole. */
+    reference: z.object({ source: z.string(), sha256: z.string() }).optional(),
     domains: z.array(z.string()).optional(),
     limit: z.number().optional(),
     shard: z.object({ index: z.number(), count: z.number() }).optional(),
