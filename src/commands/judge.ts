@@ -9,6 +9,8 @@ import { readManifest } from '../core/runner/index.js';
 import { parseOptions } from './option-table.js';
 import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
+import { pathSegment } from './options.js';
+import { shellWord, thisInvocation } from './run-ui.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(JUDGE_OPTIONS, raw);
@@ -20,8 +22,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   } catch {
     throw new UserError(`${predictions}: no such predictions file (run \`awb infer\` first, or pass --predictions)`);
   }
-  const output = opts.output ?? join(dirname(predictions), 'judged.jsonl');
   const upstream = await readManifest(predictions).catch(() => undefined);
+  const output = opts.output ?? join(dirname(predictions), opts.label ? `judged-${pathSegment(opts.label)}.jsonl` : 'judged.jsonl');
   const plan = await planLines([predictions], { domains, shard });
   // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
   const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
@@ -31,6 +33,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     pool,
     plan,
     output,
+    label: opts.label ?? upstream?.label,
     settings: {
       judge: { hosts: pool.hosts(), model },
       judge_sampling: dropUndefined(sampling),
@@ -59,5 +62,5 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       `judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`,
     );
   }
-  if (!result.stopped) process.stderr.write(`score it with: awb score ${output}\n`);
+  if (!result.stopped) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
 }

@@ -1,5 +1,5 @@
 import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
+import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from './options.js';
 import type { OptionTable, Parsed } from './option-table.js';
 
 /* The options of infer and judge, each with its parser (see option-table.ts). */
@@ -69,6 +69,11 @@ const RUN_OPTIONS = {
     help: 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)',
     parse: flag,
   },
+  label: {
+    flags: '--label <name>',
+    help: "the run's name: recorded in the manifest, shown by score, compare and report, and names the default output",
+    parse: (v: string | undefined, n: string) => labelOption(n, v),
+  },
   force: { flags: '--force', help: 'resume even if the settings differ from the ones the output was made with', parse: flag },
   preflight: { flags: '--no-preflight', help: 'skip the check that the endpoint answers and serves the model', parse: onUnlessNo },
   progress: { flags: '--no-progress', help: 'no progress bar or progress lines', parse: onUnlessNo },
@@ -94,7 +99,11 @@ export const INFER_OPTIONS = {
     parse: str,
   },
   revision: { flags: '--revision <rev>', help: 'dataset revision when downloading', default: 'main', parse: (v: string) => v },
-  output: { flags: '-o, --output <file>', help: 'predictions file', default: 'results/predictions.jsonl', parse: (v: string) => v },
+  output: {
+    flags: '-o, --output <file>',
+    help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run)',
+    parse: str,
+  },
   domains,
   limit: {
     flags: '--limit <n>',
@@ -125,9 +134,9 @@ export const INFER_OPTIONS = {
 export const JUDGE_OPTIONS = {
   predictions: {
     flags: '--predictions <file>',
-    help: 'predictions JSONL from `awb infer` or the official script',
-    default: 'results/predictions.jsonl',
-    parse: (v: string) => v,
+    help: 'predictions JSONL from `awb infer` (results/<label or model>/predictions.jsonl) or the official script',
+    required: true,
+    parse: required,
   },
   judgeBaseUrl: {
     flags: '--judge-base-url <url>',
@@ -152,7 +161,11 @@ export const JUDGE_OPTIONS = {
     help: 'rubric folder: {domain}.md, or the official {domain}/judge_system_prompt.txt layout (default: bundled)',
     parse: str,
   },
-  output: { flags: '-o, --output <file>', help: 'judged file (default: judged.jsonl beside the predictions)', parse: str },
+  output: {
+    flags: '-o, --output <file>',
+    help: 'judged file (default: judged.jsonl beside the predictions; judged-<label>.jsonl with --label)',
+    parse: str,
+  },
   domains: { ...domains, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
   concurrency,
