@@ -51,5 +51,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     ],
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
   });
-  if (!result.stopped) process.stderr.write(`judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`);
+  if (!result.stopped)
+    process.stderr.write(
+      `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
+    );
 }

@@ -6,7 +6,15 @@ import type { EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
 import { runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
-import { FailureReasons, createProgress, installInterrupts, printSummary, reportEvent, resumeCommand, type SummaryColumn } from './run-ui.js';
+import {
+  FailureReasons,
+  createProgress,
+  installInterrupts,
+  printSummary,
+  reportEvent,
+  resumeCommand,
+  type SummaryColumn,
+} from './run-ui.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 

@@ -190,3 +190,15 @@ export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
   maxTokens: ReturnType<typeof maxTokens.parse>;
   extraBody: ReturnType<typeof extraBody.parse>;
 };
+
+/** `awb models`: the endpoint, its key and timeout, with the same URL and secret handling as infer and judge. */
+export const MODELS_OPTIONS = {
+  baseUrl: {
+    flags: '--base-url <url>',
+    help: 'OpenAI-compatible base URL, e.g. http://localhost:8000/v1',
+    required: true,
+    parse: (v: string | undefined, name: string) => urlOption(name, v!, 'api-key'),
+  },
+  apiKey: { flags: '--api-key <key>', help: 'API key (default: $OPENAI_API_KEY, else "EMPTY")', parse: str },
+  timeout: { ...RUN_OPTIONS.timeout, help: 'seconds to wait for the answer', default: '30' },
+} satisfies OptionTable;
