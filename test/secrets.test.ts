@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb, spawnAwb, type AwbResult } from './support/cli.js';
 import {
-  closedPort,
   judgeReply,
   makeDataset,
   parseResumeCommand,
@@ -163,7 +162,9 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
   it('a dummy key such as "x" leaves the other arguments of the retry command alone', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 3);
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    // Rows fail on a server that answers 500 (one that cannot be reached stops the run instead).
+    const s = await server({ faults: () => '500' });
+    const url = s.url;
     const args = inferArgs(url, ds.dir, join(dir, 'x', 'pred.jsonl'), [
       '--model-api-key',
       'x',
