@@ -5,7 +5,7 @@
  * progress figures and the SIGINT message on a line of its own.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEFAULT_DEAD, afterConnectionFailure, isDeadConnectionCode, poolUnreachable } from '../src/core/endpoints/health.js';
@@ -19,7 +19,7 @@ import {
   progressLine,
 } from '../src/commands/run-ui.js';
 import { pathSegment } from '../src/commands/options.js';
-import { AWB_BIN, runAwb, spawnAwb } from './support/cli.js';
+import { runAwb, spawnAwb } from './support/cli.js';
 import {
   closedPort,
   errorLines,
