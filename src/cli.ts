@@ -4,7 +4,7 @@ import { UserError } from './core/errors.js';
 import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
 import { declare } from './commands/option-table.js';
-import { INFER_OPTIONS, JUDGE_OPTIONS } from './commands/stage-options.js';
+import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './commands/stage-options.js';
 
 /*
  * Only commander is loaded at start-up: each action imports its command
@@ -59,6 +59,13 @@ function buildProgram(): Command {
     program.command('judge').description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)'),
     JUDGE_OPTIONS,
   ).action(async (opts) => (await import('./commands/judge.js')).run(opts));
+
+  declare(
+    program
+      .command('models')
+      .description('List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)'),
+    MODELS_OPTIONS,
+  ).action(async (opts) => (await import('./commands/models.js')).run(opts));
 
   const score = program
     .command('score')

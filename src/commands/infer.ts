@@ -7,6 +7,9 @@ import { parseOptions } from './option-table.js';
 import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from './data-source.js';
+import { pathSegment } from './options.js';
+import { shellWord, thisInvocation } from './run-ui.js';
+import { join } from 'node:path';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(INFER_OPTIONS, raw);
@@ -25,11 +28,14 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     { domains, limit, shard },
   );
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
-  await runStageCommand({
+  // A folder per run, so a second model never lands in the first one's file.
+  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
+  const result = await runStageCommand({
     stage: inferStage(pool, sampling, history),
     pool,
     plan,
-    output: opts.output,
+    output,
+    label: opts.label,
     settings: {
       world_model: { hosts: pool.hosts(), model },
       sampling: dropUndefined(sampling),
@@ -46,4 +52,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     ],
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
   });
+  if (!result.stopped)
+    process.stderr.write(
+      `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
+    );
 }

@@ -10,6 +10,8 @@ import { readManifest } from '../core/runner/index.js';
 import { parseOptions } from './option-table.js';
 import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
+import { pathSegment } from './options.js';
+import { shellWord, thisInvocation } from './run-ui.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(JUDGE_OPTIONS, raw);
@@ -21,12 +23,12 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   } catch {
     throw new UserError(`${predictions}: no such predictions file (run \`awb infer\` first, or pass --predictions)`);
   }
-  const output = opts.output ?? join(dirname(predictions), 'judged.jsonl');
   const { mode, repeat } = opts;
   if (opts.reference !== undefined && mode !== 'pairwise') throw new UserError('--reference goes with --mode pairwise');
   if (mode === 'pairwise' && opts.reference === undefined) throw new UserError('--mode pairwise needs --reference OTHER.jsonl');
   if (repeat !== undefined && mode !== 'rubric') throw new UserError('--repeat goes with --mode rubric');
   const upstream = await readManifest(predictions).catch(() => undefined);
+  const output = opts.output ?? join(dirname(predictions), opts.label ? `judged-${pathSegment(opts.label)}.jsonl` : 'judged.jsonl');
   const plan = await planLines([predictions], { domains, shard });
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
   let reference: ReferenceFile | undefined;
@@ -37,6 +39,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       pool,
       plan,
       output,
+      label: opts.label ?? upstream?.label,
       settings: {
         judge: { hosts: pool.hosts(), model },
         judge_sampling: dropUndefined(sampling),
@@ -65,7 +68,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
         `judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`,
       );
     }
-    if (!result.stopped) process.stderr.write(`score it with: awb score ${output}\n`);
+    if (!result.stopped) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
   } finally {
     await reference?.close();
   }

@@ -6,7 +6,15 @@ import type { EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
 import { runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
-import { createProgress, installInterrupts, printSummary, reportEvent, resumeCommand, type SummaryColumn } from './run-ui.js';
+import {
+  FailureReasons,
+  createProgress,
+  installInterrupts,
+  printSummary,
+  reportEvent,
+  resumeCommand,
+  type SummaryColumn,
+} from './run-ui.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
@@ -32,6 +40,7 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   settings: ManifestSettings;
   dataset: RunOptions['dataset'];
   upstream?: unknown;
+  label?: string;
   options: SharedOptions;
   /** Stage-specific columns of the summary table. */
   columns: SummaryColumn[];
@@ -42,8 +51,9 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
 export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
   const name = c.stage.name;
   const o = c.options;
-  const interrupts = installInterrupts(name, o.grace);
   const progress = createProgress(name, o.progress);
+  const interrupts = installInterrupts(name, o.grace, () => progress.interrupted());
+  const reasons = new FailureReasons();
   try {
     const result = await runStage(c.stage, {
       output: c.output,
@@ -51,6 +61,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       settings: c.settings,
       dataset: c.dataset,
       upstream: c.upstream,
+      label: c.label,
       force: o.force,
       retryFailed: o.retryFailed,
       concurrency: o.concurrency,
@@ -60,6 +71,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       onEvent: (e) => {
         reportEvent(name, e, c.output);
         progress.event(e);
+        reasons.event(e);
       },
       beforeDispatch: async () => {
         if (o.preflight) await c.pool.preflight();
@@ -67,7 +79,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       endpointStats: () => c.pool.stats(),
     });
     progress.stop();
-    printSummary(name, result, c.columns);
+    printSummary(name, result, c.columns, reasons);
     printEndpoints(result.manifest.endpoints);
     finish(name, result.stopped, result.remaining, c.output, c.secrets);
     return result;

@@ -1,6 +1,6 @@
 import { HUB_SOURCES } from '../core/dataset/index.js';
 import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
+import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from './options.js';
 import type { OptionTable, Parsed } from './option-table.js';
 
 /* The options of infer and judge, each with its parser (see option-table.ts). */
@@ -70,6 +70,11 @@ const RUN_OPTIONS = {
     help: 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)',
     parse: flag,
   },
+  label: {
+    flags: '--label <name>',
+    help: "the run's name: recorded in the manifest, shown by score, compare and report, and names the default output",
+    parse: (v: string | undefined, n: string) => labelOption(n, v),
+  },
   force: { flags: '--force', help: 'resume even if the settings differ from the ones the output was made with', parse: flag },
   preflight: { flags: '--no-preflight', help: 'skip the check that the endpoint answers and serves the model', parse: onUnlessNo },
   progress: { flags: '--no-progress', help: 'no progress bar or progress lines', parse: onUnlessNo },
@@ -105,7 +110,11 @@ export const INFER_OPTIONS = {
     help: 'dataset revision when downloading (default: main on Hugging Face, master on ModelScope)',
     parse: str,
   },
-  output: { flags: '-o, --output <file>', help: 'predictions file', default: 'results/predictions.jsonl', parse: (v: string) => v },
+  output: {
+    flags: '-o, --output <file>',
+    help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run)',
+    parse: str,
+  },
   domains,
   limit: {
     flags: '--limit <n>',
@@ -136,9 +145,9 @@ export const INFER_OPTIONS = {
 export const JUDGE_OPTIONS = {
   predictions: {
     flags: '--predictions <file>',
-    help: 'predictions JSONL from `awb infer` or the official script',
-    default: 'results/predictions.jsonl',
-    parse: (v: string) => v,
+    help: 'predictions JSONL from `awb infer` (results/<label or model>/predictions.jsonl) or the official script',
+    required: true,
+    parse: required,
   },
   judgeBaseUrl: {
     flags: '--judge-base-url <url>',
@@ -163,7 +172,11 @@ export const JUDGE_OPTIONS = {
     help: 'rubric folder: {domain}.md, or the official {domain}/judge_system_prompt.txt layout (default: bundled)',
     parse: str,
   },
-  output: { flags: '-o, --output <file>', help: 'judged file (default: judged.jsonl beside the predictions)', parse: str },
+  output: {
+    flags: '-o, --output <file>',
+    help: 'judged file (default: judged.jsonl beside the predictions; judged-<label>.jsonl with --label)',
+    parse: str,
+  },
   mode: {
     flags: '--mode <mode>',
     help: 'rubric (1-5 grades), turing (real or predicted?) or pairwise (closer of two predictions, with --reference)',
@@ -204,3 +217,15 @@ export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
   maxTokens: ReturnType<typeof maxTokens.parse>;
   extraBody: ReturnType<typeof extraBody.parse>;
 };
+
+/** `awb models`: the endpoint, its key and timeout, with the same URL and secret handling as infer and judge. */
+export const MODELS_OPTIONS = {
+  baseUrl: {
+    flags: '--base-url <url>',
+    help: 'OpenAI-compatible base URL, e.g. http://localhost:8000/v1',
+    required: true,
+    parse: (v: string | undefined, name: string) => urlOption(name, v!, 'api-key'),
+  },
+  apiKey: { flags: '--api-key <key>', help: 'API key (default: $OPENAI_API_KEY, else "EMPTY")', parse: str },
+  timeout: { ...RUN_OPTIONS.timeout, help: 'seconds to wait for the answer', default: '30' },
+} satisfies OptionTable;

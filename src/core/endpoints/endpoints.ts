@@ -3,7 +3,21 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
-import { DEFAULT_HEALTH, afterFailure, afterSuccess, freshHealth, pickEndpoint, type Health, type HealthPolicy } from './health.js';
+import {
+  DEFAULT_DEAD,
+  DEFAULT_HEALTH,
+  afterConnectionFailure,
+  afterFailure,
+  afterSuccess,
+  freshHealth,
+  isDeadConnectionCode,
+  pickEndpoint,
+  poolUnreachable,
+  type ConnectionStreak,
+  type DeadPolicy,
+  type Health,
+  type HealthPolicy,
+} from './health.js';
 import { nodeFetch } from './http-fetch.js';
 import { retryDelay, type AttemptFailure } from './retry.js';
 
@@ -21,6 +35,8 @@ export interface PoolOptions {
   /** A reply that sends nothing for this long once it has started is a failed attempt. */
   idleMs?: number;
   health?: HealthPolicy;
+  /** When the run stops because no endpoint can be reached. */
+  dead?: DeadPolicy;
   /** Used in messages: "world model" or "judge". */
   role: string;
 }
@@ -62,7 +78,15 @@ interface Endpoint {
   client: OpenAI;
   inFlight: number;
   health: Health;
+  /** Failed connections in a row (health.ts); undefined once the server answers anything. */
+  streak?: ConnectionStreak;
   stats: EndpointStats;
+}
+
+/** The system error code under a connection error (ECONNREFUSED, ...), if any. */
+function causeCode(err: APIConnectionError): string | undefined {
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** The models check is a small request: a server that takes longer to answer it is stuck, not busy. */
@@ -123,6 +147,25 @@ export class EndpointPool {
 
   private noteSuccess(ep: Endpoint): void {
     ep.health = afterSuccess(this.policy);
+    ep.streak = undefined;
+  }
+
+  /** Keeps each endpoint's run of failed connections: only refused, reset or unreachable ones count, not slow answers. */
+  private noteConnection(ep: Endpoint, err: unknown): void {
+    const code = err instanceof APIConnectionError && !(err instanceof APIConnectionTimeoutError) ? causeCode(err) : undefined;
+    ep.streak = isDeadConnectionCode(code) ? afterConnectionFailure(ep.streak, Date.now(), code!) : undefined;
+  }
+
+  /** The error that stops the run when no endpoint can be reached (health.ts decides). */
+  private unreachable(retriesSpent: boolean): FatalEndpointError | undefined {
+    const streaks = this.endpoints.map((ep) => ep.streak);
+    if (!poolUnreachable(streaks, Date.now(), this.opts.dead ?? DEFAULT_DEAD, retriesSpent)) return undefined;
+    const which = this.endpoints.length > 1 ? `every ${this.opts.role} endpoint` : `${this.opts.role} endpoint ${this.endpoints[0]!.shown}`;
+    const since = Math.round((Date.now() - Math.min(...streaks.map((s) => s!.since))) / 1000);
+    const causes = [...new Set(streaks.map((s) => s!.cause))].join(', ');
+    return new FatalEndpointError(
+      `${which} keeps failing to connect (${causes}, for ${since} s): is the server still running? Finished rows are saved; run the same command again once it is back`,
+    );
   }
 
   /**
@@ -162,8 +205,11 @@ export class EndpointPool {
           throw err;
         }
         if (failure.kind === 'connection' || isFailureStatus(failure.status)) this.noteFailure(ep);
+        this.noteConnection(ep, err);
         failedOn.add(index);
         const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random());
+        const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
+        if (dead) throw dead;
         if (wait === undefined) throw err;
         await sleep(wait, undefined, signal ? { signal } : {});
       } finally {

@@ -26,6 +26,8 @@ export interface RunOptions {
   settings: ManifestSettings;
   dataset: Omit<Manifest['dataset'], 'rows' | 'domains'>;
   upstream?: unknown;
+  /** The run's name (--label), recorded in the manifest. */
+  label?: string;
   force: boolean;
   /** Ask again rows whose final result was a failure. */
   retryFailed: boolean;
@@ -92,6 +94,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     dataset,
     settings: opts.settings,
     upstream: opts.upstream,
+    label: opts.label ?? previous?.label,
     startedAt: previous?.started_at ?? new Date().toISOString(),
   });
   fillCounts(manifest, tallies, opts.endpointStats?.());

@@ -31,6 +31,8 @@ export const manifestSchema = z.object({
   version: z.literal(1),
   stage: z.enum(['infer', 'judge']),
   tool: z.object({ name: z.string(), version: z.string() }),
+  /** The run's name (--label), shown by score, compare and report instead of the file name. Not a setting: it may change on resume. */
+  label: z.string().optional(),
   dataset: z.object({
     repo: z.string().optional(),
     revision: z.string().optional(),

@@ -10,6 +10,8 @@ export interface Provenance {
   manifest: 'found' | 'missing' | 'invalid';
   /** The world model that wrote the predictions. */
   model?: string;
+  /** The run's name (--label) from the judged manifest, else from the predictions'. */
+  label?: string;
   judge?: string;
   rubricsSha256?: string;
   /** domain → hash of its rubric (manifests written since rubrics were identified per domain). */
@@ -94,6 +96,7 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
     provenance: {
       manifest: 'found',
       model: infer?.settings.world_model?.model ?? manifest.settings.world_model?.model,
+      label: manifest.label ?? infer?.label,
       judge: judged?.settings.judge?.model,
       rubricsSha256: judged?.settings.rubrics?.sha256,
       rubricsByDomain: judged?.settings.rubrics?.domains,
@@ -113,12 +116,12 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
 }
 
 /**
- * Row labels for a leaderboard: the world model's name when the manifest
- * has it, else the file name. Equal labels get the shortest trailing part
+ * Row labels for a leaderboard: the run's --label, else the world model's
+ * name when the manifest has it, else the file name. Equal labels get the shortest trailing part
  * of their paths that tells them apart (runs often all end in judged.jsonl).
  */
-export function labelRuns(runs: ReadonlyArray<{ file: string; model?: string }>): string[] {
-  const base = runs.map((r) => r.model ?? basename(r.file));
+export function labelRuns(runs: ReadonlyArray<{ file: string; model?: string; label?: string }>): string[] {
+  const base = runs.map((r) => r.label ?? r.model ?? basename(r.file));
   const labels = [...base];
   const groups = new Map<string, number[]>();
   base.forEach((b, i) => groups.set(b, [...(groups.get(b) ?? []), i]));
@@ -137,7 +140,7 @@ export function labelRuns(runs: ReadonlyArray<{ file: string; model?: string }>)
     const distinct = new Set(suffixes).size === suffixes.length;
     members.forEach((i, j) => {
       const suffix = distinct ? suffixes[j]! : `#${j + 1}`;
-      labels[i] = runs[i]!.model === undefined && distinct ? suffix : `${name} (${suffix})`;
+      labels[i] = runs[i]!.label === undefined && runs[i]!.model === undefined && distinct ? suffix : `${name} (${suffix})`;
     });
   }
   return labels;
