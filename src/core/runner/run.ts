@@ -123,7 +123,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     for (const line of orderedLines(plan, opts.order)) {
       if (opts.stop.aborted || slots.error || badStop) break;
       const file = plan.files[line.file]!;
-      const read = readRow(await readLineAt(inputs[line.file]!, line.start, line.length), stage.schema, { file, lineNo: line.lineNo, terminated: line.terminated });
+      const read = readRow(await readLineAt(inputs[line.file]!, line.start, line.length), stage.schema, {
+        file,
+        lineNo: line.lineNo,
+        terminated: line.terminated,
+      });
       if (!read.ok) {
         badRow(read.bad, line.domain);
         continue;
