@@ -43,7 +43,8 @@ export function nodeFetch(limits: ReplyLimits): typeof globalThis.fetch {
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       req.once('response', resolve);
       req.once('error', reject);
-      req.end(body ?? undefined);
+      // As bytes: Node would prepend the headers to a string body, copying the whole (multi-MB) string once more.
+      req.end(typeof body === 'string' ? Buffer.from(body) : (body ?? undefined));
     });
     try {
       const bytes = await readCapped(res, limits);

@@ -55,8 +55,8 @@ export interface StageResult {
  * The shared life of infer and judge: pick up where an earlier run stopped,
  * then read, check and send the planned rows in order with bounded
  * concurrency, appending each result as one whole line the moment it is
- * ready, and record what produced the file. A row in flight holds its line
- * and its request; memory grows with concurrency, not with the data.
+ * ready, and record what produced the file. A row in flight holds only its
+ * request (its line is read again to write the result); memory grows with concurrency, not with the data.
  */
 export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<StageResult> {
   const { plan } = opts;
@@ -126,8 +126,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     for (const line of orderedLines(plan, opts.order)) {
       if (opts.stop.aborted || slots.error || badStop) break;
       const file = plan.files[line.file]!;
-      const bytes = await readLineAt(inputs[line.file]!, line.start, line.length);
-      const read = readRow(bytes, stage.schema, { file, lineNo: line.lineNo, terminated: line.terminated });
+      const read = readRow(await readLineAt(inputs[line.file]!, line.start, line.length), stage.schema, {
+        file,
+        lineNo: line.lineNo,
+        terminated: line.terminated,
+      });
       if (!read.ok) {
         badRow(read.bad, line.domain);
         continue;
@@ -150,7 +153,8 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       slots.submit(async (signal) => {
         const fields = await job(signal);
         if (!fields) return;
-        await writer.write(bytes, fields);
+        // The line is read again rather than held: a row in flight keeps only its request.
+        await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), fields);
         const row = inputError === undefined ? fields : { error: inputError, ...fields };
         const outcome = stage.outcome(row);
         stage.tally(row, tallies.count(domain, outcome));
