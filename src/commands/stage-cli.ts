@@ -2,7 +2,7 @@ import chalk from 'chalk';
 import type { Sampling } from '../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
-import type { EndpointPool } from '../core/endpoints/index.js';
+import { medianP90, type EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
 import { runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
@@ -44,8 +44,9 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   const o = c.options;
   const interrupts = installInterrupts(name, o.grace);
   const progress = createProgress(name, o.progress);
+  const timings = o.stream ? streamTimings(c.stage) : undefined;
   try {
-    const result = await runStage(c.stage, {
+    const result = await runStage(timings?.stage ?? c.stage, {
       output: c.output,
       plan: c.plan,
       settings: c.settings,
@@ -68,6 +69,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     });
     progress.stop();
     printSummary(name, result, c.columns);
+    timings?.print();
     printEndpoints(result.manifest.endpoints);
     finish(name, result.stopped, result.remaining, c.output, c.secrets);
     return result;
@@ -106,10 +108,42 @@ export function samplingOf(o: SharedOptions): Sampling {
 
 /** The endpoint pool's settings from the options. */
 export function poolSettings(o: SharedOptions) {
-  return { timeoutMs: o.timeout, maxRetries: o.maxRetries, maxReplyBytes: o.maxReplyMb };
+  return {
+    timeoutMs: o.timeout,
+    maxRetries: o.maxRetries,
+    maxReplyBytes: o.maxReplyMb,
+    ...(o.stream ? { stream: true, idleMs: o.streamIdle } : {}),
+  };
 }
 
 /** Settings go into the manifest, where an absent option and an undefined one must compare equal. */
 export function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * With --stream: the stage, its tally also collecting each row's time to
+ * first token and decode speed (resumed rows included), and the summary line
+ * of their median and 90th percentile.
+ */
+function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
+  const prefix = stage.name === 'judge' ? 'judge_' : '';
+  const ttft: number[] = [];
+  const decode: number[] = [];
+  const tally: Stage<S>['tally'] = (row, t) => {
+    stage.tally(row, t);
+    const a = row[`${prefix}ttft_ms`];
+    const b = row[`${prefix}decode_tokens_per_s`];
+    if (typeof a === 'number') ttft.push(a);
+    if (typeof b === 'number') decode.push(b);
+  };
+  return {
+    stage: { ...stage, tally },
+    print() {
+      const t = medianP90(ttft);
+      const d = medianP90(decode);
+      if (t) process.stderr.write(`time to first token: median ${t.median} ms, p90 ${t.p90} ms (${ttft.length} rows)\n`);
+      if (d) process.stderr.write(`decode speed: median ${d.median} tokens/s, p90 ${d.p90} tokens/s (${decode.length} rows)\n`);
+    },
+  };
 }

@@ -64,6 +64,17 @@ const RUN_OPTIONS = {
     default: '16',
     parse: (v: string, n: string) => numberOption(n, v, 0.001, 4096)! * 2 ** 20,
   },
+  stream: {
+    flags: '--stream',
+    help: 'stream replies (server-sent events): bytes keep flowing through proxies that cut silent connections, and rows record ttft_ms and decode_tokens_per_s; results are the same',
+    parse: flag,
+  },
+  streamIdle: {
+    flags: '--stream-idle <s>',
+    help: 'with --stream, a reply that sends nothing for this many seconds is a failed attempt, retried like a timeout',
+    default: '60',
+    parse: (v: string, n: string) => numberOption(n, v, 0.1, 86_400)! * 1000,
+  },
   retryFailed: {
     flags: '--retry-failed',
     help: 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)',

@@ -65,7 +65,7 @@ export function inferStage(pool: EndpointPool, sampling: Sampling, history: Hist
       return async (signal): Promise<PredictionFields | undefined> => {
         for (let attempt = 0; ; attempt++) {
           try {
-            const { completion, endpoint, latencyMs } = await pool.chat(body, signal);
+            const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = await pool.chat(body, signal);
             const choice = completion.choices[0];
             // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
             const message = choice?.message as
@@ -77,6 +77,8 @@ export function inferStage(pool: EndpointPool, sampling: Sampling, history: Hist
               finish_reason: choice?.finish_reason ?? null,
               usage: usageOf(completion) ?? null,
               latency_ms: latencyMs,
+              ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
+              ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),
               endpoint,
             };
           } catch (err) {

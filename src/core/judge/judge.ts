@@ -54,7 +54,7 @@ export function judgeStage(
         while (attempts < parseAttempts) {
           attempts++;
           try {
-            const { completion, latencyMs, endpoint } = await pool.chat(body, signal);
+            const { completion, latencyMs, endpoint, ttftMs, decodeTokensPerS } = await pool.chat(body, signal);
             latency += latencyMs;
             endpointUsed = endpoint;
             sumUsage(usage, usageOf(completion));
@@ -71,6 +71,8 @@ export function judgeStage(
                 judge_raw_output: lastRaw,
                 judge_usage: usage,
                 judge_latency_ms: latency,
+                ...(ttftMs !== undefined ? { judge_ttft_ms: ttftMs } : {}),
+                ...(decodeTokensPerS !== undefined ? { judge_decode_tokens_per_s: decodeTokensPerS } : {}),
                 judge_attempts: attempts,
                 judge_endpoint: endpointUsed,
               };
