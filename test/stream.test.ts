@@ -133,7 +133,7 @@ test('a stream silent for --stream-idle is a failed attempt, retried, and nothin
     assert.equal(row.gen, '');
     assert.match(String(row.error), /stream broke off: .*stalled/);
   }
-  assert.equal(world.stats.requests, 4, 'each row tried twice');
+  assert.equal(world.stats.requests, 4, `each row tried twice: ${JSON.stringify(rows.map((x) => x.error))}`);
 });
 
 test('a stream is put together as the unstreamed reply: every reasoning field, last finish reason, usage chunk', async () => {

@@ -165,12 +165,10 @@ export class EndpointPool {
         this.noteSuccess(ep);
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
-        if (signal?.aborted) throw err;
-        if (err instanceof StreamFailure) failure = { kind: 'connection' };
-        else if (err instanceof APIUserAbortError) throw err;
+        if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         const fatal = this.fatalFor(err, ep);
         if (fatal) throw fatal;
-        else if (err instanceof APIConnectionError) failure = { kind: 'connection' };
+        if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
           failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
         else {
