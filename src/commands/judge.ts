@@ -7,7 +7,7 @@ import { judgeStage, loadRubrics, rubricsSetting } from '../core/judge/index.js'
 import { planLines } from '../core/rows/index.js';
 import { readManifest } from '../core/runner/index.js';
 import { parseOptions } from './option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
+import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
@@ -26,8 +26,10 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
   const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
+  const stage = judgeStage(pool, rubrics, sampling, parseAttempts);
+  if (opts.dryRun) return printDryRun(stage, plan, opts);
   const result = await runStageCommand({
-    stage: judgeStage(pool, rubrics, sampling, parseAttempts),
+    stage,
     pool,
     plan,
     output,

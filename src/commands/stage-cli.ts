@@ -4,7 +4,7 @@ import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
 import { medianP90, type EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
-import { runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
+import { dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
 import { createProgress, installInterrupts, printSummary, reportEvent, resumeCommand, type SummaryColumn } from './run-ui.js';
 
@@ -146,4 +146,41 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
       if (d) process.stderr.write(`decode speed: median ${d.median} tokens/s, p90 ${d.p90} tokens/s (${decode.length} rows)\n`);
     },
   };
+}
+
+/** --dry-run: the rows read and counted, nothing sent or written; the count on stderr, or as JSON on stdout. */
+export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, plan: LinePlan, o: SharedOptions): Promise<void> {
+  const count = await dryRun(stage, plan);
+  const promptCost = o.priceInput === undefined ? undefined : (count.promptTokens * o.priceInput) / 1e6;
+  const outputCost = o.priceOutput === undefined ? undefined : (count.completionBudget * o.priceOutput) / 1e6;
+  const cost = promptCost === undefined && outputCost === undefined ? undefined : (promptCost ?? 0) + (outputCost ?? 0);
+  const usd = (n: number) => Math.round(n * 100) / 100;
+  if (o.format === 'json') {
+    const doc = {
+      stage: stage.name,
+      rows: count.rows,
+      requests: count.requests,
+      prompt_tokens: count.promptTokens,
+      completion_budget_tokens: count.completionBudget,
+      bad_rows: count.badRows,
+      ...(cost !== undefined ? { cost_usd: usd(cost) } : {}),
+      ...(promptCost !== undefined ? { prompt_cost_usd: usd(promptCost) } : {}),
+      ...(outputCost !== undefined ? { completion_budget_cost_usd: usd(outputCost) } : {}),
+    };
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    return;
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines = [
+    `${stage.name} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)`,
+    `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
+    `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
+  ];
+  if (count.badRows) lines.push(`${count.badRows} rows fail their checks (--on-bad-row decides what a run does there)`);
+  if (cost !== undefined) {
+    lines.push(
+      `cost: $${usd(cost).toFixed(2)} at most (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion budget $${usd(outputCost ?? 0).toFixed(2)})`,
+    );
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
 }

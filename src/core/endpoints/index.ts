@@ -2,3 +2,4 @@ export { EndpointPool, FatalEndpointError, isMalformedReply } from './endpoints.
 export type { ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';
 export { collectStream, medianP90 } from './stream.js';
 export type { StreamedReply } from './stream.js';
+export { estimatePromptTokens } from './estimate.js';

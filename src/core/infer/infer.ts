@@ -2,7 +2,7 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
-import type { PredictionFields, Usage } from '../schemas/index.js';
+import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
 
 export interface Sampling {
@@ -54,14 +54,16 @@ const MALFORMED_RETRIES = 2;
  * resume redoes it.
  */
 export function inferStage(pool: EndpointPool, sampling: Sampling, history: HistoryMode): Stage<typeof datasetRowSchema> {
+  const requestOf = (row: DatasetRow) => ({ ...requestParams(sampling), messages: worldModelMessages(row, history) });
   return {
     name: 'infer',
     schema: datasetRowSchema,
     outputFields: Object.keys(predictionFieldsSchema.shape),
     outcome: inferOutcome,
     tally: tallyPrediction,
+    request: (row) => requestOf(row),
     job: (row) => {
-      const body = { ...requestParams(sampling), messages: worldModelMessages(row, history) };
+      const body = requestOf(row);
       return async (signal): Promise<PredictionFields | undefined> => {
         for (let attempt = 0; ; attempt++) {
           try {

@@ -7,7 +7,7 @@ import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from './rubrics.js';
 import { NO_GENERATION, judgeFieldsSchema, judgeOutcome, type JudgeFields } from '../schemas/index.js';
-import { predictionRowSchema, type Usage } from '../schemas/index.js';
+import { predictionRowSchema, type PredictionRow, type Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
@@ -35,15 +35,11 @@ export function judgeStage(
     outputFields: Object.keys(judgeFieldsSchema.shape),
     outcome: judgeOutcome,
     tally: tallyJudgement,
+    request: (row) => judgeRequest(row, rubrics, sampling)?.body,
     job: (row) => {
-      if (!row.gen) return async () => ({ total_score: 0, failed: 1, error_message: NO_GENERATION });
-      const domain = domainOfTask(row.task);
-      const rubric = rubrics.texts.get(domain);
-      // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
-      if (rubric === undefined)
-        throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
-      const extracted = extractPrediction(row.gen);
-      const body = { ...requestParams(sampling), messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric) };
+      const asked = judgeRequest(row, rubrics, sampling);
+      if (!asked) return async () => ({ total_score: 0, failed: 1, error_message: NO_GENERATION });
+      const { body, extracted } = asked;
       return async (signal): Promise<JudgeFields | undefined> => {
         const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
         let lastRaw = '';
@@ -98,6 +94,19 @@ export function judgeStage(
       };
     },
   };
+}
+
+/** What the judge is asked about a row, and the prediction as extracted; undefined for a row without a generation. */
+function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling) {
+  if (!row.gen) return undefined;
+  const domain = domainOfTask(row.task);
+  const rubric = rubrics.texts.get(domain);
+  // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
+  if (rubric === undefined)
+    throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
+  const extracted = extractPrediction(row.gen);
+  const body = { ...requestParams(sampling), messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric) };
+  return { body, extracted };
 }
 
 function sumUsage(total: Usage, add: Usage | undefined): void {
