@@ -4,7 +4,7 @@ import { urlSecrets } from '../core/shown.js';
 import { inferStage, type Sampling } from '../core/infer/index.js';
 import { datasetFiles, planLines } from '../core/rows/index.js';
 import { parseOptions } from './option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
+import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from './data-source.js';
 import { pathSegment } from './options.js';
@@ -30,8 +30,10 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
   // A folder per run, so a second model never lands in the first one's file.
   const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
+  const stage = inferStage(pool, sampling, history);
+  if (opts.dryRun) return printDryRun(stage, plan, opts);
   const result = await runStageCommand({
-    stage: inferStage(pool, sampling, history),
+    stage,
     pool,
     plan,
     output,

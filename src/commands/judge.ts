@@ -8,7 +8,7 @@ import { displayKey } from '../core/rows/index.js';
 import { planLines } from '../core/rows/index.js';
 import { readManifest } from '../core/runner/index.js';
 import { parseOptions } from './option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
+import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
 import { pathSegment } from './options.js';
 import { shellWord, thisInvocation } from './run-ui.js';
@@ -34,6 +34,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   let reference: ReferenceFile | undefined;
   try {
     const built = await buildStage();
+    if (opts.dryRun) return await printDryRun(built.stage, plan, opts);
     const result = await runStageCommand({
       stage: built.stage,
       pool,

@@ -65,6 +65,38 @@ const RUN_OPTIONS = {
     default: '16',
     parse: (v: string, n: string) => numberOption(n, v, 0.001, 4096)! * 2 ** 20,
   },
+  stream: {
+    flags: '--stream',
+    help: 'stream replies (server-sent events): bytes keep flowing through proxies that cut silent connections, and rows record ttft_ms and decode_tokens_per_s; results are the same',
+    parse: flag,
+  },
+  streamIdle: {
+    flags: '--stream-idle <s>',
+    help: 'with --stream, a reply that sends nothing for this many seconds is a failed attempt, retried like a timeout',
+    default: '60',
+    parse: (v: string, n: string) => numberOption(n, v, 0.1, 86_400)! * 1000,
+  },
+  dryRun: {
+    flags: '--dry-run',
+    help: 'read every row and send nothing, write nothing: print the requests, an estimate of their prompt tokens (OpenAI o200k tokenizer on the exact messages, long texts sampled, plus 4 tokens per message; other tokenizers differ by a few per cent) and the completion budget (--max-tokens per request)',
+    parse: flag,
+  },
+  priceInput: {
+    flags: '--price-input <usd>',
+    help: 'with --dry-run: price per million prompt tokens, to print the cost',
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
+  },
+  priceOutput: {
+    flags: '--price-output <usd>',
+    help: 'with --dry-run: price per million completion tokens (the cost counts the whole budget: an upper bound)',
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
+  },
+  format: {
+    flags: '--format <fmt>',
+    help: 'with --dry-run: "text", or "json" (one document on stdout)',
+    default: 'text',
+    parse: (v: string, n: string) => choiceOption(n, v, ['text', 'json'] as const),
+  },
   retryFailed: {
     flags: '--retry-failed',
     help: 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)',

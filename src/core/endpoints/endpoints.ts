@@ -19,6 +19,7 @@ import {
   type HealthPolicy,
 } from './health.js';
 import { nodeFetch } from './http-fetch.js';
+import { collectStream, type StreamedReply } from './stream.js';
 import { retryDelay, type AttemptFailure } from './retry.js';
 
 export interface PoolOptions {
@@ -34,6 +35,8 @@ export interface PoolOptions {
   maxReplyBytes: number;
   /** A reply that sends nothing for this long once it has started is a failed attempt. */
   idleMs?: number;
+  /** Ask for server-sent events; `idleMs` is then the longest silence allowed between chunks. */
+  stream?: boolean;
   health?: HealthPolicy;
   /** When the run stops because no endpoint can be reached. */
   dead?: DeadPolicy;
@@ -48,6 +51,10 @@ export interface ChatResult {
   completion: ChatCompletion;
   endpoint: string;
   latencyMs: number;
+  /** Streamed requests: time to the first content or reasoning token. */
+  ttftMs?: number;
+  /** Streamed requests: completion tokens per second after the first token. */
+  decodeTokensPerS?: number;
 }
 
 export interface EndpointStats {
@@ -66,6 +73,11 @@ export class FatalEndpointError extends UserError {
 /** A 200 whose body is not a chat completion. */
 export class MalformedReplyError extends Error {
   override name = 'MalformedReplyError';
+}
+
+/** A streamed reply that stalled, broke or outlasted the timeout after it began: a failed attempt. */
+class StreamFailure extends Error {
+  override name = 'StreamFailure';
 }
 
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
@@ -187,16 +199,19 @@ export class EndpointPool {
       const started = performance.now();
       let failure: AttemptFailure;
       try {
-        const completion = await ep.client.chat.completions.create(body, signal ? { signal } : {});
+        const reply: StreamedReply = this.opts.stream
+          ? await this.streamed(ep, body, started, signal)
+          : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
+        const { completion } = reply;
         if (!completion || !Array.isArray(completion.choices))
           throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
         this.noteSuccess(ep);
-        return { completion, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
+        return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         const fatal = this.fatalFor(err, ep);
         if (fatal) throw fatal;
-        if (err instanceof APIConnectionError) failure = { kind: 'connection' };
+        if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
           failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
         else {
@@ -215,6 +230,28 @@ export class EndpointPool {
       } finally {
         ep.inFlight--;
       }
+    }
+  }
+
+  /**
+   * One streamed attempt. The client's timeout ends when the headers come, so
+   * the whole stream gets its own; a stream that stalls, breaks or runs out
+   * of time is a failed attempt (StreamFailure), retried like a timeout.
+   */
+  private async streamed(ep: Endpoint, body: ChatCompletionCreateParamsNonStreaming, started: number, signal?: AbortSignal) {
+    const deadline = AbortSignal.timeout(this.opts.timeoutMs);
+    const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    try {
+      const stream = await ep.client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: both },
+      );
+      return await collectStream(stream, started);
+    } catch (err) {
+      // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).
+      if (signal?.aborted || (err instanceof APIError && err.status !== undefined)) throw err;
+      const why = deadline.aborted ? `timed out after ${this.opts.timeoutMs / 1000} s` : this.describe(err);
+      throw new StreamFailure(`stream broke off: ${why}`);
     }
   }
 

@@ -9,6 +9,9 @@ export type Asked<T> = {
   latencyMs: number;
   endpoint?: string;
   attempts: number;
+  /** With --stream: time to the first token and decode speed of the last request. */
+  ttftMs?: number;
+  decodeTokensPerS?: number;
 } & ({ ok: true; value: T } | { ok: false; problem: string });
 
 /**
@@ -30,16 +33,21 @@ export async function askUntilParsed<T>(
   let latencyMs = 0;
   let endpoint: string | undefined;
   let attempts = 0;
+  let timings: { ttftMs?: number; decodeTokensPerS?: number };
   while (attempts < parseAttempts) {
     attempts++;
     try {
       const reply = await pool.chat(body, signal);
       latencyMs += reply.latencyMs;
       endpoint = reply.endpoint;
+      timings = {
+        ...(reply.ttftMs !== undefined ? { ttftMs: reply.ttftMs } : {}),
+        ...(reply.decodeTokensPerS !== undefined ? { decodeTokensPerS: reply.decodeTokensPerS } : {}),
+      };
       sumUsage(usage, usageOf(reply.completion));
       raw = reply.completion.choices[0]?.message?.content ?? '';
       const parsed = parse(raw);
-      if (parsed.ok) return { ok: true, value: parsed.value, raw, usage, latencyMs, endpoint, attempts };
+      if (parsed.ok) return { ok: true, value: parsed.value, raw, usage, latencyMs, endpoint, attempts, ...timings };
       problem = `reply could not be parsed: ${parsed.reason}`;
     } catch (err) {
       if (signal.aborted) return undefined;

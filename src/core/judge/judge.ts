@@ -17,7 +17,7 @@ import {
   type JudgeFields,
   type JudgeRepeat,
 } from '../schemas/index.js';
-import { predictionRowSchema, type Usage } from '../schemas/index.js';
+import { predictionRowSchema, type PredictionRow, type Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
@@ -46,6 +46,7 @@ export function judgeStage(
     outputFields: [...Object.keys(judgeFieldsSchema.shape), ...Object.keys(repeatFieldsSchema.shape)],
     outcome: judgeOutcome,
     tally: tallyJudgement,
+    request: (row) => judgeRequest(row, rubrics, sampling)?.body,
     job: (row) => {
       if (!row.gen) {
         const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
@@ -56,13 +57,7 @@ export function judgeStage(
             : { judge_repeats: Array.from({ length: repeat }, () => ({ ...NO_GRADES, ...none, judge_attempts: 0 })) };
         return async () => ({ ...none, ...repeats });
       }
-      const domain = domainOfTask(row.task);
-      const rubric = rubrics.texts.get(domain);
-      // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
-      if (rubric === undefined)
-        throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
-      const extracted = extractPrediction(row.gen);
-      const body = { ...requestParams(sampling), messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric) };
+      const { body, extracted } = judgeRequest(row, rubrics, sampling)!;
       const judgeOnce = async (signal: AbortSignal): Promise<JudgeFields | undefined> => {
         const asked = await askUntilParsed(pool, body, parseReply, parseAttempts, signal);
         if (!asked) return undefined;
@@ -78,6 +73,8 @@ export function judgeStage(
             ...common,
             judge_raw_output: asked.raw,
             judge_latency_ms: asked.latencyMs,
+            ...(asked.ttftMs !== undefined ? { judge_ttft_ms: asked.ttftMs } : {}),
+            ...(asked.decodeTokensPerS !== undefined ? { judge_decode_tokens_per_s: asked.decodeTokensPerS } : {}),
             judge_endpoint: asked.endpoint,
           };
         }
@@ -147,4 +144,17 @@ async function repeated(
     judge_latency_ms: runs.reduce((n, r) => n + (r.judge_latency_ms ?? 0), 0),
     judge_repeats,
   };
+}
+
+/** What the judge is asked about a row, and the prediction as extracted; undefined for a row without a generation. */
+function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling) {
+  if (!row.gen) return undefined;
+  const domain = domainOfTask(row.task);
+  const rubric = rubrics.texts.get(domain);
+  // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
+  if (rubric === undefined)
+    throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
+  const extracted = extractPrediction(row.gen);
+  const body = { ...requestParams(sampling), messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric) };
+  return { body, extracted };
 }

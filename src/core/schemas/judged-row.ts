@@ -51,6 +51,9 @@ export const judgeFieldsSchema = z.object({
   error_message: z.string().optional(),
   judge_usage: usageSchema.optional(),
   judge_latency_ms: z.number().optional(),
+  /** Streamed requests: the last attempt's time to first token and decode speed. */
+  judge_ttft_ms: z.number().optional(),
+  judge_decode_tokens_per_s: z.number().optional(),
   judge_attempts: z.number().optional(),
   judge_endpoint: z.string().optional(),
 });
