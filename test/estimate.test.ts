@@ -5,8 +5,8 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { estimatePromptTokens, estimateTextTokens, SAMPLE_CHARS } from '../src/core/endpoints/estimate.js';
 
 describe('prompt token estimate', () => {
-  it('counts short texts exactly', () => {
-    assert.equal(estimateTextTokens('hello world'), countTokens('hello world'));
+  it('counts short texts exactly', async () => {
+    assert.equal(await estimateTextTokens('hello world'), countTokens('hello world'));
   });
 
   it('estimates long texts from samples within 5% of the exact count, for prose, HTML and CJK', async () => {
@@ -19,13 +19,13 @@ describe('prompt token estimate', () => {
     for (const text of [readme.repeat(4), web.repeat(20), cjk, (readme + web + cjk).repeat(2)]) {
       assert.ok(text.length > SAMPLE_CHARS);
       const exact = countTokens(text);
-      const estimate = estimateTextTokens(text);
+      const estimate = await estimateTextTokens(text);
       assert.ok(Math.abs(estimate - exact) / exact < 0.05, `estimate ${estimate} vs exact ${exact}`);
     }
   });
 
-  it('adds the chat template overhead per message', () => {
+  it('adds the chat template overhead per message', async () => {
     const messages = [{ content: 'a' }, { content: 'b' }, { content: 'c' }];
-    assert.equal(estimatePromptTokens(messages), 3 + 3 * 4 + countTokens('abc'));
+    assert.equal(await estimatePromptTokens(messages), 3 + 3 * 4 + countTokens('abc'));
   });
 });

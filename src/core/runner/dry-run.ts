@@ -39,7 +39,7 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, p
       const request = ask(read.row);
       if (!request) continue;
       count.requests++;
-      count.promptTokens += estimatePromptTokens(request.messages);
+      count.promptTokens += await estimatePromptTokens(request.messages);
       count.completionBudget += request.max_tokens ?? 0;
     }
   } finally {
