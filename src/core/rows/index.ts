@@ -1,4 +1,4 @@
-export { datasetFiles, domainOfLine, isBlank, lineId, planLines } from './input.js';
+export { datasetFiles, isBlank, lineId, planLines } from './input.js';
 export type { BadRowMode, LinePlan, PlannedLine, SelectOptions } from './input.js';
 export { arrayElement, parseSlice, topLevelValues } from './json-scan.js';
 export type { Slice } from './json-scan.js';
