@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { MAX_TEXT, MIN_TEXT, collectRows, cut, fitLimit, rowRef } from '../src/core/report/index.js';
+import { MAX_TEXT, MIN_TEXT, collectReport, cut, fitLimit, rowRef } from '../src/core/report/index.js';
 import { packedJson, scriptSafeJson } from '../src/render/html/report.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
@@ -44,7 +44,16 @@ describe('report texts', () => {
   });
 });
 
-describe('collectRows', () => {
+const request = (files: string[]) => ({
+  files,
+  failuresAsLowest: false,
+  bootstrap: undefined,
+  withPublished: false,
+  prices: undefined,
+  byTurn: false,
+});
+
+describe('collectReport', () => {
   it('keeps what the judge saw: the cleaned prediction, the ground truth of the turn, the action', async () => {
     const rows = [
       {
@@ -61,7 +70,7 @@ describe('collectRows', () => {
     // A line with a repeated key takes the JSON.parse path (the last value wins, as in JSON.parse).
     const repeated = JSON.stringify(judgedRow({ domain: 'os', id: 3 })).replace(/^\{/, '{"gen":"first",');
     const file = writeJudged(dir, 'collect.jsonl', rows, repeated + '\n');
-    const got = await collectRows([file]);
+    const got = (await collectReport(request([file]))).rows;
     assert.equal(got.rows.length, 4);
     const [web, mcp, bare, os] = got.rows;
     assert.equal(web!.prediction, '<html>PAGE</html>');

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { domainLabel } from '../../core/domains.js';
-import type { CollectedRows, Kept, ReportRow } from '../../core/report/index.js';
+import { compareDomains, domainLabel } from '../../core/domains.js';
+import type { CollectedReport, Kept, ReportRow } from '../../core/report/index.js';
 import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, normalizedMean, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
+import { modesJson, modesView } from '../modes.js';
 
 /*
  * The report page: one HTML file with its script, style and data inline.
@@ -22,11 +23,11 @@ const asset = (name: string): string => readFileSync(new URL(`../../../assets/re
 const num = (r: Ratio | undefined): number | null => (r === undefined ? null : r.toNumber());
 
 /** The figures the charts draw, straight from the score report. */
-function charts(report: ScoreReport) {
+function charts(report: ScoreReport | undefined) {
   return {
     dimensions: DIMENSIONS,
     buckets: TURN_BUCKETS.map((b) => b.label),
-    runs: report.runs.map((run) => ({
+    runs: (report?.runs ?? []).map((run) => ({
       label: run.label,
       domains: run.score.domains.map((d) => {
         const ci = run.intervals?.domains.get(d.domain);
@@ -69,12 +70,20 @@ function rowJson(r: ReportRow) {
     wk: r.weaknesses.map(kept),
     j: kept(r.judge),
     e: kept(r.error),
+    ...(r.choice
+      ? {
+          c: {
+            m: r.choice.mode,
+            o: r.choice.orders.map((o) => ({ at: o.at, ch: o.choice, h: o.hit, raw: kept(o.raw), e: kept(o.error) })),
+            ref: kept(r.choice.reference),
+          },
+        }
+      : {}),
   };
 }
 
 export interface PageInput {
-  report: ScoreReport;
-  rows: CollectedRows;
+  collected: CollectedReport;
   /** When the report was made, shown on the page. */
   generated: Date;
 }
@@ -99,17 +108,23 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
 
 /** The whole page. */
 export function renderReportHtml(input: PageInput): string {
-  const { report, rows } = input;
-  const view = scoreView(report);
+  const { report, rows, modes, files } = input.collected;
+  const view = report && scoreView(report);
+  const modeView = modes.length ? modesView(modes) : undefined;
+  const domains = [...new Set([...(report?.domains ?? []), ...modes.flatMap((m) => m.score.domains.map((d) => d.domain))])].sort(
+    compareDomains,
+  );
   const data = {
     tool: `agentworldbench ${VERSION}`,
     generated: input.generated.toISOString(),
     limit: rows.limit,
     cutTexts: rows.cutTexts,
-    domains: report.domains.map((d) => ({ id: d, label: domainLabel(d) })),
-    runs: report.runs.map((r) => ({ label: r.label, file: r.file })),
-    view: { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true },
-    warnings: [...report.warnings],
+    domains: domains.map((d) => ({ id: d, label: domainLabel(d) })),
+    runs: files.map((f) => ({ label: f.label, file: f.path, mode: f.mode })),
+    view: view ? { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true } : undefined,
+    // The judge modes as `awb score` shows them: its grids, and its JSON figures for the charts.
+    modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes) } : undefined,
+    warnings: input.collected.warnings,
     charts: charts(report),
   };
   const script = asset('page.js');
