@@ -89,7 +89,8 @@ export async function readModeFile(path: string, visit?: ModeVisitor): Promise<M
 
 /** The mode of a judged file, told by its first row (a file without rows: rubric). */
 export async function judgeModeOf(path: string): Promise<JudgeMode> {
-  for await (const line of readLineBytes(path)) {
+  // Small reads: only the first row is wanted, and a whole chunk of the file would be read for it.
+  for await (const line of readLineBytes(path, { highWaterMark: 1 << 16 })) {
     const row = smallFields(path, line, []);
     if (row) return modeOf(row);
   }
