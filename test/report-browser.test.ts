@@ -360,6 +360,17 @@ describe('awb report in chromium', { skip }, () => {
     assert.equal(await page.locator('#modes figure').count(), 3);
     assert.ok((await page.locator('#modes figure').first().locator('line.whisker').count()) > 0);
     assert.deepEqual(errors, []);
+    // Judge-mode files alone: no leaderboard, no rubric charts, the modes and the rows.
+    const only = join(dir, 'only.html');
+    const r = awb('report', turingFile, '-o', only);
+    assert.equal(r.code, 0, r.stderr);
+    await page.goto(pathToFileURL(only).href);
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+    assert.equal(await page.locator('table[data-grid]').count(), 0);
+    assert.equal(await page.locator('table[data-mode-grid]').count(), 1);
+    assert.equal(await page.locator('#charts').count(), 0);
+    assert.match((await page.locator('#f-count').textContent())!, /^8 of 8 rows/);
+    assert.deepEqual(errors, []);
   });
 
   it('opens a row of a turing and of a pairwise file with the choices of the judge', async () => {

@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { MAX_TEXT, MIN_TEXT, collectReport, cut, fitLimit, rowRef } from '../src/core/report/index.js';
 import { packedJson, scriptSafeJson } from '../src/render/html/report.js';
 import { readJudged } from '../src/core/score/index.js';
-import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedRow, scoreRequestOf, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-report-');
@@ -47,15 +47,6 @@ describe('report texts', () => {
   });
 });
 
-const request = (files: string[]) => ({
-  files,
-  failuresAsLowest: false,
-  bootstrap: undefined,
-  withPublished: false,
-  prices: undefined,
-  byTurn: false,
-});
-
 describe('collectReport', () => {
   it('keeps what the judge saw: the cleaned prediction, the ground truth of the turn, the action', async () => {
     const rows = [
@@ -73,7 +64,7 @@ describe('collectReport', () => {
     // A line with a repeated key takes the JSON.parse path (the last value wins, as in JSON.parse).
     const repeated = JSON.stringify(judgedRow({ domain: 'os', id: 3 })).replace(/^\{/, '{"gen":"first",');
     const file = writeJudged(dir, 'collect.jsonl', rows, repeated + '\n');
-    const got = (await collectReport(request([file]))).rows;
+    const got = (await collectReport(scoreRequestOf([file]))).rows;
     assert.equal(got.rows.length, 4);
     const [web, mcp, bare, os] = got.rows;
     assert.equal(web!.prediction, '<html>PAGE</html>');
@@ -126,7 +117,7 @@ describe('reading for the report', () => {
     try {
       // One reading as score does it: the lines that span a chunk are read again whole, by design of the reader.
       once = await counted(() => readJudged(file));
-      report = await counted(() => collectReport(request([file])));
+      report = await counted(() => collectReport(scoreRequestOf([file])));
     } finally {
       mock.restoreAll();
       syncBuiltinESMExports();

@@ -50,7 +50,7 @@
         {},
         el('a', { href: '#leaderboard' }, 'Leaderboard'),
         DATA.modes ? el('a', { href: '#modes' }, 'Judge modes') : null,
-        el('a', { href: '#charts' }, 'Charts'),
+        DATA.charts.runs.length ? el('a', { href: '#charts' }, 'Charts') : null,
         el('a', { href: '#rows' }, 'Rows'),
       ),
     ),
@@ -234,19 +234,19 @@
 
   const doms = domainsOf();
   const domLabels = doms.map(labelOf);
+  // Only judge-mode files: no graded run to chart (the charts below are then drawn empty and never shown).
   if (C.runs.length === 0) charts.remove();
-  else
-    charts.append(
-      barChart({
-        title: 'Score per domain (0-100), with 95% bootstrap intervals',
-        categories: domLabels,
-        series: C.runs.map((r) => r.label),
-        values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).score : null))),
-        labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).text : 'n/a'))),
-        whiskers: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).ci : null))),
-        max: 100,
-      }),
-    );
+  charts.append(
+    barChart({
+      title: 'Score per domain (0-100), with 95% bootstrap intervals',
+      categories: domLabels,
+      series: C.runs.map((r) => r.label),
+      values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).score : null))),
+      labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).text : 'n/a'))),
+      whiskers: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).ci : null))),
+      max: 100,
+    }),
+  );
   for (const run of C.runs) {
     charts.append(
       barChart({
