@@ -89,7 +89,7 @@ export async function pageTimings(html: string, loads = 3): Promise<PageTimings 
     const sort: number[] = [];
     const bound: number[] = [];
     const open: number[] = [];
-    const refs = [await p.locator('#row-list a').nth(5).getAttribute('href'), await p.locator('#row-list a').nth(90).getAttribute('href')];
+    const refs = [await p.locator('#row-list a').nth(5).getAttribute('href'), await p.locator('#row-list a').nth(40).getAttribute('href')];
     for (let i = 0; i < 5; i++) {
       filter.push(await timed(set('f-domain', 'web', 'change')));
       filter.push(await timed(set('f-domain', '', 'change')));

@@ -8,7 +8,7 @@
   performance.mark('awb-start');
   const DATA = JSON.parse(document.getElementById('awb-data').textContent);
   const SVG = 'http://www.w3.org/2000/svg';
-  const PAGE = 100; // rows listed at once; "show more" adds as many again
+  const PAGE = 50; // rows listed at once; "show more" adds as many again
   const COLORS = ['#3366cc', '#dc3912', '#ff9900', '#109618', '#990099', '#0099c6', '#dd4477', '#66aa00'];
   const domainLabel = Object.fromEntries(DATA.domains.map((d) => [d.id, d.label]));
   const labelOf = (d) => domainLabel[d] || d;
