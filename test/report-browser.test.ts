@@ -128,6 +128,7 @@ const repeat = (total: number, failed: 0 | 1 = 0) => ({
   quality: total,
   total_score: failed ? 0 : total,
   failed,
+  judge_raw_output: `REPEAT-REPLY ${total}`,
 });
 const repeatRow = (domain: string, id: number, totals: Array<[number, 0 | 1]>) => {
   const judge_repeats = totals.map(([t, f]) => repeat(t, f));
@@ -391,6 +392,16 @@ describe('awb report in chromium', { skip }, () => {
     assert.deepEqual(await p.locator('table.choices tr').nth(1).locator('td').allTextContents(), ['1', 'A', 'B', 'reference']);
     assert.equal(await p.locator('.reference pre').textContent(), 'REFERENCE-PREDICTION-204');
     assert.equal(await p.locator('.prediction pre').textContent(), 'CANDIDATE 204');
+  });
+
+  it('opens a row of a --repeat file with each of its judgements', async () => {
+    await page.goto(`${pathToFileURL(mixed).href}#row=os/303/1`);
+    await page.waitForSelector('#detail article[data-ref="os/303/1"]');
+    const a = page.locator('#detail article.row');
+    assert.deepEqual(await a.locator('table.repeats tr').nth(1).locator('td').allTextContents(), ['total (1-5)', '1', '3', 'failed']);
+    assert.equal(await a.locator('details').count(), 3);
+    await a.locator('details summary').nth(1).click();
+    assert.equal(await a.locator('details .judge pre').nth(1).textContent(), 'REPEAT-REPLY 3');
   });
 
   it('shows a line diff of the ground truth and the prediction, and no diff past its cap', async () => {

@@ -605,7 +605,27 @@
               textBlock('', o.raw, 'judge'),
             ),
           )
-        : [el('details', {}, el('summary', {}, 'Judge reply (raw)'), textBlock('', r.j, 'judge'))];
+        : r.rp
+          ? [
+              el(
+                'table',
+                { class: 'grades repeats' },
+                el(
+                  'tr',
+                  {},
+                  el('th', {}, 'Repeat'),
+                  r.rp.map((_, i) => el('th', {}, String(i + 1))),
+                ),
+                el(
+                  'tr',
+                  {},
+                  el('td', {}, 'total (1-5)'),
+                  r.rp.map((x) => el('td', {}, x.f ? 'failed' : String(+x.t.toFixed(3)))),
+                ),
+              ),
+              ...r.rp.map((x, i) => el('details', {}, el('summary', {}, `Judge reply, repeat ${i + 1}`), textBlock('', x.raw, 'judge'))),
+            ]
+          : [el('details', {}, el('summary', {}, 'Judge reply (raw)'), textBlock('', r.j, 'judge'))];
       return el(
         'article',
         { class: `row${r.f ? ' failed' : ''}`, 'data-ref': r.ref, 'data-key': r.key || undefined },

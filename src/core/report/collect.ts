@@ -71,6 +71,16 @@ export interface ReportRow {
   judge: Kept;
   error: Kept;
   choice?: ChoiceView;
+  /** A --repeat row: each of its K judgements. */
+  repeats?: RepeatView[];
+}
+
+/** One judgement of a row judged K times (--repeat). */
+export interface RepeatView {
+  /** total_score, 1-5 (0: no score). */
+  total: number;
+  failed: boolean;
+  raw: Kept;
 }
 
 export interface CollectedRows {
@@ -154,7 +164,8 @@ export async function collectReport(req: ScoreRequest): Promise<CollectedReport>
 
 function textsOf(r: ReportRow): Kept[] {
   const choice = r.choice ? [r.choice.reference, ...r.choice.orders.flatMap((o) => [o.raw, o.error])] : [];
-  return [r.action, r.prediction, r.truth, r.judge, r.error, ...r.strengths, ...r.weaknesses, ...choice];
+  const repeats = r.repeats?.map((x) => x.raw) ?? [];
+  return [r.action, r.prediction, r.truth, r.judge, r.error, ...r.strengths, ...r.weaknesses, ...choice, ...repeats];
 }
 
 /** Every text cut again at the one limit at which all of them fit the page's budget. */
@@ -180,6 +191,7 @@ function fitRows(rows: ReportRow[]): CollectedRows {
       r.choice.reference = again(r.choice.reference);
       for (const o of r.choice.orders) Object.assign(o, { raw: again(o.raw), error: again(o.error) });
     }
+    for (const x of r.repeats ?? []) x.raw = again(x.raw);
   }
   return { rows, limit, cutTexts };
 }
@@ -210,6 +222,15 @@ function rowOf(run: number, record: JudgedRecord, line: LineBytes): ReportRow {
   const k = splitKey(record.key);
   // A total of 0 means no score, as in the means.
   const score = record.total ? normalizedMean(record.total, 1) : undefined;
+  const f = fieldsOf(line, record.turn);
+  // The score reader has checked the row; judge_repeats only as far as the page needs it.
+  const repeats = Array.isArray(f.judge_repeats)
+    ? (f.judge_repeats as Array<{ total_score?: unknown; failed?: unknown; judge_raw_output?: unknown }>).map((x) => ({
+        total: typeof x.total_score === 'number' ? x.total_score : 0,
+        failed: x.failed !== 0,
+        raw: keep(x.judge_raw_output),
+      }))
+    : undefined;
   return {
     run,
     domain: record.domain,
@@ -223,7 +244,8 @@ function rowOf(run: number, record: JudgedRecord, line: LineBytes): ReportRow {
     score: score?.toNumber(),
     scoreText: formatFixed(score),
     failed: record.failed,
-    ...textsOfRow(fieldsOf(line, record.turn)),
+    ...textsOfRow(f),
+    ...(repeats ? { repeats } : {}),
   };
 }
 
@@ -282,6 +304,7 @@ interface Fields {
   extracted_output?: unknown;
   turing?: unknown;
   pairwise?: unknown;
+  judge_repeats?: unknown;
 }
 
 const SCALARS = [
@@ -294,6 +317,7 @@ const SCALARS = [
   'extracted_output',
   'turing',
   'pairwise',
+  'judge_repeats',
 ] as const;
 const WANTED = new Set<string>([...SCALARS, 'prompt', 'response']);
 

@@ -79,6 +79,7 @@ function rowJson(r: ReportRow) {
           },
         }
       : {}),
+    ...(r.repeats ? { rp: r.repeats.map((x) => ({ t: x.total, f: x.failed ? 1 : 0, raw: kept(x.raw) })) } : {}),
   };
 }
 
