@@ -77,8 +77,10 @@ function buildProgram(): Command {
 
   const report = program
     .command('report')
-    .description('Write one self-contained HTML page of judged runs: leaderboard, charts and every row, viewable offline')
-    .argument('<judged...>', "judged JSONL files (ours or the official script's), a run each")
+    .description(
+      'Write one self-contained HTML page of judged runs: leaderboard, judge-mode figures, charts and every row, viewable offline',
+    )
+    .argument('<judged...>', "judged JSONL files (ours or the official script's; rubric, turing, pairwise or --repeat), a run each")
     .option('-o, --output <file>', 'the HTML file to write', 'report.html');
   withScoreOptions(report).action(async (judged, opts) => (await import('./commands/report.js')).run(judged, opts));
 

@@ -7,7 +7,7 @@ import { UserError } from '../src/core/errors.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
 import { PUBLISHED } from '../src/core/dataset/published.js';
-import { judgedManifest, judgedRow, jsonl, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+import { judgedManifest, judgedRow, jsonl, scoreRequestOf, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-aggregate-');
 
@@ -288,14 +288,7 @@ describe('scoreFiles', () => {
     const allFailed = writeJudged(dir, 'allfailed.jsonl', [judgedRow({ id: 1, bare: true })]);
     for (const file of [empty, allFailed]) {
       await assert.rejects(
-        scoreFiles({
-          files: [file],
-          failuresAsLowest: false,
-          bootstrap: undefined,
-          withPublished: false,
-          prices: undefined,
-          byTurn: false,
-        }),
+        scoreFiles(scoreRequestOf([file])),
         (err: unknown) => err instanceof UserError && err.message.startsWith(`${file}: no valid judged rows`),
       );
     }
@@ -306,14 +299,7 @@ describe('scoreFiles', () => {
     const b = join(tempDir(), 'judged.jsonl');
     writeFileSync(a, jsonl([judgedRow()]));
     writeFileSync(b, jsonl([judgedRow()]));
-    const report = await scoreFiles({
-      files: [a, b],
-      failuresAsLowest: false,
-      bootstrap: undefined,
-      withPublished: false,
-      prices: undefined,
-      byTurn: false,
-    });
+    const report = await scoreFiles(scoreRequestOf([a, b]));
     const labels = report.runs.map((r) => r.label);
     assert.equal(new Set(labels).size, 2);
     for (const l of labels) assert.match(l, /\/judged\.jsonl$/);
@@ -330,14 +316,7 @@ describe('comparability', () => {
       judgedManifest({ model: 'm2', judge: 'j', rubrics: 'bb'.repeat(32), commit: '2222222222222222', history: 'none' }),
     );
     writeFileSync(`${files[3]}.manifest.json`, '{"format": "agentworldbench-manifest", "version": 2}');
-    const report = await scoreFiles({
-      files,
-      failuresAsLowest: false,
-      bootstrap: undefined,
-      withPublished: false,
-      prices: undefined,
-      byTurn: false,
-    });
+    const report = await scoreFiles(scoreRequestOf(files));
     assert.deepEqual(
       report.runs.map((r) => r.label),
       ['m1', 'm2', 'z.jsonl', 'w.jsonl'],

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { combineRepeats, pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult } from '../src/core/judge/index.js';
 import { formatFixed } from '../src/core/score/index.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
@@ -65,6 +66,99 @@ const runB = writeJudged(dir, 'b.jsonl', [
 writeManifest(runB, judgedManifest({ model: 'model-b', judge: 'judge-x' }));
 const out = join(dir, 'report.html');
 
+// A mixed report: a rubric file (with a known diff pair and a pair too large to diff), a turing, a pairwise and a --repeat file.
+const DIFF_TRUTH = 'alpha\nbeta\ngamma';
+const DIFF_PREDICTION = 'alpha\nBETA\ngamma\ndelta';
+const graded = writeJudged(dir, 'c.jsonl', [
+  row({ domain: 'mcp', id: 1, dims: [4, 4, 4, 4, 4] }),
+  row({ domain: 'search', id: 8, dims: [3, 3, 3, 3, 3] }, { gen: DIFF_PREDICTION, response: [DIFF_TRUTH] }),
+  row({ domain: 'os', id: 9, dims: [2, 2, 2, 2, 2] }, { gen: 'p\n'.repeat(3000), response: ['t\n'.repeat(3000)] }),
+]);
+/** A dataset row of a choice-mode file: what infer wrote, then the mode's fields. */
+const base = (domain: string, id: number, turn = 1) => ({
+  task: `agentworld/${domain}`,
+  id,
+  turn_idx: turn,
+  prompt: Array.from({ length: turn }, (_, i) => `action ${id}.${i + 1}`),
+  response: Array.from({ length: turn }, (_, i) => `REAL ${domain} ${id}.${i + 1}`),
+  gen: `SIMULATED ${domain} ${id}`,
+});
+type Side = 'A' | 'B';
+const turingRow = (domain: string, id: number, choices: [Side | null, Side | null], turn = 1) => {
+  const turing = turingResult([
+    turingOrderResult('A', { choice: choices[0], raw: `TURING-REPLY-${id}-1 \\boxed{${choices[0]}}`, attempts: 1 }),
+    turingOrderResult('B', { choice: choices[1], raw: `TURING-REPLY-${id}-2`, attempts: 1 }),
+  ]);
+  return { ...base(domain, id, turn), turing, failed: turing.failed, extracted_output: `SIMULATED ${domain} ${id}` };
+};
+const turingFile = writeJudged(dir, 't.jsonl', [
+  turingRow('mcp', 101, ['A', 'B']),
+  turingRow('mcp', 101, ['B', 'B'], 2),
+  turingRow('mcp', 102, ['B', 'A']),
+  turingRow('mcp', 103, ['A', 'A']),
+  turingRow('web', 104, ['B', 'B']),
+  turingRow('web', 105, ['A', 'B']),
+  turingRow('web', 106, ['A', null]),
+  turingRow('web', 107, ['B', 'A']),
+]);
+const pairwiseRow = (domain: string, id: number, choices: [Side, Side]) => {
+  const pairwise = pairwiseResult(
+    `${domain}:${id}:1:ref`,
+    [
+      pairwiseOrderResult('A', { choice: choices[0], raw: 'P1', attempts: 1 }),
+      pairwiseOrderResult('B', { choice: choices[1], raw: 'P2', attempts: 1 }),
+    ],
+    `REFERENCE-PREDICTION-${id}`,
+  );
+  return { ...base(domain, id), pairwise, failed: pairwise.failed, extracted_output: `CANDIDATE ${id}` };
+};
+const pairwiseFile = writeJudged(dir, 'p.jsonl', [
+  pairwiseRow('mcp', 201, ['A', 'B']),
+  pairwiseRow('mcp', 202, ['A', 'A']),
+  pairwiseRow('mcp', 203, ['A', 'B']),
+  pairwiseRow('android', 204, ['B', 'A']),
+  pairwiseRow('android', 205, ['A', 'B']),
+  pairwiseRow('android', 206, ['B', 'B']),
+]);
+const repeat = (total: number, failed: 0 | 1 = 0) => ({
+  format: total,
+  factuality: total,
+  consistency: total,
+  realism: total,
+  quality: total,
+  total_score: failed ? 0 : total,
+  failed,
+  judge_raw_output: `REPEAT-REPLY ${total}`,
+});
+const repeatRow = (domain: string, id: number, totals: Array<[number, 0 | 1]>) => {
+  const judge_repeats = totals.map(([t, f]) => repeat(t, f));
+  return { ...judgedRow({ domain, id }), judge_repeats, ...combineRepeats(judge_repeats) };
+};
+const repeatFile = writeJudged(dir, 'r.jsonl', [
+  repeatRow('mcp', 301, [
+    [3, 0],
+    [4, 0],
+    [5, 0],
+  ]),
+  repeatRow('mcp', 302, [
+    [2, 0],
+    [2, 0],
+    [3, 0],
+  ]),
+  repeatRow('os', 303, [
+    [1, 0],
+    [3, 0],
+    [0, 1],
+  ]),
+  repeatRow('os', 304, [
+    [4, 0],
+    [5, 0],
+    [4, 0],
+  ]),
+]);
+const mixed = join(dir, 'mixed.html');
+const mixedFiles = [graded, turingFile, pairwiseFile, repeatFile];
+
 describe('awb report in chromium', { skip }, () => {
   let ctx: BrowserContext;
   let page: Page;
@@ -78,6 +172,9 @@ describe('awb report in chromium', { skip }, () => {
     const r = awb('report', runA, runB, '-o', out);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /wrote .*report\.html \(12 rows/);
+    const m = awb('report', ...mixedFiles, '-o', mixed);
+    assert.equal(m.code, 0, m.stderr);
+    assert.match(m.stderr, /wrote .*mixed\.html \(21 rows/);
     profile = mkdtempSync(join(tmpdir(), 'awb-chromium-'));
     ctx = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
@@ -216,6 +313,109 @@ describe('awb report in chromium', { skip }, () => {
       [...scores].sort((x, y) => x - y),
     );
     assert.match((await page.locator('#f-count').textContent())!, /^12 of 12 rows/);
+  });
+
+  it('shows the judge modes with the figures and intervals `awb score` gives', async () => {
+    await page.goto(pathToFileURL(mixed).href);
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+    const json = JSON.parse(awb('score', ...mixedFiles, '--format', 'json').stdout);
+    // The leaderboard holds the rubric file and the --repeat file (its grades are means), as score's does.
+    assert.equal(await page.locator('table[data-grid="0"] tbody tr').count(), json.runs.length);
+    assert.equal(json.runs.length, 2);
+    const macro = page.locator('table[data-grid="0"] tbody tr').nth(1).locator('td[data-col="Overall (macro)"]');
+    assert.equal(await macro.locator('.v, .best').textContent(), json.runs[1].overall.macro.text);
+    const TITLES: Record<string, string> = {
+      fooling_rate: 'Fooling rate',
+      win_rate: 'Win rate',
+      position_consistency: 'Position consistency',
+      judge_noise: 'Judge noise',
+    };
+    type Fig = { value: number | null; ci95?: [number, number] };
+    assert.deepEqual(
+      json.modes.map((m: { mode: string }) => m.mode),
+      ['turing', 'pairwise', 'repeat'],
+    );
+    let checked = 0;
+    for (const [k, mode] of json.modes.entries()) {
+      const grid = page.locator(`table[data-mode-grid="${k}"]`);
+      assert.match((await grid.locator('caption').textContent())!, new RegExp(`\\(${mode.mode}\\)$`));
+      const lines = [...Object.entries(mode.domains), ['Overall', { ...mode.overall, rows: mode.rows, counted: mode.counted }]] as Array<
+        [string, Record<string, Fig> & { rows: number; counted: number }]
+      >;
+      assert.equal(await grid.locator('tbody tr').count(), lines.length);
+      for (const [i, [domain, figures]] of lines.entries()) {
+        const tr = grid.locator('tbody tr').nth(i);
+        assert.equal(await tr.locator('td').first().textContent(), domain);
+        assert.equal(await tr.locator('td[data-col="Rows counted"] .v').textContent(), `${figures.counted}/${figures.rows}`);
+        for (const name of Object.keys(mode.overall)) {
+          const f = figures[name]!;
+          const cell = tr.locator(`td[data-col="${TITLES[name]}"]`);
+          assert.equal(await cell.locator('.v').textContent(), formatFixed(f.value ?? undefined), `${mode.mode} ${domain} ${name}`);
+          if (f.ci95) assert.equal(await cell.locator('.extra').textContent(), `[${formatFixed(f.ci95[0])}, ${formatFixed(f.ci95[1])}]`);
+          checked++;
+        }
+      }
+    }
+    assert.equal(checked, 2 * 3 + 2 * 3 + 1 * 3, 'every figure of every domain and Overall');
+    // A chart per mode file, bars with whiskers.
+    assert.equal(await page.locator('#modes figure').count(), 3);
+    assert.ok((await page.locator('#modes figure').first().locator('line.whisker').count()) > 0);
+    assert.deepEqual(errors, []);
+    // Judge-mode files alone: no leaderboard, no rubric charts, the modes and the rows.
+    const only = join(dir, 'only.html');
+    const r = awb('report', turingFile, '-o', only);
+    assert.equal(r.code, 0, r.stderr);
+    await page.goto(pathToFileURL(only).href);
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+    assert.equal(await page.locator('table[data-grid]').count(), 0);
+    assert.equal(await page.locator('table[data-mode-grid]').count(), 1);
+    assert.equal(await page.locator('#charts').count(), 0);
+    assert.match((await page.locator('#f-count').textContent())!, /^8 of 8 rows/);
+    assert.deepEqual(errors, []);
+  });
+
+  it('opens a row of a turing and of a pairwise file with the choices of the judge', async () => {
+    await page.goto(`${pathToFileURL(mixed).href}#row=web/106/1`);
+    await page.waitForSelector('#detail article[data-ref="web/106/1"]');
+    const a = page.locator('#detail article.row');
+    assert.equal(await a.count(), 1);
+    const cells = await a.locator('table.choices tr').nth(1).locator('td').allTextContents();
+    assert.deepEqual(cells, ['1', 'A', 'A', 'spotted the real one']);
+    assert.deepEqual(await a.locator('table.choices tr').nth(2).locator('td').allTextContents(), ['2', 'B', '–', 'no choice']);
+    assert.equal(await a.locator('.prediction pre').textContent(), 'SIMULATED web 106');
+    assert.equal(await a.locator('.truth pre').textContent(), 'REAL web 106.1');
+    await a.locator('details summary').first().click();
+    assert.match((await a.locator('.judge pre').first().textContent())!, /^TURING-REPLY-106-1/);
+    await page.goto(`${pathToFileURL(mixed).href}#row=android/204/1`);
+    await page.waitForSelector('#detail article[data-ref="android/204/1"]');
+    const p = page.locator('#detail article.row');
+    assert.deepEqual(await p.locator('table.choices tr').nth(1).locator('td').allTextContents(), ['1', 'A', 'B', 'reference']);
+    assert.equal(await p.locator('.reference pre').textContent(), 'REFERENCE-PREDICTION-204');
+    assert.equal(await p.locator('.prediction pre').textContent(), 'CANDIDATE 204');
+  });
+
+  it('opens a row of a --repeat file with each of its judgements', async () => {
+    await page.goto(`${pathToFileURL(mixed).href}#row=os/303/1`);
+    await page.waitForSelector('#detail article[data-ref="os/303/1"]');
+    const a = page.locator('#detail article.row');
+    assert.deepEqual(await a.locator('table.repeats tr').nth(1).locator('td').allTextContents(), ['total (1-5)', '1', '3', 'failed']);
+    assert.equal(await a.locator('details').count(), 3);
+    await a.locator('details summary').nth(1).click();
+    assert.equal(await a.locator('details .judge pre').nth(1).textContent(), 'REPEAT-REPLY 3');
+  });
+
+  it('shows a line diff of the ground truth and the prediction, and no diff past its cap', async () => {
+    await page.goto(`${pathToFileURL(mixed).href}#row=search/8/1`);
+    await page.waitForSelector('#detail article[data-ref="search/8/1"]');
+    const diff = page.locator('#detail .diff');
+    assert.deepEqual(await diff.locator('span').allTextContents(), ['  alpha', '- beta', '+ BETA', '  gamma', '+ delta']);
+    assert.deepEqual(await diff.locator('.del').allTextContents(), ['- beta']);
+    assert.deepEqual(await diff.locator('.add').allTextContents(), ['+ BETA', '+ delta']);
+    await page.goto(`${pathToFileURL(mixed).href}#row=os/9/1`);
+    await page.waitForSelector('#detail article[data-ref="os/9/1"]');
+    assert.equal(await page.locator('#detail .diff').count(), 0);
+    assert.match((await page.locator('#detail .diff-note').textContent())!, /^No diff: 3000 × 3000 lines/);
+    assert.equal(await page.locator('#detail .prediction pre').count(), 1, 'the texts stay side by side');
   });
 
   it('takes a screenshot', async () => {

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import fsPromises, { type FileHandle } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { MAX_TEXT, MIN_TEXT, collectRows, cut, fitLimit, rowRef } from '../src/core/report/index.js';
+import { MAX_TEXT, MIN_TEXT, collectReport, cut, fitLimit, rowRef } from '../src/core/report/index.js';
 import { packedJson, scriptSafeJson } from '../src/render/html/report.js';
-import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { readJudged } from '../src/core/score/index.js';
+import { judgedRow, scoreRequestOf, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-report-');
@@ -44,7 +47,7 @@ describe('report texts', () => {
   });
 });
 
-describe('collectRows', () => {
+describe('collectReport', () => {
   it('keeps what the judge saw: the cleaned prediction, the ground truth of the turn, the action', async () => {
     const rows = [
       {
@@ -61,7 +64,7 @@ describe('collectRows', () => {
     // A line with a repeated key takes the JSON.parse path (the last value wins, as in JSON.parse).
     const repeated = JSON.stringify(judgedRow({ domain: 'os', id: 3 })).replace(/^\{/, '{"gen":"first",');
     const file = writeJudged(dir, 'collect.jsonl', rows, repeated + '\n');
-    const got = await collectRows([file]);
+    const got = (await collectReport(scoreRequestOf([file]))).rows;
     assert.equal(got.rows.length, 4);
     const [web, mcp, bare, os] = got.rows;
     assert.equal(web!.prediction, '<html>PAGE</html>');
@@ -79,6 +82,49 @@ describe('collectRows', () => {
     assert.equal(bare!.error, 'empty generation');
     assert.equal(os!.prediction, 'simulated observation');
     assert.equal(os!.line, 4);
+  });
+});
+
+describe('reading for the report', () => {
+  it('reads each file once, besides a look at its first row', async () => {
+    // 40 rows of 100 KB: 4 MB, four times the reader's 1 MiB chunk, so a second reading cannot hide in the look at the first row.
+    const rows = Array.from({ length: 40 }, (_, i) => ({ ...judgedRow({ domain: 'mcp', id: i + 1 }), gen: 'g'.repeat(100_000) }));
+    const file = writeJudged(dir, 'once.jsonl', rows);
+    const size = statSync(file).size;
+    let bytes = 0;
+    const counted = async (work: () => Promise<unknown>): Promise<number> => {
+      bytes = 0;
+      await work();
+      return bytes;
+    };
+    const open = fsPromises.open;
+    mock.method(fsPromises, 'open', async (...args: Parameters<typeof open>) => {
+      const handle: FileHandle = await open(...args);
+      if (args[0] !== file) return handle;
+      const read = handle.read.bind(handle) as (...a: unknown[]) => Promise<{ bytesRead: number }>;
+      Object.assign(handle, {
+        read: async (...a: unknown[]) => {
+          const r = await read(...a);
+          bytes += r.bytesRead;
+          return r;
+        },
+      });
+      return handle;
+    });
+    syncBuiltinESMExports();
+    let once: number;
+    let report: number;
+    try {
+      // One reading as score does it: the lines that span a chunk are read again whole, by design of the reader.
+      once = await counted(() => readJudged(file));
+      report = await counted(() => collectReport(scoreRequestOf([file])));
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.ok(once >= size, `the file was read (${once} bytes)`);
+    // The look at the first row reads up to two 64 KiB chunks and the first line (100 KB) whole.
+    assert.ok(report <= once + 2 * (1 << 16) + 110_000, `${report} bytes read for the report, ${once} for one reading of the file`);
   });
 });
 

@@ -8,7 +8,7 @@
   performance.mark('awb-start');
   const DATA = JSON.parse(document.getElementById('awb-data').textContent);
   const SVG = 'http://www.w3.org/2000/svg';
-  const PAGE = 200; // rows listed at once; "show more" adds as many again
+  const PAGE = 50; // rows listed at once; "show more" adds as many again
   const COLORS = ['#3366cc', '#dc3912', '#ff9900', '#109618', '#990099', '#0099c6', '#dd4477', '#66aa00'];
   const domainLabel = Object.fromEntries(DATA.domains.map((d) => [d.id, d.label]));
   const labelOf = (d) => domainLabel[d] || d;
@@ -35,63 +35,75 @@
       'header',
       {},
       el('h1', {}, 'awb report'),
-      el('p', { class: 'meta' }, `${DATA.runs.length} run${DATA.runs.length === 1 ? '' : 's'} · made by ${DATA.tool} at ${DATA.generated}`),
+      el(
+        'p',
+        { class: 'meta' },
+        `${DATA.runs.length} file${DATA.runs.length === 1 ? '' : 's'} · made by ${DATA.tool} at ${DATA.generated}`,
+      ),
       el(
         'ul',
         { class: 'files' },
-        DATA.runs.map((r) => el('li', {}, el('b', {}, r.label), ' ', el('code', {}, r.file))),
+        DATA.runs.map((r) => el('li', {}, el('b', {}, r.label), ' ', el('code', {}, r.file), r.mode === 'rubric' ? '' : ` (${r.mode})`)),
       ),
       el(
         'nav',
         {},
         el('a', { href: '#leaderboard' }, 'Leaderboard'),
-        el('a', { href: '#charts' }, 'Charts'),
+        DATA.modes ? el('a', { href: '#modes' }, 'Judge modes') : null,
+        DATA.charts.runs.length ? el('a', { href: '#charts' }, 'Charts') : null,
         el('a', { href: '#rows' }, 'Rows'),
       ),
     ),
   );
 
-  // ---- leaderboard: the grids `awb score` prints, cell for cell ----
-  const board = el('section', { id: 'leaderboard' }, el('h2', {}, 'Leaderboard'));
-  for (const w of DATA.warnings) board.append(el('p', { class: 'warning' }, `Warning: ${w}`));
-  DATA.view.grids.forEach((grid, gi) => {
-    const table = el('table', { class: 'grid', 'data-grid': gi });
-    table.append(el('caption', {}, grid.title));
-    table.append(
-      el(
-        'thead',
-        {},
+  /** The grids `awb score` prints, cell for cell; `attr` names each table by its index. */
+  function drawGrids(section, grids, attr) {
+    grids.forEach((grid, gi) => {
+      const table = el('table', { class: 'grid', [attr]: gi });
+      // Element Timing names the first grid's paint, for measuring when the figures are on screen.
+      table.append(el('caption', { elementtiming: gi === 0 ? attr : undefined }, grid.title));
+      table.append(
         el(
-          'tr',
+          'thead',
           {},
-          grid.columns.map((c) => el('th', { class: c.align }, c.title)),
+          el(
+            'tr',
+            {},
+            grid.columns.map((c) => el('th', { class: c.align }, c.title)),
+          ),
         ),
-      ),
-    );
-    const body = el('tbody');
-    for (const row of grid.rows) {
-      const tr = el('tr', { class: row.muted ? 'muted' : undefined });
-      grid.columns.forEach((c, i) => {
-        const cell = row.cells[i] || { text: '' };
-        const td = el('td', { class: c.align, 'data-col': c.title });
-        td.append(cell.best ? el('strong', { class: 'best' }, cell.text) : el('span', { class: 'v' }, cell.text));
-        if (cell.extra) td.append(' ', el('span', { class: 'extra' }, cell.extra));
-        if (cell.sub) td.append(el('span', { class: 'sub' }, cell.sub));
-        tr.append(td);
-      });
-      body.append(tr);
-    }
-    table.append(body);
-    board.append(el('div', { class: 'scroll' }, table));
-  });
-  const notes = DATA.view.marksBest ? [...DATA.view.footnotes, 'Bold: best in its column.'] : DATA.view.footnotes;
-  board.append(
+      );
+      const body = el('tbody');
+      for (const row of grid.rows) {
+        const tr = el('tr', { class: row.muted ? 'muted' : undefined });
+        grid.columns.forEach((c, i) => {
+          const cell = row.cells[i] || { text: '' };
+          const td = el('td', { class: c.align, 'data-col': c.title });
+          td.append(cell.best ? el('strong', { class: 'best' }, cell.text) : el('span', { class: 'v' }, cell.text));
+          if (cell.extra) td.append(' ', el('span', { class: 'extra' }, cell.extra));
+          if (cell.sub) td.append(el('span', { class: 'sub' }, cell.sub));
+          tr.append(td);
+        });
+        body.append(tr);
+      }
+      table.append(body);
+      section.append(el('div', { class: 'scroll' }, table));
+    });
+  }
+  const notesList = (notes) =>
     el(
       'ul',
       { class: 'notes' },
       notes.map((n) => el('li', {}, n)),
-    ),
-  );
+    );
+
+  // ---- leaderboard: the rubric files (and --repeat files, whose grades are means) ----
+  const board = el('section', { id: 'leaderboard' }, el('h2', {}, 'Leaderboard'));
+  for (const w of DATA.warnings) board.append(el('p', { class: 'warning' }, `Warning: ${w}`));
+  if (DATA.view) {
+    drawGrids(board, DATA.view.grids, 'data-grid');
+    board.append(notesList(DATA.view.marksBest ? [...DATA.view.footnotes, 'Bold: best in its column.'] : DATA.view.footnotes));
+  } else board.append(el('p', { class: 'meta' }, 'No file judged with grades was given: only the judge modes below.'));
   app.append(board);
 
   // ---- charts: hand-written SVG ----
@@ -186,8 +198,44 @@
     return el('figure', { class: 'figure' }, el('figcaption', {}, title), root, legend(series));
   }
 
+  // ---- judge modes: the grids and figures `awb score` gives for turing, pairwise and --repeat files ----
+  if (DATA.modes) {
+    const modes = el('section', { id: 'modes' }, el('h2', {}, 'Judge modes'));
+    charts.before(modes);
+    drawGrids(modes, DATA.modes.grids, 'data-mode-grid');
+    modes.append(notesList(DATA.modes.footnotes));
+    const NAMES = {
+      fooling_rate: 'Fooling rate',
+      win_rate: 'Win rate',
+      position_consistency: 'Position consistency',
+      judge_noise: 'Judge noise',
+    };
+    for (const f of DATA.modes.figures) {
+      const names = Object.keys(f.overall);
+      const at = [...Object.entries(f.domains), ['Overall', f.overall]];
+      const values = names.map((n) => at.map(([, figs]) => figs[n].value));
+      const top = Math.max(
+        0,
+        ...values.flat().filter((v) => v !== null),
+        ...at.flatMap(([, figs]) => names.map((n) => (figs[n].ci95 || [0, 0])[1])),
+      );
+      modes.append(
+        barChart({
+          title: `${f.file} (${f.mode}): per domain and Overall, with 95% bootstrap intervals`,
+          categories: at.map(([d]) => (d === 'Overall' ? d : labelOf(d))),
+          series: names.map((n) => NAMES[n] || n),
+          values,
+          whiskers: names.map((n) => at.map(([, figs]) => figs[n].ci95 || null)),
+          max: f.mode === 'repeat' ? Math.max(4, Math.ceil(top / 4) * 4) : 100,
+        }),
+      );
+    }
+  }
+
   const doms = domainsOf();
   const domLabels = doms.map(labelOf);
+  // Only judge-mode files: no graded run to chart (the charts below are then drawn empty and never shown).
+  if (C.runs.length === 0) charts.remove();
   charts.append(
     barChart({
       title: 'Score per domain (0-100), with 95% bootstrap intervals',
@@ -247,9 +295,13 @@
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', afterPaint);
   else afterPaint();
 
-  /** The rows come gzipped in base64 (see packedJson in report.ts). */
+  // Bytes handed to the decompressor at a time, each in a task of its own so that the page keeps painting and answering.
+  const INFLATE_CHUNK = 1 << 18;
+
+  /** The rows come gzipped in base64, in several blocks (see packedJson in report.ts). */
   async function loadRows() {
-    const base64 = document.getElementById('awb-rows').textContent.trim();
+    performance.mark('awb-rows-start');
+    const base64 = Array.from(document.querySelectorAll('script.awb-rows'), (s) => s.textContent.trim()).join('');
     let bytes;
     if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(base64);
     else {
@@ -257,18 +309,95 @@
       bytes = new Uint8Array(packed.length);
       for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
     }
+    let at = 0;
     const text = await new Response(
       new ReadableStream({
         // A stream of the bytes in hand (a Blob would travel to the browser process and back).
-        start(c) {
-          c.enqueue(bytes);
-          c.close();
+        async pull(c) {
+          if (at >= bytes.length) return c.close();
+          c.enqueue(bytes.subarray(at, (at += INFLATE_CHUNK)));
+          await new Promise((resolve) => setTimeout(resolve, 0));
         },
       }).pipeThrough(new DecompressionStream('gzip')),
     ).text();
+    performance.mark('awb-rows-unpacked');
     DATA.rows = JSON.parse(text);
     performance.mark('awb-rows-read');
     drawRows();
+  }
+
+  // ---- line diff of the ground truth and the prediction ----
+  // Above this many cells of the LCS table (lines x lines, after the common
+  // head and tail are set aside) the texts are only shown side by side.
+  const DIFF_CELLS = 4000000;
+
+  /**
+   * A line diff from `a` to `b` by longest common subsequence: a list of
+   * [op, line] with op ' ' (in both), '-' (only in a), '+' (only in b); null
+   * when the table would pass DIFF_CELLS.
+   */
+  function lineDiff(a, b) {
+    let head = 0;
+    while (head < a.length && head < b.length && a[head] === b[head]) head++;
+    let tail = 0;
+    while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+    const A = a.slice(head, a.length - tail);
+    const B = b.slice(head, b.length - tail);
+    const n = A.length;
+    const m = B.length;
+    const w = m + 1;
+    if ((n + 1) * w > DIFF_CELLS) return null;
+    // L[i*w + j]: length of the LCS of A[i..] and B[j..]. Texts are cut to a few thousand characters, so lengths fit 16 bits.
+    const L = new Uint16Array((n + 1) * w);
+    for (let i = n - 1; i >= 0; i--)
+      for (let j = m - 1; j >= 0; j--)
+        L[i * w + j] = A[i] === B[j] ? L[(i + 1) * w + j + 1] + 1 : Math.max(L[(i + 1) * w + j], L[i * w + j + 1]);
+    const out = a.slice(0, head).map((line) => [' ', line]);
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && A[i] === B[j]) {
+        out.push([' ', A[i++]]);
+        j++;
+      } else if (j >= m || (i < n && L[(i + 1) * w + j] >= L[i * w + j + 1])) out.push(['-', A[i++]]);
+      else out.push(['+', B[j++]]);
+    }
+    for (const line of a.slice(a.length - tail)) out.push([' ', line]);
+    return out;
+  }
+
+  const textOf = (kept) => (Array.isArray(kept) ? kept[0] : kept);
+  const lines = (text) => text.split(/\r?\n/);
+
+  /** The ground truth against the prediction, line by line; past the cap, a note instead. */
+  function diffBlock(r) {
+    const truth = textOf(r.gt);
+    const prediction = textOf(r.p);
+    const box = el('div', { class: 'text diff-box' }, el('h4', {}, 'Diff: ground truth (−) → prediction (+), by line'));
+    if (truth === prediction) {
+      box.append(el('p', { class: 'meta diff-note' }, 'The prediction is the ground truth, character for character.'));
+      return box;
+    }
+    const a = lines(truth);
+    const b = lines(prediction);
+    const ops = lineDiff(a, b);
+    if (!ops) {
+      box.append(
+        el(
+          'p',
+          { class: 'meta diff-note' },
+          `No diff: ${a.length} × ${b.length} lines is more than this page compares (${DIFF_CELLS.toLocaleString('en')} line pairs); the two texts are shown side by side above.`,
+        ),
+      );
+      return box;
+    }
+    const cls = { ' ': 'same', '-': 'del', '+': 'add' };
+    const pre = el('pre', { class: 'diff' });
+    for (const [op, line] of ops) pre.append(el('span', { class: cls[op] }, `${op} ${line}`));
+    if (Array.isArray(r.gt) || Array.isArray(r.p))
+      box.append(el('p', { class: 'meta diff-note' }, 'Of the kept parts: a cut text is compared up to its cut.'));
+    box.append(pre);
+    return box;
   }
 
   function drawRows() {
@@ -403,15 +532,15 @@
     /** A text block; a cut text says so, with the length it had. */
     function textBlock(title, kept, cls) {
       const cut = Array.isArray(kept);
-      const text = cut ? kept[0] : kept;
+      const text = textOf(kept);
       const box = el('div', { class: `text ${cls || ''}` }, el('h4', {}, title));
       box.append(el('pre', {}, text === '' ? '(empty)' : text));
       if (cut) box.append(el('p', { class: 'cut' }, `[cut: the first ${text.length} of ${kept[1]} characters]`));
       return box;
     }
 
-    function rowDetail(r) {
-      const grades = el(
+    function gradesTable(r) {
+      return el(
         'table',
         { class: 'grades' },
         el(
@@ -427,6 +556,30 @@
           el('td', {}, r.st),
         ),
       );
+    }
+
+    /** The two orders of a turing or pairwise row: where the subject was, what the judge chose, what that counts as. */
+    function choicesTable(c) {
+      const turing = c.m === 'turing';
+      const verdict = (o) =>
+        o.h === null ? 'no choice' : turing ? (o.h ? 'fooled' : 'spotted the real one') : o.h ? 'candidate' : 'reference';
+      return el(
+        'table',
+        { class: 'grades choices' },
+        el(
+          'tr',
+          {},
+          ['Order', turing ? 'Real observation at' : 'This prediction at', 'Judge chose', turing ? 'Verdict' : 'Preferred'].map((t) =>
+            el('th', {}, t),
+          ),
+        ),
+        c.o.map((o, i) =>
+          el('tr', {}, el('td', {}, String(i + 1)), el('td', {}, o.at), el('td', {}, o.ch || '–'), el('td', {}, verdict(o))),
+        ),
+      );
+    }
+
+    function rowDetail(r) {
       const list = (title, items, cls) =>
         el(
           'div',
@@ -440,22 +593,57 @@
               )
             : el('p', { class: 'meta' }, '(none)'),
         );
+      const c = r.c;
+      const run = DATA.runs[r.run];
+      const replies = c
+        ? c.o.map((o, i) =>
+            el(
+              'details',
+              {},
+              el('summary', {}, `Judge reply, order ${i + 1}`),
+              o.e && o.e !== '' ? textBlock('Error', o.e, 'error') : null,
+              textBlock('', o.raw, 'judge'),
+            ),
+          )
+        : r.rp
+          ? [
+              el(
+                'table',
+                { class: 'grades repeats' },
+                el(
+                  'tr',
+                  {},
+                  el('th', {}, 'Repeat'),
+                  r.rp.map((_, i) => el('th', {}, String(i + 1))),
+                ),
+                el(
+                  'tr',
+                  {},
+                  el('td', {}, 'total (1-5)'),
+                  r.rp.map((x) => el('td', {}, x.f ? 'failed' : String(+x.t.toFixed(3)))),
+                ),
+              ),
+              ...r.rp.map((x, i) => el('details', {}, el('summary', {}, `Judge reply, repeat ${i + 1}`), textBlock('', x.raw, 'judge'))),
+            ]
+          : [el('details', {}, el('summary', {}, 'Judge reply (raw)'), textBlock('', r.j, 'judge'))];
       return el(
         'article',
-        { class: `row${r.f ? ' failed' : ''}`, 'data-ref': r.ref, 'data-key': r.key },
-        el('h3', {}, `${r.ref} · ${DATA.runs[r.run].label}${r.f ? ' · FAILED' : ''}`),
-        el('p', { class: 'meta' }, `${DATA.runs[r.run].file}, line ${r.line} · key ${r.key}`),
-        grades,
+        { class: `row${r.f ? ' failed' : ''}`, 'data-ref': r.ref, 'data-key': r.key || undefined },
+        el('h3', {}, `${r.ref} · ${run.label}${r.f ? ' · FAILED' : ''}`),
+        el('p', { class: 'meta' }, `${run.file}, line ${r.line}${r.key ? ` · key ${r.key}` : ''}`),
+        c ? choicesTable(c) : gradesTable(r),
         r.e && r.e !== '' ? textBlock('Error', r.e, 'error') : null,
         textBlock('Current action', r.a, 'action'),
         el(
           'div',
           { class: 'pair' },
-          textBlock('Prediction (as the judge saw it)', r.p, 'prediction'),
+          textBlock(c && c.m === 'pairwise' ? 'This prediction (candidate)' : 'Prediction (as the judge saw it)', r.p, 'prediction'),
+          c && c.m === 'pairwise' ? textBlock('Reference prediction', c.ref, 'reference') : null,
           textBlock('Ground truth', r.gt, 'truth'),
         ),
-        el('div', { class: 'pair' }, list('Strengths', r.sw, 'strengths'), list('Weaknesses', r.wk, 'weaknesses')),
-        el('details', {}, el('summary', {}, 'Judge reply (raw)'), textBlock('', r.j, 'judge')),
+        diffBlock(r),
+        c ? null : el('div', { class: 'pair' }, list('Strengths', r.sw, 'strengths'), list('Weaknesses', r.wk, 'weaknesses')),
+        replies,
       );
     }
 

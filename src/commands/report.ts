@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { UserError } from '../core/errors.js';
 import { sameFile, writeAtomically } from '../core/files.js';
-import { collectRows } from '../core/report/index.js';
-import { scoreFiles } from '../core/score/index.js';
+import { collectReport } from '../core/report/index.js';
 import { renderReportHtml } from '../render/html/report.js';
 import { printWarnings, scoreRequest, type ScoreSettingsOpts } from './score.js';
 
@@ -16,12 +15,12 @@ export async function run(files: string[], opts: ReportOpts): Promise<void> {
     if (await sameFile(file, opts.output)) throw new UserError(`${opts.output}: is one of the judged files; choose another -o`);
   }
   const started = performance.now();
-  const report = await scoreFiles(request);
-  printWarnings(report.warnings);
-  const rows = await collectRows(files);
-  const html = renderReportHtml({ report, rows, generated: new Date() });
+  const collected = await collectReport(request);
+  printWarnings(collected.warnings);
+  const html = renderReportHtml({ collected, generated: new Date() });
   await writeAtomically(opts.output, html);
   const size = (await stat(opts.output)).size;
+  const { rows } = collected;
   const cut = rows.cutTexts ? `; ${rows.cutTexts} texts cut at ${rows.limit} characters` : '';
   process.stderr.write(
     `awb: wrote ${opts.output} (${rows.rows.length} rows, ${(size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s${cut})\n`,

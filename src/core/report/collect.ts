@@ -1,8 +1,42 @@
 import { extractPrediction, cleanGroundTruth } from '../judge/index.js';
-import { arrayElement, decodeLine, parseSlice, readLineBytes, splitKey, topLevelValues, type LineBytes } from '../rows/index.js';
-import { formatFixed, normalizedMean, readJudged, type JudgedRecord } from '../score/index.js';
+import { arrayElement, decodeLine, parseSlice, splitKey, topLevelValues, type LineBytes } from '../rows/index.js';
+import {
+  formatFixed,
+  judgeModeOf,
+  modeRecordOf,
+  normalizedMean,
+  scoreFiles,
+  scoreModeFile,
+  scoreRepeatRows,
+  type ChoiceRecord,
+  type JudgeMode,
+  type JudgedRecord,
+  type ModeScore,
+  type RepeatRecord,
+  type ScoreReport,
+  type ScoreRequest,
+} from '../score/index.js';
 import { MAX_TEXT, cut, fitLimit, keptLength, recut, type Kept } from './cut.js';
 import { rowRef } from './row-ref.js';
+
+/** One order of a choice-mode row (turing, pairwise): where the subject was shown and what the judge chose. */
+export interface ChoiceOrder {
+  /** Where the subject (turing: the real observation; pairwise: this file's prediction) was shown. */
+  at: 'A' | 'B';
+  choice: 'A' | 'B' | null;
+  /** turing: the judge took the prediction for the real observation; pairwise: it preferred the candidate. null: no choice. */
+  hit: boolean | null;
+  raw: Kept;
+  error: Kept;
+}
+
+/** What a row of a turing or pairwise file adds. */
+export interface ChoiceView {
+  mode: 'turing' | 'pairwise';
+  orders: ChoiceOrder[];
+  /** pairwise: the reference prediction as the judge saw it. */
+  reference: Kept;
+}
 
 /** What the page shows of one judged row. */
 export interface ReportRow {
@@ -14,17 +48,18 @@ export interface ReportRow {
   turn: number;
   /** domain/id/turn_idx: the link name (two rows may share it). */
   ref: string;
-  /** The full row key (with its fingerprint): unique within a run. */
+  /** The full row key (with its fingerprint): unique within a run; empty for rows of the choice modes, which are read without it. */
   key: string;
   line: number;
-  /** Grades 1-5 in DIMENSIONS order, 0 = no score, as the scorer read them. */
+  /** Grades 1-5 in DIMENSIONS order, 0 = no score, as the scorer read them (all 0 in a choice-mode row). */
   grades: number[];
   /** total_score as a mean grade 1-5, 0 = no score. */
   total: number;
-  /** The total on the leaderboard's 0-100 scale, and as printed; undefined without a score. */
+  /** The total on the leaderboard's 0-100 scale; undefined without a score. */
   score: number | undefined;
+  /** The score as printed; a choice-mode row's verdict. */
   scoreText: string;
-  /** As the scorer counts it: flagged failed, or every dimension 0. */
+  /** As the scorer counts it: flagged failed, or every dimension 0; a choice-mode row: an order without a choice. */
   failed: boolean;
   action: Kept;
   /** The generation as the judge saw it: think blocks and the observation wrapper removed. */
@@ -35,6 +70,17 @@ export interface ReportRow {
   weaknesses: Kept[];
   judge: Kept;
   error: Kept;
+  choice?: ChoiceView;
+  /** A --repeat row: each of its K judgements. */
+  repeats?: RepeatView[];
+}
+
+/** One judgement of a row judged K times (--repeat). */
+export interface RepeatView {
+  /** total_score, 1-5 (0: no score). */
+  total: number;
+  failed: boolean;
+  raw: Kept;
 }
 
 export interface CollectedRows {
@@ -43,36 +89,95 @@ export interface CollectedRows {
   limit: number;
   /** Texts that were cut. */
   cutTexts: number;
+}
+
+/** An input file, in input order, with how it was judged and its name on the page. */
+export interface ReportFile {
+  path: string;
+  mode: JudgeMode;
+  label: string;
+}
+
+export interface CollectedReport {
+  files: ReportFile[];
+  /** The leaderboard of the rubric and --repeat files; undefined when every file is of a choice mode. */
+  report: ScoreReport | undefined;
+  /** The figures of the judge-mode files (turing, pairwise, --repeat), in input order, as `awb score` computes them. */
+  modes: Array<{ path: string; score: ModeScore }>;
+  rows: CollectedRows;
   warnings: string[];
 }
 
 /**
- * Reads the judged files for the page, one row at a time: the grades as
- * `score` reads them (its own reader), and the texts from each line, cut at
- * MAX_TEXT as they are read and then at a common lower limit when they would
- * make the page too large together.
+ * Everything the report shows, reading each file once (after a look at its
+ * first row for its mode): the leaderboard through score's own reader, the
+ * figures of the judge modes through the modes' reader, and the texts of
+ * each row from the same lines as those readers pass them, cut at MAX_TEXT
+ * as they are read and then at a common lower limit when they would make the
+ * page too large together. A --repeat file's judge noise comes from the
+ * same pass as its leaderboard row.
  */
-export async function collectRows(files: readonly string[]): Promise<CollectedRows> {
-  const rows: ReportRow[] = [];
+export async function collectReport(req: ScoreRequest): Promise<CollectedReport> {
   const warnings: string[] = [];
-  for (const [run, file] of files.entries()) {
-    const judged = await readJudged(file);
-    warnings.push(...judged.warnings);
-    const byLine = new Map(judged.records.map((r) => [r.lineNo, r]));
-    for await (const line of readLineBytes(file)) {
-      const record = byLine.get(line.lineNo);
-      if (record) rows.push(rowOf(run, record, line));
-    }
+  const rows: ReportRow[] = [];
+  const modesOf: JudgeMode[] = [];
+  for (const file of req.files) modesOf.push(await judgeModeOf(file));
+
+  const choiceScores = new Map<number, ModeScore>();
+  for (const [run, path] of req.files.entries()) {
+    const mode = modesOf[run]!;
+    if (mode !== 'turing' && mode !== 'pairwise') continue;
+    const scored = await scoreModeFile(path, req.bootstrap, (record, line) =>
+      rows.push(choiceRowOf(run, mode, record as ChoiceRecord, line)),
+    );
+    warnings.push(...scored!.warnings);
+    choiceScores.set(run, scored!.score);
   }
-  const texts = (r: ReportRow): Kept[] => [r.action, r.prediction, r.truth, r.judge, r.error, ...r.strengths, ...r.weaknesses];
-  const limit = fitLimit(rows.flatMap((r) => texts(r).map(keptLength)));
+
+  const graded = req.files.flatMap((path, run) => (modesOf[run] === 'turing' || modesOf[run] === 'pairwise' ? [] : [{ path, run }]));
+  const repeats = new Map<number, RepeatRecord[]>(graded.filter((g) => modesOf[g.run] === 'repeat').map((g) => [g.run, []]));
+  const report = graded.length
+    ? await scoreFiles({ ...req, files: graded.map((g) => g.path) }, (i) => {
+        const { path, run } = graded[i]!;
+        const repeated = repeats.get(run);
+        return (record, line) => {
+          rows.push(rowOf(run, record, line));
+          const r = repeated && modeRecordOf(path, line, 'repeat');
+          if (r) repeated!.push(r as RepeatRecord);
+        };
+      })
+    : undefined;
+  if (report) warnings.push(...report.warnings);
+
+  const modes = req.files.flatMap((path, run) => {
+    const records = repeats.get(run);
+    const score = records ? scoreRepeatRows(records, req.bootstrap) : choiceScores.get(run);
+    return score ? [{ path, score }] : [];
+  });
+  const files = req.files.map((path, run) => {
+    const at = graded.findIndex((g) => g.run === run);
+    return { path, mode: modesOf[run]!, label: at >= 0 ? report!.runs[at]!.label : `${path} (${modesOf[run]})` };
+  });
+  rows.sort((a, b) => a.run - b.run || a.line - b.line);
+  return { files, report, modes, rows: fitRows(rows), warnings };
+}
+
+function textsOf(r: ReportRow): Kept[] {
+  const choice = r.choice ? [r.choice.reference, ...r.choice.orders.flatMap((o) => [o.raw, o.error])] : [];
+  const repeats = r.repeats?.map((x) => x.raw) ?? [];
+  return [r.action, r.prediction, r.truth, r.judge, r.error, ...r.strengths, ...r.weaknesses, ...choice, ...repeats];
+}
+
+/** Every text cut again at the one limit at which all of them fit the page's budget. */
+function fitRows(rows: ReportRow[]): CollectedRows {
+  const limit = fitLimit(rows.flatMap((r) => textsOf(r).map(keptLength)));
   let cutTexts = 0;
+  const again = (k: Kept): Kept => {
+    const out = recut(k, limit);
+    if (typeof out !== 'string') cutTexts++;
+    return out;
+  };
   for (const r of rows) {
-    const again = (k: Kept): Kept => {
-      const out = recut(k, limit);
-      if (typeof out !== 'string') cutTexts++;
-      return out;
-    };
     Object.assign(r, {
       action: again(r.action),
       prediction: again(r.prediction),
@@ -82,20 +187,50 @@ export async function collectRows(files: readonly string[]): Promise<CollectedRo
       strengths: r.strengths.map(again),
       weaknesses: r.weaknesses.map(again),
     });
+    if (r.choice) {
+      r.choice.reference = again(r.choice.reference);
+      for (const o of r.choice.orders) Object.assign(o, { raw: again(o.raw), error: again(o.error) });
+    }
+    for (const x of r.repeats ?? []) x.raw = again(x.raw);
   }
-  return { rows, limit, cutTexts, warnings };
+  return { rows, limit, cutTexts };
 }
 
 const SIXTIETHS = 60;
 
+const keep = (v: unknown): Kept => cut(textOf(v), MAX_TEXT);
+
+/** What every row shows, from its line's fields. */
+function textsOfRow(f: Fields) {
+  const action = typeof f.current_prompt === 'string' && f.current_prompt !== '' ? f.current_prompt : f.prompt;
+  // The prediction as the judge was shown it: the choice modes record it (extracted_output), else gen cleaned as the rubric judge cleans it.
+  const prediction =
+    typeof f.extracted_output === 'string' ? f.extracted_output : typeof f.gen === 'string' ? extractPrediction(f.gen) : '';
+  return {
+    action: keep(action),
+    prediction: cut(prediction, MAX_TEXT),
+    truth: cut(typeof f.response === 'string' ? cleanGroundTruth(f.response) : '', MAX_TEXT),
+    strengths: listOf(f.strengths).map(keep),
+    weaknesses: listOf(f.weaknesses).map(keep),
+    judge: keep(f.judge_raw_output),
+    error: keep(f.error_message),
+  };
+}
+
 /** A function of its own so that the parsed line does not outlive it (see judged-reader.ts). */
 function rowOf(run: number, record: JudgedRecord, line: LineBytes): ReportRow {
-  const f = fieldsOf(line, record.turn);
   const k = splitKey(record.key);
   // A total of 0 means no score, as in the means.
   const score = record.total ? normalizedMean(record.total, 1) : undefined;
-  const keep = (v: unknown): Kept => cut(textOf(v), MAX_TEXT);
-  const action = typeof f.current_prompt === 'string' && f.current_prompt !== '' ? f.current_prompt : f.prompt;
+  const f = fieldsOf(line, record.turn);
+  // The score reader has checked the row; judge_repeats only as far as the page needs it.
+  const repeats = Array.isArray(f.judge_repeats)
+    ? (f.judge_repeats as Array<{ total_score?: unknown; failed?: unknown; judge_raw_output?: unknown }>).map((x) => ({
+        total: typeof x.total_score === 'number' ? x.total_score : 0,
+        failed: x.failed !== 0,
+        raw: keep(x.judge_raw_output),
+      }))
+    : undefined;
   return {
     run,
     domain: record.domain,
@@ -109,13 +244,49 @@ function rowOf(run: number, record: JudgedRecord, line: LineBytes): ReportRow {
     score: score?.toNumber(),
     scoreText: formatFixed(score),
     failed: record.failed,
-    action: keep(action),
-    prediction: cut(typeof f.gen === 'string' ? extractPrediction(f.gen) : '', MAX_TEXT),
-    truth: cut(typeof f.response === 'string' ? cleanGroundTruth(f.response) : '', MAX_TEXT),
-    strengths: listOf(f.strengths).map(keep),
-    weaknesses: listOf(f.weaknesses).map(keep),
-    judge: keep(f.judge_raw_output),
-    error: keep(f.error_message),
+    ...textsOfRow(f),
+    ...(repeats ? { repeats } : {}),
+  };
+}
+
+interface OrderFields {
+  real_at?: 'A' | 'B';
+  candidate_at?: 'A' | 'B';
+  choice: 'A' | 'B' | null;
+  raw?: string;
+  error?: string;
+}
+
+/** A row of a turing or pairwise file: its texts, and per order where the subject was and what the judge chose. */
+function choiceRowOf(run: number, mode: 'turing' | 'pairwise', record: ChoiceRecord, line: LineBytes): ReportRow {
+  const f = fieldsOf(line, record.turn);
+  const id = record.cluster.slice(record.domain.length + 1);
+  // The modes' reader has checked these objects against their schemas.
+  const result = (mode === 'turing' ? f.turing : f.pairwise) as { orders: OrderFields[]; reference_output?: string };
+  const orders = result.orders.map((o, i) => ({
+    at: (o.real_at ?? o.candidate_at)!,
+    choice: o.choice,
+    hit: record.hits[i]!,
+    raw: keep(o.raw),
+    error: keep(o.error),
+  }));
+  const hits = record.hits.filter(Boolean).length;
+  const answered = record.hits.every((h) => h !== null);
+  return {
+    run,
+    domain: record.domain,
+    id,
+    turn: record.turn,
+    ref: rowRef(record.domain, id, record.turn),
+    key: '',
+    line: record.lineNo,
+    grades: [0, 0, 0, 0, 0],
+    total: 0,
+    score: undefined,
+    scoreText: !answered ? 'no choice' : mode === 'turing' ? `fooled ${hits}/2` : `won ${hits}/2`,
+    failed: !answered,
+    ...textsOfRow(f),
+    choice: { mode, orders, reference: keep(result.reference_output) },
   };
 }
 
@@ -130,9 +301,24 @@ interface Fields {
   weaknesses?: unknown;
   judge_raw_output?: unknown;
   error_message?: unknown;
+  extracted_output?: unknown;
+  turing?: unknown;
+  pairwise?: unknown;
+  judge_repeats?: unknown;
 }
 
-const SCALARS = ['gen', 'current_prompt', 'strengths', 'weaknesses', 'judge_raw_output', 'error_message'] as const;
+const SCALARS = [
+  'gen',
+  'current_prompt',
+  'strengths',
+  'weaknesses',
+  'judge_raw_output',
+  'error_message',
+  'extracted_output',
+  'turing',
+  'pairwise',
+  'judge_repeats',
+] as const;
 const WANTED = new Set<string>([...SCALARS, 'prompt', 'response']);
 
 /**

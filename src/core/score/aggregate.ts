@@ -10,7 +10,7 @@ import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Prov
 import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
-import { readJudged, type JudgedRecord, type TokenUsage } from './judged-reader.js';
+import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 
@@ -364,12 +364,15 @@ function earlierStage(file: string, records: readonly JudgedRecord[]): string | 
   return undefined;
 }
 
-/** Reads, aggregates and compares judged files: everything `awb score` prints. */
-export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
+/**
+ * Reads, aggregates and compares judged files: everything `awb score` prints.
+ * `visit(i)` sees the records of req.files[i] with their lines as they are read.
+ */
+export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => JudgedVisitor): Promise<ScoreReport> {
   const warnings: string[] = [];
   const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps'>> = [];
-  for (const file of req.files) {
-    const judged = await readJudged(file);
+  for (const [i, file] of req.files.entries()) {
+    const judged = await readJudged(file, visit?.(i));
     warnings.push(...judged.warnings);
     const stage = earlierStage(file, judged.records);
     if (stage) throw new UserError(stage);

@@ -16,11 +16,11 @@ export type { ChangedRow, CompareReport, CompareResult, Delta, GateResult } from
 export { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from './exact.js';
 export { sampleSd, scoreChoiceRows, scoreModeFile, scoreRepeatRows } from './modes.js';
 export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';
-export { readModeFile } from './modes-reader.js';
-export type { ChoiceRecord, JudgeMode, ModeFile, RepeatRecord } from './modes-reader.js';
+export { judgeModeOf, modeRecordOf, readModeFile } from './modes-reader.js';
+export type { ChoiceRecord, JudgeMode, ModeFile, ModeVisitor, ModeWithField, RepeatRecord } from './modes-reader.js';
 export { bradleyTerry, pairwiseGames } from './bradley-terry.js';
 export type { Games, Ranking, Rating } from './bradley-terry.js';
 export { judgedRows } from './row-view.js';
 export type { RowQuery, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';
-export type { JudgedFile, JudgedRecord, TokenUsage } from './judged-reader.js';
+export type { JudgedFile, JudgedRecord, JudgedVisitor, TokenUsage } from './judged-reader.js';

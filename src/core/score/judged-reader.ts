@@ -56,8 +56,15 @@ function kindOf(has: (key: string) => boolean): RowKind {
   return has('gen') ? 'prediction' : 'dataset';
 }
 
-/** Reads a judged JSONL file (ours or the official script's) into small records, validating every line. */
-export async function readJudged(path: string): Promise<JudgedFile> {
+/** Sees each record with the line it was read from, while the line is still at hand. */
+export type JudgedVisitor = (record: JudgedRecord, line: LineBytes) => void;
+
+/**
+ * Reads a judged JSONL file (ours or the official script's) into small
+ * records, validating every line; `visit` lets a caller take more from each
+ * line in the same pass (the report, its texts).
+ */
+export async function readJudged(path: string, visit?: JudgedVisitor): Promise<JudgedFile> {
   const records: JudgedRecord[] = [];
   const warnings: string[] = [];
   const seen = new Map<string, number>();
@@ -77,6 +84,7 @@ export async function readJudged(path: string): Promise<JudgedFile> {
     }
     seen.set(record.key, line.lineNo);
     records.push(record);
+    visit?.(record, line);
   }
   return { path, records, warnings };
 }

@@ -9,7 +9,8 @@ import { describeIssue, parseJsonLine } from './judged-reader.js';
 export type JudgeMode = 'rubric' | 'turing' | 'pairwise' | 'repeat';
 
 const MODE_FIELD = { turing: 'turing', pairwise: 'pairwise', repeat: 'judge_repeats' } as const;
-type ModeWithField = keyof typeof MODE_FIELD;
+/** The modes a row names by a field of its own. */
+export type ModeWithField = keyof typeof MODE_FIELD;
 
 /** What score keeps of one row of a choice mode (turing, pairwise). */
 export interface ChoiceRecord {
@@ -54,40 +55,72 @@ const ROW_SCHEMAS = {
   repeat: z.object({ ...identity, judge_repeats: judgeRepeatsSchema }),
 };
 
+/** Sees each record of a judge-mode file with the line it was read from. */
+export type ModeVisitor = (record: ChoiceRecord | RepeatRecord, line: LineBytes) => void;
+
 /**
  * Reads a judged file of the judge modes, streaming: the mode is the one of
  * its first row (turing, pairwise or judge_repeats field; none of them: a
  * rubric file, returned at once for readJudged to read), and every other row
- * must be of the same mode. Each row keeps only what the figures need.
+ * must be of the same mode. Each row keeps only what the figures need;
+ * `visit` lets a caller take more from each line in the same pass.
  */
-export async function readModeFile(path: string): Promise<ModeFile> {
+export async function readModeFile(path: string, visit?: ModeVisitor): Promise<ModeFile> {
   const warnings: string[] = [];
   let mode: ModeWithField | undefined;
   const records: Array<ChoiceRecord | RepeatRecord> = [];
   for await (const line of readLineBytes(path)) {
     const row = smallFields(path, line, warnings);
     if (!row) continue;
-    const rowMode = modeOf(row);
     if (mode === undefined) {
-      if (rowMode === 'rubric') return { path, mode: 'rubric', warnings };
-      mode = rowMode;
-    } else if (rowMode !== mode) {
-      const what = rowMode === 'rubric' ? `none of ${Object.values(MODE_FIELD).join(', ')}` : MODE_FIELD[rowMode];
-      throw new UserError(
-        atLine(
-          path,
-          line.lineNo,
-          undefined,
-          `a ${mode} file (first row has ${MODE_FIELD[mode]}) but this row has ${what}; files of different judge modes cannot be mixed`,
-        ),
-      );
+      const first = modeOf(row);
+      if (first === 'rubric') return { path, mode: 'rubric', warnings };
+      mode = first;
     }
-    records.push(toRecord(path, line.lineNo, mode, row));
+    const record = recordOf(path, line.lineNo, mode, row);
+    records.push(record);
+    visit?.(record, line);
   }
   if (mode === undefined) return { path, mode: 'rubric', warnings };
   return mode === 'repeat'
     ? { path, mode, records: records as RepeatRecord[], warnings }
     : { path, mode, records: records as ChoiceRecord[], warnings };
+}
+
+/** The mode of a judged file, told by its first row (a file without rows: rubric). */
+export async function judgeModeOf(path: string): Promise<JudgeMode> {
+  // Small reads: only the first row is wanted, and a whole chunk of the file would be read for it.
+  for await (const line of readLineBytes(path, { highWaterMark: 1 << 16 })) {
+    const row = smallFields(path, line, []);
+    if (row) return modeOf(row);
+  }
+  return 'rubric';
+}
+
+/**
+ * The record of one line of a file of `mode`, for a caller reading the file
+ * itself (undefined for a blank or cut last line, which the caller's reader
+ * reports); a row of another mode is refused as readModeFile refuses it.
+ */
+export function modeRecordOf(path: string, line: LineBytes, mode: ModeWithField): ChoiceRecord | RepeatRecord | undefined {
+  const row = smallFields(path, line, []);
+  return row && recordOf(path, line.lineNo, mode, row);
+}
+
+function recordOf(path: string, lineNo: number, mode: ModeWithField, row: SmallRow): ChoiceRecord | RepeatRecord {
+  const rowMode = modeOf(row);
+  if (rowMode !== mode) {
+    const what = rowMode === 'rubric' ? `none of ${Object.values(MODE_FIELD).join(', ')}` : MODE_FIELD[rowMode];
+    throw new UserError(
+      atLine(
+        path,
+        lineNo,
+        undefined,
+        `a ${mode} file (first row has ${MODE_FIELD[mode]}) but this row has ${what}; files of different judge modes cannot be mixed`,
+      ),
+    );
+  }
+  return toRecord(path, lineNo, mode, row);
 }
 
 function modeOf(row: Record<string, unknown>): JudgeMode {

@@ -8,7 +8,7 @@ import {
 } from './bootstrap.js';
 import { compareDomains } from '../domains.js';
 import { Ratio, meanOf } from './exact.js';
-import { readModeFile, type ChoiceRecord, type RepeatRecord } from './modes-reader.js';
+import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
 
 /*
  * The figures of the judge modes (issue 14), per domain and overall, each a
@@ -208,12 +208,16 @@ function meanValue(values: ReadonlyArray<Ratio | number>): Ratio | number | unde
   return values.reduce<number>((s, v) => s + (v instanceof Ratio ? v.toNumber() : v), 0) / values.length;
 }
 
-/** Reads and scores a judged file of a judge mode; undefined for a rubric file (readJudged and aggregate score those). */
+/**
+ * Reads and scores a judged file of a judge mode; undefined for a rubric file
+ * (readJudged and aggregate score those). `visit` sees each record with its line.
+ */
 export async function scoreModeFile(
   path: string,
   bootstrap?: BootstrapSettings,
+  visit?: ModeVisitor,
 ): Promise<{ score: ModeScore; warnings: string[] } | undefined> {
-  const file = await readModeFile(path);
+  const file = await readModeFile(path, visit);
   if (file.mode === 'rubric') return undefined;
   const score = file.mode === 'repeat' ? scoreRepeatRows(file.records, bootstrap) : scoreChoiceRows(file.mode, file.records, bootstrap);
   return { score, warnings: file.warnings };

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { domainLabel } from '../../core/domains.js';
-import type { CollectedRows, Kept, ReportRow } from '../../core/report/index.js';
+import { compareDomains, domainLabel } from '../../core/domains.js';
+import type { CollectedReport, Kept, ReportRow } from '../../core/report/index.js';
 import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, normalizedMean, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
+import { modesJson, modesView } from '../modes.js';
 
 /*
  * The report page: one HTML file with its script, style and data inline.
@@ -22,11 +23,11 @@ const asset = (name: string): string => readFileSync(new URL(`../../../assets/re
 const num = (r: Ratio | undefined): number | null => (r === undefined ? null : r.toNumber());
 
 /** The figures the charts draw, straight from the score report. */
-function charts(report: ScoreReport) {
+function charts(report: ScoreReport | undefined) {
   return {
     dimensions: DIMENSIONS,
     buckets: TURN_BUCKETS.map((b) => b.label),
-    runs: report.runs.map((run) => ({
+    runs: (report?.runs ?? []).map((run) => ({
       label: run.label,
       domains: run.score.domains.map((d) => {
         const ci = run.intervals?.domains.get(d.domain);
@@ -69,12 +70,21 @@ function rowJson(r: ReportRow) {
     wk: r.weaknesses.map(kept),
     j: kept(r.judge),
     e: kept(r.error),
+    ...(r.choice
+      ? {
+          c: {
+            m: r.choice.mode,
+            o: r.choice.orders.map((o) => ({ at: o.at, ch: o.choice, h: o.hit, raw: kept(o.raw), e: kept(o.error) })),
+            ref: kept(r.choice.reference),
+          },
+        }
+      : {}),
+    ...(r.repeats ? { rp: r.repeats.map((x) => ({ t: x.total, f: x.failed ? 1 : 0, raw: kept(x.raw) })) } : {}),
   };
 }
 
 export interface PageInput {
-  report: ScoreReport;
-  rows: CollectedRows;
+  collected: CollectedReport;
   /** When the report was made, shown on the page. */
   generated: Date;
 }
@@ -95,21 +105,36 @@ export function packedJson(value: unknown): string {
   return gzipSync(JSON.stringify(value), { level: 6 }).toString('base64');
 }
 
+/** Characters of packed rows per data block: the browser's parser can pause (and paint) between blocks, never inside one. */
+const BLOCK = 1 << 18;
+
+function blocks(text: string): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += BLOCK) out.push(text.slice(at, at + BLOCK));
+  return out.length ? out : [''];
+}
+
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /** The whole page. */
 export function renderReportHtml(input: PageInput): string {
-  const { report, rows } = input;
-  const view = scoreView(report);
+  const { report, rows, modes, files } = input.collected;
+  const view = report && scoreView(report);
+  const modeView = modes.length ? modesView(modes) : undefined;
+  const domains = [...new Set([...(report?.domains ?? []), ...modes.flatMap((m) => m.score.domains.map((d) => d.domain))])].sort(
+    compareDomains,
+  );
   const data = {
     tool: `agentworldbench ${VERSION}`,
     generated: input.generated.toISOString(),
     limit: rows.limit,
     cutTexts: rows.cutTexts,
-    domains: report.domains.map((d) => ({ id: d, label: domainLabel(d) })),
-    runs: report.runs.map((r) => ({ label: r.label, file: r.file })),
-    view: { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true },
-    warnings: [...report.warnings],
+    domains: domains.map((d) => ({ id: d, label: domainLabel(d) })),
+    runs: files.map((f) => ({ label: f.label, file: f.path, mode: f.mode })),
+    view: view ? { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true } : undefined,
+    // The judge modes as `awb score` shows them: its grids, and its JSON figures for the charts.
+    modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes) } : undefined,
+    warnings: input.collected.warnings,
     charts: charts(report),
   };
   const script = asset('page.js');
@@ -142,7 +167,7 @@ export function renderReportHtml(input: PageInput): string {
     // page shows the leaderboard and charts while the browser still reads the rows.
     `<script type="application/json" id="awb-data">${scriptSafeJson(data)}</script>`,
     `<script>${script}</script>`,
-    `<script type="application/octet-stream" id="awb-rows">${packedJson(rows.rows.map(rowJson))}</script>`,
+    ...blocks(packedJson(rows.rows.map(rowJson))).map((b) => `<script type="application/octet-stream" class="awb-rows">${b}</script>`),
     '</body>',
     '</html>',
     '',
