@@ -83,7 +83,7 @@ const RUN_OPTIONS = {
   },
   batchPoll: {
     flags: '--batch-poll <s>',
-    help: 'with --batch, seconds between checks of the batches\' status',
+    help: "with --batch, seconds between checks of the batches' status",
     default: '30',
     parse: (v: string, n: string) => numberOption(n, v, 0.01, 3600)! * 1000,
   },

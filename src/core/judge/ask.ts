@@ -53,7 +53,8 @@ export async function askUntilParsed<T>(
       sumUsage(usage, usageOf(reply.completion));
       raw = reply.completion.choices[0]?.message?.content ?? '';
       const parsed = parse(raw);
-      if (parsed.ok) return { ok: true, value: parsed.value, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts, ...timings };
+      if (parsed.ok)
+        return { ok: true, value: parsed.value, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts, ...timings };
       problem = `reply could not be parsed: ${parsed.reason}`;
     } catch (err) {
       if (signal.aborted) return undefined;

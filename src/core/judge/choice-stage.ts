@@ -174,7 +174,12 @@ export function pairwiseStage(
     const turns = history(row);
     const action = currentAction(row);
     const orders = pairwiseOrders(candidate, other);
-    return { candidate, other, orders, bodies: bothOrders(sampling, (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)) };
+    return {
+      candidate,
+      other,
+      orders,
+      bodies: bothOrders(sampling, (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)),
+    };
   };
   return {
     name: 'judge',

@@ -2,7 +2,15 @@ import { open } from 'node:fs/promises';
 import type OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
-import { clearBatches, customIdOf, runBatches, type BatchLimits, type BatchRequest, type BatchResults, type BatchStatus } from '../endpoints/index.js';
+import {
+  clearBatches,
+  customIdOf,
+  runBatches,
+  type BatchLimits,
+  type BatchRequest,
+  type BatchResults,
+  type BatchStatus,
+} from '../endpoints/index.js';
 import type { ChatResult } from '../endpoints/index.js';
 import { readLineAt, readRow, type LinePlan } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';

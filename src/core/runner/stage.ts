@@ -38,5 +38,7 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
 }
 
 /** A chat request body without the model (the endpoint's): its messages, its completion budget, its sampling. */
-export type PlannedRequest = { messages: { role: 'system' | 'user' | 'assistant'; content: string }[]; max_tokens?: number } & Record<string, unknown>;
-
+export type PlannedRequest = { messages: { role: 'system' | 'user' | 'assistant'; content: string }[]; max_tokens?: number } & Record<
+  string,
+  unknown
+>;
