@@ -56,6 +56,12 @@ async function batchServer(reply: BatchReplyFn, extra: { pollsPerStatus?: number
   return s;
 }
 
+/** Requests in the server's (first) uploaded batch file. */
+const batchLines = (server: BatchServer) =>
+  [...server.files.values()]
+    .find((f) => f.purpose === 'batch')!
+    .content.trim()
+    .split('\n').length;
 const judged = (out: string) => readRowsOf(join(dir, out));
 const manifest = async (out: string) => JSON.parse(await readFile(join(dir, `${out}.manifest.json`), 'utf8')) as { batches?: string[] };
 /** Whether a line judges this row: its marker in the action under evaluation (earlier turns hold other rows' markers). */
@@ -199,11 +205,7 @@ test('resuming with --batch batches only the rows not in the output yet', async 
   assert.ok(done > 0 && done < N);
   const r = await runAwb(judgeArgs(server.url, predictions, out, ['--batch', '--batch-poll', '0.01', '--force']));
   assert.equal(r.code, 0, r.stderr);
-  const lines = [...server.files.values()]
-    .find((f) => f.purpose === 'batch')!
-    .content.trim()
-    .split('\n');
-  assert.equal(lines.length, N - done);
+  assert.equal(batchLines(server), N - done);
   assert.equal((await readRowsOf(out)).length, N);
 });
 
@@ -218,13 +220,7 @@ test('judge --batch in the turing mode and with --repeat: one batch line per req
   );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(server.online.length, 0);
-  assert.equal(
-    [...server.files.values()]
-      .find((f) => f.purpose === 'batch')!
-      .content.trim()
-      .split('\n').length,
-    2 * N,
-  );
+  assert.equal(batchLines(server), 2 * N);
   const choices = (rows: Record<string, unknown>[]) =>
     rows.map((row) => (row.turing as { orders: Array<{ choice: string }> }).orders.map((o) => o.choice).join('')).sort();
   assert.deepEqual(choices(await judged('turing.jsonl')), choices(await judged('turing-online.jsonl')));
@@ -234,13 +230,7 @@ test('judge --batch in the turing mode and with --repeat: one batch line per req
     judgeArgs(grades.url, predictions, join(dir, 'repeat.jsonl'), ['--repeat', '3', '--batch', '--batch-poll', '0.01']),
   );
   assert.equal(rep.code, 0, rep.stderr);
-  assert.equal(
-    [...grades.files.values()]
-      .find((f) => f.purpose === 'batch')!
-      .content.trim()
-      .split('\n').length,
-    3 * N,
-  );
+  assert.equal(batchLines(grades), 3 * N);
   assert.equal(grades.online.length, 0);
   const rows = await judged('repeat.jsonl');
   assert.ok(rows.every((row) => (row.judge_repeats as unknown[]).length === 3 && row.failed === 0));
