@@ -120,25 +120,41 @@ test('judge --batch writes the rows online judging writes, from one batch, and s
   assert.ok(half.batch_prompt_tokens > 0);
 });
 
-test('killed mid-poll (SIGKILL) and run again, judge --batch goes back to the same batch: one batch in all', async () => {
+test('stopped by Ctrl-C, then killed mid-poll (SIGKILL), and run again, judge --batch goes back to the same batch: one batch in all', async () => {
   const server = await batchServer(answering(judgeReply), { pollsPerStatus: 100_000 });
   const out = join(dir, 'killed.jsonl');
   const args = judgeArgs(server.url, predictions, out, ['--batch', '--batch-poll', '0.01']);
-  const child = spawnAwb(args);
-  const exited = new Promise((resolve) => child.on('close', resolve));
   const state = `${out}.batches.json`;
-  for (;;) {
-    const recorded = await readFile(state, 'utf8').then(
-      (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
-      () => undefined,
+  /** Starts the run and resolves once its batch is recorded and being polled (it stays `validating` until the test lets it go on). */
+  const polling = async () => {
+    const child = spawnAwb(args);
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      child.on('close', (code) => resolve({ code, stderr })),
     );
-    // Recorded and being polled: the batch stays in `validating` until the test lets it go on.
-    if (recorded && (server.batches.get(recorded)?.polls ?? 0) > 2) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  child.kill('SIGKILL');
-  await exited;
+    for (;;) {
+      const recorded = await readFile(state, 'utf8').then(
+        (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
+        () => undefined,
+      );
+      const polls = recorded ? (server.batches.get(recorded)?.polls ?? 0) : 0;
+      if (polls > 2) return { child, exited };
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const first = await polling();
+  first.child.kill('SIGINT');
+  const stopped = await first.exited;
+  assert.equal(stopped.code, 130, stopped.stderr);
+  assert.match(stopped.stderr, /interrupted/);
+  assert.ok(await stat(state), 'the state stays for the next run');
+
+  const second = await polling();
+  second.child.kill('SIGKILL');
+  await second.exited;
   assert.equal(server.created, 1);
+  assert.equal([...server.batches.values()][0]!.status, 'validating', 'neither stop cancelled the batch');
 
   server.setPollsPerStatus(1);
   const again = await runAwb(args);
