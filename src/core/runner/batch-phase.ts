@@ -10,8 +10,8 @@ import {
   type BatchRequest,
   type BatchResults,
   type BatchStatus,
+  type ChatResult,
 } from '../endpoints/index.js';
-import type { ChatResult } from '../endpoints/index.js';
 import { readLineAt, readRow, type LinePlan } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { Stage } from './stage.js';
