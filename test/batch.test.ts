@@ -139,11 +139,33 @@ describe('runBatches against a local Batch API', () => {
     assert.equal(await results.get(customIdOf('nope')), undefined);
   });
 
-  it('a batch that fails validation is one clear error', async () => {
+  it('a batch that fails as a whole is one clear error (exit 3), and the next run submits its file again', async () => {
     server = await startBatchServer({ reply: echo, failValidation: 'model not found' });
     await assert.rejects(
       run(2),
-      (err: unknown) => err instanceof UserError && /failed validation: line 1: model not found/.test(err.message),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 3 &&
+        /failed as a whole, none of its 2 requests ran: line 1: model not found/.test(err.message),
+    );
+    const state = JSON.parse(await readFile(join(dir, 'judged.jsonl.batches.json'), 'utf8'));
+    assert.equal(state.batches[0].id, undefined, 'the failed batch is forgotten');
+    assert.equal(state.batches[0].lines, 2, 'its request file is kept');
+  });
+
+  it('an endpoint without the Batch API, a rejected key and results that are not JSONL are one line each, exit 3', async () => {
+    server = await startBatchServer({ reply: echo, apiKey: 'sk-other' });
+    await assert.rejects(
+      run(2),
+      (err: unknown) => err instanceof UserError && err.exitCode === 3 && /rejected the API key \(401/.test(err.message),
+    );
+    await server.close();
+    server = await startBatchServer({ reply: echo, garbledResults: '<html>502 Bad Gateway</html>\n' });
+    await rm(join(dir, 'judged.jsonl.batches.json'));
+    await assert.rejects(
+      run(2),
+      (err: unknown) =>
+        err instanceof UserError && err.exitCode === 3 && /results\.jsonl:1: the batch endpoint's results are not JSONL/.test(err.message),
     );
   });
 

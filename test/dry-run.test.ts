@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { runAwb } from './support/cli.js';
-import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from './support/dataset.js';
+import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply, writePredictions } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import { messageText, type ChatRequest, type ReplyFn } from './support/openai-server.js';
 
@@ -74,4 +74,43 @@ test('infer and judge --dry-run send nothing, write nothing, and estimate prompt
   assert.equal(jreal.code, 0, jreal.stderr);
   const jactual = promptTokens(await readRowsOf(judged), 'judge_usage');
   assert.ok(Math.abs(estimate - jactual) / jactual < 0.25, `judge estimate ${estimate} vs counted ${jactual}`);
+});
+
+test('judge --dry-run counts both orders of the choice modes and each repeat, prompt tokens within 25%', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 10);
+  const pred = join(dir, 'pred.jsonl');
+  await writePredictions(data, pred);
+  const ref = join(dir, 'ref.jsonl');
+  await writePredictions(data, ref, (r) => `<predicted_observation>another take on turn ${r.turn_idx}</predicted_observation>`);
+  const judge = await serve({ reply: counted(() => 'The first.\n\n\\boxed{A}') });
+  const sent = () => judge.stats.requests + judge.stats.modelListRequests;
+  const modes = { turing: ['--mode', 'turing'], pairwise: ['--mode', 'pairwise', '--reference', ref] };
+  const choiceUsage = (rows: Record<string, unknown>[], field: string) =>
+    rows.reduce(
+      (n, r) =>
+        n +
+        (r[field] as { orders: Array<{ judge_usage?: { prompt_tokens?: number } }> }).orders.reduce(
+          (m, o) => m + (o.judge_usage?.prompt_tokens ?? 0),
+          0,
+        ),
+      0,
+    );
+  for (const [mode, args] of Object.entries(modes)) {
+    const out = join(dir, `${mode}.jsonl`);
+    const before = sent();
+    const dry = await runAwb(judgeArgs(judge.url, pred, out, ['--dry-run', '--format', 'json', ...args]));
+    assert.equal(dry.code, 0, dry.stderr);
+    const doc = JSON.parse(dry.stdout) as Record<string, number>;
+    assert.equal(doc.rows, 10);
+    assert.equal(doc.requests, 20, `${mode}: both orders of every row`);
+    assert.equal(sent(), before, 'nothing sent');
+    const real = await runAwb(judgeArgs(judge.url, pred, out, args));
+    assert.equal(real.code, 0, real.stderr);
+    const actual = choiceUsage(await readRowsOf(out), mode);
+    assert.ok(Math.abs(doc.prompt_tokens! - actual) / actual < 0.25, `${mode}: estimate ${doc.prompt_tokens} vs counted ${actual}`);
+  }
+  const repeat = await runAwb(judgeArgs(judge.url, pred, join(dir, 'repeat.jsonl'), ['--dry-run', '--format', 'json', '--repeat', '3']));
+  assert.equal(repeat.code, 0, repeat.stderr);
+  assert.equal((JSON.parse(repeat.stdout) as { requests: number }).requests, 30, 'each of the K judgements');
 });

@@ -2,9 +2,10 @@ import chalk from 'chalk';
 import type { Sampling } from '../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
-import { medianP90, type EndpointPool } from '../core/endpoints/index.js';
+import { batchClient, medianP90, type BatchStatus, type EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
-import { dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
+import { BatchPhase, dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
+import { shownUrl, visible } from '../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
 import {
   FailureReasons,
@@ -35,6 +36,8 @@ export function printEndpoints(endpoints: Record<string, { requests: number; fai
 export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   stage: Stage<S>;
   pool: EndpointPool;
+  /** The endpoint --batch submits to (the first base URL), its key and the model. */
+  access: { url: string; apiKey: string; model: string };
   plan: LinePlan;
   output: string;
   settings: ManifestSettings;
@@ -54,9 +57,24 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   const progress = createProgress(name, o.progress);
   const interrupts = installInterrupts(name, o.grace, () => progress.interrupted());
   const reasons = new FailureReasons();
-  const timings = o.stream ? streamTimings(c.stage) : undefined;
+  const batch = o.batch
+    ? new BatchPhase(c.stage, {
+        client: batchClient(c.access.url, c.access.apiKey),
+        endpoint: shownUrl(c.access.url),
+        model: c.access.model,
+        output: c.output,
+        plan: c.plan,
+        limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb },
+        pollMs: o.batchPoll,
+        secrets: c.secrets,
+        signal: interrupts.stop,
+        onStatus: batchProgress(name),
+      })
+    : undefined;
+  const stage = batch?.stage ?? c.stage;
+  const timings = o.stream ? streamTimings(stage) : undefined;
   try {
-    const result = await runStage(timings?.stage ?? c.stage, {
+    const result = await runStage(timings?.stage ?? stage, {
       output: c.output,
       plan: c.plan,
       settings: c.settings,
@@ -74,12 +92,16 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         progress.event(e);
         reasons.event(e);
       },
-      beforeDispatch: async () => {
+      beforeDispatch: async (doneKeys) => {
         if (o.preflight) await c.pool.preflight();
+        await batch?.run(doneKeys);
       },
+      ...(batch && { batchIds: () => batch.ids }),
       endpointStats: () => c.pool.stats(),
     });
     progress.stop();
+    // Every batch reply is in the output now; a later run batches what is left anew.
+    if (batch && !result.stopped) await batch.clear();
     printSummary(name, result, c.columns, reasons);
     timings?.print();
     printEndpoints(result.manifest.endpoints);
@@ -89,6 +111,16 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     progress.stop();
     interrupts.dispose();
   }
+}
+
+/** With --batch: a line on stderr whenever a batch's status or counts change. */
+function batchProgress(stage: string): (s: BatchStatus) => void {
+  let last = '';
+  return (s) => {
+    const line = `${stage}: batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`;
+    if (line !== last) process.stderr.write(`${line}\n`);
+    last = line;
+  };
 }
 
 /** Final words and exit code: 0 when every row has a final result, 1 when some are left to redo, 130 when interrupted. */

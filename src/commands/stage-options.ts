@@ -76,6 +76,29 @@ const RUN_OPTIONS = {
     default: '60',
     parse: (v: string, n: string) => numberOption(n, v, 0.1, 86_400)! * 1000,
   },
+  batch: {
+    flags: '--batch',
+    help: 'send the requests through the Batch API (OpenAI, LiteLLM proxy; not vllm serve): half the price, results within 24 h; a killed run given the same command goes back to the same batches',
+    parse: flag,
+  },
+  batchPoll: {
+    flags: '--batch-poll <s>',
+    help: "with --batch, seconds between checks of the batches' status",
+    default: '30',
+    parse: (v: string, n: string) => numberOption(n, v, 0.01, 3600)! * 1000,
+  },
+  batchMaxLines: {
+    flags: '--batch-max-lines <n>',
+    help: 'with --batch, requests per batch file at most (OpenAI: 50000); more make several batches',
+    default: '50000',
+    parse: (v: string, n: string) => intOption(n, v, 1, 50_000)!,
+  },
+  batchMaxMb: {
+    flags: '--batch-max-mb <n>',
+    help: 'with --batch, size of a batch file at most, in MB (OpenAI: 200)',
+    default: '200',
+    parse: (v: string, n: string) => numberOption(n, v, 0.001, 200)! * 1e6,
+  },
   dryRun: {
     flags: '--dry-run',
     help: 'read every row and send nothing, write nothing: print the requests, an estimate of their prompt tokens (OpenAI o200k tokenizer on the exact messages, long texts sampled, plus 4 tokens per message; other tokenizers differ by a few per cent) and the completion budget (--max-tokens per request)',

@@ -27,6 +27,8 @@ function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
     reasoning_tokens: t.reasoning,
+    batch_prompt_tokens: t.batch.prompt,
+    batch_completion_tokens: t.batch.completion,
     cost_usd: prices ? costOf(t, prices[name]) : null,
   });
   return { infer: stage(u.infer, 'infer'), judge: stage(u.judge, 'judge') };

@@ -4,6 +4,9 @@
  * Each batch advances one status per poll (validating → in_progress →
  * finalizing → completed) and answers its lines through `reply`, writing the
  * results in reverse order, since the real API keeps no order either.
+ * Like OpenAI and LiteLLM's proxy, it also answers chat completions (through
+ * `reply`, with custom_id "online") and lists models, so a --batch run can
+ * ask online what the batch did not answer.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -23,6 +26,8 @@ export interface BatchServerOptions {
   reply: BatchReplyFn;
   /** Polls spent in each of validating, in_progress and finalizing. Default 1. */
   pollsPerStatus?: number;
+  /** The results files hold this text instead of JSONL. */
+  garbledResults?: string;
   apiKey?: string;
   /** Validation fails for the whole batch with this message. */
   failValidation?: string;
@@ -35,6 +40,10 @@ export interface BatchServer {
   /** Number of POST /v1/batches calls. */
   created: number;
   uploads: number;
+  /** Chat completions asked online, their bodies. */
+  online: BatchLine['body'][];
+  /** Changes pollsPerStatus from the next poll on (a batch that was kept waiting may then finish). */
+  setPollsPerStatus(n: number): void;
   close(): Promise<void>;
 }
 
@@ -58,8 +67,8 @@ const STEPS = ['validating', 'in_progress', 'finalizing', 'completed'];
 export async function startBatchServer(opts: BatchServerOptions): Promise<BatchServer> {
   const files = new Map<string, { purpose: string; name: string; content: string }>();
   const batches = new Map<string, StoredBatch>();
-  const per = opts.pollsPerStatus ?? 1;
   const state = { created: 0, uploads: 0 };
+  const online: BatchLine['body'][] = [];
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -116,7 +125,8 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
     const store = (lines: string[]) => {
       if (!lines.length) return null;
       const id = `file-${randomUUID()}`;
-      files.set(id, { purpose: 'batch_output', name: `${id}.jsonl`, content: lines.reverse().join('\n') + '\n' });
+      const content = opts.garbledResults ?? lines.reverse().join('\n') + '\n';
+      files.set(id, { purpose: 'batch_output', name: `${id}.jsonl`, content });
       return id;
     };
     b.output_file_id = store(out);
@@ -132,6 +142,19 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
       const url = new URL(req.url ?? '/', 'http://x');
       if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return json(res, 401, { error: { message: 'bad key' } });
       let m: RegExpExecArray | null;
+      if (req.method === 'GET' && url.pathname === '/v1/models') return json(res, 200, { object: 'list', data: [] });
+      if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
+        const line: BatchLine = {
+          custom_id: 'online',
+          method: 'POST',
+          url: '/v1/chat/completions',
+          body: JSON.parse(body.toString('utf8')),
+        };
+        online.push(line.body);
+        const r = opts.reply(line);
+        if (r === 'expire' || 'error' in r) return json(res, 500, { error: { message: r === 'expire' ? 'expired' : r.error } });
+        return json(res, r.status, r.body);
+      }
       if (req.method === 'POST' && url.pathname === '/v1/files') {
         const file = parseMultipart(String(req.headers['content-type'] ?? ''), body);
         if (!file || file.fields.purpose !== 'batch')
@@ -185,7 +208,7 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
             b.status = 'failed';
             b.errors = { object: 'list', data: [{ code: 'invalid_request', message: opts.failValidation, line: 1 }] };
           } else {
-            const step = Math.min(Math.floor((b.polls - 1) / per), STEPS.length - 1);
+            const step = Math.min(Math.floor((b.polls - 1) / (opts.pollsPerStatus ?? 1)), STEPS.length - 1);
             if (STEPS[step] === 'completed') finish(b);
             else b.status = STEPS[step]!;
           }
@@ -213,6 +236,10 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
     url: `http://127.0.0.1:${port}/v1`,
     files,
     batches,
+    online,
+    setPollsPerStatus: (n) => {
+      opts.pollsPerStatus = n;
+    },
     get created() {
       return state.created;
     },

@@ -3,10 +3,11 @@ import { createReadStream, openAsBlob } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type OpenAI from 'openai';
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { UserError } from '../errors.js';
 import { writeAtomically } from '../files.js';
-import { brief, visible } from '../shown.js';
+import { brief, shownUrl, splitQuery, visible } from '../shown.js';
+import { FatalEndpointError } from './endpoints.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState } from '../schemas/index.js';
 
 /*
@@ -57,9 +58,21 @@ export interface BatchStatus {
   total: number;
 }
 
+/**
+ * A client for the Batch API at a base URL: its own, since the chat pool's
+ * fetch caps a reply's size and a results file is far larger than a reply.
+ * Batch calls are short, so the client's own retries serve.
+ */
+export function batchClient(url: string, apiKey: string): OpenAI {
+  const { base, query } = splitQuery(url);
+  return new OpenAI({ baseURL: base, defaultQuery: query, apiKey, maxRetries: 5, timeout: 600_000 });
+}
+
 export interface BatchRunOptions {
-  /** A client for the endpoint; batch calls are short, so the default fetch serves. */
+  /** A client for the endpoint (batchClient). */
   client: OpenAI;
+  /** Removed from server text before it is shown. */
+  secrets?: string[];
   /** The endpoint as shown (no credentials) and the model, recorded to refuse resuming against others. */
   endpoint: string;
   model: string;
@@ -94,9 +107,35 @@ export interface BatchResults {
  * submitted), waits for them, downloads their results and returns them
  * indexed by `custom_id`. Never submits a file twice: the state file records
  * each upload and batch before the next step, and a batch created just before
- * a kill is found again by its input file.
+ * a kill is found again by its input file. An endpoint that refuses the
+ * routes, a batch that failed as a whole and results that are not JSONL are
+ * one line each, exit code 3.
  */
 export async function runBatches(opts: BatchRunOptions): Promise<BatchResults> {
+  try {
+    return await submitAndCollect(opts);
+  } catch (err) {
+    throw refusal(err, opts);
+  }
+}
+
+/** A Batch API error as the one line the user sees: the route refused, or the endpoint unreachable. */
+function refusal(err: unknown, opts: BatchRunOptions): unknown {
+  if (err instanceof APIUserAbortError || opts.signal?.aborted || !(err instanceof APIError)) return err;
+  const what = `batch endpoint ${shownUrl(opts.endpoint)}`;
+  const said = brief(err.message, opts.secrets ?? []);
+  if (err instanceof APIConnectionError) return new FatalEndpointError(`cannot reach ${what}: ${said}`);
+  if (err.status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
+  if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said}`);
+  if (err.status === 404 || err.status === 405) {
+    return new FatalEndpointError(
+      `${what} does not offer the Batch API (${err.status}: ${said}); OpenAI and LiteLLM's proxy do, \`vllm serve\` does not: run without --batch`,
+    );
+  }
+  return new FatalEndpointError(`${what} failed: ${said}`);
+}
+
+async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
   let state = await readBatchState(opts.statePath);
   if (state && (state.endpoint !== opts.endpoint || state.model !== opts.model)) {
     throw new UserError(
@@ -141,7 +180,13 @@ export async function runBatches(opts: BatchRunOptions): Promise<BatchResults> {
         const why = (done.errors?.data ?? []).map(
           (e) => `${e.line !== undefined && e.line !== null ? `line ${e.line}: ` : ''}${e.message ?? e.code}`,
         );
-        throw new UserError(`batch ${visible(entry.id)} failed validation: ${brief(why.join('; ') || 'no reason given', [])}`);
+        // Nothing of it ran (nor was billed): the next run submits the file again, as a new batch.
+        const failed = entry.id;
+        state.batches[n] = { file: entry.file, lines: entry.lines };
+        await save();
+        throw new FatalEndpointError(
+          `batch ${visible(failed)} failed as a whole, none of its ${entry.lines} requests ran: ${brief(why.join('; ') || 'no reason given', opts.secrets ?? [])} (${entry.file}; run the same command to submit it again)`,
+        );
       }
       const results = `${entry.file.replace(/\.jsonl$/, '')}.results.jsonl`;
       await downloadResults(opts.client, [entry.output_file_id, entry.error_file_id], results, opts.signal);
@@ -282,10 +327,13 @@ async function indexResults(path: string, index: Map<string, { file: string; sta
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new UserError(`${path}:${lineNo}: a batch result line is not JSON`);
+      throw new UserError(`${path}:${lineNo}: the batch endpoint's results are not JSONL (this line is not JSON)`, 3);
     }
     const r = batchResultLineSchema.safeParse(parsed);
-    if (!r.success) throw new UserError(`${path}:${lineNo}: ${r.error.issues[0]!.path.join('.') || 'line'}: ${r.error.issues[0]!.message}`);
+    if (!r.success) {
+      const issue = r.error.issues[0]!;
+      throw new UserError(`${path}:${lineNo}: not a batch result line: ${issue.path.join('.') || 'line'}: ${issue.message}`, 3);
+    }
     const prior = index.get(r.data.custom_id);
     if (!prior || r.data.response?.status_code === 200) index.set(r.data.custom_id, { file: path, start, end: start + line.length });
   };

@@ -55,6 +55,8 @@ export interface ChatResult {
   ttftMs?: number;
   /** Streamed requests: completion tokens per second after the first token. */
   decodeTokensPerS?: number;
+  /** Answered by the Batch API (--batch), billed at its discount; latency is then 0: a batch has none per request. */
+  batch?: true;
 }
 
 export interface EndpointStats {

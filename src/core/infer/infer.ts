@@ -61,13 +61,14 @@ export function inferStage(pool: EndpointPool, sampling: Sampling, history: Hist
     outputFields: Object.keys(predictionFieldsSchema.shape),
     outcome: inferOutcome,
     tally: tallyPrediction,
-    request: (row) => requestOf(row),
-    job: (row) => {
+    requests: async (row) => [requestOf(row)],
+    job: (row, _key, answered) => {
       const body = requestOf(row);
       return async (signal): Promise<PredictionFields | undefined> => {
         for (let attempt = 0; ; attempt++) {
           try {
-            const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = await pool.chat(body, signal);
+            const reply = (attempt === 0 ? await answered?.(0) : undefined) ?? (await pool.chat(body, signal));
+            const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
             const choice = completion.choices[0];
             // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
             const message = choice?.message as
@@ -78,6 +79,7 @@ export function inferStage(pool: EndpointPool, sampling: Sampling, history: Hist
               ...(reasoning ? { gen_reasoning: reasoning } : {}),
               finish_reason: choice?.finish_reason ?? null,
               usage: usageOf(completion) ?? null,
+              ...(reply.batch && { batch_usage: usageOf(completion) ?? {} }),
               latency_ms: latencyMs,
               ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
               ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),

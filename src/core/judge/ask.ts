@@ -1,4 +1,4 @@
-import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
+import { FatalEndpointError, isMalformedReply, type ChatResult, type EndpointPool } from '../endpoints/index.js';
 import { usageOf } from '../infer/index.js';
 import type { Usage } from '../schemas/index.js';
 
@@ -6,6 +6,8 @@ import type { Usage } from '../schemas/index.js';
 export type Asked<T> = {
   raw: string;
   usage: Usage;
+  /** The part of `usage` the Batch API answered (--batch), billed at its discount. */
+  batchUsage?: Usage;
   latencyMs: number;
   endpoint?: string;
   attempts: number;
@@ -18,7 +20,8 @@ export type Asked<T> = {
  * Asks the judge until its reply parses, up to `parseAttempts` requests in
  * all (the official re-ask loop), for every judge mode. A request that
  * outlasted the client's retries ends the loop (it will not heal in the next
- * second; a garbled body might). undefined when cancelled.
+ * second; a garbled body might). `first`: a reply got beforehand (a batch's),
+ * taken as the first attempt's when there is one. undefined when cancelled.
  */
 export async function askUntilParsed<T>(
   pool: EndpointPool,
@@ -26,8 +29,10 @@ export async function askUntilParsed<T>(
   parse: (raw: string) => { ok: true; value: T } | { ok: false; reason: string },
   parseAttempts: number,
   signal: AbortSignal,
+  first?: () => Promise<ChatResult | undefined>,
 ): Promise<Asked<T> | undefined> {
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  let batchUsage: Usage | undefined;
   let raw = '';
   let problem = '';
   let latencyMs = 0;
@@ -37,7 +42,8 @@ export async function askUntilParsed<T>(
   while (attempts < parseAttempts) {
     attempts++;
     try {
-      const reply = await pool.chat(body, signal);
+      const reply = (attempts === 1 ? await first?.() : undefined) ?? (await pool.chat(body, signal));
+      if (reply.batch) sumUsage((batchUsage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }), usageOf(reply.completion));
       latencyMs += reply.latencyMs;
       endpoint = reply.endpoint;
       timings = {
@@ -47,7 +53,8 @@ export async function askUntilParsed<T>(
       sumUsage(usage, usageOf(reply.completion));
       raw = reply.completion.choices[0]?.message?.content ?? '';
       const parsed = parse(raw);
-      if (parsed.ok) return { ok: true, value: parsed.value, raw, usage, latencyMs, endpoint, attempts, ...timings };
+      if (parsed.ok)
+        return { ok: true, value: parsed.value, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts, ...timings };
       problem = `reply could not be parsed: ${parsed.reason}`;
     } catch (err) {
       if (signal.aborted) return undefined;
@@ -56,7 +63,7 @@ export async function askUntilParsed<T>(
       if (!isMalformedReply(err)) break;
     }
   }
-  return { ok: false, problem, raw, usage, latencyMs, endpoint, attempts };
+  return { ok: false, problem, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts };
 }
 
 export function sumUsage(total: Usage, add: Usage | undefined): void {

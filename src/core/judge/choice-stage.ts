@@ -1,7 +1,7 @@
 import type { EndpointPool } from '../endpoints/index.js';
 import { addUsage, requestParams, type Sampling } from '../infer/index.js';
 import { currentAction, groundTruth } from '../rows/index.js';
-import type { DomainTally, Stage } from '../runner/index.js';
+import type { Answered, DomainTally, PlannedRequest, Stage } from '../runner/index.js';
 import {
   NO_GENERATION,
   NO_REFERENCE,
@@ -43,6 +43,14 @@ function notAsked(error: string): OrderOutcome {
   return { choice: null, attempts: 0, error };
 }
 
+/** The two requests of a row, one per order: what the job asks, a dry run counts and a batch holds. */
+function bothOrders(sampling: Sampling, messages: (order: 0 | 1) => ReturnType<typeof turingMessages>): [PlannedRequest, PlannedRequest] {
+  return [
+    { ...requestParams(sampling), messages: messages(0) },
+    { ...requestParams(sampling), messages: messages(1) },
+  ];
+}
+
 /**
  * Asks both orders of one row, one after the other (the row holds one slot
  * of --concurrency). An order without a choice after --parse-attempts keeps
@@ -50,14 +58,14 @@ function notAsked(error: string): OrderOutcome {
  */
 async function askBoth(
   pool: EndpointPool,
-  sampling: Sampling,
   parseAttempts: number,
-  messages: (order: 0 | 1) => ReturnType<typeof turingMessages>,
+  bodies: [PlannedRequest, PlannedRequest],
+  answered: Answered | undefined,
   signal: AbortSignal,
 ): Promise<[OrderOutcome, OrderOutcome] | undefined> {
   const out: OrderOutcome[] = [];
   for (const i of [0, 1] as const) {
-    const asked = await askUntilParsed(pool, { ...requestParams(sampling), messages: messages(i) }, parseChoice, parseAttempts, signal);
+    const asked = await askUntilParsed(pool, bodies[i], parseChoice, parseAttempts, signal, answered && (() => answered(i)));
     if (!asked) return undefined;
     out.push({
       choice: asked.ok ? (asked.value as Choice) : null,
@@ -99,23 +107,31 @@ export function turingStage(
     ...rowStatus(outcomes),
     ...(extracted === undefined ? {} : { extracted_output: extracted }),
   });
+  /** What the judge is asked about a row: undefined for a row without a generation. */
+  const asking = (row: PredictionRow) => {
+    if (!row.gen) return undefined;
+    const extracted = extractPrediction(row.gen);
+    const orders = turingOrders(cleanGroundTruth(groundTruth(row)), extracted);
+    const turns = history(row);
+    const action = currentAction(row);
+    return { extracted, orders, bodies: bothOrders(sampling, (i) => turingMessages(prompt.text, turns, action, orders[i])) };
+  };
   return {
     name: 'judge',
     schema: predictionRowSchema,
     outputFields: Object.keys(turingFieldsSchema.shape),
     outcome: judgedOutcome,
     tally: tallyChoice,
-    job: (row) => {
-      if (!row.gen) {
+    requests: async (row) => asking(row)?.bodies ?? [],
+    job: (row, _key, answered) => {
+      const ask = asking(row);
+      if (!ask) {
         const none = notAsked(NO_GENERATION);
         return async () => ({ ...result(['A', 'B'], [none, none]), error_message: NO_GENERATION });
       }
-      const extracted = extractPrediction(row.gen);
-      const orders = turingOrders(cleanGroundTruth(groundTruth(row)), extracted);
-      const turns = history(row);
-      const action = currentAction(row);
+      const { extracted, orders, bodies } = ask;
       return async (signal) => {
-        const outcomes = await askBoth(pool, sampling, parseAttempts, (i) => turingMessages(prompt.text, turns, action, orders[i]), signal);
+        const outcomes = await askBoth(pool, parseAttempts, bodies, answered, signal);
         return outcomes && result([orders[0].real_at, orders[1].real_at], outcomes, extracted);
       };
     },
@@ -146,35 +162,48 @@ export function pairwiseStage(
     ...rowStatus(outcomes),
     ...(shown.candidate === undefined ? {} : { extracted_output: shown.candidate }),
   });
+  /** What the judge is asked about a row, or why it is written without asking. */
+  const asking = async (row: PredictionRow, key: string) => {
+    if (!reference.has(key)) return NO_REFERENCE;
+    if (!row.gen) return NO_GENERATION;
+    const other = await reference.prediction(key);
+    // A reference without a generation has nothing to compare with: final, as a missing row.
+    if (other === undefined) return NO_REFERENCE;
+    const candidate = extractPrediction(row.gen);
+    const truth = cleanGroundTruth(groundTruth(row));
+    const turns = history(row);
+    const action = currentAction(row);
+    const orders = pairwiseOrders(candidate, other);
+    return {
+      candidate,
+      other,
+      orders,
+      bodies: bothOrders(sampling, (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)),
+    };
+  };
   return {
     name: 'judge',
     schema: predictionRowSchema,
     outputFields: Object.keys(pairwiseFieldsSchema.shape),
     outcome: judgedOutcome,
     tally: tallyChoice,
-    job: (row, key) => {
-      const unasked = (why: string) => async () => {
+    requests: async (row, key) => {
+      const ask = await asking(row, key);
+      return typeof ask === 'string' ? [] : ask.bodies;
+    },
+    job: (row, key, answered) => {
+      const unasked = (why: string) => {
         const none = notAsked(why);
         return { ...result(key, ['A', 'B'], [none, none], {}), error_message: why };
       };
-      if (!reference.has(key)) return unasked(NO_REFERENCE);
-      if (!row.gen) return unasked(NO_GENERATION);
-      const candidate = extractPrediction(row.gen);
-      const truth = cleanGroundTruth(groundTruth(row));
-      const turns = history(row);
-      const action = currentAction(row);
+      // Settled before the row is queued, so such rows take no request slot.
+      if (!reference.has(key)) return async () => unasked(NO_REFERENCE);
+      if (!row.gen) return async () => unasked(NO_GENERATION);
       return async (signal) => {
-        const other = await reference.prediction(key);
-        // A reference without a generation has nothing to compare with: final, as a missing row.
-        if (other === undefined) return unasked(NO_REFERENCE)();
-        const orders = pairwiseOrders(candidate, other);
-        const outcomes = await askBoth(
-          pool,
-          sampling,
-          parseAttempts,
-          (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth),
-          signal,
-        );
+        const ask = await asking(row, key);
+        if (typeof ask === 'string') return unasked(ask);
+        const { candidate, other, orders, bodies } = ask;
+        const outcomes = await askBoth(pool, parseAttempts, bodies, answered, signal);
         return outcomes && result(key, [orders[0].candidate_at, orders[1].candidate_at], outcomes, { candidate, reference: other });
       };
     },

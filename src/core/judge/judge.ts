@@ -46,8 +46,11 @@ export function judgeStage(
     outputFields: [...Object.keys(judgeFieldsSchema.shape), ...Object.keys(repeatFieldsSchema.shape)],
     outcome: judgeOutcome,
     tally: tallyJudgement,
-    request: (row) => judgeRequest(row, rubrics, sampling)?.body,
-    job: (row) => {
+    requests: async (row) => {
+      const request = judgeRequest(row, rubrics, sampling);
+      return request ? Array.from({ length: repeat ?? 1 }, () => request.body) : [];
+    },
+    job: (row, _key, answered) => {
       if (!row.gen) {
         const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
         // Every row of a --repeat file carries judge_repeats: that field is how score tells the mode.
@@ -58,10 +61,16 @@ export function judgeStage(
         return async () => ({ ...none, ...repeats });
       }
       const { body, extracted } = judgeRequest(row, rubrics, sampling)!;
-      const judgeOnce = async (signal: AbortSignal): Promise<JudgeFields | undefined> => {
-        const asked = await askUntilParsed(pool, body, parseReply, parseAttempts, signal);
+      /** Judgement number `n` (of --repeat's K). */
+      const judgeOnce = async (signal: AbortSignal, n: number): Promise<JudgeFields | undefined> => {
+        const asked = await askUntilParsed(pool, body, parseReply, parseAttempts, signal, answered && (() => answered(n)));
         if (!asked) return undefined;
-        const common = { extracted_output: extracted, judge_usage: asked.usage, judge_attempts: asked.attempts };
+        const common = {
+          extracted_output: extracted,
+          judge_usage: asked.usage,
+          ...(asked.batchUsage && { judge_batch_usage: asked.batchUsage }),
+          judge_attempts: asked.attempts,
+        };
         if (asked.ok) {
           const parsed = asked.value;
           return {
@@ -86,7 +95,7 @@ export function judgeStage(
           ...common,
         };
       };
-      return repeat === undefined ? judgeOnce : async (signal) => repeated(repeat, judgeOnce, signal, extracted);
+      return repeat === undefined ? (signal) => judgeOnce(signal, 0) : async (signal) => repeated(repeat, judgeOnce, signal, extracted);
     },
   };
 }
@@ -107,18 +116,22 @@ function parseReply(raw: string) {
  */
 async function repeated(
   k: number,
-  judgeOnce: (signal: AbortSignal) => Promise<JudgeFields | undefined>,
+  judgeOnce: (signal: AbortSignal, n: number) => Promise<JudgeFields | undefined>,
   signal: AbortSignal,
   extracted: string,
 ): Promise<Record<string, unknown> | undefined> {
   const runs: JudgeFields[] = [];
   for (let i = 0; i < k; i++) {
-    const one = await judgeOnce(signal);
+    const one = await judgeOnce(signal, i);
     if (!one) return undefined;
     runs.push(one);
   }
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  for (const r of runs) sumUsage(usage, r.judge_usage);
+  let batchUsage: Usage | undefined;
+  for (const r of runs) {
+    sumUsage(usage, r.judge_usage);
+    if (r.judge_batch_usage) sumUsage((batchUsage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }), r.judge_batch_usage);
+  }
   const judge_repeats: JudgeRepeat[] = runs.map((r) => ({
     format: r.format ?? 0,
     factuality: r.factuality ?? 0,
@@ -140,6 +153,7 @@ async function repeated(
     ...(combined.failed && error !== undefined ? { error_message: error } : {}),
     extracted_output: extracted,
     judge_usage: usage,
+    ...(batchUsage && { judge_batch_usage: batchUsage }),
     judge_attempts: runs.reduce((n, r) => n + (r.judge_attempts ?? 0), 0),
     judge_latency_ms: runs.reduce((n, r) => n + (r.judge_latency_ms ?? 0), 0),
     judge_repeats,

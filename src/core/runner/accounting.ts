@@ -56,6 +56,8 @@ export interface ManifestStart {
   settings: ManifestSettings;
   upstream?: unknown;
   label?: string;
+  /** Batch API batches whose replies the output holds (--batch); repeated ids are kept once. */
+  batches?: string[];
   /** When the output was first started (an earlier run's), else now. */
   startedAt: string;
 }
@@ -67,6 +69,7 @@ export function newManifest(m: ManifestStart): Manifest {
     stage: m.stage,
     tool: { name: 'agentworldbench', version: VERSION },
     ...(m.label !== undefined ? { label: m.label } : {}),
+    ...(m.batches?.length ? { batches: [...new Set(m.batches)] } : {}),
     dataset: m.dataset,
     settings: m.settings,
     ...(m.upstream !== undefined ? { upstream: m.upstream } : {}),

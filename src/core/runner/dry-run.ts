@@ -1,4 +1,3 @@
-import { UserError } from '../errors.js';
 import { open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { estimatePromptTokens } from '../endpoints/index.js';
@@ -18,13 +17,12 @@ export interface DryRunCount {
 
 /**
  * A run without the run: reads every planned row as runStage reads it and
- * builds the stage's first request for it, counting instead of sending. It
- * writes nothing; a row at a time is in memory.
+ * builds the requests the stage sends first for it (both orders of a choice
+ * mode, each of --repeat's K), counting instead of sending. It writes
+ * nothing; a row at a time is in memory.
  */
 export async function dryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, plan: LinePlan): Promise<DryRunCount> {
   const count: DryRunCount = { rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
-  const ask = stage.request?.bind(stage);
-  if (!ask) throw new UserError(`--dry-run is not available for this ${stage.name} mode yet (it counts infer and the rubric judge)`);
   const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
   try {
     for (const line of plan.lines) {
@@ -36,11 +34,11 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, p
         continue;
       }
       count.rows++;
-      const request = ask(read.row);
-      if (!request) continue;
-      count.requests++;
-      count.promptTokens += await estimatePromptTokens(request.messages);
-      count.completionBudget += request.max_tokens ?? 0;
+      for (const request of await stage.requests(read.row, read.key)) {
+        count.requests++;
+        count.promptTokens += await estimatePromptTokens(request.messages);
+        count.completionBudget += typeof request.max_tokens === 'number' ? request.max_tokens : 0;
+      }
     }
   } finally {
     await Promise.all(inputs.map((i) => i.handle.close()));

@@ -38,8 +38,10 @@ export interface RunOptions {
   /** Cancel requests in flight (grace period over, second Ctrl-C). */
   abort: AbortSignal;
   onEvent?: (e: StageEvent) => void;
-  /** Runs after the resume scan and before anything is sent: the place for preflight checks. */
-  beforeDispatch?: () => Promise<void>;
+  /** Runs after the resume scan (given the rows already done) and before anything is sent: preflight checks, batches. */
+  beforeDispatch?: (doneKeys: ReadonlySet<string>) => Promise<void>;
+  /** The Batch API batches this run's replies came from (--batch), added to the manifest's. */
+  batchIds?: () => string[];
   endpointStats?: () => Record<string, { requests: number; failures: number }>;
 }
 
@@ -84,7 +86,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       stage.tally(row, tallies.count(domain, stage.outcome(row)));
     },
   });
-  await opts.beforeDispatch?.();
+  await opts.beforeDispatch?.(resumed.doneKeys);
   const total = plan.lines.length;
   const alreadyDone = Math.min(resumed.doneKeys.size, total);
   opts.onEvent?.({ type: 'planned', total, alreadyDone, todo: total - alreadyDone, dropped: resumed.dropped });
@@ -95,6 +97,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     settings: opts.settings,
     upstream: opts.upstream,
     label: opts.label ?? previous?.label,
+    batches: [...(previous?.batches ?? []), ...(opts.batchIds?.() ?? [])],
     startedAt: previous?.started_at ?? new Date().toISOString(),
   });
   fillCounts(manifest, tallies, opts.endpointStats?.());

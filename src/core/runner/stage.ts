@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ChatResult } from '../endpoints/index.js';
 import type { DatasetRow, Manifest, Outcome } from '../schemas/index.js';
 import type { DomainTally } from './accounting.js';
 
@@ -8,6 +9,13 @@ import type { DomainTally } from './accounting.js';
  * cancelled; throws only for errors that end the run.
  */
 export type Job = (signal: AbortSignal) => Promise<Record<string, unknown> | undefined>;
+
+/**
+ * A reply obtained before the job runs (with --batch, from the Batch API) to
+ * the row's request number `n` (its place in `requests`), used as the first
+ * answer to that request; undefined: the job asks the endpoint, as without it.
+ */
+export type Answered = (n: number) => Promise<ChatResult | undefined>;
 
 /** What a stage (infer, judge) gives the runner; everything else (plan, slots, output, manifest) is the runner's. */
 export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> {
@@ -19,14 +27,18 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
   outcome(row: Record<string, unknown>): Outcome;
   /** Adds an output row's stage-specific figures (empty, truncated, usage) to its domain's tally. */
   tally(row: Record<string, unknown>, t: DomainTally): void;
-  /** `key`: the row's key (rowKey), for stages that pair rows with another file. */
-  job(row: z.infer<S>, key: string): Job;
-  /** The request the job sends first for this row, or undefined when it sends none: what a dry run counts. */
-  request?(row: z.infer<S>): PlannedRequest | undefined;
+  /** `key`: the row's key (rowKey), for stages that pair rows with another file; `answered`: replies got beforehand. */
+  job(row: z.infer<S>, key: string, answered?: Answered): Job;
+  /**
+   * The requests the job sends first for this row, in order, built by the
+   * same code as the job's (none for a row it writes without asking): what a
+   * dry run counts and a batch file holds.
+   */
+  requests(row: z.infer<S>, key: string): Promise<PlannedRequest[]>;
 }
 
-/** A chat request as a dry run sees it: its messages and its completion budget. */
-export interface PlannedRequest {
-  messages: { content: string }[];
-  max_tokens?: number;
-}
+/** A chat request body without the model (the endpoint's): its messages, its completion budget, its sampling. */
+export type PlannedRequest = { messages: { role: 'system' | 'user' | 'assistant'; content: string }[]; max_tokens?: number } & Record<
+  string,
+  unknown
+>;

@@ -31,6 +31,8 @@ export const judgedScoreSchema = z
       .transform((v) => (v === undefined || v === null ? 1 : Number(v))),
     usage: usageSchema.nullish(),
     judge_usage: usageSchema.nullish(),
+    batch_usage: usageSchema.nullish(),
+    judge_batch_usage: usageSchema.nullish(),
   })
   .loose();
 export type JudgedScore = z.infer<typeof judgedScoreSchema>;
@@ -50,6 +52,8 @@ export const judgeFieldsSchema = z.object({
   judge_raw_output: z.string().optional(),
   error_message: z.string().optional(),
   judge_usage: usageSchema.optional(),
+  /** The part of judge_usage the Batch API answered (--batch): score prices it at the batch discount. */
+  judge_batch_usage: usageSchema.optional(),
   judge_latency_ms: z.number().optional(),
   /** Streamed requests: the last attempt's time to first token and decode speed. */
   judge_ttft_ms: z.number().optional(),

@@ -33,6 +33,8 @@ export const manifestSchema = z.object({
   tool: z.object({ name: z.string(), version: z.string() }),
   /** The run's name (--label), shown by score, compare and report instead of the file name. Not a setting: it may change on resume. */
   label: z.string().optional(),
+  /** Ids of the Batch API batches whose replies the file holds (--batch: batch mode); absent for online runs. Not a setting. */
+  batches: z.array(z.string()).optional(),
   dataset: z.object({
     repo: z.string().optional(),
     revision: z.string().optional(),

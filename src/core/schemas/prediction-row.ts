@@ -33,6 +33,8 @@ export const predictionFieldsSchema = z.object({
   gen_reasoning: z.string().optional(),
   finish_reason: z.string().nullish(),
   usage: usageSchema.nullish(),
+  /** Set when the Batch API answered (--batch): the usage score prices at the batch discount. */
+  batch_usage: usageSchema.optional(),
   latency_ms: z.number().optional(),
   /** Streamed requests: ms to the first content or reasoning token, and completion tokens per second after it. */
   ttft_ms: z.number().optional(),

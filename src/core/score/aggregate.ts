@@ -259,6 +259,8 @@ function turnIntervals(records: readonly JudgedRecord[], opts: ScoreOptions, set
 export interface UsageTotals extends TokenUsage {
   /** Rows that reported usage. */
   rows: number;
+  /** The part of the tokens the Batch API answered (--batch). */
+  batch: { prompt: number; completion: number };
 }
 
 export interface StageUsage {
@@ -280,14 +282,16 @@ export interface StagePrices {
 /** The world model (infer) and the judge are priced separately. */
 export type Prices = Record<keyof StageUsage, StagePrices>;
 
-const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0 });
+const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0, batch: { prompt: 0, completion: 0 } });
 
-function addUsage(t: UsageTotals, u: TokenUsage | undefined): void {
+function addUsage(t: UsageTotals, u: TokenUsage | undefined, batch: TokenUsage | undefined): void {
   if (!u) return;
   t.rows++;
   t.prompt += u.prompt;
   t.completion += u.completion;
   t.reasoning += u.reasoning;
+  t.batch.prompt += batch?.prompt ?? 0;
+  t.batch.completion += batch?.completion ?? 0;
 }
 
 /** Token totals per stage, overall and per domain (every row, failed or not: they were paid for). */
@@ -296,17 +300,23 @@ export function usageOf(records: readonly JudgedRecord[]): UsageSummary {
   for (const r of records) {
     let d = summary.domains.get(r.domain);
     if (!d) summary.domains.set(r.domain, (d = { infer: emptyUsage(), judge: emptyUsage() }));
-    addUsage(summary.infer, r.usage);
-    addUsage(summary.judge, r.judgeUsage);
-    addUsage(d.infer, r.usage);
-    addUsage(d.judge, r.judgeUsage);
+    addUsage(summary.infer, r.usage, r.batchUsage);
+    addUsage(summary.judge, r.judgeUsage, r.judgeBatchUsage);
+    addUsage(d.infer, r.usage, r.batchUsage);
+    addUsage(d.judge, r.judgeUsage, r.judgeBatchUsage);
   }
   summary.domains = new Map([...summary.domains].sort(([a], [b]) => compareDomains(a, b)));
   return summary;
 }
 
-export function costOf(t: TokenUsage, prices: StagePrices): number {
-  return (t.prompt * prices.input + t.completion * prices.output) / 1e6;
+/** What the Batch API charges, as a share of the online price (OpenAI: half). */
+export const BATCH_PRICE = 0.5;
+
+/** The cost of the tokens at the stage's prices, the part answered by the Batch API at its discount. */
+export function costOf(t: UsageTotals, prices: StagePrices): number {
+  const full = t.prompt * prices.input + t.completion * prices.output;
+  const batch = t.batch.prompt * prices.input + t.batch.completion * prices.output;
+  return (full - (1 - BATCH_PRICE) * batch) / 1e6;
 }
 
 export function hasUsage(u: StageUsage): boolean {

@@ -37,6 +37,9 @@ export interface JudgedRecord {
   usage?: TokenUsage;
   /** Judge usage (`judge_usage`). */
   judgeUsage?: TokenUsage;
+  /** The parts of them the Batch API answered (`batch_usage`, `judge_batch_usage`), billed at its discount. */
+  batchUsage?: TokenUsage;
+  judgeBatchUsage?: TokenUsage;
 }
 
 export interface JudgedFile {
@@ -149,6 +152,8 @@ const SMALL_FIELDS = [
   'failed',
   'usage',
   'judge_usage',
+  'batch_usage',
+  'judge_batch_usage',
   'current_prompt',
   'system_str',
 ] as const;
@@ -218,6 +223,8 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
     failed: row.failed,
     usage: row.usage,
     judge_usage: row.judge_usage,
+    batch_usage: row.batch_usage,
+    judge_batch_usage: row.judge_batch_usage,
   });
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
@@ -246,6 +253,8 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
     kind,
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
+    batchUsage: tokens(s.batch_usage),
+    judgeBatchUsage: tokens(s.judge_batch_usage),
   };
 }
 
