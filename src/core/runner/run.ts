@@ -9,6 +9,7 @@ import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting
 import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, writeManifest } from './output-file.js';
 import { orderedLines, type Order } from './plan.js';
+import { Schedule } from './schedule.js';
 import type { Stage } from './stage.js';
 import { OutputWriter, resumeOutput } from './writer.js';
 
@@ -117,15 +118,41 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     opts.onEvent?.({ type: 'bad', bad });
   };
 
-  /** Reads, checks and queues the planned rows, until they are all queued or the run stops. */
+  /**
+   * Reads, checks and queues the planned rows in the schedule's order (a
+   * later turn of a trajectory once its earlier turns are settled, so a
+   * prefix cache serves it), until they are all settled or the run stops.
+   */
   const readAndSend = async () => {
     const seen = new Map<string, string>();
-    for (const line of orderedLines(plan, opts.order)) {
+    // One small record per row; `order` only decides ties.
+    const schedule = new Schedule(
+      orderedLines(plan, opts.order).map((line, index) => ({
+        index,
+        domain: line.domain,
+        id: line.id,
+        turn: line.turn,
+        bytes: line.length,
+        prefix: line.prefix,
+        line,
+      })),
+    );
+    while (!schedule.isDone()) {
       if (opts.stop.aborted || slots.error || badStop) break;
+      await slots.room();
+      if (opts.stop.aborted || slots.error) break;
+      const item = schedule.next();
+      if (!item) {
+        // Every row left waits for an earlier turn in flight; none in flight means they were cancelled.
+        if (await slots.settled()) continue;
+        break;
+      }
+      const { line } = item;
       const file = plan.files[line.file]!;
       const bytes = await readLineAt(inputs[line.file]!, line.start, line.length);
       const read = readRow(bytes, stage.schema, { file, lineNo: line.lineNo, terminated: line.terminated });
       if (!read.ok) {
+        schedule.finish(item);
         badRow(read.bad, line.domain);
         continue;
       }
@@ -133,27 +160,34 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       const where = `${file}:${line.lineNo}`;
       const first = seen.get(read.key);
       if (first !== undefined) {
+        schedule.finish(item);
         badRow({ file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` }, domain);
         continue;
       }
       seen.set(read.key, where);
-      if (resumed.doneKeys.has(read.key)) continue;
-      await slots.room();
-      if (opts.stop.aborted || slots.error) break;
+      if (resumed.doneKeys.has(read.key)) {
+        schedule.finish(item);
+        continue;
+      }
       // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
       const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
       const job = stage.job(read.row);
       queued++;
       slots.submit(async (signal) => {
-        const fields = await job(signal);
-        if (!fields) return;
-        await writer.write(bytes, fields);
-        const row = inputError === undefined ? fields : { error: inputError, ...fields };
-        const outcome = stage.outcome(row);
-        stage.tally(row, tallies.count(domain, outcome));
-        const error =
-          typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
-        opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+        try {
+          const fields = await job(signal);
+          if (!fields) return;
+          await writer.write(bytes, fields);
+          const row = inputError === undefined ? fields : { error: inputError, ...fields };
+          const outcome = stage.outcome(row);
+          stage.tally(row, tallies.count(domain, outcome));
+          const error =
+            typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
+          opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+        } finally {
+          // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
+          schedule.finish(item);
+        }
       });
       // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
       await new Promise<void>((r) => setImmediate(r));
