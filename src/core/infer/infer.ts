@@ -29,18 +29,22 @@ export function addUsage(t: DomainTally, usage: Usage | null | undefined): void 
   t.promptTokens += usage.prompt_tokens ?? 0;
   t.completionTokens += usage.completion_tokens ?? 0;
   t.reasoningTokens += usage.reasoning_tokens ?? 0;
+  t.cachedTokens += usage.cached_tokens ?? 0;
 }
 
 /** Usage as recorded in rows: the counts that matter for cost, reasoning tokens lifted out of their details object. */
 export function usageOf(c: ChatCompletion): Usage | undefined {
   if (!c.usage) return undefined;
   const reasoning = c.usage.completion_tokens_details?.reasoning_tokens;
+  // Left out by vLLM without --enable-prompt-tokens-details and SGLang without --enable-cache-report.
+  const cached = c.usage.prompt_tokens_details?.cached_tokens;
   // Counts a server made up (negative, fractional, beyond 2^53) are not recorded: score could not price them.
   return checkedUsage({
     prompt_tokens: c.usage.prompt_tokens,
     completion_tokens: c.usage.completion_tokens,
     total_tokens: c.usage.total_tokens,
     ...(typeof reasoning === 'number' ? { reasoning_tokens: reasoning } : {}),
+    ...(typeof cached === 'number' ? { cached_tokens: cached } : {}),
   });
 }
 

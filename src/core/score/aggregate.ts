@@ -275,12 +275,14 @@ export interface StagePrices {
   input: number;
   /** USD per million completion tokens (reasoning tokens are part of them, as OpenAI-style usage counts them). */
   output: number;
+  /** USD per million cached prompt tokens; unset, cached tokens cost the input price. */
+  cachedInput?: number;
 }
 
 /** The world model (infer) and the judge are priced separately. */
 export type Prices = Record<keyof StageUsage, StagePrices>;
 
-const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0 });
+const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 });
 
 function addUsage(t: UsageTotals, u: TokenUsage | undefined): void {
   if (!u) return;
@@ -288,6 +290,7 @@ function addUsage(t: UsageTotals, u: TokenUsage | undefined): void {
   t.prompt += u.prompt;
   t.completion += u.completion;
   t.reasoning += u.reasoning;
+  t.cached += u.cached;
 }
 
 /** Token totals per stage, overall and per domain (every row, failed or not: they were paid for). */
@@ -306,7 +309,13 @@ export function usageOf(records: readonly JudgedRecord[]): UsageSummary {
 }
 
 export function costOf(t: TokenUsage, prices: StagePrices): number {
-  return (t.prompt * prices.input + t.completion * prices.output) / 1e6;
+  const cached = prices.cachedInput === undefined ? 0 : Math.min(t.cached, t.prompt);
+  return ((t.prompt - cached) * prices.input + cached * (prices.cachedInput ?? 0) + t.completion * prices.output) / 1e6;
+}
+
+/** Cached prompt tokens over prompt tokens, or undefined when there were none. */
+export function cacheHitRatio(t: TokenUsage): number | undefined {
+  return t.prompt > 0 ? t.cached / t.prompt : undefined;
 }
 
 export function hasUsage(u: StageUsage): boolean {
