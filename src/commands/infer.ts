@@ -25,7 +25,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   );
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
   await runStageCommand({
-    stage: inferStage(pool, sampling, history),
+    stage: inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey }),
     pool,
     plan,
     output: opts.output,

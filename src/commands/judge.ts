@@ -27,7 +27,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
   const result = await runStageCommand({
-    stage: judgeStage(pool, rubrics, sampling, parseAttempts),
+    stage: judgeStage(pool, rubrics, sampling, parseAttempts, { promptCacheKey: opts.promptCacheKey }),
     pool,
     plan,
     output,

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { domainOfTask } from '../domains.js';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
@@ -12,9 +14,29 @@ export interface Sampling {
   extra_body?: Record<string, unknown>;
 }
 
-/** Sampling as request fields; unset ones are left out of the body. Extra body fields come last and win. */
-export function requestParams(s: Sampling): Record<string, unknown> {
-  return { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens, ...s.extra_body };
+/**
+ * Sampling as request fields; unset ones are left out of the body. With
+ * `cacheKeyOf`, OpenAI's `prompt_cache_key`: one per trajectory (a hash of
+ * domain and id), so its turns are routed to the machine holding their
+ * prefix. Extra body fields come last and win.
+ */
+export function requestParams(s: Sampling, cacheKeyOf?: { task: string; id: string | number }): Record<string, unknown> {
+  const key = cacheKeyOf && promptCacheKey(cacheKeyOf);
+  return {
+    temperature: s.temperature,
+    top_p: s.top_p,
+    max_tokens: s.max_tokens,
+    ...(key ? { prompt_cache_key: key } : {}),
+    ...s.extra_body,
+  };
+}
+
+/** The trajectory's prompt_cache_key: the same for every turn, and the same in infer and judge (a short hash, no row text). */
+export function promptCacheKey(row: { task: string; id: string | number }): string {
+  return `awb-${createHash('sha256')
+    .update(JSON.stringify([domainOfTask(row.task), row.id]))
+    .digest('hex')
+    .slice(0, 24)}`;
 }
 
 function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
@@ -57,7 +79,12 @@ const MALFORMED_RETRIES = 2;
  * A failed row gets `gen: ""` like the official script, plus `error`, so a
  * resume redoes it.
  */
-export function inferStage(pool: EndpointPool, sampling: Sampling, history: HistoryMode): Stage<typeof datasetRowSchema> {
+export function inferStage(
+  pool: EndpointPool,
+  sampling: Sampling,
+  history: HistoryMode,
+  opts: { promptCacheKey?: boolean } = {},
+): Stage<typeof datasetRowSchema> {
   return {
     name: 'infer',
     schema: datasetRowSchema,
@@ -65,7 +92,7 @@ export function inferStage(pool: EndpointPool, sampling: Sampling, history: Hist
     outcome: inferOutcome,
     tally: tallyPrediction,
     job: (row) => {
-      const body = { ...requestParams(sampling), messages: worldModelMessages(row, history) };
+      const body = { ...requestParams(sampling, opts.promptCacheKey ? row : undefined), messages: worldModelMessages(row, history) };
       return async (signal): Promise<PredictionFields | undefined> => {
         for (let attempt = 0; ; attempt++) {
           try {

@@ -28,6 +28,7 @@ export function judgeStage(
   rubrics: RubricSet,
   sampling: Sampling,
   parseAttempts: number,
+  opts: { promptCacheKey?: boolean } = {},
 ): Stage<typeof predictionRowSchema> {
   return {
     name: 'judge',
@@ -43,7 +44,10 @@ export function judgeStage(
       if (rubric === undefined)
         throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
       const extracted = extractPrediction(row.gen);
-      const body = { ...requestParams(sampling), messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric) };
+      const body = {
+        ...requestParams(sampling, opts.promptCacheKey ? row : undefined),
+        messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric),
+      };
       return async (signal): Promise<JudgeFields | undefined> => {
         const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
         let lastRaw = '';
