@@ -3,9 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAwb } from './support/cli.js';
-import { readRowsOf, synthRows, tempDirs, worldReply, judgeReply, writeDataset, type SynthRow } from './support/dataset.js';
+import { readRowsOf, shuffled, synthRows, tempDirs, worldReply, judgeReply, writeDataset, type SynthRow } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
-import { mulberry32 } from '../src/core/score/bootstrap.js';
 import type { FakeServer, LogEntry } from './support/openai-server.js';
 
 /*
@@ -49,16 +48,6 @@ function assertTurnOrder(server: FakeServer): void {
     }
   }
   assert.ok(chained > 0, 'the data has chains to check');
-}
-
-function shuffled<T>(xs: T[], seed: number): T[] {
-  const rand = mulberry32(seed);
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 /** Trajectories of up to three turns (synthRows), plus longer ones so the chains differ in length. */
