@@ -276,8 +276,8 @@ describe('reading judged files', () => {
         judge_usage: { prompt_tokens: 100, completion_tokens: 7 },
       }),
     ]);
-    assert.deepEqual(records[0]!.usage, { prompt: 10, completion: 5, reasoning: 2 });
-    assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0 });
+    assert.deepEqual(records[0]!.usage, { prompt: 10, completion: 5, reasoning: 2, cached: 0 });
+    assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0, cached: 0 });
   });
 });
 
