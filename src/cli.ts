@@ -4,7 +4,7 @@ import { UserError } from './core/errors.js';
 import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
 import { declare } from './commands/option-table.js';
-import { INFER_OPTIONS, JUDGE_OPTIONS } from './commands/stage-options.js';
+import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './commands/stage-options.js';
 
 /*
  * Only commander is loaded at start-up: each action imports its command
@@ -44,9 +44,12 @@ function buildProgram(): Command {
 
   program
     .command('download')
-    .description('Download the AgentWorldBench dataset from the Hugging Face Hub (honours HF_ENDPOINT, HF_TOKEN, HF_HOME)')
-    .option('--revision <rev>', 'branch, tag or commit of the dataset', 'main')
-    .option('--dir <dir>', 'download into this folder instead of the Hugging Face cache')
+    .description(
+      'Download the AgentWorldBench dataset from the Hugging Face Hub (honours HF_ENDPOINT, HF_TOKEN, HF_HOME) or ModelScope (MODELSCOPE_ENDPOINT, MODELSCOPE_API_TOKEN, MODELSCOPE_CACHE)',
+    )
+    .option('--source <hub>', 'huggingface or modelscope', 'huggingface')
+    .option('--revision <rev>', 'branch, tag or commit of the dataset (default: main on Hugging Face, master on ModelScope)')
+    .option('--dir <dir>', "download into this folder instead of the hub's cache")
     .option('--domains <list>', 'comma-separated domains to fetch (default: all seven)')
     .option('--repo <id>', 'dataset repository', DATASET_REPO)
     .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default 60)')
@@ -62,6 +65,13 @@ function buildProgram(): Command {
     program.command('judge').description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)'),
     JUDGE_OPTIONS,
   ).action(async (opts) => (await import('./commands/judge.js')).run(opts));
+
+  declare(
+    program
+      .command('models')
+      .description('List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)'),
+    MODELS_OPTIONS,
+  ).action(async (opts) => (await import('./commands/models.js')).run(opts));
 
   const score = program
     .command('score')

@@ -631,7 +631,15 @@ describe('a lying mirror', () => {
     const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
     const dir = join(tmp, 'data');
     const err = await refusal(terminalOnly(server, { dir, timeoutSeconds: 1 }));
-    assert.match(err.message, /sent nothing for 1 s while downloading terminal_test\.jsonl.*--timeout/);
+    assert.match(err.message, /sent nothing, or next to nothing, for 1 s while downloading terminal_test\.jsonl.*--timeout/);
+    assert.deepEqual(await readdir(dir), []);
+  });
+
+  it('gives up a trickle (a byte every 200 ms) as stalled, though no single wait reaches the timeout', { timeout: 30_000 }, async () => {
+    const server = await hub({ body: { 'terminal_test.jsonl': 'drip' } });
+    const dir = join(tmp, 'data');
+    const err = await refusal(terminalOnly(server, { dir, timeoutSeconds: 1 }));
+    assert.match(err.message, /sent nothing, or next to nothing, for 1 s while downloading terminal_test\.jsonl/);
     assert.deepEqual(await readdir(dir), []);
   });
 

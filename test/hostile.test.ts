@@ -187,7 +187,7 @@ describe('secrets in base URLs and error bodies', () => {
     const ds = await makeDataset(work, 2, ['mcp']);
     const r = await runAwb(inferArgs(`${url}?key=${KEY}`, ds.dir, join(work, 'out.jsonl'), ['--max-retries', '0']));
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stderr, /retry only those:\n\s+awb infer/);
+    assert.match(r.stderr, /retry only those:\n\s+node \S+ infer/);
     assertNoPieceOf(KEY, r.stderr, 'stderr');
     assertNoPieceOf(KEY, await allFiles(work), 'the files written');
   });

@@ -137,3 +137,25 @@ test('a reply that stalls after its headers is a failed attempt once the idle li
     server.close();
   }
 });
+
+test('a streamed reply is held to --max-reply-mb as it arrives: an endless stream is a failed attempt, retried', async () => {
+  let requests = 0;
+  const { url, server } = await serve((req, res) => {
+    requests++;
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'y'.repeat(1000) }, finish_reason: null }] })}\n\n`;
+    const timer = setInterval(() => res.write(chunk), 1);
+    res.on('close', () => clearInterval(timer));
+  });
+  try {
+    await assert.rejects(
+      pool(url, { stream: true, maxReplyBytes: 64 * 1024, maxRetries: 1 }).chat({ messages: [{ role: 'user', content: 'x' }] }),
+      /larger than/,
+    );
+    assert.equal(requests, 2, 'the failed stream was tried again');
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});

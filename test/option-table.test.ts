@@ -25,13 +25,15 @@ test('each option is parsed by its own parser, defaults included, into typed val
 
 test('a missing required option and a bad value are one-line user errors naming the option', () => {
   const cmd = declare(new Command('judge').exitOverride(), JUDGE_OPTIONS);
-  cmd.parse(['--judge-model', 'j'], { from: 'user' });
+  cmd.parse(['--predictions', 'p.jsonl', '--judge-model', 'j'], { from: 'user' });
   assert.throws(
     () => parseOptions(JUDGE_OPTIONS, cmd.opts()),
     (e: Error) => e instanceof UserError && e.message === '--judge-base-url is required',
   );
   const bad = declare(new Command('judge').exitOverride(), JUDGE_OPTIONS);
-  bad.parse(['--judge-model', 'j', '--judge-base-url', 'http://x/v1', '--parse-attempts', '0'], { from: 'user' });
+  bad.parse(['--predictions', 'p.jsonl', '--judge-model', 'j', '--judge-base-url', 'http://x/v1', '--parse-attempts', '0'], {
+    from: 'user',
+  });
   assert.throws(() => parseOptions(JUDGE_OPTIONS, bad.opts()), /--parse-attempts must be a whole number from 1 to 20, got "0"/);
 });
 

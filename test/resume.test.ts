@@ -239,7 +239,8 @@ describe('resuming with other settings', { concurrency: 2 }, () => {
     assert.equal(lines.length, 1, r.stderr);
     assert.match(lines[0]!, /other settings/);
     assert.match(lines[0]!, pattern);
-    assert.match(lines[0]!, /--force/);
+    assert.match(lines[0]!, /-o FILE, or --label NAME/);
+    assert.doesNotMatch(lines[0]!, /--force to mix/);
     assert.deepEqual(stackLines(r.stderr), []);
     assert.ok((await readFile(out)).equals(before), 'the refused run changed the output');
     assert.ok((await readFile(`${out}.manifest.json`)).equals(manifestBefore), 'the refused run changed the manifest');

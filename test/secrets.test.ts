@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb, spawnAwb, type AwbResult } from './support/cli.js';
 import {
-  closedPort,
   judgeReply,
   makeDataset,
   parseResumeCommand,
@@ -130,7 +129,7 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
     const failed = (await readRowsOf(out)).filter((row) => row.error !== undefined);
     assert.equal(failed.length, 1);
     assert.match(String(failed[0]!.error), /upstream refused key \*\*\*/);
-    assert.match(r.stderr, /retry only those:\n\s+awb infer .*--model-api-key "\$AWB_MODEL_API_KEY"/);
+    assert.match(r.stderr, /retry only those:\n\s+node \S+ infer .*--model-api-key "\$AWB_MODEL_API_KEY"/);
     await assertNoKey(dir, [r]);
   });
 
@@ -142,7 +141,7 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
     const preds = join(dir, 'pred.jsonl');
     const r1 = await interrupted(inferArgs(world.url, ds.dir, preds, [`--model-api-key=${SECRET}`, '-c', '2', '--no-progress']), preds);
     assert.equal(r1.code, 130, r1.stderr);
-    assert.match(r1.stderr, /Resume with:\n\s+awb infer .*--model-api-key="\$AWB_MODEL_API_KEY"/);
+    assert.match(r1.stderr, /Resume with:\n\s+node \S+ infer .*--model-api-key="\$AWB_MODEL_API_KEY"/);
     // The command works as printed once the variable it names holds the key.
     const resumed = await runAwb(parseResumeCommand(r1.stderr, { AWB_MODEL_API_KEY: SECRET }));
     assert.equal(resumed.code, 0, resumed.stderr);
@@ -156,14 +155,16 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
     const judged = join(dir, 'judged.jsonl');
     const r3 = await interrupted(judgeArgs(judge.url, preds, judged, ['--judge-api-key', SECRET, '-c', '2']), judged);
     assert.equal(r3.code, 130, r3.stderr);
-    assert.match(r3.stderr, /Resume with:\n\s+awb judge .*--judge-api-key "\$AWB_JUDGE_API_KEY"/);
+    assert.match(r3.stderr, /Resume with:\n\s+node \S+ judge .*--judge-api-key "\$AWB_JUDGE_API_KEY"/);
     await assertNoKey(dir, [r1, resumed, r2, r3]);
   });
 
   it('a dummy key such as "x" leaves the other arguments of the retry command alone', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 3);
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    // Rows fail on a server that answers 500 (one that cannot be reached stops the run instead).
+    const s = await server({ faults: () => '500' });
+    const url = s.url;
     const args = inferArgs(url, ds.dir, join(dir, 'x', 'pred.jsonl'), [
       '--model-api-key',
       'x',

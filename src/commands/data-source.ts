@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { readDatasetOrigin } from '../core/dataset/index.js';
+import { readDatasetOrigin, type HubKind } from '../core/dataset/index.js';
 import { DATASET_REPO } from '../core/domains.js';
 import type { Manifest } from '../core/schemas/index.js';
 
@@ -8,33 +8,52 @@ export interface DataSource {
   origin: Omit<Manifest['dataset'], 'rows' | 'domains'>;
 }
 
+const HUB_NAME: Record<HubKind, string> = { huggingface: 'the Hugging Face Hub', modelscope: 'ModelScope' };
+
 /**
  * The data infer reads: a local folder when given (with its origin when
- * `awb download --dir` recorded one), else the Hub download, cached, so
- * `awb infer` works out of the box and the run records the exact commit.
+ * `awb download --dir` recorded one), else the hub's download, cached, so
+ * `awb infer` works out of the box and the run records the exact commit and
+ * the files' hashes.
  */
 export async function resolveData(
   data: string | undefined,
-  revision: string,
+  source: HubKind,
+  revision: string | undefined,
   domains: string[] | undefined,
   progress: boolean,
 ): Promise<DataSource> {
   if (data !== undefined) {
     const origin = await readDatasetOrigin(data);
+    const hashed = origin?.files.filter((f) => f.sha256 !== undefined) ?? [];
     return {
       dir: data,
       origin: {
         source: resolve(data),
         ...(origin ? { repo: origin.repo, revision: origin.revision, commit: origin.commit } : {}),
+        ...(origin?.hub ? { hub: origin.hub } : {}),
+        ...(hashed.length ? { sha256: Object.fromEntries(hashed.map((f) => [f.domain, f.sha256!])) } : {}),
       },
     };
   }
+  const rev = revision ?? (source === 'modelscope' ? 'master' : 'main');
   if (progress)
     process.stderr.write(
-      `infer: no --data given: fetching ${DATASET_REPO}@${revision} from the Hugging Face Hub (cached after the first time)\n`,
+      `infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`,
     );
   // The Hub client is loaded only when there is something to download.
   const { downloadDataset } = await import('../core/download/index.js');
-  const ds = await downloadDataset({ repo: DATASET_REPO, revision, domains });
-  return { dir: ds.dir, origin: { source: ds.dir, repo: ds.repo, revision: ds.revision, commit: ds.commit } };
+  const ds = await downloadDataset({ source, repo: DATASET_REPO, revision: rev, domains });
+  const hashed = ds.files.filter((f) => f.sha256 !== undefined);
+  return {
+    dir: ds.dir,
+    origin: {
+      source: ds.dir,
+      repo: ds.repo,
+      revision: ds.revision,
+      commit: ds.commit,
+      hub: ds.hub,
+      ...(hashed.length ? { sha256: Object.fromEntries(hashed.map((f) => [f.domain, f.sha256!])) } : {}),
+    },
+  };
 }

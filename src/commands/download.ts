@@ -1,16 +1,18 @@
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
+import { HUB_SOURCES } from '../core/dataset/index.js';
 import { downloadDataset, type DownloadProgress } from '../core/download/index.js';
 import { DATASET_REPO, domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../core/domains.js';
 import { countLines } from '../core/rows/index.js';
 import { visible } from '../core/shown.js';
-import { intOption, numberOption } from './options.js';
+import { choiceOption, intOption, numberOption } from './options.js';
 
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;
 
 export async function run(opts: {
-  revision: string;
+  source: string;
+  revision?: string;
   dir?: string;
   domains?: string;
   repo: string;
@@ -19,12 +21,14 @@ export async function run(opts: {
 }): Promise<void> {
   const timeoutSeconds = numberOption('timeout', opts.timeout, 1, 86_400);
   const maxFileMb = intOption('max-file-mb', opts.maxFileMb, 1);
+  const source = choiceOption('source', opts.source, HUB_SOURCES);
   const progress = process.stderr.isTTY ? barProgress() : lineProgress();
   let result;
   try {
     result = await downloadDataset({
+      source,
       repo: opts.repo,
-      revision: opts.revision,
+      revision: opts.revision ?? (source === 'modelscope' ? 'master' : 'main'),
       dir: opts.dir,
       domains: parseDomainList(opts.domains),
       onProgress: progress.update,
@@ -35,13 +39,15 @@ export async function run(opts: {
     progress.stop();
   }
   if (result.offline) {
-    process.stderr.write(`awb: the Hub was not asked (HF_HUB_OFFLINE, or unreachable); using the local copy\n`);
+    const why = source === 'modelscope' ? 'unreachable' : 'HF_HUB_OFFLINE, or unreachable';
+    process.stderr.write(`awb: the hub was not asked (${why}); using the local copy\n`);
   }
 
   const rows = await Promise.all(result.files.map(async (f) => ({ ...f, rows: await countLines(f.path) })));
   const official = result.repo === DATASET_REPO;
   const out: string[] = [];
-  out.push(`${result.repo} at ${result.revision} (commit ${result.commit})`);
+  const from = result.hub === 'modelscope' ? ' from ModelScope' : '';
+  out.push(`${result.repo}${from} at ${result.revision} (commit ${visible(result.commit)})`);
   out.push(`folder: ${visible(result.dir)}`);
   const label = (domain: string) => visible(domainLabel(domain));
   const width = Math.max(6, ...rows.map((r) => label(r.domain).length));

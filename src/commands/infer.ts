@@ -4,31 +4,40 @@ import { urlSecrets } from '../core/shown.js';
 import { inferStage, type Sampling } from '../core/infer/index.js';
 import { datasetFiles, planLines } from '../core/rows/index.js';
 import { parseOptions } from './option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
+import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from './data-source.js';
+import { pathSegment } from './options.js';
+import { shellWord, thisInvocation } from './run-ui.js';
+import { join } from 'node:path';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(INFER_OPTIONS, raw);
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
   const apiKey = apiKeyFrom(opts.modelApiKey, 'AWB_MODEL_API_KEY');
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };
-  if (opts.data !== undefined && opts.revision !== 'main') {
-    throw new UserError('--revision chooses what to download; it cannot apply to a local --data folder (drop one of them)');
+  if (opts.data !== undefined && (opts.revision !== undefined || opts.source !== 'huggingface')) {
+    const what = opts.revision !== undefined ? '--revision' : '--source';
+    throw new UserError(`${what} chooses what to download; it cannot apply to a local --data folder (drop one of them)`);
   }
 
-  const data = await resolveData(opts.data, opts.revision, domains, opts.progress);
+  const data = await resolveData(opts.data, opts.source, opts.revision, domains, opts.progress);
   const files = await datasetFiles(data.dir, domains);
   const plan = await planLines(
     files.map((f) => f.path),
     { domains, limit, shard },
   );
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
-  await runStageCommand({
-    stage: inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey }),
+  // A folder per run, so a second model never lands in the first one's file.
+  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
+  const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
+  if (opts.dryRun) return printDryRun(stage, plan, opts);
+  const result = await runStageCommand({
+    stage,
     pool,
     plan,
-    output: opts.output,
+    output,
+    label: opts.label,
     settings: {
       world_model: { hosts: pool.hosts(), model },
       sampling: dropUndefined(sampling),
@@ -45,4 +54,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     ],
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
   });
+  if (!result.stopped)
+    process.stderr.write(
+      `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
+    );
 }

@@ -3,12 +3,15 @@ import { access } from 'node:fs/promises';
 import { EndpointPool } from '../core/endpoints/index.js';
 import { UserError } from '../core/errors.js';
 import { urlSecrets } from '../core/shown.js';
-import { judgeStage, loadRubrics, rubricsSetting } from '../core/judge/index.js';
+import { ReferenceFile, judgeStage, loadModePrompt, loadRubrics, pairwiseStage, rubricsSetting, turingStage } from '../core/judge/index.js';
+import { displayKey } from '../core/rows/index.js';
 import { planLines } from '../core/rows/index.js';
 import { readManifest } from '../core/runner/index.js';
 import { parseOptions } from './option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, runStageCommand, samplingOf } from './stage-cli.js';
+import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
+import { pathSegment } from './options.js';
+import { shellWord, thisInvocation } from './run-ui.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(JUDGE_OPTIONS, raw);
@@ -20,44 +23,86 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   } catch {
     throw new UserError(`${predictions}: no such predictions file (run \`awb infer\` first, or pass --predictions)`);
   }
-  const output = opts.output ?? join(dirname(predictions), 'judged.jsonl');
+  const { mode, repeat } = opts;
+  if (opts.reference !== undefined && mode !== 'pairwise') throw new UserError('--reference goes with --mode pairwise');
+  if (mode === 'pairwise' && opts.reference === undefined) throw new UserError('--mode pairwise needs --reference OTHER.jsonl');
+  if (repeat !== undefined && mode !== 'rubric') throw new UserError('--repeat goes with --mode rubric');
   const upstream = await readManifest(predictions).catch(() => undefined);
+  const output = opts.output ?? join(dirname(predictions), opts.label ? `judged-${pathSegment(opts.label)}.jsonl` : 'judged.jsonl');
   const plan = await planLines([predictions], { domains, shard });
-  // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
-  const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
-  const result = await runStageCommand({
-    stage: judgeStage(pool, rubrics, sampling, parseAttempts, { promptCacheKey: opts.promptCacheKey }),
-    pool,
-    plan,
-    output,
-    settings: {
-      judge: { hosts: pool.hosts(), model },
-      judge_sampling: dropUndefined(sampling),
-      rubrics: rubricsSetting(rubrics),
-      parse_attempts: parseAttempts,
-      ...(domains ? { domains } : {}),
-      ...(shard ? { shard } : {}),
-    },
-    dataset: {
-      source: resolve(predictions),
-      ...(upstream?.dataset.repo ? { repo: upstream.dataset.repo } : {}),
-      ...(upstream?.dataset.revision ? { revision: upstream.dataset.revision } : {}),
-      ...(upstream?.dataset.commit ? { commit: upstream.dataset.commit } : {}),
-    },
-    upstream,
-    options: opts,
-    columns: [
-      { title: 'final failures', value: (t) => t.finalFailed, warn: true },
-      { title: 'no prediction (infer failed)', value: (t) => t.empty },
-    ],
-    secrets: [apiKey, ...urls.flatMap(urlSecrets)],
-  });
-  const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
-  if (unpredicted) {
-    process.stderr.write(
-      `judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`,
-    );
+  const routing = { promptCacheKey: opts.promptCacheKey };
+  let reference: ReferenceFile | undefined;
+  try {
+    const built = await buildStage();
+    if (opts.dryRun) return await printDryRun(built.stage, plan, opts);
+    const result = await runStageCommand({
+      stage: built.stage,
+      pool,
+      plan,
+      output,
+      label: opts.label ?? upstream?.label,
+      settings: {
+        judge: { hosts: pool.hosts(), model },
+        judge_sampling: dropUndefined(sampling),
+        ...built.settings,
+        parse_attempts: parseAttempts,
+        ...(domains ? { domains } : {}),
+        ...(shard ? { shard } : {}),
+      },
+      dataset: {
+        source: resolve(predictions),
+        ...(upstream?.dataset.repo ? { repo: upstream.dataset.repo } : {}),
+        ...(upstream?.dataset.revision ? { revision: upstream.dataset.revision } : {}),
+        ...(upstream?.dataset.commit ? { commit: upstream.dataset.commit } : {}),
+      },
+      upstream,
+      options: opts,
+      columns: [
+        { title: 'final failures', value: (t) => t.finalFailed, warn: true },
+        { title: 'no prediction (infer failed)', value: (t) => t.empty },
+      ],
+      secrets: [apiKey, ...urls.flatMap(urlSecrets)],
+    });
+    const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
+    if (unpredicted) {
+      process.stderr.write(
+        `judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`,
+      );
+    }
+    if (!result.stopped) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
+  } finally {
+    await reference?.close();
   }
-  if (!result.stopped) process.stderr.write(`score it with: awb score ${output}\n`);
+
+  /** The stage of the chosen mode, and the settings that make its results what they are. */
+  async function buildStage() {
+    if (mode === 'rubric') {
+      // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
+      const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
+      return {
+        stage: judgeStage(pool, rubrics, sampling, parseAttempts, repeat, routing),
+        settings: { rubrics: rubricsSetting(rubrics), ...(repeat === undefined ? {} : { repeat }) },
+      };
+    }
+    const prompt = await loadModePrompt(opts.rubrics, mode);
+    const modeSettings = { mode, mode_prompt: { source: prompt.source, sha256: prompt.sha256 } };
+    if (mode === 'turing') return { stage: turingStage(pool, prompt, sampling, parseAttempts, routing), settings: modeSettings };
+    reference = await ReferenceFile.open(opts.reference!, plan.selectedDomains);
+    const sides = await reference.unpaired(predictions, plan.selectedDomains);
+    reportUnpaired(sides.candidateOnly, `in ${predictions} but not in the reference: written as "No reference row", not sent`);
+    reportUnpaired(sides.referenceOnly, `in the reference ${opts.reference} only: left out`);
+    return {
+      stage: pairwiseStage(pool, prompt, sampling, parseAttempts, reference, routing),
+      settings: { ...modeSettings, reference: { source: resolve(opts.reference!), sha256: reference.sha256 } },
+    };
+  }
+}
+
+const SHOWN = 5;
+
+function reportUnpaired(keys: readonly string[], what: string): void {
+  if (!keys.length) return;
+  const examples = keys.slice(0, SHOWN).map(displayKey).join('; ');
+  process.stderr.write(`judge: ${keys.length} row(s) ${what} (${examples}${keys.length > SHOWN ? '; …' : ''})\n`);
 }

@@ -78,3 +78,21 @@ export function urlOption(name: string, value: string, keyOption: string): strin
   }
   return value.replace(/\/+$/, '');
 }
+
+/** A run's name: one printable line, since it is shown in tables and names a folder. */
+export function labelOption(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value.trim() || visible(value) !== value) {
+    throw new UserError(`--${name} must be a non-empty line of printable text, got "${visible(value)}"`);
+  }
+  return value;
+}
+
+/** A run's name as one path segment: "Qwen/Qwen3-8B" gives "Qwen--Qwen3-8B"; nothing in it can climb out of its folder. */
+export function pathSegment(name: string): string {
+  const s = name
+    .replace(/\//g, '--')
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/^\.+/, '_');
+  return s || 'run';
+}

@@ -1,8 +1,10 @@
+import { realpathSync } from 'node:fs';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
 import type { StageEvent, StageResult } from '../core/runner/index.js';
 import { domainLabel, compareDomains } from '../core/domains.js';
-import { redact, visible } from '../core/shown.js';
+import { brief, redact, visible } from '../core/shown.js';
 
 /*
  * What infer and judge show while they run: a progress bar on a terminal,
@@ -14,10 +16,13 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 
 export interface Progress {
   event(e: StageEvent): void;
+  /** A signal arrived: the bar is closed (its line ended) so the message that follows gets a line of its own. */
+  interrupted(): void;
   stop(): void;
 }
 
-function formatDuration(seconds: number): string {
+/** A duration with its units, for an ETA: `45s`, `3m12s`, `2h05m`; `?` before there is a rate. */
+export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return '?';
   const s = Math.round(seconds);
   if (s < 60) return `${s}s`;
@@ -25,66 +30,96 @@ function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
+/** Where a run stands: the whole run's rows, of which `resumed` were done before this session started. */
+export interface ProgressState {
+  total: number;
+  resumed: number;
+  /** Rows finished in this session. */
+  done: number;
+  failed: number;
+  elapsedSeconds: number;
+}
+
+/**
+ * The figures shown: the count covers the whole run (a resume shows
+ * `22/224`, not `0/202`), the rate and ETA this session's pace.
+ */
+export function progressFigures(p: ProgressState): { value: number; total: number; percent: string; rate: string; eta: string } {
+  const value = p.resumed + p.done;
+  const rate = p.elapsedSeconds > 0 ? p.done / p.elapsedSeconds : 0;
+  return {
+    value,
+    total: p.total,
+    percent: p.total ? ((100 * value) / p.total).toFixed(1) : '100.0',
+    rate: rate.toFixed(2),
+    eta: formatDuration(rate > 0 ? (p.total - value) / rate : NaN),
+  };
+}
+
+/** The plain progress line of a log (no terminal). */
+export function progressLine(stage: string, p: ProgressState): string {
+  const f = progressFigures(p);
+  return `${stage}: ${f.value}/${f.total} (${f.percent}%), ${f.rate} rows/s, ETA ${f.eta}, ${p.failed} failed`;
+}
+
+/**
+ * The bar's format. Its own tokens are cli-progress's (`{value}`, `{total}`);
+ * ours have names of their own, since `{eta}` is cli-progress's unitless seconds.
+ */
+export const BAR_FORMAT = (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed`;
+
 export function createProgress(stage: string, enabled: boolean): Progress {
-  let total = 0;
-  let done = 0;
-  let failed = 0;
+  const state: ProgressState = { total: 0, resumed: 0, done: 0, failed: 0, elapsedSeconds: 0 };
   let started = 0;
   let bar: cliProgress.SingleBar | undefined;
   let timer: NodeJS.Timeout | undefined;
   const tty = process.stderr.isTTY === true;
-  const rate = () => {
-    const secs = (performance.now() - started) / 1000;
-    return secs > 0 ? done / secs : 0;
+  const now = () => {
+    state.elapsedSeconds = (performance.now() - started) / 1000;
+    return state;
   };
   const payload = () => {
-    const r = rate();
-    return { rate: r.toFixed(2), eta: formatDuration(r > 0 ? (total - done) / r : NaN), failed };
+    const f = progressFigures(now());
+    return { speed: f.rate, left: f.eta, failed: state.failed };
   };
-  const line = () => {
-    const p = payload();
-    const pct = total ? ((100 * done) / total).toFixed(1) : '100.0';
-    return `${stage}: ${done}/${total} (${pct}%), ${p.rate} rows/s, ETA ${p.eta}, ${failed} failed`;
+  const clearBar = () => {
+    bar?.stop();
+    bar = undefined;
   };
   return {
     event(e) {
       if (e.type === 'planned') {
-        total = e.todo;
+        state.total = e.total;
+        state.resumed = e.alreadyDone;
         started = performance.now();
-        if (!enabled || total === 0) return;
+        if (!enabled || e.todo === 0) return;
         if (tty) {
           bar = new cliProgress.SingleBar(
-            {
-              format: `${stage} {bar} {value}/{total} | {rate} rows/s | ETA {eta} | {failed} failed`,
-              hideCursor: true,
-              stream: process.stderr,
-              fps: 5,
-            },
+            { format: BAR_FORMAT(stage), hideCursor: true, stream: process.stderr, fps: 5 },
             cliProgress.Presets.shades_classic,
           );
-          bar.start(total, 0, payload());
+          bar.start(state.total, state.resumed, payload());
         } else {
           const every = Number(process.env.AWB_PROGRESS_INTERVAL ?? 15) * 1000;
-          timer = setInterval(() => err(line()), every);
+          timer = setInterval(() => err(progressLine(stage, now())), every);
           timer.unref();
         }
       } else if (e.type === 'row') {
-        done++;
-        if (!e.ok) failed++;
-        bar?.update(done, payload());
+        state.done++;
+        if (!e.ok) state.failed++;
+        bar?.update(state.resumed + state.done, payload());
       } else if (e.type === 'stopping') {
-        bar?.stop();
-        bar = undefined;
+        clearBar();
         err(chalk.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`));
       }
     },
+    interrupted: clearBar,
     stop() {
-      bar?.update(done, payload());
-      bar?.stop();
-      bar = undefined;
+      bar?.update(state.resumed + state.done, payload());
+      clearBar();
       if (timer) {
         clearInterval(timer);
-        if (enabled && total > 0) err(line());
+        if (enabled && state.total > state.resumed) err(progressLine(stage, now()));
       }
       timer = undefined;
     },
@@ -99,11 +134,13 @@ export interface Interrupts {
   dispose(): void;
 }
 
-export function installInterrupts(stage: string, graceSeconds: number): Interrupts {
+/** `beforeMessage` runs before a signal's message is written: the progress bar ends its line there. */
+export function installInterrupts(stage: string, graceSeconds: number, beforeMessage: () => void = () => {}): Interrupts {
   const stop = new AbortController();
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
+    beforeMessage();
     if (stop.signal.aborted) {
       err(chalk.red(`${stage}: ${signal} again: cancelling the requests in flight`));
       abort.abort();
@@ -140,17 +177,57 @@ const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_AP
 export function resumeCommand(secrets: readonly (string | undefined)[]): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
   const argv = process.argv.slice(2);
-  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
   const words = argv.map((a, i) => {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const [option, value] = eq === -1 ? [argv[i - 1] ?? '', a] : [a.slice(0, eq), a.slice(eq + 1)];
     if (hidden.has(value)) {
       const variable = `"$${KEY_VARIABLES[option] ?? 'KEY'}"`;
-      return eq === -1 ? variable : `${quote(`${option}=`)}${variable}`;
+      return eq === -1 ? variable : `${shellWord(`${option}=`)}${variable}`;
     }
-    return quote(redact(a, [...hidden]));
+    return shellWord(redact(a, [...hidden]));
   });
-  return ['awb', ...words].join(' ');
+  return [thisInvocation(), ...words].join(' ');
+}
+
+/** A word as a POSIX shell reads it back: plain when safe, else single-quoted. */
+export function shellWord(a: string): string {
+  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Where the running script could be found under another name: PATH's `awb`, compared through links. */
+export interface InvocationContext {
+  script: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The real path of a file, or undefined when there is none. */
+  realpath: (path: string) => string | undefined;
+}
+
+/**
+ * How to start awb again the way it was started: `npx agentworldbench` under
+ * npx (its cache is not on PATH), `awb` when the `awb` on PATH is this very
+ * script, else `node <script>` (relative to the current folder when inside it).
+ */
+export function invocation(c: InvocationContext): string {
+  if (c.script.split(/[\\/]/).includes('_npx')) return 'npx agentworldbench';
+  const self = c.realpath(c.script);
+  const dirs = (c.env.PATH ?? '').split(delimiter).filter(Boolean);
+  if (self && dirs.some((d) => c.realpath(join(d, 'awb')) === self)) return 'awb';
+  const rel = relative(c.cwd, c.script);
+  const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : c.script;
+  return `node ${shellWord(shown)}`;
+}
+
+/** This process's invocation, for commands printed to be pasted. */
+export function thisInvocation(): string {
+  const realpath = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return undefined;
+    }
+  };
+  return invocation({ script: process.argv[1] ?? 'awb', cwd: process.cwd(), env: process.env, realpath });
 }
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
@@ -174,8 +251,35 @@ export interface SummaryColumn {
   warn?: boolean;
 }
 
-/** A small per-domain table of counts on stderr, so nobody scores a run that was silently half empty. */
-export function printSummary(stage: string, result: StageResult, columns: SummaryColumn[]): void {
+/** Counts each failed row's error, as the runner's events report them. */
+export class FailureReasons {
+  private readonly counts = new Map<string, number>();
+
+  event(e: StageEvent): void {
+    if (e.type === 'row' && !e.ok) this.counts.set(e.error ?? 'unknown error', (this.counts.get(e.error ?? 'unknown error') ?? 0) + 1);
+  }
+
+  /** The most frequent reasons, most frequent first (ties in order of first appearance). */
+  top(n: number): Array<{ reason: string; count: number }> {
+    return [...this.counts]
+      .map(([reason, count]) => ({ reason, count }))
+      .sort((a, b) => b.count - a.count)
+      .slice(0, n);
+  }
+
+  get kinds(): number {
+    return this.counts.size;
+  }
+}
+
+/** How many failure reasons the summary names. */
+const TOP_REASONS = 5;
+
+/**
+ * A small per-domain table of counts on stderr, so nobody scores a run that
+ * was silently half empty, then the top reasons rows failed in this session.
+ */
+export function printSummary(stage: string, result: StageResult, columns: SummaryColumn[], reasons?: FailureReasons): void {
   const domains = [...result.perDomain.keys()].sort(compareDomains);
   const header = ['domain', 'done', 'total', 'failed', ...columns.map((c) => c.title)];
   const rows = domains.map((d) => {
@@ -199,4 +303,9 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
     if (c.warn && n > 0) err(chalk.yellow(`warning: ${n} rows ${c.title}; check them before scoring`));
   }
+  const top = reasons?.top(TOP_REASONS) ?? [];
+  if (!top.length) return;
+  const more = reasons!.kinds - top.length;
+  err(`top failure reasons${more > 0 ? ` (${more} other kinds not shown)` : ''}:`);
+  for (const { reason, count } of top) err(`  ${String(count).padStart(5)} × ${brief(reason, [], 300)}`);
 }

@@ -1,4 +1,5 @@
-import { scoreFiles, type ScoreReport } from '../core/score/index.js';
+import { scoreFiles, scoreModeFile, type ScoreReport } from '../core/score/index.js';
+import type { ModeReport } from '../render/modes.js';
 import type { BootstrapSettings, Prices, ScoreRequest } from '../core/score/index.js';
 import { visibleLines } from '../core/shown.js';
 import { choiceOption, intOption, numberOption } from './options.js';
@@ -29,24 +30,47 @@ export interface ScoreOpts extends ScoreSettingsOpts {
 export async function run(files: string[], opts: ScoreOpts): Promise<void> {
   const format = choiceOption('format', opts.format, ['table', 'markdown', 'csv', 'json'] as const);
   if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
-  const report = await scoreFiles(scoreRequest(files, opts, opts.by === 'turn'));
-  printWarnings(report.warnings);
-  process.stdout.write(await render(format, report));
+  const request = scoreRequest(files, opts, opts.by === 'turn');
+  // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.
+  const modes: ModeReport[] = [];
+  const graded: string[] = [];
+  for (const file of files) {
+    const scored = await scoreModeFile(file, request.bootstrap);
+    if (scored) {
+      printWarnings(scored.warnings);
+      modes.push({ path: file, score: scored.score });
+    }
+    if (!scored || scored.score.mode === 'repeat') graded.push(file);
+  }
+  const report = graded.length ? await scoreFiles({ ...request, files: graded }) : undefined;
+  if (report) printWarnings(report.warnings);
+  process.stdout.write(await render(format, report, modes));
 }
 
 // Only the chosen renderer is loaded: every module kept alive while a large
 // file streams through also raises the heap size V8 lets garbage reach.
-async function render(format: 'table' | 'markdown' | 'csv' | 'json', report: ScoreReport): Promise<string> {
+async function render(
+  format: 'table' | 'markdown' | 'csv' | 'json',
+  report: ScoreReport | undefined,
+  modes: ModeReport[],
+): Promise<string> {
+  const m = modes.length ? await import('../render/modes.js') : undefined;
   switch (format) {
-    case 'json':
-      return (await import('../render/json.js')).renderScoreJson(report);
+    case 'json': {
+      const main = report && (await import('../render/json.js')).renderScoreJson(report);
+      if (!m) return main!;
+      return `${JSON.stringify({ ...(main ? (JSON.parse(main) as object) : {}), modes: m.modesJson(modes) }, null, 2)}\n`;
+    }
     case 'csv':
-      return (await import('../render/csv.js')).renderScoreCsv(report);
-    case 'markdown':
-      return (await import('../render/markdown.js')).renderScoreMarkdown(report);
+      return [report && (await import('../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes)].filter(Boolean).join('\n');
+    case 'markdown': {
+      const { renderScoreMarkdown, renderView } = await import('../render/markdown.js');
+      return [report && renderScoreMarkdown(report), m && renderView(m.modesView(modes))].filter(Boolean).join('\n');
+    }
     case 'table': {
-      const { renderScoreTable, terminalColorLevel } = await import('../render/table.js');
-      return renderScoreTable(report, terminalColorLevel());
+      const { renderScoreTable, renderViewTable, terminalColorLevel } = await import('../render/table.js');
+      const level = terminalColorLevel();
+      return [report && renderScoreTable(report, level), m && renderViewTable(m.modesView(modes), level)].filter(Boolean).join('\n');
     }
   }
 }

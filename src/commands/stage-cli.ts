@@ -2,11 +2,19 @@ import chalk from 'chalk';
 import type { Sampling } from '../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
-import type { EndpointPool } from '../core/endpoints/index.js';
+import { medianP90, type EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
-import { runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
+import { dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
-import { createProgress, installInterrupts, printSummary, reportEvent, resumeCommand, type SummaryColumn } from './run-ui.js';
+import {
+  FailureReasons,
+  createProgress,
+  installInterrupts,
+  printSummary,
+  reportEvent,
+  resumeCommand,
+  type SummaryColumn,
+} from './run-ui.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
@@ -32,6 +40,7 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   settings: ManifestSettings;
   dataset: RunOptions['dataset'];
   upstream?: unknown;
+  label?: string;
   options: SharedOptions;
   /** Stage-specific columns of the summary table. */
   columns: SummaryColumn[];
@@ -42,15 +51,18 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
 export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
   const name = c.stage.name;
   const o = c.options;
-  const interrupts = installInterrupts(name, o.grace);
   const progress = createProgress(name, o.progress);
+  const interrupts = installInterrupts(name, o.grace, () => progress.interrupted());
+  const reasons = new FailureReasons();
+  const timings = o.stream ? streamTimings(c.stage) : undefined;
   try {
-    const result = await runStage(c.stage, {
+    const result = await runStage(timings?.stage ?? c.stage, {
       output: c.output,
       plan: c.plan,
       settings: c.settings,
       dataset: c.dataset,
       upstream: c.upstream,
+      label: c.label,
       force: o.force,
       retryFailed: o.retryFailed,
       concurrency: o.concurrency,
@@ -60,6 +72,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       onEvent: (e) => {
         reportEvent(name, e, c.output);
         progress.event(e);
+        reasons.event(e);
       },
       beforeDispatch: async () => {
         if (o.preflight) await c.pool.preflight();
@@ -67,7 +80,8 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       endpointStats: () => c.pool.stats(),
     });
     progress.stop();
-    printSummary(name, result, c.columns);
+    printSummary(name, result, c.columns, reasons);
+    timings?.print();
     printEndpoints(result.manifest.endpoints);
     finish(name, result.stopped, result.remaining, c.output, c.secrets);
     return result;
@@ -106,10 +120,79 @@ export function samplingOf(o: SharedOptions): Sampling {
 
 /** The endpoint pool's settings from the options. */
 export function poolSettings(o: SharedOptions) {
-  return { timeoutMs: o.timeout, maxRetries: o.maxRetries, maxReplyBytes: o.maxReplyMb };
+  return {
+    timeoutMs: o.timeout,
+    maxRetries: o.maxRetries,
+    maxReplyBytes: o.maxReplyMb,
+    ...(o.stream ? { stream: true, idleMs: o.streamIdle } : {}),
+  };
 }
 
 /** Settings go into the manifest, where an absent option and an undefined one must compare equal. */
 export function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * With --stream: the stage, its tally also collecting each row's time to
+ * first token and decode speed (resumed rows included), and the summary line
+ * of their median and 90th percentile.
+ */
+function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
+  const prefix = stage.name === 'judge' ? 'judge_' : '';
+  const ttft: number[] = [];
+  const decode: number[] = [];
+  const tally: Stage<S>['tally'] = (row, t) => {
+    stage.tally(row, t);
+    const a = row[`${prefix}ttft_ms`];
+    const b = row[`${prefix}decode_tokens_per_s`];
+    if (typeof a === 'number') ttft.push(a);
+    if (typeof b === 'number') decode.push(b);
+  };
+  return {
+    stage: { ...stage, tally },
+    print() {
+      const t = medianP90(ttft);
+      const d = medianP90(decode);
+      if (t) process.stderr.write(`time to first token: median ${t.median} ms, p90 ${t.p90} ms (${ttft.length} rows)\n`);
+      if (d) process.stderr.write(`decode speed: median ${d.median} tokens/s, p90 ${d.p90} tokens/s (${decode.length} rows)\n`);
+    },
+  };
+}
+
+/** --dry-run: the rows read and counted, nothing sent or written; the count on stderr, or as JSON on stdout. */
+export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, plan: LinePlan, o: SharedOptions): Promise<void> {
+  const count = await dryRun(stage, plan);
+  const promptCost = o.priceInput === undefined ? undefined : (count.promptTokens * o.priceInput) / 1e6;
+  const outputCost = o.priceOutput === undefined ? undefined : (count.completionBudget * o.priceOutput) / 1e6;
+  const cost = promptCost === undefined && outputCost === undefined ? undefined : (promptCost ?? 0) + (outputCost ?? 0);
+  const usd = (n: number) => Math.round(n * 100) / 100;
+  if (o.format === 'json') {
+    const doc = {
+      stage: stage.name,
+      rows: count.rows,
+      requests: count.requests,
+      prompt_tokens: count.promptTokens,
+      completion_budget_tokens: count.completionBudget,
+      bad_rows: count.badRows,
+      ...(cost !== undefined ? { cost_usd: usd(cost) } : {}),
+      ...(promptCost !== undefined ? { prompt_cost_usd: usd(promptCost) } : {}),
+      ...(outputCost !== undefined ? { completion_budget_cost_usd: usd(outputCost) } : {}),
+    };
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    return;
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines = [
+    `${stage.name} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)`,
+    `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
+    `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
+  ];
+  if (count.badRows) lines.push(`${count.badRows} rows fail their checks (--on-bad-row decides what a run does there)`);
+  if (cost !== undefined) {
+    lines.push(
+      `cost: $${usd(cost).toFixed(2)} at most (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion budget $${usd(outputCost ?? 0).toFixed(2)})`,
+    );
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -1,5 +1,6 @@
+import { HUB_SOURCES } from '../core/dataset/index.js';
 import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, numberOption, shardOption, urlOption } from './options.js';
+import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from './options.js';
 import type { OptionTable, Parsed } from './option-table.js';
 
 /* The options of infer and judge, each with its parser (see option-table.ts). */
@@ -64,10 +65,47 @@ const RUN_OPTIONS = {
     default: '16',
     parse: (v: string, n: string) => numberOption(n, v, 0.001, 4096)! * 2 ** 20,
   },
+  stream: {
+    flags: '--stream',
+    help: 'stream replies (server-sent events): bytes keep flowing through proxies that cut silent connections, and rows record ttft_ms and decode_tokens_per_s; results are the same',
+    parse: flag,
+  },
+  streamIdle: {
+    flags: '--stream-idle <s>',
+    help: 'with --stream, a reply that sends nothing for this many seconds is a failed attempt, retried like a timeout',
+    default: '60',
+    parse: (v: string, n: string) => numberOption(n, v, 0.1, 86_400)! * 1000,
+  },
+  dryRun: {
+    flags: '--dry-run',
+    help: 'read every row and send nothing, write nothing: print the requests, an estimate of their prompt tokens (OpenAI o200k tokenizer on the exact messages, long texts sampled, plus 4 tokens per message; other tokenizers differ by a few per cent) and the completion budget (--max-tokens per request)',
+    parse: flag,
+  },
+  priceInput: {
+    flags: '--price-input <usd>',
+    help: 'with --dry-run: price per million prompt tokens, to print the cost',
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
+  },
+  priceOutput: {
+    flags: '--price-output <usd>',
+    help: 'with --dry-run: price per million completion tokens (the cost counts the whole budget: an upper bound)',
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
+  },
+  format: {
+    flags: '--format <fmt>',
+    help: 'with --dry-run: "text", or "json" (one document on stdout)',
+    default: 'text',
+    parse: (v: string, n: string) => choiceOption(n, v, ['text', 'json'] as const),
+  },
   retryFailed: {
     flags: '--retry-failed',
     help: 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)',
     parse: flag,
+  },
+  label: {
+    flags: '--label <name>',
+    help: "the run's name: recorded in the manifest, shown by score, compare and report, and names the default output",
+    parse: (v: string | undefined, n: string) => labelOption(n, v),
   },
   force: { flags: '--force', help: 'resume even if the settings differ from the ones the output was made with', parse: flag },
   preflight: { flags: '--no-preflight', help: 'skip the check that the endpoint answers and serves the model', parse: onUnlessNo },
@@ -98,8 +136,22 @@ export const INFER_OPTIONS = {
     help: 'local copy of the dataset in the official layout ({domain}_test.jsonl); default: download it',
     parse: str,
   },
-  revision: { flags: '--revision <rev>', help: 'dataset revision when downloading', default: 'main', parse: (v: string) => v },
-  output: { flags: '-o, --output <file>', help: 'predictions file', default: 'results/predictions.jsonl', parse: (v: string) => v },
+  source: {
+    flags: '--source <hub>',
+    help: 'where to download the dataset from without --data: huggingface or modelscope',
+    default: 'huggingface',
+    parse: (v: string, n: string) => choiceOption(n, v, HUB_SOURCES),
+  },
+  revision: {
+    flags: '--revision <rev>',
+    help: 'dataset revision when downloading (default: main on Hugging Face, master on ModelScope)',
+    parse: str,
+  },
+  output: {
+    flags: '-o, --output <file>',
+    help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run)',
+    parse: str,
+  },
   domains,
   limit: {
     flags: '--limit <n>',
@@ -130,9 +182,9 @@ export const INFER_OPTIONS = {
 export const JUDGE_OPTIONS = {
   predictions: {
     flags: '--predictions <file>',
-    help: 'predictions JSONL from `awb infer` or the official script',
-    default: 'results/predictions.jsonl',
-    parse: (v: string) => v,
+    help: 'predictions JSONL from `awb infer` (results/<label or model>/predictions.jsonl) or the official script',
+    required: true,
+    parse: required,
   },
   judgeBaseUrl: {
     flags: '--judge-base-url <url>',
@@ -157,7 +209,27 @@ export const JUDGE_OPTIONS = {
     help: 'rubric folder: {domain}.md, or the official {domain}/judge_system_prompt.txt layout (default: bundled)',
     parse: str,
   },
-  output: { flags: '-o, --output <file>', help: 'judged file (default: judged.jsonl beside the predictions)', parse: str },
+  output: {
+    flags: '-o, --output <file>',
+    help: 'judged file (default: judged.jsonl beside the predictions; judged-<label>.jsonl with --label)',
+    parse: str,
+  },
+  mode: {
+    flags: '--mode <mode>',
+    help: 'rubric (1-5 grades), turing (real or predicted?) or pairwise (closer of two predictions, with --reference)',
+    default: 'rubric',
+    parse: (v: string, n: string) => choiceOption(n, v, ['rubric', 'turing', 'pairwise'] as const),
+  },
+  reference: {
+    flags: '--reference <file>',
+    help: 'pairwise: the predictions to compare against (rows paired by row key)',
+    parse: str,
+  },
+  repeat: {
+    flags: '--repeat <k>',
+    help: "rubric: judge each row K times, kept in judge_repeats; the row's grades are their mean",
+    parse: (v: string | undefined, n: string) => intOption(n, v, 1, 100),
+  },
   domains: { ...domains, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
   concurrency,
@@ -182,3 +254,15 @@ export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
   maxTokens: ReturnType<typeof maxTokens.parse>;
   extraBody: ReturnType<typeof extraBody.parse>;
 };
+
+/** `awb models`: the endpoint, its key and timeout, with the same URL and secret handling as infer and judge. */
+export const MODELS_OPTIONS = {
+  baseUrl: {
+    flags: '--base-url <url>',
+    help: 'OpenAI-compatible base URL, e.g. http://localhost:8000/v1',
+    required: true,
+    parse: (v: string | undefined, name: string) => urlOption(name, v!, 'api-key'),
+  },
+  apiKey: { flags: '--api-key <key>', help: 'API key (default: $OPENAI_API_KEY, else "EMPTY")', parse: str },
+  timeout: { ...RUN_OPTIONS.timeout, help: 'seconds to wait for the answer', default: '30' },
+} satisfies OptionTable;

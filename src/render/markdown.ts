@@ -12,7 +12,7 @@ export function renderCompareMarkdown(report: CompareReport): string {
   return renderView(compareView(report), '## awb compare');
 }
 
-function renderView(raw: View, heading?: string): string {
+export function renderView(raw: View, heading?: string): string {
   const view = visibleView(raw);
   const out: string[] = [];
   if (heading) out.push(heading, '');

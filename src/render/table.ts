@@ -16,6 +16,11 @@ export function renderCompareTable(report: CompareReport, level: ColorSupportLev
   return renderView(compareView(report), new Chalk({ level }));
 }
 
+/** Any view (the judge modes' figures) on a terminal. */
+export function renderViewTable(view: View, level: ColorSupportLevel = 0): string {
+  return renderView(view, new Chalk({ level }));
+}
+
 function renderView(raw: View, c: ChalkInstance): string {
   const view = visibleView(raw);
   const out: string[] = [...view.intro];

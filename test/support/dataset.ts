@@ -7,8 +7,9 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { mulberry32 } from '../../src/core/score/bootstrap.js';
+import { AWB_BIN } from './cli.js';
 import { lastUserText, requestHash, type ChatRequest, type ReplyFn } from './openai-server.js';
 
 /** A seeded Fisher-Yates shuffle of a copy. */
@@ -213,10 +214,11 @@ export function stackLines(text: string): string[] {
 /**
  * Splits the resume command awb prints back into arguments, as a POSIX shell
  * would: plain words, '…' with '\'' escapes, and "…" where $NAME expands
- * from `env`. The leading `awb` is dropped.
+ * from `env`. The leading invocation is dropped; it must be one that starts
+ * this very build (`node <bin/awb.js>`, relative to `cwd` or absolute), as tests run it.
  */
-export function parseResumeCommand(stderr: string, env: Record<string, string> = {}): string[] {
-  const m = /Resume with:\n\s+(awb .*)\n/.exec(stderr) ?? /retry only those:\n\s+(awb .*)\n/.exec(stderr);
+export function parseResumeCommand(stderr: string, env: Record<string, string> = {}, cwd = process.cwd()): string[] {
+  const m = /Resume with:\n\s+(node .*)\n/.exec(stderr) ?? /retry only those:\n\s+(node .*)\n/.exec(stderr);
   if (!m) throw new Error(`no resume command in stderr:\n${stderr}`);
   const cmd = m[1]!;
   const args: string[] = [];
@@ -248,8 +250,8 @@ export function parseResumeCommand(stderr: string, env: Record<string, string> =
     }
   }
   if (inWord) args.push(cur);
-  if (args[0] !== 'awb') throw new Error(`resume command does not start with awb: ${cmd}`);
-  return args.slice(1);
+  if (args[0] !== 'node' || resolve(cwd, args[1] ?? '') !== AWB_BIN) throw new Error(`resume command does not start this awb: ${cmd}`);
+  return args.slice(2);
 }
 
 /** A port nothing listens on (taken from the OS and released). */

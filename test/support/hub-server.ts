@@ -51,9 +51,10 @@ export interface HubServerOptions {
   extraEntries?: TreeEntry[];
   /**
    * A lying mirror: how a file's body is sent. `endless` sends the file and then zeros
-   * forever, with no Content-Length; `trickle` sends one byte, then nothing until the client gives up.
+   * forever, with no Content-Length; `trickle` sends one byte, then nothing until the client gives up;
+   * `drip` sends one byte every 200 ms, never pausing long enough to look silent, until the client gives up.
    */
-  body?: Record<string, 'endless' | 'trickle'>;
+  body?: Record<string, 'endless' | 'trickle' | 'drip'>;
   /** A lying mirror: the tree listing never ends (pages of other files, each with a next link). */
   endlessListing?: boolean;
 }
@@ -245,6 +246,15 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         res.writeHead(200, { 'Content-Type': 'application/octet-stream', ETag: `"${f.lfs ? f.sha256 : f.gitOid}"` });
         if (lie === 'trickle') {
           res.write(f.data.subarray(0, 1));
+          return;
+        }
+        if (lie === 'drip') {
+          // Bounded: a client that never gives up still ends the test in 60 s.
+          for (let i = 0; i < 300 && !res.destroyed; i++) {
+            res.write(f.data.subarray(i % f.data.length, (i % f.data.length) + 1));
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          res.destroy();
           return;
         }
         res.write(f.data);

@@ -1,7 +1,8 @@
 /*
  * A local OpenAI-compatible chat server for tests, the offline demo and the
- * benchmark. It speaks the non-streaming subset of the protocol the official
- * `openai` client uses, and misbehaves on demand (rate limits, 5xx, resets,
+ * benchmark. It speaks the subset of the protocol the official `openai`
+ * client uses, streamed (server-sent events, `stream_options.include_usage`)
+ * or not, and misbehaves on demand (rate limits, 5xx, resets,
  * hangs, broken JSON, empty and truncated answers) so retry, resume and
  * accounting code can be exercised without the internet.
  *
@@ -140,6 +141,8 @@ export interface FakeServer {
 }
 
 const DEFAULT_MODELS = ['test-model'];
+/** A streamed reply's content (and reasoning) is sent in this many pieces. */
+const STREAM_PIECES = 8;
 
 export function messageText(m: ChatMessage | undefined): string {
   if (!m || m.content == null) return '';
@@ -281,11 +284,6 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     entry.hash = requestHash(body);
     entry.request = body;
 
-    if (body.stream) {
-      stats.badRequest++;
-      settle('bad_request');
-      return send(res, 400, errorBody('This test server does not stream; send stream: false.', 'invalid_request_error', null));
-    }
     if (!opts.anyModel && !(opts.models ?? DEFAULT_MODELS).includes(body.model)) {
       stats.modelNotFound++;
       settle('model_not_found');
@@ -301,7 +299,8 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     }
 
     const latency = typeof opts.latencyMs === 'function' ? opts.latencyMs(body, requestNo) : (opts.latencyMs ?? 0);
-    await sleep(latency);
+    // A streamed generation spends its latency between chunks, as a server decoding token by token does.
+    await sleep(body.stream ? 0 : latency);
     if (res.destroyed || closing) return; // client gone while we "worked": the close handler already logged it
 
     const scripted = opts.faults?.(body, requestNo);
@@ -326,8 +325,46 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     const r = typeof reply === 'string' ? { content: reply } : reply;
     stats.successes++;
     successCounts.set(entry.hash, (successCounts.get(entry.hash) ?? 0) + 1);
+    const full = completion(body, r.content, r.finish_reason ?? 'stop', r.reasoning_content, r.usage);
+    if (body.stream) return streamCompletion(res, body, full, latency, () => settle('ok'));
     settle('ok');
-    send(res, 200, JSON.stringify(completion(body, r.content, r.finish_reason ?? 'stop', r.reasoning_content, r.usage)));
+    send(res, 200, JSON.stringify(full));
+  }
+
+  /** A completion as server-sent events: role, reasoning then content in pieces spread over `latency`, finish, usage, [DONE]. */
+  async function streamCompletion(
+    res: ServerResponse,
+    body: ChatRequest,
+    full: Record<string, unknown>,
+    latency: number,
+    done: () => void,
+  ): Promise<void> {
+    const choice = (full.choices as Array<{ message: Record<string, unknown>; finish_reason: string }>)[0]!;
+    const base = { id: full.id, object: 'chat.completion.chunk', created: full.created, model: full.model };
+    const event = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`;
+    const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+      event([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+    const pieces: Record<string, unknown>[] = [];
+    const split = (field: string, text: string) => {
+      const n = Math.max(1, Math.min(STREAM_PIECES, text.length));
+      for (let i = 0; i < n; i++)
+        pieces.push({ [field]: text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)) });
+    };
+    if (typeof choice.message.reasoning_content === 'string') split('reasoning_content', choice.message.reasoning_content);
+    if (typeof choice.message.content === 'string') split('content', choice.message.content);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.write(delta({ role: 'assistant', content: '' }));
+    for (const piece of pieces) {
+      await sleep(latency / pieces.length);
+      if (res.destroyed || closing) return;
+      res.write(delta(piece));
+    }
+    res.write(delta({}, choice.finish_reason));
+    const options = body.stream_options as { include_usage?: boolean } | undefined;
+    if (options?.include_usage && full.usage) res.write(event([], { usage: full.usage }));
+    done();
+    res.end('data: [DONE]\n\n');
   }
 
   function completion(

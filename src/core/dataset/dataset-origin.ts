@@ -9,7 +9,13 @@ import { compareDomains } from '../domains.js';
 
 export const ORIGIN_FILE = '.awb-dataset.json';
 
+/** The hubs the dataset is downloaded from. */
+export const HUB_SOURCES = ['huggingface', 'modelscope'] as const;
+export type HubKind = (typeof HUB_SOURCES)[number];
+
 export interface DatasetOrigin {
+  /** Which hub the files came from; absent means Hugging Face (records written before ModelScope). */
+  hub?: HubKind;
   repo: string;
   revision: string;
   commit: string;
@@ -23,6 +29,8 @@ export interface LocalFile {
   domain: string;
   path: string;
   bytes: number;
+  /** As the hub listed it, when it did: what tells the same file apart from either hub. */
+  sha256?: string;
 }
 
 export const TEST_FILE = /^(.+)_test\.jsonl$/;

@@ -3,7 +3,7 @@ import { dirname, join, posix, relative } from 'node:path';
 import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
 import { progressReporter } from './download-progress.js';
-import { fetchVerified } from './fetch-file.js';
+import { fetchVerified, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 import { fileError } from '../rows/index.js';
@@ -23,6 +23,7 @@ export async function downloadToCache(
   entries: Entry[],
   opts: DownloadOptions,
   retry: RetryPolicy,
+  open: (entry: Entry) => OpenBody,
 ): Promise<DownloadedDataset> {
   const storage = join(getHFHubCachePath(), getRepoFolderName({ type: 'dataset', name: hub.repo }));
   const snapshot = join(storage, 'snapshots', commit);
@@ -42,7 +43,7 @@ export async function downloadToCache(
     hub.signal?.throwIfAborted();
     const pointer = join(snapshot, ...entry.path.split('/'));
     // The name the Python client gives the blob: the LFS sha256, else the git blob id.
-    const blob = join(storage, 'blobs', entry.sha256 ?? entry.gitOid);
+    const blob = join(storage, 'blobs', (entry.sha256 ?? entry.gitOid)!);
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
     try {
       await mkdir(dirname(blob), { recursive: true });
@@ -56,15 +57,16 @@ export async function downloadToCache(
       report(entry.size, true, true);
     } else {
       report(0, false);
-      await fetchVerified(hub, commit, entry, blob, retry, (bytes) => report(bytes, false));
+      await fetchVerified(hub, entry, blob, retry, (bytes) => report(bytes, false), open(entry));
       await link(pointer, blob);
       report(entry.size, true);
     }
-    files.push({ domain: entry.domain, path: pointer, bytes: entry.size });
+    files.push({ domain: entry.domain, path: pointer, bytes: entry.size, sha256: entry.sha256 });
   }
   const folder = posix.dirname(entries[0]!.path);
   return {
     dir: folder === '.' ? snapshot : join(snapshot, ...folder.split('/')),
+    hub: hub.kind,
     repo: hub.repo,
     revision: hub.revision,
     commit,

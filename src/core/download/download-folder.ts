@@ -5,7 +5,7 @@ import { ORIGIN_FILE, readDatasetOrigin, sizeOf, type DatasetOrigin } from '../d
 import { compareDomains } from '../domains.js';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
 import { progressReporter } from './download-progress.js';
-import { fetchVerified } from './fetch-file.js';
+import { fetchVerified, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 import { fileError } from '../rows/index.js';
@@ -19,6 +19,7 @@ export async function downloadToFolder(
   dir: string,
   opts: DownloadOptions,
   retry: RetryPolicy,
+  open: (entry: Entry) => OpenBody,
 ): Promise<DownloadedDataset> {
   try {
     await mkdir(dir, { recursive: true });
@@ -48,11 +49,11 @@ export async function downloadToFolder(
       report(entry.size, true, true);
     } else {
       report(0, false);
-      await fetchVerified(hub, commit, entry, target, retry, (bytes) => report(bytes, false));
+      await fetchVerified(hub, entry, target, retry, (bytes) => report(bytes, false), open(entry));
       report(entry.size, true);
     }
     record.push({ domain: entry.domain, file: name, bytes: entry.size, sha256: entry.sha256, gitOid: entry.gitOid, commit });
-    files.push({ domain: entry.domain, path: target, bytes: entry.size });
+    files.push({ domain: entry.domain, path: target, bytes: entry.size, sha256: entry.sha256 });
   }
 
   // Files of other domains from an earlier run stay listed while they are still there, with the commit they came from.
@@ -62,6 +63,7 @@ export async function downloadToFolder(
   }
   record.sort((a, b) => compareDomains(a.domain, b.domain));
   const origin: DatasetOrigin = {
+    ...(hub.kind === 'modelscope' ? { hub: hub.kind } : {}),
     repo: hub.repo,
     revision: hub.revision,
     commit,
@@ -73,12 +75,13 @@ export async function downloadToFolder(
   await writeAtomically(originPath, JSON.stringify(origin, null, 2) + '\n').catch((err: unknown) => {
     throw fileError(originPath, err);
   });
-  return { dir, repo: hub.repo, revision: hub.revision, commit, files };
+  return { dir, hub: hub.kind, repo: hub.repo, revision: hub.revision, commit, files };
 }
 
 function sameFile(known: DatasetOrigin['files'][number], entry: Entry): boolean {
   if (known.bytes !== entry.size) return false;
   if (entry.sha256 !== undefined && known.sha256 !== undefined) return known.sha256 === entry.sha256;
   if (entry.gitOid !== undefined && known.gitOid !== undefined) return known.gitOid === entry.gitOid;
-  return true;
+  // A record without hashes (older files) has only the size to go by; hashes of different kinds cannot vouch for each other.
+  return known.sha256 === undefined && known.gitOid === undefined;
 }

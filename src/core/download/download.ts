@@ -1,28 +1,31 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { COMMIT_SHA, findTestFiles, readDatasetOrigin, sizeOf, type LocalFile } from '../dataset/index.js';
+import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, sizeOf, type LocalFile } from '../dataset/index.js';
 import { downloadToCache } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
 import type { DownloadProgress } from './download-progress.js';
 import { UserError } from '../errors.js';
 import { FailureLog, HOSTILE_EXIT, watchedFetch, type Hub } from './hub-failure.js';
 import { shownUrl, visible } from '../shown.js';
-import { listTestFiles, resolveCommit, selectDomains, type Entry } from './hub-listing.js';
+import { listTestFiles, openHubFile, resolveCommit, selectDomains, type Entry } from './hub-listing.js';
 import { cacheStorage, isTruthy, resolveHubUrl, resolveToken } from './hub-settings.js';
+import { listModelScope, modelScopeCache, modelScopeToken, modelScopeUrl, openModelScopeFile } from './modelscope.js';
 
 export type { DownloadProgress } from './download-progress.js';
 
 export interface DownloadOptions {
+  /** Which hub (default huggingface). ModelScope keeps its files in a plain folder, as its SDK does. */
+  source?: HubKind;
   repo: string;
   /** Branch, tag or commit. */
   revision: string;
-  /** Plain folder target (official layout); default: the Hugging Face cache (snapshot folder). */
+  /** Plain folder target (official layout); default: the Hugging Face cache (snapshot folder), or ModelScope's dataset cache. */
   dir?: string;
   /** Default: every `*_test.jsonl` in the repo. */
   domains?: string[];
-  /** Default: `$HF_ENDPOINT`, else https://huggingface.co. */
+  /** Default: `$HF_ENDPOINT`, else https://huggingface.co (ModelScope: `$MODELSCOPE_ENDPOINT`, `$MODELSCOPE_DOMAIN`). */
   hubUrl?: string;
-  /** Default: `$HF_TOKEN`, else `$HUGGING_FACE_HUB_TOKEN`, else the token `hf auth login` saved. */
+  /** Default: `$HF_TOKEN`, else `$HUGGING_FACE_HUB_TOKEN`, else the token `hf auth login` saved (ModelScope: `$MODELSCOPE_API_TOKEN`). */
   token?: string;
   onProgress?: (e: DownloadProgress) => void;
   signal?: AbortSignal;
@@ -43,9 +46,10 @@ export const IDLE_SECONDS = 60;
 export interface DownloadedDataset {
   /** Folder holding `{domain}_test.jsonl`, usable as `--data`. */
   dir: string;
+  hub: HubKind;
   repo: string;
   revision: string;
-  /** Resolved commit sha. */
+  /** Resolved commit sha (ModelScope: the commit its listing names). */
   commit: string;
   files: LocalFile[];
   /** True when the Hub was not asked (HF_HUB_OFFLINE, or unreachable) and a complete local copy was used. */
@@ -58,10 +62,18 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   if (opts.revision.split('/').some((s) => s === '' || s === '.' || s === '..' || /[\\\0]/.test(s))) {
     throw new UserError(`--revision must be a branch, tag or commit, got "${visible(opts.revision)}"`);
   }
-  const hubUrl = resolveHubUrl(opts.hubUrl);
-  const { token, source: tokenSource } = await resolveToken(opts.token);
+  const kind = opts.source ?? 'huggingface';
+  const ms = kind === 'modelscope';
+  const hubUrl = ms ? (opts.hubUrl ?? modelScopeUrl()) : resolveHubUrl(opts.hubUrl);
+  const { token, source: tokenSource } = ms
+    ? {
+        token: opts.token ?? modelScopeToken(),
+        source: opts.token ? 'the access token' : modelScopeToken() ? 'MODELSCOPE_API_TOKEN' : undefined,
+      }
+    : await resolveToken(opts.token);
   const failures = new FailureLog();
   const hub: Hub = {
+    kind,
     repo: opts.repo,
     revision: opts.revision,
     hubUrl,
@@ -74,9 +86,9 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     fileLimit: undefined,
   };
   const watched = watchedFetch(hub);
-  const dir = opts.dir === undefined ? undefined : resolve(opts.dir);
+  const dir = opts.dir === undefined ? (ms ? modelScopeCache(opts.repo) : undefined) : resolve(opts.dir);
 
-  if (isTruthy(process.env.HF_HUB_OFFLINE)) {
+  if (!ms && isTruthy(process.env.HF_HUB_OFFLINE)) {
     const local = await findLocalCopy(opts, dir);
     if (local) return local;
     throw new UserError(
@@ -87,8 +99,11 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   let commit: string;
   let entries: Entry[];
   try {
-    commit = await resolveCommit(hub);
-    entries = await listTestFiles(hub, commit);
+    if (ms) ({ commit, entries } = await listModelScope(hub));
+    else {
+      commit = await resolveCommit(hub);
+      entries = await listTestFiles(hub, commit);
+    }
   } catch (err) {
     // Re-running on a machine that has lost the network (or never had it, on a cluster node) should not need the Hub.
     if (err instanceof UserError && failures.network && !failures.network.midBody) {
@@ -107,7 +122,10 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     );
   }
   const retry = { retries: opts.retries ?? 2, delayMs: opts.retryDelayMs ?? 2000 };
-  return dir === undefined ? downloadToCache(hub, commit, wanted, opts, retry) : downloadToFolder(hub, commit, wanted, dir, opts, retry);
+  const open = (entry: Entry) => (ms ? openModelScopeFile(hub, entry) : openHubFile(hub, commit, entry));
+  return dir === undefined
+    ? downloadToCache(hub, commit, wanted, opts, retry, open)
+    : downloadToFolder(hub, commit, wanted, dir, opts, retry, open);
 }
 
 // Local copies (offline)
@@ -115,7 +133,8 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
 async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Promise<DownloadedDataset | undefined> {
   if (dir !== undefined) {
     const origin = await readDatasetOrigin(dir);
-    if (!origin || origin.repo !== opts.repo || (origin.revision !== opts.revision && origin.commit !== opts.revision)) return undefined;
+    if (!origin || origin.repo !== opts.repo || (origin.hub ?? 'huggingface') !== (opts.source ?? 'huggingface')) return undefined;
+    if (origin.revision !== opts.revision && origin.commit !== opts.revision) return undefined;
     const wanted = opts.domains?.length ? origin.files.filter((f) => opts.domains!.includes(f.domain)) : origin.files;
     if (opts.domains?.length && wanted.length !== opts.domains.length) return undefined;
     for (const f of wanted) {
@@ -124,10 +143,11 @@ async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Pr
     if (wanted.length === 0) return undefined;
     return {
       dir,
+      hub: opts.source ?? 'huggingface',
       repo: origin.repo,
       revision: opts.revision,
       commit: origin.commit,
-      files: wanted.map((f) => ({ domain: f.domain, path: join(dir, f.file), bytes: f.bytes })),
+      files: wanted.map((f) => ({ domain: f.domain, path: join(dir, f.file), bytes: f.bytes, sha256: f.sha256 })),
       offline: true,
     };
   }
@@ -145,5 +165,5 @@ async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Pr
   if (!found) return undefined;
   const wanted = opts.domains?.length ? found.files.filter((f) => opts.domains!.includes(f.domain)) : found.files;
   if (wanted.length === 0 || (opts.domains?.length && wanted.length !== opts.domains.length)) return undefined;
-  return { dir: found.dir, repo: opts.repo, revision: opts.revision, commit, files: wanted, offline: true };
+  return { dir: found.dir, hub: 'huggingface', repo: opts.repo, revision: opts.revision, commit, files: wanted, offline: true };
 }

@@ -1,4 +1,5 @@
 import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub';
+import type { HubKind } from '../dataset/index.js';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, visible } from '../shown.js';
 import { DEFAULT_HUB_URL } from './hub-settings.js';
@@ -16,6 +17,8 @@ const API_BODY_LIMIT = 32 * 1024 * 1024;
 
 /** One run against the Hub: what every request needs, and what went wrong with the last one. */
 export interface Hub {
+  /** Which service: their routes, variables and error wording differ. */
+  kind: HubKind;
   repo: string;
   revision: string;
   hubUrl: string;
@@ -62,6 +65,9 @@ class HubNetworkError extends Error {
   }
 }
 
+/** A body that sends less than this within the idle timeout is given up as stalled. */
+const PROGRESS_BYTES = 16 * 1024;
+
 /**
  * The fetch every library call gets: it records what failed, gives a request
  * up after `idleSeconds` without a byte, and cuts a body longer than it may be
@@ -75,12 +81,19 @@ export function watchedFetch(hub: Hub): typeof fetch {
     const signal = hub.signal ? AbortSignal.any([hub.signal, idle.signal]) : idle.signal;
     let stalled = false;
     let timer: NodeJS.Timeout | undefined;
+    // Time spent waiting for the server since it last sent PROGRESS_BYTES: a trickle (a byte every
+    // few seconds) is as stuck as silence, and is given up after as long.
+    let waitedMs = 0;
+    let sinceProgress = 0;
     const arm = (): void => {
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        stalled = true;
-        idle.abort();
-      }, hub.idleSeconds * 1000);
+      timer = setTimeout(
+        () => {
+          stalled = true;
+          idle.abort();
+        },
+        Math.max(0, hub.idleSeconds * 1000 - waitedMs),
+      );
       timer.unref();
     };
     const fail = (err: unknown, midBody: boolean, oversize?: number): HubNetworkError => {
@@ -103,7 +116,10 @@ export function watchedFetch(hub: Hub): typeof fetch {
       return res;
     }
     const isProbe = new Headers(init?.headers).get('range') === 'bytes=0-0';
-    const isFile = res.ok && !isProbe && (init?.method ?? 'GET') === 'GET' && new URL(url).pathname.includes('/resolve/');
+    const parsed = new URL(url);
+    // Hugging Face serves files under /resolve/, ModelScope at repo?FilePath=.
+    const fileRoute = parsed.pathname.includes('/resolve/') || parsed.searchParams.has('FilePath');
+    const isFile = res.ok && !isProbe && (init?.method ?? 'GET') === 'GET' && fileRoute;
     const limit = isFile && hub.fileLimit !== undefined ? hub.fileLimit : API_BODY_LIMIT;
     const reader = res.body.getReader();
     let received = 0;
@@ -112,11 +128,18 @@ export function watchedFetch(hub: Hub): typeof fetch {
         try {
           // The clock runs only while waiting for the server, not while the reader is busy writing to disk.
           arm();
+          const started = performance.now();
           const { done, value } = await reader.read();
           clearTimeout(timer);
           if (done) {
             controller.close();
             return;
+          }
+          waitedMs += performance.now() - started;
+          sinceProgress += value.byteLength;
+          if (sinceProgress >= PROGRESS_BYTES) {
+            waitedMs = 0;
+            sinceProgress = 0;
           }
           received += value.byteLength;
           if (received > limit) {
@@ -233,14 +256,18 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     }
     if (net.stalled) {
       return refuse(
-        `${at} sent nothing for ${hub.idleSeconds} s while ${doing}; nothing partial was kept (raise --timeout for a slow mirror)`,
+        `${at} sent nothing, or next to nothing, for ${hub.idleSeconds} s while ${doing}; nothing partial was kept (raise --timeout for a slow mirror)`,
       );
     }
     if (net.midBody) {
       return refuse(`the connection to ${at} broke while ${doing} (${visible(net.code)}); nothing partial was kept, run the command again`);
     }
     const hint =
-      hub.hubUrl === DEFAULT_HUB_URL ? '; check the network, or set HF_ENDPOINT to a mirror' : '; check the network and HF_ENDPOINT';
+      hub.kind === 'modelscope'
+        ? '; check the network and MODELSCOPE_ENDPOINT'
+        : hub.hubUrl === DEFAULT_HUB_URL
+          ? '; check the network, or set HF_ENDPOINT to a mirror'
+          : '; check the network and HF_ENDPOINT';
     return refuse(`cannot reach ${at} (${visible(net.code)}) while ${doing}${hint}`);
   }
   const http =
@@ -251,6 +278,17 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     if (code === 'RevisionNotFound') return new UserError(`no revision "${visible(hub.revision)}" in dataset ${hub.repo} on ${at}`);
     if (code === 'EntryNotFound') return new UserError(`${file ?? 'a file'} is missing from ${what} on ${at}`);
     if (code === 'RepoNotFound' && status === 404) return new UserError(`no dataset repo ${hub.repo} on ${at}`);
+    if (hub.kind === 'modelscope' && (status === 401 || status === 403)) {
+      const fix =
+        status === 401
+          ? hub.tokenSource
+            ? 'MODELSCOPE_API_TOKEN was sent but is not accepted: check it'
+            : 'set MODELSCOPE_API_TOKEN to a token that can read it'
+          : 'the token has no access to it: request access on its page, or use a token that has it';
+      return refuse(
+        `${status === 401 ? 'not signed in to' : 'access denied by'} ${at} for dataset ${hub.repo} (HTTP ${status}) while ${doing}; ${fix}`,
+      );
+    }
     if (status === 401 || status === 403) {
       const fix = hub.tokenSource
         ? `${hub.tokenSource} was sent but does not give access: check it, and accept the dataset's terms on its page if it is gated`

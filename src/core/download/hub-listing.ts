@@ -1,9 +1,10 @@
 import { posix } from 'node:path';
-import { datasetInfo, listFiles, type ListFileEntry } from '@huggingface/hub';
+import { datasetInfo, downloadFile, listFiles, type ListFileEntry } from '@huggingface/hub';
 import { COMMIT_SHA, TEST_FILE } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { shownUrl, visible } from '../shown.js';
+import type { OpenBody } from './fetch-file.js';
 import { hubCall, HOSTILE_EXIT, type Hub } from './hub-failure.js';
 
 /* Talking to the Hub: which commit a revision is, and which `*_test.jsonl` files it holds. */
@@ -14,7 +15,24 @@ export interface Entry {
   path: string;
   size: number;
   sha256?: string;
-  gitOid: string;
+  /** The git blob id (Hugging Face); ModelScope lists only the SHA-256. */
+  gitOid?: string;
+}
+
+/** The bytes of a listed file on the Hugging Face Hub, at an offset through the library's ranged reads. */
+export function openHubFile(hub: Hub, commit: string, entry: Entry): OpenBody {
+  return async (offset) => {
+    const blob = await downloadFile({
+      repo: { type: 'dataset', name: hub.repo },
+      path: entry.path,
+      revision: commit,
+      hubUrl: hub.hubUrl,
+      accessToken: hub.accessToken,
+      fetch: hub.fetch,
+    });
+    if (!blob) throw new UserError(`${entry.path} is missing from ${hub.repo} at ${commit} on ${shownUrl(hub.hubUrl)}`);
+    return { body: (offset > 0 ? blob.slice(offset) : blob).stream() as unknown as AsyncIterable<Uint8Array>, from: offset };
+  };
 }
 
 export async function resolveCommit(hub: Hub): Promise<string> {
@@ -66,16 +84,7 @@ export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> 
   if (listed.length === 0) {
     throw new UserError(`${hub.repo} at ${hub.revision} has no *_test.jsonl files; is it the AgentWorldBench dataset?`);
   }
-  // The official layout keeps the files side by side; if they ever move into a folder, follow the folder with the most of them.
-  const byFolder = new Map<string, (ListFileEntry & { oid: string })[]>();
-  for (const e of listed) {
-    const folder = posix.dirname(e.path);
-    byFolder.set(folder, [...(byFolder.get(folder) ?? []), e]);
-  }
-  const [, chosen] = [...byFolder.entries()].sort(
-    ([a, ea], [b, eb]) => eb.length - ea.length || a.split('/').length - b.split('/').length || (a < b ? -1 : 1),
-  )[0]!;
-  return chosen
+  return chooseFolder(listed)
     .map((e) => ({
       domain: TEST_FILE.exec(posix.basename(e.path))![1]!,
       path: e.path,
@@ -86,7 +95,6 @@ export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> 
     .sort((a, b) => compareDomains(a.domain, b.domain));
 }
 
-const MAX_LISTED = 100_000;
 const GIT_SHA1 = /^[0-9a-f]{40}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 /** A domain is a plain word; it becomes a file name and a label on the terminal. */
@@ -99,21 +107,54 @@ const DOMAIN = /^[a-z0-9][a-z0-9_-]*$/;
  * mirror could otherwise steer writes out of the target folder or the cache.
  */
 function checked(hub: Hub, e: ListFileEntry): ListFileEntry & { oid: string } {
-  const bad = (what: string, value: unknown): never => {
-    throw new UserError(
-      `${shownUrl(hub.hubUrl)} lists a test file with an unsafe ${what} (${visible(JSON.stringify(value) ?? String(value))}); refusing this mirror`,
-      HOSTILE_EXIT,
-    );
-  };
-  const segments = e.path.split('/');
-  if (!segments.every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0:]/.test(s) && visible(s) === s)) bad('path', e.path);
-  if (!DOMAIN.test(TEST_FILE.exec(segments.at(-1)!)![1]!)) bad('file name', e.path);
-  if (!Number.isSafeInteger(e.size) || e.size < 0) bad(`size for ${e.path}`, e.size);
+  const bad = unsafe(hub);
+  checkListed(hub, e.path, e.size);
   if (typeof e.oid !== 'string' || !GIT_SHA1.test(e.oid)) bad(`oid for ${e.path}`, e.oid);
   if (e.lfs !== undefined && (typeof e.lfs.oid !== 'string' || !SHA256.test(e.lfs.oid))) bad(`LFS oid for ${e.path}`, e.lfs.oid);
   if (e.lfs !== undefined && e.lfs.size !== e.size) bad(`LFS size for ${e.path}`, e.lfs.size);
   return e as ListFileEntry & { oid: string };
 }
+
+function unsafe(hub: Hub): (what: string, value: unknown) => never {
+  return (what, value) => {
+    throw new UserError(
+      `${shownUrl(hub.hubUrl)} lists a test file with an unsafe ${what} (${visible(JSON.stringify(value) ?? String(value))}); refusing this mirror`,
+      HOSTILE_EXIT,
+    );
+  };
+}
+
+/** The checks every hub's listing gets: a path of plain segments ending in `{domain}_test.jsonl`, a whole size. */
+export function checkListed(hub: Hub, path: unknown, size: unknown): void {
+  const bad = unsafe(hub);
+  if (typeof path !== 'string') return bad('path', path);
+  const segments = path.split('/');
+  if (!segments.every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0:]/.test(s) && visible(s) === s)) bad('path', path);
+  const m = TEST_FILE.exec(segments.at(-1)!);
+  if (!m || !DOMAIN.test(m[1]!)) bad('file name', path);
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) bad(`size for ${path}`, size);
+}
+
+/** A listed SHA-256, refused unless it is one. */
+export function checkSha256(hub: Hub, path: string, value: unknown): string {
+  if (typeof value !== 'string' || !SHA256.test(value)) unsafe(hub)(`SHA-256 for ${path}`, value);
+  return value as string;
+}
+
+/** The official layout keeps the files side by side; if they ever move into a folder, follow the folder with the most of them. */
+export function chooseFolder<T extends { path: string }>(listed: T[]): T[] {
+  const byFolder = new Map<string, T[]>();
+  for (const e of listed) {
+    const folder = posix.dirname(e.path);
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), e]);
+  }
+  const [, chosen] = [...byFolder.entries()].sort(
+    ([a, ea], [b, eb]) => eb.length - ea.length || a.split('/').length - b.split('/').length || (a < b ? -1 : 1),
+  )[0]!;
+  return chosen;
+}
+
+export const MAX_LISTED = 100_000;
 
 export function selectDomains(entries: Entry[], requested: string[] | undefined, where: string): Entry[] {
   if (!requested || requested.length === 0) return entries;

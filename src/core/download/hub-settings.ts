@@ -16,7 +16,11 @@ export const DEFAULT_HUB_URL = 'https://huggingface.co';
 export function resolveHubUrl(explicit: string | undefined): string {
   const fromEnv = process.env.HF_ENDPOINT?.trim() || undefined;
   const value = explicit ?? fromEnv ?? DEFAULT_HUB_URL;
-  const what = explicit !== undefined ? 'the hub URL' : fromEnv !== undefined ? 'HF_ENDPOINT' : 'the hub URL';
+  return checkedHubUrl(value, explicit === undefined && fromEnv !== undefined ? 'HF_ENDPOINT' : 'the hub URL', 'HF_TOKEN');
+}
+
+/** A bare `http(s)://host[/path]`: credentials or a query in it are refused, since they would end up in messages and records. */
+export function checkedHubUrl(value: string, what: string, tokenVar: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -28,7 +32,7 @@ export function resolveHubUrl(explicit: string | undefined): string {
     throw new UserError(`${what} must be an http(s) URL, got "${shownUrl(value)}"`);
   // The library would send neither to the Hub as credentials, and they would end up in messages and records.
   if (url.username || url.password) {
-    throw new UserError(`${what} carries credentials (user:password@): remove them and put the token in HF_TOKEN (${shownUrl(value)})`);
+    throw new UserError(`${what} carries credentials (user:password@): remove them and put the token in ${tokenVar} (${shownUrl(value)})`);
   }
   if (url.search || url.hash) throw new UserError(`${what} must not have a query or fragment: ${shownUrl(value)}`);
   return value.replace(/\/+$/, '');

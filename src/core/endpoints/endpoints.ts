@@ -3,8 +3,23 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
-import { DEFAULT_HEALTH, afterFailure, afterSuccess, freshHealth, pickEndpoint, type Health, type HealthPolicy } from './health.js';
+import {
+  DEFAULT_DEAD,
+  DEFAULT_HEALTH,
+  afterConnectionFailure,
+  afterFailure,
+  afterSuccess,
+  freshHealth,
+  isDeadConnectionCode,
+  pickEndpoint,
+  poolUnreachable,
+  type ConnectionStreak,
+  type DeadPolicy,
+  type Health,
+  type HealthPolicy,
+} from './health.js';
 import { nodeFetch } from './http-fetch.js';
+import { collectStream, type StreamedReply } from './stream.js';
 import { retryDelay, type AttemptFailure } from './retry.js';
 
 export interface PoolOptions {
@@ -20,7 +35,11 @@ export interface PoolOptions {
   maxReplyBytes: number;
   /** A reply that sends nothing for this long once it has started is a failed attempt. */
   idleMs?: number;
+  /** Ask for server-sent events; `idleMs` is then the longest silence allowed between chunks. */
+  stream?: boolean;
   health?: HealthPolicy;
+  /** When the run stops because no endpoint can be reached. */
+  dead?: DeadPolicy;
   /** Used in messages: "world model" or "judge". */
   role: string;
 }
@@ -32,6 +51,10 @@ export interface ChatResult {
   completion: ChatCompletion;
   endpoint: string;
   latencyMs: number;
+  /** Streamed requests: time to the first content or reasoning token. */
+  ttftMs?: number;
+  /** Streamed requests: completion tokens per second after the first token. */
+  decodeTokensPerS?: number;
 }
 
 export interface EndpointStats {
@@ -52,6 +75,11 @@ export class MalformedReplyError extends Error {
   override name = 'MalformedReplyError';
 }
 
+/** A streamed reply that stalled, broke or outlasted the timeout after it began: a failed attempt. */
+class StreamFailure extends Error {
+  override name = 'StreamFailure';
+}
+
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
 export function isMalformedReply(err: unknown): boolean {
   return err instanceof MalformedReplyError || err instanceof SyntaxError;
@@ -62,7 +90,15 @@ interface Endpoint {
   client: OpenAI;
   inFlight: number;
   health: Health;
+  /** Failed connections in a row (health.ts); undefined once the server answers anything. */
+  streak?: ConnectionStreak;
   stats: EndpointStats;
+}
+
+/** The system error code under a connection error (ECONNREFUSED, ...), if any. */
+function causeCode(err: APIConnectionError): string | undefined {
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** The models check is a small request: a server that takes longer to answer it is stuck, not busy. */
@@ -123,6 +159,25 @@ export class EndpointPool {
 
   private noteSuccess(ep: Endpoint): void {
     ep.health = afterSuccess(this.policy);
+    ep.streak = undefined;
+  }
+
+  /** Keeps each endpoint's run of failed connections: only refused, reset or unreachable ones count, not slow answers. */
+  private noteConnection(ep: Endpoint, err: unknown): void {
+    const code = err instanceof APIConnectionError && !(err instanceof APIConnectionTimeoutError) ? causeCode(err) : undefined;
+    ep.streak = isDeadConnectionCode(code) ? afterConnectionFailure(ep.streak, Date.now(), code!) : undefined;
+  }
+
+  /** The error that stops the run when no endpoint can be reached (health.ts decides). */
+  private unreachable(retriesSpent: boolean): FatalEndpointError | undefined {
+    const streaks = this.endpoints.map((ep) => ep.streak);
+    if (!poolUnreachable(streaks, Date.now(), this.opts.dead ?? DEFAULT_DEAD, retriesSpent)) return undefined;
+    const which = this.endpoints.length > 1 ? `every ${this.opts.role} endpoint` : `${this.opts.role} endpoint ${this.endpoints[0]!.shown}`;
+    const since = Math.round((Date.now() - Math.min(...streaks.map((s) => s!.since))) / 1000);
+    const causes = [...new Set(streaks.map((s) => s!.cause))].join(', ');
+    return new FatalEndpointError(
+      `${which} keeps failing to connect (${causes}, for ${since} s): is the server still running? Finished rows are saved; run the same command again once it is back`,
+    );
   }
 
   /**
@@ -144,16 +199,19 @@ export class EndpointPool {
       const started = performance.now();
       let failure: AttemptFailure;
       try {
-        const completion = await ep.client.chat.completions.create(body, signal ? { signal } : {});
+        const reply: StreamedReply = this.opts.stream
+          ? await this.streamed(ep, body, started, signal)
+          : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
+        const { completion } = reply;
         if (!completion || !Array.isArray(completion.choices))
           throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
         this.noteSuccess(ep);
-        return { completion, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
+        return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         const fatal = this.fatalFor(err, ep);
         if (fatal) throw fatal;
-        if (err instanceof APIConnectionError) failure = { kind: 'connection' };
+        if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
           failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
         else {
@@ -162,13 +220,38 @@ export class EndpointPool {
           throw err;
         }
         if (failure.kind === 'connection' || isFailureStatus(failure.status)) this.noteFailure(ep);
+        this.noteConnection(ep, err);
         failedOn.add(index);
         const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random());
+        const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
+        if (dead) throw dead;
         if (wait === undefined) throw err;
         await sleep(wait, undefined, signal ? { signal } : {});
       } finally {
         ep.inFlight--;
       }
+    }
+  }
+
+  /**
+   * One streamed attempt. The client's timeout ends when the headers come, so
+   * the whole stream gets its own; a stream that stalls, breaks or runs out
+   * of time is a failed attempt (StreamFailure), retried like a timeout.
+   */
+  private async streamed(ep: Endpoint, body: ChatCompletionCreateParamsNonStreaming, started: number, signal?: AbortSignal) {
+    const deadline = AbortSignal.timeout(this.opts.timeoutMs);
+    const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    try {
+      const stream = await ep.client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: both },
+      );
+      return await collectStream(stream, started);
+    } catch (err) {
+      // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).
+      if (signal?.aborted || (err instanceof APIError && err.status !== undefined)) throw err;
+      const why = deadline.aborted ? `timed out after ${this.opts.timeoutMs / 1000} s` : this.describe(err);
+      throw new StreamFailure(`stream broke off: ${why}`);
     }
   }
 

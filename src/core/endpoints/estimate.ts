@@ -13,8 +13,8 @@ const PER_MESSAGE = 4;
 const REPLY_PRIMING = 3;
 
 /** Texts up to this many characters are counted whole; longer ones from evenly spaced windows. */
-export const SAMPLE_CHARS = 16_384;
-const WINDOWS = 8;
+export const SAMPLE_CHARS = 32_768;
+const WINDOWS = 16;
 
 /** The tokens of a text: exact when short, else its characters times the token rate of evenly spaced windows. */
 export function estimateTextTokens(text: string): number {

@@ -56,3 +56,54 @@ export function pickEndpoint(all: readonly Candidate[], tried: ReadonlySet<numbe
   if (inUse.length) return { index: inUse.reduce((a, b) => (all[b]!.inFlight < all[a]!.inFlight ? b : a)), probe: false };
   return { index: pool.reduce((a, b) => (all[b]!.health.setAsideUntil < all[a]!.health.setAsideUntil ? b : a)), probe: true };
 }
+
+/** An endpoint's unbroken run of failed connections (refused, reset, unreachable): no answer of any kind in between. */
+export interface ConnectionStreak {
+  failures: number;
+  /** Epoch ms of the first failure of the run. */
+  since: number;
+  /** The last failure's cause, for the message that stops the run. */
+  cause: string;
+}
+
+export interface DeadPolicy {
+  /** Failed connections in a row, on every endpoint, before the pool can be declared dead. */
+  failures: number;
+  /** How long every endpoint must have been failing; a request that spent its retries decides sooner. */
+  ms: number;
+}
+
+export const DEFAULT_DEAD: DeadPolicy = { failures: 3, ms: 10_000 };
+
+/**
+ * Error codes that mean no connection could be made: nothing listens, or the
+ * way there is gone. A reset is left out: a live server resets one request too.
+ */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export function isDeadConnectionCode(code: string | undefined): boolean {
+  return code !== undefined && CONNECTION_CODES.has(code);
+}
+
+/** After a failed connection; any answer from the server (even a 5xx) ends the streak: the caller drops it. */
+export function afterConnectionFailure(s: ConnectionStreak | undefined, now: number, cause: string): ConnectionStreak {
+  return { failures: (s?.failures ?? 0) + 1, since: s?.since ?? now, cause };
+}
+
+/**
+ * Whether the run should stop because no endpoint can be reached: every one
+ * has failed to connect at least `failures` times in a row, and either they
+ * have all been failing for `ms`, or a request has just spent its retries on
+ * it (failing row after row would only repeat that). A server that restarts
+ * within the retries never gets here: one answer clears its streak.
+ */
+export function poolUnreachable(
+  streaks: readonly (ConnectionStreak | undefined)[],
+  now: number,
+  policy: DeadPolicy,
+  retriesSpent: boolean,
+): boolean {
+  if (!streaks.length || streaks.some((s) => !s || s.failures < policy.failures)) return false;
+  const newest = Math.max(...streaks.map((s) => s!.since));
+  return retriesSpent || now - newest >= policy.ms;
+}

@@ -43,13 +43,18 @@ export function nodeFetch(limits: ReplyLimits): typeof globalThis.fetch {
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       req.once('response', resolve);
       req.once('error', reject);
-      req.end(body ?? undefined);
+      // As bytes: Node would prepend the headers to a string body, copying the whole (multi-MB) string once more.
+      req.end(typeof body === 'string' ? Buffer.from(body) : (body ?? undefined));
     });
+    const headers: [string, string][] = [];
+    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+    const status = res.statusCode ?? 0;
+    // Server-sent events are the reply arriving piece by piece: handed on as they come, under the same limits.
+    if (status === 200 && String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      return new Response(streamCapped(res, limits, init?.signal ?? undefined), { status, headers });
+    }
     try {
       const bytes = await readCapped(res, limits);
-      const headers: [string, string][] = [];
-      for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
-      const status = res.statusCode ?? 0;
       const empty = status === 204 || status === 205 || status === 304;
       return new Response(empty ? null : bytes, { status, headers });
     } catch (err) {
@@ -93,5 +98,54 @@ async function readCapped(res: IncomingMessage, { maxReplyBytes, idleMs }: Reply
     res.once('close', () => {
       if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
     });
+  });
+}
+
+/** A streamed reply body, failing as soon as it passes the size limit or sends nothing for `idleMs`. */
+function streamCapped(
+  res: IncomingMessage,
+  { maxReplyBytes, idleMs }: ReplyLimits,
+  signal: AbortSignal | undefined,
+): ReadableStream<Uint8Array> {
+  let size = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let finished = false;
+      const fail = (err: unknown) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        res.destroy();
+        // An abort (the client's timeout, Ctrl-C) must reach the client as its own reason.
+        controller.error(signal?.aborted ? (signal.reason ?? err) : err);
+      };
+      const idle = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => fail(new ReplyLimitError(`stream stalled: no bytes for ${idleMs / 1000} s`)), idleMs);
+      };
+      idle();
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxReplyBytes)
+          return fail(new ReplyLimitError(`reply larger than ${Math.round(maxReplyBytes / 2 ** 20)} MB (--max-reply-mb)`));
+        controller.enqueue(new Uint8Array(chunk));
+        idle();
+      });
+      res.once('end', () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        controller.close();
+      });
+      res.once('error', fail);
+      res.once('close', () => {
+        if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
+      });
+    },
+    cancel() {
+      clearTimeout(timer);
+      res.destroy();
+    },
   });
 }

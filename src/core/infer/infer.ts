@@ -4,7 +4,7 @@ import { domainOfTask } from '../domains.js';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
-import type { PredictionFields, Usage } from '../schemas/index.js';
+import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
 
 export interface Sampling {
@@ -12,6 +12,11 @@ export interface Sampling {
   top_p?: number;
   max_tokens?: number;
   extra_body?: Record<string, unknown>;
+}
+
+/** How requests are routed to a server's caches: `promptCacheKey` sends OpenAI's prompt_cache_key (see requestParams). */
+export interface Routing {
+  promptCacheKey?: boolean;
 }
 
 /**
@@ -83,20 +88,25 @@ export function inferStage(
   pool: EndpointPool,
   sampling: Sampling,
   history: HistoryMode,
-  opts: { promptCacheKey?: boolean } = {},
+  routing: Routing = {},
 ): Stage<typeof datasetRowSchema> {
+  const requestOf = (row: DatasetRow) => ({
+    ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
+    messages: worldModelMessages(row, history),
+  });
   return {
     name: 'infer',
     schema: datasetRowSchema,
     outputFields: Object.keys(predictionFieldsSchema.shape),
     outcome: inferOutcome,
     tally: tallyPrediction,
+    request: (row) => requestOf(row),
     job: (row) => {
-      const body = { ...requestParams(sampling, opts.promptCacheKey ? row : undefined), messages: worldModelMessages(row, history) };
+      const body = requestOf(row);
       return async (signal): Promise<PredictionFields | undefined> => {
         for (let attempt = 0; ; attempt++) {
           try {
-            const { completion, endpoint, latencyMs } = await pool.chat(body, signal);
+            const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = await pool.chat(body, signal);
             const choice = completion.choices[0];
             // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
             const message = choice?.message as
@@ -108,6 +118,8 @@ export function inferStage(
               finish_reason: choice?.finish_reason ?? null,
               usage: usageOf(completion) ?? null,
               latency_ms: latencyMs,
+              ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
+              ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),
               endpoint,
             };
           } catch (err) {

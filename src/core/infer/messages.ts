@@ -56,7 +56,7 @@ export function judgeMessages(row: DatasetRow, prediction: string, truth: string
 }
 
 /** A code fence longer than any backtick run inside the text, so the text cannot close it early. */
-function fenced(text: string): string {
+export function fenced(text: string): string {
   let longest = 2;
   for (const m of text.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
   const bar = '`'.repeat(longest + 1);

@@ -1,3 +1,4 @@
+import { fenced } from '../infer/index.js';
 import type { Choice } from './choice-parse.js';
 
 /**
@@ -93,13 +94,5 @@ function context(history: readonly Turn[], action: string): string {
 }
 
 function section(title: string, text: string): string {
-  return `# ${title}\n\n${fence(text)}`;
-}
-
-/** A code fence longer than any backtick run inside the text, so the text cannot close it early or pose as instructions. */
-function fence(text: string): string {
-  let longest = 2;
-  for (const m of text.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
-  const bar = '`'.repeat(longest + 1);
-  return `${bar}\n${text}\n${bar}`;
+  return `# ${title}\n\n${fenced(text)}`;
 }

@@ -10,3 +10,5 @@ export type { RepeatSummary } from './repeats.js';
 export { loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
 export type { ChoiceMode, ModePrompt, RubricSet } from './rubrics.js';
 export { cleanGroundTruth, extractPrediction } from './prediction-text.js';
+export { pairwiseStage, turingStage } from './choice-stage.js';
+export { ReferenceFile } from './reference.js';

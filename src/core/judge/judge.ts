@@ -1,13 +1,23 @@
-import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
+import type { EndpointPool } from '../endpoints/index.js';
+import { askUntilParsed, sumUsage } from './ask.js';
+import { combineRepeats } from './repeats.js';
 import { UserError } from '../errors.js';
-import { addUsage, requestParams, usageOf, type Sampling } from '../infer/index.js';
+import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
 import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from './rubrics.js';
-import { NO_GENERATION, judgeFieldsSchema, judgeOutcome, type JudgeFields } from '../schemas/index.js';
-import { predictionRowSchema, type Usage } from '../schemas/index.js';
+import {
+  NO_GENERATION,
+  UNPARSED,
+  judgeFieldsSchema,
+  judgeOutcome,
+  repeatFieldsSchema,
+  type JudgeFields,
+  type JudgeRepeat,
+} from '../schemas/index.js';
+import { predictionRowSchema, type PredictionRow, type Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
@@ -28,85 +38,127 @@ export function judgeStage(
   rubrics: RubricSet,
   sampling: Sampling,
   parseAttempts: number,
-  opts: { promptCacheKey?: boolean } = {},
+  repeat?: number,
+  routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
   return {
     name: 'judge',
     schema: predictionRowSchema,
-    outputFields: Object.keys(judgeFieldsSchema.shape),
+    outputFields: [...Object.keys(judgeFieldsSchema.shape), ...Object.keys(repeatFieldsSchema.shape)],
     outcome: judgeOutcome,
     tally: tallyJudgement,
+    request: (row) => judgeRequest(row, rubrics, sampling, routing)?.body,
     job: (row) => {
-      if (!row.gen) return async () => ({ total_score: 0, failed: 1, error_message: NO_GENERATION });
-      const domain = domainOfTask(row.task);
-      const rubric = rubrics.texts.get(domain);
-      // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
-      if (rubric === undefined)
-        throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
-      const extracted = extractPrediction(row.gen);
-      const body = {
-        ...requestParams(sampling, opts.promptCacheKey ? row : undefined),
-        messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric),
-      };
-      return async (signal): Promise<JudgeFields | undefined> => {
-        const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-        let lastRaw = '';
-        let lastProblem = '';
-        let latency = 0;
-        let endpointUsed: string | undefined;
-        let attempts = 0;
-        while (attempts < parseAttempts) {
-          attempts++;
-          try {
-            const { completion, latencyMs, endpoint } = await pool.chat(body, signal);
-            latency += latencyMs;
-            endpointUsed = endpoint;
-            sumUsage(usage, usageOf(completion));
-            lastRaw = completion.choices[0]?.message?.content ?? '';
-            const parsed = parseJudgeReply(lastRaw);
-            if (parsed.ok) {
-              return {
-                total_score: parsed.total,
-                ...parsed.scores,
-                failed: 0,
-                strengths: parsed.strengths,
-                weaknesses: parsed.weaknesses,
-                extracted_output: extracted,
-                judge_raw_output: lastRaw,
-                judge_usage: usage,
-                judge_latency_ms: latency,
-                judge_attempts: attempts,
-                judge_endpoint: endpointUsed,
-              };
-            }
-            lastProblem = `reply could not be parsed: ${parsed.reason}`;
-          } catch (err) {
-            if (signal.aborted) return undefined;
-            if (err instanceof FatalEndpointError) throw err;
-            lastProblem = `request failed: ${pool.describe(err)}`;
-            // A failure that outlasted the client's retries will not heal in the next second; a garbled body might.
-            if (!isMalformedReply(err)) break;
-          }
+      if (!row.gen) {
+        const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
+        // Every row of a --repeat file carries judge_repeats: that field is how score tells the mode.
+        const repeats =
+          repeat === undefined
+            ? {}
+            : { judge_repeats: Array.from({ length: repeat }, () => ({ ...NO_GRADES, ...none, judge_attempts: 0 })) };
+        return async () => ({ ...none, ...repeats });
+      }
+      const { body, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
+      const judgeOnce = async (signal: AbortSignal): Promise<JudgeFields | undefined> => {
+        const asked = await askUntilParsed(pool, body, parseReply, parseAttempts, signal);
+        if (!asked) return undefined;
+        const common = { extracted_output: extracted, judge_usage: asked.usage, judge_attempts: asked.attempts };
+        if (asked.ok) {
+          const parsed = asked.value;
+          return {
+            total_score: parsed.total,
+            ...parsed.scores,
+            failed: 0,
+            strengths: parsed.strengths,
+            weaknesses: parsed.weaknesses,
+            ...common,
+            judge_raw_output: asked.raw,
+            judge_latency_ms: asked.latencyMs,
+            ...(asked.ttftMs !== undefined ? { judge_ttft_ms: asked.ttftMs } : {}),
+            ...(asked.decodeTokensPerS !== undefined ? { judge_decode_tokens_per_s: asked.decodeTokensPerS } : {}),
+            judge_endpoint: asked.endpoint,
+          };
         }
         return {
           total_score: 0,
           failed: 1,
-          error_message: `Judge scoring failed: ${lastProblem}`,
-          extracted_output: extracted,
-          ...(lastRaw ? { judge_raw_output: lastRaw } : {}),
-          judge_usage: usage,
-          judge_attempts: attempts,
+          error_message: `Judge scoring failed: ${asked.problem}`,
+          ...(asked.raw ? { judge_raw_output: asked.raw } : {}),
+          ...common,
         };
       };
+      return repeat === undefined ? judgeOnce : async (signal) => repeated(repeat, judgeOnce, signal, extracted);
     },
   };
 }
 
-function sumUsage(total: Usage, add: Usage | undefined): void {
-  if (!add) return;
-  total.prompt_tokens = (total.prompt_tokens ?? 0) + (add.prompt_tokens ?? 0);
-  total.completion_tokens = (total.completion_tokens ?? 0) + (add.completion_tokens ?? 0);
-  total.total_tokens = (total.total_tokens ?? 0) + (add.total_tokens ?? 0);
-  if (add.reasoning_tokens !== undefined) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + add.reasoning_tokens;
-  if (add.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + add.cached_tokens;
+const NO_GRADES = { format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0 };
+
+function parseReply(raw: string) {
+  const parsed = parseJudgeReply(raw);
+  return parsed.ok ? { ok: true as const, value: parsed } : parsed;
+}
+
+/**
+ * `--repeat K`: K judgements one after the other (the row holds one slot of
+ * --concurrency), kept whole in `judge_repeats`; the official fields hold
+ * their combination (combineRepeats). When every repeat failed, the row's
+ * error is a failed request if any repeat had one (the row is asked again on
+ * resume, all K), else the unparseable reply (final, as for one judgement).
+ */
+async function repeated(
+  k: number,
+  judgeOnce: (signal: AbortSignal) => Promise<JudgeFields | undefined>,
+  signal: AbortSignal,
+  extracted: string,
+): Promise<Record<string, unknown> | undefined> {
+  const runs: JudgeFields[] = [];
+  for (let i = 0; i < k; i++) {
+    const one = await judgeOnce(signal);
+    if (!one) return undefined;
+    runs.push(one);
+  }
+  const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  for (const r of runs) sumUsage(usage, r.judge_usage);
+  const judge_repeats: JudgeRepeat[] = runs.map((r) => ({
+    format: r.format ?? 0,
+    factuality: r.factuality ?? 0,
+    consistency: r.consistency ?? 0,
+    realism: r.realism ?? 0,
+    quality: r.quality ?? 0,
+    total_score: r.total_score,
+    failed: r.failed === 0 ? 0 : 1,
+    ...(r.error_message === undefined ? {} : { error_message: r.error_message }),
+    ...(r.judge_raw_output === undefined ? {} : { judge_raw_output: r.judge_raw_output }),
+    ...(r.judge_attempts === undefined ? {} : { judge_attempts: r.judge_attempts }),
+    ...(r.judge_usage === undefined ? {} : { judge_usage: r.judge_usage }),
+  }));
+  const combined = combineRepeats(judge_repeats);
+  const errors = runs.flatMap((r) => (r.error_message === undefined ? [] : [r.error_message]));
+  const error = errors.find((e) => !e.startsWith(UNPARSED)) ?? errors[0];
+  return {
+    ...combined,
+    ...(combined.failed && error !== undefined ? { error_message: error } : {}),
+    extracted_output: extracted,
+    judge_usage: usage,
+    judge_attempts: runs.reduce((n, r) => n + (r.judge_attempts ?? 0), 0),
+    judge_latency_ms: runs.reduce((n, r) => n + (r.judge_latency_ms ?? 0), 0),
+    judge_repeats,
+  };
+}
+
+/** What the judge is asked about a row, and the prediction as extracted; undefined for a row without a generation. */
+function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling, routing: Routing) {
+  if (!row.gen) return undefined;
+  const domain = domainOfTask(row.task);
+  const rubric = rubrics.texts.get(domain);
+  // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
+  if (rubric === undefined)
+    throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
+  const extracted = extractPrediction(row.gen);
+  const body = {
+    ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
+    messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric),
+  };
+  return { body, extracted };
 }

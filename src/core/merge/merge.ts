@@ -3,13 +3,14 @@ import { resolve } from 'node:path';
 import { refuseOverInputs, sameFile, writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
 import { fileError, readLineBytes } from '../rows/index.js';
+import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
 import { readManifest, settingsDifferences, writeManifest } from '../runner/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
-import { datasetRowSchema, inferOutcome, judgeOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
+import { datasetRowSchema, inferOutcome, judgedOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
 
 export interface MergeOptions {
   out: string;
@@ -72,7 +73,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
       throw new UserError(`${file} is an \`awb ${m.stage}\` output but ${opts.shards[0]} is \`awb ${first.stage}\``);
     const shard = m.settings.shard;
     const diffs = settingsDifferences(common, shardIndependent(m.settings));
-    if (m.dataset.commit !== first.dataset.commit)
+    if (!sameData(first.dataset, m.dataset))
       diffs.push(`dataset commit: ${first.dataset.commit ?? 'unknown'} vs ${m.dataset.commit ?? 'unknown'}`);
     if (diffs.length) throw new UserError(`${file} was made with other settings than ${opts.shards[0]}: ${diffs.join('; ')}`);
     if (!shard) return;
@@ -86,7 +87,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
 
   const source = opts.source ?? [first.dataset.source];
   const expected = await expectedKeys(source, first);
-  const outcome = first.stage === 'infer' ? inferOutcome : judgeOutcome;
+  const outcome = first.stage === 'infer' ? inferOutcome : judgedOutcome;
 
   const seen = new Map<string, string>();
   const duplicated: string[] = [];

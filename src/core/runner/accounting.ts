@@ -68,6 +68,7 @@ export interface ManifestStart {
   dataset: Manifest['dataset'];
   settings: ManifestSettings;
   upstream?: unknown;
+  label?: string;
   /** When the output was first started (an earlier run's), else now. */
   startedAt: string;
 }
@@ -78,6 +79,7 @@ export function newManifest(m: ManifestStart): Manifest {
     version: 1,
     stage: m.stage,
     tool: { name: 'agentworldbench', version: VERSION },
+    ...(m.label !== undefined ? { label: m.label } : {}),
     dataset: m.dataset,
     settings: m.settings,
     ...(m.upstream !== undefined ? { upstream: m.upstream } : {}),

@@ -2,9 +2,10 @@ import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 
 /**
- * The slots: at most `concurrency` tasks run at once, and a few more wait
+ * The slots: at most `concurrency` tasks run at once, and two more wait
  * ready (read and built) so a slot is refilled the moment it frees instead
- * of after reading the next multi-MB row. Each task gets its own signal,
+ * of after reading the next multi-MB row (each ready request is memory held
+ * before it is sent, so no more than that). Each task gets its own signal,
  * aborted by cancel(): the openai client hooks a listener onto the signal it
  * is given and never unhooks it, so a signal per row keeps the listeners to
  * the rows in flight.
@@ -18,7 +19,7 @@ export class Dispatcher {
 
   constructor(
     private readonly concurrency: number,
-    private readonly readAhead = Math.min(concurrency, 8),
+    private readonly readAhead = Math.min(concurrency, 2),
   ) {
     this.limit = pLimit(concurrency);
     setMaxListeners(0, this.cancelled.signal);

@@ -131,7 +131,7 @@ export async function checkResumable(
   }
   if (diffs.length) {
     throw new UserError(
-      `${output} was made with other settings (${diffs.join('; ')}); resume with the same settings, pass --force to mix them, or choose another --output`,
+      `${output} was made with other settings (${diffs.join('; ')}); to resume it, use the same settings; for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
     );
   }
   return previous;

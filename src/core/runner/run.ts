@@ -27,6 +27,8 @@ export interface RunOptions {
   settings: ManifestSettings;
   dataset: Omit<Manifest['dataset'], 'rows' | 'domains'>;
   upstream?: unknown;
+  /** The run's name (--label), recorded in the manifest. */
+  label?: string;
   force: boolean;
   /** Ask again rows whose final result was a failure. */
   retryFailed: boolean;
@@ -54,8 +56,8 @@ export interface StageResult {
  * The shared life of infer and judge: pick up where an earlier run stopped,
  * then read, check and send the planned rows in order with bounded
  * concurrency, appending each result as one whole line the moment it is
- * ready, and record what produced the file. A row in flight holds its line
- * and its request; memory grows with concurrency, not with the data.
+ * ready, and record what produced the file. A row in flight holds only its
+ * request (its line is read again to write the result); memory grows with concurrency, not with the data.
  */
 export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<StageResult> {
   const { plan } = opts;
@@ -93,6 +95,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     dataset,
     settings: opts.settings,
     upstream: opts.upstream,
+    label: opts.label ?? previous?.label,
     startedAt: previous?.started_at ?? new Date().toISOString(),
   });
   fillCounts(manifest, tallies, opts.endpointStats?.());
@@ -149,8 +152,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       }
       const { line } = item;
       const file = plan.files[line.file]!;
-      const bytes = await readLineAt(inputs[line.file]!, line.start, line.length);
-      const read = readRow(bytes, stage.schema, { file, lineNo: line.lineNo, terminated: line.terminated });
+      const read = readRow(await readLineAt(inputs[line.file]!, line.start, line.length), stage.schema, {
+        file,
+        lineNo: line.lineNo,
+        terminated: line.terminated,
+      });
       if (!read.ok) {
         schedule.finish(item);
         badRow(read.bad, line.domain);
@@ -171,13 +177,14 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       }
       // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
       const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
-      const job = stage.job(read.row);
+      const job = stage.job(read.row, read.key);
       queued++;
       slots.submit(async (signal) => {
         try {
           const fields = await job(signal);
           if (!fields) return;
-          await writer.write(bytes, fields);
+          // The line is read again rather than held: a row in flight keeps only its request.
+          await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), fields);
           const row = inputError === undefined ? fields : { error: inputError, ...fields };
           const outcome = stage.outcome(row);
           stage.tally(row, tallies.count(domain, outcome));

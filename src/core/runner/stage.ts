@@ -19,5 +19,14 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
   outcome(row: Record<string, unknown>): Outcome;
   /** Adds an output row's stage-specific figures (empty, truncated, usage) to its domain's tally. */
   tally(row: Record<string, unknown>, t: DomainTally): void;
-  job(row: z.infer<S>): Job;
+  /** `key`: the row's key (rowKey), for stages that pair rows with another file. */
+  job(row: z.infer<S>, key: string): Job;
+  /** The request the job sends first for this row, or undefined when it sends none: what a dry run counts. */
+  request?(row: z.infer<S>): PlannedRequest | undefined;
+}
+
+/** A chat request as a dry run sees it: its messages and its completion budget. */
+export interface PlannedRequest {
+  messages: { content: string }[];
+  max_tokens?: number;
 }

@@ -1,6 +1,15 @@
 export { datasetRowSchema, turnProblem } from './dataset-row.js';
 export type { DatasetRow } from './dataset-row.js';
-export { DIMENSIONS, NO_GENERATION, judgeFieldsSchema, judgeOutcome, judgedScoreSchema } from './judged-row.js';
+export {
+  DIMENSIONS,
+  NO_GENERATION,
+  NO_REFERENCE,
+  UNPARSED,
+  judgeFieldsSchema,
+  judgeOutcome,
+  judgedOutcome,
+  judgedScoreSchema,
+} from './judged-row.js';
 export type { Dimension, JudgeFields } from './judged-row.js';
 export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings } from './manifest.js';

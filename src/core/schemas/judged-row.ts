@@ -51,6 +51,9 @@ export const judgeFieldsSchema = z.object({
   error_message: z.string().optional(),
   judge_usage: usageSchema.optional(),
   judge_latency_ms: z.number().optional(),
+  /** Streamed requests: the last attempt's time to first token and decode speed. */
+  judge_ttft_ms: z.number().optional(),
+  judge_decode_tokens_per_s: z.number().optional(),
   judge_attempts: z.number().optional(),
   judge_endpoint: z.string().optional(),
 });
@@ -60,7 +63,7 @@ export type JudgeFields = z.infer<typeof judgeFieldsSchema>;
 export const NO_GENERATION = 'No model generation';
 
 /** The start of error_message for a judge reply that could not be parsed after --parse-attempts: a final result. */
-const UNPARSED = 'Judge scoring failed: reply could not be parsed';
+export const UNPARSED = 'Judge scoring failed: reply could not be parsed';
 
 /**
  * A graded row is done. A row without a generation, or whose judge replies
@@ -74,4 +77,18 @@ export function judgeOutcome(row: Record<string, unknown>): Outcome {
   const message = typeof row.error_message === 'string' ? row.error_message : '';
   if (message === NO_GENERATION) return row.error === undefined ? 'failed' : 'incomplete';
   return message.startsWith(UNPARSED) ? 'failed' : 'incomplete';
+}
+
+/** error_message of a pairwise row whose key is missing from the reference file: final, never sent. */
+export const NO_REFERENCE = 'No reference row';
+
+/**
+ * The outcome of a judged row in any mode. Choice modes write the same
+ * row-level `failed` and `error_message` conventions as the rubric judge (an
+ * order whose replies could not be parsed is final, one whose request failed
+ * is asked again), plus NO_REFERENCE, final.
+ */
+export function judgedOutcome(row: Record<string, unknown>): Outcome {
+  if (Number(row.failed) !== 0 && row.error_message === NO_REFERENCE) return 'failed';
+  return judgeOutcome(row);
 }

@@ -33,11 +33,17 @@ export const manifestSchema = z.object({
   version: z.literal(1),
   stage: z.enum(['infer', 'judge']),
   tool: z.object({ name: z.string(), version: z.string() }),
+  /** The run's name (--label), shown by score, compare and report instead of the file name. Not a setting: it may change on resume. */
+  label: z.string().optional(),
   dataset: z.object({
     repo: z.string().optional(),
     revision: z.string().optional(),
     /** The resolved commit when the data came from the Hub; absent for a local folder of unknown origin. */
     commit: z.string().optional(),
+    /** Which hub it came from (absent: Hugging Face, or unknown for a folder of unknown origin). */
+    hub: z.enum(['huggingface', 'modelscope']).optional(),
+    /** domain → SHA-256 of its file as the hub listed it: the same data from either hub has the same hashes. */
+    sha256: z.record(z.string(), z.string()).optional(),
     /** Folder it was read from (for infer) or predictions file (for judge). */
     source: z.string(),
     domains: z.array(z.string()),
@@ -61,6 +67,14 @@ export const manifestSchema = z.object({
       })
       .optional(),
     parse_attempts: z.number().optional(),
+    /** The judge mode (absent: rubric, as before modes existed). */
+    mode: z.enum(['rubric', 'turing', 'pairwise']).optional(),
+    /** --repeat K of the rubric mode (absent: one judgement per row). */
+    repeat: z.number().optional(),
+    /** The system prompt of a choice mode. */
+    mode_prompt: z.object({ source: z.string(), sha256: z.string() }).optional(),
+    /** The reference predictions of the pairwise mode, hashed whole. */
+    reference: z.object({ source: z.string(), sha256: z.string() }).optional(),
     domains: z.array(z.string()).optional(),
     limit: z.number().optional(),
     shard: z.object({ index: z.number(), count: z.number() }).optional(),

@@ -36,6 +36,9 @@ export const predictionFieldsSchema = z.object({
   finish_reason: z.string().nullish(),
   usage: usageSchema.nullish(),
   latency_ms: z.number().optional(),
+  /** Streamed requests: ms to the first content or reasoning token, and completion tokens per second after it. */
+  ttft_ms: z.number().optional(),
+  decode_tokens_per_s: z.number().optional(),
   endpoint: z.string().optional(),
   error: z.string().optional(),
 });

@@ -397,7 +397,7 @@ export async function scoreFiles(req: ScoreRequest): Promise<ScoreReport> {
       usage: usageOf(judged.records),
     });
   }
-  const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model })));
+  const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model, label: r.provenance.label })));
   const compared = loaded.map((r, i) => ({
     label: labels[i]!,
     provenance: r.provenance,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
 import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
-import { PUBLISHED_JUDGE } from '../dataset/index.js';
+import { PUBLISHED_JUDGE, sameData } from '../dataset/index.js';
 import { loadRubrics } from '../judge/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
 
@@ -10,6 +10,8 @@ export interface Provenance {
   manifest: 'found' | 'missing' | 'invalid';
   /** The world model that wrote the predictions. */
   model?: string;
+  /** The run's name (--label) from the judged manifest, else from the predictions'. */
+  label?: string;
   judge?: string;
   rubricsSha256?: string;
   /** domain → hash of its rubric (manifests written since rubrics were identified per domain). */
@@ -22,6 +24,8 @@ export interface Provenance {
   datasetRepo?: string;
   history?: string;
   datasetCommit?: string;
+  /** domain → SHA-256 of the dataset file: the same files from either hub are the same data. */
+  datasetSha256?: Record<string, string>;
   datasetRevision?: string;
   /** False when the manifest says the run stopped before every row was done. */
   complete?: boolean;
@@ -92,6 +96,7 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
     provenance: {
       manifest: 'found',
       model: infer?.settings.world_model?.model ?? manifest.settings.world_model?.model,
+      label: manifest.label ?? infer?.label,
       judge: judged?.settings.judge?.model,
       rubricsSha256: judged?.settings.rubrics?.sha256,
       rubricsByDomain: judged?.settings.rubrics?.domains,
@@ -102,6 +107,7 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
       datasetRepo: infer?.dataset.repo ?? manifest.dataset.repo,
       history: infer?.settings.history ?? manifest.settings.history,
       datasetCommit: infer?.dataset.commit ?? manifest.dataset.commit,
+      datasetSha256: infer?.dataset.sha256 ?? manifest.dataset.sha256,
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
       complete: manifest.complete && (infer?.complete ?? true),
     },
@@ -110,12 +116,12 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
 }
 
 /**
- * Row labels for a leaderboard: the world model's name when the manifest
- * has it, else the file name. Equal labels get the shortest trailing part
+ * Row labels for a leaderboard: the run's --label, else the world model's
+ * name when the manifest has it, else the file name. Equal labels get the shortest trailing part
  * of their paths that tells them apart (runs often all end in judged.jsonl).
  */
-export function labelRuns(runs: ReadonlyArray<{ file: string; model?: string }>): string[] {
-  const base = runs.map((r) => r.model ?? basename(r.file));
+export function labelRuns(runs: ReadonlyArray<{ file: string; model?: string; label?: string }>): string[] {
+  const base = runs.map((r) => r.label ?? r.model ?? basename(r.file));
   const labels = [...base];
   const groups = new Map<string, number[]>();
   base.forEach((b, i) => groups.set(b, [...(groups.get(b) ?? []), i]));
@@ -134,7 +140,7 @@ export function labelRuns(runs: ReadonlyArray<{ file: string; model?: string }>)
     const distinct = new Set(suffixes).size === suffixes.length;
     members.forEach((i, j) => {
       const suffix = distinct ? suffixes[j]! : `#${j + 1}`;
-      labels[i] = runs[i]!.model === undefined && distinct ? suffix : `${name} (${suffix})`;
+      labels[i] = runs[i]!.label === undefined && runs[i]!.model === undefined && distinct ? suffix : `${name} (${suffix})`;
     });
   }
   return labels;
@@ -160,11 +166,11 @@ export interface ComparabilityNote {
 }
 
 /** Settings checked one value per run, in the order notes list them; `rubrics` marks where the per-domain rubric check goes. */
-const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boolean } | 'rubrics'> = [
+const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boolean } | 'rubrics' | 'dataset'> = [
   { field: 'judge', what: 'judge' },
   'rubrics',
   { field: 'history', what: 'history protocol' },
-  { field: 'datasetCommit', what: 'dataset commit', hash: true },
+  'dataset',
   { field: 'datasetRevision', what: 'dataset revision' },
 ];
 
@@ -196,6 +202,9 @@ export function comparabilityNotes(
     const known = runs.filter((r) => r.provenance.manifest === 'found');
     for (const c of CHECKED) {
       if (c === 'rubrics') notes.push(...rubricNotes(known));
+      else if (c === 'dataset') notes.push(...fieldNotes(known, 'dataset commit', dataGroups(known), true));
+      // The same data under another branch name (main on Hugging Face, master on ModelScope) is no difference.
+      else if (c.field === 'datasetRevision' && new Set(known.map(dataGroups(known))).size === 1) continue;
       else notes.push(...fieldNotes(known, c.what, (r) => r.provenance[c.field], c.hash));
     }
     const coverage = new Map<string, ComparedRun[]>();
@@ -222,6 +231,21 @@ export function comparabilityNotes(
     }
   }
   return notes;
+}
+
+/**
+ * Each run's data, named by the commit of the first run holding the same
+ * data (see sameData), so runs of the same files from either hub count as
+ * one value; undefined when neither commit nor hashes are known.
+ */
+function dataGroups(runs: readonly ComparedRun[]): (r: ComparedRun) => string | undefined {
+  const id = (r: ComparedRun) => ({ commit: r.provenance.datasetCommit, sha256: r.provenance.datasetSha256 });
+  const known = runs.filter((r) => r.provenance.datasetCommit !== undefined || r.provenance.datasetSha256 !== undefined);
+  return (r) => {
+    if (!known.includes(r)) return undefined;
+    const first = known.find((k) => sameData(id(k), id(r)))!;
+    return first.provenance.datasetCommit ?? 'files with the same hashes';
+  };
 }
 
 /** Notes for one setting: known values that differ, or runs where it is unknown beside runs where it is known. */

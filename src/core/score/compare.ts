@@ -486,8 +486,8 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   for (const p of prov) warnings.push(...p.warnings);
   const [pb, pc] = [prov[0]!.provenance, prov[1]!.provenance];
   const [lb, lc] = labelRuns([
-    { file: baselineFile, model: pb.model },
-    { file: candidateFile, model: pc.model },
+    { file: baselineFile, model: pb.model, label: pb.label },
+    { file: candidateFile, model: pc.model, label: pc.label },
   ]);
   const checked = comparabilityNotes(
     [

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
-import { toSixtieths } from './exact.js';
+import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { arrayElement, parseSlice, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
@@ -147,7 +147,7 @@ const SMALL_FIELDS = [
   'system_str',
 ] as const;
 // `gen` only for whether it is there: its value is never read.
-const WANTED = new Set<string>([...SMALL_FIELDS, 'prompt', 'response', 'gen']);
+const WANTED = new Set<string>([...SMALL_FIELDS, 'prompt', 'response', 'gen', 'judge_repeats']);
 
 /**
  * The fast path: the record from the few values it needs, found in the
@@ -219,8 +219,10 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
   }
   const s = checked.data;
 
+  // A --repeat row's grades are means over up to K repeats (11/3, 17/7, …): taken to the nearest sixtieth, see repeatGrade.
+  const grade = Array.isArray(row.judge_repeats) ? repeatGrade : (v: number) => v;
   const scores = SCORE_FIELDS.map((field) => {
-    const v = toSixtieths(s[field]);
+    const v = toSixtieths(grade(s[field]));
     return v === undefined ? fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${s[field]}`) : v;
   });
   const [total, ...dims] = scores as [number, ...number[]];
@@ -239,6 +241,17 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
   };
+}
+
+/**
+ * The official grade fields of a row judged K times (`judge_repeats`) hold a
+ * mean over its valid repeats, which is usually no multiple of 1/60 (the
+ * unit that keeps every leaderboard sum an exact integer). Such a grade is
+ * rounded to the nearest sixtieth: a row's 0-100 score moves by at most
+ * 25/120 ≈ 0.21 points, and rows of ordinary files are read unchanged.
+ */
+function repeatGrade(v: number): number {
+  return Math.round(v * SIXTIETHS) / SIXTIETHS;
 }
 
 /**

@@ -1,0 +1,45 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { UserError } from '../core/errors.js';
+import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../core/shown.js';
+import { parseOptions } from './option-table.js';
+import { MODELS_OPTIONS } from './stage-options.js';
+
+/** `awb models`: what an endpoint serves, one model id a line on stdout, through the same client infer and judge use. */
+export async function run(raw: Record<string, unknown>): Promise<void> {
+  const opts = parseOptions(MODELS_OPTIONS, raw);
+  const url = opts.baseUrl;
+  const apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY ?? 'EMPTY';
+  const secrets = [apiKey, ...urlSecrets(url)];
+  const { base, query } = splitQuery(url);
+  const client = new OpenAI({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1 });
+  const where = `endpoint ${shownUrl(url)}`;
+  const ids: string[] = [];
+  try {
+    for await (const model of client.models.list()) ids.push(model.id);
+  } catch (err) {
+    if (err instanceof APIConnectionTimeoutError) throw new UserError(`${where} did not answer within ${opts.timeout / 1000} s`, 3);
+    if (err instanceof APIConnectionError) {
+      const code = systemCode(err);
+      throw new UserError(
+        `cannot reach ${where}${typeof code === 'string' ? ` (${visible(code)})` : ''}: is the server running and the URL right (it usually ends in /v1)?`,
+        3,
+      );
+    }
+    if (err instanceof APIError && err.status === 401) throw new UserError(`${where} rejected the API key (401 Unauthorized)`, 3);
+    if (err instanceof APIError && err.status === 404) {
+      throw new UserError(`${where} has no models route (404): is the URL right (it usually ends in /v1)?`, 3);
+    }
+    throw new UserError(`${where} failed to list its models: ${brief(err instanceof Error ? err.message : String(err), secrets)}`, 3);
+  }
+  if (!ids.length) process.stderr.write(`${where} lists no models\n`);
+  for (const id of ids) process.stdout.write(`${brief(id, secrets, 1000)}\n`);
+}
+
+/** The system error code (ECONNREFUSED, ...) somewhere down an error's causes: fetch wraps it in a TypeError. */
+function systemCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}

@@ -1,0 +1,72 @@
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+
+/** A streamed reply put back together, with its timings. */
+export interface StreamedReply {
+  completion: ChatCompletion;
+  /** From the request to the first content or reasoning token. */
+  ttftMs?: number;
+  /** Completion tokens per second after the first token. */
+  decodeTokensPerS?: number;
+}
+
+/** What servers send in a delta besides the typed fields: vLLM and SGLang `reasoning_content`, others `reasoning`. */
+type Delta = { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; role?: string };
+
+/**
+ * Reads a chat completion stream (with `include_usage`) into the completion
+ * the same request unstreamed returns: content and each reasoning field
+ * concatenated, the last finish reason, the usage chunk. A field no delta
+ * carried is left out, as an unstreamed message leaves it out.
+ */
+export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, started: number): Promise<StreamedReply> {
+  let id = '';
+  let model = '';
+  let created = 0;
+  let content: string | undefined;
+  let reasoningContent: string | undefined;
+  let reasoning: string | undefined;
+  let finish: string | null = null;
+  let usage: ChatCompletion['usage'];
+  let first: number | undefined;
+  for await (const chunk of chunks) {
+    id ||= chunk.id;
+    model ||= chunk.model;
+    created ||= chunk.created;
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const d = (choice.delta ?? {}) as Delta;
+    if (typeof d.content === 'string') content = (content ?? '') + d.content;
+    if (typeof d.reasoning_content === 'string') reasoningContent = (reasoningContent ?? '') + d.reasoning_content;
+    if (typeof d.reasoning === 'string') reasoning = (reasoning ?? '') + d.reasoning;
+    if (first === undefined && (d.content || d.reasoning_content || d.reasoning)) first = performance.now();
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+  const ended = performance.now();
+  const message: Record<string, unknown> = { role: 'assistant', content: content ?? null };
+  if (reasoningContent !== undefined) message.reasoning_content = reasoningContent;
+  if (reasoning !== undefined) message.reasoning = reasoning;
+  const completion = {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+    ...(usage ? { usage } : {}),
+  } as unknown as ChatCompletion;
+  const tokens = usage?.completion_tokens;
+  const decodeS = first === undefined ? 0 : (ended - first) / 1000;
+  return {
+    completion,
+    ...(first !== undefined ? { ttftMs: Math.round(first - started) } : {}),
+    ...(typeof tokens === 'number' && tokens > 0 && decodeS > 0 ? { decodeTokensPerS: Math.round((tokens / decodeS) * 10) / 10 } : {}),
+  };
+}
+
+/** Median and 90th percentile (nearest rank) of the values, or undefined when there are none. */
+export function medianP90(values: readonly number[]): { median: number; p90: number } | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+  return { median: rank(0.5), p90: rank(0.9) };
+}

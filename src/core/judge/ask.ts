@@ -1,0 +1,69 @@
+import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
+import { usageOf } from '../infer/index.js';
+import type { Usage } from '../schemas/index.js';
+
+/** How one question to the judge went, over all its attempts. */
+export type Asked<T> = {
+  raw: string;
+  usage: Usage;
+  latencyMs: number;
+  endpoint?: string;
+  attempts: number;
+  /** With --stream: time to the first token and decode speed of the last request. */
+  ttftMs?: number;
+  decodeTokensPerS?: number;
+} & ({ ok: true; value: T } | { ok: false; problem: string });
+
+/**
+ * Asks the judge until its reply parses, up to `parseAttempts` requests in
+ * all (the official re-ask loop), for every judge mode. A request that
+ * outlasted the client's retries ends the loop (it will not heal in the next
+ * second; a garbled body might). undefined when cancelled.
+ */
+export async function askUntilParsed<T>(
+  pool: EndpointPool,
+  body: Parameters<EndpointPool['chat']>[0],
+  parse: (raw: string) => { ok: true; value: T } | { ok: false; reason: string },
+  parseAttempts: number,
+  signal: AbortSignal,
+): Promise<Asked<T> | undefined> {
+  const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  let raw = '';
+  let problem = '';
+  let latencyMs = 0;
+  let endpoint: string | undefined;
+  let attempts = 0;
+  let timings: { ttftMs?: number; decodeTokensPerS?: number };
+  while (attempts < parseAttempts) {
+    attempts++;
+    try {
+      const reply = await pool.chat(body, signal);
+      latencyMs += reply.latencyMs;
+      endpoint = reply.endpoint;
+      timings = {
+        ...(reply.ttftMs !== undefined ? { ttftMs: reply.ttftMs } : {}),
+        ...(reply.decodeTokensPerS !== undefined ? { decodeTokensPerS: reply.decodeTokensPerS } : {}),
+      };
+      sumUsage(usage, usageOf(reply.completion));
+      raw = reply.completion.choices[0]?.message?.content ?? '';
+      const parsed = parse(raw);
+      if (parsed.ok) return { ok: true, value: parsed.value, raw, usage, latencyMs, endpoint, attempts, ...timings };
+      problem = `reply could not be parsed: ${parsed.reason}`;
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      if (err instanceof FatalEndpointError) throw err;
+      problem = `request failed: ${pool.describe(err)}`;
+      if (!isMalformedReply(err)) break;
+    }
+  }
+  return { ok: false, problem, raw, usage, latencyMs, endpoint, attempts };
+}
+
+export function sumUsage(total: Usage, add: Usage | undefined): void {
+  if (!add) return;
+  total.prompt_tokens = (total.prompt_tokens ?? 0) + (add.prompt_tokens ?? 0);
+  total.completion_tokens = (total.completion_tokens ?? 0) + (add.completion_tokens ?? 0);
+  total.total_tokens = (total.total_tokens ?? 0) + (add.total_tokens ?? 0);
+  if (add.reasoning_tokens !== undefined) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + add.reasoning_tokens;
+  if (add.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + add.cached_tokens;
+}

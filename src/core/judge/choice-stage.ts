@@ -1,0 +1,184 @@
+import type { EndpointPool } from '../endpoints/index.js';
+import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
+import { currentAction, groundTruth } from '../rows/index.js';
+import type { DomainTally, Stage } from '../runner/index.js';
+import {
+  NO_GENERATION,
+  NO_REFERENCE,
+  UNPARSED,
+  judgedOutcome,
+  pairwiseFieldsSchema,
+  predictionRowSchema,
+  turingFieldsSchema,
+  type PredictionRow,
+  type Usage,
+} from '../schemas/index.js';
+import { askUntilParsed } from './ask.js';
+import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
+import { parseChoiceReply, type Choice } from './choice-parse.js';
+import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
+import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
+import type { ModePrompt } from './rubrics.js';
+import type { ReferenceFile } from './reference.js';
+
+/** As the rubric judge: rows without a prediction because their inference failed, in `empty`; the judge's usage of both orders. */
+function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
+  if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
+  const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
+  for (const o of result?.orders ?? []) addUsage(t, o.judge_usage);
+}
+
+function history(row: PredictionRow): Turn[] {
+  const n = Math.min(row.turn_idx - 1, row.prompt.length, row.response.length);
+  return Array.from({ length: n }, (_, i) => ({ action: row.prompt[i]!, observation: row.response[i]! }));
+}
+
+function parseChoice(raw: string) {
+  const parsed = parseChoiceReply(raw);
+  return parsed.ok ? { ok: true as const, value: parsed.choice } : parsed;
+}
+
+/** An order that was never asked. */
+function notAsked(error: string): OrderOutcome {
+  return { choice: null, attempts: 0, error };
+}
+
+/**
+ * Asks both orders of one row, one after the other (the row holds one slot
+ * of --concurrency). An order without a choice after --parse-attempts keeps
+ * its last reply and why.
+ */
+async function askBoth(
+  pool: EndpointPool,
+  params: Record<string, unknown>,
+  parseAttempts: number,
+  messages: (order: 0 | 1) => ReturnType<typeof turingMessages>,
+  signal: AbortSignal,
+): Promise<[OrderOutcome, OrderOutcome] | undefined> {
+  const out: OrderOutcome[] = [];
+  for (const i of [0, 1] as const) {
+    const asked = await askUntilParsed(pool, { ...params, messages: messages(i) }, parseChoice, parseAttempts, signal);
+    if (!asked) return undefined;
+    out.push({
+      choice: asked.ok ? (asked.value as Choice) : null,
+      ...(asked.raw ? { raw: asked.raw } : {}),
+      attempts: asked.attempts,
+      ...(asked.ok ? {} : { error: `Judge scoring failed: ${asked.problem}` }),
+      judge_usage: asked.usage,
+      judge_latency_ms: asked.latencyMs,
+      ...(asked.endpoint ? { judge_endpoint: asked.endpoint } : {}),
+    });
+  }
+  return [out[0]!, out[1]!];
+}
+
+/**
+ * The row-level `failed` and `error_message` the runner and merge read
+ * (judgedOutcome): an order whose request failed makes the row incomplete
+ * (asked again, both orders), otherwise an unparsed order makes it final.
+ */
+function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; error_message?: string } {
+  const errors = orders.flatMap((o) => (o.choice === null && o.error ? [o.error] : []));
+  if (!errors.length) return { failed: 0 };
+  return { failed: 1, error_message: errors.find((e) => !e.startsWith(UNPARSED)) ?? errors[0]! };
+}
+
+/**
+ * `awb judge --mode turing`: the judge sees the history, the action, the
+ * real observation and the cleaned prediction, in both orders, and names the
+ * real one.
+ */
+export function turingStage(
+  pool: EndpointPool,
+  prompt: ModePrompt,
+  sampling: Sampling,
+  parseAttempts: number,
+  routing: Routing = {},
+): Stage<typeof predictionRowSchema> {
+  const result = (at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], extracted?: string) => ({
+    turing: turingResult([turingOrderResult(at[0], outcomes[0]), turingOrderResult(at[1], outcomes[1])]),
+    ...rowStatus(outcomes),
+    ...(extracted === undefined ? {} : { extracted_output: extracted }),
+  });
+  return {
+    name: 'judge',
+    schema: predictionRowSchema,
+    outputFields: Object.keys(turingFieldsSchema.shape),
+    outcome: judgedOutcome,
+    tally: tallyChoice,
+    job: (row) => {
+      if (!row.gen) {
+        const none = notAsked(NO_GENERATION);
+        return async () => ({ ...result(['A', 'B'], [none, none]), error_message: NO_GENERATION });
+      }
+      const extracted = extractPrediction(row.gen);
+      const orders = turingOrders(cleanGroundTruth(groundTruth(row)), extracted);
+      const turns = history(row);
+      const action = currentAction(row);
+      return async (signal) => {
+        const outcomes = await askBoth(pool, requestParams(sampling, routing.promptCacheKey ? row : undefined), parseAttempts, (i) => turingMessages(prompt.text, turns, action, orders[i]), signal);
+        return outcomes && result([orders[0].real_at, orders[1].real_at], outcomes, extracted);
+      };
+    },
+  };
+}
+
+/**
+ * `awb judge --mode pairwise --reference FILE`: for a row present in both
+ * files (same row key), the judge sees the history, the action, both cleaned
+ * predictions in both orders and the real observation, and names the closer
+ * prediction. A row missing from the reference is written as final with
+ * NO_REFERENCE and never sent.
+ */
+export function pairwiseStage(
+  pool: EndpointPool,
+  prompt: ModePrompt,
+  sampling: Sampling,
+  parseAttempts: number,
+  reference: ReferenceFile,
+  routing: Routing = {},
+): Stage<typeof predictionRowSchema> {
+  const result = (
+    key: string,
+    at: readonly [Side, Side],
+    outcomes: [OrderOutcome, OrderOutcome],
+    shown: { candidate?: string; reference?: string },
+  ) => ({
+    pairwise: pairwiseResult(key, [pairwiseOrderResult(at[0], outcomes[0]), pairwiseOrderResult(at[1], outcomes[1])], shown.reference),
+    ...rowStatus(outcomes),
+    ...(shown.candidate === undefined ? {} : { extracted_output: shown.candidate }),
+  });
+  return {
+    name: 'judge',
+    schema: predictionRowSchema,
+    outputFields: Object.keys(pairwiseFieldsSchema.shape),
+    outcome: judgedOutcome,
+    tally: tallyChoice,
+    job: (row, key) => {
+      const unasked = (why: string) => async () => {
+        const none = notAsked(why);
+        return { ...result(key, ['A', 'B'], [none, none], {}), error_message: why };
+      };
+      if (!reference.has(key)) return unasked(NO_REFERENCE);
+      if (!row.gen) return unasked(NO_GENERATION);
+      const candidate = extractPrediction(row.gen);
+      const truth = cleanGroundTruth(groundTruth(row));
+      const turns = history(row);
+      const action = currentAction(row);
+      return async (signal) => {
+        const other = await reference.prediction(key);
+        // A reference without a generation has nothing to compare with: final, as a missing row.
+        if (other === undefined) return unasked(NO_REFERENCE)();
+        const orders = pairwiseOrders(candidate, other);
+        const outcomes = await askBoth(
+          pool,
+          requestParams(sampling, routing.promptCacheKey ? row : undefined),
+          parseAttempts,
+          (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth),
+          signal,
+        );
+        return outcomes && result(key, [orders[0].candidate_at, orders[1].candidate_at], outcomes, { candidate, reference: other });
+      };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { stringify } from 'csv-stringify/sync';
+import { formatFixed, type Figure, type ModeFigure, type ModeScore } from '../core/score/index.js';
+import { visible } from '../core/shown.js';
+import type { Cell, Grid, View } from './model.js';
+
+/** The figures of a judge-mode file (issue 14), with the file it came from. */
+export interface ModeReport {
+  path: string;
+  score: ModeScore;
+}
+
+const FIGURES: Record<ModeFigure, string> = {
+  fooling_rate: 'Fooling rate',
+  win_rate: 'Win rate',
+  position_consistency: 'Position consistency',
+  judge_noise: 'Judge noise',
+};
+
+const OVERALL = 'Overall';
+
+function figureNames(s: ModeScore): ModeFigure[] {
+  return (Object.keys(FIGURES) as ModeFigure[]).filter((f) => s.overall[f] !== undefined);
+}
+
+function number(f: Figure | undefined): number | null {
+  const v = f?.value;
+  return v === undefined ? null : typeof v === 'number' ? v : v.toNumber();
+}
+
+function cell(f: Figure | undefined): Cell {
+  const extra = f?.interval ? `[${formatFixed(f.interval.lo)}, ${formatFixed(f.interval.hi)}]` : undefined;
+  return { text: formatFixed(f?.value), ...(extra ? { extra } : {}) };
+}
+
+/** One grid per file: a row per domain and Overall, a column per figure (value and 95% interval). */
+export function modesView(reports: readonly ModeReport[]): View {
+  const grids: Grid[] = reports.map(({ path, score }) => {
+    const names = figureNames(score);
+    const line = (label: string, counted: number, rows: number, figures: Partial<Record<ModeFigure, Figure>>) => ({
+      cells: [{ text: label }, { text: `${counted}/${rows}` }, ...names.map((n) => cell(figures[n]))],
+    });
+    return {
+      title: `${path} (${score.mode})`,
+      columns: [
+        { title: 'Domain', align: 'left' as const },
+        { title: 'Rows counted', align: 'right' as const },
+        ...names.map((n) => ({ title: FIGURES[n], align: 'right' as const })),
+      ],
+      rows: [
+        ...score.domains.map((d) => line(d.domain, d.counted, d.rows, d.figures)),
+        line(OVERALL, score.counted, score.rows, score.overall),
+      ],
+    };
+  });
+  return {
+    intro: [],
+    grids,
+    footnotes: [
+      'Fooling rate: % of judgements taking the prediction for the real observation (50 = indistinguishable).',
+      'Win rate: % for the candidate over the reference; an order-inconsistent row counts half.',
+      'Position consistency: % of rows whose two orders agree. Judge noise: mean per-row SD of repeated totals, 0-100 scale.',
+      'Overall: mean of the domains. Brackets: 95% trajectory-bootstrap interval.',
+    ],
+    verdict: [],
+  };
+}
+
+function figureJson(f: Figure | undefined) {
+  return { value: number(f), rows: f?.rows ?? 0, ...(f?.interval ? { ci95: [f.interval.lo, f.interval.hi] } : {}) };
+}
+
+/** What `--format json` carries under `modes`: keys named after the figures (fooling_rate, win_rate, …). */
+export function modesJson(reports: readonly ModeReport[]) {
+  return reports.map(({ path, score }) => {
+    const names = figureNames(score);
+    const figures = (fs: Partial<Record<ModeFigure, Figure>>) => Object.fromEntries(names.map((n) => [n, figureJson(fs[n])]));
+    return {
+      file: visible(path),
+      mode: score.mode,
+      rows: score.rows,
+      counted: score.counted,
+      domains: Object.fromEntries(score.domains.map((d) => [d.domain, { rows: d.rows, counted: d.counted, ...figures(d.figures) }])),
+      overall: figures(score.overall),
+    };
+  });
+}
+
+/** One line per file, domain and figure. */
+export function modesCsv(reports: readonly ModeReport[]): string {
+  const rows: Array<Array<string | number | null>> = [['file', 'mode', 'domain', 'figure', 'value', 'ci_low', 'ci_high', 'rows']];
+  for (const { path, score } of reports) {
+    const at = [...score.domains.map((d) => [d.domain, d.figures] as const), [OVERALL, score.overall] as const];
+    for (const [domain, figures] of at)
+      for (const n of figureNames(score)) {
+        const f = figures[n];
+        rows.push([visible(path), score.mode, domain, n, number(f), f?.interval?.lo ?? null, f?.interval?.hi ?? null, f?.rows ?? 0]);
+      }
+  }
+  return stringify(rows);
+}

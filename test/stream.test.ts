@@ -1,0 +1,163 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { runAwb } from './support/cli.js';
+import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from './support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
+import { requestHash, type ChatRequest } from './support/openai-server.js';
+import { collectStream, medianP90 } from '../src/core/endpoints/index.js';
+
+/* --stream: the same rows as unstreamed, through a proxy that cuts connections silent for 1.5 s. */
+
+const serve = useServers();
+const dirs = tempDirs('stream');
+after(() => dirs.cleanup());
+
+/** A TCP proxy to `port` that drops a connection when no byte has passed either way for `idleMs`, as nginx or a gateway does. */
+async function idleCuttingProxy(port: number, idleMs: number) {
+  const sockets = new Set<Socket>();
+  let cuts = 0;
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    let timer: NodeJS.Timeout;
+    const quiet = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        cuts++;
+        client.destroy();
+        upstream.destroy();
+      }, idleMs);
+    };
+    quiet();
+    client.on('data', quiet).pipe(upstream);
+    upstream.on('data', quiet).pipe(client);
+    const end = () => {
+      clearTimeout(timer);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  after(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, cuts: () => cuts };
+}
+
+const portOf = (url: string) => Number(new URL(url).port);
+
+/** A row without what differs between runs by nature: timings and the endpoint's address. */
+function stable(row: Record<string, unknown>): string {
+  const out = { ...row };
+  for (const k of [
+    'latency_ms',
+    'ttft_ms',
+    'decode_tokens_per_s',
+    'endpoint',
+    'judge_latency_ms',
+    'judge_ttft_ms',
+    'judge_decode_tokens_per_s',
+    'judge_endpoint',
+  ])
+    delete out[k];
+  return JSON.stringify(out);
+}
+
+const GENERATION_MS = 3000;
+
+test('infer and judge --stream complete through an idle-cutting proxy with the rows of unstreamed runs; unstreamed fails there', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 6, ['mcp', 'terminal']);
+  const world = await serve({
+    latencyMs: GENERATION_MS,
+    reply: (req: ChatRequest, ctx) => ({ content: worldReply(req, ctx) as string, reasoning_content: `thinking ${requestHash(req)}` }),
+  });
+  const judge = await serve({ latencyMs: GENERATION_MS, reply: judgeReply });
+  const worldProxy = await idleCuttingProxy(portOf(world.url), 1500);
+  const judgeProxy = await idleCuttingProxy(portOf(judge.url), 1500);
+  const out = (n: string) => join(dir, n);
+
+  const [plain, streamed, cut] = await Promise.all([
+    runAwb(inferArgs(world.url, data.dir, out('plain.jsonl'), ['-c', '8'])),
+    runAwb(inferArgs(worldProxy.url, data.dir, out('streamed.jsonl'), ['-c', '8', '--stream'])),
+    runAwb(inferArgs(worldProxy.url, data.dir, out('cut.jsonl'), ['-c', '8', '--max-retries', '0'])),
+  ]);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(streamed.code, 0, streamed.stderr);
+  assert.equal(cut.code, 1, 'unstreamed, every generation outlasts the proxy idle limit');
+  assert.ok(worldProxy.cuts() > 0);
+  const plainRows = await readRowsOf(out('plain.jsonl'));
+  const streamedRows = await readRowsOf(out('streamed.jsonl'));
+  assert.equal(plainRows.length, 6);
+  assert.ok(plainRows.every((r) => typeof r.gen_reasoning === 'string' && r.usage));
+  assert.deepEqual(streamedRows.map(stable), plainRows.map(stable));
+  for (const r of streamedRows) {
+    assert.equal(typeof r.ttft_ms, 'number');
+    assert.ok((r.ttft_ms as number) < GENERATION_MS, 'the first token comes before the generation ends');
+    assert.ok((r.decode_tokens_per_s as number) > 0);
+    assert.equal(r.error, undefined);
+  }
+  assert.ok(plainRows.every((r) => r.ttft_ms === undefined));
+  assert.match(streamed.stderr, /time to first token: median \d+ ms, p90 \d+ ms \(6 rows\)/);
+  assert.match(streamed.stderr, /decode speed: median [\d.]+ tokens\/s/);
+  assert.ok((await readRowsOf(out('cut.jsonl'))).every((r) => r.gen === '' && typeof r.error === 'string'));
+
+  const [plainJudged, streamedJudged] = await Promise.all([
+    runAwb(judgeArgs(judge.url, out('plain.jsonl'), out('plain-judged.jsonl'), ['-c', '8'])),
+    runAwb(judgeArgs(judgeProxy.url, out('plain.jsonl'), out('streamed-judged.jsonl'), ['-c', '8', '--stream'])),
+  ]);
+  assert.equal(plainJudged.code, 0, plainJudged.stderr);
+  assert.equal(streamedJudged.code, 0, streamedJudged.stderr);
+  const a = await readRowsOf(out('plain-judged.jsonl'));
+  const b = await readRowsOf(out('streamed-judged.jsonl'));
+  assert.deepEqual(b.map(stable), a.map(stable));
+  assert.ok(b.every((r) => r.failed === 0 && typeof r.judge_ttft_ms === 'number'));
+});
+
+test('a stream silent for --stream-idle is a failed attempt, retried, and nothing partial is written', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 2, ['mcp']);
+  // Eight pieces over 4 s: half a second between chunks, longer than the idle limit.
+  const world = await serve({ latencyMs: 4000, reply: worldReply });
+  const r = await runAwb(inferArgs(world.url, data.dir, join(dir, 'p.jsonl'), ['--stream', '--stream-idle', '0.2', '--max-retries', '1']));
+  assert.equal(r.code, 1, r.stderr);
+  const rows = await readRowsOf(join(dir, 'p.jsonl'));
+  assert.equal(rows.length, 2);
+  for (const row of rows) {
+    assert.equal(row.gen, '');
+    assert.match(String(row.error), /stream broke off: .*stalled/);
+  }
+  assert.equal(world.stats.requests, 4, `each row tried twice: ${JSON.stringify(rows.map((x) => x.error))}`);
+});
+
+test('a stream is put together as the unstreamed reply: every reasoning field, last finish reason, usage chunk', async () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: unknown) => ({
+    id: 'c1',
+    object: 'chat.completion.chunk' as const,
+    created: 1,
+    model: 'm',
+    choices: delta ? [{ index: 0, delta, finish_reason: finish, logprobs: null }] : [],
+    ...(usage ? { usage } : {}),
+  });
+  async function* chunks() {
+    yield chunk({ role: 'assistant' });
+    yield chunk({ reasoning: 'a' });
+    yield chunk({ reasoning: 'b', content: 'x' });
+    yield chunk({ content: 'y' }, 'length');
+    yield { ...chunk({}), choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
+  }
+  const { completion, ttftMs } = await collectStream(chunks() as never, performance.now());
+  const message = completion.choices[0]!.message as unknown as Record<string, unknown>;
+  assert.deepEqual(message, { role: 'assistant', content: 'xy', reasoning: 'ab' });
+  assert.equal(completion.choices[0]!.finish_reason, 'length');
+  assert.deepEqual(completion.usage, { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+  assert.equal(typeof ttftMs, 'number');
+  assert.deepEqual(medianP90([5, 1, 4, 2, 3, 6, 7, 8, 9, 10]), { median: 5, p90: 9 });
+  assert.equal(medianP90([]), undefined);
+});
