@@ -116,7 +116,13 @@ export function turingStage(
       const turns = history(row);
       const action = currentAction(row);
       return async (signal) => {
-        const outcomes = await askBoth(pool, requestParams(sampling, routing.promptCacheKey ? row : undefined), parseAttempts, (i) => turingMessages(prompt.text, turns, action, orders[i]), signal);
+        const outcomes = await askBoth(
+          pool,
+          requestParams(sampling, routing.promptCacheKey ? row : undefined),
+          parseAttempts,
+          (i) => turingMessages(prompt.text, turns, action, orders[i]),
+          signal,
+        );
         return outcomes && result([orders[0].real_at, orders[1].real_at], outcomes, extracted);
       };
     },
