@@ -106,14 +106,17 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   const slots = new Dispatcher(opts.concurrency);
   const onAbort = () => slots.cancel();
   opts.abort.addEventListener('abort', onAbort);
-  let badStop: UserError | undefined;
-  let queued = 0;
+  /**
+   * --on-bad-row stop: the first bad row in plan order found so far. The
+   * schedule reads rows out of file order, so rows before it may not have
+   * been sent yet: they still are, and rows after it are no longer sent
+   * (those already in flight finish and are saved).
+   */
+  let cutoff: { index: number; bad: BadRow } | undefined;
 
-  const badRow = (bad: BadRow, domain: string) => {
+  const badRow = (bad: BadRow, domain: string, index: number) => {
     if (opts.onBadRow === 'stop') {
-      badStop ??= new UserError(
-        `${bad.message}${queued ? ' (rows before it are done and saved; fix it and run the same command to go on)' : ''}`,
-      );
+      if (!cutoff || index < cutoff.index) cutoff = { index, bad };
       return;
     }
     const t = tallies.of(domain);
@@ -141,7 +144,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       })),
     );
     while (!schedule.isDone()) {
-      if (opts.stop.aborted || slots.error || badStop) break;
+      if (opts.stop.aborted || slots.error) break;
       await slots.room();
       if (opts.stop.aborted || slots.error) break;
       const item = schedule.next();
@@ -151,6 +154,10 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
         break;
       }
       const { line } = item;
+      if (cutoff && item.index > cutoff.index) {
+        schedule.finish(item);
+        continue;
+      }
       const file = plan.files[line.file]!;
       const read = readRow(await readLineAt(inputs[line.file]!, line.start, line.length), stage.schema, {
         file,
@@ -159,7 +166,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       });
       if (!read.ok) {
         schedule.finish(item);
-        badRow(read.bad, line.domain);
+        badRow(read.bad, line.domain, item.index);
         continue;
       }
       const domain = domainOfTask(read.row.task);
@@ -167,7 +174,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       const first = seen.get(read.key);
       if (first !== undefined) {
         schedule.finish(item);
-        badRow({ file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` }, domain);
+        badRow(
+          { file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` },
+          domain,
+          item.index,
+        );
         continue;
       }
       seen.set(read.key, where);
@@ -178,7 +189,6 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
       const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
       const job = stage.job(read.row, read.key);
-      queued++;
       slots.submit(async (signal) => {
         try {
           const fields = await job(signal);
@@ -224,6 +234,10 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   }
   const fatal = readError ?? slots.error;
   if (fatal) throw fatal.error;
-  if (badStop) throw badStop;
+  if (cutoff) {
+    const before =
+      cutoff.index > 0 && !opts.stop.aborted ? ' (rows before it are done and saved; fix it and run the same command to go on)' : '';
+    throw new UserError(`${cutoff.bad.message}${before}`);
+  }
   return { perDomain: tallies.perDomain, remaining: tallies.remaining(), stopped: opts.stop.aborted, manifest };
 }
