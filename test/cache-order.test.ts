@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAwb } from './support/cli.js';
 import { readRowsOf, shuffled, synthRows, tempDirs, worldReply, judgeReply, writeDataset, type SynthRow } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
-import type { FakeServer, LogEntry } from './support/openai-server.js';
+import type { FakeServer, LogEntry, ReplyFn } from './support/openai-server.js';
 
 /*
  * The order requests reach the endpoint: a later turn of a trajectory is
@@ -98,6 +98,36 @@ describe('cache-aware order', () => {
       assertTurnOrder(judge);
     });
   }
+
+  it('every judge mode, --repeat and --stream keep the order; a dry run sends nothing', async () => {
+    const dir = await dirs.make();
+    const data = await writeDataset(join(dir, 'data'), shuffled(rows(), 11));
+    const world = await startServer({ reply: worldReply, latencyMs: 10 });
+    const pred = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(world.url, data.dir, pred, ['-c', '4', '--stream']));
+    assert.equal(r.code, 0, r.stderr);
+    assertTurnOrder(world);
+    const reference = join(dir, 'reference.jsonl');
+    await copyFile(pred, reference);
+    const boxed: ReplyFn = () => 'Reasoning.\n\\boxed{A}';
+    for (const [name, reply, extra] of [
+      ['turing', boxed, ['--mode', 'turing']],
+      ['pairwise', boxed, ['--mode', 'pairwise', '--reference', reference]],
+      ['repeat', judgeReply, ['--repeat', '2', '--stream']],
+    ] as const) {
+      const judge = await startServer({ reply, latencyMs: 10 });
+      const judged = join(dir, `judged-${name}.jsonl`);
+      const j = await runAwb(judgeArgs(judge.url, pred, judged, ['-c', '4', ...extra]));
+      assert.equal(j.code, 0, `${name}: ${j.stderr}`);
+      assert.equal((await readRowsOf(judged)).length, data.rows.length, name);
+      assert.equal(judge.stats.requests, 2 * data.rows.length, `${name}: two requests a row`);
+      assertTurnOrder(judge);
+    }
+    const dry = await startServer({ reply: worldReply });
+    const d = await runAwb(inferArgs(dry.url, data.dir, join(dir, 'dry.jsonl'), ['--dry-run']));
+    assert.equal(d.code, 0, d.stderr);
+    assert.equal(dry.stats.requests, 0);
+  });
 
   it('a chain whose earlier turn fails: the next turn goes once the retries are spent, and the run goes on', async () => {
     const dir = await dirs.make();
