@@ -273,11 +273,12 @@ describe('reading judged files', () => {
       judgedRow({
         id: 1,
         usage: { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 2 },
-        judge_usage: { prompt_tokens: 100, completion_tokens: 7 },
+        judge_usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 64 } },
       }),
     ]);
-    assert.deepEqual(records[0]!.usage, { prompt: 10, completion: 5, reasoning: 2, cached: 0 });
-    assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0, cached: 0 });
+    // Not reported is left out (unknown), not 0; a raw OpenAI usage object's prompt_tokens_details is read.
+    assert.deepEqual(records[0]!.usage, { prompt: 10, completion: 5, reasoning: 2 });
+    assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0, cached: 64 });
   });
 });
 

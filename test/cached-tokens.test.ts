@@ -69,7 +69,7 @@ describe('cached tokens', () => {
     assert.match(t.stdout, /40\.0%/);
   });
 
-  it('an endpoint that reports none: no field in the rows, zero totals, and the run is fine', async () => {
+  it('an endpoint that reports none: no field in the rows or the manifest, "not reported" rather than 0, full price', async () => {
     const dir = await dirs.make();
     const data = await makeDataset(dir, 3, ['os']);
     const world = await startServer({ reply: worldReply });
@@ -77,10 +77,68 @@ describe('cached tokens', () => {
     const r = await runAwb(inferArgs(world.url, data.dir, pred));
     assert.equal(r.code, 0, r.stderr);
     for (const row of await readRowsOf(pred)) assert.ok(!('cached_tokens' in (row.usage as object)));
-    assert.equal((await manifestUsage(pred)).cached_tokens, 0);
-    const s = await runAwb(['score', pred, '--format', 'json', '--no-ci']);
-    // A predictions file is refused or scored; either way no made-up cache figure appears.
-    assert.doesNotMatch(s.stdout, /"cached_tokens":\s*[1-9]/);
+    assert.ok(!('cached_tokens' in (await manifestUsage(pred))));
+    assert.match(r.stderr, /prompt \(cached tokens not reported\)/);
+
+    const judge = await startServer({ reply: judgeReply });
+    const judged = join(dir, 'judged.jsonl');
+    const j = await runAwb(judgeArgs(judge.url, pred, judged));
+    assert.equal(j.code, 0, j.stderr);
+    const s = await runAwb([
+      'score',
+      judged,
+      '--format',
+      'json',
+      '--no-ci',
+      '--price-input',
+      '10',
+      '--price-output',
+      '0',
+      '--price-cached-input',
+      '1',
+    ]);
+    assert.equal(s.code, 0, s.stderr);
+    const usage = (JSON.parse(s.stdout) as { runs: { usage: Record<string, Record<string, number | null>> }[] }).runs[0]!.usage;
+    for (const stage of ['infer', 'judge']) {
+      const u = usage[stage]!;
+      assert.equal(u.cached_tokens, null, stage);
+      assert.equal(u.cache_hit_ratio, null, stage);
+      assert.ok(u.prompt_tokens! > 0);
+      assert.equal(u.cost_usd, (u.prompt_tokens! * 10) / 1e6, `${stage}: every prompt token at the input price`);
+    }
+  });
+
+  it('--stream keeps them too, and --price-cached-input prices both stages', async () => {
+    const dir = await dirs.make();
+    const data = await makeDataset(dir, 4, ['web']);
+    const world = await startServer({ reply: withCache(worldReply) });
+    const pred = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(world.url, data.dir, pred, ['--stream']));
+    assert.equal(r.code, 0, r.stderr);
+    for (const row of await readRowsOf(pred)) assert.equal((row.usage as { cached_tokens?: number }).cached_tokens, 40);
+    const judge = await startServer({ reply: withCache(judgeReply) });
+    const judged = join(dir, 'judged.jsonl');
+    const j = await runAwb(judgeArgs(judge.url, pred, judged, ['--stream']));
+    assert.equal(j.code, 0, j.stderr);
+    const s = await runAwb([
+      'score',
+      judged,
+      '--format',
+      'json',
+      '--no-ci',
+      '--price-input',
+      '10',
+      '--price-output',
+      '0',
+      '--price-cached-input',
+      '2',
+    ]);
+    assert.equal(s.code, 0, s.stderr);
+    const usage = (JSON.parse(s.stdout) as { runs: { usage: Record<string, Record<string, number | null>> }[] }).runs[0]!.usage;
+    for (const stage of ['infer', 'judge']) {
+      assert.equal(usage[stage]!.cached_tokens, 160, stage);
+      assert.ok(Math.abs(usage[stage]!.cost_usd! - (240 * 10 + 160 * 2) / 1e6) < 1e-12, stage);
+    }
   });
 });
 

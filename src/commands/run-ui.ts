@@ -294,10 +294,11 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   err(chalk.bold(`${stage} summary`));
   err(fmt(header));
   for (const r of rows) err(fmt(r));
-  const { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached = 0 } = result.manifest.usage;
+  const { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached } = result.manifest.usage;
   if (prompt > 0) {
-    // Endpoints that do not report cached tokens (vLLM without --enable-prompt-tokens-details) show 0 here.
-    err(`tokens: ${prompt} prompt (${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit), ${completion} completion`);
+    // vLLM reports cached tokens only with --enable-prompt-tokens-details, SGLang only with --enable-cache-report.
+    const cache = cached === undefined ? 'cached tokens not reported' : `${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit`;
+    err(`tokens: ${prompt} prompt (${cache}), ${completion} completion`);
   }
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);

@@ -35,7 +35,7 @@ function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
     reasoning_tokens: t.reasoning,
-    cached_tokens: t.cached,
+    cached_tokens: t.cachedRows ? t.cached : null,
     cache_hit_ratio: cacheHitRatio(t) ?? null,
     cost_usd: prices ? costOf(t, prices[name]) : null,
   });

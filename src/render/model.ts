@@ -311,7 +311,7 @@ function usageGrid(report: ScoreReport): Grid | undefined {
         { text: tokens(t.prompt) },
         { text: tokens(t.completion) },
         { text: tokens(t.reasoning) },
-        { text: tokens(t.cached) },
+        { text: t.cachedRows ? tokens(t.cached) : '-' },
         { text: hitRatio(t) },
         ...(prices ? [{ text: `$${formatFixed(costOf(t, prices[stage]))}` }] : []),
       ],

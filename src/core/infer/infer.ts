@@ -56,7 +56,7 @@ export function addUsage(t: DomainTally, usage: Usage | null | undefined): void 
   t.promptTokens += usage.prompt_tokens ?? 0;
   t.completionTokens += usage.completion_tokens ?? 0;
   t.reasoningTokens += usage.reasoning_tokens ?? 0;
-  t.cachedTokens += usage.cached_tokens ?? 0;
+  if (usage.cached_tokens !== undefined) t.cachedTokens = (t.cachedTokens ?? 0) + usage.cached_tokens;
 }
 
 /** Usage as recorded in rows: the counts that matter for cost, reasoning tokens lifted out of their details object. */

@@ -259,6 +259,9 @@ function turnIntervals(records: readonly JudgedRecord[], opts: ScoreOptions, set
 export interface UsageTotals extends TokenUsage {
   /** Rows that reported usage. */
   rows: number;
+  cached: number;
+  /** Rows that reported cached tokens: with none, the cache figures are unknown, not 0. */
+  cachedRows: number;
 }
 
 export interface StageUsage {
@@ -282,7 +285,7 @@ export interface StagePrices {
 /** The world model (infer) and the judge are priced separately. */
 export type Prices = Record<keyof StageUsage, StagePrices>;
 
-const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 });
+const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0, cachedRows: 0 });
 
 function addUsage(t: UsageTotals, u: TokenUsage | undefined): void {
   if (!u) return;
@@ -290,7 +293,10 @@ function addUsage(t: UsageTotals, u: TokenUsage | undefined): void {
   t.prompt += u.prompt;
   t.completion += u.completion;
   t.reasoning += u.reasoning;
-  t.cached += u.cached;
+  if (u.cached !== undefined) {
+    t.cached += u.cached;
+    t.cachedRows++;
+  }
 }
 
 /** Token totals per stage, overall and per domain (every row, failed or not: they were paid for). */
@@ -309,13 +315,13 @@ export function usageOf(records: readonly JudgedRecord[]): UsageSummary {
 }
 
 export function costOf(t: TokenUsage, prices: StagePrices): number {
-  const cached = prices.cachedInput === undefined ? 0 : Math.min(t.cached, t.prompt);
+  const cached = prices.cachedInput === undefined ? 0 : Math.min(t.cached ?? 0, t.prompt);
   return ((t.prompt - cached) * prices.input + cached * (prices.cachedInput ?? 0) + t.completion * prices.output) / 1e6;
 }
 
-/** Cached prompt tokens over prompt tokens, or undefined when there were none. */
-export function cacheHitRatio(t: TokenUsage): number | undefined {
-  return t.prompt > 0 ? t.cached / t.prompt : undefined;
+/** Cached prompt tokens over prompt tokens, or undefined when there were none or no row reported cached tokens. */
+export function cacheHitRatio(t: UsageTotals): number | undefined {
+  return t.prompt > 0 && t.cachedRows > 0 ? t.cached / t.prompt : undefined;
 }
 
 export function hasUsage(u: StageUsage): boolean {
