@@ -23,45 +23,43 @@ const withCache =
 const manifestUsage = async (file: string) =>
   (JSON.parse(await readFile(`${file}.manifest.json`, 'utf8')) as { usage: Record<string, number> }).usage;
 
+/** `awb infer` on n rows of one domain, then `awb judge` on its predictions, against endpoints giving these replies. */
+async function inferAndJudge(n: number, domain: string, world: ReplyFn, judge: ReplyFn, extra: string[] = []) {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, n, [domain]);
+  const pred = join(dir, 'pred.jsonl');
+  const inferRun = await runAwb(inferArgs((await startServer({ reply: world })).url, data.dir, pred, extra));
+  assert.equal(inferRun.code, 0, inferRun.stderr);
+  const judged = join(dir, 'judged.jsonl');
+  const judgeRun = await runAwb(judgeArgs((await startServer({ reply: judge })).url, pred, judged, extra));
+  assert.equal(judgeRun.code, 0, judgeRun.stderr);
+  return { pred, judged, inferRun };
+}
+
+/** `usage` of `awb score --format json` at $10 per million prompt tokens, output free, with these cached-input prices. */
+async function scoredUsage(judged: string, cachedPrices: string[]): Promise<Record<string, Record<string, number | null>>> {
+  const s = await runAwb(['score', judged, '--format', 'json', '--no-ci', '--price-input', '10', '--price-output', '0', ...cachedPrices]);
+  assert.equal(s.code, 0, s.stderr);
+  return (JSON.parse(s.stdout) as { runs: { usage: Record<string, Record<string, number | null>> }[] }).runs[0]!.usage;
+}
+
+const near = (a: number | null | undefined, b: number) => a !== null && a !== undefined && Math.abs(a - b) < 1e-12;
+
 describe('cached tokens', () => {
   it('are kept per row, summed in the manifest and the summary, and priced by score --price-cached-input', async () => {
-    const dir = await dirs.make();
-    const data = await makeDataset(dir, 6, ['mcp']);
-    const world = await startServer({ reply: withCache(worldReply) });
-    const pred = join(dir, 'pred.jsonl');
-    const r = await runAwb(inferArgs(world.url, data.dir, pred));
-    assert.equal(r.code, 0, r.stderr);
+    const { pred, judged, inferRun } = await inferAndJudge(6, 'mcp', withCache(worldReply), withCache(judgeReply));
     for (const row of await readRowsOf(pred)) assert.equal((row.usage as { cached_tokens?: number }).cached_tokens, 40);
     assert.equal((await manifestUsage(pred)).cached_tokens, 240);
-    assert.match(r.stderr, /600 prompt \(240 cached, 40\.0% hit\)/);
-
-    const judge = await startServer({ reply: withCache(judgeReply) });
-    const judged = join(dir, 'judged.jsonl');
-    const j = await runAwb(judgeArgs(judge.url, pred, judged));
-    assert.equal(j.code, 0, j.stderr);
+    assert.match(inferRun.stderr, /600 prompt \(240 cached, 40\.0% hit\)/);
     for (const row of await readRowsOf(judged)) assert.equal((row.judge_usage as { cached_tokens?: number }).cached_tokens, 40);
     assert.equal((await manifestUsage(judged)).cached_tokens, 240);
 
-    const s = await runAwb([
-      'score',
-      judged,
-      '--format',
-      'json',
-      '--no-ci',
-      '--price-input',
-      '10',
-      '--price-output',
-      '0',
-      '--price-judge-cached-input',
-      '1',
-    ]);
-    assert.equal(s.code, 0, s.stderr);
-    const usage = (JSON.parse(s.stdout) as { runs: { usage: Record<string, Record<string, number | null>> }[] }).runs[0]!.usage;
+    const usage = await scoredUsage(judged, ['--price-judge-cached-input', '1']);
     assert.equal(usage.infer!.cached_tokens, 240);
     assert.equal(usage.infer!.cache_hit_ratio, 0.4);
     // infer: no cached price, so all 600 prompt tokens at $10/M; judge: 360 at $10/M and 240 at $1/M.
     assert.equal(usage.infer!.cost_usd, 0.006);
-    assert.ok(Math.abs(usage.judge!.cost_usd! - (360 * 10 + 240 * 1) / 1e6) < 1e-12);
+    assert.ok(near(usage.judge!.cost_usd, (360 * 10 + 240 * 1) / 1e6));
 
     const t = await runAwb(['score', judged, '--no-ci']);
     assert.equal(t.code, 0, t.stderr);
@@ -70,35 +68,11 @@ describe('cached tokens', () => {
   });
 
   it('an endpoint that reports none: no field in the rows or the manifest, "not reported" rather than 0, full price', async () => {
-    const dir = await dirs.make();
-    const data = await makeDataset(dir, 3, ['os']);
-    const world = await startServer({ reply: worldReply });
-    const pred = join(dir, 'pred.jsonl');
-    const r = await runAwb(inferArgs(world.url, data.dir, pred));
-    assert.equal(r.code, 0, r.stderr);
+    const { pred, judged, inferRun } = await inferAndJudge(3, 'os', worldReply, judgeReply);
     for (const row of await readRowsOf(pred)) assert.ok(!('cached_tokens' in (row.usage as object)));
     assert.ok(!('cached_tokens' in (await manifestUsage(pred))));
-    assert.match(r.stderr, /prompt \(cached tokens not reported\)/);
-
-    const judge = await startServer({ reply: judgeReply });
-    const judged = join(dir, 'judged.jsonl');
-    const j = await runAwb(judgeArgs(judge.url, pred, judged));
-    assert.equal(j.code, 0, j.stderr);
-    const s = await runAwb([
-      'score',
-      judged,
-      '--format',
-      'json',
-      '--no-ci',
-      '--price-input',
-      '10',
-      '--price-output',
-      '0',
-      '--price-cached-input',
-      '1',
-    ]);
-    assert.equal(s.code, 0, s.stderr);
-    const usage = (JSON.parse(s.stdout) as { runs: { usage: Record<string, Record<string, number | null>> }[] }).runs[0]!.usage;
+    assert.match(inferRun.stderr, /prompt \(cached tokens not reported\)/);
+    const usage = await scoredUsage(judged, ['--price-cached-input', '1']);
     for (const stage of ['infer', 'judge']) {
       const u = usage[stage]!;
       assert.equal(u.cached_tokens, null, stage);
@@ -109,35 +83,12 @@ describe('cached tokens', () => {
   });
 
   it('--stream keeps them too, and --price-cached-input prices both stages', async () => {
-    const dir = await dirs.make();
-    const data = await makeDataset(dir, 4, ['web']);
-    const world = await startServer({ reply: withCache(worldReply) });
-    const pred = join(dir, 'pred.jsonl');
-    const r = await runAwb(inferArgs(world.url, data.dir, pred, ['--stream']));
-    assert.equal(r.code, 0, r.stderr);
+    const { pred, judged } = await inferAndJudge(4, 'web', withCache(worldReply), withCache(judgeReply), ['--stream']);
     for (const row of await readRowsOf(pred)) assert.equal((row.usage as { cached_tokens?: number }).cached_tokens, 40);
-    const judge = await startServer({ reply: withCache(judgeReply) });
-    const judged = join(dir, 'judged.jsonl');
-    const j = await runAwb(judgeArgs(judge.url, pred, judged, ['--stream']));
-    assert.equal(j.code, 0, j.stderr);
-    const s = await runAwb([
-      'score',
-      judged,
-      '--format',
-      'json',
-      '--no-ci',
-      '--price-input',
-      '10',
-      '--price-output',
-      '0',
-      '--price-cached-input',
-      '2',
-    ]);
-    assert.equal(s.code, 0, s.stderr);
-    const usage = (JSON.parse(s.stdout) as { runs: { usage: Record<string, Record<string, number | null>> }[] }).runs[0]!.usage;
+    const usage = await scoredUsage(judged, ['--price-cached-input', '2']);
     for (const stage of ['infer', 'judge']) {
       assert.equal(usage[stage]!.cached_tokens, 160, stage);
-      assert.ok(Math.abs(usage[stage]!.cost_usd! - (240 * 10 + 160 * 2) / 1e6) < 1e-12, stage);
+      assert.ok(near(usage[stage]!.cost_usd, (240 * 10 + 160 * 2) / 1e6), stage);
     }
   });
 });
