@@ -255,6 +255,37 @@ describe('--on-bad-row stop', () => {
     assert.equal((await readRowsOf(out)).length, 6);
     assert.equal(s.stats.successes, 6, 'a saved row was sent again');
   });
+
+  it('a bad row found later but higher in the file moves the stop up to it; rows already sent stay saved', async (t) => {
+    const s = await startOpenAIServer({ reply: worldReply });
+    t.after(() => s.close());
+    const [a1, b1, b2, c1, c2, c3] = synthRows(6, ['web']).map((r) => JSON.stringify(r));
+    const dir = join(await temps.make(), 'data');
+    await mkdir(dir);
+    // c1 (line 4) heads the longest trajectory and is read first; the small bad line 2 is read last.
+    const lines = [a1!, '{"task": "web", "id": 5, "prompt": 7}', b1!, c1!.replace('"response":[', '"response":[7,'), c2!, c3!, b2!];
+    await writeFile(join(dir, 'web_test.jsonl'), lines.map((l) => `${l}\n`).join(''));
+    const out = join(dir, '..', 'pred.jsonl');
+    const r = await runAwb([
+      'infer',
+      '--model-base-url',
+      s.url,
+      '--model-name',
+      'test-model',
+      '--data',
+      dir,
+      '-o',
+      out,
+      '--no-progress',
+      '-c',
+      '2',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(errorLines(r.stderr).join('\n'), /web_test\.jsonl:2: /);
+    const sent = [a1!, b1!].map((l) => keyOf(JSON.parse(l) as Record<string, unknown>));
+    assert.deepEqual(new Set((await readRowsOf(out)).map(keyOf)), new Set(sent));
+    assert.equal(s.stats.requests, 2, 'a row after the first bad line was sent once it was found');
+  });
 });
 
 describe('--on-bad-row skip', () => {
