@@ -24,10 +24,12 @@
  * wall time against (rows × latency + prefill cost of that minimum) ÷
  * concurrency. Its knobs go to the endpoint: BENCH_PREFILL_MS_PER_MB (1000),
  * BENCH_CACHE_BLOCK_BYTES (4096), BENCH_CACHE_BLOCKS (0: no eviction),
- * BENCH_CACHED_TOKENS=absent (usage without cached_tokens).
+ * BENCH_CACHED_TOKENS=absent (usage without cached_tokens). Beside the
+ * measured runs it reports the order alone in virtual time
+ * (schedule-sim.ts), which no load on the machine can slow.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +39,7 @@ import type { EndpointStats } from './endpoint.js';
 import { ensureDataset, ensureShuffled, type DatasetInfo } from './generate.js';
 import { measure, type Measured } from './measure.js';
 import { pageTimings } from './report-page.js';
+import { virtualRuns } from './schedule-sim.js';
 import { countLines } from '../src/core/rows/jsonl.js';
 import { readManifest } from '../src/core/runner/output-file.js';
 
@@ -385,6 +388,20 @@ async function cacheBench(plain: DatasetInfo): Promise<void> {
   } finally {
     await ep.stop();
   }
+  const files = readdirSync(data.dir)
+    .filter((f) => f.endsWith('_test.jsonl'))
+    .map((f) => join(data.dir, f));
+  const virtual = await virtualRuns(files, concurrencies, latencyMs, prefillMsPerMB);
+  concurrencies.forEach((c, i) => {
+    const v = virtual[i]!;
+    const ratio = v.makespanS / v.idealS;
+    rows.push({
+      figure: `the order alone at concurrency ${c} (virtual time, no CPU)`,
+      value: `${sec(v.makespanS)} = ${ratio.toFixed(3)} × its ideal ${sec(v.idealS)}; mean ${v.meanInFlight.toFixed(1)} in flight`,
+      target: `≤ ${CACHE_WALL_TARGET} × ideal`,
+      result: verdict(ratio <= CACHE_WALL_TARGET),
+    });
+  });
   noteLoad('end');
   const cacheSettings = `prefix cache ${process.env.BENCH_CACHE_BLOCK_BYTES ?? 4096}-byte blocks, ${Number(process.env.BENCH_CACHE_BLOCKS) ? `LRU of ${process.env.BENCH_CACHE_BLOCKS} blocks` : 'no eviction'}, +${prefillMsPerMB} ms per MB prefilled, cached_tokens ${process.env.BENCH_CACHED_TOKENS === 'absent' ? 'absent' : 'reported'}; rows shuffled within each file; concurrency ${concurrencies.join(', ')}`;
   const table = render(rows, data, `time -v; ${cacheSettings}`);

@@ -25,7 +25,13 @@ function withScoreOptions(cmd: Command): Command {
     .option('--price-model-input <usd>', 'price per million input tokens of the world model (infer); wins over --price-input')
     .option('--price-model-output <usd>', 'price per million output tokens of the world model (infer)')
     .option('--price-judge-input <usd>', 'price per million input tokens of the judge; wins over --price-input')
-    .option('--price-judge-output <usd>', 'price per million output tokens of the judge');
+    .option('--price-judge-output <usd>', 'price per million output tokens of the judge')
+    .option(
+      '--price-cached-input <usd>',
+      'price per million cached prompt tokens (both stages); the rest of the prompt costs the input price',
+    )
+    .option('--price-model-cached-input <usd>', 'price per million cached prompt tokens of the world model; wins over --price-cached-input')
+    .option('--price-judge-cached-input <usd>', 'price per million cached prompt tokens of the judge; wins over --price-cached-input');
 }
 
 function buildProgram(): Command {

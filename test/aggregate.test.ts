@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { aggregate, scoreFiles, turnBucket, TURN_BUCKETS } from '../src/core/score/aggregate.js';
+import { aggregate, BATCH_PRICE, costOf, scoreFiles, turnBucket, TURN_BUCKETS, type UsageTotals } from '../src/core/score/aggregate.js';
 import { UserError } from '../src/core/errors.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
@@ -273,11 +273,12 @@ describe('reading judged files', () => {
       judgedRow({
         id: 1,
         usage: { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 2 },
-        judge_usage: { prompt_tokens: 100, completion_tokens: 7 },
+        judge_usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 64 } },
       }),
     ]);
+    // Not reported is left out (unknown), not 0; a raw OpenAI usage object's prompt_tokens_details is read.
     assert.deepEqual(records[0]!.usage, { prompt: 10, completion: 5, reasoning: 2 });
-    assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0 });
+    assert.deepEqual(records[0]!.judgeUsage, { prompt: 100, completion: 7, reasoning: 0, cached: 64 });
   });
 });
 
@@ -329,5 +330,35 @@ describe('comparability', () => {
     ]);
     assert.equal(report.warnings.length, 1);
     assert.match(report.warnings[0]!, /w\.jsonl\.manifest\.json: version: .*; its provenance counts as unknown/);
+  });
+});
+
+describe('cost of tokens', () => {
+  const totals = (over: Partial<UsageTotals>): UsageTotals => ({
+    rows: 1,
+    prompt: 0,
+    completion: 0,
+    reasoning: 0,
+    cached: 0,
+    cachedRows: 1,
+    batch: { prompt: 0, completion: 0, cached: 0 },
+    ...over,
+  });
+  const prices = { input: 2, output: 8, cachedInput: 0.5 };
+
+  it('prices cached prompt tokens at the cached price and the rest at the input price', () => {
+    assert.equal(costOf(totals({ prompt: 1e6, cached: 4e5, completion: 1e5 }), prices), 0.6 * 2 + 0.4 * 0.5 + 0.1 * 8);
+  });
+
+  it('prices cached tokens at the input price without --price-cached-input', () => {
+    assert.equal(costOf(totals({ prompt: 1e6, cached: 4e5 }), { input: 2, output: 8 }), 2);
+  });
+
+  it('halves the part the Batch API answered, its cached tokens at half the cached price', () => {
+    const t = totals({ prompt: 3e6, cached: 1e6, completion: 2e5, batch: { prompt: 2e6, cached: 5e5, completion: 1e5 } });
+    const online = 0.5 * 2 + 0.5 * 0.5 + 0.1 * 8;
+    const batch = 1.5 * 2 + 0.5 * 0.5 + 0.1 * 8;
+    assert.ok(Math.abs(costOf(t, prices) - (online + BATCH_PRICE * batch)) < 1e-12);
+    assert.equal(BATCH_PRICE, 0.5);
   });
 });

@@ -17,6 +17,7 @@ import {
   makeDataset,
   readRowsOf,
   stackLines,
+  synthRows,
   tempDirs,
   worldReply,
   writePredictions,
@@ -225,6 +226,65 @@ describe('--on-bad-row stop', () => {
     assert.equal(again.code, 0, again.stderr);
     assert.equal((await readFile(out, 'utf8')).split('\n').filter(Boolean).length, web.length);
     assert.equal(s.stats.successes, web.length, 'a saved row was sent again');
+  });
+
+  it('found first (it heads the longest trajectory): rows before it are still sent, rows after it never are', async (t) => {
+    const s = await startOpenAIServer({ reply: worldReply });
+    t.after(() => s.close());
+    // Trajectories of 1, 2 and 3 turns; the 3-turn one goes first, so its bad turn 1 is read before any row above it is sent.
+    const [a1, b1, b2, c1, c2, c3] = synthRows(6, ['web']).map((r) => JSON.stringify(r));
+    const bad = c1!.replace('"response":[', '"response":[7,');
+    const dir = join(await temps.make(), 'data');
+    await mkdir(dir);
+    const file = join(dir, 'web_test.jsonl');
+    const above = [a1!, b1!];
+    const write = (middle: string) => writeFile(file, [...above, middle, c2!, c3!, b2!].map((l) => `${l}\n`).join(''));
+    await write(bad);
+    const out = join(dir, '..', 'pred.jsonl');
+    const args = ['infer', '--model-base-url', s.url, '--model-name', 'test-model', '--data', dir, '-o', out, '--no-progress', '-c', '2'];
+    const r = await runAwb(args);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(errorLines(r.stderr).join('\n'), /web_test\.jsonl:3: response.*rows before it are done and saved/);
+    const saved = await readRowsOf(out);
+    assert.deepEqual(new Set(saved.map(keyOf)), new Set(above.map((l) => keyOf(JSON.parse(l) as Record<string, unknown>))));
+    assert.equal(s.stats.requests, above.length, 'a row after the bad one was sent');
+
+    await write(c1!);
+    const again = await runAwb(args);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal((await readRowsOf(out)).length, 6);
+    assert.equal(s.stats.successes, 6, 'a saved row was sent again');
+  });
+
+  it('a bad row found later but higher in the file moves the stop up to it; rows already sent stay saved', async (t) => {
+    const s = await startOpenAIServer({ reply: worldReply });
+    t.after(() => s.close());
+    const [a1, b1, b2, c1, c2, c3] = synthRows(6, ['web']).map((r) => JSON.stringify(r));
+    const dir = join(await temps.make(), 'data');
+    await mkdir(dir);
+    // c1 (line 4) heads the longest trajectory and is read first; the small bad line 2 is read last.
+    const lines = [a1!, '{"task": "web", "id": 5, "prompt": 7}', b1!, c1!.replace('"response":[', '"response":[7,'), c2!, c3!, b2!];
+    await writeFile(join(dir, 'web_test.jsonl'), lines.map((l) => `${l}\n`).join(''));
+    const out = join(dir, '..', 'pred.jsonl');
+    const r = await runAwb([
+      'infer',
+      '--model-base-url',
+      s.url,
+      '--model-name',
+      'test-model',
+      '--data',
+      dir,
+      '-o',
+      out,
+      '--no-progress',
+      '-c',
+      '2',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(errorLines(r.stderr).join('\n'), /web_test\.jsonl:2: /);
+    const sent = [a1!, b1!].map((l) => keyOf(JSON.parse(l) as Record<string, unknown>));
+    assert.deepEqual(new Set((await readRowsOf(out)).map(keyOf)), new Set(sent));
+    assert.equal(s.stats.requests, 2, 'a row after the first bad line was sent once it was found');
   });
 });
 

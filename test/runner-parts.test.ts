@@ -12,7 +12,16 @@ import type { LinePlan, PlannedLine } from '../src/core/rows/input.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
 import { inferOutcome } from '../src/core/schemas/prediction-row.js';
 
-const line = (lineNo: number): PlannedLine => ({ file: 0, lineNo, start: lineNo * 10, length: 9, terminated: true, domain: 'mcp' });
+const line = (lineNo: number): PlannedLine => ({
+  file: 0,
+  lineNo,
+  start: lineNo * 10,
+  length: 9,
+  terminated: true,
+  domain: 'mcp',
+  id: String(lineNo),
+  turn: 1,
+});
 const plan = (n: number): LinePlan => ({
   files: ['a'],
   lines: Array.from({ length: n }, (_, i) => line(i + 1)),

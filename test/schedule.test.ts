@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { Schedule, levelsOf, workLeft, DEFAULT_COST, type ScheduleRow } from '../src/core/runner/schedule.js';
 import { blocksOf, oneAtATime, PrefixCache, type Blocks } from '../bench/prefix-cache.js';
 import { mulberry32 } from '../src/core/score/bootstrap.js';
+import { shuffled } from './support/dataset.js';
 
 type Row = ScheduleRow & { prompt?: Blocks };
 
@@ -13,16 +14,6 @@ function trajectories(turns: number[], domain = 'terminal'): Row[] {
     for (let k = 1; k <= n; k++) rows.push({ index: rows.length, domain, id: String(1000 + t), turn: k, bytes: 100 * k });
   });
   return rows;
-}
-
-function shuffled<T>(xs: T[], seed: number): T[] {
-  const rnd = mulberry32(seed);
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
 }
 
 /** Re-indexes rows as a file in this order would. */

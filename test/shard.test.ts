@@ -7,6 +7,7 @@ import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
 import { assignShards } from '../src/core/rows/shard.js';
 import { displayKey } from '../src/core/rows/row-key.js';
 import { mulberry32 } from '../src/core/score/bootstrap.js';
+import { shuffled } from './support/dataset.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/data', import.meta.url));
 
@@ -26,16 +27,6 @@ function skewedRows(n: number, seed: number): Row[] {
     const weight = rand() < 0.3 ? 1000 * Math.round(base / 1000) : Math.round(base);
     return { key: `${domains[i % domains.length]}:${i * 7919}:${1 + (i % 5)}:${((i * 2654435761) >>> 0).toString(16)}`, weight };
   });
-}
-
-function shuffled<T>(xs: T[], seed: number): T[] {
-  const rand = mulberry32(seed);
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 function assertPartition(rows: Row[], shards: string[][], count: number): void {

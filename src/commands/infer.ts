@@ -30,7 +30,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
   // A folder per run, so a second model never lands in the first one's file.
   const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
-  const stage = inferStage(pool, sampling, history);
+  const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
   if (opts.dryRun) return printDryRun(stage, plan, opts);
   const result = await runStageCommand({
     stage,

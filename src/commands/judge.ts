@@ -31,6 +31,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const output = opts.output ?? join(dirname(predictions), opts.label ? `judged-${pathSegment(opts.label)}.jsonl` : 'judged.jsonl');
   const plan = await planLines([predictions], { domains, shard });
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
+  const routing = { promptCacheKey: opts.promptCacheKey };
   let reference: ReferenceFile | undefined;
   try {
     const built = await buildStage();
@@ -81,19 +82,19 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
       const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
       return {
-        stage: judgeStage(pool, rubrics, sampling, parseAttempts, repeat),
+        stage: judgeStage(pool, rubrics, sampling, parseAttempts, repeat, routing),
         settings: { rubrics: rubricsSetting(rubrics), ...(repeat === undefined ? {} : { repeat }) },
       };
     }
     const prompt = await loadModePrompt(opts.rubrics, mode);
     const modeSettings = { mode, mode_prompt: { source: prompt.source, sha256: prompt.sha256 } };
-    if (mode === 'turing') return { stage: turingStage(pool, prompt, sampling, parseAttempts), settings: modeSettings };
+    if (mode === 'turing') return { stage: turingStage(pool, prompt, sampling, parseAttempts, routing), settings: modeSettings };
     reference = await ReferenceFile.open(opts.reference!, plan.selectedDomains);
     const sides = await reference.unpaired(predictions, plan.selectedDomains);
     reportUnpaired(sides.candidateOnly, `in ${predictions} but not in the reference: written as "No reference row", not sent`);
     reportUnpaired(sides.referenceOnly, `in the reference ${opts.reference} only: left out`);
     return {
-      stage: pairwiseStage(pool, prompt, sampling, parseAttempts, reference),
+      stage: pairwiseStage(pool, prompt, sampling, parseAttempts, reference, routing),
       settings: { ...modeSettings, reference: { source: resolve(opts.reference!), sha256: reference.sha256 } },
     };
   }

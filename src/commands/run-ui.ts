@@ -294,6 +294,12 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   err(chalk.bold(`${stage} summary`));
   err(fmt(header));
   for (const r of rows) err(fmt(r));
+  const { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached } = result.manifest.usage;
+  if (prompt > 0) {
+    // vLLM reports cached tokens only with --enable-prompt-tokens-details, SGLang only with --enable-cache-report.
+    const cache = cached === undefined ? 'cached tokens not reported' : `${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit`;
+    err(`tokens: ${prompt} prompt (${cache}), ${completion} completion`);
+  }
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
     if (c.warn && n > 0) err(chalk.yellow(`warning: ${n} rows ${c.title}; check them before scoring`));

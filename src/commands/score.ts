@@ -17,6 +17,9 @@ export interface ScoreSettingsOpts {
   priceModelOutput?: string;
   priceJudgeInput?: string;
   priceJudgeOutput?: string;
+  priceCachedInput?: string;
+  priceModelCachedInput?: string;
+  priceJudgeCachedInput?: string;
 }
 
 export interface ScoreOpts extends ScoreSettingsOpts {
@@ -74,19 +77,30 @@ async function render(
 
 /**
  * --price-input/--price-output price both stages; --price-model-* and
- * --price-judge-* price one stage each and win over them. Unpriced: undefined.
+ * --price-judge-* price one stage each and win over them. Cached prompt
+ * tokens cost the --price-*cached-input price when one is given (per stage
+ * winning over both), else the input price. Unpriced: undefined.
  */
 export function pricesOption(opts: ScoreSettingsOpts): Prices | undefined {
   const price = (name: string, value: string | undefined) => numberOption(name, value, 0, 1e6);
-  const both = { input: price('price-input', opts.priceInput), output: price('price-output', opts.priceOutput) };
-  const stage = (kind: 'model' | 'judge', input: string | undefined, output: string | undefined) => ({
+  const both = {
+    input: price('price-input', opts.priceInput),
+    output: price('price-output', opts.priceOutput),
+    cachedInput: price('price-cached-input', opts.priceCachedInput),
+  };
+  const stage = (kind: 'model' | 'judge', input: string | undefined, output: string | undefined, cached: string | undefined) => ({
     input: price(`price-${kind}-input`, input) ?? both.input,
     output: price(`price-${kind}-output`, output) ?? both.output,
+    cachedInput: price(`price-${kind}-cached-input`, cached) ?? both.cachedInput,
   });
-  const infer = stage('model', opts.priceModelInput, opts.priceModelOutput);
-  const judge = stage('judge', opts.priceJudgeInput, opts.priceJudgeOutput);
-  if ([infer.input, infer.output, judge.input, judge.output].every((v) => v === undefined)) return undefined;
-  const zero = (p: { input?: number; output?: number }) => ({ input: p.input ?? 0, output: p.output ?? 0 });
+  const infer = stage('model', opts.priceModelInput, opts.priceModelOutput, opts.priceModelCachedInput);
+  const judge = stage('judge', opts.priceJudgeInput, opts.priceJudgeOutput, opts.priceJudgeCachedInput);
+  if ([infer, judge].every((p) => Object.values(p).every((v) => v === undefined))) return undefined;
+  const zero = (p: { input?: number; output?: number; cachedInput?: number }) => ({
+    input: p.input ?? 0,
+    output: p.output ?? 0,
+    ...(p.cachedInput !== undefined ? { cachedInput: p.cachedInput } : {}),
+  });
   return { infer: zero(infer), judge: zero(judge) };
 }
 

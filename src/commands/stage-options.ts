@@ -132,6 +132,11 @@ const RUN_OPTIONS = {
   },
   force: { flags: '--force', help: 'resume even if the settings differ from the ones the output was made with', parse: flag },
   preflight: { flags: '--no-preflight', help: 'skip the check that the endpoint answers and serves the model', parse: onUnlessNo },
+  promptCacheKey: {
+    flags: '--prompt-cache-key',
+    help: "send OpenAI's prompt_cache_key (one per trajectory) so a trajectory's turns reach the machine caching their prefix; only OpenAI's API understands it, other servers may reject the field",
+    parse: flag,
+  },
   progress: { flags: '--no-progress', help: 'no progress bar or progress lines', parse: onUnlessNo },
 } satisfies OptionTable;
 

@@ -1,7 +1,15 @@
 import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta } from '../core/score/index.js';
-import { ALL_DOMAINS, costOf, type ScoreReport, type StageUsage, type TurnScore, type UsageTotals } from '../core/score/index.js';
+import {
+  ALL_DOMAINS,
+  cacheHitRatio,
+  costOf,
+  type ScoreReport,
+  type StageUsage,
+  type TurnScore,
+  type UsageTotals,
+} from '../core/score/index.js';
 import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
@@ -27,6 +35,8 @@ function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
     reasoning_tokens: t.reasoning,
+    cached_tokens: t.cachedRows ? t.cached : null,
+    cache_hit_ratio: cacheHitRatio(t) ?? null,
     batch_prompt_tokens: t.batch.prompt,
     batch_completion_tokens: t.batch.completion,
     cost_usd: prices ? costOf(t, prices[name]) : null,

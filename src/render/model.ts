@@ -8,11 +8,13 @@ import { DIMENSIONS } from '../core/schemas/index.js';
 import {
   ALL_DOMAINS,
   TURN_BUCKETS,
+  cacheHitRatio,
   costOf,
   hasUsage,
   type MeanStat,
   type RunReport,
   type ScoreReport,
+  type StagePrices,
   type UsageTotals,
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
@@ -283,6 +285,16 @@ function turnGrid(runs: readonly RunReport[]): Grid {
 
 const tokens = (n: number): string => n.toLocaleString('en-US');
 
+function stagePrices(p: StagePrices): string {
+  return `$${p.input}/$${p.output}${p.cachedInput !== undefined ? ` (cached input $${p.cachedInput})` : ''}`;
+}
+
+/** Cached over prompt tokens, as a percentage; '-' without prompt tokens. */
+function hitRatio(t: UsageTotals): string {
+  const r = cacheHitRatio(t);
+  return r === undefined ? '-' : `${(r * 100).toFixed(1)}%`;
+}
+
 function usageGrid(report: ScoreReport): Grid | undefined {
   const runs = report.runs.filter((r) => hasUsage(r.usage));
   if (!runs.length) return undefined;
@@ -299,6 +311,8 @@ function usageGrid(report: ScoreReport): Grid | undefined {
         { text: tokens(t.prompt) },
         { text: tokens(t.completion) },
         { text: tokens(t.reasoning) },
+        { text: t.cachedRows ? tokens(t.cached) : '-' },
+        { text: hitRatio(t) },
         ...(prices ? [{ text: `$${formatFixed(costOf(t, prices[stage]))}` }] : []),
       ],
     });
@@ -317,7 +331,7 @@ function usageGrid(report: ScoreReport): Grid | undefined {
   const right = (title: string) => ({ title, align: 'right' as const });
   return {
     title: prices
-      ? `Usage and cost (USD per million input/output tokens: infer $${prices.infer.input}/$${prices.infer.output}, judge $${prices.judge.input}/$${prices.judge.output})`
+      ? `Usage and cost (USD per million input/output tokens: infer ${stagePrices(prices.infer)}, judge ${stagePrices(prices.judge)})`
       : 'Usage (tokens; --price-input/--price-output, or --price-model-*/--price-judge-* per stage, turn them into cost)',
     columns: [
       { title: 'Run', align: 'left' },
@@ -327,6 +341,8 @@ function usageGrid(report: ScoreReport): Grid | undefined {
       right('Prompt'),
       right('Completion'),
       right('Reasoning'),
+      right('Cached'),
+      right('Hit'),
       ...(prices ? [right('Cost (USD)')] : []),
     ],
     rows,

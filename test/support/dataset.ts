@@ -8,8 +8,20 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { mulberry32 } from '../../src/core/score/bootstrap.js';
 import { AWB_BIN } from './cli.js';
 import { lastUserText, requestHash, type ChatRequest, type ReplyFn } from './openai-server.js';
+
+/** A seeded Fisher-Yates shuffle of a copy. */
+export function shuffled<T>(xs: readonly T[], seed: number): T[] {
+  const rand = mulberry32(seed);
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 export const DOMAINS = ['mcp', 'search', 'terminal', 'swe', 'android', 'web', 'os'] as const;
 

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { domainOfTask } from '../domains.js';
 import { FatalEndpointError, isMalformedReply, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
@@ -12,9 +14,34 @@ export interface Sampling {
   extra_body?: Record<string, unknown>;
 }
 
-/** Sampling as request fields; unset ones are left out of the body. Extra body fields come last and win. */
-export function requestParams(s: Sampling): Record<string, unknown> {
-  return { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens, ...s.extra_body };
+/** How requests are routed to a server's caches: `promptCacheKey` sends OpenAI's prompt_cache_key (see requestParams). */
+export interface Routing {
+  promptCacheKey?: boolean;
+}
+
+/**
+ * Sampling as request fields; unset ones are left out of the body. With
+ * `cacheKeyOf`, OpenAI's `prompt_cache_key`: one per trajectory (a hash of
+ * domain and id), so its turns are routed to the machine holding their
+ * prefix. Extra body fields come last and win.
+ */
+export function requestParams(s: Sampling, cacheKeyOf?: { task: string; id: string | number }): Record<string, unknown> {
+  const key = cacheKeyOf && promptCacheKey(cacheKeyOf);
+  return {
+    temperature: s.temperature,
+    top_p: s.top_p,
+    max_tokens: s.max_tokens,
+    ...(key ? { prompt_cache_key: key } : {}),
+    ...s.extra_body,
+  };
+}
+
+/** The trajectory's prompt_cache_key: the same for every turn, and the same in infer and judge (a short hash, no row text). */
+export function promptCacheKey(row: { task: string; id: string | number }): string {
+  return `awb-${createHash('sha256')
+    .update(JSON.stringify([domainOfTask(row.task), row.id]))
+    .digest('hex')
+    .slice(0, 24)}`;
 }
 
 function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
@@ -29,18 +56,22 @@ export function addUsage(t: DomainTally, usage: Usage | null | undefined): void 
   t.promptTokens += usage.prompt_tokens ?? 0;
   t.completionTokens += usage.completion_tokens ?? 0;
   t.reasoningTokens += usage.reasoning_tokens ?? 0;
+  if (usage.cached_tokens !== undefined) t.cachedTokens = (t.cachedTokens ?? 0) + usage.cached_tokens;
 }
 
 /** Usage as recorded in rows: the counts that matter for cost, reasoning tokens lifted out of their details object. */
 export function usageOf(c: ChatCompletion): Usage | undefined {
   if (!c.usage) return undefined;
   const reasoning = c.usage.completion_tokens_details?.reasoning_tokens;
+  // Left out by vLLM without --enable-prompt-tokens-details and SGLang without --enable-cache-report.
+  const cached = c.usage.prompt_tokens_details?.cached_tokens;
   // Counts a server made up (negative, fractional, beyond 2^53) are not recorded: score could not price them.
   return checkedUsage({
     prompt_tokens: c.usage.prompt_tokens,
     completion_tokens: c.usage.completion_tokens,
     total_tokens: c.usage.total_tokens,
     ...(typeof reasoning === 'number' ? { reasoning_tokens: reasoning } : {}),
+    ...(typeof cached === 'number' ? { cached_tokens: cached } : {}),
   });
 }
 
@@ -53,8 +84,16 @@ const MALFORMED_RETRIES = 2;
  * A failed row gets `gen: ""` like the official script, plus `error`, so a
  * resume redoes it.
  */
-export function inferStage(pool: EndpointPool, sampling: Sampling, history: HistoryMode): Stage<typeof datasetRowSchema> {
-  const requestOf = (row: DatasetRow) => ({ ...requestParams(sampling), messages: worldModelMessages(row, history) });
+export function inferStage(
+  pool: EndpointPool,
+  sampling: Sampling,
+  history: HistoryMode,
+  routing: Routing = {},
+): Stage<typeof datasetRowSchema> {
+  const requestOf = (row: DatasetRow) => ({
+    ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
+    messages: worldModelMessages(row, history),
+  });
   return {
     name: 'infer',
     schema: datasetRowSchema,

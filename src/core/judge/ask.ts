@@ -72,4 +72,5 @@ export function sumUsage(total: Usage, add: Usage | undefined): void {
   total.completion_tokens = (total.completion_tokens ?? 0) + (add.completion_tokens ?? 0);
   total.total_tokens = (total.total_tokens ?? 0) + (add.total_tokens ?? 0);
   if (add.reasoning_tokens !== undefined) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + add.reasoning_tokens;
+  if (add.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + add.cached_tokens;
 }

@@ -1,5 +1,5 @@
 import type { EndpointPool } from '../endpoints/index.js';
-import { addUsage, requestParams, type Sampling } from '../infer/index.js';
+import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { currentAction, groundTruth } from '../rows/index.js';
 import type { Answered, DomainTally, PlannedRequest, Stage } from '../runner/index.js';
 import {
@@ -44,10 +44,13 @@ function notAsked(error: string): OrderOutcome {
 }
 
 /** The two requests of a row, one per order: what the job asks, a dry run counts and a batch holds. */
-function bothOrders(sampling: Sampling, messages: (order: 0 | 1) => ReturnType<typeof turingMessages>): [PlannedRequest, PlannedRequest] {
+function bothOrders(
+  params: Record<string, unknown>,
+  messages: (order: 0 | 1) => ReturnType<typeof turingMessages>,
+): [PlannedRequest, PlannedRequest] {
   return [
-    { ...requestParams(sampling), messages: messages(0) },
-    { ...requestParams(sampling), messages: messages(1) },
+    { ...params, messages: messages(0) },
+    { ...params, messages: messages(1) },
   ];
 }
 
@@ -101,6 +104,7 @@ export function turingStage(
   prompt: ModePrompt,
   sampling: Sampling,
   parseAttempts: number,
+  routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
   const result = (at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], extracted?: string) => ({
     turing: turingResult([turingOrderResult(at[0], outcomes[0]), turingOrderResult(at[1], outcomes[1])]),
@@ -114,7 +118,13 @@ export function turingStage(
     const orders = turingOrders(cleanGroundTruth(groundTruth(row)), extracted);
     const turns = history(row);
     const action = currentAction(row);
-    return { extracted, orders, bodies: bothOrders(sampling, (i) => turingMessages(prompt.text, turns, action, orders[i])) };
+    return {
+      extracted,
+      orders,
+      bodies: bothOrders(requestParams(sampling, routing.promptCacheKey ? row : undefined), (i) =>
+        turingMessages(prompt.text, turns, action, orders[i]),
+      ),
+    };
   };
   return {
     name: 'judge',
@@ -151,6 +161,7 @@ export function pairwiseStage(
   sampling: Sampling,
   parseAttempts: number,
   reference: ReferenceFile,
+  routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
   const result = (
     key: string,
@@ -178,7 +189,9 @@ export function pairwiseStage(
       candidate,
       other,
       orders,
-      bodies: bothOrders(sampling, (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)),
+      bodies: bothOrders(requestParams(sampling, routing.promptCacheKey ? row : undefined), (i) =>
+        pairwiseMessages(prompt.text, turns, action, orders[i], truth),
+      ),
     };
   };
   return {

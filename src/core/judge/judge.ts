@@ -2,7 +2,7 @@ import type { EndpointPool } from '../endpoints/index.js';
 import { askUntilParsed, sumUsage } from './ask.js';
 import { combineRepeats } from './repeats.js';
 import { UserError } from '../errors.js';
-import { addUsage, requestParams, type Sampling } from '../infer/index.js';
+import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
 import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
@@ -39,6 +39,7 @@ export function judgeStage(
   sampling: Sampling,
   parseAttempts: number,
   repeat?: number,
+  routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
   return {
     name: 'judge',
@@ -47,7 +48,7 @@ export function judgeStage(
     outcome: judgeOutcome,
     tally: tallyJudgement,
     requests: async (row) => {
-      const request = judgeRequest(row, rubrics, sampling);
+      const request = judgeRequest(row, rubrics, sampling, routing);
       return request ? Array.from({ length: repeat ?? 1 }, () => request.body) : [];
     },
     job: (row, _key, answered) => {
@@ -60,7 +61,7 @@ export function judgeStage(
             : { judge_repeats: Array.from({ length: repeat }, () => ({ ...NO_GRADES, ...none, judge_attempts: 0 })) };
         return async () => ({ ...none, ...repeats });
       }
-      const { body, extracted } = judgeRequest(row, rubrics, sampling)!;
+      const { body, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
       /** Judgement number `n` (of --repeat's K). */
       const judgeOnce = async (signal: AbortSignal, n: number): Promise<JudgeFields | undefined> => {
         const asked = await askUntilParsed(pool, body, parseReply, parseAttempts, signal, answered && (() => answered(n)));
@@ -161,7 +162,7 @@ async function repeated(
 }
 
 /** What the judge is asked about a row, and the prediction as extracted; undefined for a row without a generation. */
-function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling) {
+function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling, routing: Routing) {
   if (!row.gen) return undefined;
   const domain = domainOfTask(row.task);
   const rubric = rubrics.texts.get(domain);
@@ -169,6 +170,9 @@ function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling
   if (rubric === undefined)
     throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
   const extracted = extractPrediction(row.gen);
-  const body = { ...requestParams(sampling), messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric) };
+  const body = {
+    ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
+    messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric),
+  };
   return { body, extracted };
 }

@@ -164,7 +164,12 @@ function mergedManifest(
   if (settings.world_model) settings.world_model = { ...settings.world_model, hosts: hostsOf((m) => m.settings.world_model) };
   if (settings.judge) settings.judge = { ...settings.judge, hosts: hostsOf((m) => m.settings.judge) };
   const perDomain: Manifest['counts']['per_domain'] = {};
-  const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
+  const usage: Manifest['usage'] & { reasoning_tokens: number } = {
+    requests: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    reasoning_tokens: 0,
+  };
   const endpoints: NonNullable<Manifest['endpoints']> = {};
   for (const m of ms) {
     for (const [d, c] of Object.entries(m.counts.per_domain)) {
@@ -179,6 +184,7 @@ function mergedManifest(
     usage.prompt_tokens += m.usage.prompt_tokens;
     usage.completion_tokens += m.usage.completion_tokens;
     usage.reasoning_tokens += m.usage.reasoning_tokens ?? 0;
+    if (m.usage.cached_tokens !== undefined) usage.cached_tokens = (usage.cached_tokens ?? 0) + m.usage.cached_tokens;
     for (const [url, s] of Object.entries(m.endpoints ?? {})) {
       const e = (endpoints[url] ??= { requests: 0, failures: 0 });
       e.requests += s.requests;

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { domainOfTask } from '../domains.js';
+import { arrayElement } from './json-scan.js';
 import { topLevelMembers } from './members.js';
 import { readLineBytes } from './jsonl.js';
 import { assignShards, type Shard } from './shard.js';
@@ -50,6 +52,11 @@ export interface PlannedLine {
   terminated: boolean;
   /** '?' when the line's task could not be read (the full check reports it when the row is read). */
   domain: string;
+  /** The trajectory and turn, for the scheduler: the id's JSON text ('' when unreadable) and turn_idx (0 when unreadable). */
+  id: string;
+  turn: number;
+  /** A fingerprint of the history's head (system_str and prompt[0]): rows of one trajectory share it. */
+  prefix?: string;
 }
 
 export interface LinePlan {
@@ -65,25 +72,68 @@ export function lineId(fileIndex: number, lineNo: number): string {
   return `${fileIndex}:${lineNo}`;
 }
 
+/** What the planning scan reads of a line: enough to place it in a shard and in the schedule. */
+export interface LineFacts {
+  domain: string | undefined;
+  id: string;
+  turn: number;
+  prefix?: string;
+}
+
 /**
- * The domain of a row: its top-level `task` as JSON.parse would read it (the
- * last of repeated keys, escaped spellings decoded, nested objects skipped),
- * found by walking the members without parsing the (possibly multi-MB)
- * texts; by JSON.parse itself when the walk cannot read the line. undefined
- * for a line that is not an object with a string task.
+ * The facts of a row as JSON.parse would read them (the last of repeated
+ * keys, escaped spellings decoded, nested objects skipped), found by walking
+ * the top-level members without parsing the (possibly multi-MB) texts; by
+ * JSON.parse itself when the walk cannot read the line. The domain is
+ * undefined for a line that is not an object with a string task.
  */
-export function domainOfLine(bytes: Buffer): string | undefined {
+export function lineFacts(bytes: Buffer): LineFacts {
   const members = topLevelMembers(bytes);
-  let task: unknown;
-  try {
-    if (members) {
-      const m = members.findLast((x) => x.key === 'task');
-      task = m && JSON.parse(bytes.toString('utf8', m.value[0], m.value[1]));
-    } else task = (JSON.parse(bytes.toString('utf8')) as { task?: unknown } | null)?.task;
-  } catch {
-    return undefined;
+  if (!members) {
+    let row: Record<string, unknown> | undefined;
+    try {
+      const v: unknown = JSON.parse(bytes.toString('utf8'));
+      row = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    } catch {
+      row = undefined;
+    }
+    return {
+      domain: typeof row?.task === 'string' ? domainOfTask(row.task) : undefined,
+      id: row?.id === undefined ? '' : JSON.stringify(row.id),
+      turn: typeof row?.turn_idx === 'number' ? row.turn_idx : 0,
+    };
   }
-  return typeof task === 'string' ? domainOfTask(task) : undefined;
+  const last = (key: string) => members.findLast((x) => x.key === key)?.value;
+  const parsed = (key: string): unknown => {
+    const v = last(key);
+    try {
+      return v && JSON.parse(bytes.toString('utf8', v[0], v[1]));
+    } catch {
+      return undefined;
+    }
+  };
+  const task = parsed('task');
+  const turn = parsed('turn_idx');
+  const idSlice = last('id');
+  // The raw spellings of the history's head: the same within a trajectory, and hashed without decoding the texts.
+  const hash = createHash('sha1');
+  const system = last('system_str');
+  if (system) hash.update(bytes.subarray(system[0], system[1]));
+  hash.update('\n');
+  const prompt = last('prompt');
+  const head = prompt && (bytes[prompt[0]] === 0x5b ? arrayElement(bytes, prompt, 0) : prompt);
+  if (head) hash.update(bytes.subarray(head[0], head[1]));
+  return {
+    domain: typeof task === 'string' ? domainOfTask(task) : undefined,
+    id: idSlice ? bytes.toString('utf8', idSlice[0], idSlice[1]) : '',
+    turn: typeof turn === 'number' ? turn : 0,
+    prefix: hash.digest('base64').slice(0, 12),
+  };
+}
+
+/** The domain of a row (see lineFacts), or undefined for a line that is not an object with a string task. */
+export function domainOfLine(bytes: Buffer): string | undefined {
+  return lineFacts(bytes).domain;
 }
 
 /**
@@ -99,13 +149,15 @@ export async function planLines(files: string[], opts: SelectOptions): Promise<L
   for (let f = 0; f < files.length; f++) {
     for await (const line of readLineBytes(files[f]!)) {
       if (isBlank(line.bytes)) continue;
-      const domain = domainOfLine(line.bytes) ?? '?';
+      const facts = lineFacts(line.bytes);
+      const domain = facts.domain ?? '?';
       if (opts.domains && domain !== '?' && !opts.domains.includes(domain)) continue;
       const n = perDomainSeen.get(domain) ?? 0;
       if (opts.limit !== undefined && n >= opts.limit) continue;
       perDomainSeen.set(domain, n + 1);
       const length = line.end - line.start - (line.terminated ? 1 : 0);
-      picked.push({ file: f, lineNo: line.lineNo, start: line.start, length, terminated: line.terminated, domain });
+      const { id, turn, prefix } = facts;
+      picked.push({ file: f, lineNo: line.lineNo, start: line.start, length, terminated: line.terminated, domain, id, turn, prefix });
     }
   }
   if (opts.domains) {

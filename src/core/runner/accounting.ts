@@ -17,10 +17,22 @@ export interface DomainTally {
   promptTokens: number;
   completionTokens: number;
   reasoningTokens: number;
+  /** Prompt tokens served from a prefix cache; undefined while no row reported them (vLLM and SGLang report them only when asked). */
+  cachedTokens?: number;
 }
 
 export function emptyTally(): DomainTally {
-  return { total: 0, done: 0, failed: 0, finalFailed: 0, empty: 0, truncated: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0 };
+  return {
+    total: 0,
+    done: 0,
+    failed: 0,
+    finalFailed: 0,
+    empty: 0,
+    truncated: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+  };
 }
 
 /** The tallies of a run, per domain. */
@@ -83,7 +95,12 @@ export function newManifest(m: ManifestStart): Manifest {
 
 /** The manifest's counts, usage and completeness from the tallies. */
 export function fillCounts(m: Manifest, tallies: Tallies, endpoints?: Record<string, { requests: number; failures: number }>): void {
-  const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
+  const usage: Manifest['usage'] & { reasoning_tokens: number } = {
+    requests: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    reasoning_tokens: 0,
+  };
   const counts: Manifest['counts'] = { total: 0, done: 0, failed: 0, per_domain: {} };
   for (const [d, t] of tallies.perDomain) {
     counts.total += t.total;
@@ -92,6 +109,7 @@ export function fillCounts(m: Manifest, tallies: Tallies, endpoints?: Record<str
     usage.prompt_tokens += t.promptTokens;
     usage.completion_tokens += t.completionTokens;
     usage.reasoning_tokens += t.reasoningTokens;
+    if (t.cachedTokens !== undefined) usage.cached_tokens = (usage.cached_tokens ?? 0) + t.cachedTokens;
     counts.per_domain[d] = { total: t.total, done: t.done, failed: t.failed, empty: t.empty, truncated: t.truncated };
   }
   if (endpoints) {

@@ -35,6 +35,13 @@ export class Dispatcher {
     while (this.limit.activeCount + this.limit.pendingCount >= this.concurrency + this.readAhead) await Promise.race(this.inFlight);
   }
 
+  /** Resolves once one queued task has ended: true, or false at once when none is queued. */
+  async settled(): Promise<boolean> {
+    if (!this.inFlight.size) return false;
+    await Promise.race(this.inFlight);
+    return true;
+  }
+
   /** Queues a task; a task that throws ends the dispatch: the others are cancelled. */
   submit(task: (signal: AbortSignal) => Promise<void>): void {
     const p: Promise<void> = this.limit(() =>

@@ -1,9 +1,9 @@
 import type { LinePlan, PlannedLine } from '../rows/index.js';
 
 /**
- * The order rows are sent in. The runner reads each planned line when its
- * turn comes, so any order costs the same: a scheduler (e.g. one that groups
- * the turns of a trajectory for prefix caches) is a function of this type.
+ * The order of the plan's lines as the schedule (schedule.ts) sees it: it
+ * breaks ties between rows the schedule ranks alike. The runner reads each
+ * line when it is sent, so any order costs the same.
  */
 export type Order = (lines: readonly PlannedLine[]) => PlannedLine[];
 

@@ -9,6 +9,7 @@ import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting
 import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, writeManifest } from './output-file.js';
 import { orderedLines, type Order } from './plan.js';
+import { Schedule } from './schedule.js';
 import type { Stage } from './stage.js';
 import { OutputWriter, resumeOutput } from './writer.js';
 
@@ -108,14 +109,17 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   const slots = new Dispatcher(opts.concurrency);
   const onAbort = () => slots.cancel();
   opts.abort.addEventListener('abort', onAbort);
-  let badStop: UserError | undefined;
-  let queued = 0;
+  /**
+   * --on-bad-row stop: the first bad row in plan order found so far. The
+   * schedule reads rows out of file order, so rows before it may not have
+   * been sent yet: they still are, and rows after it are no longer sent
+   * (those already in flight finish and are saved).
+   */
+  let cutoff: { index: number; bad: BadRow } | undefined;
 
-  const badRow = (bad: BadRow, domain: string) => {
+  const badRow = (bad: BadRow, domain: string, index: number) => {
     if (opts.onBadRow === 'stop') {
-      badStop ??= new UserError(
-        `${bad.message}${queued ? ' (rows before it are done and saved; fix it and run the same command to go on)' : ''}`,
-      );
+      if (!cutoff || index < cutoff.index) cutoff = { index, bad };
       return;
     }
     const t = tallies.of(domain);
@@ -123,11 +127,40 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     opts.onEvent?.({ type: 'bad', bad });
   };
 
-  /** Reads, checks and queues the planned rows, until they are all queued or the run stops. */
+  /**
+   * Reads, checks and queues the planned rows in the schedule's order (a
+   * later turn of a trajectory once its earlier turns are settled, so a
+   * prefix cache serves it), until they are all settled or the run stops.
+   */
   const readAndSend = async () => {
     const seen = new Map<string, string>();
-    for (const line of orderedLines(plan, opts.order)) {
-      if (opts.stop.aborted || slots.error || badStop) break;
+    // One small record per row; `order` only decides ties.
+    const schedule = new Schedule(
+      orderedLines(plan, opts.order).map((line, index) => ({
+        index,
+        domain: line.domain,
+        id: line.id,
+        turn: line.turn,
+        bytes: line.length,
+        prefix: line.prefix,
+        line,
+      })),
+    );
+    while (!schedule.isDone()) {
+      if (opts.stop.aborted || slots.error) break;
+      await slots.room();
+      if (opts.stop.aborted || slots.error) break;
+      const item = schedule.next();
+      if (!item) {
+        // Every row left waits for an earlier turn in flight; none in flight means they were cancelled.
+        if (await slots.settled()) continue;
+        break;
+      }
+      const { line } = item;
+      if (cutoff && item.index > cutoff.index) {
+        schedule.finish(item);
+        continue;
+      }
       const file = plan.files[line.file]!;
       const read = readRow(await readLineAt(inputs[line.file]!, line.start, line.length), stage.schema, {
         file,
@@ -135,35 +168,46 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
         terminated: line.terminated,
       });
       if (!read.ok) {
-        badRow(read.bad, line.domain);
+        schedule.finish(item);
+        badRow(read.bad, line.domain, item.index);
         continue;
       }
       const domain = domainOfTask(read.row.task);
       const where = `${file}:${line.lineNo}`;
       const first = seen.get(read.key);
       if (first !== undefined) {
-        badRow({ file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` }, domain);
+        schedule.finish(item);
+        badRow(
+          { file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` },
+          domain,
+          item.index,
+        );
         continue;
       }
       seen.set(read.key, where);
-      if (resumed.doneKeys.has(read.key)) continue;
-      await slots.room();
-      if (opts.stop.aborted || slots.error) break;
+      if (resumed.doneKeys.has(read.key)) {
+        schedule.finish(item);
+        continue;
+      }
       // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
       const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
       const job = stage.job(read.row, read.key);
-      queued++;
       slots.submit(async (signal) => {
-        const fields = await job(signal);
-        if (!fields) return;
-        // The line is read again rather than held: a row in flight keeps only its request.
-        await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), fields);
-        const row = inputError === undefined ? fields : { error: inputError, ...fields };
-        const outcome = stage.outcome(row);
-        stage.tally(row, tallies.count(domain, outcome));
-        const error =
-          typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
-        opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+        try {
+          const fields = await job(signal);
+          if (!fields) return;
+          // The line is read again rather than held: a row in flight keeps only its request.
+          await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), fields);
+          const row = inputError === undefined ? fields : { error: inputError, ...fields };
+          const outcome = stage.outcome(row);
+          stage.tally(row, tallies.count(domain, outcome));
+          const error =
+            typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
+          opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+        } finally {
+          // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
+          schedule.finish(item);
+        }
       });
       // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
       await new Promise<void>((r) => setImmediate(r));
@@ -193,6 +237,10 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   }
   const fatal = readError ?? slots.error;
   if (fatal) throw fatal.error;
-  if (badStop) throw badStop;
+  if (cutoff) {
+    const before =
+      cutoff.index > 0 && !opts.stop.aborted ? ' (rows before it are done and saved; fix it and run the same command to go on)' : '';
+    throw new UserError(`${cutoff.bad.message}${before}`);
+  }
   return { perDomain: tallies.perDomain, remaining: tallies.remaining(), stopped: opts.stop.aborted, manifest };
 }

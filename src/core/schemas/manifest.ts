@@ -24,6 +24,8 @@ export const usageTotalsSchema = z.object({
   prompt_tokens: tokenCount,
   completion_tokens: tokenCount,
   reasoning_tokens: tokenCount.optional(),
+  /** Prompt tokens served from the endpoints' prefix caches, as far as they reported them. */
+  cached_tokens: tokenCount.optional(),
 });
 
 export const manifestSchema = z.object({

@@ -10,6 +10,8 @@ export const usageSchema = z
     completion_tokens: tokenCount.optional(),
     total_tokens: tokenCount.optional(),
     reasoning_tokens: tokenCount.optional(),
+    /** Prompt tokens the endpoint served from its prefix cache (usage.prompt_tokens_details.cached_tokens); absent when it does not say. */
+    cached_tokens: tokenCount.optional(),
   })
   .loose();
 export type Usage = z.infer<typeof usageSchema>;

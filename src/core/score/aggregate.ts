@@ -259,8 +259,11 @@ function turnIntervals(records: readonly JudgedRecord[], opts: ScoreOptions, set
 export interface UsageTotals extends TokenUsage {
   /** Rows that reported usage. */
   rows: number;
-  /** The part of the tokens the Batch API answered (--batch). */
-  batch: { prompt: number; completion: number };
+  cached: number;
+  /** Rows that reported cached tokens: with none, the cache figures are unknown, not 0. */
+  cachedRows: number;
+  /** The part of the tokens the Batch API answered (--batch), cached ones included. */
+  batch: { prompt: number; completion: number; cached: number };
 }
 
 export interface StageUsage {
@@ -277,12 +280,22 @@ export interface StagePrices {
   input: number;
   /** USD per million completion tokens (reasoning tokens are part of them, as OpenAI-style usage counts them). */
   output: number;
+  /** USD per million cached prompt tokens; unset, cached tokens cost the input price. */
+  cachedInput?: number;
 }
 
 /** The world model (infer) and the judge are priced separately. */
 export type Prices = Record<keyof StageUsage, StagePrices>;
 
-const emptyUsage = (): UsageTotals => ({ rows: 0, prompt: 0, completion: 0, reasoning: 0, batch: { prompt: 0, completion: 0 } });
+const emptyUsage = (): UsageTotals => ({
+  rows: 0,
+  prompt: 0,
+  completion: 0,
+  reasoning: 0,
+  cached: 0,
+  cachedRows: 0,
+  batch: { prompt: 0, completion: 0, cached: 0 },
+});
 
 function addUsage(t: UsageTotals, u: TokenUsage | undefined, batch: TokenUsage | undefined): void {
   if (!u) return;
@@ -290,8 +303,13 @@ function addUsage(t: UsageTotals, u: TokenUsage | undefined, batch: TokenUsage |
   t.prompt += u.prompt;
   t.completion += u.completion;
   t.reasoning += u.reasoning;
+  if (u.cached !== undefined) {
+    t.cached += u.cached;
+    t.cachedRows++;
+  }
   t.batch.prompt += batch?.prompt ?? 0;
   t.batch.completion += batch?.completion ?? 0;
+  t.batch.cached += batch?.cached ?? 0;
 }
 
 /** Token totals per stage, overall and per domain (every row, failed or not: they were paid for). */
@@ -312,11 +330,22 @@ export function usageOf(records: readonly JudgedRecord[]): UsageSummary {
 /** What the Batch API charges, as a share of the online price (OpenAI: half). */
 export const BATCH_PRICE = 0.5;
 
-/** The cost of the tokens at the stage's prices, the part answered by the Batch API at its discount. */
+/** Tokens at the stage's prices: cached prompt tokens at the cached price when one is given. */
+function priced(prompt: number, cached: number, completion: number, prices: StagePrices): number {
+  const atCachedPrice = prices.cachedInput === undefined ? 0 : Math.min(Math.max(cached, 0), prompt);
+  return (prompt - atCachedPrice) * prices.input + atCachedPrice * (prices.cachedInput ?? 0) + completion * prices.output;
+}
+
+/** The cost of the tokens: the part answered online at the stage's prices, the part answered by the Batch API at its discount. */
 export function costOf(t: UsageTotals, prices: StagePrices): number {
-  const full = t.prompt * prices.input + t.completion * prices.output;
-  const batch = t.batch.prompt * prices.input + t.batch.completion * prices.output;
-  return (full - (1 - BATCH_PRICE) * batch) / 1e6;
+  const b = t.batch;
+  const online = priced(t.prompt - b.prompt, t.cached - b.cached, t.completion - b.completion, prices);
+  return (online + BATCH_PRICE * priced(b.prompt, b.cached, b.completion, prices)) / 1e6;
+}
+
+/** Cached prompt tokens over prompt tokens, or undefined when there were none or no row reported cached tokens. */
+export function cacheHitRatio(t: UsageTotals): number | undefined {
+  return t.prompt > 0 && t.cachedRows > 0 ? t.cached / t.prompt : undefined;
 }
 
 export function hasUsage(u: StageUsage): boolean {

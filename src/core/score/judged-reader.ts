@@ -11,6 +11,8 @@ export interface TokenUsage {
   prompt: number;
   completion: number;
   reasoning: number;
+  /** Prompt tokens served from a prefix cache; undefined when the endpoint did not report them. */
+  cached?: number;
 }
 
 /**
@@ -308,14 +310,24 @@ function keyedFields(
 
 function tokens(
   u:
-    | { prompt_tokens?: number; completion_tokens?: number; reasoning_tokens?: number; completion_tokens_details?: unknown }
+    | {
+        prompt_tokens?: number;
+        completion_tokens?: number;
+        reasoning_tokens?: number;
+        cached_tokens?: number;
+        completion_tokens_details?: unknown;
+        prompt_tokens_details?: unknown;
+      }
     | null
     | undefined,
 ): TokenUsage | undefined {
   if (!u) return undefined;
   const details = u.completion_tokens_details as { reasoning_tokens?: unknown } | undefined;
   const reasoning = u.reasoning_tokens ?? (typeof details?.reasoning_tokens === 'number' ? details.reasoning_tokens : 0);
-  return { prompt: u.prompt_tokens ?? 0, completion: u.completion_tokens ?? 0, reasoning };
+  // Our rows carry cached_tokens; a raw OpenAI usage object, its prompt_tokens_details.
+  const promptDetails = u.prompt_tokens_details as { cached_tokens?: unknown } | undefined;
+  const cached = u.cached_tokens ?? (typeof promptDetails?.cached_tokens === 'number' ? promptDetails.cached_tokens : undefined);
+  return { prompt: u.prompt_tokens ?? 0, completion: u.completion_tokens ?? 0, reasoning, ...(cached !== undefined ? { cached } : {}) };
 }
 
 /** A zod issue in the words of our input errors. */
