@@ -59,6 +59,26 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../'), loadedLazily] }] },
   },
   {
+    // Reading files of results never needs an endpoint: these load no openai client.
+    files: ['src/core/{score,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            throughIndex('../'),
+            loadedLazily,
+            {
+              group: ['openai', 'openai/*', '../endpoints/*', '../infer/*', '../judge/*', '../runner/*'],
+              message:
+                'score, report, merge and the readers load no endpoint client: import what they share from rubrics/, rows/ or schemas/',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/core/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('./'), loadedLazily] }] },
   },

@@ -41,7 +41,7 @@ import { measure, type Measured } from './measure.js';
 import { pageTimings } from './report-page.js';
 import { virtualRuns } from './schedule-sim.js';
 import { countLines } from '../src/core/rows/jsonl.js';
-import { readManifest } from '../src/core/runner/output-file.js';
+import { readManifest } from '../src/core/output/output-file.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = join(root, '.bench');

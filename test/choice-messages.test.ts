@@ -13,7 +13,7 @@ import {
   turingPick,
 } from '../src/core/judge/choice-messages.js';
 import { parseChoiceReply } from '../src/core/judge/choice-parse.js';
-import { loadModePrompt, loadRubrics } from '../src/core/judge/rubrics.js';
+import { loadModePrompt, loadRubrics } from '../src/core/rubrics/rubrics.js';
 
 describe('both orders', () => {
   test('turing: the real observation at A, then at B, and choices map back', () => {

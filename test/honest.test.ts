@@ -10,7 +10,7 @@ import { pricesOption } from '../src/commands/score.js';
 import { domainName, parseDomainList, PUBLISHED_ROW_COUNTS } from '../src/core/domains.js';
 import { scoreFiles, type ScoreRequest } from '../src/core/score/aggregate.js';
 import { comparabilityNotes, type Provenance } from '../src/core/score/comparability.js';
-import { loadRubrics } from '../src/core/judge/rubrics.js';
+import { loadRubrics } from '../src/core/rubrics/rubrics.js';
 import { renderScoreJson } from '../src/render/json.js';
 import { renderScoreTable } from '../src/render/table.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseJudgeReply, type JudgeParse } from '../src/core/judge/judge-parse.js';
-import { stripThink } from '../src/core/judge/think.js';
+import { stripThink } from '../src/core/rubrics/think.js';
 
 type Five = [number, number, number, number, number];
 

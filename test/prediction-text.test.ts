@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { cleanGroundTruth, extractPrediction } from '../src/core/judge/prediction-text.js';
-import { lastBlock } from '../src/core/judge/think.js';
+import { cleanGroundTruth, extractPrediction } from '../src/core/rubrics/prediction-text.js';
+import { lastBlock } from '../src/core/rubrics/think.js';
 
 describe('extractPrediction', () => {
   test('think removed, tag content trimmed', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DOMAINS } from '../src/core/domains.js';
 import { UserError } from '../src/core/errors.js';
-import { loadRubrics } from '../src/core/judge/rubrics.js';
+import { loadRubrics } from '../src/core/rubrics/rubrics.js';
 
 const temps: string[] = [];
 after(async () => {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { readDatasetOrigin, type HubKind } from '../core/dataset/index.js';
+import { DEFAULT_REVISION, readDatasetOrigin, type HubKind } from '../core/dataset/index.js';
 import { DATASET_REPO } from '../core/domains.js';
 import type { Manifest } from '../core/schemas/index.js';
 
@@ -36,7 +36,7 @@ export async function resolveData(
       },
     };
   }
-  const rev = revision ?? (source === 'modelscope' ? 'master' : 'main');
+  const rev = revision ?? DEFAULT_REVISION[source];
   if (progress)
     process.stderr.write(
       `infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`,

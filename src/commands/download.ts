@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
-import { HUB_SOURCES } from '../core/dataset/index.js';
+import { DEFAULT_REVISION, HUB_SOURCES } from '../core/dataset/index.js';
 import { downloadDataset, type DownloadProgress } from '../core/download/index.js';
 import { DATASET_REPO, domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../core/domains.js';
 import { countLines } from '../core/rows/index.js';
@@ -28,7 +28,7 @@ export async function run(opts: {
     result = await downloadDataset({
       source,
       repo: opts.repo,
-      revision: opts.revision ?? (source === 'modelscope' ? 'master' : 'main'),
+      revision: opts.revision ?? DEFAULT_REVISION[source],
       dir: opts.dir,
       domains: parseDomainList(opts.domains),
       onProgress: progress.update,

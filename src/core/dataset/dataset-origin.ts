@@ -12,6 +12,8 @@ export const ORIGIN_FILE = '.awb-dataset.json';
 /** The hubs the dataset is downloaded from. */
 export const HUB_SOURCES = ['huggingface', 'modelscope'] as const;
 export type HubKind = (typeof HUB_SOURCES)[number];
+/** The branch each hub publishes the dataset on. */
+export const DEFAULT_REVISION: Record<HubKind, string> = { huggingface: 'main', modelscope: 'master' };
 
 export interface DatasetOrigin {
   /** Which hub the files came from; absent means Hugging Face (records written before ModelScope). */

@@ -1,4 +1,13 @@
-export { COMMIT_SHA, HUB_SOURCES, ORIGIN_FILE, TEST_FILE, findTestFiles, readDatasetOrigin, sizeOf } from './dataset-origin.js';
+export {
+  COMMIT_SHA,
+  DEFAULT_REVISION,
+  HUB_SOURCES,
+  ORIGIN_FILE,
+  TEST_FILE,
+  findTestFiles,
+  readDatasetOrigin,
+  sizeOf,
+} from './dataset-origin.js';
 export type { DatasetOrigin, HubKind, LocalFile } from './dataset-origin.js';
 export { PUBLISHED, PUBLISHED_JUDGE, PUBLISHED_SOURCE } from './published.js';
 export type { PublishedRow } from './published.js';

@@ -17,7 +17,6 @@ import { checkedHubUrl } from './hub-settings.js';
  */
 
 export const DEFAULT_MODELSCOPE_URL = 'https://www.modelscope.cn';
-export const MODELSCOPE_REVISION = 'master';
 const PAGE_SIZE = 200;
 /** A commit id as entries name it: a word, never a path. */
 const REVISION = /^[0-9A-Za-z._-]{1,128}$/;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, openAsBlob } from 'node:fs';
+import { openAsBlob } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,6 +8,7 @@ import { UserError } from '../errors.js';
 import { writeAtomically } from '../files.js';
 import { brief, shownUrl, splitQuery, visible } from '../shown.js';
 import { FatalEndpointError } from './endpoints.js';
+import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState } from '../schemas/index.js';
 
 /*
@@ -205,9 +206,8 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
       if (!at) return undefined;
       const handle = await open(at.file, 'r');
       try {
-        const buf = Buffer.alloc(at.end - at.start);
-        await handle.read(buf, 0, buf.length, at.start);
-        return replyOf(JSON.parse(buf.toString('utf8')));
+        const line = await readLineAt({ handle, path: at.file }, at.start, at.end - at.start);
+        return replyOf(JSON.parse(decodeLine(line)));
       } finally {
         await handle.close();
       }
@@ -315,14 +315,9 @@ async function downloadResults(client: OpenAI, fileIds: (string | null | undefin
 
 /** Records where each result line is, by `custom_id`; a later line for the same id (the output file before the error file) is kept only if the first was not a success. */
 async function indexResults(path: string, index: Map<string, { file: string; start: number; end: number }>): Promise<void> {
-  let offset = 0;
-  let pending: Buffer[] = [];
-  let lineStart = 0;
-  let lineNo = 0;
-  const take = (line: Buffer, start: number) => {
-    lineNo++;
-    const text = line.toString('utf8').trim();
-    if (!text) return;
+  for await (const { bytes, lineNo, start } of readLineBytes(path)) {
+    const text = bytes.toString('utf8').trim();
+    if (!text) continue;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -335,21 +330,8 @@ async function indexResults(path: string, index: Map<string, { file: string; sta
       throw new UserError(`${path}:${lineNo}: not a batch result line: ${issue.path.join('.') || 'line'}: ${issue.message}`, 3);
     }
     const prior = index.get(r.data.custom_id);
-    if (!prior || r.data.response?.status_code === 200) index.set(r.data.custom_id, { file: path, start, end: start + line.length });
-  };
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-    let from = 0;
-    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
-      pending.push(chunk.subarray(from, nl));
-      take(Buffer.concat(pending), lineStart);
-      pending = [];
-      lineStart = offset + nl + 1;
-      from = nl + 1;
-    }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
-    offset += chunk.length;
+    if (!prior || r.data.response?.status_code === 200) index.set(r.data.custom_id, { file: path, start, end: start + bytes.length });
   }
-  if (pending.length) take(Buffer.concat(pending), lineStart);
 }
 
 function replyOf(line: unknown): BatchReply {

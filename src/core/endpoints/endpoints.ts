@@ -297,7 +297,7 @@ export class EndpointPool {
         } catch (err) {
           if (err instanceof APIConnectionTimeoutError) throw new FatalEndpointError(noAnswer(what, preflightMs));
           if (err instanceof APIConnectionError) {
-            const cause = (err.cause as { code?: string } | undefined)?.code;
+            const cause = causeCode(err);
             throw new FatalEndpointError(
               `cannot reach ${what}${cause ? ` (${cause})` : ''}: is the server running and the URL right (it usually ends in /v1)?`,
             );

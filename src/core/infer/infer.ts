@@ -113,12 +113,13 @@ export function inferStage(
             const message = choice?.message as
               { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
             const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
+            const usage = usageOf(completion);
             return {
               gen: message?.content ?? '',
               ...(reasoning ? { gen_reasoning: reasoning } : {}),
               finish_reason: choice?.finish_reason ?? null,
-              usage: usageOf(completion) ?? null,
-              ...(reply.batch && { batch_usage: usageOf(completion) ?? {} }),
+              usage: usage ?? null,
+              ...(reply.batch && { batch_usage: usage ?? {} }),
               latency_ms: latencyMs,
               ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
               ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),

@@ -1,4 +1,4 @@
-import { stripThink } from './think.js';
+import { stripThink } from '../rubrics/index.js';
 
 /**
  * Reads the A/B answer of a choice judge (Turing test, pairwise comparison)

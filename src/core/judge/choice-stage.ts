@@ -17,8 +17,8 @@ import { askUntilParsed } from './ask.js';
 import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
 import { parseChoiceReply, type Choice } from './choice-parse.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
-import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
-import type { ModePrompt } from './rubrics.js';
+import { cleanGroundTruth, extractPrediction } from '../rubrics/index.js';
+import type { ModePrompt } from '../rubrics/index.js';
 import type { ReferenceFile } from './reference.js';
 
 /** As the rubric judge: rows without a prediction because their inference failed, in `empty`; the judge's usage of both orders. */

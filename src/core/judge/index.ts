@@ -7,8 +7,5 @@ export type { Choice, ChoiceParse } from './choice-parse.js';
 export { judgeStage } from './judge.js';
 export { combineRepeats } from './repeats.js';
 export type { RepeatSummary } from './repeats.js';
-export { loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
-export type { ChoiceMode, ModePrompt, RubricSet } from './rubrics.js';
-export { cleanGroundTruth, extractPrediction } from './prediction-text.js';
 export { pairwiseStage, turingStage } from './choice-stage.js';
 export { ReferenceFile } from './reference.js';

@@ -1,5 +1,5 @@
 import { DIMENSIONS, type Dimension } from '../schemas/index.js';
-import { lastBlock, stripThink } from './think.js';
+import { lastBlock, stripThink } from '../rubrics/index.js';
 
 /**
  * Reads a judge reply the way the official AgentWorldBench script does, so

@@ -5,9 +5,9 @@ import { UserError } from '../errors.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
-import { cleanGroundTruth, extractPrediction } from './prediction-text.js';
+import { cleanGroundTruth, extractPrediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
-import type { RubricSet } from './rubrics.js';
+import type { RubricSet } from '../rubrics/index.js';
 import {
   NO_GENERATION,
   UNPARSED,

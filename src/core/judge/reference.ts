@@ -3,7 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import { isBlank, readLineAt, readLineBytes, readRow, splitKey } from '../rows/index.js';
 import { predictionRowSchema } from '../schemas/index.js';
-import { extractPrediction } from './prediction-text.js';
+import { extractPrediction } from '../rubrics/index.js';
 
 /**
  * The reference predictions of `--mode pairwise`, indexed by row key: only

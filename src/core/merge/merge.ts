@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { fileError, readLineBytes } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
-import { readManifest, settingsDifferences, writeManifest } from '../runner/index.js';
+import { readManifest, settingsDifferences, writeManifest } from '../output/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';

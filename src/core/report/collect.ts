@@ -1,4 +1,4 @@
-import { extractPrediction, cleanGroundTruth } from '../judge/index.js';
+import { extractPrediction, cleanGroundTruth } from '../rubrics/index.js';
 import { arrayElement, decodeLine, parseSlice, splitKey, topLevelValues, type LineBytes } from '../rows/index.js';
 import {
   formatFixed,

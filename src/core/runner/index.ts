@@ -1,5 +1,4 @@
 export type { DomainTally } from './accounting.js';
-export { readManifest, settingsDifferences, writeManifest } from './output-file.js';
 export { fileOrder } from './plan.js';
 export type { Order } from './plan.js';
 export { runStage } from './run.js';

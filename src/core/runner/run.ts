@@ -7,7 +7,7 @@ import { readLineAt, readRow, type BadRow, type BadRowMode, type LinePlan } from
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings } from '../schemas/index.js';
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
-import { checkResumable, ensureOutputDir, writeManifest } from './output-file.js';
+import { checkResumable, ensureOutputDir, writeManifest } from '../output/index.js';
 import { orderedLines, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { Stage } from './stage.js';

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { writeAtomically } from '../files.js';
 import { JsonlAppender, fileError, isBlank, outputLine, readLineBytes, readRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
-import { isNonEmptyFile } from './output-file.js';
+import { isNonEmptyFile } from '../output/index.js';
 
 export interface Resumed {
   /** Rows already finished: never sent again. */

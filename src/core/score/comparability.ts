@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
 import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
 import { PUBLISHED_JUDGE, sameData } from '../dataset/index.js';
-import { loadRubrics } from '../judge/index.js';
+import { loadRubrics } from '../rubrics/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
 
 /** What a judged file's sidecar manifest says produced it; every field is unknown without one. */

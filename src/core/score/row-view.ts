@@ -1,6 +1,6 @@
 import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
-import { cleanGroundTruth, extractPrediction } from '../judge/index.js';
+import { cleanGroundTruth, extractPrediction } from '../rubrics/index.js';
 import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
 

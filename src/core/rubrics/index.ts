@@ -1,0 +1,9 @@
+/*
+ * What a judge is given, without the judge: the rubric and mode prompt texts,
+ * and the prediction and ground truth as it compares them. score and report
+ * use these too, so they live apart from the judge stages (and their client).
+ */
+export { loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
+export type { ChoiceMode, ModePrompt, RubricSet } from './rubrics.js';
+export { cleanGroundTruth, extractPrediction } from './prediction-text.js';
+export { lastBlock, stripThink } from './think.js';
