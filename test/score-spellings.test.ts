@@ -161,3 +161,17 @@ describe('score: the row key of a line read by JSON.parse', () => {
     );
   });
 });
+
+describe('a --repeat row is read from its bytes like any other', () => {
+  it('takes its mean grades to sixtieths without decoding the line (a raw tab in a history it never reads is no error)', async () => {
+    const dir = tempDir();
+    const row = { ...judgedRow({ turn: 2 }), judge_repeats: [{ total_score: 4 }] };
+    // Means of 7 repeats are not whole sixtieths; the raw tab makes the line invalid for JSON.parse.
+    Object.assign(row, { total_score: 23 / 7, format: 23 / 7, prompt: ['an\u0001earlier action', 'the action'] });
+    const path = join(dir, 'repeat.jsonl');
+    writeFileSync(path, JSON.stringify(row).replace('\\u0001', '\t') + '\n');
+    const { records } = await readJudged(path);
+    assert.equal(records.length, 1);
+    assert.equal(records[0]!.total, Math.round((23 / 7) * 60));
+  });
+});

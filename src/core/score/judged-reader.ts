@@ -178,6 +178,9 @@ function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
       const v = parseSlice(b, at.get(f));
       if (v !== undefined) row[f] = v;
     }
+    // Only whether it is a list matters (a --repeat row's grades are means); its items are never decoded.
+    const repeats = at.get('judge_repeats');
+    if (repeats && b[repeats[0]] === 0x5b) row.judge_repeats = [];
     const turn = row.turn_idx;
     if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
     for (const f of ['prompt', 'response'] as const) {
