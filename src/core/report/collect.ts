@@ -1,6 +1,7 @@
 import { extractPrediction, cleanGroundTruth } from '../rubrics/index.js';
 import { arrayElement, decodeLine, parseSlice, splitKey, topLevelValues, type LineBytes } from '../rows/index.js';
 import {
+  SIXTIETHS,
   formatFixed,
   judgeModeOf,
   modeRecordOf,
@@ -195,8 +196,6 @@ function fitRows(rows: ReportRow[]): CollectedRows {
   }
   return { rows, limit, cutTexts };
 }
-
-const SIXTIETHS = 60;
 
 const keep = (v: unknown): Kept => cut(textOf(v), MAX_TEXT);
 

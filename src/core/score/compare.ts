@@ -7,18 +7,13 @@ import { readJudged, type JudgedRecord } from './judged-reader.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 import { studentQuantile } from './student-t.js';
-import { deriveSeed, mulberry32 } from './bootstrap.js';
+import { deriveSeed, mulberry32, type Cluster, type Interval } from './bootstrap.js';
 
 /** Rows present on one side only. */
 export interface Unpaired {
   count: number;
   /** A few of them, readable (domain, id, turn), in key order. */
   examples: string[];
-}
-
-export interface Interval {
-  lo: number;
-  hi: number;
 }
 
 /**
@@ -84,12 +79,6 @@ const EXAMPLES = 5;
 export const GATE_ALPHA = 0.05;
 /** Random sign patterns drawn per gate test when there are too many to enumerate. */
 const FLIPS = 9_999;
-
-export interface Cluster {
-  /** Sum of the rows' deltas, in points. */
-  sum: number;
-  n: number;
-}
 
 const points = (sixtieths: number): number => (25 * sixtieths) / SIXTIETHS;
 
