@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import type OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
@@ -12,7 +11,8 @@ import {
   type BatchStatus,
   type ChatResult,
 } from '../endpoints/index.js';
-import { readLineAt, readRow, type LinePlan } from '../rows/index.js';
+import type { LinePlan } from '../rows/index.js';
+import { plannedRows } from './plan.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { Stage } from './stage.js';
 
@@ -96,23 +96,12 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
   /** The first requests of every planned row not done yet (rows that fail their checks are left to the run to report). */
   private async *requests(doneKeys: ReadonlySet<string>): AsyncGenerator<BatchRequest> {
     const { plan, model } = this.opts;
-    const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
     const seen = new Set<string>();
-    try {
-      for (const line of plan.lines) {
-        const input = inputs[line.file]!;
-        const read = readRow(await readLineAt(input, line.start, line.length), this.stage.schema, {
-          file: input.path,
-          lineNo: line.lineNo,
-          terminated: line.terminated,
-        });
-        if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) continue;
-        seen.add(read.key);
-        const bodies = await this.stage.requests(read.row, read.key);
-        for (const [n, body] of bodies.entries()) yield { customId: requestId(read.key, n), body: { ...body, model } };
-      }
-    } finally {
-      await Promise.all(inputs.map((i) => i.handle.close()));
+    for await (const read of plannedRows(plan, this.stage.schema)) {
+      if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) continue;
+      seen.add(read.key);
+      const bodies = await this.stage.requests(read.row, read.key);
+      for (const [n, body] of bodies.entries()) yield { customId: requestId(read.key, n), body: { ...body, model } };
     }
   }
 }

@@ -1,7 +1,7 @@
-import { open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { estimatePromptTokens } from '../endpoints/index.js';
-import { readLineAt, readRow, type LinePlan } from '../rows/index.js';
+import type { LinePlan } from '../rows/index.js';
+import { plannedRows } from './plan.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { Stage } from './stage.js';
 
@@ -23,25 +23,17 @@ export interface DryRunCount {
  */
 export async function dryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, plan: LinePlan): Promise<DryRunCount> {
   const count: DryRunCount = { rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
-  const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
-  try {
-    for (const line of plan.lines) {
-      const input = inputs[line.file]!;
-      const bytes = await readLineAt(input, line.start, line.length);
-      const read = readRow(bytes, stage.schema, { file: input.path, lineNo: line.lineNo, terminated: line.terminated });
-      if (!read.ok) {
-        count.badRows++;
-        continue;
-      }
-      count.rows++;
-      for (const request of await stage.requests(read.row, read.key)) {
-        count.requests++;
-        count.promptTokens += await estimatePromptTokens(request.messages);
-        count.completionBudget += typeof request.max_tokens === 'number' ? request.max_tokens : 0;
-      }
+  for await (const read of plannedRows(plan, stage.schema)) {
+    if (!read.ok) {
+      count.badRows++;
+      continue;
     }
-  } finally {
-    await Promise.all(inputs.map((i) => i.handle.close()));
+    count.rows++;
+    for (const request of await stage.requests(read.row, read.key)) {
+      count.requests++;
+      count.promptTokens += await estimatePromptTokens(request.messages);
+      count.completionBudget += typeof request.max_tokens === 'number' ? request.max_tokens : 0;
+    }
   }
   return count;
 }

@@ -1,4 +1,7 @@
-import type { LinePlan, PlannedLine } from '../rows/index.js';
+import { open } from 'node:fs/promises';
+import type { z } from 'zod';
+import { readLineAt, readRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
+import type { DatasetRow } from '../schemas/index.js';
 
 /**
  * The order of the plan's lines as the schedule (schedule.ts) sees it: it
@@ -15,4 +18,18 @@ export function orderedLines(plan: LinePlan, order: Order = fileOrder): PlannedL
   const out = order(plan.lines);
   if (out.length !== plan.lines.length || new Set(out).size !== out.length) throw new Error('an order must keep every planned line once');
   return out;
+}
+
+/** Every planned row in file order, read and checked as the runner reads it, one at a time (dry run, batch phase). */
+export async function* plannedRows<S extends z.ZodType<DatasetRow>>(plan: LinePlan, schema: S): AsyncGenerator<ReadRow<z.infer<S>>> {
+  const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
+  try {
+    for (const line of plan.lines) {
+      const input = inputs[line.file]!;
+      const bytes = await readLineAt(input, line.start, line.length);
+      yield readRow(bytes, schema, { file: input.path, lineNo: line.lineNo, terminated: line.terminated });
+    }
+  } finally {
+    await Promise.all(inputs.map((i) => i.handle.close()));
+  }
 }
