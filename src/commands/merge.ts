@@ -18,7 +18,8 @@ export async function run(out: string, shards: string[], opts: MergeCliOptions):
     force: opts.force === true,
   });
   const gaps = report.missing.length + report.failed.length;
-  process.stderr.write(`merge: wrote ${report.written} rows from ${shards.length} shards to ${out}\n`);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  process.stderr.write(`merge: wrote ${count(report.written, 'row')} from ${count(shards.length, 'shard')} to ${out}\n`);
   if (gaps) {
     for (const k of report.missing) process.stderr.write(`missing: ${visible(displayKey(k))}\n`);
     for (const k of report.failed) process.stderr.write(`failed: ${visible(displayKey(k))}\n`);
