@@ -13,6 +13,8 @@
  *   BENCH_STEPS        comma list of infer,judge,score,report,startup (default all)
  *   BENCH_AWB_NODE_ARGS  extra node flags for the awb children, e.g.
  *                      "--cpu-prof --cpu-prof-dir=.bench/prof" to profile them
+ *   BENCH_AWB_ARGS     extra awb options for infer and judge, e.g.
+ *                      "--max-inflight-mb 24"
  *   BENCH_MEM_TRACE=1  sample each awb child's memory (heap spaces, buffers)
  *                      every 100 ms into .bench/logs/<step>.mem.jsonl
  *
@@ -58,6 +60,7 @@ const scale = envNumber('BENCH_SCALE', 1);
 const reuse = process.env.BENCH_REUSE === '1';
 const steps = new Set((process.env.BENCH_STEPS ?? 'infer,judge,score,report,startup').split(',').map((s) => s.trim()));
 const awbNodeArgs = (process.env.BENCH_AWB_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+const awbArgs = (process.env.BENCH_AWB_ARGS ?? '').split(/\s+/).filter(Boolean);
 const memTrace = process.env.BENCH_MEM_TRACE === '1';
 if (memTrace) awbNodeArgs.push('--import', join(root, 'bench', 'mem-sampler.mjs'));
 
@@ -340,7 +343,7 @@ function stageArgs(ep: Endpoint, stage: 'infer' | 'judge', input: string, c: num
     stage === 'infer'
       ? ['--data', '--model-base-url', ep.url, '--model-name']
       : ['--predictions', '--judge-base-url', ep.judgeUrl, '--judge-model'];
-  return [stage, inputFlag, input, urlFlag, url, modelFlag, 'bench', '--concurrency', String(c), '--no-progress', '-o', output];
+  return [stage, inputFlag, input, urlFlag, url, modelFlag, 'bench', '--concurrency', String(c), '--no-progress', '-o', output, ...awbArgs];
 }
 
 /** Prefilled bytes against the one-at-a-time minimum, wall time against the ideal for that minimum. */

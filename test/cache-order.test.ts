@@ -215,3 +215,52 @@ describe('cache-aware order', () => {
     assert.match(r.stderr, /mcp_test\.jsonl:4/);
   });
 });
+
+describe('--max-inflight-mb', () => {
+  /** Single-turn rows whose lines are about `kb` KB each (the padding is in the action, so it is also sent). */
+  function paddedRows(n: number, kb: number, first = 0): SynthRow[] {
+    return Array.from({ length: n }, (_, i) => {
+      const action = `### Turn 1\n**Action:**\n${'x'.repeat(kb * 500)} [row os/${first + i}/1]`;
+      return {
+        task: 'os',
+        id: first + i,
+        prompt: [action],
+        response: ['ok'],
+        current_prompt: action,
+        system_str: 'You simulate an OS.',
+        turn_idx: 1,
+        total_turns: 1,
+      };
+    });
+  }
+
+  /** Entries whose time at the server overlaps `e`'s. */
+  const overlapping = (log: LogEntry[], e: LogEntry) =>
+    log.filter((o) => o !== e && o.receivedAt < e.receivedAt + e.ms && e.receivedAt < o.receivedAt + o.ms);
+
+  it('keeps the rows handed out under the budget, sends a larger row alone, and with 0 fills every slot', async () => {
+    const dir = await dirs.make();
+    // Eight rows of ~600 KB and one of ~2 MB: under 1.5 MB at most two of the small ones fit together.
+    const data = await writeDataset(join(dir, 'data'), [...paddedRows(8, 600), ...paddedRows(1, 2000, 100)]);
+    const bounded = await startServer({ reply: worldReply, latencyMs: 150 });
+    const pred = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(bounded.url, data.dir, pred, ['-c', '8', '--max-inflight-mb', '1.5']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await readRowsOf(pred)).length, 9);
+    assert.equal(bounded.stats.maxInFlight, 2);
+    const log = bounded.log.filter((e) => e.request);
+    const big = log.find((e) => JSON.stringify(e.request!.messages).includes('[row os/100/1]'))!;
+    assert.deepEqual(overlapping(log, big), [], 'the 2 MB row went alone');
+
+    const open = await startServer({ reply: worldReply, latencyMs: 300 });
+    const u = await runAwb(inferArgs(open.url, data.dir, join(dir, 'open.jsonl'), ['-c', '8', '--max-inflight-mb', '0']));
+    assert.equal(u.code, 0, u.stderr);
+    assert.equal(open.stats.maxInFlight, 8);
+  });
+
+  it('refuses a budget that is not a number of MB', async () => {
+    const r = await runAwb(['infer', '--model-base-url', 'http://127.0.0.1:9/v1', '--model-name', 'm', '--max-inflight-mb', 'lots']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--max-inflight-mb/);
+  });
+});

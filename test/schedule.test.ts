@@ -25,11 +25,11 @@ interface SimOptions {
   slots: number;
   /** Virtual time a request takes (default 1). */
   latency?: (row: Row) => number;
-  /** Slots per lane; each lane asks with its own number. */
-  lanes?: number;
+  /** The schedule's byte budget (ScheduleOptions.maxBytes). */
+  maxBytes?: number;
   /** Attempts before a row is settled (default 1): a failing row stays in its slot while retried. */
   attempts?: (row: Row) => number;
-  onStart?: (row: Row, at: number, lane: number) => void;
+  onStart?: (row: Row, at: number) => void;
   onFinish?: (row: Row, at: number) => void;
 }
 
@@ -40,10 +40,8 @@ interface SimOptions {
  * and that no slot is idle while some row is ready.
  */
 function simulate(rows: Row[], opts: SimOptions): { makespan: number; starts: Map<number, number>; ends: Map<number, number> } {
-  const s = new Schedule(rows);
-  const lanes = opts.lanes ?? 1;
-  const perLane = opts.slots / lanes;
-  const running: { row: Row; end: number; lane: number; left: number }[] = [];
+  const s = new Schedule(rows, { maxBytes: opts.maxBytes });
+  const running: { row: Row; end: number; left: number }[] = [];
   const settled = new Set<number>();
   const started = new Set<number>();
   const starts = new Map<number, number>();
@@ -55,26 +53,31 @@ function simulate(rows: Row[], opts: SimOptions): { makespan: number; starts: Ma
       rows.filter((o) => sameChain(o, r)),
     );
   const readyByOracle = (r: Row) => chainOf.get(r)!.every((o) => o.turn >= r.turn || settled.has(o.index));
+  const bytesRunning = () => running.reduce((n, x) => n + x.row.bytes, 0);
   let now = 0;
   for (;;) {
-    for (let lane = 0; lane < lanes; lane++) {
-      while (running.filter((x) => x.lane === lane).length < perLane) {
-        const r = s.next(lane);
-        if (!r) break;
-        assert.ok(readyByOracle(r), `row ${r.index} (turn ${r.turn}) handed out before an earlier turn was settled`);
-        assert.ok(!started.has(r.index), `row ${r.index} handed out twice`);
-        started.add(r.index);
-        starts.set(r.index, now);
-        opts.onStart?.(r, now, lane);
-        running.push({ row: r, end: now + (opts.latency?.(r) ?? 1), lane, left: opts.attempts?.(r) ?? 1 });
-      }
+    while (running.length < opts.slots) {
+      const r = s.next();
+      if (!r) break;
+      assert.ok(readyByOracle(r), `row ${r.index} (turn ${r.turn}) handed out before an earlier turn was settled`);
+      assert.ok(!started.has(r.index), `row ${r.index} handed out twice`);
+      assert.ok(
+        running.length === 0 || bytesRunning() + r.bytes <= (opts.maxBytes ?? Infinity),
+        `row ${r.index} handed out beyond the byte budget`,
+      );
+      started.add(r.index);
+      starts.set(r.index, now);
+      opts.onStart?.(r, now);
+      running.push({ row: r, end: now + (opts.latency?.(r) ?? 1), left: opts.attempts?.(r) ?? 1 });
     }
-    const idle = running.length < opts.slots;
+    // Idle slots are allowed only while the budget holds the best ready row back.
+    const idle = running.length < opts.slots && opts.maxBytes === undefined;
     if (idle) {
       const readyLeft = rows.filter((r) => !started.has(r.index) && readyByOracle(r)).map((r) => r.index);
       assert.deepEqual(readyLeft, [], `a slot idles at t=${now} while rows are ready`);
     }
     assert.equal(s.running(), running.length);
+    assert.equal(s.runningBytes(), bytesRunning());
     if (running.length === 0) break;
     now = Math.min(...running.map((x) => x.end));
     for (const x of running.filter((y) => y.end === now)) {
@@ -181,12 +184,12 @@ describe('schedule: order within a trajectory', () => {
   it('keeps rows that share an id but not a history apart when given a prefix fingerprint', () => {
     const a = { index: 0, domain: 'mcp', id: '5', turn: 2, bytes: 10 };
     const b = { index: 1, domain: 'mcp', id: '5', turn: 3, bytes: 10 };
-    assert.equal(new Schedule([a, b]).ready(), 1, 'without fingerprints they are one chain');
+    assert.equal(new Schedule([a, b]).readyCount(), 1, 'without fingerprints they are one chain');
     assert.equal(
       new Schedule([
         { ...a, prefix: 'x' },
         { ...b, prefix: 'y' },
-      ]).ready(),
+      ]).readyCount(),
       2,
     );
   });
@@ -214,22 +217,38 @@ describe('schedule: order within a trajectory', () => {
   });
 });
 
-describe('schedule: several endpoints (lanes)', () => {
-  it("sends a chain's later turns back to the lane that served it, and lends ready rows to an idle lane", () => {
-    const file = asFile(trajectories([4, 4, 4, 4]));
-    const laneOf = new Map<string, Set<number>>();
-    simulate(file, {
-      slots: 4,
-      lanes: 2,
-      onStart: (r, _at, lane) => laneOf.set(r.id, (laneOf.get(r.id) ?? new Set()).add(lane)),
-    });
-    for (const [id, lanes] of laneOf) assert.equal(lanes.size, 1, `trajectory ${id} stayed on one lane`);
+describe('schedule: byte budget', () => {
+  it('keeps the bytes handed out under the budget, lets one oversized row go alone, and passes no row over', () => {
+    const rows = asFile(
+      shuffled([...trajectories([6, 6, 4, 3, 1, 1, 1, 1]), ...trajectories([2]).map((r) => ({ ...r, id: 'huge', bytes: 5000 }))], 3),
+    );
+    const huge = rows.filter((r) => r.id === 'huge');
+    // simulate() checks the budget at every start, the turn order, and that every row is handed out.
+    const { starts, ends } = simulate(rows, { slots: 4, maxBytes: 1000 });
+    for (const h of huge) {
+      for (const o of rows) {
+        if (o === h) continue;
+        const overlap = starts.get(o.index)! < ends.get(h.index)! && starts.get(h.index)! < ends.get(o.index)!;
+        assert.ok(!overlap, `row ${o.index} ran beside the oversized row ${h.index}`);
+      }
+    }
+  });
 
-    // One trajectory, two lanes: lane 1 has nothing of its own but takes the ready turn rather than idle.
-    const s = new Schedule(asFile(trajectories([2])));
-    const t1 = s.next(0)!;
-    s.finish(t1);
-    assert.equal(s.next(1)!.turn, 2);
+  it('holds the best ready row back rather than send smaller ones past it', () => {
+    const big = { index: 0, domain: 'web', id: 'big', turn: 1, bytes: 800 };
+    const others = [1, 2, 3].map((i) => ({ index: i, domain: 'os', id: `s${i}`, turn: 1, bytes: 300 }));
+    const long = [1, 2].map((turn) => ({ index: 3 + turn, domain: 'mcp', id: 'long', turn, bytes: 300 }));
+    const s = new Schedule([big, ...others, ...long], { maxBytes: 1000 });
+    assert.equal(s.next()!.id, 'long', 'the longest chain first');
+    assert.equal(s.next(), undefined, 'the big row does not fit beside it, and the small ones wait behind it');
+    assert.equal(s.runningBytes(), 300);
+    s.finish(long[0]!);
+    assert.equal(s.next()!.id, 'big', 'alone, it goes');
+    assert.equal(s.next(), undefined);
+    s.finish(big);
+    assert.deepEqual([s.next()!.id, s.next()!.id, s.next()!.id], ['s1', 's2', 's3'], 'equals tie on plan order');
+    assert.equal(s.next(), undefined, 'a fourth row of 300 would pass the budget');
+    assert.equal(s.readyCount(), 1);
   });
 });
 

@@ -84,6 +84,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       force: o.force,
       retryFailed: o.retryFailed,
       concurrency: o.concurrency,
+      maxInflightBytes: o.maxInflightMb,
       onBadRow: o.onBadRow,
       stop: interrupts.stop,
       abort: interrupts.abort,

@@ -47,6 +47,12 @@ const RUN_OPTIONS = {
     default: '6',
     parse: (v: string, n: string) => intOption(n, v, 0, 100)!,
   },
+  maxInflightMb: {
+    flags: '--max-inflight-mb <n>',
+    help: 'the rows sent or ready to send hold at most N MB of input between them (a larger row goes alone): bounds memory with multi-MB rows; 0: no limit',
+    default: '32',
+    parse: (v: string, n: string) => numberOption(n, v, 0, 1e6)! * 1e6 || Infinity,
+  },
   onBadRow: {
     flags: '--on-bad-row <mode>',
     help: 'a malformed input row: "stop" the run there (rows before it are kept), or "skip" it and report it',

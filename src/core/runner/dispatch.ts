@@ -2,14 +2,21 @@ import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 
 /**
- * The slots: at most `concurrency` tasks run at once, and two more wait
- * ready (read and built) so a slot is refilled the moment it frees instead
- * of after reading the next multi-MB row (each ready request is memory held
- * before it is sent, so no more than that). Each task gets its own signal,
- * aborted by cancel(): the openai client hooks a listener onto the signal it
- * is given and never unhooks it, so a signal per row keeps the listeners to
- * the rows in flight.
+ * The slots: at most `concurrency` tasks run at once, and a quarter as many
+ * more wait ready (read and built), so when a burst of answers frees many
+ * slots at once they are refilled without waiting for the next multi-MB rows
+ * to be read one by one (a ready request is memory held before it is sent,
+ * so no more than that; the schedule's byte budget counts them). A task may hand back what is left
+ * to do once its request is answered (saving the result): that runs outside
+ * the slot, so a burst of answers waiting on one file's writes does not keep
+ * slots empty; at most `concurrency` of those wait at once. Each task gets its
+ * own signal, aborted by cancel(): the openai client hooks a listener onto the
+ * signal it is given and never unhooks it, so a signal per row keeps the
+ * listeners to the rows in flight.
  */
+/** What a task leaves to do once its slot is free. */
+export type AfterSlot = () => Promise<void>;
+
 export class Dispatcher {
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly inFlight = new Set<Promise<void>>();
@@ -19,7 +26,7 @@ export class Dispatcher {
 
   constructor(
     private readonly concurrency: number,
-    private readonly readAhead = Math.min(concurrency, 2),
+    private readonly readAhead = Math.ceil(concurrency / 4),
   ) {
     this.limit = pLimit(concurrency);
     setMaxListeners(0, this.cancelled.signal);
@@ -30,9 +37,13 @@ export class Dispatcher {
     return this.firstError;
   }
 
-  /** Resolves once there is room for one more task (running or ready). */
+  /** Resolves once there is room for one more task (running or ready), and answered ones are not piling up unsaved. */
   async room(): Promise<void> {
-    while (this.limit.activeCount + this.limit.pendingCount >= this.concurrency + this.readAhead) await Promise.race(this.inFlight);
+    while (
+      this.limit.activeCount + this.limit.pendingCount >= this.concurrency + this.readAhead ||
+      this.inFlight.size >= 2 * this.concurrency + this.readAhead
+    )
+      await Promise.race(this.inFlight);
   }
 
   /** Resolves once one queued task has ended: true, or false at once when none is queued. */
@@ -42,11 +53,15 @@ export class Dispatcher {
     return true;
   }
 
-  /** Queues a task; a task that throws ends the dispatch: the others are cancelled. */
-  submit(task: (signal: AbortSignal) => Promise<void>): void {
+  /**
+   * Queues a task; what it hands back runs once its slot is free. A task (or
+   * what it hands back) that throws ends the dispatch: the others are cancelled.
+   */
+  submit(task: (signal: AbortSignal) => Promise<AfterSlot | void>): void {
     const p: Promise<void> = this.limit(() =>
       this.stopped || this.firstError || this.cancelled.signal.aborted ? undefined : this.run(task),
     )
+      .then((after) => after?.())
       .catch((error: unknown) => {
         if (!this.firstError) {
           this.firstError = { error };
@@ -57,12 +72,12 @@ export class Dispatcher {
     this.inFlight.add(p);
   }
 
-  private async run(task: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  private async run(task: (signal: AbortSignal) => Promise<AfterSlot | void>): Promise<AfterSlot | void> {
     const own = new AbortController();
     const onCancel = () => own.abort(this.cancelled.signal.reason);
     this.cancelled.signal.addEventListener('abort', onCancel, { once: true });
     try {
-      await task(own.signal);
+      return await task(own.signal);
     } finally {
       this.cancelled.signal.removeEventListener('abort', onCancel);
     }

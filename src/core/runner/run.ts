@@ -33,6 +33,8 @@ export interface RunOptions {
   /** Ask again rows whose final result was a failure. */
   retryFailed: boolean;
   concurrency: number;
+  /** The rows handed out and not settled hold at most this many bytes of input (Schedule's maxBytes). */
+  maxInflightBytes?: number;
   onBadRow: BadRowMode;
   /** Stop taking new rows (first Ctrl-C). */
   stop: AbortSignal;
@@ -145,6 +147,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
         prefix: line.prefix,
         line,
       })),
+      { maxBytes: opts.maxInflightBytes },
     );
     while (!schedule.isDone()) {
       if (opts.stop.aborted || slots.error) break;
@@ -152,7 +155,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       if (opts.stop.aborted || slots.error) break;
       const item = schedule.next();
       if (!item) {
-        // Every row left waits for an earlier turn in flight; none in flight means they were cancelled.
+        // Every row left waits for an earlier turn in flight or for room; none in flight means they were cancelled.
         if (await slots.settled()) continue;
         break;
       }
@@ -193,21 +196,30 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
       const job = stage.job(read.row, read.key);
       slots.submit(async (signal) => {
+        let fields: Record<string, unknown> | undefined;
         try {
-          const fields = await job(signal);
-          if (!fields) return;
-          // The line is read again rather than held: a row in flight keeps only its request.
-          await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), fields);
-          const row = inputError === undefined ? fields : { error: inputError, ...fields };
-          const outcome = stage.outcome(row);
-          stage.tally(row, tallies.count(domain, outcome));
-          const error =
-            typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
-          opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+          fields = await job(signal);
         } finally {
           // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
           schedule.finish(item);
         }
+        if (!fields) return;
+        const answered = fields;
+        // Saved outside the slot: the slot takes the next row while this one waits its turn to be written.
+        return async () => {
+          // The line is read again rather than held: a row in flight keeps only its request.
+          await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), answered);
+          const row = inputError === undefined ? answered : { error: inputError, ...answered };
+          const outcome = stage.outcome(row);
+          stage.tally(row, tallies.count(domain, outcome));
+          const error =
+            typeof answered.error === 'string'
+              ? answered.error
+              : typeof answered.error_message === 'string'
+                ? answered.error_message
+                : undefined;
+          opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+        };
       });
       // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
       await new Promise<void>((r) => setImmediate(r));

@@ -54,8 +54,6 @@ interface Chain<T> {
   levels: Level<T>[];
   /** The level whose rows are handed out now. */
   at: number;
-  /** The lane (endpoint) that served this chain last: its cache holds the prefix. */
-  lane: number | undefined;
 }
 
 interface Ready<T> {
@@ -158,30 +156,35 @@ class ReadyHeap<T extends ScheduleRow> {
 
 export interface ScheduleOptions {
   cost?: CostModel;
+  /**
+   * Most bytes (ScheduleRow.bytes) handed out and not finished at once. The
+   * best ready row waits until there is room for it (one row alone always
+   * goes), so the memory held by requests in flight stays bounded whatever
+   * the rows' sizes, and no row is passed over for ever by smaller ones.
+   */
+  maxBytes?: number;
 }
 
 /**
  * Hands out the planned rows in a cache-friendly order. The dispatcher calls
- * `next(lane)` whenever a slot is free and `finish(row)` once the row is
- * settled for good (after its last retry); when `next` returns undefined
- * while `isDone()` is false, the remaining rows wait for rows in flight.
- *
- * Lanes are optional: with several endpoints, pass the endpoint's number, so
- * a chain's later turns go back to the endpoint whose cache holds its
- * prefix. A lane with nothing of its own takes unassigned chains, and failing
- * that another lane's ready rows, so no slot idles while a row is ready.
+ * `next()` whenever a slot is free and `finish(row)` once the row is settled
+ * for good (after its last retry); when `next` returns undefined while
+ * `isDone()` is false, the remaining rows wait for rows in flight: an earlier
+ * turn, or room under `maxBytes`.
  */
 export class Schedule<T extends ScheduleRow> {
-  private readonly shared = new ReadyHeap<T>();
-  private readonly lanes = new Map<number, ReadyHeap<T>>();
+  private readonly ready = new ReadyHeap<T>();
   private readonly where = new Map<number, Chain<T>>();
   /** Indexes of the rows handed out and not finished. */
   private readonly handed = new Set<number>();
+  private readonly maxBytes: number;
+  private handedBytes = 0;
   private total = 0;
   private settled = 0;
 
   constructor(rows: Iterable<T>, opts: ScheduleOptions = {}) {
     const cost = opts.cost ?? DEFAULT_COST;
+    this.maxBytes = opts.maxBytes ?? Infinity;
     const groups = new Map<string, T[]>();
     for (const r of rows) {
       const k = chainKey(r);
@@ -196,7 +199,6 @@ export class Schedule<T extends ScheduleRow> {
       const chain: Chain<T> = {
         levels: rowsByLevel.map((l, i) => ({ rows: l, open: l.length, costLeft: work[i]!.cost, bytesLeft: work[i]!.bytes })),
         at: 0,
-        lane: undefined,
       };
       for (const r of g) {
         if (this.where.has(r.index)) throw new Error(`schedule: row index ${r.index} given twice`);
@@ -206,21 +208,14 @@ export class Schedule<T extends ScheduleRow> {
     }
   }
 
-  /** The best ready row for this lane, or undefined when every remaining row waits for an earlier turn (or none is left). */
-  next(lane = 0): T | undefined {
-    const own = this.lanes.get(lane);
-    let from: ReadyHeap<T> | undefined = own?.size ? own : undefined;
-    const s = this.shared.peek();
-    if (s && (!from || compareReady(s, from.peek()!) < 0)) from = this.shared;
-    if (!from) {
-      // Nothing of its own and no fresh chain: take another lane's best rather than idle.
-      for (const h of this.lanes.values()) if (h.size && (!from || compareReady(h.peek()!, from.peek()!) < 0)) from = h;
-    }
-    const item = from?.pop();
-    if (!item) return undefined;
-    item.chain.lane = lane;
-    this.handed.add(item.row.index);
-    return item.row;
+  /** The best ready row, or undefined when every remaining row waits for an earlier turn or for room (or none is left). */
+  next(): T | undefined {
+    const best = this.ready.peek();
+    if (!best || (this.handed.size > 0 && this.handedBytes + best.row.bytes > this.maxBytes)) return undefined;
+    this.ready.pop();
+    this.handed.add(best.row.index);
+    this.handedBytes += best.row.bytes;
+    return best.row;
   }
 
   /** The row is settled (answered, or failed for good); its chain's next turn may become ready. */
@@ -228,6 +223,7 @@ export class Schedule<T extends ScheduleRow> {
     const chain = this.where.get(row.index);
     const level = chain?.levels[chain.at];
     if (!chain || !level || !this.handed.delete(row.index)) throw new Error(`schedule: row ${row.index} finished but not handed out`);
+    this.handedBytes -= row.bytes;
     level.open--;
     this.settled++;
     this.where.delete(row.index);
@@ -239,12 +235,7 @@ export class Schedule<T extends ScheduleRow> {
 
   private release(chain: Chain<T>): void {
     const level = chain.levels[chain.at]!;
-    let heap = this.shared;
-    if (chain.lane !== undefined) {
-      heap = this.lanes.get(chain.lane) ?? new ReadyHeap<T>();
-      this.lanes.set(chain.lane, heap);
-    }
-    for (const row of level.rows) heap.push({ row, chain, costLeft: level.costLeft, bytesLeft: level.bytesLeft });
+    for (const row of level.rows) this.ready.push({ row, chain, costLeft: level.costLeft, bytesLeft: level.bytesLeft });
   }
 
   /** Every row settled. */
@@ -262,10 +253,13 @@ export class Schedule<T extends ScheduleRow> {
     return this.handed.size;
   }
 
-  /** Rows that `next` could hand out now. */
-  ready(): number {
-    let n = this.shared.size;
-    for (const h of this.lanes.values()) n += h.size;
-    return n;
+  /** Bytes of the rows handed out and not finished. */
+  runningBytes(): number {
+    return this.handedBytes;
+  }
+
+  /** Rows that are not waiting for an earlier turn (`next` may still hold them back for room). */
+  readyCount(): number {
+    return this.ready.size;
   }
 }
