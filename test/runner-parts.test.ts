@@ -100,6 +100,45 @@ describe('dispatcher', () => {
     assert.equal((slots.error?.error as Error).message, 'boom');
   });
 
+  it('runs what a task hands back outside its slot, and fails the dispatch when that throws', async () => {
+    const slots = new Dispatcher(1, 1);
+    const events: string[] = [];
+    let saveA!: () => void;
+    slots.submit(async () => {
+      events.push('A answered');
+      return async () => {
+        await new Promise<void>((r) => (saveA = r));
+        events.push('A saved');
+      };
+    });
+    slots.submit(async () => {
+      events.push('B answered');
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(events, ['A answered', 'B answered'], 'B took the slot while A waited to be saved');
+    saveA();
+    await slots.drain();
+    assert.deepEqual(events, ['A answered', 'B answered', 'A saved'], 'drain waits for what was handed back');
+
+    const failing = new Dispatcher(2, 0);
+    let cancelled = false;
+    failing.submit(async () => async () => {
+      throw new UserError('disk full');
+    });
+    failing.submit(
+      (signal) =>
+        new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => {
+            cancelled = true;
+            resolve();
+          }),
+        ),
+    );
+    await failing.drain();
+    assert.equal((failing.error?.error as Error).message, 'disk full');
+    assert.ok(cancelled, 'the task in flight was cancelled');
+  });
+
   it('after stop(), queued tasks never start and running ones finish', async () => {
     const slots = new Dispatcher(1, 4);
     const ran: number[] = [];
