@@ -23,6 +23,8 @@ export class Dispatcher {
   private readonly cancelled = new AbortController();
   private firstError: { error: unknown } | undefined;
   private stopped = false;
+  /** Waiters for the next freed slot or finished task. */
+  private waiters: (() => void)[] = [];
 
   constructor(
     private readonly concurrency: number,
@@ -43,14 +45,24 @@ export class Dispatcher {
       this.limit.activeCount + this.limit.pendingCount >= this.concurrency + this.readAhead ||
       this.inFlight.size >= 2 * this.concurrency + this.readAhead
     )
-      await Promise.race(this.inFlight);
+      await this.change();
   }
 
-  /** Resolves once one queued task has ended: true, or false at once when none is queued. */
+  /** Resolves once a queued task has freed its slot or ended: true, or false at once when none is queued. */
   async settled(): Promise<boolean> {
     if (!this.inFlight.size) return false;
-    await Promise.race(this.inFlight);
+    await this.change();
     return true;
+  }
+
+  private change(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private changed(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
   }
 
   /**
@@ -61,14 +73,20 @@ export class Dispatcher {
     const p: Promise<void> = this.limit(() =>
       this.stopped || this.firstError || this.cancelled.signal.aborted ? undefined : this.run(task),
     )
-      .then((after) => after?.())
+      .then((after) => {
+        this.changed();
+        return after?.();
+      })
       .catch((error: unknown) => {
         if (!this.firstError) {
           this.firstError = { error };
           this.cancel();
         }
       })
-      .finally(() => this.inFlight.delete(p));
+      .finally(() => {
+        this.inFlight.delete(p);
+        this.changed();
+      });
     this.inFlight.add(p);
   }
 
