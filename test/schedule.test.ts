@@ -249,6 +249,7 @@ describe('schedule: byte budget', () => {
     assert.deepEqual([s.next()!.id, s.next()!.id, s.next()!.id], ['s1', 's2', 's3'], 'equals tie on plan order');
     assert.equal(s.next(), undefined, 'a fourth row of 300 would pass the budget');
     assert.equal(s.readyCount(), 1);
+    assert.equal(s.heldForRoom(), 3, 'big, then s1 beside big, then the last turn of long: each counted once');
   });
 });
 

@@ -300,6 +300,11 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
     const cache = cached === undefined ? 'cached tokens not reported' : `${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit`;
     err(`tokens: ${prompt} prompt (${cache}), ${completion} completion`);
   }
+  if (result.heldForRoom > 0) {
+    err(
+      `${result.heldForRoom} rows waited for room under --max-inflight-mb (the input bytes held by rows in flight); a larger budget keeps more in flight, at the cost of memory`,
+    );
+  }
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
     if (c.warn && n > 0) err(chalk.yellow(`warning: ${n} rows ${c.title}; check them before scoring`));

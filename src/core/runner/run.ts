@@ -53,6 +53,8 @@ export interface StageResult {
   /** Rows without a final result: failed requests, or not reached. */
   remaining: number;
   stopped: boolean;
+  /** Rows that waited for room under maxInflightBytes while they were next in line. */
+  heldForRoom: number;
   manifest: Manifest;
 }
 
@@ -129,6 +131,19 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     opts.onEvent?.({ type: 'bad', bad });
   };
 
+  // One small record per row; `order` only decides ties.
+  const schedule = new Schedule(
+    orderedLines(plan, opts.order).map((line, index) => ({
+      index,
+      domain: line.domain,
+      id: line.id,
+      turn: line.turn,
+      bytes: line.length,
+      prefix: line.prefix,
+      line,
+    })),
+    { maxBytes: opts.maxInflightBytes },
+  );
   /**
    * Reads, checks and queues the planned rows in the schedule's order (a
    * later turn of a trajectory once its earlier turns are settled, so a
@@ -136,19 +151,6 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
    */
   const readAndSend = async () => {
     const seen = new Map<string, string>();
-    // One small record per row; `order` only decides ties.
-    const schedule = new Schedule(
-      orderedLines(plan, opts.order).map((line, index) => ({
-        index,
-        domain: line.domain,
-        id: line.id,
-        turn: line.turn,
-        bytes: line.length,
-        prefix: line.prefix,
-        line,
-      })),
-      { maxBytes: opts.maxInflightBytes },
-    );
     while (!schedule.isDone()) {
       if (opts.stop.aborted || slots.error) break;
       await slots.room();
@@ -254,5 +256,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       cutoff.index > 0 && !opts.stop.aborted ? ' (rows before it are done and saved; fix it and run the same command to go on)' : '';
     throw new UserError(`${cutoff.bad.message}${before}`);
   }
-  return { perDomain: tallies.perDomain, remaining: tallies.remaining(), stopped: opts.stop.aborted, manifest };
+  return {
+    perDomain: tallies.perDomain,
+    remaining: tallies.remaining(),
+    stopped: opts.stop.aborted,
+    heldForRoom: schedule.heldForRoom(),
+    manifest,
+  };
 }

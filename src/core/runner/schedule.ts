@@ -58,6 +58,8 @@ interface Chain<T> {
 
 interface Ready<T> {
   row: T;
+  /** `next` has held it back for room under maxBytes at least once. */
+  heldBack?: boolean;
   chain: Chain<T>;
   costLeft: number;
   bytesLeft: number;
@@ -179,6 +181,7 @@ export class Schedule<T extends ScheduleRow> {
   private readonly handed = new Set<number>();
   private readonly maxBytes: number;
   private handedBytes = 0;
+  private heldBack = 0;
   private total = 0;
   private settled = 0;
 
@@ -211,7 +214,12 @@ export class Schedule<T extends ScheduleRow> {
   /** The best ready row, or undefined when every remaining row waits for an earlier turn or for room (or none is left). */
   next(): T | undefined {
     const best = this.ready.peek();
-    if (!best || (this.handed.size > 0 && this.handedBytes + best.row.bytes > this.maxBytes)) return undefined;
+    if (!best) return undefined;
+    if (this.handed.size > 0 && this.handedBytes + best.row.bytes > this.maxBytes) {
+      if (!best.heldBack) this.heldBack++;
+      best.heldBack = true;
+      return undefined;
+    }
     this.ready.pop();
     this.handed.add(best.row.index);
     this.handedBytes += best.row.bytes;
@@ -256,6 +264,11 @@ export class Schedule<T extends ScheduleRow> {
   /** Bytes of the rows handed out and not finished. */
   runningBytes(): number {
     return this.handedBytes;
+  }
+
+  /** Rows that `next` held back at least once for want of room under maxBytes. */
+  heldForRoom(): number {
+    return this.heldBack;
   }
 
   /** Rows that are not waiting for an earlier turn (`next` may still hold them back for room). */
