@@ -7,7 +7,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { UserError } from '../errors.js';
 import { writeAtomically } from '../files.js';
 import { brief, shownUrl, splitQuery, visible } from '../shown.js';
-import { FatalEndpointError } from './endpoints.js';
+import { FatalEndpointError, refusedAccess } from './endpoints.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState } from '../schemas/index.js';
 
@@ -126,8 +126,8 @@ function refusal(err: unknown, opts: BatchRunOptions): unknown {
   const what = `batch endpoint ${shownUrl(opts.endpoint)}`;
   const said = brief(err.message, opts.secrets ?? []);
   if (err instanceof APIConnectionError) return new FatalEndpointError(`cannot reach ${what}: ${said}`);
-  if (err.status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
-  if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said}`);
+  const refused = refusedAccess(what, err.status, () => said);
+  if (refused) return refused;
   if (err.status === 404 || err.status === 405) {
     return new FatalEndpointError(
       `${what} does not offer the Batch API (${err.status}: ${said}); OpenAI and LiteLLM's proxy do, \`vllm serve\` does not: run without --batch`,
