@@ -37,9 +37,9 @@ export function customIdOf(rowKey: string): string {
   return `awb-${createHash('sha256').update(rowKey).digest('hex').slice(0, 32)}`;
 }
 
-export const TERMINAL_STATUSES = ['completed', 'failed', 'expired', 'cancelled'] as const;
+const TERMINAL_STATUSES = ['completed', 'failed', 'expired', 'cancelled'] as const;
 
-export function isTerminal(status: string): boolean {
+function isTerminal(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
@@ -69,7 +69,7 @@ export function batchClient(url: string, apiKey: string): OpenAI {
   return new OpenAI({ baseURL: base, defaultQuery: query, apiKey, maxRetries: 5, timeout: 600_000 });
 }
 
-export interface BatchRunOptions {
+interface BatchRunOptions {
   /** A client for the endpoint (batchClient). */
   client: OpenAI;
   /** Removed from server text before it is shown. */
@@ -92,7 +92,7 @@ export interface BatchRunOptions {
 }
 
 /** A reply from a batch: the chat completion body, or why there is none. */
-export type BatchReply = { ok: true; body: unknown } | { ok: false; error: string };
+type BatchReply = { ok: true; body: unknown } | { ok: false; error: string };
 
 export interface BatchResults {
   /** The reply recorded for a request; undefined when the batch holds none (not run: expired, cancelled). */
@@ -226,7 +226,7 @@ export async function clearBatches(statePath: string): Promise<void> {
   await rm(statePath, { force: true });
 }
 
-export async function readBatchState(path: string): Promise<BatchState | undefined> {
+async function readBatchState(path: string): Promise<BatchState | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

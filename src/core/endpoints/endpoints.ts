@@ -84,7 +84,7 @@ export function refusedAccess(what: string, status: number | undefined, said: ()
 }
 
 /** A 200 whose body is not a chat completion. */
-export class MalformedReplyError extends Error {
+class MalformedReplyError extends Error {
   override name = 'MalformedReplyError';
 }
 

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
-export interface ReplyLimits {
+interface ReplyLimits {
   /** A reply body larger than this is a failed attempt, cut off at the limit. */
   maxReplyBytes: number;
   /** A reply body that sends nothing for this long (once its headers came) is a failed attempt. */
@@ -11,7 +11,7 @@ export interface ReplyLimits {
 const utf8 = new TextEncoder();
 
 /** A reply body cut off by a limit: too large, or stalled. */
-export class ReplyLimitError extends Error {
+class ReplyLimitError extends Error {
   override name = 'ReplyLimitError';
 }
 

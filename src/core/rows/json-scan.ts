@@ -16,7 +16,7 @@
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-export function skipWs(b: Buffer, i: number): number {
+function skipWs(b: Buffer, i: number): number {
   while (i < b.length) {
     const c = b[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
@@ -26,7 +26,7 @@ export function skipWs(b: Buffer, i: number): number {
 }
 
 /** Whether the byte at `at` is escaped: preceded by an odd run of backslashes, counted back no further than `from`. */
-export function isEscaped(b: Buffer, at: number, from: number): boolean {
+function isEscaped(b: Buffer, at: number, from: number): boolean {
   let slashes = 0;
   for (let k = at - 1; k >= from && b[k] === BACKSLASH; k--) slashes++;
   return slashes % 2 === 1;
@@ -44,7 +44,7 @@ function skipString(b: Buffer, i: number): number {
 }
 
 /** End (exclusive) of the value starting at `i`, or -1: found by brackets and quotes, not checked. */
-export function skipValue(b: Buffer, i: number): number {
+function skipValue(b: Buffer, i: number): number {
   const c = b[i];
   if (c === QUOTE) return skipString(b, i);
   if (c === 0x7b || c === 0x5b) {

@@ -1,7 +1,7 @@
 import { walkMembers, type Slice } from './json-scan.js';
 
 /** One top-level member of an object line: its key as JSON.parse reads it, and where the member and its value are. */
-export interface Member {
+interface Member {
   key: string;
   /** From the key's opening quote to the end of the value. */
   member: Slice;
