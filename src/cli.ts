@@ -120,12 +120,12 @@ function buildProgram(): Command {
   program
     .command('merge')
     .description('Join shard outputs into one file after checking settings, coverage and integrity')
-    .argument('<out>', 'merged output file')
-    .argument('<shards...>', 'shard output files')
+    .argument('<shards...>', 'shard output files (without -o, as in older versions: the merged file, then the shards)')
+    .option('-o, --output <file>', 'the merged file to write')
     .option('--data <dir>', 'dataset folder to check coverage against (default: the cached download the shards used)')
     .option('--allow-gaps', 'write what there is and list the missing rows instead of refusing')
-    .option('--force', 'overwrite OUT if it exists')
-    .action(async (out, shards, opts) => (await import('./commands/merge.js')).run(out, shards, opts));
+    .option('--force', 'overwrite the merged file if it exists')
+    .action(async (shards, opts) => (await import('./commands/merge.js')).run(shards, opts));
 
   return program;
 }

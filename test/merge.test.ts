@@ -131,7 +131,7 @@ async function copies(...names: string[]): Promise<{ dir: string; files: string[
 
 /** A refusal: non-zero exit, one line on stderr, and nothing written at OUT. */
 async function refused(out: string, args: string[]): Promise<string> {
-  const r = await runAwb(['merge', out, ...args]);
+  const r = await runAwb(['merge', '-o', out, ...args]);
   assert.notEqual(r.code, 0, `merge should refuse, got exit 0:\n${r.stderr}`);
   const message = r.stderr.trim();
   assert.equal(message.split('\n').length, 1, `expected one line, got:\n${r.stderr}`);
@@ -194,7 +194,7 @@ describe('awb infer --shard, then awb merge', () => {
 
   it('merge gives the rows of one unsharded run, with a manifest for the whole data', async () => {
     const out = p('merged.jsonl');
-    const r = await ok(['merge', out, made.s1!, made.s2!, made.s3!]);
+    const r = await ok(['merge', '-o', out, made.s1!, made.s2!, made.s3!]);
     assert.match(r.stderr, /wrote 28 rows from 3 shards/);
     made.merged = out;
 
@@ -232,6 +232,7 @@ describe('awb infer --shard, then awb merge', () => {
     for (const [i, part] of parts.entries()) assert.deepEqual((await manifestOf(part)).settings.shard, { index: i + 1, count: 3 });
 
     const merged = p('judged-merged.jsonl');
+    // The form scripts written before -o use: the first positional is the merged file.
     await ok(['merge', merged, ...parts]);
     const m = await manifestOf(merged);
     assert.equal(m.stage, 'judge');
@@ -266,7 +267,7 @@ describe('awb infer --shard, then awb merge', () => {
     const msg = await refused(join(dir, 'out.jsonl'), files);
     assert.match(msg, /\/nonexistent\/ci-runner-7\/agentworldbench/);
     assert.match(msg, /--data/);
-    await ok(['merge', join(dir, 'out.jsonl'), ...files, '--data', FIXTURES]);
+    await ok(['merge', '-o', join(dir, 'out.jsonl'), ...files, '--data', FIXTURES]);
     assert.equal((await lines(join(dir, 'out.jsonl'))).length, FIXTURE_ROWS);
     // The merged manifest names the input the rows were checked against, not the shards' stale folder.
     assert.equal((await manifestOf(join(dir, 'out.jsonl'))).dataset.source, FIXTURES);
@@ -358,7 +359,7 @@ describe('awb merge refuses what does not belong together', () => {
     assert.match(msg, /1 rows failed/);
     assert.ok(msg.includes(display(bad[0]!)), msg);
 
-    const r = await runAwb(['merge', out, files[0]!, failing, files[1]!, '--allow-gaps']);
+    const r = await runAwb(['merge', '-o', out, files[0]!, failing, files[1]!, '--allow-gaps']);
     assert.equal(r.code, 1, r.stderr);
     assert.ok(r.stderr.includes(`failed: ${display(bad[0]!)}`), r.stderr);
     assert.equal((await lines(out)).length, FIXTURE_ROWS);
@@ -371,7 +372,7 @@ describe('awb merge refuses what does not belong together', () => {
   it('--allow-gaps writes what there is, lists every gap on stderr and exits 1', async () => {
     const { dir, files } = await copies('s1', 's2', 's3');
     const out = join(dir, 'out.jsonl');
-    const r = await runAwb(['merge', out, files[0]!, files[1]!, '--allow-gaps']);
+    const r = await runAwb(['merge', '-o', out, files[0]!, files[1]!, '--allow-gaps']);
     assert.equal(r.code, 1, r.stderr);
     const present = [...(await lines(files[0]!)), ...(await lines(files[1]!))];
     const absent = await lines(files[2]!);
@@ -395,15 +396,30 @@ describe('awb merge refuses what does not belong together', () => {
     const { dir, files } = await copies('s1', 's2', 's3');
     const out = join(dir, 'out.jsonl');
     await writeFile(out, 'precious\n');
-    const r = await runAwb(['merge', out, ...files]);
+    const r = await runAwb(['merge', '-o', out, ...files]);
     assert.notEqual(r.code, 0);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /already exists/);
     assert.match(r.stderr, /--force/);
     assert.equal(await readFile(out, 'utf8'), 'precious\n');
 
-    await ok(['merge', out, ...files, '--force']);
+    await ok(['merge', '-o', out, ...files, '--force']);
     assert.equal((await lines(out)).length, FIXTURE_ROWS);
+  });
+
+  it('with -o every positional is a shard, the first one too; without -o a lone file is a usage error', async () => {
+    const { dir, files } = await copies('s1', 's2', 's3');
+    const out = join(dir, 'out.jsonl');
+    const first = await readFile(files[0]!, 'utf8');
+    const r = await ok(['merge', files[0]!, files[1]!, '-o', out, files[2]!]);
+    assert.match(r.stderr, /wrote 28 rows from 3 shards/);
+    assert.equal((await lines(out)).length, FIXTURE_ROWS);
+    assert.equal(await readFile(files[0]!, 'utf8'), first, 'the first shard is read, not written');
+
+    const lone = await runAwb(['merge', join(dir, 'other.jsonl')]);
+    assert.equal(lone.code, 2);
+    assert.match(lone.stderr.trim(), /^awb: merge: name the merged file with -o FILE/);
+    assert.ok(!(await exists(join(dir, 'other.jsonl'))));
   });
 
   it('a merge cut short earlier leaves nothing that ends up in the next one', async () => {
@@ -412,7 +428,7 @@ describe('awb merge refuses what does not belong together', () => {
     // What an interrupted merge leaves behind: the temporary file, part written.
     const partial = (await lines(files[0]!)).slice(0, 2);
     await writeFile(`${out}.awb-merging`, partial.map((l) => `${l.raw}\n`).join(''));
-    await ok(['merge', out, ...files]);
+    await ok(['merge', '-o', out, ...files]);
     const written = await lines(out);
     assert.equal(written.length, FIXTURE_ROWS);
     assert.equal(new Set(written.map(ident)).size, FIXTURE_ROWS);
@@ -422,7 +438,7 @@ describe('awb merge refuses what does not belong together', () => {
     const { dir, files } = await copies('s1', 's2', 's3');
     const before = await readFile(files[0]!, 'utf8');
     const sameFile = relative(process.cwd(), join(dir, '.', basename(files[0]!)));
-    const r = await runAwb(['merge', `./${sameFile}`, ...files, '--force']);
+    const r = await runAwb(['merge', '-o', `./${sameFile}`, ...files, '--force']);
     assert.notEqual(r.code, 0, r.stderr);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /is also the input/);
@@ -435,7 +451,7 @@ describe('awb merge refuses what does not belong together', () => {
     await symlink(dir, alias);
     const before = await readFile(files[0]!, 'utf8');
     const out = join(alias, basename(files[0]!));
-    const r = await runAwb(['merge', out, ...files, '--force']);
+    const r = await runAwb(['merge', '-o', out, ...files, '--force']);
     assert.notEqual(r.code, 0, r.stderr);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.ok(r.stderr.includes(out) && r.stderr.includes(files[0]!), r.stderr);
@@ -446,7 +462,7 @@ describe('awb merge refuses what does not belong together', () => {
     const { dir, files } = await copies('s1', 's2', 's3');
     const out = join(dir, 'merged');
     await mkdir(out);
-    const r = await runAwb(['merge', out, ...files, '--force']);
+    const r = await runAwb(['merge', '-o', out, ...files, '--force']);
     assert.notEqual(r.code, 0);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^awb: .*merged: is a folder/);

@@ -151,5 +151,8 @@ describe('planLines --shard on the fixture data', () => {
     // A nested "task" key is not the row's: --domains must not pick or drop a row by it.
     assert.equal(domainOfLine(Buffer.from('{"meta": {"task": "web"}, "task": "os", "prompt": []}')), 'os');
     assert.equal(domainOfLine(Buffer.from('{"meta": {"task": "web"}, "id": 1}')), undefined);
+    // A key JSON.parse refuses (raw tab, bad escape) is left to the full check when the row is read: the scan must not throw.
+    assert.equal(domainOfLine(Buffer.from('{"task": "os", "a\tb": 1}')), 'os');
+    assert.equal(domainOfLine(Buffer.from('{"a\\uzz": 1, "task": "os"}')), undefined);
   });
 });

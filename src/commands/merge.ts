@@ -1,15 +1,22 @@
 import chalk from 'chalk';
 import { mergeShards } from '../core/merge/index.js';
 import { displayKey } from '../core/rows/index.js';
+import { UserError } from '../core/errors.js';
 import { visible } from '../core/shown.js';
 
 export interface MergeCliOptions {
+  output?: string;
   data?: string;
   allowGaps?: boolean;
   force?: boolean;
 }
 
-export async function run(out: string, shards: string[], opts: MergeCliOptions): Promise<void> {
+/** With -o every positional is a shard; without it the first is the merged file, as scripts written before -o expect. */
+export async function run(files: string[], opts: MergeCliOptions): Promise<void> {
+  const [out, ...shards] = opts.output !== undefined ? [opts.output, ...files] : files;
+  if (out === undefined || !shards.length) {
+    throw new UserError('merge: name the merged file with -o FILE, then the shard files (awb merge -o merged.jsonl shard1.jsonl ...)', 2);
+  }
   const report = await mergeShards({
     out,
     shards,

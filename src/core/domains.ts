@@ -5,7 +5,7 @@ export const DATASET_REPO = 'Qwen/AgentWorldBench';
 export const DOMAINS = ['mcp', 'search', 'terminal', 'swe', 'android', 'web', 'os'] as const;
 export type Domain = (typeof DOMAINS)[number];
 
-export const DOMAIN_LABELS: Record<string, string> = {
+const DOMAIN_LABELS: Record<string, string> = {
   mcp: 'MCP',
   search: 'Search',
   terminal: 'Terminal',

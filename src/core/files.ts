@@ -50,7 +50,7 @@ async function realTarget(path: string): Promise<string> {
  * rather than follow a link or reuse a file someone left there. The name is
  * unguessable, so a planted file cannot be in the way.
  */
-export async function createTemp(path: string): Promise<{ path: string; handle: FileHandle }> {
+async function createTemp(path: string): Promise<{ path: string; handle: FileHandle }> {
   const tmp = `${path}.awb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   return { path: tmp, handle: await open(tmp, 'wx', 0o644) };
 }

@@ -1,6 +1,6 @@
 /* Whether two runs read the same data, whichever hub each got it from. */
 
-export interface DataIdentity {
+interface DataIdentity {
   /** The commit the hub listed (Hugging Face and ModelScope commits differ for the same files). */
   commit?: string;
   /** domain → SHA-256 of its file. */

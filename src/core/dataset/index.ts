@@ -12,4 +12,3 @@ export type { DatasetOrigin, HubKind, LocalFile } from './dataset-origin.js';
 export { PUBLISHED, PUBLISHED_JUDGE, PUBLISHED_SOURCE } from './published.js';
 export type { PublishedRow } from './published.js';
 export { sameData } from './dataset-identity.js';
-export type { DataIdentity } from './dataset-identity.js';

@@ -40,8 +40,8 @@ export interface DownloadOptions {
 }
 
 /** Far above any test file of the dataset (all seven are about 400 MB together), far below a disk's worth. */
-export const MAX_FILE_BYTES = 2 * 1024 ** 3;
-export const IDLE_SECONDS = 60;
+const MAX_FILE_BYTES = 2 * 1024 ** 3;
+const IDLE_SECONDS = 60;
 
 export interface DownloadedDataset {
   /** Folder holding `{domain}_test.jsonl`, usable as `--data`. */

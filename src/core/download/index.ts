@@ -1,2 +1,2 @@
-export { downloadDataset, IDLE_SECONDS, MAX_FILE_BYTES } from './download.js';
+export { downloadDataset } from './download.js';
 export type { DownloadOptions, DownloadProgress } from './download.js';

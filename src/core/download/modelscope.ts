@@ -16,7 +16,7 @@ import { checkedHubUrl } from './hub-settings.js';
  * Hugging Face path.
  */
 
-export const DEFAULT_MODELSCOPE_URL = 'https://www.modelscope.cn';
+const DEFAULT_MODELSCOPE_URL = 'https://www.modelscope.cn';
 const PAGE_SIZE = 200;
 /** A commit id as entries name it: a word, never a path. */
 const REVISION = /^[0-9A-Za-z._-]{1,128}$/;
@@ -41,7 +41,7 @@ export function modelScopeCache(repo: string): string {
 }
 
 /** The token goes as the SDK sends it: a bearer token and the `m_session_id` cookie. */
-export function modelScopeFetch(hub: Hub): typeof fetch {
+function modelScopeFetch(hub: Hub): typeof fetch {
   return (input, init) => {
     const headers = new Headers(init?.headers);
     if (hub.accessToken) {

@@ -7,7 +7,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { UserError } from '../errors.js';
 import { writeAtomically } from '../files.js';
 import { brief, shownUrl, splitQuery, visible } from '../shown.js';
-import { FatalEndpointError } from './endpoints.js';
+import { FatalEndpointError, refusedAccess } from './endpoints.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState } from '../schemas/index.js';
 
@@ -37,9 +37,9 @@ export function customIdOf(rowKey: string): string {
   return `awb-${createHash('sha256').update(rowKey).digest('hex').slice(0, 32)}`;
 }
 
-export const TERMINAL_STATUSES = ['completed', 'failed', 'expired', 'cancelled'] as const;
+const TERMINAL_STATUSES = ['completed', 'failed', 'expired', 'cancelled'] as const;
 
-export function isTerminal(status: string): boolean {
+function isTerminal(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
@@ -69,7 +69,7 @@ export function batchClient(url: string, apiKey: string): OpenAI {
   return new OpenAI({ baseURL: base, defaultQuery: query, apiKey, maxRetries: 5, timeout: 600_000 });
 }
 
-export interface BatchRunOptions {
+interface BatchRunOptions {
   /** A client for the endpoint (batchClient). */
   client: OpenAI;
   /** Removed from server text before it is shown. */
@@ -92,7 +92,7 @@ export interface BatchRunOptions {
 }
 
 /** A reply from a batch: the chat completion body, or why there is none. */
-export type BatchReply = { ok: true; body: unknown } | { ok: false; error: string };
+type BatchReply = { ok: true; body: unknown } | { ok: false; error: string };
 
 export interface BatchResults {
   /** The reply recorded for a request; undefined when the batch holds none (not run: expired, cancelled). */
@@ -126,8 +126,8 @@ function refusal(err: unknown, opts: BatchRunOptions): unknown {
   const what = `batch endpoint ${shownUrl(opts.endpoint)}`;
   const said = brief(err.message, opts.secrets ?? []);
   if (err instanceof APIConnectionError) return new FatalEndpointError(`cannot reach ${what}: ${said}`);
-  if (err.status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
-  if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said}`);
+  const refused = refusedAccess(what, err.status, () => said);
+  if (refused) return refused;
   if (err.status === 404 || err.status === 405) {
     return new FatalEndpointError(
       `${what} does not offer the Batch API (${err.status}: ${said}); OpenAI and LiteLLM's proxy do, \`vllm serve\` does not: run without --batch`,
@@ -226,7 +226,7 @@ export async function clearBatches(statePath: string): Promise<void> {
   await rm(statePath, { force: true });
 }
 
-export async function readBatchState(path: string): Promise<BatchState | undefined> {
+async function readBatchState(path: string): Promise<BatchState | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -72,8 +72,19 @@ export class FatalEndpointError extends UserError {
   }
 }
 
+/**
+ * A refusal that would repeat for every request, worded once for online and
+ * batch requests: `what` names the endpoint (or batch route), `said` gives
+ * the server's reason as one line (asked for only when shown).
+ */
+export function refusedAccess(what: string, status: number | undefined, said: () => string): FatalEndpointError | undefined {
+  if (status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
+  if (status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said()}`);
+  return undefined;
+}
+
 /** A 200 whose body is not a chat completion. */
-export class MalformedReplyError extends Error {
+class MalformedReplyError extends Error {
   override name = 'MalformedReplyError';
 }
 
@@ -260,8 +271,8 @@ export class EndpointPool {
   private fatalFor(err: unknown, ep: Endpoint): FatalEndpointError | undefined {
     if (!(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
     const what = `${this.opts.role} endpoint ${ep.shown}`;
-    if (err.status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
-    if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${this.describe(err)}`);
+    const refused = refusedAccess(what, err.status, () => this.describe(err));
+    if (refused) return refused;
     if (err.status === 404) {
       return new FatalEndpointError(
         `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404): ${this.describe(err)}`,

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
-export interface ReplyLimits {
+interface ReplyLimits {
   /** A reply body larger than this is a failed attempt, cut off at the limit. */
   maxReplyBytes: number;
   /** A reply body that sends nothing for this long (once its headers came) is a failed attempt. */
@@ -11,7 +11,7 @@ export interface ReplyLimits {
 const utf8 = new TextEncoder();
 
 /** A reply body cut off by a limit: too large, or stalled. */
-export class ReplyLimitError extends Error {
+class ReplyLimitError extends Error {
   override name = 'ReplyLimitError';
 }
 
@@ -68,86 +68,89 @@ export function nodeFetch(limits: ReplyLimits): typeof globalThis.fetch {
   }) as typeof globalThis.fetch;
 }
 
+const tooLarge = (maxReplyBytes: number) =>
+  new ReplyLimitError(`reply larger than ${Math.round(maxReplyBytes / 2 ** 20)} MB (--max-reply-mb)`);
+
+/** Where a capped body goes: each chunk as it comes, then its end or the one failure that cut it. */
+interface BodySink {
+  chunk(chunk: Buffer): void;
+  end(): void;
+  fail(err: Error): void;
+}
+
+/**
+ * Feeds a reply body to `sink` and ends it with an error as soon as it passes
+ * the size limit, sends nothing for `idleMs`, or its connection closes before
+ * it is complete. The sink hears `end` or `fail` once, and nothing after.
+ * Returns a stop for a reader that gives up first.
+ */
+function capBody(res: IncomingMessage, { maxReplyBytes, idleMs }: ReplyLimits, what: string, sink: BodySink): () => void {
+  let size = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+  const stop = () => {
+    done = true;
+    clearTimeout(timer);
+    res.removeAllListeners('data');
+  };
+  const fail = (err: Error) => {
+    if (done) return;
+    stop();
+    sink.fail(err);
+  };
+  const idle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fail(new ReplyLimitError(`${what} stalled: no bytes for ${idleMs / 1000} s`)), idleMs);
+  };
+  idle();
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxReplyBytes) return fail(tooLarge(maxReplyBytes));
+    sink.chunk(chunk);
+    idle();
+  });
+  res.once('end', () => {
+    if (done) return;
+    stop();
+    sink.end();
+  });
+  res.once('error', fail);
+  res.once('close', () => {
+    if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
+  });
+  return stop;
+}
+
 /** The body of a reply, refused as soon as it passes the size limit or stalls. */
-async function readCapped(res: IncomingMessage, { maxReplyBytes, idleMs }: ReplyLimits): Promise<Buffer> {
-  const tooLarge = () => new ReplyLimitError(`reply larger than ${Math.round(maxReplyBytes / 2 ** 20)} MB (--max-reply-mb)`);
-  const declared = Number(res.headers['content-length']);
-  if (declared > maxReplyBytes) throw tooLarge();
+async function readCapped(res: IncomingMessage, limits: ReplyLimits): Promise<Buffer> {
+  if (Number(res.headers['content-length']) > limits.maxReplyBytes) throw tooLarge(limits.maxReplyBytes);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
-    let timer: NodeJS.Timeout | undefined;
-    const idle = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => fail(new ReplyLimitError(`reply stalled: no bytes for ${idleMs / 1000} s`)), idleMs);
-    };
-    const fail = (err: Error) => {
-      clearTimeout(timer);
-      res.removeAllListeners('data');
-      reject(err);
-    };
-    idle();
-    res.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxReplyBytes) return fail(tooLarge());
-      chunks.push(chunk);
-      idle();
-    });
-    res.once('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks, size));
-    });
-    res.once('error', fail);
-    res.once('close', () => {
-      if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
+    capBody(res, limits, 'reply', {
+      chunk: (chunk) => chunks.push(chunk),
+      end: () => resolve(Buffer.concat(chunks)),
+      fail: reject,
     });
   });
 }
 
 /** A streamed reply body, failing as soon as it passes the size limit or sends nothing for `idleMs`. */
-function streamCapped(
-  res: IncomingMessage,
-  { maxReplyBytes, idleMs }: ReplyLimits,
-  signal: AbortSignal | undefined,
-): ReadableStream<Uint8Array> {
-  let size = 0;
-  let timer: NodeJS.Timeout | undefined;
+function streamCapped(res: IncomingMessage, limits: ReplyLimits, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  let stop = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      let finished = false;
-      const fail = (err: unknown) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
-        res.destroy();
-        // An abort (the client's timeout, Ctrl-C) must reach the client as its own reason.
-        controller.error(signal?.aborted ? (signal.reason ?? err) : err);
-      };
-      const idle = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => fail(new ReplyLimitError(`stream stalled: no bytes for ${idleMs / 1000} s`)), idleMs);
-      };
-      idle();
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxReplyBytes)
-          return fail(new ReplyLimitError(`reply larger than ${Math.round(maxReplyBytes / 2 ** 20)} MB (--max-reply-mb)`));
-        controller.enqueue(new Uint8Array(chunk));
-        idle();
-      });
-      res.once('end', () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
-        controller.close();
-      });
-      res.once('error', fail);
-      res.once('close', () => {
-        if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
+      stop = capBody(res, limits, 'stream', {
+        chunk: (chunk) => controller.enqueue(new Uint8Array(chunk)),
+        end: () => controller.close(),
+        fail: (err) => {
+          res.destroy();
+          // An abort (the client's timeout, Ctrl-C) must reach the client as its own reason.
+          controller.error(signal?.aborted ? (signal.reason ?? err) : err);
+        },
       });
     },
     cancel() {
-      clearTimeout(timer);
+      stop();
       res.destroy();
     },
   });

@@ -3,7 +3,7 @@ import { usageOf } from '../infer/index.js';
 import type { Usage } from '../schemas/index.js';
 
 /** How one question to the judge went, over all its attempts. */
-export type Asked<T> = {
+type Asked<T> = {
   raw: string;
   usage: Usage;
   /** The part of `usage` the Batch API answered (--batch), billed at its discount. */

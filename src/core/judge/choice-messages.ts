@@ -28,13 +28,13 @@ export type Side = Choice;
  */
 const SIDES: readonly [Side, Side] = ['A', 'B'];
 
-export interface TuringOrder {
+interface TuringOrder {
   real_at: Side;
   a: string;
   b: string;
 }
 
-export interface PairwiseOrder {
+interface PairwiseOrder {
   candidate_at: Side;
   a: string;
   b: string;

@@ -14,7 +14,7 @@ import { stripThink } from '../rubrics/index.js';
 
 export type Choice = 'A' | 'B';
 
-export type ChoiceParse = { ok: true; choice: Choice; via: 'boxed' | 'phrase' } | { ok: false; reason: string };
+type ChoiceParse = { ok: true; choice: Choice; via: 'boxed' | 'phrase' } | { ok: false; reason: string };
 
 /** Any number of backslashes (or none) before `boxed`, so escaped and bare spellings match alike. */
 const BOXED = /boxed\{\s*([AB])\s*\}/gi;

@@ -1,6 +1,6 @@
 import { DIMENSIONS, type Dimension, type JudgeRepeat } from '../schemas/index.js';
 
-export type RepeatSummary = Record<Dimension, number> & { total_score: number; failed: 0 | 1 };
+type RepeatSummary = Record<Dimension, number> & { total_score: number; failed: 0 | 1 };
 
 /**
  * The official fields of a row judged K times (`--repeat K`), so that score

@@ -12,7 +12,7 @@ import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
 import { datasetRowSchema, inferOutcome, judgedOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
 
-export interface MergeOptions {
+interface MergeOptions {
   out: string;
   shards: string[];
   /** Input the shards were cut from; default: the source recorded in their manifests. */
@@ -21,7 +21,7 @@ export interface MergeOptions {
   force: boolean;
 }
 
-export interface MergeReport {
+interface MergeReport {
   written: number;
   missing: string[];
   failed: string[];

@@ -73,7 +73,7 @@ export function lineId(fileIndex: number, lineNo: number): string {
 }
 
 /** What the planning scan reads of a line: enough to place it in a shard and in the schedule. */
-export interface LineFacts {
+interface LineFacts {
   domain: string | undefined;
   id: string;
   turn: number;
@@ -87,7 +87,7 @@ export interface LineFacts {
  * JSON.parse itself when the walk cannot read the line. The domain is
  * undefined for a line that is not an object with a string task.
  */
-export function lineFacts(bytes: Buffer): LineFacts {
+function lineFacts(bytes: Buffer): LineFacts {
   const members = topLevelMembers(bytes);
   if (!members) {
     let row: Record<string, unknown> | undefined;

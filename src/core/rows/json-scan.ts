@@ -16,7 +16,7 @@
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-export function skipWs(b: Buffer, i: number): number {
+function skipWs(b: Buffer, i: number): number {
   while (i < b.length) {
     const c = b[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
@@ -26,7 +26,7 @@ export function skipWs(b: Buffer, i: number): number {
 }
 
 /** Whether the byte at `at` is escaped: preceded by an odd run of backslashes, counted back no further than `from`. */
-export function isEscaped(b: Buffer, at: number, from: number): boolean {
+function isEscaped(b: Buffer, at: number, from: number): boolean {
   let slashes = 0;
   for (let k = at - 1; k >= from && b[k] === BACKSLASH; k--) slashes++;
   return slashes % 2 === 1;
@@ -44,7 +44,7 @@ function skipString(b: Buffer, i: number): number {
 }
 
 /** End (exclusive) of the value starting at `i`, or -1: found by brackets and quotes, not checked. */
-export function skipValue(b: Buffer, i: number): number {
+function skipValue(b: Buffer, i: number): number {
   const c = b[i];
   if (c === QUOTE) return skipString(b, i);
   if (c === 0x7b || c === 0x5b) {
@@ -74,33 +74,35 @@ export function skipValue(b: Buffer, i: number): number {
 export type Slice = [start: number, end: number];
 
 /**
- * Walks the top-level members of an object line in order, calling `visit`
- * with each (decoded) key and the byte range of its value. Returns whether
- * the whole line is one object this walk can read.
+ * Walks the top-level members of an object in order, calling `visit` with
+ * each (decoded) key, the byte range of its value and where its key starts.
+ * Returns the end (exclusive) of the object, or -1 when it cannot be read;
+ * whatever follows is the caller's to check.
  */
-function walkMembers(b: Buffer, visit: (key: string, value: Slice) => void): boolean {
+export function walkMembers(b: Buffer, visit: (key: string, value: Slice, keyStart: number) => void): number {
   let i = skipWs(b, 0);
-  if (b[i] !== 0x7b) return false;
+  if (b[i] !== 0x7b) return -1;
   i = skipWs(b, i + 1);
-  if (b[i] === 0x7d) return skipWs(b, i + 1) === b.length;
+  if (b[i] === 0x7d) return i + 1;
   for (;;) {
-    if (b[i] !== QUOTE) return false;
+    if (b[i] !== QUOTE) return -1;
+    const keyStart = i;
     const keyEnd = skipString(b, i);
-    if (keyEnd < 0) return false;
+    if (keyEnd < 0) return -1;
     const key = keyText(b, i, keyEnd);
-    if (key === undefined) return false;
+    if (key === undefined) return -1;
     i = skipWs(b, keyEnd);
-    if (b[i] !== 0x3a) return false;
+    if (b[i] !== 0x3a) return -1;
     i = skipWs(b, i + 1);
     const end = skipValue(b, i);
-    if (end < 0) return false;
-    visit(key, [i, end]);
+    if (end < 0) return -1;
+    visit(key, [i, end], keyStart);
     i = skipWs(b, end);
     if (b[i] === 0x2c) {
       i = skipWs(b, i + 1);
       continue;
     }
-    return b[i] === 0x7d && skipWs(b, i + 1) === b.length;
+    return b[i] === 0x7d ? i + 1 : -1;
   }
 }
 
@@ -119,10 +121,10 @@ function keyText(b: Buffer, start: number, end: number): string | undefined {
 /** The byte ranges of the wanted top-level keys' values (the last one of a repeated key, as JSON.parse keeps). */
 export function topLevelValues(b: Buffer, wanted: ReadonlySet<string>): Map<string, Slice> | undefined {
   const found = new Map<string, Slice>();
-  const walked = walkMembers(b, (key, value) => {
+  const end = walkMembers(b, (key, value) => {
     if (wanted.has(key)) found.set(key, value);
   });
-  return walked ? found : undefined;
+  return end >= 0 && skipWs(b, end) === b.length ? found : undefined;
 }
 
 /**

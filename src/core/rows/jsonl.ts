@@ -157,7 +157,7 @@ function rest(parts: Buffer[], written: number): Buffer[] {
 }
 
 /** Text, or bytes that are already UTF-8 (a line re-read from its input). */
-export type LinePart = string | Buffer;
+type LinePart = string | Buffer;
 
 /**
  * Appends whole lines to a JSONL file, one after the other, so a crash leaves

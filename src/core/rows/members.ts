@@ -1,7 +1,7 @@
-import { skipValue, skipWs, type Slice } from './json-scan.js';
+import { walkMembers, type Slice } from './json-scan.js';
 
 /** One top-level member of an object line: its key as JSON.parse reads it, and where the member and its value are. */
-export interface Member {
+interface Member {
   key: string;
   /** From the key's opening quote to the end of the value. */
   member: Slice;
@@ -10,37 +10,16 @@ export interface Member {
 
 /**
  * The top-level members of a line that JSON.parse accepted as an object, in
- * order, repeated keys included. Keys are decoded with JSON.parse, so
- * `"t\u0061sk"` is `task`, and nested objects are skipped whole, so a decoy
- * `task` inside one is never seen. undefined when the bytes do not read as
- * an object (the caller has parsed the line already, so this means a bug or
- * a file changed underfoot).
+ * order, repeated keys included (walkMembers, shared with score's byte path).
+ * Keys are decoded as JSON.parse reads them, so `"t\u0061sk"` is `task`, and
+ * nested objects are skipped whole, so a decoy `task` inside one is never
+ * seen. undefined when the bytes do not read as an object; what follows its
+ * closing brace is not checked.
  */
 export function topLevelMembers(b: Buffer): Member[] | undefined {
   const out: Member[] = [];
-  let i = skipWs(b, 0);
-  if (b[i] !== 0x7b) return undefined;
-  i = skipWs(b, i + 1);
-  if (b[i] === 0x7d) return out;
-  for (;;) {
-    if (b[i] !== 0x22) return undefined;
-    const keyStart = i;
-    const keyEnd = skipValue(b, i);
-    if (keyEnd < 0) return undefined;
-    const key = JSON.parse(b.toString('utf8', keyStart, keyEnd)) as string;
-    i = skipWs(b, keyEnd);
-    if (b[i] !== 0x3a) return undefined;
-    i = skipWs(b, i + 1);
-    const end = skipValue(b, i);
-    if (end < 0) return undefined;
-    out.push({ key, member: [keyStart, end], value: [i, end] });
-    i = skipWs(b, end);
-    if (b[i] === 0x2c) {
-      i = skipWs(b, i + 1);
-      continue;
-    }
-    return b[i] === 0x7d ? out : undefined;
-  }
+  const end = walkMembers(b, (key, value, keyStart) => out.push({ key, member: [keyStart, value[1]], value }));
+  return end < 0 ? undefined : out;
 }
 
 /** The JSON text of the value JSON.parse keeps for `key` (the last one), or undefined. */

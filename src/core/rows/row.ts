@@ -11,7 +11,7 @@ export interface BadRow {
 }
 
 /** Where a line is: its file and 1-based line number, and whether it ended with a newline. */
-export interface LineAt {
+interface LineAt {
   file: string;
   lineNo: number;
   terminated: boolean;

@@ -4,6 +4,6 @@
  * use these too, so they live apart from the judge stages (and their client).
  */
 export { loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
-export type { ChoiceMode, ModePrompt, RubricSet } from './rubrics.js';
+export type { ModePrompt, RubricSet } from './rubrics.js';
 export { cleanGroundTruth, extractPrediction } from './prediction-text.js';
 export { lastBlock, stripThink } from './think.js';

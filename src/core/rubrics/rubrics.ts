@@ -96,7 +96,7 @@ async function checkFolder(root: string): Promise<void> {
 }
 
 /** The judge modes that ask for a choice between two observations instead of grades. */
-export type ChoiceMode = 'turing' | 'pairwise';
+type ChoiceMode = 'turing' | 'pairwise';
 
 export interface ModePrompt {
   mode: ChoiceMode;

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * moment each id exists, so a run killed at any point goes back to the same
  * batches instead of paying for them twice.
  */
-export const batchEntrySchema = z.object({
+const batchEntrySchema = z.object({
   /** The request file on disk, beside the output. */
   file: z.string(),
   lines: z.number().int().nonnegative(),
@@ -44,5 +44,3 @@ export const batchResultLineSchema = z.object({
     .optional(),
   error: z.object({ code: z.string().nullable().optional(), message: z.string().nullable().optional() }).nullable().optional(),
 });
-
-export type BatchResultLine = z.infer<typeof batchResultLineSchema>;

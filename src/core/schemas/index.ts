@@ -19,13 +19,11 @@ export {
   judgeRepeatSchema,
   judgeRepeatsSchema,
   pairwiseFieldsSchema,
-  pairwiseOrderSchema,
   pairwiseResultSchema,
   repeatFieldsSchema,
   turingFieldsSchema,
-  turingOrderSchema,
   turingResultSchema,
 } from './judge-modes.js';
 export type { JudgeRepeat, PairwiseOrderResult, PairwiseResult, TuringOrderResult, TuringResult } from './judge-modes.js';
 export { batchResultLineSchema, batchStateSchema } from './batch-state.js';
-export type { BatchEntry, BatchResultLine, BatchState } from './batch-state.js';
+export type { BatchEntry, BatchState } from './batch-state.js';

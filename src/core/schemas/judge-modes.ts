@@ -54,7 +54,7 @@ function checkOrders<O extends { choice: 'A' | 'B' | null }>(
   };
 }
 
-export const turingOrderSchema = z.object({
+const turingOrderSchema = z.object({
   /** Where the real observation was shown. */
   real_at: side,
   ...orderFields,
@@ -73,7 +73,7 @@ export const turingResultSchema = z.object({ orders: z.tuple([turingOrderSchema,
 );
 export type TuringResult = z.infer<typeof turingResultSchema>;
 
-export const pairwiseOrderSchema = z.object({
+const pairwiseOrderSchema = z.object({
   /** Where this file's prediction (the candidate) was shown. */
   candidate_at: side,
   ...orderFields,

@@ -35,7 +35,6 @@ export const judgedScoreSchema = z
     judge_batch_usage: usageSchema.nullish(),
   })
   .loose();
-export type JudgedScore = z.infer<typeof judgedScoreSchema>;
 
 /** The fields judge appends to a prediction row (names of the official judged.jsonl, then awb's). */
 export const judgeFieldsSchema = z.object({

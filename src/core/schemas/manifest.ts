@@ -6,20 +6,20 @@ import { tokenCount } from './prediction-row.js';
  * their JSONL: what produced the file, so a resume can refuse different
  * settings and score can tell whether runs are comparable. Never holds a key.
  */
-export const endpointInfoSchema = z.object({
+const endpointInfoSchema = z.object({
   /** Host (and port) only: a URL path may carry a key in some proxies. */
   hosts: z.array(z.string()),
   model: z.string(),
 });
 
-export const samplingSchema = z.object({
+const samplingSchema = z.object({
   temperature: z.number().optional(),
   top_p: z.number().optional(),
   max_tokens: z.number().optional(),
   extra_body: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const usageTotalsSchema = z.object({
+const usageTotalsSchema = z.object({
   requests: z.int().nonnegative(),
   prompt_tokens: tokenCount,
   completion_tokens: tokenCount,
