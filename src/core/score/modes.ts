@@ -1,11 +1,4 @@
-import {
-  bootstrapClusters,
-  bootstrapGroups,
-  percentileInterval,
-  type BootstrapSettings,
-  type Cluster,
-  type Interval,
-} from './bootstrap.js';
+import { bootstrapGroups, percentileInterval, type BootstrapSettings, type Cluster, type Interval } from './bootstrap.js';
 import { compareDomains } from '../domains.js';
 import { Ratio, meanOf } from './exact.js';
 import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
@@ -55,8 +48,6 @@ export interface ModeScore {
   counted: number;
   /** Mean of the domains' figures (each domain resampled on its own in the bootstrap), as the leaderboard's Overall. */
   overall: Partial<Record<ModeFigure, Figure>>;
-  /** Every counted row pooled, whatever its domain. */
-  pooled: Partial<Record<ModeFigure, Figure>>;
 }
 
 /** One row's part of a figure: `sum` over `n` (n 0: the row does not count, its trajectory is still drawn). */
@@ -135,14 +126,12 @@ function assemble(
   for (const it of figures[0]![1]) if (it.n > 0) at.get(it.domain)!.counted++;
 
   const overall: ModeScore['overall'] = {};
-  const pooled: ModeScore['pooled'] = {};
   for (const [name, items, spec] of figures) {
     const computed = figure(items, domainNames, spec, bootstrap);
     for (const d of domains) d.figures[name] = computed.domains.get(d.domain)!;
     overall[name] = computed.overall;
-    pooled[name] = computed.pooled;
   }
-  return { mode, domains, rows: records.length, counted: domains.reduce((n, d) => n + d.counted, 0), overall, pooled };
+  return { mode, domains, rows: records.length, counted: domains.reduce((n, d) => n + d.counted, 0), overall };
 }
 
 function valueOf(sum: number, n: number, spec: FigureSpec): Ratio | number | undefined {
@@ -155,7 +144,7 @@ function figure(
   domainNames: readonly string[],
   spec: FigureSpec,
   bootstrap: BootstrapSettings | undefined,
-): { domains: Map<string, Figure>; overall: Figure; pooled: Figure } {
+): { domains: Map<string, Figure>; overall: Figure } {
   // Per domain, per trajectory (sorted, so resamples do not depend on file order).
   const clusters = new Map<string, Map<string, Cluster>>(domainNames.map((d) => [d, new Map()]));
   for (const it of items) {
@@ -176,15 +165,6 @@ function figure(
   }
   const scored = [...domains.values()].flatMap((f) => (f.value === undefined ? [] : [f.value]));
   const overall: Figure = { value: meanValue(scored), rows: [...domains.values()].reduce((s, f) => s + f.rows, 0) };
-  const all = [...ordered.values()].flat();
-  const pooled: Figure = {
-    value: valueOf(
-      all.reduce((s, c) => s + c.sum, 0),
-      all.reduce((s, c) => s + c.n, 0),
-      spec,
-    ),
-    rows: overall.rows,
-  };
 
   if (bootstrap) {
     const stat = (sum: number, n: number) => (n > 0 ? (spec.scale * sum) / n : NaN);
@@ -193,9 +173,8 @@ function figure(
     const grouped = bootstrapGroups(withRows, bootstrap, stat);
     for (const [d, samples] of grouped.groups) withInterval(domains.get(d)!, percentileInterval(samples));
     if (withRows.size) withInterval(overall, percentileInterval(grouped.mean));
-    withInterval(pooled, percentileInterval(bootstrapClusters(all, bootstrap, 'pooled', stat)));
   }
-  return { domains, overall, pooled };
+  return { domains, overall };
 }
 
 function withInterval(f: Figure, interval: Interval | undefined): void {
