@@ -438,15 +438,12 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
     rows: Object.fromEntries(r.score.domains.map((d) => [d.domain, d.rows])),
   }));
   const withPublished = req.withPublished;
-  const runs: RunReport[] = loaded.map((r, i) => ({
-    ...r,
-    label: labels[i]!,
-    publishedGaps: withPublished ? publishedGaps(compared[i]!) : [],
-  }));
+  const gaps = compared.map((c) => (withPublished ? publishedGaps(c) : []));
+  const runs: RunReport[] = loaded.map((r, i) => ({ ...r, label: labels[i]!, publishedGaps: gaps[i]! }));
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
   const published = withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
-  const notes = comparabilityNotes(compared, { published: published.length > 0 }).map((n) => n.text);
+  const notes = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {}).map((n) => n.text);
   return {
     runs,
     domains: [...domains].sort(compareDomains),
