@@ -1,5 +1,5 @@
 import { extractPrediction, cleanGroundTruth } from '../rubrics/index.js';
-import { arrayElement, decodeLine, parseSlice, splitKey, topLevelValues, type LineBytes } from '../rows/index.js';
+import { decodeLine, fieldScan, scanFields, splitKey, type LineBytes } from '../rows/index.js';
 import {
   SIXTIETHS,
   formatFixed,
@@ -282,7 +282,7 @@ const SCALARS = [
   'pairwise',
   'judge_repeats',
 ] as const;
-const WANTED = new Set<string>([...SCALARS, 'prompt', 'response']);
+const SCAN = fieldScan(SCALARS, { turnLists: ['prompt', 'response'] });
 
 /**
  * The fields the page shows, found in the line's bytes without decoding the
@@ -290,23 +290,7 @@ const WANTED = new Set<string>([...SCALARS, 'prompt', 'response']);
  * already checked that it is valid).
  */
 function fieldsOf(line: LineBytes, turn: number): Fields {
-  const b = line.bytes;
-  try {
-    const at = topLevelValues(b, WANTED);
-    if (at) {
-      const out: Fields = {};
-      for (const name of SCALARS) out[name] = parseSlice(b, at.get(name));
-      for (const name of ['prompt', 'response'] as const) {
-        const slice = at.get(name);
-        if (slice && b[slice[0]] === 0x5b) out[name] = parseSlice(b, arrayElement(b, slice, turn - 1));
-        else out[name] = parseSlice(b, slice);
-      }
-      return out;
-    }
-  } catch {
-    // parsed whole below
-  }
-  const row = JSON.parse(decodeLine(b)) as Record<string, unknown>;
+  const row = scanFields(line, SCAN)?.fields ?? (JSON.parse(decodeLine(line.bytes)) as Record<string, unknown>);
   const at = (v: unknown): unknown => (Array.isArray(v) ? v[turn - 1] : v);
   return { ...row, prompt: at(row.prompt), response: at(row.response) };
 }
