@@ -9,10 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { MAX_TEXT, MIN_TEXT, collectReport, cut, fitLimit, rowRef } from '../src/core/report/index.js';
 import { packedJson, scriptSafeJson } from '../src/render/html/report.js';
-import { combineRepeats } from '../src/core/judge/index.js';
-import type { JudgeRepeat } from '../src/core/schemas/index.js';
 import { readJudged, scoreInputs } from '../src/core/score/index.js';
-import { judgedRow, scoreRequestOf, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedRow, repeatRow, scoreRequestOf, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-report-');
@@ -90,15 +88,6 @@ describe('collectReport', () => {
 describe('reading for the report and for score', () => {
   // 40 rows of 100 KB: 4 MB, four times the reader's 1 MiB chunk, so a second reading cannot hide in the look at the first row.
   const big = (row: Record<string, unknown>) => ({ ...row, gen: 'g'.repeat(100_000) });
-  const repeat = (total: number): JudgeRepeat => ({
-    format: total,
-    factuality: total,
-    consistency: total,
-    realism: total,
-    quality: total,
-    total_score: total,
-    failed: 0,
-  });
   const rubricFile = writeJudged(
     dir,
     'once.jsonl',
@@ -107,10 +96,7 @@ describe('reading for the report and for score', () => {
   const repeatFile = writeJudged(
     dir,
     'once-repeat.jsonl',
-    Array.from({ length: 40 }, (_, i) => {
-      const judge_repeats = [repeat(3), repeat(4 + (i % 2))];
-      return big({ ...judgedRow({ domain: 'mcp', id: i + 1 }), judge_repeats, ...combineRepeats(judge_repeats) });
-    }),
+    Array.from({ length: 40 }, (_, i) => big(repeatRow({ domain: 'mcp', id: i + 1 }, [3, 4 + (i % 2)]))),
   );
 
   /** Bytes read from `file` by `work`. */
