@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aggregate, clustersByDomain, scoreIntervals } from '../src/core/score/aggregate.js';
-import { bootstrapClusters, bootstrapGroups, deriveSeed, mulberry32, percentileInterval } from '../src/core/score/bootstrap.js';
+import {
+  bootstrapClusters,
+  bootstrapGroups,
+  deriveSeed,
+  groupClusters,
+  mulberry32,
+  percentileInterval,
+  stratifiedIntervals,
+} from '../src/core/score/bootstrap.js';
 import { normalizedFloat, normalizedMean } from '../src/core/score/exact.js';
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
@@ -162,6 +170,43 @@ describe('cluster bootstrap', () => {
     for (let i = 0; i < 50; i++) assert.equal(out.mean[i], (out.groups.get('a')![i]! + out.groups.get('b')![i]!) / 2);
     // Group b has one trajectory at grade 3: every resample is 50.
     assert.ok(out.groups.get('b')!.every((x) => x === 50));
+  });
+});
+
+describe('grouped clusters (shared by the leaderboard and the judge modes)', () => {
+  const parts = [
+    { group: 'web', cluster: 'web:2', sum: 1, n: 1 },
+    { group: 'zz-extra', cluster: 'z:1', sum: 5, n: 1 },
+    { group: 'mcp', cluster: 'mcp:b', sum: 0, n: 0 },
+    { group: 'web', cluster: 'web:1', sum: 2, n: 1 },
+    { group: 'web', cluster: 'web:2', sum: 3, n: 1 },
+    { group: 'mcp', cluster: 'mcp:a', sum: 0, n: 0 },
+  ];
+
+  it('sums each trajectory, orders groups as the leaderboard and trajectories by name, and keeps trajectories that count nothing', () => {
+    const grouped = groupClusters(parts);
+    assert.deepEqual([...grouped.keys()], ['mcp', 'web', 'zz-extra']);
+    assert.deepEqual(grouped.get('web'), [
+      { sum: 2, n: 1 },
+      { sum: 4, n: 2 },
+    ]);
+    assert.deepEqual(grouped.get('mcp'), [
+      { sum: 0, n: 0 },
+      { sum: 0, n: 0 },
+    ]);
+  });
+
+  it('gives a group without counted rows no interval and leaves it out of the mean', () => {
+    const stat = (sum: number, n: number) => (n > 0 ? sum / n : NaN);
+    const grouped = groupClusters(parts);
+    const got = stratifiedIntervals(grouped, settings, stat);
+    assert.deepEqual([...got.groups.keys()], ['mcp', 'web', 'zz-extra']);
+    assert.equal(got.groups.get('mcp'), undefined);
+    const scored = new Map([...grouped].filter(([g]) => g !== 'mcp'));
+    const direct = bootstrapGroups(scored, settings, stat);
+    assert.deepEqual(got.groups.get('web'), percentileInterval(direct.groups.get('web')!));
+    assert.deepEqual(got.mean, percentileInterval(direct.mean));
+    assert.equal(stratifiedIntervals(new Map([['mcp', grouped.get('mcp')!]]), settings, stat).mean, undefined);
   });
 });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arrayElement, firstTopLevelValue, parseSlice, topLevelValues } from '../src/core/rows/json-scan.js';
+import { arrayElement, fieldScan, firstTopLevelValue, parseSlice, scanFields, topLevelValues } from '../src/core/rows/json-scan.js';
 import { judgedRow } from './fixtures/judged/rows.js';
 import { respell } from './support/respell.js';
 
@@ -101,4 +101,65 @@ test('keys written with \\u escapes, `\\/` and repeated keys: the decoded key an
   assert.equal(parseSlice(line, firstTopLevelValue(line, 'task')), 'agentworld/web');
   assert.equal(parseSlice(line, at.get('id')), 5);
   assert.equal(topLevelValues(b('{"t\\x61sk": 1}'), wanted), undefined);
+});
+
+/** scanFields, the one fast path of the score, modes and report readers, against JSON.parse. */
+function checkFieldsAgainstParse(line: string, label: string): void {
+  const parsed = JSON.parse(line) as Record<string, unknown>;
+  const keys = [...Object.keys(parsed).filter((k) => k !== 'prompt' && k !== 'response' && k !== 'gen'), 'absent'];
+  const scanned = scanFields({ bytes: b(line), terminated: true }, fieldScan(keys, { turnLists: ['prompt', 'response'], locate: ['gen'] }));
+  assert.ok(scanned, `${label}: the scan gave up on valid JSON`);
+  const { fields, at } = scanned;
+  for (const k of keys) assert.deepEqual(fields[k], parsed[k], `${label}: key ${k}`);
+  assert.ok(!('absent' in fields), `${label}: an absent key is left out`);
+  // Located, not decoded.
+  assert.equal(at.has('gen'), 'gen' in parsed, `${label}: gen located`);
+  assert.ok(!('gen' in fields), `${label}: gen not decoded`);
+  const turn = parsed.turn_idx as number;
+  for (const k of ['prompt', 'response']) {
+    const v = parsed[k];
+    if (!Array.isArray(v)) {
+      assert.deepEqual(fields[k], v, `${label}: ${k} whole`);
+      continue;
+    }
+    const got = fields[k] as unknown[];
+    assert.ok(Array.isArray(got), `${label}: ${k} is a list`);
+    assert.deepEqual(got[turn - 1], v[turn - 1], `${label}: ${k}[${turn - 1}]`);
+    // Only the evaluated turn is decoded.
+    assert.deepEqual(Object.keys(got), v[turn - 1] === undefined ? [] : [String(turn - 1)], `${label}: ${k} holds one turn`);
+  }
+}
+
+test('scanFields reads the values JSON.parse reads for every spelling of the fixture and judged rows, decoding one turn of each list', () => {
+  let n = 0;
+  for (const [r, row] of [...fixtureRows, ...judgedRows].entries()) {
+    if (typeof row.turn_idx !== 'number') continue;
+    for (let seed = 1; seed <= 12; seed++) {
+      const line = respell(row, seed * 1000 + r, { repeatKeys: seed % 2 === 0, decoys: seed % 3 === 0 });
+      checkFieldsAgainstParse(line, `row ${r} seed ${seed}`);
+      n++;
+    }
+  }
+  assert.ok(n > 150, `${n} lines`);
+});
+
+test('scanFields gives up (the caller parses whole) on a cut line, an unreadable line, a bad value or a bad turn_idx', () => {
+  const scan = fieldScan(['task'], { turnLists: ['prompt'] });
+  const ok = '{"task": "web", "turn_idx": 2, "prompt": ["a", "b", "c"]}';
+  const fields = scanFields({ bytes: b(ok), terminated: true }, scan)!.fields;
+  assert.deepEqual({ ...fields, prompt: undefined }, { task: 'web', turn_idx: 2, prompt: undefined });
+  // The list keeps its place: element 1 only.
+  assert.deepEqual(Object.entries(fields.prompt as string[]), [['1', 'b']]);
+  assert.equal(scanFields({ bytes: b(ok), terminated: false }, scan), undefined);
+  assert.equal(scanFields({ bytes: b('{"task": "web"'), terminated: true }, scan), undefined);
+  assert.equal(scanFields({ bytes: b('{"task": tru, "turn_idx": 1}'), terminated: true }, scan), undefined);
+  for (const turn of ['0', '1.5', '"1"', 'null']) {
+    assert.equal(
+      scanFields({ bytes: b(`{"task": "web", "turn_idx": ${turn}, "prompt": ["a"]}`), terminated: true }, scan),
+      undefined,
+      turn,
+    );
+  }
+  // Without turn lists, turn_idx is not needed.
+  assert.deepEqual(scanFields({ bytes: b('{"task": "web"}'), terminated: true }, fieldScan(['task']))?.fields, { task: 'web' });
 });

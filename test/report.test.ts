@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { MAX_TEXT, MIN_TEXT, collectReport, cut, fitLimit, rowRef } from '../src/core/report/index.js';
 import { packedJson, scriptSafeJson } from '../src/render/html/report.js';
-import { readJudged } from '../src/core/score/index.js';
-import { judgedRow, scoreRequestOf, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { readJudged, scoreInputs } from '../src/core/score/index.js';
+import { judgedRow, repeatRow, scoreRequestOf, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-report-');
@@ -85,18 +85,23 @@ describe('collectReport', () => {
   });
 });
 
-describe('reading for the report', () => {
-  it('reads each file once, besides a look at its first row', async () => {
-    // 40 rows of 100 KB: 4 MB, four times the reader's 1 MiB chunk, so a second reading cannot hide in the look at the first row.
-    const rows = Array.from({ length: 40 }, (_, i) => ({ ...judgedRow({ domain: 'mcp', id: i + 1 }), gen: 'g'.repeat(100_000) }));
-    const file = writeJudged(dir, 'once.jsonl', rows);
-    const size = statSync(file).size;
+describe('reading for the report and for score', () => {
+  // 40 rows of 100 KB: 4 MB, four times the reader's 1 MiB chunk, so a second reading cannot hide in the look at the first row.
+  const big = (row: Record<string, unknown>) => ({ ...row, gen: 'g'.repeat(100_000) });
+  const rubricFile = writeJudged(
+    dir,
+    'once.jsonl',
+    Array.from({ length: 40 }, (_, i) => big(judgedRow({ domain: 'mcp', id: i + 1 }))),
+  );
+  const repeatFile = writeJudged(
+    dir,
+    'once-repeat.jsonl',
+    Array.from({ length: 40 }, (_, i) => big(repeatRow({ domain: 'mcp', id: i + 1 }, [3, 4 + (i % 2)]))),
+  );
+
+  /** Bytes read from `file` by `work`. */
+  async function bytesRead(file: string, work: () => Promise<unknown>): Promise<number> {
     let bytes = 0;
-    const counted = async (work: () => Promise<unknown>): Promise<number> => {
-      bytes = 0;
-      await work();
-      return bytes;
-    };
     const open = fsPromises.open;
     mock.method(fsPromises, 'open', async (...args: Parameters<typeof open>) => {
       const handle: FileHandle = await open(...args);
@@ -112,20 +117,32 @@ describe('reading for the report', () => {
       return handle;
     });
     syncBuiltinESMExports();
-    let once: number;
-    let report: number;
     try {
-      // One reading as score does it: the lines that span a chunk are read again whole, by design of the reader.
-      once = await counted(() => readJudged(file));
-      report = await counted(() => collectReport(scoreRequestOf([file])));
+      await work();
     } finally {
       mock.restoreAll();
       syncBuiltinESMExports();
     }
-    assert.ok(once >= size, `the file was read (${once} bytes)`);
-    // The look at the first row reads up to two 64 KiB chunks and the first line (100 KB) whole.
-    assert.ok(report <= once + 2 * (1 << 16) + 110_000, `${report} bytes read for the report, ${once} for one reading of the file`);
-  });
+    return bytes;
+  }
+
+  for (const [kind, file] of [
+    ['a rubric file', rubricFile],
+    ['a --repeat file', repeatFile],
+  ] as const) {
+    it(`reads ${kind} once, besides a look at its first row`, async () => {
+      // One reading as the leaderboard does it: the lines that span a chunk are read again whole, by design of the reader.
+      const once = await bytesRead(file, () => readJudged(file));
+      assert.ok(once >= statSync(file).size, `the file was read (${once} bytes)`);
+      // The look at the first row reads up to two 64 KiB chunks and the first line (100 KB) whole.
+      const budget = once + 2 * (1 << 16) + 110_000;
+      const report = await bytesRead(file, () => collectReport(scoreRequestOf([file])));
+      assert.ok(report <= budget, `${report} bytes read for the report, ${once} for one reading of the file`);
+      // awb score reads its files through scoreInputs.
+      const score = await bytesRead(file, () => scoreInputs(scoreRequestOf([file])));
+      assert.ok(score <= budget, `${score} bytes read for score, ${once} for one reading of the file`);
+    });
+  }
 });
 
 describe('awb report (command)', () => {
@@ -134,7 +151,8 @@ describe('awb report (command)', () => {
     const before = readFileSync(file, 'utf8');
     const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', file], { encoding: 'utf8' });
     assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /is one of the judged files/);
+    // One line naming the output and saying it is an input.
+    assert.ok(r.stderr.includes(`${file} is also the input ${file};`), r.stderr);
     assert.equal(readFileSync(file, 'utf8'), before);
   });
 

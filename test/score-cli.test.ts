@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { judgedRow, jsonl, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedRow, jsonl, repeatRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-score-cli-');
@@ -147,5 +147,16 @@ describe('awb score (end to end)', () => {
     const pass = awb('compare', base, base, '--fail-below', '1');
     assert.equal(pass.code, 0, pass.stderr);
     assert.match(pass.stdout, /Gate passed/);
+  });
+});
+
+describe('awb score on a --repeat file', () => {
+  it('reads it once: a cut last line is warned about once, and the judge noise still comes out', () => {
+    const rows = [1, 2, 3].map((id) => repeatRow({ domain: 'mcp', id }, [3, 3 + (id % 2)]));
+    const file = writeJudged(dir, 'repeat-cut.jsonl', rows, '{"task": "agentworld/mcp", "id": 9');
+    const r = awb('score', file, '--format', 'csv', '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr.match(/the last line is cut short/g)?.length, 1, r.stderr);
+    assert.match(r.stdout, /judge_noise/);
   });
 });

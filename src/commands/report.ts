@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { UserError } from '../core/errors.js';
-import { sameFile, writeAtomically } from '../core/files.js';
+import { refuseOverInputs, writeAtomically } from '../core/files.js';
 import { collectReport } from '../core/report/index.js';
 import { renderReportHtml } from '../render/html/report.js';
 import { printWarnings, scoreRequest, type ScoreSettingsOpts } from './score.js';
@@ -11,9 +10,7 @@ export interface ReportOpts extends ScoreSettingsOpts {
 
 export async function run(files: string[], opts: ReportOpts): Promise<void> {
   const request = scoreRequest(files, opts, false);
-  for (const file of files) {
-    if (await sameFile(file, opts.output)) throw new UserError(`${opts.output}: is one of the judged files; choose another -o`);
-  }
+  await refuseOverInputs([opts.output], files);
   const started = performance.now();
   const collected = await collectReport(request);
   printWarnings(collected.warnings);

@@ -1,4 +1,4 @@
-import { scoreFiles, scoreModeFile, type ScoreReport } from '../core/score/index.js';
+import { scoreInputs, type ScoreReport } from '../core/score/index.js';
 import type { ModeReport } from '../render/modes.js';
 import type { BootstrapSettings, Prices, ScoreRequest } from '../core/score/index.js';
 import { visibleLines } from '../core/shown.js';
@@ -32,18 +32,8 @@ export async function run(files: string[], opts: ScoreOpts): Promise<void> {
   if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
   const request = scoreRequest(files, opts, opts.by === 'turn');
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.
-  const modes: ModeReport[] = [];
-  const graded: string[] = [];
-  for (const file of files) {
-    const scored = await scoreModeFile(file, request.bootstrap);
-    if (scored) {
-      printWarnings(scored.warnings);
-      modes.push({ path: file, score: scored.score });
-    }
-    if (!scored || scored.score.mode === 'repeat') graded.push(file);
-  }
-  const report = graded.length ? await scoreFiles({ ...request, files: graded }) : undefined;
-  if (report) printWarnings(report.warnings);
+  const { report, figures: modes, warnings } = await scoreInputs(request);
+  printWarnings(warnings);
   process.stdout.write(await render(format, report, modes));
 }
 

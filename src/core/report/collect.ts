@@ -1,19 +1,14 @@
 import { extractPrediction, cleanGroundTruth } from '../rubrics/index.js';
-import { arrayElement, decodeLine, parseSlice, splitKey, topLevelValues, type LineBytes } from '../rows/index.js';
+import { decodeLine, fieldScan, scanFields, splitKey, type LineBytes } from '../rows/index.js';
 import {
   SIXTIETHS,
   formatFixed,
-  judgeModeOf,
-  modeRecordOf,
   normalizedMean,
-  scoreFiles,
-  scoreModeFile,
-  scoreRepeatRows,
+  scoreInputs,
   type ChoiceRecord,
   type JudgeMode,
   type JudgedRecord,
   type ModeScore,
-  type RepeatRecord,
   type ScoreReport,
   type ScoreRequest,
 } from '../score/index.js';
@@ -111,56 +106,25 @@ export interface CollectedReport {
 
 /**
  * Everything the report shows, reading each file once (after a look at its
- * first row for its mode): the leaderboard through score's own reader, the
- * figures of the judge modes through the modes' reader, and the texts of
- * each row from the same lines as those readers pass them, cut at MAX_TEXT
+ * first row for its mode) as `awb score` does (scoreInputs), and the texts
+ * of each row from the same lines as its readers pass them, cut at MAX_TEXT
  * as they are read and then at a common lower limit when they would make the
- * page too large together. A --repeat file's judge noise comes from the
- * same pass as its leaderboard row.
+ * page too large together.
  */
 export async function collectReport(req: ScoreRequest): Promise<CollectedReport> {
-  const warnings: string[] = [];
   const rows: ReportRow[] = [];
-  const modesOf: JudgeMode[] = [];
-  for (const file of req.files) modesOf.push(await judgeModeOf(file));
-
-  const choiceScores = new Map<number, ModeScore>();
-  for (const [run, path] of req.files.entries()) {
-    const mode = modesOf[run]!;
-    if (mode !== 'turing' && mode !== 'pairwise') continue;
-    const scored = await scoreModeFile(path, req.bootstrap, (record, line) =>
-      rows.push(choiceRowOf(run, mode, record as ChoiceRecord, line)),
-    );
-    warnings.push(...scored!.warnings);
-    choiceScores.set(run, scored!.score);
-  }
-
-  const graded = req.files.flatMap((path, run) => (modesOf[run] === 'turing' || modesOf[run] === 'pairwise' ? [] : [{ path, run }]));
-  const repeats = new Map<number, RepeatRecord[]>(graded.filter((g) => modesOf[g.run] === 'repeat').map((g) => [g.run, []]));
-  const report = graded.length
-    ? await scoreFiles({ ...req, files: graded.map((g) => g.path) }, (i) => {
-        const { path, run } = graded[i]!;
-        const repeated = repeats.get(run);
-        return (record, line) => {
-          rows.push(rowOf(run, record, line));
-          const r = repeated && modeRecordOf(path, line, 'repeat');
-          if (r) repeated!.push(r as RepeatRecord);
-        };
-      })
-    : undefined;
-  if (report) warnings.push(...report.warnings);
-
-  const modes = req.files.flatMap((path, run) => {
-    const records = repeats.get(run);
-    const score = records ? scoreRepeatRows(records, req.bootstrap) : choiceScores.get(run);
-    return score ? [{ path, score }] : [];
+  const scored = await scoreInputs(req, {
+    choice: (run, mode) => (record, line) => rows.push(choiceRowOf(run, mode, record as ChoiceRecord, line)),
+    graded: (run) => (record, line) => rows.push(rowOf(run, record, line)),
   });
+  const { report, graded } = scored;
   const files = req.files.map((path, run) => {
-    const at = graded.findIndex((g) => g.run === run);
-    return { path, mode: modesOf[run]!, label: at >= 0 ? report!.runs[at]!.label : `${path} (${modesOf[run]})` };
+    const at = graded.indexOf(run);
+    const mode = scored.modes[run]!;
+    return { path, mode, label: at >= 0 ? report!.runs[at]!.label : `${path} (${mode})` };
   });
   rows.sort((a, b) => a.run - b.run || a.line - b.line);
-  return { files, report, modes, rows: fitRows(rows), warnings };
+  return { files, report, modes: scored.figures, rows: fitRows(rows), warnings: scored.warnings };
 }
 
 function textsOf(r: ReportRow): Kept[] {
@@ -318,7 +282,7 @@ const SCALARS = [
   'pairwise',
   'judge_repeats',
 ] as const;
-const WANTED = new Set<string>([...SCALARS, 'prompt', 'response']);
+const SCAN = fieldScan(SCALARS, { turnLists: ['prompt', 'response'] });
 
 /**
  * The fields the page shows, found in the line's bytes without decoding the
@@ -326,23 +290,7 @@ const WANTED = new Set<string>([...SCALARS, 'prompt', 'response']);
  * already checked that it is valid).
  */
 function fieldsOf(line: LineBytes, turn: number): Fields {
-  const b = line.bytes;
-  try {
-    const at = topLevelValues(b, WANTED);
-    if (at) {
-      const out: Fields = {};
-      for (const name of SCALARS) out[name] = parseSlice(b, at.get(name));
-      for (const name of ['prompt', 'response'] as const) {
-        const slice = at.get(name);
-        if (slice && b[slice[0]] === 0x5b) out[name] = parseSlice(b, arrayElement(b, slice, turn - 1));
-        else out[name] = parseSlice(b, slice);
-      }
-      return out;
-    }
-  } catch {
-    // parsed whole below
-  }
-  const row = JSON.parse(decodeLine(b)) as Record<string, unknown>;
+  const row = scanFields(line, SCAN)?.fields ?? (JSON.parse(decodeLine(line.bytes)) as Record<string, unknown>);
   const at = (v: unknown): unknown => (Array.isArray(v) ? v[turn - 1] : v);
   return { ...row, prompt: at(row.prompt), response: at(row.response) };
 }

@@ -157,3 +157,67 @@ export function arrayElement(b: Buffer, slice: Slice, index: number): Slice | un
 export function parseSlice(b: Buffer, slice: Slice | undefined): unknown {
   return slice === undefined ? undefined : JSON.parse(b.toString('utf8', slice[0], slice[1]));
 }
+
+/** What scanFields reads of a line: built once per reader (see fieldScan). */
+export interface FieldScan {
+  parse: readonly string[];
+  turnLists: readonly string[];
+  wanted: ReadonlySet<string>;
+}
+
+/**
+ * `parse`: keys whose values are parsed; `turnLists`: per-turn lists
+ * (prompt, response) of which only element turn_idx - 1 is parsed;
+ * `locate`: keys only found (their byte ranges), never decoded.
+ */
+export function fieldScan(parse: readonly string[], opts: { turnLists?: readonly string[]; locate?: readonly string[] } = {}): FieldScan {
+  const turnLists = opts.turnLists ?? [];
+  // A turn list is cut at turn_idx, so turn_idx is read whenever there are any.
+  const parsed = turnLists.length && !parse.includes('turn_idx') ? [...parse, 'turn_idx'] : parse;
+  return { parse: parsed, turnLists, wanted: new Set([...parsed, ...turnLists, ...(opts.locate ?? [])]) };
+}
+
+export interface ScannedFields {
+  /** The parsed values of the keys present. A turn list's is a sparse array holding only element turn_idx - 1 (any other value: parsed whole). */
+  fields: Record<string, unknown>;
+  /** The byte range of every wanted key present. */
+  at: ReadonlyMap<string, Slice>;
+}
+
+/**
+ * The few small top-level fields a reader needs, from a line's bytes alone,
+ * without decoding the histories. undefined when the line is cut, the walk
+ * cannot read it, a value does not parse or (with turn lists) turn_idx is no
+ * whole number from 1: the caller then parses the line whole with
+ * JSON.parse, the reference this is tested against, which also words the
+ * errors.
+ */
+export function scanFields(line: { bytes: Buffer; terminated: boolean }, scan: FieldScan): ScannedFields | undefined {
+  if (!line.terminated) return undefined;
+  const b = line.bytes;
+  const at = topLevelValues(b, scan.wanted);
+  if (!at) return undefined;
+  try {
+    const fields: Record<string, unknown> = {};
+    for (const k of scan.parse) {
+      const v = parseSlice(b, at.get(k));
+      if (v !== undefined) fields[k] = v;
+    }
+    if (scan.turnLists.length) {
+      const turn = fields.turn_idx;
+      if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
+      for (const k of scan.turnLists) {
+        const slice = at.get(k);
+        if (!slice) continue;
+        if (b[slice[0]] !== 0x5b) fields[k] = parseSlice(b, slice);
+        else {
+          const element = arrayElement(b, slice, turn - 1);
+          fields[k] = element ? Object.assign([], { [turn - 1]: parseSlice(b, element) }) : [];
+        }
+      }
+    }
+    return { fields, at };
+  } catch {
+    return undefined;
+  }
+}

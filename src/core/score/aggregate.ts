@@ -1,7 +1,8 @@
 import {
   bootstrapClusters,
-  bootstrapGroups,
+  groupClusters,
   percentileInterval,
+  stratifiedIntervals,
   type BootstrapSettings,
   type Cluster,
   type Interval,
@@ -170,30 +171,15 @@ export function clustersByDomain(
   opts: ScoreOptions,
   groupOf: (r: JudgedRecord) => string | undefined = (r) => r.domain,
 ): Map<string, Cluster[]> {
-  const byDomain = new Map<string, Map<string, Cluster>>();
-  for (const r of records) {
+  const parts = records.flatMap((r) => {
     const group = groupOf(r);
-    if (group === undefined) continue;
-    let clusters = byDomain.get(group);
-    if (!clusters) byDomain.set(group, (clusters = new Map()));
-    let c = clusters.get(r.cluster);
+    if (group === undefined) return [];
     // Trajectories whose rows all stay out are still drawn: they are part of what a rerun could produce.
-    if (!c) clusters.set(r.cluster, (c = { sum: 0, n: 0 }));
     const s = countedScores(r, opts);
-    if (s && s.total !== 0) {
-      c.sum += s.total;
-      c.n += 1;
-    }
-  }
-  const out = new Map<string, Cluster[]>();
-  for (const d of [...byDomain.keys()].sort(compareDomains)) {
-    const clusters = byDomain.get(d)!;
-    out.set(
-      d,
-      [...clusters.keys()].sort().map((k) => clusters.get(k)!),
-    );
-  }
-  return out;
+    const counted = s !== undefined && s.total !== 0;
+    return [{ group, cluster: r.cluster, sum: counted ? s.total : 0, n: counted ? 1 : 0 }];
+  });
+  return groupClusters(parts);
 }
 
 export interface RunIntervals {
@@ -217,18 +203,11 @@ export function scoreIntervals(
   byTurn = false,
 ): RunIntervals {
   const byDomain = clustersByDomain(records, opts);
-  // Domains without any counted row have no score and stay out of the macro mean, as in the point estimate.
-  const scored = new Map([...byDomain].filter(([, cs]) => cs.some((c) => c.n > 0)));
-  const grouped = bootstrapGroups(scored, settings, normalizedFloat);
-  const domains = new Map<string, Interval | undefined>();
-  for (const d of byDomain.keys()) {
-    const samples = grouped.groups.get(d);
-    domains.set(d, samples ? percentileInterval(samples) : undefined);
-  }
+  const stratified = stratifiedIntervals(byDomain, settings, normalizedFloat);
   const pooled = [...byDomain.values()].flat();
   return {
-    domains,
-    macro: scored.size ? percentileInterval(grouped.mean) : undefined,
+    domains: stratified.groups,
+    macro: stratified.mean,
     micro: percentileInterval(bootstrapClusters(pooled, settings, 'pooled', normalizedFloat)),
     turns: byTurn ? turnIntervals(records, opts, settings) : new Map(),
   };
@@ -438,15 +417,12 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
     rows: Object.fromEntries(r.score.domains.map((d) => [d.domain, d.rows])),
   }));
   const withPublished = req.withPublished;
-  const runs: RunReport[] = loaded.map((r, i) => ({
-    ...r,
-    label: labels[i]!,
-    publishedGaps: withPublished ? publishedGaps(compared[i]!) : [],
-  }));
+  const gaps = compared.map((c) => (withPublished ? publishedGaps(c) : []));
+  const runs: RunReport[] = loaded.map((r, i) => ({ ...r, label: labels[i]!, publishedGaps: gaps[i]! }));
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
   const published = withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
-  const notes = comparabilityNotes(compared, { published: published.length > 0 }).map((n) => n.text);
+  const notes = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {}).map((n) => n.text);
   return {
     runs,
     domains: [...domains].sort(compareDomains),

@@ -5,6 +5,8 @@
  * the whole trajectory (a cluster): its rows come in or stay out together.
  */
 
+import { compareDomains } from '../domains.js';
+
 /** mulberry32: a tiny 32-bit PRNG, good enough for resampling and identical on every platform. */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -78,6 +80,41 @@ export function bootstrapClusters(clusters: readonly Cluster[], settings: Bootst
   return out;
 }
 
+/** One row's part of a ratio-of-sums statistic: `sum` over `n` (n 0: the row does not count, its trajectory is still drawn). */
+export interface ClusterPart {
+  /** The stratum (a domain, or a domain's turn bucket). */
+  group: string;
+  /** The trajectory. */
+  cluster: string;
+  sum: number;
+  n: number;
+}
+
+/**
+ * Per group (in leaderboard order), each trajectory's summed parts, sorted
+ * by trajectory so that resamples do not depend on file order.
+ */
+export function groupClusters(parts: Iterable<ClusterPart>): Map<string, Cluster[]> {
+  const byGroup = new Map<string, Map<string, Cluster>>();
+  for (const p of parts) {
+    let clusters = byGroup.get(p.group);
+    if (!clusters) byGroup.set(p.group, (clusters = new Map()));
+    let c = clusters.get(p.cluster);
+    if (!c) clusters.set(p.cluster, (c = { sum: 0, n: 0 }));
+    c.sum += p.sum;
+    c.n += p.n;
+  }
+  const out = new Map<string, Cluster[]>();
+  for (const g of [...byGroup.keys()].sort(compareDomains)) {
+    const clusters = byGroup.get(g)!;
+    out.set(
+      g,
+      [...clusters.keys()].sort().map((k) => clusters.get(k)!),
+    );
+  }
+  return out;
+}
+
 export interface GroupedSamples {
   groups: Map<string, Float64Array>;
   /** Per resample, the mean of the groups' statistics: each group resampled independently. */
@@ -104,6 +141,26 @@ export function bootstrapGroups(
   }
   for (let b = 0; b < mean.length; b++) mean[b]! /= groups.size;
   return { groups: out, mean };
+}
+
+/**
+ * 95% intervals per group and for the mean of the groups (each group
+ * resampled on its own). Groups without a counted row have no value and stay
+ * out of the mean, as in the point estimate; their interval is undefined.
+ */
+export function stratifiedIntervals(
+  groups: ReadonlyMap<string, readonly Cluster[]>,
+  settings: BootstrapSettings,
+  stat: Statistic,
+): { groups: Map<string, Interval | undefined>; mean: Interval | undefined } {
+  const scored = new Map([...groups].filter(([, cs]) => cs.some((c) => c.n > 0)));
+  const sampled = bootstrapGroups(scored, settings, stat);
+  const intervals = new Map<string, Interval | undefined>();
+  for (const g of groups.keys()) {
+    const samples = sampled.groups.get(g);
+    intervals.set(g, samples ? percentileInterval(samples) : undefined);
+  }
+  return { groups: intervals, mean: scored.size ? percentileInterval(sampled.mean) : undefined };
 }
 
 /**

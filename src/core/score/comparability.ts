@@ -184,7 +184,8 @@ const PUBLISHED_SAMPLING = { temperature: 0.6, max_tokens: 32768 };
  */
 export function comparabilityNotes(
   runs: readonly ComparedRun[],
-  opts: { published?: boolean; coverage?: boolean } = {},
+  /** publishedGaps: each run's gaps (publishedGaps), in run order, when compared with the published rows. */
+  opts: { publishedGaps?: ReadonlyArray<readonly string[]>; coverage?: boolean } = {},
 ): ComparabilityNote[] {
   const notes: ComparabilityNote[] = [];
   for (const r of runs) {
@@ -220,9 +221,9 @@ export function comparabilityNotes(
       });
     }
   }
-  if (opts.published) {
-    for (const r of runs) {
-      const gaps = publishedGaps(r);
+  if (opts.publishedGaps) {
+    for (const [i, r] of runs.entries()) {
+      const gaps = opts.publishedGaps[i]!;
       if (gaps.length)
         notes.push({
           kind: 'published',

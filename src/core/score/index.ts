@@ -18,8 +18,8 @@ export { sampleSd, scoreChoiceRows, scoreModeFile, scoreRepeatRows } from './mod
 export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';
 export { judgeModeOf, modeRecordOf, readModeFile } from './modes-reader.js';
 export type { ChoiceRecord, JudgeMode, ModeFile, ModeVisitor, ModeWithField, RepeatRecord } from './modes-reader.js';
-export { bradleyTerry, pairwiseGames } from './bradley-terry.js';
-export type { Games, Ranking, Rating } from './bradley-terry.js';
+export { scoreInputs } from './inputs.js';
+export type { InputVisitors, ScoredInputs } from './inputs.js';
 export { judgedRows } from './row-view.js';
 export type { RowQuery, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';

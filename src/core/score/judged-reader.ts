@@ -3,7 +3,7 @@ import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
 import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
-import { arrayElement, parseSlice, topLevelValues, type Slice } from '../rows/index.js';
+import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
 
@@ -159,44 +159,26 @@ const SMALL_FIELDS = [
   'current_prompt',
   'system_str',
 ] as const;
-// `gen` only for whether it is there: its value is never read.
-const WANTED = new Set<string>([...SMALL_FIELDS, 'prompt', 'response', 'gen', 'judge_repeats']);
+// `gen` only for whether it is there: its value is never read; judge_repeats only for whether it is a list.
+const SCAN = fieldScan(SMALL_FIELDS, { turnLists: ['prompt', 'response'], locate: ['gen', 'judge_repeats'] });
 
 /**
  * The fast path: the record from the few values it needs, found in the
- * line's bytes (json-scan.ts), without decoding the histories. undefined
+ * line's bytes (scanFields), without decoding the histories. undefined
  * sends the line to parseLine, which also words every error.
  */
 function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
-  const b = line.bytes;
-  if (!line.terminated) return undefined;
-  const at = topLevelValues(b, WANTED);
-  if (!at) return undefined;
+  const scanned = scanFields(line, SCAN);
+  if (!scanned) return undefined;
+  const { fields: row, at } = scanned;
+  // Only whether it is a list matters (a --repeat row's grades are means); its items are never decoded.
+  const repeats = at.get('judge_repeats');
+  if (repeats && line.bytes[repeats[0]] === 0x5b) row.judge_repeats = [];
   try {
-    const row: Record<string, unknown> = {};
-    for (const f of SMALL_FIELDS) {
-      const v = parseSlice(b, at.get(f));
-      if (v !== undefined) row[f] = v;
-    }
-    // Only whether it is a list matters (a --repeat row's grades are means); its items are never decoded.
-    const repeats = at.get('judge_repeats');
-    if (repeats && b[repeats[0]] === 0x5b) row.judge_repeats = [];
-    const turn = row.turn_idx;
-    if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
-    for (const f of ['prompt', 'response'] as const) {
-      const slice = at.get(f);
-      if (!slice) continue;
-      if (b[slice[0]] === 0x22) row[f] = parseSlice(b, slice);
-      else if (b[slice[0]] === 0x5b) {
-        // Only the evaluated turn goes into the key: the rest of the list is never decoded.
-        const element = arrayElement(b, slice, turn - 1);
-        row[f] = element ? Object.assign([], { [turn - 1]: parseSlice(b, element) }) : [];
-      } else return undefined;
-    }
     return toRecord(
       path,
       line.lineNo,
-      idJson(b, at.get('id')) ?? '{}',
+      idJson(line.bytes, at.get('id')) ?? '{}',
       row,
       kindOf((k) => at.has(k)),
     );

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
-import { parseSlice, readLineBytes, topLevelValues, type LineBytes } from '../rows/index.js';
+import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../rows/index.js';
 import { judgeRepeatsSchema, pairwiseResultSchema, turingResultSchema } from '../schemas/index.js';
 import { describeIssue, parseJsonLine } from './judged-reader.js';
 
@@ -42,7 +42,7 @@ export type ModeFile =
   | { path: string; mode: 'turing' | 'pairwise'; records: ChoiceRecord[]; warnings: string[] }
   | { path: string; mode: 'repeat'; records: RepeatRecord[]; warnings: string[] };
 
-const WANTED = new Set(['task', 'id', 'turn_idx', 'turing', 'pairwise', 'judge_repeats']);
+const SCAN = fieldScan(['task', 'id', 'turn_idx', 'turing', 'pairwise', 'judge_repeats']);
 
 const identity = {
   task: z.string().min(1),
@@ -140,22 +140,10 @@ interface SmallRow extends Record<string, unknown> {
  * parsed row does not outlive the line (see judged-reader.ts).
  */
 function smallFields(path: string, line: LineBytes, warnings: string[]): SmallRow | undefined {
-  if (line.terminated) {
-    const at = topLevelValues(line.bytes, WANTED);
-    if (at) {
-      try {
-        const row: SmallRow = {};
-        for (const f of WANTED) {
-          const v = parseSlice(line.bytes, at.get(f));
-          if (v !== undefined) row[f] = v;
-        }
-        const id = at.get('id');
-        if (id) row.idText = line.bytes.toString('utf8', id[0], id[1]);
-        return row;
-      } catch {
-        // A value the scan misread: the full parse below decides.
-      }
-    }
+  const scanned = scanFields(line, SCAN);
+  if (scanned) {
+    const id = scanned.at.get('id');
+    return id ? { ...scanned.fields, idText: line.bytes.toString('utf8', id[0], id[1]) } : scanned.fields;
   }
   const parsed = parseJsonLine(path, line, warnings);
   if (!parsed) return undefined;

@@ -1,11 +1,4 @@
-import {
-  bootstrapClusters,
-  bootstrapGroups,
-  percentileInterval,
-  type BootstrapSettings,
-  type Cluster,
-  type Interval,
-} from './bootstrap.js';
+import { groupClusters, stratifiedIntervals, type BootstrapSettings, type ClusterPart, type Interval } from './bootstrap.js';
 import { compareDomains } from '../domains.js';
 import { Ratio, meanOf } from './exact.js';
 import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
@@ -55,16 +48,6 @@ export interface ModeScore {
   counted: number;
   /** Mean of the domains' figures (each domain resampled on its own in the bootstrap), as the leaderboard's Overall. */
   overall: Partial<Record<ModeFigure, Figure>>;
-  /** Every counted row pooled, whatever its domain. */
-  pooled: Partial<Record<ModeFigure, Figure>>;
-}
-
-/** One row's part of a figure: `sum` over `n` (n 0: the row does not count, its trajectory is still drawn). */
-interface Item {
-  domain: string;
-  cluster: string;
-  sum: number;
-  n: number;
 }
 
 interface FigureSpec {
@@ -78,13 +61,13 @@ const PERCENT: FigureSpec = { exact: true, scale: 100 };
 const NOISE: FigureSpec = { exact: false, scale: 25 };
 
 export function scoreChoiceRows(mode: 'turing' | 'pairwise', records: readonly ChoiceRecord[], bootstrap?: BootstrapSettings): ModeScore {
-  const rate: Item[] = [];
-  const agree: Item[] = [];
+  const rate: ClusterPart[] = [];
+  const agree: ClusterPart[] = [];
   for (const r of records) {
     const [h1, h2] = r.hits;
     const both = h1 !== null && h2 !== null;
-    rate.push({ domain: r.domain, cluster: r.cluster, sum: both ? Number(h1) + Number(h2) : 0, n: both ? 2 : 0 });
-    agree.push({ domain: r.domain, cluster: r.cluster, sum: both && h1 === h2 ? 1 : 0, n: both ? 1 : 0 });
+    rate.push({ group: r.domain, cluster: r.cluster, sum: both ? Number(h1) + Number(h2) : 0, n: both ? 2 : 0 });
+    agree.push({ group: r.domain, cluster: r.cluster, sum: both && h1 === h2 ? 1 : 0, n: both ? 1 : 0 });
   }
   const rateName = mode === 'turing' ? 'fooling_rate' : 'win_rate';
   return assemble(
@@ -100,7 +83,7 @@ export function scoreChoiceRows(mode: 'turing' | 'pairwise', records: readonly C
 
 export function scoreRepeatRows(records: readonly RepeatRecord[], bootstrap?: BootstrapSettings): ModeScore {
   const items = records.map((r) => ({
-    domain: r.domain,
+    group: r.domain,
     cluster: r.cluster,
     sum: r.totals.length >= 2 ? sampleSd(r.totals) : 0,
     n: r.totals.length >= 2 ? 1 : 0,
@@ -124,7 +107,7 @@ export function sampleSd(values: readonly number[]): number {
 function assemble(
   mode: ModeScore['mode'],
   records: readonly { domain: string }[],
-  figures: Array<[ModeFigure, Item[], FigureSpec]>,
+  figures: Array<[ModeFigure, ClusterPart[], FigureSpec]>,
   bootstrap: BootstrapSettings | undefined,
 ): ModeScore {
   const domainNames = [...new Set(records.map((r) => r.domain))].sort(compareDomains);
@@ -132,17 +115,15 @@ function assemble(
   const at = new Map(domains.map((d) => [d.domain, d]));
   for (const r of records) at.get(r.domain)!.rows++;
   // A row is counted exactly when its item of the first figure has n > 0 (the same holds for the other figures).
-  for (const it of figures[0]![1]) if (it.n > 0) at.get(it.domain)!.counted++;
+  for (const it of figures[0]![1]) if (it.n > 0) at.get(it.group)!.counted++;
 
   const overall: ModeScore['overall'] = {};
-  const pooled: ModeScore['pooled'] = {};
   for (const [name, items, spec] of figures) {
-    const computed = figure(items, domainNames, spec, bootstrap);
+    const computed = figure(items, spec, bootstrap);
     for (const d of domains) d.figures[name] = computed.domains.get(d.domain)!;
     overall[name] = computed.overall;
-    pooled[name] = computed.pooled;
   }
-  return { mode, domains, rows: records.length, counted: domains.reduce((n, d) => n + d.counted, 0), overall, pooled };
+  return { mode, domains, rows: records.length, counted: domains.reduce((n, d) => n + d.counted, 0), overall };
 }
 
 function valueOf(sum: number, n: number, spec: FigureSpec): Ratio | number | undefined {
@@ -151,22 +132,12 @@ function valueOf(sum: number, n: number, spec: FigureSpec): Ratio | number | und
 }
 
 function figure(
-  items: readonly Item[],
-  domainNames: readonly string[],
+  items: readonly ClusterPart[],
   spec: FigureSpec,
   bootstrap: BootstrapSettings | undefined,
-): { domains: Map<string, Figure>; overall: Figure; pooled: Figure } {
-  // Per domain, per trajectory (sorted, so resamples do not depend on file order).
-  const clusters = new Map<string, Map<string, Cluster>>(domainNames.map((d) => [d, new Map()]));
-  for (const it of items) {
-    const byCluster = clusters.get(it.domain)!;
-    let c = byCluster.get(it.cluster);
-    if (!c) byCluster.set(it.cluster, (c = { sum: 0, n: 0 }));
-    c.sum += it.sum;
-    c.n += it.n;
-  }
-  const ordered = new Map([...clusters].map(([d, cs]) => [d, [...cs.keys()].sort().map((k) => cs.get(k)!)]));
-  const rowsOf = (d: string) => items.filter((it) => it.domain === d && it.n > 0).length;
+): { domains: Map<string, Figure>; overall: Figure } {
+  const ordered = groupClusters(items);
+  const rowsOf = (d: string) => items.filter((it) => it.group === d && it.n > 0).length;
 
   const domains = new Map<string, Figure>();
   for (const [d, cs] of ordered) {
@@ -176,26 +147,14 @@ function figure(
   }
   const scored = [...domains.values()].flatMap((f) => (f.value === undefined ? [] : [f.value]));
   const overall: Figure = { value: meanValue(scored), rows: [...domains.values()].reduce((s, f) => s + f.rows, 0) };
-  const all = [...ordered.values()].flat();
-  const pooled: Figure = {
-    value: valueOf(
-      all.reduce((s, c) => s + c.sum, 0),
-      all.reduce((s, c) => s + c.n, 0),
-      spec,
-    ),
-    rows: overall.rows,
-  };
 
   if (bootstrap) {
     const stat = (sum: number, n: number) => (n > 0 ? (spec.scale * sum) / n : NaN);
-    // Domains without a counted row have no value and stay out of the overall mean, as in the point estimate.
-    const withRows = new Map([...ordered].filter(([, cs]) => cs.some((c) => c.n > 0)));
-    const grouped = bootstrapGroups(withRows, bootstrap, stat);
-    for (const [d, samples] of grouped.groups) withInterval(domains.get(d)!, percentileInterval(samples));
-    if (withRows.size) withInterval(overall, percentileInterval(grouped.mean));
-    withInterval(pooled, percentileInterval(bootstrapClusters(all, bootstrap, 'pooled', stat)));
+    const intervals = stratifiedIntervals(ordered, bootstrap, stat);
+    for (const [d, interval] of intervals.groups) withInterval(domains.get(d)!, interval);
+    withInterval(overall, intervals.mean);
   }
-  return { domains, overall, pooled };
+  return { domains, overall };
 }
 
 function withInterval(f: Figure, interval: Interval | undefined): void {

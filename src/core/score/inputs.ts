@@ -1,0 +1,67 @@
+import { scoreFiles, type ScoreReport, type ScoreRequest } from './aggregate.js';
+import type { JudgedVisitor } from './judged-reader.js';
+import { scoreModeFile, scoreRepeatRows, type ModeScore } from './modes.js';
+import { judgeModeOf, modeRecordOf, type JudgeMode, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
+
+/** What a caller takes from each line of input `run` in the same pass (the report, its texts). */
+export interface InputVisitors {
+  choice?: (run: number, mode: 'turing' | 'pairwise') => ModeVisitor;
+  graded?: (run: number) => JudgedVisitor;
+}
+
+export interface ScoredInputs {
+  /** Each input's mode, in input order. */
+  modes: JudgeMode[];
+  /** The leaderboard of the rubric and --repeat files; undefined when every file is of a choice mode. */
+  report: ScoreReport | undefined;
+  /** The input index of each of report.runs. */
+  graded: number[];
+  /** The figures of the judge-mode files (turing, pairwise, --repeat), in input order. */
+  figures: Array<{ path: string; score: ModeScore }>;
+  warnings: string[];
+}
+
+/**
+ * Scores judged files of every mode, reading each once after a look at its
+ * first row: turing and pairwise files get their figures, rubric and
+ * --repeat files the leaderboard, and a --repeat file its judge noise from
+ * the same pass as its leaderboard row.
+ */
+export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}): Promise<ScoredInputs> {
+  const warnings: string[] = [];
+  const modes: JudgeMode[] = [];
+  for (const file of req.files) modes.push(await judgeModeOf(file));
+
+  const choiceScores = new Map<number, ModeScore>();
+  for (const [run, path] of req.files.entries()) {
+    const mode = modes[run]!;
+    if (mode !== 'turing' && mode !== 'pairwise') continue;
+    const scored = await scoreModeFile(path, req.bootstrap, visit.choice?.(run, mode));
+    warnings.push(...scored!.warnings);
+    choiceScores.set(run, scored!.score);
+  }
+
+  const graded = req.files.flatMap((_, run) => (modes[run] === 'turing' || modes[run] === 'pairwise' ? [] : [run]));
+  const repeats = new Map<number, RepeatRecord[]>(graded.filter((run) => modes[run] === 'repeat').map((run) => [run, []]));
+  const report = graded.length
+    ? await scoreFiles({ ...req, files: graded.map((run) => req.files[run]!) }, (i) => {
+        const run = graded[i]!;
+        const path = req.files[run]!;
+        const repeated = repeats.get(run);
+        const seen = visit.graded?.(run);
+        return (record, line) => {
+          seen?.(record, line);
+          const r = repeated && modeRecordOf(path, line, 'repeat');
+          if (r) repeated!.push(r as RepeatRecord);
+        };
+      })
+    : undefined;
+  if (report) warnings.push(...report.warnings);
+
+  const figures = req.files.flatMap((path, run) => {
+    const records = repeats.get(run);
+    const score = records ? scoreRepeatRows(records, req.bootstrap) : choiceScores.get(run);
+    return score ? [{ path, score }] : [];
+  });
+  return { modes, report, graded, figures, warnings };
+}
