@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError } from '../errors.js';
 import { refuseOverInputs } from '../files.js';
-import { readLineAt, readRow, type BadRow, type BadRowMode, type LinePlan } from '../rows/index.js';
+import { readLineAt, readRow, type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings } from '../schemas/index.js';
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
@@ -145,6 +145,22 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     { maxBytes: opts.maxInflightBytes },
   );
   /**
+   * Writes an answered row and counts it. Made here, not in the loop, so it
+   * holds only what it is given: a closure of the loop would keep the row's
+   * request (its job) alive until the write.
+   */
+  const saveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => async () => {
+    // The line is read again rather than held: a row in flight keeps only its request.
+    await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), fields);
+    const row = inputError === undefined ? fields : { error: inputError, ...fields };
+    const outcome = stage.outcome(row);
+    stage.tally(row, tallies.count(domain, outcome));
+    const error =
+      typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
+    opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+  };
+
+  /**
    * Reads, checks and queues the planned rows in the schedule's order (a
    * later turn of a trajectory once its earlier turns are settled, so a
    * prefix cache serves it), until they are all settled or the run stops.
@@ -205,23 +221,8 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
           // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
           schedule.finish(item);
         }
-        if (!fields) return;
-        const answered = fields;
         // Saved outside the slot: the slot takes the next row while this one waits its turn to be written.
-        return async () => {
-          // The line is read again rather than held: a row in flight keeps only its request.
-          await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), answered);
-          const row = inputError === undefined ? answered : { error: inputError, ...answered };
-          const outcome = stage.outcome(row);
-          stage.tally(row, tallies.count(domain, outcome));
-          const error =
-            typeof answered.error === 'string'
-              ? answered.error
-              : typeof answered.error_message === 'string'
-                ? answered.error_message
-                : undefined;
-          opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
-        };
+        return fields && saveRow(line, domain, inputError, fields);
       });
       // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
       await new Promise<void>((r) => setImmediate(r));
