@@ -1,22 +1,25 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 
+/** What a task leaves to do once its slot is free. */
+export type AfterSlot = () => Promise<void>;
+
 /**
  * The slots: at most `concurrency` tasks run at once, and a quarter as many
  * more wait ready (read and built), so when a burst of answers frees many
  * slots at once they are refilled without waiting for the next multi-MB rows
  * to be read one by one (a ready request is memory held before it is sent,
- * so no more than that; the schedule's byte budget counts them). A task may hand back what is left
- * to do once its request is answered (saving the result): that runs outside
- * the slot, so a burst of answers waiting on one file's writes does not keep
- * slots empty; at most `concurrency` of those wait at once. Each task gets its
- * own signal, aborted by cancel(): the openai client hooks a listener onto the
- * signal it is given and never unhooks it, so a signal per row keeps the
- * listeners to the rows in flight.
+ * so no more than that; the schedule's byte budget counts them).
+ *
+ * A task may hand back what is left to do once its request is answered
+ * (saving the result): that runs outside the slot, so a burst of answers
+ * waiting on one file's writes does not keep slots empty; at most about
+ * `concurrency` of those wait at once.
+ *
+ * Each task gets its own signal, aborted by cancel(): the openai client
+ * hooks a listener onto the signal it is given and never unhooks it, so a
+ * signal per row keeps the listeners to the rows in flight.
  */
-/** What a task leaves to do once its slot is free. */
-export type AfterSlot = () => Promise<void>;
-
 export class Dispatcher {
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly inFlight = new Set<Promise<void>>();
