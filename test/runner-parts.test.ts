@@ -139,6 +139,30 @@ describe('dispatcher', () => {
     assert.ok(cancelled, 'the task in flight was cancelled');
   });
 
+  it('makes no room while as many answered tasks wait to be saved as there are slots', async () => {
+    const slots = new Dispatcher(1, 0);
+    const saves: (() => void)[] = [];
+    const answeredAndSaving = () =>
+      slots.submit(async () => async () => {
+        await new Promise<void>((r) => saves.push(r));
+      });
+    await slots.room();
+    answeredAndSaving();
+    await new Promise((r) => setImmediate(r));
+    await slots.room();
+    answeredAndSaving();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(saves.length, 2, 'both answered; the slot is free again');
+    let roomy = false;
+    const room = slots.room().then(() => (roomy = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(roomy, false, 'two answers wait to be saved: no third row is read');
+    saves.shift()!();
+    await room;
+    saves.shift()!();
+    await slots.drain();
+  });
+
   it('after stop(), queued tasks never start and running ones finish', async () => {
     const slots = new Dispatcher(1, 4);
     const ran: number[] = [];
