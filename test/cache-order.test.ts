@@ -248,7 +248,7 @@ describe('--max-inflight-mb', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal((await readRowsOf(pred)).length, 9);
     assert.equal(bounded.stats.maxInFlight, 2);
-    assert.match(r.stderr, /\d+ rows waited for room under --max-inflight-mb/);
+    assert.match(r.stderr, /\d+ rows? waited for room under --max-inflight-mb/);
     const log = bounded.log.filter((e) => e.request);
     const big = log.find((e) => JSON.stringify(e.request!.messages).includes('[row os/100/1]'))!;
     assert.deepEqual(overlapping(log, big), [], 'the 2 MB row went alone');

@@ -49,6 +49,14 @@ describe('plan order', () => {
   });
 });
 
+/** Whether `p` is still pending after a turn of the event loop. */
+async function stillPending(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(() => (done = true));
+  await new Promise((r) => setImmediate(r));
+  return !done;
+}
+
 describe('dispatcher', () => {
   it('runs at most `concurrency` tasks at once and makes room only for a few more', async () => {
     const slots = new Dispatcher(2, 1);
@@ -64,10 +72,8 @@ describe('dispatcher', () => {
         running--;
       });
     }
-    let roomy = false;
-    const room = slots.room().then(() => (roomy = true));
-    await new Promise((r) => setImmediate(r));
-    assert.equal(roomy, false, 'two running and one ready fill the window');
+    const room = slots.room();
+    assert.equal(await stillPending(room), true, 'two running and one ready fill the window');
     releases.shift()!();
     await room;
     while (releases.length || running) {
@@ -153,10 +159,8 @@ describe('dispatcher', () => {
     answeredAndSaving();
     await new Promise((r) => setImmediate(r));
     assert.equal(saves.length, 2, 'both answered; the slot is free again');
-    let roomy = false;
-    const room = slots.room().then(() => (roomy = true));
-    await new Promise((r) => setImmediate(r));
-    assert.equal(roomy, false, 'two answers wait to be saved: no third row is read');
+    const room = slots.room();
+    assert.equal(await stillPending(room), true, 'two answers wait to be saved: no third row is read');
     saves.shift()!();
     await room;
     saves.shift()!();

@@ -301,8 +301,9 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
     err(`tokens: ${prompt} prompt (${cache}), ${completion} completion`);
   }
   if (result.heldForRoom > 0) {
+    const n = result.heldForRoom;
     err(
-      `${result.heldForRoom} rows waited for room under --max-inflight-mb (the input bytes held by rows in flight); a larger budget keeps more in flight, at the cost of memory`,
+      `${n} ${n === 1 ? 'row' : 'rows'} waited for room under --max-inflight-mb; a larger budget keeps more in flight, at the cost of memory`,
     );
   }
   for (const c of columns) {

@@ -51,7 +51,10 @@ const RUN_OPTIONS = {
     flags: '--max-inflight-mb <n>',
     help: 'the rows sent or ready to send hold at most N MB of input between them (a larger row goes alone): bounds memory with multi-MB rows; 0: no limit',
     default: '32',
-    parse: (v: string, n: string) => numberOption(n, v, 0, 1e6)! * 1e6 || Infinity,
+    parse: (v: string, n: string) => {
+      const mb = numberOption(n, v, 0, 1e6)!;
+      return mb === 0 ? Infinity : mb * 1e6;
+    },
   },
   onBadRow: {
     flags: '--on-bad-row <mode>',
