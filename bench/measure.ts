@@ -130,3 +130,10 @@ export async function measure(spec: RunSpec): Promise<Measured> {
     how: '/proc',
   };
 }
+
+/** The median: the middle value, or the mean of the two middle values. */
+export function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
+import { median } from './measure.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -113,9 +114,4 @@ export async function pageTimings(html: string, loads = 3): Promise<PageTimings 
     await ctx.close();
     rmSync(profile, { recursive: true, force: true });
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }

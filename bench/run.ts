@@ -31,7 +31,7 @@
  * (schedule-sim.ts), which no load on the machine can slow.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +39,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { EndpointStats } from './endpoint.js';
 import { ensureDataset, ensureShuffled, type DatasetInfo } from './generate.js';
-import { measure, type Measured } from './measure.js';
+import { measure, median, type Measured } from './measure.js';
 import { pageTimings } from './report-page.js';
 import { virtualRuns } from './schedule-sim.js';
-import { countLines } from '../src/core/rows/jsonl.js';
+import { countLines, datasetFiles } from '../src/core/rows/index.js';
 import { readManifest } from '../src/core/output/output-file.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -224,12 +224,6 @@ async function bestOf(n: number, label: string, argv: string[]): Promise<{ best:
   return { best, maxRssMB: Math.max(...runs.map((r) => r.peakRssMB)), runs };
 }
 
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 /**
  * `awb --help` and, interleaved with it, a bare `node -e ""`: Node's own
  * start-up is most of the figure and swings with the machine's load, so the
@@ -391,9 +385,7 @@ async function cacheBench(plain: DatasetInfo): Promise<void> {
   } finally {
     await ep.stop();
   }
-  const files = readdirSync(data.dir)
-    .filter((f) => f.endsWith('_test.jsonl'))
-    .map((f) => join(data.dir, f));
+  const files = (await datasetFiles(data.dir)).map((f) => f.path);
   const virtual = await virtualRuns(files, concurrencies, latencyMs, prefillMsPerMB);
   concurrencies.forEach((c, i) => {
     const v = virtual[i]!;

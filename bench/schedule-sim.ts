@@ -8,6 +8,7 @@
  * never the bottleneck, to read beside the measured wall times.
  */
 import { planLines } from '../src/core/rows/index.js';
+import { scheduleRows } from '../src/core/runner/plan.js';
 import { Schedule, chainKey, type ScheduleRow } from '../src/core/runner/schedule.js';
 
 export interface VirtualRun {
@@ -23,15 +24,7 @@ export async function virtualRuns(
   latencyMs: number,
   prefillMsPerMB: number,
 ): Promise<VirtualRun[]> {
-  const plan = await planLines(files, {});
-  const rows: ScheduleRow[] = plan.lines.map((l, index) => ({
-    index,
-    domain: l.domain,
-    id: l.id,
-    turn: l.turn,
-    bytes: l.length,
-    prefix: l.prefix,
-  }));
+  const rows: ScheduleRow[] = scheduleRows(await planLines(files, {}));
   const chains = new Map<string, ScheduleRow[]>();
   for (const r of rows) chains.set(chainKey(r), [...(chains.get(chainKey(r)) ?? []), r]);
   const cost = new Map<number, number>();

@@ -1,5 +1,5 @@
 export { collectReport } from './collect.js';
-export type { ChoiceOrder, ChoiceView, CollectedReport, CollectedRows, RepeatView, ReportFile, ReportRow } from './collect.js';
+export type { CollectedReport, ReportRow } from './collect.js';
 export { MAX_TEXT, MIN_TEXT, TEXT_BUDGET, cut, fitLimit } from './cut.js';
 export type { Kept } from './cut.js';
 export { rowRef } from './row-ref.js';

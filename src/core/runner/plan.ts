@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { readLineAt, readRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
+import type { ScheduleRow } from './schedule.js';
 
 /**
  * The order of the plan's lines as the schedule (schedule.ts) sees it: it
@@ -18,6 +19,19 @@ export function orderedLines(plan: LinePlan, order: Order = fileOrder): PlannedL
   const out = order(plan.lines);
   if (out.length !== plan.lines.length || new Set(out).size !== out.length) throw new Error('an order must keep every planned line once');
   return out;
+}
+
+/** The plan's lines as the schedule's rows (schedule.ts), each carrying its line; `order` only decides ties. */
+export function scheduleRows(plan: LinePlan, order?: Order): (ScheduleRow & { line: PlannedLine })[] {
+  return orderedLines(plan, order).map((line, index) => ({
+    index,
+    domain: line.domain,
+    id: line.id,
+    turn: line.turn,
+    bytes: line.length,
+    prefix: line.prefix,
+    line,
+  }));
 }
 
 /** Every planned row in file order, read and checked as the runner reads it, one at a time (dry run, batch phase). */

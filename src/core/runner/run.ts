@@ -8,7 +8,7 @@ import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings 
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, writeManifest } from '../output/index.js';
-import { orderedLines, type Order } from './plan.js';
+import { scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { Stage } from './stage.js';
 import { OutputWriter, resumeOutput } from './writer.js';
@@ -131,19 +131,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     opts.onEvent?.({ type: 'bad', bad });
   };
 
-  // One small record per row; `order` only decides ties.
-  const schedule = new Schedule(
-    orderedLines(plan, opts.order).map((line, index) => ({
-      index,
-      domain: line.domain,
-      id: line.id,
-      turn: line.turn,
-      bytes: line.length,
-      prefix: line.prefix,
-      line,
-    })),
-    { maxBytes: opts.maxInflightBytes },
-  );
+  const schedule = new Schedule(scheduleRows(plan, opts.order), { maxBytes: opts.maxInflightBytes });
   /**
    * Writes an answered row and counts it. Made here, not in the loop, so it
    * holds only what it is given: a closure of the loop would keep the row's

@@ -16,11 +16,10 @@ export type { ChangedRow, CompareReport, CompareResult, Delta, GateResult } from
 export { Ratio, SIXTIETHS, formatFixed, formatSigned, normalizedMean, rawMean } from './exact.js';
 export { sampleSd, scoreChoiceRows, scoreModeFile, scoreRepeatRows } from './modes.js';
 export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';
-export { judgeModeOf, modeRecordOf, readModeFile } from './modes-reader.js';
-export type { ChoiceRecord, JudgeMode, ModeFile, ModeVisitor, ModeWithField, RepeatRecord } from './modes-reader.js';
+export { readModeFile } from './modes-reader.js';
+export type { ChoiceRecord, JudgeMode, ModeFile, RepeatRecord } from './modes-reader.js';
 export { scoreInputs } from './inputs.js';
-export type { InputVisitors, ScoredInputs } from './inputs.js';
 export { judgedRows } from './row-view.js';
 export type { RowQuery, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';
-export type { JudgedFile, JudgedRecord, JudgedVisitor, TokenUsage } from './judged-reader.js';
+export type { JudgedFile, JudgedRecord, TokenUsage } from './judged-reader.js';
