@@ -93,6 +93,11 @@ class StreamFailure extends Error {
   override name = 'StreamFailure';
 }
 
+/** Whether a reply body is a chat completion (has its choices), whichever route it came by. */
+export function isChatCompletion(body: unknown): body is ChatCompletion {
+  return typeof body === 'object' && body !== null && Array.isArray((body as { choices?: unknown }).choices);
+}
+
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
 export function isMalformedReply(err: unknown): boolean {
   return err instanceof MalformedReplyError || err instanceof SyntaxError;
@@ -216,8 +221,7 @@ export class EndpointPool {
           ? await this.streamed(ep, body, started, signal)
           : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
         const { completion } = reply;
-        if (!completion || !Array.isArray(completion.choices))
-          throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
+        if (!isChatCompletion(completion)) throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
         this.noteSuccess(ep);
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {

@@ -1,9 +1,9 @@
 import type OpenAI from 'openai';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
 import {
   clearBatches,
   customIdOf,
+  isChatCompletion,
   runBatches,
   type BatchLimits,
   type BatchRequest,
@@ -109,8 +109,4 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
 /** A request's custom_id: the row and the request's place among the row's. */
 function requestId(key: string, n: number): string {
   return customIdOf(`${key}\n${n}`);
-}
-
-function isChatCompletion(body: unknown): body is ChatCompletion {
-  return typeof body === 'object' && body !== null && Array.isArray((body as { choices?: unknown }).choices);
 }

@@ -6,5 +6,4 @@ export type { RunOptions, StageEvent, StageResult } from './run.js';
 export type { Answered, Job, PlannedRequest, Stage } from './stage.js';
 export { dryRun } from './dry-run.js';
 export type { DryRunCount } from './dry-run.js';
-export { BatchPhase, batchStatePath } from './batch-phase.js';
-export type { BatchPhaseOptions } from './batch-phase.js';
+export { BatchPhase } from './batch-phase.js';
