@@ -223,7 +223,6 @@ interface OrderFields {
 /** A row of a turing or pairwise file: its texts, and per order where the subject was and what the judge chose. */
 function choiceRowOf(run: number, mode: 'turing' | 'pairwise', record: ChoiceRecord, line: LineBytes): ReportRow {
   const f = fieldsOf(line, record.turn);
-  const id = record.cluster.slice(record.domain.length + 1);
   // The modes' reader has checked these objects against their schemas.
   const result = (mode === 'turing' ? f.turing : f.pairwise) as { orders: OrderFields[]; reference_output?: string };
   const orders = result.orders.map((o, i) => ({
@@ -238,9 +237,9 @@ function choiceRowOf(run: number, mode: 'turing' | 'pairwise', record: ChoiceRec
   return {
     run,
     domain: record.domain,
-    id,
+    id: record.id,
     turn: record.turn,
-    ref: rowRef(record.domain, id, record.turn),
+    ref: rowRef(record.domain, record.id, record.turn),
     key: '',
     line: record.lineNo,
     grades: [0, 0, 0, 0, 0],

@@ -15,7 +15,9 @@ export type ModeWithField = keyof typeof MODE_FIELD;
 /** What score keeps of one row of a choice mode (turing, pairwise). */
 export interface ChoiceRecord {
   domain: string;
-  /** The trajectory, the bootstrap's resampling unit. */
+  /** The row's id as text. */
+  id: string;
+  /** The trajectory (domain and id), the bootstrap's resampling unit. */
   cluster: string;
   turn: number;
   lineNo: number;
@@ -161,7 +163,8 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
   }
   const s = checked.data;
   const domain = domainOfTask(s.task);
-  const base = { domain, cluster: `${domain}:${typeof s.id === 'string' ? s.id : (row.idText ?? String(s.id))}`, turn: s.turn_idx, lineNo };
+  const id = typeof s.id === 'string' ? s.id : (row.idText ?? String(s.id));
+  const base = { domain, id, cluster: `${domain}:${id}`, turn: s.turn_idx, lineNo };
   if ('judge_repeats' in s) return { ...base, totals: s.judge_repeats.filter((r) => r.failed === 0).map((r) => r.total_score) };
   if ('turing' in s) return { ...base, hits: [fooled(s.turing.orders[0]), fooled(s.turing.orders[1])] };
   const pref = s.pairwise.orders.map((o) => (o.preferred === null ? null : o.preferred === 'candidate'));
