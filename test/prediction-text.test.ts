@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { cleanGroundTruth, extractPrediction } from '../src/core/rubrics/prediction-text.js';
+import { describe, it, test } from 'node:test';
+import { cleanGroundTruth, extractPrediction, judgedTexts } from '../src/core/rubrics/prediction-text.js';
 import { lastBlock } from '../src/core/rubrics/think.js';
 
 describe('extractPrediction', () => {
@@ -76,5 +76,22 @@ describe('lastBlock', () => {
 
   test('regex characters in the tag are literal', () => {
     assert.strictEqual(lastBlock('<a.b>1</a.b><axb>2</axb>', 'a.b'), '1');
+  });
+});
+
+describe('judgedTexts', () => {
+  it("is what the judge saw: current_prompt else the turn's prompt, extracted_output else gen extracted, the cleaned truth", () => {
+    const gen = '<think>hm</think><predicted_observation>out</predicted_observation>';
+    const truth = '<predicted_observation> real </predicted_observation>';
+    assert.deepEqual(judgedTexts({ current_prompt: 'act', prompt: 'p', gen, response: truth }), {
+      action: 'act',
+      prediction: 'out',
+      truth: 'real',
+    });
+    assert.deepEqual(judgedTexts({ current_prompt: '', prompt: 'p', gen, extracted_output: 'as shown', response: 7 }), {
+      action: 'p',
+      prediction: 'as shown',
+      truth: '',
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { extractPrediction, cleanGroundTruth } from '../rubrics/index.js';
+import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, fieldScan, scanFields, splitKey, type LineBytes } from '../rows/index.js';
 import {
   SIXTIETHS,
@@ -165,14 +165,11 @@ const keep = (v: unknown): Kept => cut(textOf(v), MAX_TEXT);
 
 /** What every row shows, from its line's fields. */
 function textsOfRow(f: Fields) {
-  const action = typeof f.current_prompt === 'string' && f.current_prompt !== '' ? f.current_prompt : f.prompt;
-  // The prediction as the judge was shown it: the choice modes record it (extracted_output), else gen cleaned as the rubric judge cleans it.
-  const prediction =
-    typeof f.extracted_output === 'string' ? f.extracted_output : typeof f.gen === 'string' ? extractPrediction(f.gen) : '';
+  const { action, prediction, truth } = judgedTexts(f);
   return {
-    action: keep(action),
+    action: cut(action, MAX_TEXT),
     prediction: cut(prediction, MAX_TEXT),
-    truth: cut(typeof f.response === 'string' ? cleanGroundTruth(f.response) : '', MAX_TEXT),
+    truth: cut(truth, MAX_TEXT),
     strengths: listOf(f.strengths).map(keep),
     weaknesses: listOf(f.weaknesses).map(keep),
     judge: keep(f.judge_raw_output),

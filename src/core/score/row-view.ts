@@ -1,6 +1,6 @@
 import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
-import { cleanGroundTruth, extractPrediction } from '../rubrics/index.js';
+import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
 
@@ -93,7 +93,13 @@ function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean
     const item = typeof v === 'string' ? (turn === 1 ? v : undefined) : Array.isArray(v) ? v[turn - 1] : undefined;
     return typeof item === 'string' ? item : '';
   };
-  const gen = typeof row.gen === 'string' ? row.gen : '';
+  const { action, prediction, truth } = judgedTexts({
+    current_prompt: row.current_prompt,
+    prompt: at('prompt'),
+    gen: row.gen,
+    extracted_output: row.extracted_output,
+    response: at('response'),
+  });
   return {
     key: `${domain}/${idText}/${turn}`,
     domain,
@@ -103,9 +109,9 @@ function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean
     total_score: s.total_score,
     grades: Object.fromEntries(DIMENSIONS.map((d) => [d, s[d]])) as Record<Dimension, number>,
     failed: s.failed,
-    action: typeof row.current_prompt === 'string' && row.current_prompt !== '' ? row.current_prompt : at('prompt'),
-    prediction: typeof row.extracted_output === 'string' ? row.extracted_output : extractPrediction(gen),
-    groundTruth: cleanGroundTruth(at('response')),
+    action,
+    prediction,
+    groundTruth: truth,
     strengths: texts(row.strengths),
     weaknesses: texts(row.weaknesses),
     ...(typeof row.error_message === 'string' ? { error: row.error_message } : {}),
