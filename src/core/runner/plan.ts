@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { z } from 'zod';
 import { readLineAt, readRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
@@ -34,16 +34,36 @@ export function scheduleRows(plan: LinePlan, order?: Order): (ScheduleRow & { li
   }));
 }
 
+/** The plan's files, open: a planned line is read again from its file whenever it is needed. */
+export class PlanInputs {
+  private constructor(private readonly inputs: { path: string; handle: FileHandle }[]) {}
+
+  static async open(plan: LinePlan): Promise<PlanInputs> {
+    return new PlanInputs(await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') }))));
+  }
+
+  /** The line's bytes, without its newline. */
+  bytes(line: PlannedLine): Promise<Buffer> {
+    return readLineAt(this.inputs[line.file]!, line.start, line.length);
+  }
+
+  /** The line read and checked as a row of `schema`. */
+  async row<S extends z.ZodType<DatasetRow>>(line: PlannedLine, schema: S): Promise<ReadRow<z.infer<S>>> {
+    const { path } = this.inputs[line.file]!;
+    return readRow(await this.bytes(line), schema, { file: path, lineNo: line.lineNo, terminated: line.terminated });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.inputs.map((i) => i.handle.close()));
+  }
+}
+
 /** Every planned row in file order, read and checked as the runner reads it, one at a time (dry run, batch phase). */
 export async function* plannedRows<S extends z.ZodType<DatasetRow>>(plan: LinePlan, schema: S): AsyncGenerator<ReadRow<z.infer<S>>> {
-  const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
+  const inputs = await PlanInputs.open(plan);
   try {
-    for (const line of plan.lines) {
-      const input = inputs[line.file]!;
-      const bytes = await readLineAt(input, line.start, line.length);
-      yield readRow(bytes, schema, { file: input.path, lineNo: line.lineNo, terminated: line.terminated });
-    }
+    for (const line of plan.lines) yield await inputs.row(line, schema);
   } finally {
-    await Promise.all(inputs.map((i) => i.handle.close()));
+    await inputs.close();
   }
 }

@@ -1,14 +1,13 @@
-import { open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError } from '../errors.js';
 import { refuseOverInputs } from '../files.js';
-import { readLineAt, readRow, type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
+import { type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings } from '../schemas/index.js';
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, writeManifest } from '../output/index.js';
-import { scheduleRows, type Order } from './plan.js';
+import { PlanInputs, scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { Stage } from './stage.js';
 import { OutputWriter, resumeOutput } from './writer.js';
@@ -109,7 +108,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   await writeManifest(opts.output, manifest);
 
   const writer = await OutputWriter.open(opts.output, stage.outputFields);
-  const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
+  const inputs = await PlanInputs.open(plan);
   const slots = new Dispatcher(opts.concurrency);
   const onAbort = () => slots.cancel();
   opts.abort.addEventListener('abort', onAbort);
@@ -139,7 +138,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
    */
   const saveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => async () => {
     // The line is read again rather than held: a row in flight keeps only its request.
-    await writer.write(await readLineAt(inputs[line.file]!, line.start, line.length), fields);
+    await writer.write(await inputs.bytes(line), fields);
     const row = inputError === undefined ? fields : { error: inputError, ...fields };
     const outcome = stage.outcome(row);
     stage.tally(row, tallies.count(domain, outcome));
@@ -171,11 +170,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
         continue;
       }
       const file = plan.files[line.file]!;
-      const read = readRow(await readLineAt(inputs[line.file]!, line.start, line.length), stage.schema, {
-        file,
-        lineNo: line.lineNo,
-        terminated: line.terminated,
-      });
+      const read = await inputs.row(line, stage.schema);
       if (!read.ok) {
         schedule.finish(item);
         badRow(read.bad, line.domain, item.index);
@@ -234,7 +229,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   } finally {
     opts.abort.removeEventListener('abort', onAbort);
     await writer.close();
-    await Promise.all(inputs.map((i) => i.handle.close()));
+    await inputs.close();
     fillCounts(manifest, tallies, opts.endpointStats?.());
     await writeManifest(opts.output, manifest);
   }
