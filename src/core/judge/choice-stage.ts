@@ -173,10 +173,12 @@ export function pairwiseStage(
     ...rowStatus(outcomes),
     ...(shown.candidate === undefined ? {} : { extracted_output: shown.candidate }),
   });
+  /** Why a row is written without asking, when its own fields tell. */
+  const unaskedReason = (row: PredictionRow, key: string) => (!reference.has(key) ? NO_REFERENCE : !row.gen ? NO_GENERATION : undefined);
   /** What the judge is asked about a row, or why it is written without asking. */
   const asking = async (row: PredictionRow, key: string) => {
-    if (!reference.has(key)) return NO_REFERENCE;
-    if (!row.gen) return NO_GENERATION;
+    const why = unaskedReason(row, key);
+    if (why !== undefined) return why;
     const other = await reference.prediction(key);
     // A reference without a generation has nothing to compare with: final, as a missing row.
     if (other === undefined) return NO_REFERENCE;
@@ -210,8 +212,8 @@ export function pairwiseStage(
         return { ...result(key, ['A', 'B'], [none, none], {}), error_message: why };
       };
       // Settled before the row is queued, so such rows take no request slot.
-      if (!reference.has(key)) return async () => unasked(NO_REFERENCE);
-      if (!row.gen) return async () => unasked(NO_GENERATION);
+      const why = unaskedReason(row, key);
+      if (why !== undefined) return async () => unasked(why);
       return async (signal) => {
         const ask = await asking(row, key);
         if (typeof ask === 'string') return unasked(ask);
