@@ -204,12 +204,6 @@
     charts.before(modes);
     drawGrids(modes, DATA.modes.grids, 'data-mode-grid');
     modes.append(notesList(DATA.modes.footnotes));
-    const NAMES = {
-      fooling_rate: 'Fooling rate',
-      win_rate: 'Win rate',
-      position_consistency: 'Position consistency',
-      judge_noise: 'Judge noise',
-    };
     for (const f of DATA.modes.figures) {
       const names = Object.keys(f.overall);
       const at = [...Object.entries(f.domains), ['Overall', f.overall]];
@@ -223,7 +217,7 @@
         barChart({
           title: `${f.file} (${f.mode}): per domain and Overall, with 95% bootstrap intervals`,
           categories: at.map(([d]) => (d === 'Overall' ? d : labelOf(d))),
-          series: names.map((n) => NAMES[n] || n),
+          series: names.map((n) => DATA.modes.names[n] || n),
           values,
           whiskers: names.map((n) => at.map(([, figs]) => figs[n].ci95 || null)),
           max: f.mode === 'repeat' ? Math.max(4, Math.ceil(top / 4) * 4) : 100,
@@ -232,61 +226,66 @@
     }
   }
 
-  const doms = domainsOf();
-  const domLabels = doms.map(labelOf);
-  // Only judge-mode files: no graded run to chart (the charts below are then drawn empty and never shown).
+  // Only judge-mode files: no graded run to chart.
   if (C.runs.length === 0) charts.remove();
-  charts.append(
-    barChart({
-      title: 'Score per domain (0-100), with 95% bootstrap intervals',
-      categories: domLabels,
-      series: C.runs.map((r) => r.label),
-      values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).score : null))),
-      labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).text : 'n/a'))),
-      whiskers: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).ci : null))),
-      max: 100,
-    }),
-  );
-  for (const run of C.runs) {
+  else drawRunCharts();
+
+  /** The graded runs' charts: score, dimensions, turn depth and failures per domain. */
+  function drawRunCharts() {
+    const doms = domainsOf();
+    const domLabels = doms.map(labelOf);
     charts.append(
       barChart({
-        title: `The five dimensions per domain (0-100)${multi ? `: ${run.label}` : ''}`,
+        title: 'Score per domain (0-100), with 95% bootstrap intervals',
         categories: domLabels,
-        series: C.dimensions,
-        values: C.dimensions.map((_, di) => doms.map((d) => (find(run, d) ? find(run, d).dims[di] : null))),
+        series: C.runs.map((r) => r.label),
+        values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).score : null))),
+        labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).text : 'n/a'))),
+        whiskers: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).ci : null))),
         max: 100,
       }),
     );
-  }
-  for (const run of C.runs) {
-    const buckets = C.buckets.filter((b) => run.domains.some((d) => d.turns.some((t) => t.bucket === b)));
-    const present = doms.filter((d) => find(run, d));
+    for (const run of C.runs) {
+      charts.append(
+        barChart({
+          title: `The five dimensions per domain (0-100)${multi ? `: ${run.label}` : ''}`,
+          categories: domLabels,
+          series: C.dimensions,
+          values: C.dimensions.map((_, di) => doms.map((d) => (find(run, d) ? find(run, d).dims[di] : null))),
+          max: 100,
+        }),
+      );
+    }
+    for (const run of C.runs) {
+      const buckets = C.buckets.filter((b) => run.domains.some((d) => d.turns.some((t) => t.bucket === b)));
+      const present = doms.filter((d) => find(run, d));
+      charts.append(
+        lineChart({
+          title: `Score by turn depth (turn_idx buckets, 0-100)${multi ? `: ${run.label}` : ''}`,
+          categories: buckets,
+          series: present.map(labelOf),
+          values: present.map((d) =>
+            buckets.map((b) => {
+              const t = find(run, d).turns.find((x) => x.bucket === b);
+              return t ? t.score : null;
+            }),
+          ),
+          max: 100,
+        }),
+      );
+    }
+    const failedMax = Math.max(1, ...C.runs.flatMap((r) => r.domains.map((d) => d.failed)));
     charts.append(
-      lineChart({
-        title: `Score by turn depth (turn_idx buckets, 0-100)${multi ? `: ${run.label}` : ''}`,
-        categories: buckets,
-        series: present.map(labelOf),
-        values: present.map((d) =>
-          buckets.map((b) => {
-            const t = find(run, d).turns.find((x) => x.bucket === b);
-            return t ? t.score : null;
-          }),
-        ),
-        max: 100,
+      barChart({
+        title: 'Failed rows per domain (count; hover for the share)',
+        categories: domLabels,
+        series: C.runs.map((r) => r.label),
+        values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).failed : null))),
+        labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? `${find(r, d).failed} of ${find(r, d).rows}` : 'n/a'))),
+        max: Math.max(4, Math.ceil(failedMax / 4) * 4),
       }),
     );
   }
-  const failedMax = Math.max(1, ...C.runs.flatMap((r) => r.domains.map((d) => d.failed)));
-  charts.append(
-    barChart({
-      title: 'Failed rows per domain (count; hover for the share)',
-      categories: domLabels,
-      series: C.runs.map((r) => r.label),
-      values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).failed : null))),
-      labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? `${find(r, d).failed} of ${find(r, d).rows}` : 'n/a'))),
-      max: Math.max(4, Math.ceil(failedMax / 4) * 4),
-    }),
-  );
 
   performance.mark('awb-leaderboard');
   // ---- rows: their data comes after this script in the page, so they are drawn once it is read ----

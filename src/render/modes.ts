@@ -9,7 +9,8 @@ export interface ModeReport {
   score: ModeScore;
 }
 
-const FIGURES: Record<ModeFigure, string> = {
+/** The judge modes' figures as named in tables and charts. */
+export const FIGURES: Record<ModeFigure, string> = {
   fooling_rate: 'Fooling rate',
   win_rate: 'Win rate',
   position_consistency: 'Position consistency',

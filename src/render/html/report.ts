@@ -7,7 +7,7 @@ import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, normalizedMean, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
-import { modesJson, modesView } from '../modes.js';
+import { FIGURES, modesJson, modesView } from '../modes.js';
 
 /*
  * The report page: one HTML file with its script, style and data inline.
@@ -133,7 +133,7 @@ export function renderReportHtml(input: PageInput): string {
     runs: files.map((f) => ({ label: f.label, file: f.path, mode: f.mode })),
     view: view ? { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true } : undefined,
     // The judge modes as `awb score` shows them: its grids, and its JSON figures for the charts.
-    modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes) } : undefined,
+    modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes), names: FIGURES } : undefined,
     warnings: input.collected.warnings,
     charts: charts(report),
   };
