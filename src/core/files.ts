@@ -31,7 +31,7 @@ export async function refuseOverInputs(outputs: readonly string[], inputs: reado
       if (await sameFile(out, input)) {
         const alias = resolve(out) === resolve(input) ? '' : ' (through a link)';
         throw new UserError(
-          `${out} is also the input ${input}${alias}; awb never writes over an input, even with --force: choose another output`,
+          `${out} is also the input ${input}${alias}; awb never writes over an input: choose another output`,
         );
       }
     }
