@@ -30,9 +30,7 @@ export async function refuseOverInputs(outputs: readonly string[], inputs: reado
     for (const input of inputs) {
       if (await sameFile(out, input)) {
         const alias = resolve(out) === resolve(input) ? '' : ' (through a link)';
-        throw new UserError(
-          `${out} is also the input ${input}${alias}; awb never writes over an input: choose another output`,
-        );
+        throw new UserError(`${out} is also the input ${input}${alias}; awb never writes over an input: choose another output`);
       }
     }
   }
