@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { BATCH_LIMITS, clearBatches, customIdOf, fitsInBatch, runBatches, type BatchRequest } from '../src/core/endpoints/batch.js';
 import { UserError } from '../src/core/errors.js';
+import type { ChatResult } from '../src/core/endpoints/index.js';
+import { batchFirst } from '../src/core/runner/batch-phase.js';
 import { startBatchServer, type BatchLine, type BatchServer } from './support/batch-server.js';
 
 const completion = (text: string) => ({
@@ -139,6 +141,32 @@ describe('runBatches against a local Batch API', () => {
     assert.equal(await results.get(customIdOf('nope')), undefined);
   });
 
+  it(
+    'keeps each results file open across lookups, one handle per file, and closes them at close',
+    { skip: process.platform !== 'linux' },
+    async () => {
+      server = await startBatchServer({ reply: echo });
+      const results = await run(6, { limits: { maxLines: 3, maxBytes: 1e6 } });
+      const real = await realpath(dir);
+      const openResults = async () => {
+        const fds = await readdir('/proc/self/fd');
+        const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+        return targets.filter((t) => t.startsWith(real) && t.endsWith('.results.jsonl')).sort();
+      };
+      const lookups = () => Promise.all(Array.from({ length: 6 }, (_, i) => results.get(customIdOf(`row-${i}`))));
+      assert.ok((await lookups()).every((r) => r?.ok));
+      assert.ok((await lookups()).every((r) => r?.ok));
+      assert.deepEqual(await openResults(), [
+        join(real, 'judged.jsonl.batch-1.results.jsonl'),
+        join(real, 'judged.jsonl.batch-2.results.jsonl'),
+      ]);
+      await results.close();
+      assert.deepEqual(await openResults(), []);
+      await assert.rejects(results.get(customIdOf('row-0')), /closed/);
+      await results.close();
+    },
+  );
+
   it('a batch that fails as a whole is one clear error (exit 3), and the next run submits its file again', async () => {
     server = await startBatchServer({ reply: echo, failValidation: 'model not found' });
     await assert.rejects(
@@ -183,5 +211,28 @@ describe('runBatches against a local Batch API', () => {
     await clearBatches(join(dir, 'judged.jsonl.batches.json'));
     assert.deepEqual(await readdir(dir), []);
     await assert.rejects(stat(join(dir, 'judged.jsonl.batches.json')));
+  });
+});
+
+describe('batchFirst: a row asks through the batch first', () => {
+  it('answers each request number from the batch once, when the batch holds a reply for it; the rest go online', async () => {
+    const reply = (endpoint: string): ChatResult => ({ completion: completion(endpoint) as never, endpoint, latencyMs: 0 });
+    const inBatch = new Map([
+      [0, reply('batch 0')],
+      [2, reply('batch 2')],
+    ]);
+    const lookedUp: number[] = [];
+    const chat = batchFirst(
+      async (n) => {
+        lookedUp.push(n);
+        return inBatch.get(n);
+      },
+      async (n) => reply(`online ${n}`),
+    );
+    const signal = new AbortController().signal;
+    const got: string[] = [];
+    for (const n of [0, 0, 1, 2, 1, 2, 0]) got.push((await chat(n, { messages: [] }, signal)).endpoint);
+    assert.deepEqual(got, ['batch 0', 'online 0', 'online 1', 'batch 2', 'online 1', 'online 2', 'online 0']);
+    assert.deepEqual(lookedUp, [0, 1, 2], 'each request number is looked up in the batch once');
   });
 });
