@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -8,6 +8,7 @@ import { BATCH_LIMITS, clearBatches, customIdOf, fitsInBatch, runBatches, type B
 import { UserError } from '../src/core/errors.js';
 import type { ChatResult } from '../src/core/endpoints/index.js';
 import { batchFirst } from '../src/core/runner/batch-phase.js';
+import { readManifest } from '../src/core/output/index.js';
 import { startBatchServer, type BatchLine, type BatchServer } from './support/batch-server.js';
 
 const completion = (text: string) => ({
@@ -113,7 +114,6 @@ describe('runBatches against a local Batch API', () => {
     const state = JSON.parse(await readFile(statePath, 'utf8'));
     delete state.batches[0].id;
     delete state.batches[0].results;
-    const { writeFile } = await import('node:fs/promises');
     await writeFile(statePath, JSON.stringify(state));
     const results = await run(4);
     assert.equal(server.created, 1);
@@ -234,5 +234,37 @@ describe('batchFirst: a row asks through the batch first', () => {
     for (const n of [0, 0, 1, 2, 1, 2, 0]) got.push((await chat(n, { messages: [] }, signal)).endpoint);
     assert.deepEqual(got, ['batch 0', 'online 0', 'online 1', 'batch 2', 'online 1', 'online 2', 'online 0']);
     assert.deepEqual(lookedUp, [0, 1, 2], 'each request number is looked up in the batch once');
+  });
+});
+
+describe('the files kept beside an output: batch state and manifest (readJsonFile)', () => {
+  it('none is undefined; a file that is not JSON, breaks its format or cannot be read is one line naming it, with what to do', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-json-'));
+    try {
+      const out = join(dir, 'judged.jsonl');
+      const state = join(dir, 'judged.jsonl.batches.json');
+      assert.equal(await readManifest(out), undefined);
+      await clearBatches(state);
+      const refused = (pattern: RegExp) => (err: unknown) =>
+        err instanceof UserError && pattern.test(err.message) && !err.message.includes('\n');
+      await writeFile(state, '{"format": ');
+      await assert.rejects(clearBatches(state), refused(/batches\.json: not JSON; remove it to submit new batches$/));
+      await writeFile(
+        state,
+        '{"format": "agentworldbench-batches", "version": 1, "endpoint": "x", "model": "m", "batches": [{"file": 3}]}',
+      );
+      await assert.rejects(clearBatches(state), refused(/batches\.json: batches\.0\.file: /));
+      await writeFile(state, '[]');
+      await assert.rejects(clearBatches(state), refused(/batches\.json: state: /));
+      await writeFile(join(dir, 'judged.jsonl.manifest.json'), 'nope');
+      await assert.rejects(readManifest(out), refused(/manifest\.json: not valid JSON; delete it and pass --force/));
+      await writeFile(join(dir, 'judged.jsonl.manifest.json'), '{}');
+      await assert.rejects(readManifest(out), refused(/manifest\.json: [a-z_]+: /));
+      await rm(state);
+      await mkdir(state);
+      await assert.rejects(clearBatches(state), refused(/batches\.json: is a folder, not a file$/));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { UserError } from '../errors.js';
-import { writeAtomically } from '../files.js';
+import { readJsonFile, writeAtomically } from '../files.js';
 import { brief, shownUrl, visible } from '../shown.js';
 import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
@@ -234,26 +234,8 @@ export async function clearBatches(statePath: string): Promise<void> {
   await rm(statePath, { force: true });
 }
 
-async function readBatchState(path: string): Promise<BatchState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UserError(`${path}: cannot read (${(err as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new UserError(`${path}: not JSON; remove it to submit new batches`);
-  }
-  const parsed = batchStateSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UserError(`${path}: ${issue.path.join('.') || 'state'}: ${issue.message}`);
-  }
-  return parsed.data;
+function readBatchState(path: string): Promise<BatchState | undefined> {
+  return readJsonFile(path, batchStateSchema, { what: 'state', notJson: 'not JSON; remove it to submit new batches' });
 }
 
 async function saveBatchState(path: string, state: BatchState): Promise<void> {
