@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { BATCH_LIMITS, clearBatches, customIdOf, fitsInBatch, runBatches, type BatchRequest } from '../src/core/endpoints/batch.js';
 import { UserError } from '../src/core/errors.js';
+import type { ChatResult } from '../src/core/endpoints/index.js';
+import { batchFirst } from '../src/core/runner/batch-phase.js';
+import { readManifest } from '../src/core/output/index.js';
 import { startBatchServer, type BatchLine, type BatchServer } from './support/batch-server.js';
 
 const completion = (text: string) => ({
@@ -111,7 +114,6 @@ describe('runBatches against a local Batch API', () => {
     const state = JSON.parse(await readFile(statePath, 'utf8'));
     delete state.batches[0].id;
     delete state.batches[0].results;
-    const { writeFile } = await import('node:fs/promises');
     await writeFile(statePath, JSON.stringify(state));
     const results = await run(4);
     assert.equal(server.created, 1);
@@ -138,6 +140,32 @@ describe('runBatches against a local Batch API', () => {
     assert.ok(f3 && !f3.ok && /expired/.test(f3.error));
     assert.equal(await results.get(customIdOf('nope')), undefined);
   });
+
+  it(
+    'keeps each results file open across lookups, one handle per file, and closes them at close',
+    { skip: process.platform !== 'linux' },
+    async () => {
+      server = await startBatchServer({ reply: echo });
+      const results = await run(6, { limits: { maxLines: 3, maxBytes: 1e6 } });
+      const real = await realpath(dir);
+      const openResults = async () => {
+        const fds = await readdir('/proc/self/fd');
+        const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+        return targets.filter((t) => t.startsWith(real) && t.endsWith('.results.jsonl')).sort();
+      };
+      const lookups = () => Promise.all(Array.from({ length: 6 }, (_, i) => results.get(customIdOf(`row-${i}`))));
+      assert.ok((await lookups()).every((r) => r?.ok));
+      assert.ok((await lookups()).every((r) => r?.ok));
+      assert.deepEqual(await openResults(), [
+        join(real, 'judged.jsonl.batch-1.results.jsonl'),
+        join(real, 'judged.jsonl.batch-2.results.jsonl'),
+      ]);
+      await results.close();
+      assert.deepEqual(await openResults(), []);
+      await assert.rejects(results.get(customIdOf('row-0')), /closed/);
+      await results.close();
+    },
+  );
 
   it('a batch that fails as a whole is one clear error (exit 3), and the next run submits its file again', async () => {
     server = await startBatchServer({ reply: echo, failValidation: 'model not found' });
@@ -183,5 +211,60 @@ describe('runBatches against a local Batch API', () => {
     await clearBatches(join(dir, 'judged.jsonl.batches.json'));
     assert.deepEqual(await readdir(dir), []);
     await assert.rejects(stat(join(dir, 'judged.jsonl.batches.json')));
+  });
+});
+
+describe('batchFirst: a row asks through the batch first', () => {
+  it('answers each request number from the batch once, when the batch holds a reply for it; the rest go online', async () => {
+    const reply = (endpoint: string): ChatResult => ({ completion: completion(endpoint) as never, endpoint, latencyMs: 0 });
+    const inBatch = new Map([
+      [0, reply('batch 0')],
+      [2, reply('batch 2')],
+    ]);
+    const lookedUp: number[] = [];
+    const chat = batchFirst(
+      async (n) => {
+        lookedUp.push(n);
+        return inBatch.get(n);
+      },
+      async (n) => reply(`online ${n}`),
+    );
+    const signal = new AbortController().signal;
+    const got: string[] = [];
+    for (const n of [0, 0, 1, 2, 1, 2, 0]) got.push((await chat(n, { messages: [] }, signal)).endpoint);
+    assert.deepEqual(got, ['batch 0', 'online 0', 'online 1', 'batch 2', 'online 1', 'online 2', 'online 0']);
+    assert.deepEqual(lookedUp, [0, 1, 2], 'each request number is looked up in the batch once');
+  });
+});
+
+describe('the files kept beside an output: batch state and manifest (readJsonFile)', () => {
+  it('none is undefined; a file that is not JSON, breaks its format or cannot be read is one line naming it, with what to do', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-json-'));
+    try {
+      const out = join(dir, 'judged.jsonl');
+      const state = join(dir, 'judged.jsonl.batches.json');
+      assert.equal(await readManifest(out), undefined);
+      await clearBatches(state);
+      const refused = (pattern: RegExp) => (err: unknown) =>
+        err instanceof UserError && pattern.test(err.message) && !err.message.includes('\n');
+      await writeFile(state, '{"format": ');
+      await assert.rejects(clearBatches(state), refused(/batches\.json: not JSON; remove it to submit new batches$/));
+      await writeFile(
+        state,
+        '{"format": "agentworldbench-batches", "version": 1, "endpoint": "x", "model": "m", "batches": [{"file": 3}]}',
+      );
+      await assert.rejects(clearBatches(state), refused(/batches\.json: batches\.0\.file: /));
+      await writeFile(state, '[]');
+      await assert.rejects(clearBatches(state), refused(/batches\.json: state: /));
+      await writeFile(join(dir, 'judged.jsonl.manifest.json'), 'nope');
+      await assert.rejects(readManifest(out), refused(/manifest\.json: not valid JSON; delete it and pass --force/));
+      await writeFile(join(dir, 'judged.jsonl.manifest.json'), '{}');
+      await assert.rejects(readManifest(out), refused(/manifest\.json: [a-z_]+: /));
+      await rm(state);
+      await mkdir(state);
+      await assert.rejects(clearBatches(state), refused(/batches\.json: is a folder, not a file$/));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -35,7 +35,6 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const result = await runStageCommand({
     stage,
     pool,
-    access: { url: urls[0]!, apiKey, model },
     plan,
     output,
     label: opts.label,

@@ -40,7 +40,6 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     const result = await runStageCommand({
       stage: built.stage,
       pool,
-      access: { url: urls[0]!, apiKey, model },
       plan,
       output,
       label: opts.label ?? upstream?.label,

@@ -2,10 +2,10 @@ import chalk from 'chalk';
 import type { Sampling } from '../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
-import { batchClient, medianP90, type BatchStatus, type EndpointPool } from '../core/endpoints/index.js';
+import { medianP90, type BatchStatus, type EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
-import { BatchPhase, dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
-import { shownUrl, visible } from '../core/shown.js';
+import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
+import { visible } from '../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
 import {
   FailureReasons,
@@ -35,9 +35,8 @@ export function printEndpoints(endpoints: Record<string, { requests: number; fai
  */
 export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   stage: Stage<S>;
+  /** Sends the rows' requests; with --batch, also where the batches go (its first base URL). */
   pool: EndpointPool;
-  /** The endpoint --batch submits to (the first base URL), its key and the model. */
-  access: { url: string; apiKey: string; model: string };
   plan: LinePlan;
   output: string;
   settings: ManifestSettings;
@@ -59,9 +58,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   const reasons = new FailureReasons();
   const batch = o.batch
     ? new BatchPhase(c.stage, {
-        client: batchClient(c.access.url, c.access.apiKey),
-        endpoint: shownUrl(c.access.url),
-        model: c.access.model,
+        ...c.pool.batchTarget(),
         output: c.output,
         plan: c.plan,
         limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb },
@@ -71,10 +68,10 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         onStatus: batchProgress(name),
       })
     : undefined;
-  const stage = batch?.stage ?? c.stage;
-  const timings = o.stream ? streamTimings(stage) : undefined;
+  const online: RowChat = (_n, request, signal) => c.pool.chat(request, signal);
+  const timings = o.stream ? streamTimings(c.stage) : undefined;
   try {
-    const result = await runStage(timings?.stage ?? stage, {
+    const result = await runStage(timings?.stage ?? c.stage, {
       output: c.output,
       plan: c.plan,
       settings: c.settings,
@@ -93,6 +90,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         progress.event(e);
         reasons.event(e);
       },
+      chat: batch ? (key) => batch.chat(key, online) : () => online,
       beforeDispatch: async (doneKeys) => {
         if (o.preflight) await c.pool.preflight();
         await batch?.run(doneKeys);
@@ -111,6 +109,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   } finally {
     progress.stop();
     interrupts.dispose();
+    await batch?.close();
   }
 }
 

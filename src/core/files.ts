@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { open, readFile, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { z } from 'zod';
 import { UserError } from './errors.js';
+import { fileError } from './rows/index.js';
 
 /*
  * Files awb writes: never through a link planted in their place, never over
@@ -72,4 +74,37 @@ export async function writeAtomically(path: string, write: string | ((handle: Fi
     await rm(tmp.path, { force: true }).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A JSON file awb keeps beside an output (a manifest, a batch state), checked
+ * against its format; undefined when there is none. Anything else is one line
+ * naming the file: `notJson` says what to do about a file that is not JSON,
+ * `what` names the whole file when the format's complaint is about no field.
+ */
+export async function readJsonFile<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  words: { what: string; notJson: string },
+): Promise<z.output<S> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const known = fileError(path, err);
+    throw known instanceof UserError ? known : new UserError(`${path}: cannot read (${(err as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UserError(`${path}: ${words.notJson}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UserError(`${path}: ${issue.path.join('.') || words.what}: ${issue.message}`);
+  }
+  return parsed.data;
 }

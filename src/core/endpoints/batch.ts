@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
-import { open, readFile, rm } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { UserError } from '../errors.js';
-import { writeAtomically } from '../files.js';
-import { brief, shownUrl, splitQuery, visible } from '../shown.js';
-import { FatalEndpointError, refusedAccess } from './endpoints.js';
+import { readJsonFile, writeAtomically } from '../files.js';
+import { brief, shownUrl, visible } from '../shown.js';
+import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState } from '../schemas/index.js';
 
@@ -60,13 +60,12 @@ export interface BatchStatus {
 }
 
 /**
- * A client for the Batch API at a base URL: its own, since the chat pool's
- * fetch caps a reply's size and a results file is far larger than a reply.
- * Batch calls are short, so the client's own retries serve.
+ * A client for the Batch API: its own, since the chat pool's fetch caps a
+ * reply's size and a results file is far larger than a reply. Batch calls
+ * are short, so the client's own retries serve.
  */
-export function batchClient(url: string, apiKey: string): OpenAI {
-  const { base, query } = splitQuery(url);
-  return new OpenAI({ baseURL: base, defaultQuery: query, apiKey, maxRetries: 5, timeout: 600_000 });
+export function batchClient(connection: Connection): OpenAI {
+  return new OpenAI({ ...connection, maxRetries: 5, timeout: 600_000 });
 }
 
 interface BatchRunOptions {
@@ -101,6 +100,8 @@ export interface BatchResults {
   readonly size: number;
   /** Batch ids, for the manifest. */
   readonly ids: string[];
+  /** Closes the results files; lookups are over. Safe to call again. */
+  close(): Promise<void>;
 }
 
 /**
@@ -196,6 +197,9 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
     }
     await indexResults(entry.results, index);
   }
+  // Each results file is opened at its first lookup and stays open until close: a row's lookup reads one line.
+  const handles = new Map<string, Promise<FileHandle>>();
+  let closed = false;
   return {
     ids,
     get size() {
@@ -204,13 +208,17 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
     get: async (customId) => {
       const at = index.get(customId);
       if (!at) return undefined;
-      const handle = await open(at.file, 'r');
-      try {
-        const line = await readLineAt({ handle, path: at.file }, at.start, at.end - at.start);
-        return replyOf(JSON.parse(decodeLine(line)));
-      } finally {
-        await handle.close();
-      }
+      if (closed) throw new Error('batch results read after they were closed');
+      let handle = handles.get(at.file);
+      if (!handle) handles.set(at.file, (handle = open(at.file, 'r')));
+      const line = await readLineAt({ handle: await handle, path: at.file }, at.start, at.end - at.start);
+      return replyOf(JSON.parse(decodeLine(line)));
+    },
+    close: async () => {
+      closed = true;
+      const opened = [...handles.values()];
+      handles.clear();
+      await Promise.all(opened.map(async (h) => (await h.catch(() => undefined))?.close()));
     },
   };
 }
@@ -226,26 +234,8 @@ export async function clearBatches(statePath: string): Promise<void> {
   await rm(statePath, { force: true });
 }
 
-async function readBatchState(path: string): Promise<BatchState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UserError(`${path}: cannot read (${(err as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new UserError(`${path}: not JSON; remove it to submit new batches`);
-  }
-  const parsed = batchStateSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UserError(`${path}: ${issue.path.join('.') || 'state'}: ${issue.message}`);
-  }
-  return parsed.data;
+function readBatchState(path: string): Promise<BatchState | undefined> {
+  return readJsonFile(path, batchStateSchema, { what: 'state', notJson: 'not JSON; remove it to submit new batches' });
 }
 
 async function saveBatchState(path: string, state: BatchState): Promise<void> {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
@@ -59,6 +59,17 @@ export interface ChatResult {
   batch?: true;
 }
 
+/** How a client reaches an endpoint: its base URL, the URL's query (a key, on some gateways) and the key. */
+export type Connection = Pick<ClientOptions, 'baseURL' | 'defaultQuery' | 'apiKey'>;
+
+/** Where --batch goes (EndpointPool.batchTarget): the first base URL, as the pool reaches it and as shown, and the model. */
+export interface BatchTarget {
+  connection: Connection;
+  /** As shown (no credentials): recorded in the batch state and in rows as their endpoint. */
+  endpoint: string;
+  model: string;
+}
+
 export interface EndpointStats {
   requests: number;
   failures: number;
@@ -105,6 +116,7 @@ export function isMalformedReply(err: unknown): boolean {
 
 interface Endpoint {
   shown: string;
+  connection: Connection;
   client: OpenAI;
   inFlight: number;
   health: Health;
@@ -152,22 +164,31 @@ export class EndpointPool {
     this.policy = opts.health ?? DEFAULT_HEALTH;
     this.secrets = [opts.apiKey, ...opts.urls.flatMap(urlSecrets)];
     const send = nodeFetch({ maxReplyBytes: opts.maxReplyBytes, idleMs: opts.idleMs ?? DEFAULT_IDLE_MS });
-    this.endpoints = opts.urls.map((url) => ({
-      shown: shownUrl(url),
-      inFlight: 0,
-      health: freshHealth(this.policy),
-      stats: { requests: 0, failures: 0 },
-      client: new OpenAI({
-        // A query in the base URL (a key, on some gateways) goes with every request, never into a shown URL.
-        baseURL: splitQuery(url).base,
-        defaultQuery: splitQuery(url).query,
-        apiKey: opts.apiKey,
-        timeout: opts.timeoutMs,
-        // The pool retries, each attempt on the endpoint best placed for it.
-        maxRetries: 0,
-        fetch: send,
-      }),
-    }));
+    this.endpoints = opts.urls.map((url) => {
+      // A query in the base URL (a key, on some gateways) goes with every request, never into a shown URL.
+      const { base, query } = splitQuery(url);
+      const connection = { baseURL: base, defaultQuery: query, apiKey: opts.apiKey };
+      return {
+        shown: shownUrl(url),
+        connection,
+        inFlight: 0,
+        health: freshHealth(this.policy),
+        stats: { requests: 0, failures: 0 },
+        client: new OpenAI({
+          ...connection,
+          timeout: opts.timeoutMs,
+          // The pool retries, each attempt on the endpoint best placed for it.
+          maxRetries: 0,
+          fetch: send,
+        }),
+      };
+    });
+  }
+
+  /** Where --batch goes: the first base URL. */
+  batchTarget(): BatchTarget {
+    const first = this.endpoints[0]!;
+    return { connection: first.connection, endpoint: first.shown, model: this.opts.model };
   }
 
   private noteFailure(ep: Endpoint): void {

@@ -85,7 +85,8 @@ const MALFORMED_RETRIES = 2;
  * resume redoes it.
  */
 export function inferStage(
-  pool: EndpointPool,
+  /** Words failed requests; the requests go through the job's chat. */
+  pool: Pick<EndpointPool, 'describe'>,
   sampling: Sampling,
   history: HistoryMode,
   routing: Routing = {},
@@ -101,12 +102,12 @@ export function inferStage(
     outcome: inferOutcome,
     tally: tallyPrediction,
     requests: async (row) => [requestOf(row)],
-    job: (row, _key, answered) => {
+    job: (row, _key, chat) => {
       const body = requestOf(row);
       return async (signal): Promise<PredictionFields | undefined> => {
         for (let attempt = 0; ; attempt++) {
           try {
-            const reply = (attempt === 0 ? await answered?.(0) : undefined) ?? (await pool.chat(body, signal));
+            const reply = await chat(0, body, signal);
             const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
             const choice = completion.choices[0];
             // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
@@ -119,7 +120,7 @@ export function inferStage(
               ...(reasoning ? { gen_reasoning: reasoning } : {}),
               finish_reason: choice?.finish_reason ?? null,
               usage: usage ?? null,
-              ...(reply.batch && { batch_usage: usage ?? {} }),
+              ...(reply.batch && { batch: true }),
               latency_ms: latencyMs,
               ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
               ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),

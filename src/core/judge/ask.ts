@@ -1,5 +1,6 @@
-import { FatalEndpointError, isMalformedReply, type ChatResult, type EndpointPool } from '../endpoints/index.js';
+import { FatalEndpointError, isMalformedReply, type ChatRequest, type EndpointPool } from '../endpoints/index.js';
 import { usageOf } from '../infer/index.js';
+import type { RowChat } from '../runner/index.js';
 import type { Usage } from '../schemas/index.js';
 
 /** How one question to the judge went, over all its attempts. */
@@ -17,19 +18,20 @@ type Asked<T> = {
 } & ({ ok: true; value: T } | { ok: false; problem: string });
 
 /**
- * Asks the judge until its reply parses, up to `parseAttempts` requests in
- * all (the official re-ask loop), for every judge mode. A request that
- * outlasted the client's retries ends the loop (it will not heal in the next
- * second; a garbled body might). `first`: a reply got beforehand (a batch's),
- * taken as the first attempt's when there is one. undefined when cancelled.
+ * Asks the judge request `n` of a row through `chat` until its reply parses,
+ * up to `parseAttempts` requests in all (the official re-ask loop), for every
+ * judge mode. A request that outlasted the client's retries ends the loop (it
+ * will not heal in the next second; a garbled body might). undefined when
+ * cancelled.
  */
 export async function askUntilParsed<T>(
-  pool: EndpointPool,
-  body: Parameters<EndpointPool['chat']>[0],
+  pool: Pick<EndpointPool, 'describe'>,
+  chat: RowChat,
+  n: number,
+  body: ChatRequest,
   parse: (raw: string) => { ok: true; value: T } | { ok: false; reason: string },
   parseAttempts: number,
   signal: AbortSignal,
-  first?: () => Promise<ChatResult | undefined>,
 ): Promise<Asked<T> | undefined> {
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let batchUsage: Usage | undefined;
@@ -42,7 +44,7 @@ export async function askUntilParsed<T>(
   while (attempts < parseAttempts) {
     attempts++;
     try {
-      const reply = (attempts === 1 ? await first?.() : undefined) ?? (await pool.chat(body, signal));
+      const reply = await chat(n, body, signal);
       if (reply.batch) sumUsage((batchUsage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }), usageOf(reply.completion));
       latencyMs += reply.latencyMs;
       endpoint = reply.endpoint;

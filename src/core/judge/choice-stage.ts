@@ -1,7 +1,7 @@
 import type { EndpointPool } from '../endpoints/index.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { currentAction, groundTruth } from '../rows/index.js';
-import type { Answered, DomainTally, PlannedRequest, Stage } from '../runner/index.js';
+import type { DomainTally, PlannedRequest, RowChat, Stage } from '../runner/index.js';
 import {
   NO_GENERATION,
   NO_REFERENCE,
@@ -60,15 +60,15 @@ function bothOrders(
  * its last reply and why.
  */
 async function askBoth(
-  pool: EndpointPool,
+  pool: Pick<EndpointPool, 'describe'>,
   parseAttempts: number,
   bodies: [PlannedRequest, PlannedRequest],
-  answered: Answered | undefined,
+  chat: RowChat,
   signal: AbortSignal,
 ): Promise<[OrderOutcome, OrderOutcome] | undefined> {
   const out: OrderOutcome[] = [];
   for (const i of [0, 1] as const) {
-    const asked = await askUntilParsed(pool, bodies[i], parseChoice, parseAttempts, signal, answered && (() => answered(i)));
+    const asked = await askUntilParsed(pool, chat, i, bodies[i], parseChoice, parseAttempts, signal);
     if (!asked) return undefined;
     out.push({
       choice: asked.ok ? (asked.value as Choice) : null,
@@ -100,7 +100,8 @@ function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; error_mess
  * real one.
  */
 export function turingStage(
-  pool: EndpointPool,
+  /** Words failed requests; the requests go through the job's chat. */
+  pool: Pick<EndpointPool, 'describe'>,
   prompt: ModePrompt,
   sampling: Sampling,
   parseAttempts: number,
@@ -133,7 +134,7 @@ export function turingStage(
     outcome: judgedOutcome,
     tally: tallyChoice,
     requests: async (row) => asking(row)?.bodies ?? [],
-    job: (row, _key, answered) => {
+    job: (row, _key, chat) => {
       const ask = asking(row);
       if (!ask) {
         const none = notAsked(NO_GENERATION);
@@ -141,7 +142,7 @@ export function turingStage(
       }
       const { extracted, orders, bodies } = ask;
       return async (signal) => {
-        const outcomes = await askBoth(pool, parseAttempts, bodies, answered, signal);
+        const outcomes = await askBoth(pool, parseAttempts, bodies, chat, signal);
         return outcomes && result([orders[0].real_at, orders[1].real_at], outcomes, extracted);
       };
     },
@@ -156,7 +157,8 @@ export function turingStage(
  * NO_REFERENCE and never sent.
  */
 export function pairwiseStage(
-  pool: EndpointPool,
+  /** Words failed requests; the requests go through the job's chat. */
+  pool: Pick<EndpointPool, 'describe'>,
   prompt: ModePrompt,
   sampling: Sampling,
   parseAttempts: number,
@@ -206,7 +208,7 @@ export function pairwiseStage(
       const ask = await asking(row, key);
       return typeof ask === 'string' ? [] : ask.bodies;
     },
-    job: (row, key, answered) => {
+    job: (row, key, chat) => {
       const unasked = (why: string) => {
         const none = notAsked(why);
         return { ...result(key, ['A', 'B'], [none, none], {}), error_message: why };
@@ -218,7 +220,7 @@ export function pairwiseStage(
         const ask = await asking(row, key);
         if (typeof ask === 'string') return unasked(ask);
         const { candidate, other, orders, bodies } = ask;
-        const outcomes = await askBoth(pool, parseAttempts, bodies, answered, signal);
+        const outcomes = await askBoth(pool, parseAttempts, bodies, chat, signal);
         return outcomes && result(key, [orders[0].candidate_at, orders[1].candidate_at], outcomes, { candidate, reference: other });
       };
     },

@@ -34,7 +34,8 @@ function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
  * parsed. Output fields follow the official judged.jsonl.
  */
 export function judgeStage(
-  pool: EndpointPool,
+  /** Words failed requests; the requests go through the job's chat. */
+  pool: Pick<EndpointPool, 'describe'>,
   rubrics: RubricSet,
   sampling: Sampling,
   parseAttempts: number,
@@ -51,7 +52,7 @@ export function judgeStage(
       const request = judgeRequest(row, rubrics, sampling, routing);
       return request ? Array.from({ length: repeat ?? 1 }, () => request.body) : [];
     },
-    job: (row, _key, answered) => {
+    job: (row, _key, chat) => {
       if (!row.gen) {
         const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
         // Every row of a --repeat file carries judge_repeats: that field is how score tells the mode.
@@ -64,7 +65,7 @@ export function judgeStage(
       const { body, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
       /** Judgement number `n` (of --repeat's K). */
       const judgeOnce = async (signal: AbortSignal, n: number): Promise<JudgeFields | undefined> => {
-        const asked = await askUntilParsed(pool, body, parseReply, parseAttempts, signal, answered && (() => answered(n)));
+        const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal);
         if (!asked) return undefined;
         const common = {
           extracted_output: extracted,

@@ -1,6 +1,6 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { writeAtomically } from '../files.js';
+import { readJsonFile, writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
@@ -46,27 +46,11 @@ export async function ensureOutputDir(path: string): Promise<void> {
   }
 }
 
-export async function readManifest(output: string): Promise<Manifest | undefined> {
-  const path = manifestPathFor(output);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw fileError(path, err);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new UserError(`${path}: not valid JSON; delete it and pass --force to resume without the settings check`);
-  }
-  const parsed = manifestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UserError(`${path}: ${issue.path.join('.') || 'manifest'}: ${issue.message}`);
-  }
-  return parsed.data;
+export function readManifest(output: string): Promise<Manifest | undefined> {
+  return readJsonFile(manifestPathFor(output), manifestSchema, {
+    what: 'manifest',
+    notJson: 'not valid JSON; delete it and pass --force to resume without the settings check',
+  });
 }
 
 /** Written whole to a temporary file and renamed, so a reader never sees half a manifest. */

@@ -1,6 +1,6 @@
-import type OpenAI from 'openai';
 import type { z } from 'zod';
 import {
+  batchClient,
   clearBatches,
   customIdOf,
   isChatCompletion,
@@ -9,18 +9,15 @@ import {
   type BatchRequest,
   type BatchResults,
   type BatchStatus,
+  type BatchTarget,
   type ChatResult,
 } from '../endpoints/index.js';
 import type { LinePlan } from '../rows/index.js';
 import { plannedRows } from './plan.js';
 import type { DatasetRow } from '../schemas/index.js';
-import type { Stage } from './stage.js';
+import type { RowChat, Stage } from './stage.js';
 
-export interface BatchPhaseOptions {
-  client: OpenAI;
-  /** The endpoint as shown (no credentials): recorded in the state and in rows as their endpoint. */
-  endpoint: string;
-  model: string;
+export interface BatchPhaseOptions extends BatchTarget {
   output: string;
   plan: LinePlan;
   limits?: BatchLimits;
@@ -38,22 +35,19 @@ export const batchStatePath = (output: string): string => `${output}.batches.jso
  * `--batch`: before the rows are dispatched, the requests the stage would
  * send first for every row not done yet are submitted through the Batch API
  * (or an earlier run's batches are found again through the state file) and
- * waited for. The stage then runs as usual, its jobs taking each batch reply
- * as the first answer to their request (`Answered`), so rows are written by
- * the online code: a line that failed or expired in the batch, or whose reply
- * is no chat completion or cannot be parsed, is asked online as without
- * --batch (re-asked up to --parse-attempts).
+ * waited for. The stage then runs as usual, its rows asking through `chat`,
+ * which takes each batch reply as the first answer to its request, so rows
+ * are written by the online code: a line that failed or expired in the batch,
+ * or whose reply is no chat completion or cannot be parsed, is asked online
+ * as without --batch (re-asked up to --parse-attempts).
  */
 export class BatchPhase<S extends z.ZodType<DatasetRow>> {
-  readonly stage: Stage<S>;
   private results: BatchResults | undefined;
 
   constructor(
-    inner: Stage<S>,
+    private readonly stage: Stage<S>,
     private readonly opts: BatchPhaseOptions,
-  ) {
-    this.stage = { ...inner, job: (row, key) => inner.job(row, key, (n) => this.answer(key, n)) };
-  }
+  ) {}
 
   /** The batches whose replies this run uses, for the manifest. */
   get ids(): string[] {
@@ -65,7 +59,7 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
     const { output } = this.opts;
     try {
       this.results = await runBatches({
-        client: this.opts.client,
+        client: batchClient(this.opts.connection),
         endpoint: this.opts.endpoint,
         model: this.opts.model,
         secrets: this.opts.secrets,
@@ -82,9 +76,20 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
     }
   }
 
-  /** Removes the state and the batch files: every reply has been written into the output. */
-  clear(): Promise<void> {
-    return clearBatches(batchStatePath(this.opts.output));
+  /** The row's chat: each request's first answer from the batch when it holds a chat completion for it, else from `online`. */
+  chat(key: string, online: RowChat): RowChat {
+    return batchFirst((n) => this.answer(key, n), online);
+  }
+
+  /** Closes the results files; the replies are no longer needed once the rows are written (or the run ends). */
+  async close(): Promise<void> {
+    await this.results?.close();
+  }
+
+  /** Closes the results and removes the state and the batch files: every reply has been written into the output. */
+  async clear(): Promise<void> {
+    await this.close();
+    await clearBatches(batchStatePath(this.opts.output));
   }
 
   private async answer(key: string, n: number): Promise<ChatResult | undefined> {
@@ -109,4 +114,21 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
 /** A request's custom_id: the row and the request's place among the row's. */
 function requestId(key: string, n: number): string {
   return customIdOf(`${key}\n${n}`);
+}
+
+/**
+ * A row's chat that takes `answer(n)` (a reply got beforehand) as the first
+ * answer to its request `n`, when there is one; every other ask, and asking
+ * the same request again, goes to `online`.
+ */
+export function batchFirst(answer: (n: number) => Promise<ChatResult | undefined>, online: RowChat): RowChat {
+  const asked = new Set<number>();
+  return async (n, request, signal) => {
+    if (!asked.has(n)) {
+      asked.add(n);
+      const reply = await answer(n);
+      if (reply) return reply;
+    }
+    return online(n, request, signal);
+  };
 }

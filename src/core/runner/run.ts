@@ -9,7 +9,7 @@ import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, writeManifest } from '../output/index.js';
 import { PlanInputs, scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
-import type { Stage } from './stage.js';
+import type { RowChat, Stage } from './stage.js';
 import { OutputWriter, resumeOutput } from './writer.js';
 
 export type StageEvent =
@@ -40,6 +40,8 @@ export interface RunOptions {
   /** Cancel requests in flight (grace period over, second Ctrl-C). */
   abort: AbortSignal;
   onEvent?: (e: StageEvent) => void;
+  /** How each row's requests are sent (Stage.job's `chat`), by its key. */
+  chat: (key: string) => RowChat;
   /** Runs after the resume scan (given the rows already done) and before anything is sent: preflight checks, batches. */
   beforeDispatch?: (doneKeys: ReadonlySet<string>) => Promise<void>;
   /** The Batch API batches this run's replies came from (--batch), added to the manifest's. */
@@ -195,7 +197,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
       }
       // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
       const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
-      const job = stage.job(read.row, read.key);
+      const job = stage.job(read.row, read.key, opts.chat(read.key));
       slots.submit(async (signal) => {
         let fields: Record<string, unknown> | undefined;
         try {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChatResult } from '../endpoints/index.js';
+import type { ChatRequest, ChatResult } from '../endpoints/index.js';
 import type { DatasetRow, Manifest, Outcome } from '../schemas/index.js';
 import type { DomainTally } from './accounting.js';
 
@@ -11,11 +11,12 @@ import type { DomainTally } from './accounting.js';
 export type Job = (signal: AbortSignal) => Promise<Record<string, unknown> | undefined>;
 
 /**
- * A reply obtained before the job runs (with --batch, from the Batch API) to
- * the row's request number `n` (its place in `requests`), used as the first
- * answer to that request; undefined: the job asks the endpoint, as without it.
+ * How a job sends its row's requests, given by the runner: request `n` is the
+ * row's request number `n` (its place in `requests`), asked again with the
+ * same `n` (a malformed or unparseable reply). The endpoint pool's chat, or
+ * with --batch one that answers from the batch first (BatchPhase).
  */
-export type Answered = (n: number) => Promise<ChatResult | undefined>;
+export type RowChat = (n: number, request: ChatRequest, signal: AbortSignal) => Promise<ChatResult>;
 
 /** What a stage (infer, judge) gives the runner; everything else (plan, slots, output, manifest) is the runner's. */
 export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> {
@@ -27,8 +28,8 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
   outcome(row: Record<string, unknown>): Outcome;
   /** Adds an output row's stage-specific figures (empty, truncated, usage) to its domain's tally. */
   tally(row: Record<string, unknown>, t: DomainTally): void;
-  /** `key`: the row's key (rowKey), for stages that pair rows with another file; `answered`: replies got beforehand. */
-  job(row: z.infer<S>, key: string, answered?: Answered): Job;
+  /** `key`: the row's key (rowKey), for stages that pair rows with another file; `chat`: how the row's requests are sent. */
+  job(row: z.infer<S>, key: string, chat: RowChat): Job;
   /**
    * The requests the job sends first for this row, in order, built by the
    * same code as the job's (none for a row it writes without asking): what a
