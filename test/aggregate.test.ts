@@ -2,16 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  aggregate,
-  BATCH_PRICE,
-  costOf,
-  scoreFiles,
-  turnBucket,
-  TURN_BUCKETS,
-  usageOf,
-  type UsageTotals,
-} from '../src/core/score/aggregate.js';
+import { aggregate, BATCH_PRICE, costOf, scoreFiles, turnBucket, TURN_BUCKETS, type UsageTotals } from '../src/core/score/aggregate.js';
 import { UserError } from '../src/core/errors.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
@@ -369,23 +360,5 @@ describe('cost of tokens', () => {
     const batch = 1.5 * 2 + 0.5 * 0.5 + 0.1 * 8;
     assert.ok(Math.abs(costOf(t, prices) - (online + BATCH_PRICE * batch)) < 1e-12);
     assert.equal(BATCH_PRICE, 0.5);
-  });
-});
-
-describe('infer usage the Batch API answered', () => {
-  it('is read the same from `batch: true` and from the `batch_usage` copy of files written before it', async () => {
-    const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 40 };
-    const rows = (mark: Record<string, unknown>) => [
-      { ...judgedRow({ id: 1, usage }), ...mark },
-      judgedRow({ id: 2, usage }),
-      { ...judgedRow({ id: 3 }), usage: null, ...mark },
-    ];
-    const now = await load('batch-flag.jsonl', rows({ batch: true }));
-    const before = await load('batch-copy.jsonl', rows({ batch_usage: usage }));
-    const summary = usageOf(now.records);
-    assert.deepEqual(summary, usageOf(before.records));
-    assert.deepEqual(summary.infer.batch, { prompt: 100, completion: 20, cached: 40 });
-    assert.deepEqual(now.records[0]!.batchUsage, before.records[0]!.batchUsage);
-    assert.equal(now.records[1]!.batchUsage, undefined);
   });
 });

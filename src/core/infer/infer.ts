@@ -120,7 +120,7 @@ export function inferStage(
               ...(reasoning ? { gen_reasoning: reasoning } : {}),
               finish_reason: choice?.finish_reason ?? null,
               usage: usage ?? null,
-              ...(reply.batch && { batch: true }),
+              ...(reply.batch && { batch_usage: usage ?? {} }),
               latency_ms: latencyMs,
               ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
               ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),

@@ -31,7 +31,6 @@ export const judgedScoreSchema = z
       .transform((v) => (v === undefined || v === null ? 1 : Number(v))),
     usage: usageSchema.nullish(),
     judge_usage: usageSchema.nullish(),
-    batch: z.boolean().nullish(),
     batch_usage: usageSchema.nullish(),
     judge_batch_usage: usageSchema.nullish(),
   })

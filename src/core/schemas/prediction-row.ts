@@ -35,9 +35,7 @@ export const predictionFieldsSchema = z.object({
   gen_reasoning: z.string().optional(),
   finish_reason: z.string().nullish(),
   usage: usageSchema.nullish(),
-  /** The Batch API answered (--batch): score prices `usage` at the batch discount. */
-  batch: z.boolean().optional(),
-  /** Files written before `batch`: a copy of `usage`, set when the Batch API answered. */
+  /** Set when the Batch API answered (--batch): the usage score prices at the batch discount. */
   batch_usage: usageSchema.optional(),
   latency_ms: z.number().optional(),
   /** Streamed requests: ms to the first content or reasoning token, and completion tokens per second after it. */

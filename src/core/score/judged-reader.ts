@@ -39,7 +39,7 @@ export interface JudgedRecord {
   usage?: TokenUsage;
   /** Judge usage (`judge_usage`). */
   judgeUsage?: TokenUsage;
-  /** The parts of them the Batch API answered (`batch`, `judge_batch_usage`), billed at its discount. */
+  /** The parts of them the Batch API answered (`batch_usage`, `judge_batch_usage`), billed at its discount. */
   batchUsage?: TokenUsage;
   judgeBatchUsage?: TokenUsage;
 }
@@ -154,7 +154,6 @@ const SMALL_FIELDS = [
   'failed',
   'usage',
   'judge_usage',
-  'batch',
   'batch_usage',
   'judge_batch_usage',
   'current_prompt',
@@ -211,7 +210,6 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
     failed: row.failed,
     usage: row.usage,
     judge_usage: row.judge_usage,
-    batch: row.batch,
     batch_usage: row.batch_usage,
     judge_batch_usage: row.judge_batch_usage,
   });
@@ -242,8 +240,7 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
     kind,
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
-    // A prediction the Batch API answered is all batch usage: `batch: true`, or in files written before it, `batch_usage` (a copy).
-    batchUsage: s.batch ? tokens(s.usage) : tokens(s.batch_usage),
+    batchUsage: tokens(s.batch_usage),
     judgeBatchUsage: tokens(s.judge_batch_usage),
   };
 }
