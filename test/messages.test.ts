@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeMessages, worldModelMessages, type ChatMessage } from '../src/core/infer/messages.js';
+import type { ChatMessage } from '../src/core/endpoints/index.js';
+import { judgeMessages, worldModelMessages } from '../src/core/infer/messages.js';
 import { currentAction, groundTruth, readRow } from '../src/core/rows/row.js';
 import { datasetRowSchema, type DatasetRow } from '../src/core/schemas/dataset-row.js';
 

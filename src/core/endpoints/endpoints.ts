@@ -44,8 +44,20 @@ export interface PoolOptions {
   role: string;
 }
 
-/** The request body of one chat completion, without the model (the pool's). Extra fields (e.g. from --extra-body) pass through. */
-export type ChatRequest = Omit<ChatCompletionCreateParamsNonStreaming, 'model'> & Record<string, unknown>;
+/** A message as awb sends it: a role and plain text. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * The request body of one chat completion, without the model (the pool's),
+ * its messages plain text. Extra fields (e.g. from --extra-body) pass through.
+ */
+export type ChatRequest = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'messages'> & { messages: ChatMessage[] } & Record<
+    string,
+    unknown
+  >;
 
 export interface ChatResult {
   completion: ChatCompletion;

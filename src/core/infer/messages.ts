@@ -1,12 +1,8 @@
+import type { ChatMessage } from '../endpoints/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import { currentAction } from '../rows/index.js';
 
 export type HistoryMode = 'full' | 'none';
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
 
 /** Number of earlier turns that have both an action and an observation. */
 function earlierTurns(row: DatasetRow): number {

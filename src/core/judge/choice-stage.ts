@@ -1,7 +1,7 @@
-import type { EndpointPool } from '../endpoints/index.js';
+import type { ChatRequest, EndpointPool } from '../endpoints/index.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { currentAction, groundTruth } from '../rows/index.js';
-import type { DomainTally, PlannedRequest, RowChat, Stage } from '../runner/index.js';
+import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import {
   NO_GENERATION,
   NO_REFERENCE,
@@ -47,7 +47,7 @@ function notAsked(error: string): OrderOutcome {
 function bothOrders(
   params: Record<string, unknown>,
   messages: (order: 0 | 1) => ReturnType<typeof turingMessages>,
-): [PlannedRequest, PlannedRequest] {
+): [ChatRequest, ChatRequest] {
   return [
     { ...params, messages: messages(0) },
     { ...params, messages: messages(1) },
@@ -62,7 +62,7 @@ function bothOrders(
 async function askBoth(
   pool: Pick<EndpointPool, 'describe'>,
   parseAttempts: number,
-  bodies: [PlannedRequest, PlannedRequest],
+  bodies: [ChatRequest, ChatRequest],
   chat: RowChat,
   signal: AbortSignal,
 ): Promise<[OrderOutcome, OrderOutcome] | undefined> {

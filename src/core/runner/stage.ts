@@ -35,11 +35,5 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
    * same code as the job's (none for a row it writes without asking): what a
    * dry run counts and a batch file holds.
    */
-  requests(row: z.infer<S>, key: string): Promise<PlannedRequest[]>;
+  requests(row: z.infer<S>, key: string): Promise<ChatRequest[]>;
 }
-
-/** A chat request body without the model (the endpoint's): its messages, its completion budget, its sampling. */
-export type PlannedRequest = { messages: { role: 'system' | 'user' | 'assistant'; content: string }[]; max_tokens?: number } & Record<
-  string,
-  unknown
->;
