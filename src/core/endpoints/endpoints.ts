@@ -93,9 +93,13 @@ class StreamFailure extends Error {
   override name = 'StreamFailure';
 }
 
-/** Whether a reply body is a chat completion (has its choices), whichever route it came by. */
+/**
+ * Whether a reply body is a chat completion (has a choice), whichever route it came by. An empty
+ * `choices` list carries no answer at all, not an empty one: it is a malformed reply, asked again.
+ */
 export function isChatCompletion(body: unknown): body is ChatCompletion {
-  return typeof body === 'object' && body !== null && Array.isArray((body as { choices?: unknown }).choices);
+  const choices = typeof body === 'object' && body !== null ? (body as { choices?: unknown }).choices : undefined;
+  return Array.isArray(choices) && choices.length > 0;
 }
 
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */

@@ -17,11 +17,13 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
 }
 
 /**
- * Creates the output's folder; a path that cannot be written is a user error before any request is sent.
+ * Creates the output's folder; a path that cannot be written (a folder itself, under a file) is a user error
+ * before any request is sent or any input read.
  * Node's recursive mkdir loops forever under /proc and reports a file in the way as a bare EEXIST, so the
  * missing folders are found by walking up and made one level at a time.
  */
 export async function ensureOutputDir(path: string): Promise<void> {
+  await isNonEmptyFile(path); // refuses a folder given as the file
   const missing: string[] = [];
   for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
     let isDir: boolean;

@@ -1,0 +1,160 @@
+/*
+ * What a demanding new user runs into first: a file saved by a Windows
+ * editor, an output path in a folder that does not exist yet (or that is a
+ * folder), an endpoint answering with an empty `choices` list, and the
+ * summary's words for an empty reply. Each is the real binary against real
+ * HTTP servers on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runAwb } from './support/cli.js';
+import { errorLines, judgeReply, keyOf, makeDataset, readRowsOf, stackLines, tempDirs, worldReply, type Dataset } from './support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
+import type { FakeServer } from './support/openai-server.js';
+
+const temps = tempDirs('new-user');
+const server = useServers();
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+let world: FakeServer;
+let judge: FakeServer;
+let root: string;
+let ds: Dataset;
+let judged: string;
+
+before(async () => {
+  world = await server({ reply: worldReply });
+  judge = await server({ reply: judgeReply });
+  root = await temps.make();
+  ds = await makeDataset(root, 14);
+  const pred = join(root, 'run', 'pred.jsonl');
+  judged = join(root, 'run', 'judged.jsonl');
+  assert.equal((await runAwb(inferArgs(world.url, ds.dir, pred))).code, 0);
+  assert.equal((await runAwb(judgeArgs(judge.url, pred, judged))).code, 0);
+});
+
+after(() => temps.cleanup());
+
+/** The same file with a UTF-8 byte order mark in front, as Notepad saves it. */
+async function withBom(from: string, to: string): Promise<void> {
+  await mkdir(join(to, '..'), { recursive: true });
+  await writeFile(to, Buffer.concat([BOM, await readFile(from)]));
+}
+
+describe('a file that starts with a UTF-8 byte order mark', { concurrency: 3 }, () => {
+  it('infer reads its first row, and no output line carries the mark', async () => {
+    const data = join(root, 'bom-data');
+    for (const [domain, path] of ds.files) await withBom(path, join(data, `${domain}_test.jsonl`));
+    const out = join(root, 'bom-infer', 'pred.jsonl');
+    const r = await runAwb(inferArgs(world.url, data, out));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.deepEqual(new Set(rows.map(keyOf)), new Set(ds.rows.map((row) => keyOf(row as unknown as Record<string, unknown>))));
+    assert.equal((await readFile(out)).includes(BOM), false);
+  });
+
+  it('judge and score read it as the file without the mark', async () => {
+    const preds = join(root, 'bom-judge', 'pred.jsonl');
+    await withBom(join(root, 'run', 'pred.jsonl'), preds);
+    const out = join(root, 'bom-judge', 'judged.jsonl');
+    const j = await runAwb(judgeArgs(judge.url, preds, out));
+    assert.equal(j.code, 0, j.stderr);
+    assert.equal((await readRowsOf(out)).length, ds.rows.length);
+
+    const bomJudged = join(root, 'bom-score', 'judged.jsonl');
+    await withBom(judged, bomJudged);
+    const plain = await runAwb(['score', judged, '--format', 'json', '--no-ci']);
+    const marked = await runAwb(['score', bomJudged, '--format', 'json', '--no-ci']);
+    assert.equal(marked.code, 0, marked.stderr);
+    const runOf = (stdout: string) => (JSON.parse(stdout) as { runs: Array<{ domains: unknown; rows: number }> }).runs[0]!;
+    assert.deepEqual(runOf(marked.stdout).domains, runOf(plain.stdout).domains);
+    assert.equal(runOf(marked.stdout).rows, ds.rows.length);
+  });
+});
+
+describe('output paths', { concurrency: 3 }, () => {
+  it('report -o a folder: one line, exit 2, no stack', async () => {
+    const folder = join(root, 'a-folder');
+    await mkdir(folder, { recursive: true });
+    const r = await runAwb(['report', judged, '-o', folder]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(stackLines(r.stderr), []);
+    assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+    assert.match(r.stderr, /a-folder: is a folder/);
+  });
+
+  it('report -o and merge -o in a folder that does not exist yet create it, as infer does', async () => {
+    const page = join(root, 'new', 'reports', 'report.html');
+    const r = await runAwb(['report', judged, '-o', page]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(await readFile(page, 'utf8'), /<html/i);
+
+    const shards = [1, 2].map((k) => join(root, 'shards', `pred-${k}.jsonl`));
+    for (const [k, out] of shards.entries()) {
+      const s = await runAwb(inferArgs(world.url, ds.dir, out, ['--shard', `${k + 1}/2`]));
+      assert.equal(s.code, 0, s.stderr);
+    }
+    const merged = join(root, 'new', 'merged', 'pred.jsonl');
+    const m = await runAwb(['merge', '-o', merged, ...shards]);
+    assert.equal(m.code, 0, m.stderr);
+    assert.equal((await readRowsOf(merged)).length, ds.rows.length);
+  });
+
+  it('report -o under a regular file: one line, exit 2, nothing written', async () => {
+    const r = await runAwb(['report', judged, '-o', join(judged, 'report.html')]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(stackLines(r.stderr), []);
+    assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+  });
+});
+
+/** A server whose chat completions come back with `choices: []` (a gateway that lost the answer). */
+async function noChoicesServer(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const srv: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: [{ id: 'test-model', object: 'model' }] }));
+      requests++;
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'test-model', choices: [] }));
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`,
+    requests: () => requests,
+    close: () => new Promise((r) => srv.close(() => r())),
+  };
+}
+
+describe('replies without an answer', () => {
+  it('an empty choices list is a malformed reply: asked again, and the row left for the next run (exit 1), not an empty generation', async () => {
+    const s = await noChoicesServer();
+    try {
+      const out = join(root, 'no-choices', 'pred.jsonl');
+      const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
+      assert.equal(r.code, 1, r.stderr);
+      const rows = await readRowsOf(out);
+      assert.ok(rows.length > 0);
+      for (const row of rows) assert.match(String(row.error), /without choices/);
+      assert.ok(s.requests() > rows.length, 'the malformed replies were not asked again');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the summary names empty replies as such, not as an unknown error', async () => {
+    const empty = await server({ reply: () => '' });
+    const out = join(root, 'empty', 'pred.jsonl');
+    const r = await runAwb(inferArgs(empty.url, ds.dir, out, ['--domains', 'mcp']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(existsSync(out));
+    assert.doesNotMatch(r.stderr, /unknown error/);
+    assert.match(r.stderr, /× empty reply/);
+  });
+});
