@@ -13,7 +13,17 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAwb } from './support/cli.js';
-import { errorLines, judgeReply, keyOf, makeDataset, readRowsOf, stackLines, tempDirs, worldReply, type Dataset } from './support/dataset.js';
+import {
+  errorLines,
+  judgeReply,
+  keyOf,
+  makeDataset,
+  readRowsOf,
+  stackLines,
+  tempDirs,
+  worldReply,
+  type Dataset,
+} from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import type { FakeServer } from './support/openai-server.js';
 
