@@ -168,3 +168,17 @@ describe('replies without an answer', () => {
     assert.match(r.stderr, /× empty reply/);
   });
 });
+
+describe('an empty --domains', () => {
+  it('("$DOMAINS" unset in a CI script) is refused, not read as every domain', async () => {
+    const before = world.stats.requests;
+    const out = join(root, 'no-domains', 'pred.jsonl');
+    for (const value of ['', ' , ']) {
+      const r = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', value]));
+      assert.equal(r.code, 2, r.stderr);
+      assert.deepEqual(errorLines(r.stderr), [`awb: --domains names no domain (got "${value}"); leave the option out for every domain`]);
+    }
+    assert.equal(world.stats.requests, before);
+    assert.equal(existsSync(out), false);
+  });
+});
