@@ -182,3 +182,26 @@ describe('an empty --domains', () => {
     assert.equal(existsSync(out), false);
   });
 });
+
+describe('score --failures-as-lowest', () => {
+  it('scores a file whose rows all failed (0, each row at the lowest grade) instead of refusing it', async () => {
+    const failed = join(root, 'all-failed', 'judged.jsonl');
+    await mkdir(join(failed, '..'), { recursive: true });
+    const rows = (await readRowsOf(judged)).map((row) => ({
+      ...row,
+      ...{ failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0 },
+      error_message: 'Judge scoring failed: reply could not be parsed: no JSON object',
+    }));
+    await writeFile(failed, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const refused = await runAwb(['score', failed]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /no valid judged rows \(all \d+ rows failed\)/);
+    const r = await runAwb(['score', failed, '--failures-as-lowest', '--format', 'json', '--no-ci']);
+    assert.equal(r.code, 0, r.stderr);
+    const run = (JSON.parse(r.stdout) as { runs: Array<{ rows: number; valid: number; domains: Record<string, { score: number }> }> })
+      .runs[0]!;
+    assert.equal(run.rows, ds.rows.length);
+    assert.equal(run.valid, 0);
+    for (const d of Object.values(run.domains)) assert.equal(d.score, 0);
+  });
+});

@@ -396,7 +396,8 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
     if (stage) throw new UserError(stage);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
-    if (score.valid === 0) {
+    // --failures-as-lowest scores failed rows (at the lowest grade): a file of failures then has a figure, 0.
+    if (score.valid === 0 && !(req.failuresAsLowest && score.rows > 0)) {
       const why = score.rows === 0 ? 'the file has no rows' : `all ${score.rows} rows failed`;
       throw new UserError(`${file}: no valid judged rows (${why})`);
     }
