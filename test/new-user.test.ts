@@ -12,8 +12,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runAwb } from './support/cli.js';
+import { runAwb, spawnAwb } from './support/cli.js';
 import {
+  countNewlines,
   errorLines,
   judgeReply,
   keyOf,
@@ -203,5 +204,27 @@ describe('score --failures-as-lowest', () => {
     assert.equal(run.rows, ds.rows.length);
     assert.equal(run.valid, 0);
     for (const d of Object.values(run.domains)) assert.equal(d.score, 0);
+  });
+});
+
+describe('Ctrl-C while requests wait to be tried again', () => {
+  it('stops at once: a request waiting out a Retry-After is not sent again, and its row is left for the next run', async () => {
+    const limited = await server({ reply: worldReply, faults: () => ({ kind: '429', retryAfter: 60 }) });
+    const out = join(root, 'rate-limited', 'pred.jsonl');
+    const child = spawnAwb(inferArgs(limited.url, ds.dir, out, ['-c', '2', '--grace', '60']));
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    while (limited.stats.requests < 2) await new Promise((r) => setTimeout(r, 20));
+    const sentBeforeStop = limited.stats.requests;
+    const started = Date.now();
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.equal(code, 130, stderr);
+    // The retries were due in 60 s and the grace is 60 s: an exit well before either means nobody waited for them.
+    assert.ok(Date.now() - started < 30_000, 'the stop waited for the Retry-After');
+    assert.equal(limited.stats.requests, sentBeforeStop, 'a request was sent after Ctrl-C');
+    assert.equal(await countNewlines(out), 0);
+    assert.match(stderr, /interrupted with \d+ rows left/);
   });
 });

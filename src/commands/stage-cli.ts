@@ -56,6 +56,8 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   const o = c.options;
   const progress = createProgress(name, o.progress);
   const interrupts = installInterrupts(name, o.grace, () => progress.interrupted());
+  // Ctrl-C stops sending: the grace is for replies under way, not for requests waiting to be tried again.
+  interrupts.stop.addEventListener('abort', () => c.pool.stopSending(), { once: true });
   const reasons = new FailureReasons();
   const batch = o.batch
     ? new BatchPhase(c.stage, {

@@ -88,6 +88,14 @@ class MalformedReplyError extends Error {
   override name = 'MalformedReplyError';
 }
 
+/**
+ * Thrown by `chat` instead of an attempt once the run is stopping (Ctrl-C): a row whose request waits for
+ * a retry or a re-ask is left for the next run, as one never sent, rather than keeping the stop waiting.
+ */
+export class StoppedError extends Error {
+  override name = 'StoppedError';
+}
+
 /** A streamed reply that stalled, broke or outlasted the timeout after it began: a failed attempt. */
 class StreamFailure extends Error {
   override name = 'StreamFailure';
@@ -151,6 +159,8 @@ export class EndpointPool {
   private readonly endpoints: Endpoint[];
   private readonly policy: HealthPolicy;
   private readonly secrets: string[];
+  /** Aborted by stopSending(): no attempt starts after it, and waits for a retry end at once. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly opts: PoolOptions) {
     this.policy = opts.health ?? DEFAULT_HEALTH;
@@ -172,6 +182,11 @@ export class EndpointPool {
         fetch: send,
       }),
     }));
+  }
+
+  /** The run is stopping: requests under way may finish, but none is sent or tried again from now on. */
+  stopSending(): void {
+    this.stopping.abort();
   }
 
   private noteFailure(ep: Endpoint): void {
@@ -214,6 +229,7 @@ export class EndpointPool {
     // A retry goes elsewhere when there is elsewhere to go.
     const failedOn = new Set<number>();
     for (let retry = 0; ; retry++) {
+      if (this.stopping.signal.aborted) throw new StoppedError('the run is stopping');
       const index = pickEndpoint(this.endpoints, failedOn, Date.now()).index;
       const ep = this.endpoints[index]!;
       ep.inFlight++;
@@ -247,7 +263,11 @@ export class EndpointPool {
         const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
         if (dead) throw dead;
         if (wait === undefined) throw err;
-        await sleep(wait, undefined, signal ? { signal } : {});
+        await sleep(wait, undefined, { signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal }).catch(
+          (sleepErr: unknown) => {
+            throw signal?.aborted ? sleepErr : new StoppedError('the run is stopping');
+          },
+        );
       } finally {
         ep.inFlight--;
       }
