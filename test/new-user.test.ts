@@ -228,3 +228,31 @@ describe('Ctrl-C while requests wait to be tried again', () => {
     assert.match(stderr, /interrupted with \d+ rows left/);
   });
 });
+
+describe('a run with a domain whose rows all failed', () => {
+  it('is not ranked best on Overall against a complete run, and a note says its Overall leaves the domain out', async () => {
+    const holed = join(root, 'holed', 'judged.jsonl');
+    await mkdir(join(holed, '..'), { recursive: true });
+    const rows = (await readRowsOf(judged)).map((row) =>
+      row.task === 'swe'
+        ? { ...row, failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0, error_message: 'x' }
+        : row,
+    );
+    // Averaged over six domains against seven, either Overall could come out higher: neither may be marked best.
+    await writeFile(holed, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const r = await runAwb(['score', judged, holed, '--format', 'json', '--no-ci']);
+    assert.equal(r.code, 0, r.stderr);
+    type Cell = { score: number; best: boolean; domains?: number };
+    const report = JSON.parse(r.stdout) as {
+      runs: Array<{ file: string; overall: { macro: Cell; micro: Cell } }>;
+      notes: string[];
+    };
+    const [complete, partial] = report.runs;
+    assert.equal(partial!.overall.macro.domains, complete!.overall.macro.domains! - 1);
+    for (const run of report.runs) for (const cell of [run.overall.macro, run.overall.micro]) assert.equal(cell.best, false);
+    assert.ok(
+      report.notes.some((n) => /no valid rows in SWE, so its Overall leaves that domain out/.test(n)),
+      report.notes.join('\n'),
+    );
+  });
+});

@@ -8,7 +8,7 @@ import {
   type Interval,
 } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
-import { compareDomains } from '../domains.js';
+import { compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
 import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
@@ -423,7 +423,17 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
   const published = withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
-  const notes = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {}).map((n) => n.text);
+  const notes = [
+    ...comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {}).map((n) => n.text),
+    ...runs.flatMap((r) => {
+      const unscored = r.score.domains.filter((d) => d.score === undefined).map((d) => domainLabel(d.domain));
+      return unscored.length
+        ? [
+            `${r.label}: no valid rows in ${unscored.join(', ')}, so its Overall leaves ${unscored.length === 1 ? 'that domain' : 'those domains'} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains) and is not ranked against runs scored on more`,
+          ]
+        : [];
+    }),
+  ];
   return {
     runs,
     domains: [...domains].sort(compareDomains),
