@@ -256,3 +256,30 @@ describe('a run with a domain whose rows all failed', () => {
     );
   });
 });
+
+describe('Ctrl-C during the preflight check', () => {
+  it('ends the run as interrupted (130) at once, not as a dead endpoint (3) after the check times out', async () => {
+    let asked = 0;
+    const mute: Server = createServer((req) => {
+      asked++;
+      req.resume(); // takes the request and never answers
+    });
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(mute.address() as AddressInfo).port}/v1`;
+      const out = join(root, 'preflight-stop', 'pred.jsonl');
+      const child = spawnAwb(inferArgs(url, ds.dir, out));
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      while (asked < 1) await new Promise((r) => setTimeout(r, 20));
+      child.kill('SIGINT');
+      assert.equal(await exited, 130, stderr);
+      assert.doesNotMatch(stderr, /did not answer the models check/);
+      assert.match(stderr, /interrupted with \d+ rows left/);
+    } finally {
+      mute.closeAllConnections();
+      await new Promise((r) => mute.close(r));
+    }
+  });
+});

@@ -331,9 +331,11 @@ export class EndpointPool {
         const what = `${this.opts.role} endpoint ${ep.shown}`;
         let ids: string[];
         try {
-          const page = await ep.client.models.list({ maxRetries: 1, timeout: preflightMs });
+          const page = await ep.client.models.list({ maxRetries: 1, timeout: preflightMs, signal: this.stopping.signal });
           ids = page.data.map((m) => m.id);
         } catch (err) {
+          // Ctrl-C during the check: nothing will be sent, and the run ends as interrupted, not as a dead endpoint.
+          if (this.stopping.signal.aborted) return;
           if (err instanceof APIConnectionTimeoutError) throw new FatalEndpointError(noAnswer(what, preflightMs));
           if (err instanceof APIConnectionError) {
             const cause = causeCode(err);
