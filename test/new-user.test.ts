@@ -283,3 +283,26 @@ describe('Ctrl-C during the preflight check', () => {
     }
   });
 });
+
+describe('output piped into a reader that stops early (`awb rows … | head`)', () => {
+  it('ends quietly, exit 0, without a stack trace', async () => {
+    const many = join(root, 'many', 'judged.jsonl');
+    await mkdir(join(many, '..'), { recursive: true });
+    const rows = await readRowsOf(judged);
+    // Far more than a pipe holds, so awb is still writing when the reader goes.
+    const lines = Array.from({ length: 60 }, (_, copy) =>
+      rows.map((row) => `${JSON.stringify({ ...row, id: `${String(row.id)}-${copy}` })}\n`),
+    );
+    await writeFile(many, lines.flat().join(''));
+    for (const format of ['table', 'json']) {
+      const child = spawnAwb(['rows', many, '--format', format]);
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout!.once('data', () => child.stdout!.destroy());
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(stackLines(stderr), []);
+      assert.doesNotMatch(stderr, /EPIPE/);
+    }
+  });
+});
