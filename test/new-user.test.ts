@@ -306,3 +306,17 @@ describe('output piped into a reader that stops early (`awb rows … | head`)', 
     }
   });
 });
+
+describe('judge-mode tables', () => {
+  it('name the domains as the leaderboard does (MCP, SWE), not by their file spelling', async () => {
+    const picker = await server({ reply: () => 'The first is real. \\boxed{A}' });
+    const out = join(root, 'turing', 'judged.jsonl');
+    const j = await runAwb(judgeArgs(picker.url, join(root, 'run', 'pred.jsonl'), out, ['--mode', 'turing']));
+    assert.equal(j.code, 0, j.stderr);
+    const r = await runAwb(['score', out, '--no-ci']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^MCP +\d+\/\d+/m);
+    assert.match(r.stdout, /^SWE +\d+\/\d+/m);
+    assert.doesNotMatch(r.stdout, /^(mcp|swe) /m);
+  });
+});
