@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAwb, spawnAwb } from './support/cli.js';
@@ -318,5 +319,31 @@ describe('judge-mode tables', () => {
     assert.match(r.stdout, /^MCP +\d+\/\d+/m);
     assert.match(r.stdout, /^SWE +\d+\/\d+/m);
     assert.doesNotMatch(r.stdout, /^(mcp|swe) /m);
+  });
+});
+
+describe('the same command started twice on one output', () => {
+  it('the second is refused while the first runs (no row sent or written twice); a lock left by a killed run is taken over', async () => {
+    const slow = await server({ reply: worldReply, latencyMs: 300 });
+    const out = join(root, 'twice', 'pred.jsonl');
+    const first = spawnAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
+    const firstDone = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
+    while (slow.stats.requests < 1) await new Promise((r) => setTimeout(r, 20));
+    const second = await runAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
+    assert.equal(second.code, 2, second.stderr);
+    assert.match(second.stderr, /pred\.jsonl is being written by another awb run \(pid \d+\)/);
+    assert.equal(await firstDone, 0);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, ds.rows.length);
+    assert.equal(new Set(rows.map(keyOf)).size, rows.length);
+    assert.equal(existsSync(`${out}.lock`), false);
+
+    // A run killed with -9 leaves its lock; its process is gone, so the next run goes on.
+    const gone = spawnAwb(['--version']);
+    await new Promise((r) => gone.on('close', r));
+    await writeFile(`${out}.lock`, `${gone.pid} ${hostname()}\n`);
+    const again = await runAwb(inferArgs(slow.url, ds.dir, out));
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(existsSync(`${out}.lock`), false);
   });
 });

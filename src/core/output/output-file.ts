@@ -23,7 +23,6 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
  * missing folders are found by walking up and made one level at a time.
  */
 export async function ensureOutputDir(path: string): Promise<void> {
-  await isNonEmptyFile(path); // refuses a folder given as the file
   const missing: string[] = [];
   for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
     let isDir: boolean;
@@ -46,6 +45,7 @@ export async function ensureOutputDir(path: string): Promise<void> {
       throw code === 'ENOENT' ? new UserError(`${dir}: cannot create a folder here`) : fileError(dir, err);
     }
   }
+  await isNonEmptyFile(path); // refuses a folder given as the file
 }
 
 export async function readManifest(output: string): Promise<Manifest | undefined> {
