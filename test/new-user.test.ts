@@ -347,3 +347,19 @@ describe('the same command started twice on one output', () => {
     assert.equal(existsSync(`${out}.lock`), false);
   });
 });
+
+describe('the regression gate and a candidate domain that failed whole', () => {
+  it('fails unless --allow-partial: a domain without one valid row has no delta, so no test could see it fall', async () => {
+    const broken = join(root, 'broken-swe', 'judged.jsonl');
+    await mkdir(join(broken, '..'), { recursive: true });
+    const rows = (await readRowsOf(judged)).map((row) =>
+      row.task === 'swe' ? { ...row, failed: 1, total_score: 0, error_message: 'No model generation' } : row,
+    );
+    await writeFile(broken, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const gated = await runAwb(['compare', judged, broken, '--fail-below', '1']);
+    assert.equal(gated.code, 4, gated.stdout + gated.stderr);
+    assert.match(gated.stdout, /every paired row failed in .* in SWE/);
+    const allowed = await runAwb(['compare', judged, broken, '--fail-below', '1', '--allow-partial']);
+    assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
+  });
+});
