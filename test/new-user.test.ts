@@ -32,19 +32,19 @@ import type { FakeServer } from './support/openai-server.js';
 const temps = tempDirs('new-user');
 const server = useServers();
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-let world: FakeServer;
-let judge: FakeServer;
+/** A finished run of 14 rows (predictions, then judged) that the probes below start from. */
 let root: string;
 let ds: Dataset;
 let judged: string;
+let world: FakeServer;
+let judge: FakeServer;
 
 before(async () => {
-  world = await server({ reply: worldReply });
-  judge = await server({ reply: judgeReply });
   root = await temps.make();
   ds = await makeDataset(root, 14);
   const pred = join(root, 'run', 'pred.jsonl');
   judged = join(root, 'run', 'judged.jsonl');
+  [world, judge] = await Promise.all([server({ reply: worldReply }), server({ reply: judgeReply })]);
   assert.equal((await runAwb(inferArgs(world.url, ds.dir, pred))).code, 0);
   assert.equal((await runAwb(judgeArgs(judge.url, pred, judged))).code, 0);
 });
