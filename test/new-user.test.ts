@@ -124,8 +124,8 @@ describe('output paths', { concurrency: 3 }, () => {
   });
 });
 
-/** A server whose chat completions come back with `choices: []` (a gateway that lost the answer). */
-async function noChoicesServer(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+/** A server answering every chat completion with the same plain JSON body, whatever was asked (streaming included). */
+async function plainServer(body: unknown): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let requests = 0;
   const srv: Server = createServer((req, res) => {
     req.resume();
@@ -133,7 +133,7 @@ async function noChoicesServer(): Promise<{ url: string; requests: () => number;
       res.setHeader('content-type', 'application/json');
       if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: [{ id: 'test-model', object: 'model' }] }));
       requests++;
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'test-model', choices: [] }));
+      res.end(JSON.stringify(body));
     });
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
@@ -144,9 +144,12 @@ async function noChoicesServer(): Promise<{ url: string; requests: () => number;
   };
 }
 
+const completion = (choices: unknown[]) => ({ id: 'x', object: 'chat.completion', created: 1, model: 'test-model', choices });
+
 describe('replies without an answer', () => {
   it('an empty choices list is a malformed reply: asked again, and the row left for the next run (exit 1), not an empty generation', async () => {
-    const s = await noChoicesServer();
+    // A gateway that lost the answer.
+    const s = await plainServer(completion([]));
     try {
       const out = join(root, 'no-choices', 'pred.jsonl');
       const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
@@ -155,6 +158,21 @@ describe('replies without an answer', () => {
       assert.ok(rows.length > 0);
       for (const row of rows) assert.match(String(row.error), /without choices/);
       assert.ok(s.requests() > rows.length, 'the malformed replies were not asked again');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('with --stream, a server that answers plain JSON instead of events leaves its rows failed (exit 1), not empty', async () => {
+    const s = await plainServer(completion([{ index: 0, message: { role: 'assistant', content: 'an answer' }, finish_reason: 'stop' }]));
+    try {
+      const out = join(root, 'no-events', 'pred.jsonl');
+      const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--stream', '--max-retries', '0']));
+      assert.equal(r.code, 1, r.stderr);
+      const rows = await readRowsOf(out);
+      assert.ok(rows.length > 0);
+      for (const row of rows) assert.match(String(row.error), /no choice in its stream/);
+      assert.doesNotMatch(r.stderr, /rows empty/);
     } finally {
       await s.close();
     }

@@ -241,7 +241,12 @@ export class EndpointPool {
           ? await this.streamed(ep, body, started, signal)
           : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
         const { completion } = reply;
-        if (!isChatCompletion(completion)) throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
+        if (!isChatCompletion(completion))
+          throw new MalformedReplyError(
+            this.opts.stream
+              ? `${ep.shown} sent no choice in its stream (a server or proxy that does not stream may answer plain JSON: try without --stream)`
+              : `${ep.shown} returned a reply without choices`,
+          );
         this.noteSuccess(ep);
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
