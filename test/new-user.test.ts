@@ -381,3 +381,41 @@ describe('the regression gate and a candidate domain that failed whole', () => {
     assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
   });
 });
+
+describe('an output named like an input manifest, or the pairwise reference', { concurrency: 3 }, () => {
+  /** Byte-for-byte copies of the finished run, to be left untouched. */
+  async function copyRun(name: string): Promise<{ dir: string; snapshot: () => Promise<string[]> }> {
+    const dir = join(root, name);
+    await mkdir(dir, { recursive: true });
+    const files = ['pred.jsonl', 'pred.jsonl.manifest.json', 'judged.jsonl', 'judged.jsonl.manifest.json'];
+    for (const f of files) await writeFile(join(dir, f), await readFile(join(root, 'run', f)));
+    return { dir, snapshot: () => Promise.all(files.map((f) => readFile(join(dir, f), 'utf8'))) };
+  }
+
+  it('report -o and compare --summary never write over the manifest of an input', async () => {
+    const { dir, snapshot } = await copyRun('manifest-out');
+    const before = await snapshot();
+    const input = join(dir, 'judged.jsonl');
+    const report = await runAwb(['report', input, '-o', `${input}.manifest.json`]);
+    assert.equal(report.code, 2, report.stderr);
+    assert.match(report.stderr, /is also the manifest of the input/);
+    const compare = await runAwb(['compare', input, judged, '--summary', `${input}.manifest.json`]);
+    assert.equal(compare.code, 2, compare.stderr);
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('judge -o over its predictions manifest or its pairwise --reference is refused, even with --force', async () => {
+    const { dir, snapshot } = await copyRun('reference-out');
+    const before = await snapshot();
+    const preds = join(dir, 'pred.jsonl');
+    const overManifest = await runAwb(judgeArgs(judge.url, preds, `${preds}.manifest.json`, ['--force']));
+    assert.equal(overManifest.code, 2, overManifest.stderr);
+    const reference = join(dir, 'judged.jsonl');
+    for (const out of [reference, `${reference}.manifest.json`]) {
+      const r = await runAwb(judgeArgs(judge.url, preds, out, ['--mode', 'pairwise', '--reference', reference, '--force']));
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /awb never writes over an input/);
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+});
