@@ -342,7 +342,15 @@ describe('judge-mode tables', () => {
 
 describe('the same command started twice on one output', () => {
   it('the second is refused while the first runs (no row sent or written twice); a lock left by a killed run is taken over', async () => {
-    const slow = await server({ reply: worldReply, latencyMs: 300 });
+    // Answers are held until the second run has been refused, so the first is surely still running then.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = await server({
+      reply: async (req, ctx) => {
+        await held;
+        return worldReply(req, ctx);
+      },
+    });
     const out = join(root, 'twice', 'pred.jsonl');
     const first = spawnAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
     const firstDone = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
@@ -350,6 +358,7 @@ describe('the same command started twice on one output', () => {
     const second = await runAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
     assert.equal(second.code, 2, second.stderr);
     assert.match(second.stderr, /pred\.jsonl is being written by another awb run \(pid \d+\)/);
+    release();
     assert.equal(await firstDone, 0);
     const rows = await readRowsOf(out);
     assert.equal(rows.length, ds.rows.length);
