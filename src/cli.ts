@@ -132,6 +132,11 @@ function buildProgram(): Command {
 
 /** Runs the CLI; resolves to the exit code. User mistakes print one line, bugs print their stack. */
 export async function main(argv: string[]): Promise<number> {
+  // A reader that stops early (`awb rows … | head`) is no error: stop writing, as Unix tools do.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

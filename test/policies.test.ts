@@ -66,4 +66,13 @@ describe('retry policy', () => {
     assert.equal(retryDelay({ kind: 'connection' }, 3, 3, 0, 0), undefined);
     assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0), undefined);
   });
+
+  it('honours a Retry-After of up to a minute; a longer one (a daily quota) gets the usual backoff, not hours of silence', () => {
+    const asking = (after: string) => ({ kind: 'status' as const, status: 429, headers: headers({ 'retry-after': after }) });
+    assert.equal(retryDelay(asking('60'), 0, 3, 0, 0), 60_000);
+    assert.equal(retryDelay(asking('3600'), 0, 3, 0, 0), 500);
+    assert.equal(retryDelay(asking('86400'), 2, 3, 0, 0), 2000);
+    // Beyond what a timer can hold: Node would fire it at once, and retry in a tight loop.
+    assert.equal(retryDelay(asking('1e10'), 0, 3, 0, 0), 500);
+  });
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { domainLabel } from '../src/core/domains.js';
 import { combineRepeats, pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult } from '../src/core/judge/index.js';
 import { formatFixed } from '../src/core/score/index.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
@@ -345,7 +346,7 @@ describe('awb report in chromium', { skip }, () => {
       assert.equal(await grid.locator('tbody tr').count(), lines.length);
       for (const [i, [domain, figures]] of lines.entries()) {
         const tr = grid.locator('tbody tr').nth(i);
-        assert.equal(await tr.locator('td').first().textContent(), domain);
+        assert.equal(await tr.locator('td').first().textContent(), domain === 'Overall' ? domain : domainLabel(domain));
         assert.equal(await tr.locator('td[data-col="Rows counted"] .v').textContent(), `${figures.counted}/${figures.rows}`);
         for (const name of Object.keys(mode.overall)) {
           const f = figures[name]!;

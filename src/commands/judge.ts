@@ -8,6 +8,8 @@ import { loadModePrompt, loadRubrics, rubricsSetting } from '../core/rubrics/ind
 import { displayKey } from '../core/rows/index.js';
 import { planLines } from '../core/rows/index.js';
 import { readManifest } from '../core/output/index.js';
+import { refuseOverInputs } from '../core/files.js';
+import { manifestPathFor } from '../core/schemas/index.js';
 import { parseOptions } from './option-table.js';
 import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
@@ -30,6 +32,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   if (repeat !== undefined && mode !== 'rubric') throw new UserError('--repeat goes with --mode rubric');
   const upstream = await readManifest(predictions).catch(() => undefined);
   const output = opts.output ?? join(dirname(predictions), opts.label ? `judged-${pathSegment(opts.label)}.jsonl` : 'judged.jsonl');
+  // The reference is read while the output is written: an input like the predictions, never written over.
+  if (opts.reference !== undefined) await refuseOverInputs([output, manifestPathFor(output)], [opts.reference]);
   const plan = await planLines([predictions], { domains, shard });
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
   const routing = { promptCacheKey: opts.promptCacheKey };

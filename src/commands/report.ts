@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { refuseOverInputs, writeAtomically } from '../core/files.js';
+import { ensureOutputDir } from '../core/output/index.js';
 import { collectReport } from '../core/report/index.js';
+import { fileError } from '../core/rows/index.js';
 import { renderReportHtml } from '../render/html/report.js';
 import { printWarnings, scoreRequest, type ScoreSettingsOpts } from './score.js';
 
@@ -11,11 +13,14 @@ export interface ReportOpts extends ScoreSettingsOpts {
 export async function run(files: string[], opts: ReportOpts): Promise<void> {
   const request = scoreRequest(files, opts, false);
   await refuseOverInputs([opts.output], files);
+  await ensureOutputDir(opts.output);
   const started = performance.now();
   const collected = await collectReport(request);
   printWarnings(collected.warnings);
   const html = renderReportHtml({ collected, generated: new Date() });
-  await writeAtomically(opts.output, html);
+  await writeAtomically(opts.output, html).catch((err: unknown) => {
+    throw fileError(opts.output, err);
+  });
   const size = (await stat(opts.output)).size;
   const { rows } = collected;
   const cut = rows.cutTexts ? `; ${rows.cutTexts} texts cut at ${rows.limit} characters` : '';

@@ -256,7 +256,10 @@ export class FailureReasons {
   private readonly counts = new Map<string, number>();
 
   event(e: StageEvent): void {
-    if (e.type === 'row' && !e.ok) this.counts.set(e.error ?? 'unknown error', (this.counts.get(e.error ?? 'unknown error') ?? 0) + 1);
+    if (e.type !== 'row' || e.ok) return;
+    // A row failed without an error is a final empty generation (infer): the judge names every failure.
+    const reason = e.error ?? 'empty reply (no content)';
+    this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
   }
 
   /** The most frequent reasons, most frequent first (ties in order of first appearance). */

@@ -1,3 +1,5 @@
+import { UserError } from './errors.js';
+
 /** The Hugging Face dataset the benchmark is published as. */
 export const DATASET_REPO = 'Qwen/AgentWorldBench';
 
@@ -54,9 +56,13 @@ export function domainName(name: string): string {
   return (DOMAINS as readonly string[]).includes(lower) ? lower : name.trim();
 }
 
-/** Parses `--domains a,b` (case-insensitive for the seven); an unknown name is a user mistake worth naming. */
+/**
+ * Parses `--domains a,b` (case-insensitive for the seven); an unknown name is a user mistake worth naming.
+ * A list naming nothing (`--domains "$EMPTY"` in a CI script) is refused rather than read as every domain.
+ */
 export function parseDomainList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const names = value.split(',').map(domainName).filter(Boolean);
-  return names.length ? names : undefined;
+  if (!names.length) throw new UserError(`--domains names no domain (got "${value}"); leave the option out for every domain`);
+  return names;
 }

@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { UserError } from './errors.js';
 import { fileError } from './rows/index.js';
+import { manifestPathFor } from './schemas/index.js';
 
 /*
  * Files awb writes: never through a link planted in their place, never over
@@ -24,15 +25,21 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 
 /**
  * Refuses, with or without --force, an output (or a file written beside it,
- * such as its manifest) that is one of the inputs under another name: a link,
- * a linked folder, `..`. One line naming both paths.
+ * such as its manifest) that is one of the inputs, or an input's manifest
+ * (read for its provenance), under any name: a link, a linked folder, `..`.
+ * One line naming both paths.
  */
 export async function refuseOverInputs(outputs: readonly string[], inputs: readonly string[]): Promise<void> {
   for (const out of outputs) {
     for (const input of inputs) {
-      if (await sameFile(out, input)) {
-        const alias = resolve(out) === resolve(input) ? '' : ' (through a link)';
-        throw new UserError(`${out} is also the input ${input}${alias}; awb never writes over an input: choose another output`);
+      for (const [guarded, what] of [
+        [input, 'the input'],
+        [manifestPathFor(input), 'the manifest of the input'],
+      ] as const) {
+        if (await sameFile(out, guarded)) {
+          const alias = resolve(out) === resolve(guarded) ? '' : ' (through a link)';
+          throw new UserError(`${out} is also ${what} ${input}${alias}; awb never writes over an input: choose another output`);
+        }
       }
     }
   }

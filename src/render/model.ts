@@ -99,19 +99,29 @@ export function leaderboard(report: ScoreReport): Leaderboard {
 
 /**
  * Marks the highest score of each column among rows that can be compared:
- * runs with runs (Overall only when they cover the same domains), and the
+ * runs with runs (Overall only when they have scores in the same domains), and the
  * published rows with the runs that meet every condition of theirs. A row
  * is marked when it tops every pool it is in and one of them has two rows
  * or more. Compared as printed (hundredths), so cells that read the same
  * are both marked.
  */
 function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): void {
-  const coverage = new Set(report.runs.map((r) => r.score.domains.map((d) => d.domain).join(',')));
+  // What an Overall averages: the domains with a score (one whose rows all failed is left out of it).
+  const scoredDomains = (run: ScoreReport['runs'][number]) => run.score.domains.filter((d) => d.score !== undefined);
+  const coverage = new Set(
+    report.runs.map((r) =>
+      scoredDomains(r)
+        .map((d) => d.domain)
+        .join(','),
+    ),
+  );
+  const wholeOverall = (run: ScoreReport['runs'][number]) => scoredDomains(run).length === run.score.domains.length;
   for (const c of columns) {
     const overall = c === MACRO || c === MICRO;
     const pools: LeaderRow[][] = [];
     if (!overall || coverage.size === 1) pools.push(rows.filter((r) => r.run));
-    if (report.published.length) pools.push(rows.filter((r) => r.published || (r.run && r.run.publishedGaps.length === 0)));
+    if (report.published.length)
+      pools.push(rows.filter((r) => r.published || (r.run && r.run.publishedGaps.length === 0 && (!overall || wholeOverall(r.run)))));
     const scoredIn = (pool: LeaderRow[]) =>
       pool.flatMap((r) => {
         const cell = r.cells[c];
@@ -363,7 +373,7 @@ export function methodNotes(report: ScoreReport): string[] {
   }
   if (report.runs.length > 1 || report.published.length)
     notes.push(
-      'Best in a column is marked only among rows that can be compared: Overall only between runs over the same domains, published rows only with runs that meet all their conditions.',
+      'Best in a column is marked only among rows that can be compared: Overall only between runs scored on the same domains, published rows only with runs that meet all their conditions.',
     );
   if (report.published.length)
     notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);

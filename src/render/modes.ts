@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { domainLabel } from '../core/domains.js';
 import { formatFixed, type Figure, type ModeFigure, type ModeScore } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
 import type { Cell, Grid, View } from './model.js';
@@ -48,7 +49,7 @@ export function modesView(reports: readonly ModeReport[]): View {
         ...names.map((n) => ({ title: FIGURES[n], align: 'right' as const })),
       ],
       rows: [
-        ...score.domains.map((d) => line(d.domain, d.counted, d.rows, d.figures)),
+        ...score.domains.map((d) => line(domainLabel(d.domain), d.counted, d.rows, d.figures)),
         line(OVERALL, score.counted, score.rows, score.overall),
       ],
     };

@@ -111,14 +111,26 @@ class MalformedReplyError extends Error {
   override name = 'MalformedReplyError';
 }
 
+/**
+ * Thrown by `chat` instead of an attempt once the run is stopping (Ctrl-C): a row whose request waits for
+ * a retry or a re-ask is left for the next run, as one never sent, rather than keeping the stop waiting.
+ */
+export class StoppedError extends Error {
+  override name = 'StoppedError';
+}
+
 /** A streamed reply that stalled, broke or outlasted the timeout after it began: a failed attempt. */
 class StreamFailure extends Error {
   override name = 'StreamFailure';
 }
 
-/** Whether a reply body is a chat completion (has its choices), whichever route it came by. */
+/**
+ * Whether a reply body is a chat completion (has a choice), whichever route it came by. An empty
+ * `choices` list carries no answer at all, not an empty one: it is a malformed reply, asked again.
+ */
 export function isChatCompletion(body: unknown): body is ChatCompletion {
-  return typeof body === 'object' && body !== null && Array.isArray((body as { choices?: unknown }).choices);
+  const choices = typeof body === 'object' && body !== null ? (body as { choices?: unknown }).choices : undefined;
+  return Array.isArray(choices) && choices.length > 0;
 }
 
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
@@ -171,6 +183,8 @@ export class EndpointPool {
   private readonly endpoints: Endpoint[];
   private readonly policy: HealthPolicy;
   private readonly secrets: string[];
+  /** Aborted by stopSending(): no attempt starts after it, and waits for a retry end at once. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly opts: PoolOptions) {
     this.policy = opts.health ?? DEFAULT_HEALTH;
@@ -201,6 +215,11 @@ export class EndpointPool {
   batchTarget(): BatchTarget {
     const first = this.endpoints[0]!;
     return { connection: first.connection, endpoint: first.shown, model: this.opts.model };
+  }
+
+  /** The run is stopping: requests under way may finish, but none is sent or tried again from now on. */
+  stopSending(): void {
+    this.stopping.abort();
   }
 
   private noteFailure(ep: Endpoint): void {
@@ -243,6 +262,7 @@ export class EndpointPool {
     // A retry goes elsewhere when there is elsewhere to go.
     const failedOn = new Set<number>();
     for (let retry = 0; ; retry++) {
+      if (this.stopping.signal.aborted) throw new StoppedError('the run is stopping');
       const index = pickEndpoint(this.endpoints, failedOn, Date.now()).index;
       const ep = this.endpoints[index]!;
       ep.inFlight++;
@@ -254,7 +274,12 @@ export class EndpointPool {
           ? await this.streamed(ep, body, started, signal)
           : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
         const { completion } = reply;
-        if (!isChatCompletion(completion)) throw new MalformedReplyError(`${ep.shown} returned a reply without choices`);
+        if (!isChatCompletion(completion))
+          throw new MalformedReplyError(
+            this.opts.stream
+              ? `${ep.shown} sent no choice in its stream (a server or proxy that does not stream may answer plain JSON: try without --stream)`
+              : `${ep.shown} returned a reply without choices`,
+          );
         this.noteSuccess(ep);
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
@@ -276,7 +301,11 @@ export class EndpointPool {
         const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
         if (dead) throw dead;
         if (wait === undefined) throw err;
-        await sleep(wait, undefined, signal ? { signal } : {});
+        await sleep(wait, undefined, { signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal }).catch(
+          (sleepErr: unknown) => {
+            throw signal?.aborted ? sleepErr : new StoppedError('the run is stopping');
+          },
+        );
       } finally {
         ep.inFlight--;
       }
@@ -340,9 +369,11 @@ export class EndpointPool {
         const what = `${this.opts.role} endpoint ${ep.shown}`;
         let ids: string[];
         try {
-          const page = await ep.client.models.list({ maxRetries: 1, timeout: preflightMs });
+          const page = await ep.client.models.list({ maxRetries: 1, timeout: preflightMs, signal: this.stopping.signal });
           ids = page.data.map((m) => m.id);
         } catch (err) {
+          // Ctrl-C during the check: nothing will be sent, and the run ends as interrupted, not as a dead endpoint.
+          if (this.stopping.signal.aborted) return;
           if (err instanceof APIConnectionTimeoutError) throw new FatalEndpointError(noAnswer(what, preflightMs));
           if (err instanceof APIConnectionError) {
             const cause = causeCode(err);

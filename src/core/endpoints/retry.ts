@@ -37,11 +37,17 @@ export function backoffMs(retry: number, random: number): number {
   return Math.min(0.5 * 2 ** retry, 8) * (1 - random * 0.25) * 1000;
 }
 
+/** The longest wait a server's Retry-After is honoured for. */
+const MAX_SERVER_WAIT_MS = 60_000;
+
 /**
  * How long to wait before retry number `retry` (0-based) after `failure`, or
  * undefined when the request should fail now: not retryable, or out of retries.
  */
 export function retryDelay(failure: AttemptFailure, retry: number, maxRetries: number, now: number, random: number): number | undefined {
   if (retry >= maxRetries || !isRetryable(failure)) return undefined;
-  return (failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined) ?? backoffMs(retry, random);
+  const asked = failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined;
+  // As the openai client: a wait over a minute (a daily quota's "retry in 86400 s") is not waited out,
+  // which would leave the run silent for hours; the usual backoff goes on, and the row fails once its retries are spent.
+  return asked !== undefined && asked <= MAX_SERVER_WAIT_MS ? asked : backoffMs(retry, random);
 }

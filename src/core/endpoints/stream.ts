@@ -16,7 +16,8 @@ type Delta = { content?: string | null; reasoning_content?: string | null; reaso
  * Reads a chat completion stream (with `include_usage`) into the completion
  * the same request unstreamed returns: content and each reasoning field
  * concatenated, the last finish reason, the usage chunk. A field no delta
- * carried is left out, as an unstreamed message leaves it out.
+ * carried is left out, as an unstreamed message leaves it out; a stream
+ * without a choice gives no choice.
  */
 export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, started: number): Promise<StreamedReply> {
   let id = '';
@@ -28,6 +29,7 @@ export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, 
   let finish: string | null = null;
   let usage: ChatCompletion['usage'];
   let first: number | undefined;
+  let answered = false;
   for await (const chunk of chunks) {
     id ||= chunk.id;
     model ||= chunk.model;
@@ -35,6 +37,7 @@ export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, 
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
+    answered = true;
     const d = (choice.delta ?? {}) as Delta;
     if (typeof d.content === 'string') content = (content ?? '') + d.content;
     if (typeof d.reasoning_content === 'string') reasoningContent = (reasoningContent ?? '') + d.reasoning_content;
@@ -51,7 +54,8 @@ export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, 
     object: 'chat.completion',
     created,
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+    // No chunk with a choice (a body that was no event stream: a server or proxy answering plain JSON) is no answer, not an empty one.
+    choices: answered ? [{ index: 0, message, logprobs: null, finish_reason: finish }] : [],
     ...(usage ? { usage } : {}),
   } as unknown as ChatCompletion;
   const tokens = usage?.completion_tokens;

@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { fileError, readLineBytes } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
-import { readManifest, settingsDifferences, writeManifest } from '../output/index.js';
+import { ensureOutputDir, readManifest, settingsDifferences, writeManifest } from '../output/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
@@ -50,6 +50,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const present = await stat(opts.out).catch(() => undefined);
   if (present?.isDirectory()) throw new UserError(`${opts.out}: is a folder; merge writes the merged rows to a file`);
   if (!opts.force && present) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
+  await ensureOutputDir(opts.out);
   for (const [i, s] of opts.shards.entries()) {
     for (const t of opts.shards.slice(0, i)) if (await sameFile(s, t)) throw new UserError(`${s} is given twice (also as ${t})`);
   }

@@ -17,7 +17,8 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
 }
 
 /**
- * Creates the output's folder; a path that cannot be written is a user error before any request is sent.
+ * Creates the output's folder; a path that cannot be written (a folder itself, under a file) is a user error
+ * before any request is sent or any input read.
  * Node's recursive mkdir loops forever under /proc and reports a file in the way as a bare EEXIST, so the
  * missing folders are found by walking up and made one level at a time.
  */
@@ -44,6 +45,7 @@ export async function ensureOutputDir(path: string): Promise<void> {
       throw code === 'ENOENT' ? new UserError(`${dir}: cannot create a folder here`) : fileError(dir, err);
     }
   }
+  await isNonEmptyFile(path); // refuses a folder given as the file
 }
 
 export function readManifest(output: string): Promise<Manifest | undefined> {

@@ -23,7 +23,8 @@ const LONG_KEPT = 4 * READ_SIZE;
 const spareBuffers: { buf: Buffer; long: Buffer }[] = [];
 
 /**
- * Reads a file line by line as bytes, splitting on `\n` only. JSONL from the
+ * Reads a file line by line as bytes, splitting on `\n` only, without a
+ * leading byte order mark. JSONL from the
  * real data holds raw U+2028/U+2029 inside strings, which readline-style
  * splitters may treat as line breaks; here they stay inside their line.
  * Memory holds one line at a time (a row may be several MB) plus one read
@@ -69,6 +70,8 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
       pos += bytesRead;
       const chunk = buf.subarray(0, bytesRead);
       let from = 0;
+      // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
+      if (chunkStart === 0 && bytesRead >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) offset = from = 3;
       for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
         const bytes = offset < chunkStart ? await readWhole(offset, chunkStart + nl - offset) : chunk.subarray(from, nl);
         lineNo++;

@@ -8,7 +8,7 @@ import {
   type Interval,
 } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
-import { compareDomains } from '../domains.js';
+import { compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
 import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
@@ -396,7 +396,8 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
     if (stage) throw new UserError(stage);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
-    if (score.valid === 0) {
+    // --failures-as-lowest scores failed rows (at the lowest grade): a file of failures then has a figure, 0.
+    if (score.valid === 0 && !(req.failuresAsLowest && score.rows > 0)) {
       const why = score.rows === 0 ? 'the file has no rows' : `all ${score.rows} rows failed`;
       throw new UserError(`${file}: no valid judged rows (${why})`);
     }
@@ -422,7 +423,17 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
   const published = withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
-  const notes = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {}).map((n) => n.text);
+  const notes = [
+    ...comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {}).map((n) => n.text),
+    ...runs.flatMap((r) => {
+      const unscored = r.score.domains.filter((d) => d.score === undefined).map((d) => domainLabel(d.domain));
+      return unscored.length
+        ? [
+            `${r.label}: no valid rows in ${unscored.join(', ')}, so its Overall leaves ${unscored.length === 1 ? 'that domain' : 'those domains'} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains) and is not ranked against runs scored on more`,
+          ]
+        : [];
+    }),
+  ];
   return {
     runs,
     domains: [...domains].sort(compareDomains),

@@ -505,6 +505,13 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
     );
   }
   if (pc.complete === false) partial.push(`the manifest of ${lc} says the run is unfinished`);
+  // A domain whose paired rows all failed in the candidate (no generation, no parsable judgement) has no delta: no test could see it fall.
+  const lost = result.domains.filter((d) => d.paired > 0 && d.candidateFailed === d.paired && d.baselineFailed < d.paired);
+  if (lost.length) {
+    partial.push(
+      `every paired row failed in ${lc} in ${lost.map((d) => domainLabel(d.domain)).join(', ')} (valid in ${lb}), so the gate cannot measure ${lost.length === 1 ? 'that domain' : 'those domains'}`,
+    );
+  }
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {
     baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.records.length },

@@ -1,0 +1,430 @@
+/*
+ * What a demanding new user runs into first: a file saved by a Windows
+ * editor, an output path in a folder that does not exist yet (or that is a
+ * folder), an endpoint answering with an empty `choices` list, and the
+ * summary's words for an empty reply. Each is the real binary against real
+ * HTTP servers on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runAwb, spawnAwb } from './support/cli.js';
+import {
+  countNewlines,
+  errorLines,
+  judgeReply,
+  keyOf,
+  makeDataset,
+  readRowsOf,
+  stackLines,
+  tempDirs,
+  worldReply,
+  type Dataset,
+} from './support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
+import type { FakeServer } from './support/openai-server.js';
+
+const temps = tempDirs('new-user');
+const server = useServers();
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** A finished run of 14 rows (predictions, then judged) that the probes below start from. */
+let root: string;
+let ds: Dataset;
+let judged: string;
+let world: FakeServer;
+let judge: FakeServer;
+
+before(async () => {
+  root = await temps.make();
+  ds = await makeDataset(root, 14);
+  const pred = join(root, 'run', 'pred.jsonl');
+  judged = join(root, 'run', 'judged.jsonl');
+  [world, judge] = await Promise.all([server({ reply: worldReply }), server({ reply: judgeReply })]);
+  assert.equal((await runAwb(inferArgs(world.url, ds.dir, pred))).code, 0);
+  assert.equal((await runAwb(judgeArgs(judge.url, pred, judged))).code, 0);
+});
+
+after(() => temps.cleanup());
+
+/** The same file with a UTF-8 byte order mark in front, as Notepad saves it. */
+async function withBom(from: string, to: string): Promise<void> {
+  await mkdir(join(to, '..'), { recursive: true });
+  await writeFile(to, Buffer.concat([BOM, await readFile(from)]));
+}
+
+describe('a file that starts with a UTF-8 byte order mark', { concurrency: 3 }, () => {
+  it('infer reads its first row, and no output line carries the mark', async () => {
+    const data = join(root, 'bom-data');
+    for (const [domain, path] of ds.files) await withBom(path, join(data, `${domain}_test.jsonl`));
+    const out = join(root, 'bom-infer', 'pred.jsonl');
+    const r = await runAwb(inferArgs(world.url, data, out));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.deepEqual(new Set(rows.map(keyOf)), new Set(ds.rows.map((row) => keyOf(row as unknown as Record<string, unknown>))));
+    assert.equal((await readFile(out)).includes(BOM), false);
+  });
+
+  it('judge and score read it as the file without the mark', async () => {
+    const preds = join(root, 'bom-judge', 'pred.jsonl');
+    await withBom(join(root, 'run', 'pred.jsonl'), preds);
+    const out = join(root, 'bom-judge', 'judged.jsonl');
+    const j = await runAwb(judgeArgs(judge.url, preds, out));
+    assert.equal(j.code, 0, j.stderr);
+    assert.equal((await readRowsOf(out)).length, ds.rows.length);
+
+    const bomJudged = join(root, 'bom-score', 'judged.jsonl');
+    await withBom(judged, bomJudged);
+    const plain = await runAwb(['score', judged, '--format', 'json', '--no-ci']);
+    const marked = await runAwb(['score', bomJudged, '--format', 'json', '--no-ci']);
+    assert.equal(marked.code, 0, marked.stderr);
+    const runOf = (stdout: string) => (JSON.parse(stdout) as { runs: Array<{ domains: unknown; rows: number }> }).runs[0]!;
+    assert.deepEqual(runOf(marked.stdout).domains, runOf(plain.stdout).domains);
+    assert.equal(runOf(marked.stdout).rows, ds.rows.length);
+  });
+});
+
+describe('output paths', { concurrency: 3 }, () => {
+  it('report -o a folder: one line, exit 2, no stack', async () => {
+    const folder = join(root, 'a-folder');
+    await mkdir(folder, { recursive: true });
+    const r = await runAwb(['report', judged, '-o', folder]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(stackLines(r.stderr), []);
+    assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+    assert.match(r.stderr, /a-folder: is a folder/);
+  });
+
+  it('report -o and merge -o in a folder that does not exist yet create it, as infer does', async () => {
+    const page = join(root, 'new', 'reports', 'report.html');
+    const r = await runAwb(['report', judged, '-o', page]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(await readFile(page, 'utf8'), /<html/i);
+
+    const shards = [1, 2].map((k) => join(root, 'shards', `pred-${k}.jsonl`));
+    for (const [k, out] of shards.entries()) {
+      const s = await runAwb(inferArgs(world.url, ds.dir, out, ['--shard', `${k + 1}/2`]));
+      assert.equal(s.code, 0, s.stderr);
+    }
+    const merged = join(root, 'new', 'merged', 'pred.jsonl');
+    const m = await runAwb(['merge', '-o', merged, ...shards]);
+    assert.equal(m.code, 0, m.stderr);
+    assert.equal((await readRowsOf(merged)).length, ds.rows.length);
+  });
+
+  it('report -o under a regular file: one line, exit 2, nothing written', async () => {
+    const r = await runAwb(['report', judged, '-o', join(judged, 'report.html')]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(stackLines(r.stderr), []);
+    assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+  });
+});
+
+/** A server answering every chat completion with the same plain JSON body, whatever was asked (streaming included). */
+async function plainServer(body: unknown): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const srv: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: [{ id: 'test-model', object: 'model' }] }));
+      requests++;
+      res.end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`,
+    requests: () => requests,
+    close: () => new Promise((r) => srv.close(() => r())),
+  };
+}
+
+const completion = (choices: unknown[]) => ({ id: 'x', object: 'chat.completion', created: 1, model: 'test-model', choices });
+
+describe('replies without an answer', () => {
+  it('an empty choices list is a malformed reply: asked again, and the row left for the next run (exit 1), not an empty generation', async () => {
+    // A gateway that lost the answer.
+    const s = await plainServer(completion([]));
+    try {
+      const out = join(root, 'no-choices', 'pred.jsonl');
+      const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
+      assert.equal(r.code, 1, r.stderr);
+      const rows = await readRowsOf(out);
+      assert.ok(rows.length > 0);
+      for (const row of rows) assert.match(String(row.error), /without choices/);
+      assert.ok(s.requests() > rows.length, 'the malformed replies were not asked again');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('with --stream, a server that answers plain JSON instead of events leaves its rows failed (exit 1), not empty', async () => {
+    const s = await plainServer(completion([{ index: 0, message: { role: 'assistant', content: 'an answer' }, finish_reason: 'stop' }]));
+    try {
+      const out = join(root, 'no-events', 'pred.jsonl');
+      const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--stream', '--max-retries', '0']));
+      assert.equal(r.code, 1, r.stderr);
+      const rows = await readRowsOf(out);
+      assert.ok(rows.length > 0);
+      for (const row of rows) assert.match(String(row.error), /no choice in its stream/);
+      assert.doesNotMatch(r.stderr, /rows empty/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the summary names empty replies as such, not as an unknown error', async () => {
+    const empty = await server({ reply: () => '' });
+    const out = join(root, 'empty', 'pred.jsonl');
+    const r = await runAwb(inferArgs(empty.url, ds.dir, out, ['--domains', 'mcp']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(existsSync(out));
+    assert.doesNotMatch(r.stderr, /unknown error/);
+    assert.match(r.stderr, /× empty reply/);
+  });
+});
+
+describe('an empty --domains', () => {
+  it('("$DOMAINS" unset in a CI script) is refused, not read as every domain', async () => {
+    const before = world.stats.requests;
+    const out = join(root, 'no-domains', 'pred.jsonl');
+    for (const value of ['', ' , ']) {
+      const r = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', value]));
+      assert.equal(r.code, 2, r.stderr);
+      assert.deepEqual(errorLines(r.stderr), [`awb: --domains names no domain (got "${value}"); leave the option out for every domain`]);
+    }
+    assert.equal(world.stats.requests, before);
+    assert.equal(existsSync(out), false);
+  });
+});
+
+describe('score --failures-as-lowest', () => {
+  it('scores a file whose rows all failed (0, each row at the lowest grade) instead of refusing it', async () => {
+    const failed = join(root, 'all-failed', 'judged.jsonl');
+    await mkdir(join(failed, '..'), { recursive: true });
+    const rows = (await readRowsOf(judged)).map((row) => ({
+      ...row,
+      ...{ failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0 },
+      error_message: 'Judge scoring failed: reply could not be parsed: no JSON object',
+    }));
+    await writeFile(failed, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const refused = await runAwb(['score', failed]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /no valid judged rows \(all \d+ rows failed\)/);
+    const r = await runAwb(['score', failed, '--failures-as-lowest', '--format', 'json', '--no-ci']);
+    assert.equal(r.code, 0, r.stderr);
+    const run = (JSON.parse(r.stdout) as { runs: Array<{ rows: number; valid: number; domains: Record<string, { score: number }> }> })
+      .runs[0]!;
+    assert.equal(run.rows, ds.rows.length);
+    assert.equal(run.valid, 0);
+    for (const d of Object.values(run.domains)) assert.equal(d.score, 0);
+  });
+});
+
+describe('Ctrl-C while requests wait to be tried again', () => {
+  it('stops at once: a request waiting out a Retry-After is not sent again, and its row is left for the next run', async () => {
+    const limited = await server({ reply: worldReply, faults: () => ({ kind: '429', retryAfter: 60 }) });
+    const out = join(root, 'rate-limited', 'pred.jsonl');
+    const child = spawnAwb(inferArgs(limited.url, ds.dir, out, ['-c', '2', '--grace', '60']));
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    while (limited.stats.requests < 2) await new Promise((r) => setTimeout(r, 20));
+    const sentBeforeStop = limited.stats.requests;
+    const started = Date.now();
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.equal(code, 130, stderr);
+    // The retries were due in 60 s and the grace is 60 s: an exit well before either means nobody waited for them.
+    assert.ok(Date.now() - started < 30_000, 'the stop waited for the Retry-After');
+    assert.equal(limited.stats.requests, sentBeforeStop, 'a request was sent after Ctrl-C');
+    assert.equal(await countNewlines(out), 0);
+    assert.match(stderr, /interrupted with \d+ rows left/);
+  });
+});
+
+describe('a run with a domain whose rows all failed', () => {
+  it('is not ranked best on Overall against a complete run, and a note says its Overall leaves the domain out', async () => {
+    const holed = join(root, 'holed', 'judged.jsonl');
+    await mkdir(join(holed, '..'), { recursive: true });
+    const rows = (await readRowsOf(judged)).map((row) =>
+      row.task === 'swe'
+        ? { ...row, failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0, error_message: 'x' }
+        : row,
+    );
+    // Averaged over six domains against seven, either Overall could come out higher: neither may be marked best.
+    await writeFile(holed, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const r = await runAwb(['score', judged, holed, '--format', 'json', '--no-ci']);
+    assert.equal(r.code, 0, r.stderr);
+    type Cell = { score: number; best: boolean; domains?: number };
+    const report = JSON.parse(r.stdout) as {
+      runs: Array<{ file: string; overall: { macro: Cell; micro: Cell } }>;
+      notes: string[];
+    };
+    const [complete, partial] = report.runs;
+    assert.equal(partial!.overall.macro.domains, complete!.overall.macro.domains! - 1);
+    for (const run of report.runs) for (const cell of [run.overall.macro, run.overall.micro]) assert.equal(cell.best, false);
+    assert.ok(
+      report.notes.some((n) => /no valid rows in SWE, so its Overall leaves that domain out/.test(n)),
+      report.notes.join('\n'),
+    );
+  });
+});
+
+describe('Ctrl-C during the preflight check', () => {
+  it('ends the run as interrupted (130) at once, not as a dead endpoint (3) after the check times out', async () => {
+    let asked = 0;
+    const mute: Server = createServer((req) => {
+      asked++;
+      req.resume(); // takes the request and never answers
+    });
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(mute.address() as AddressInfo).port}/v1`;
+      const out = join(root, 'preflight-stop', 'pred.jsonl');
+      const child = spawnAwb(inferArgs(url, ds.dir, out));
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      while (asked < 1) await new Promise((r) => setTimeout(r, 20));
+      child.kill('SIGINT');
+      assert.equal(await exited, 130, stderr);
+      assert.doesNotMatch(stderr, /did not answer the models check/);
+      assert.match(stderr, /interrupted with \d+ rows left/);
+    } finally {
+      mute.closeAllConnections();
+      await new Promise((r) => mute.close(r));
+    }
+  });
+});
+
+describe('output piped into a reader that stops early (`awb rows … | head`)', () => {
+  it('ends quietly, exit 0, without a stack trace', async () => {
+    const many = join(root, 'many', 'judged.jsonl');
+    await mkdir(join(many, '..'), { recursive: true });
+    const rows = await readRowsOf(judged);
+    // Far more than a pipe holds, so awb is still writing when the reader goes.
+    const lines = Array.from({ length: 60 }, (_, copy) =>
+      rows.map((row) => `${JSON.stringify({ ...row, id: `${String(row.id)}-${copy}` })}\n`),
+    );
+    await writeFile(many, lines.flat().join(''));
+    for (const format of ['table', 'json']) {
+      const child = spawnAwb(['rows', many, '--format', format]);
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout!.once('data', () => child.stdout!.destroy());
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(stackLines(stderr), []);
+      assert.doesNotMatch(stderr, /EPIPE/);
+    }
+  });
+});
+
+describe('judge-mode tables', () => {
+  it('name the domains as the leaderboard does (MCP, SWE), not by their file spelling', async () => {
+    const picker = await server({ reply: () => 'The first is real. \\boxed{A}' });
+    const out = join(root, 'turing', 'judged.jsonl');
+    const j = await runAwb(judgeArgs(picker.url, join(root, 'run', 'pred.jsonl'), out, ['--mode', 'turing']));
+    assert.equal(j.code, 0, j.stderr);
+    const r = await runAwb(['score', out, '--no-ci']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^MCP +\d+\/\d+/m);
+    assert.match(r.stdout, /^SWE +\d+\/\d+/m);
+    assert.doesNotMatch(r.stdout, /^(mcp|swe) /m);
+  });
+});
+
+describe('the same command started twice on one output', () => {
+  it('the second is refused while the first runs (no row sent or written twice); a lock left by a killed run is taken over', async () => {
+    // Answers are held until the second run has been refused, so the first is surely still running then.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = await server({
+      reply: async (req, ctx) => {
+        await held;
+        return worldReply(req, ctx);
+      },
+    });
+    const out = join(root, 'twice', 'pred.jsonl');
+    const first = spawnAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
+    const firstDone = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
+    while (slow.stats.requests < 1) await new Promise((r) => setTimeout(r, 20));
+    const second = await runAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
+    assert.equal(second.code, 2, second.stderr);
+    assert.match(second.stderr, /pred\.jsonl is being written by another awb run \(pid \d+\)/);
+    release();
+    assert.equal(await firstDone, 0);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, ds.rows.length);
+    assert.equal(new Set(rows.map(keyOf)).size, rows.length);
+    assert.equal(existsSync(`${out}.lock`), false);
+
+    // A run killed with -9 leaves its lock; its process is gone, so the next run goes on.
+    const gone = spawnAwb(['--version']);
+    await new Promise((r) => gone.on('close', r));
+    await writeFile(`${out}.lock`, `${gone.pid} ${hostname()}\n`);
+    const again = await runAwb(inferArgs(slow.url, ds.dir, out));
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(existsSync(`${out}.lock`), false);
+  });
+});
+
+describe('the regression gate and a candidate domain that failed whole', () => {
+  it('fails unless --allow-partial: a domain without one valid row has no delta, so no test could see it fall', async () => {
+    const broken = join(root, 'broken-swe', 'judged.jsonl');
+    await mkdir(join(broken, '..'), { recursive: true });
+    const rows = (await readRowsOf(judged)).map((row) =>
+      row.task === 'swe' ? { ...row, failed: 1, total_score: 0, error_message: 'No model generation' } : row,
+    );
+    await writeFile(broken, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const gated = await runAwb(['compare', judged, broken, '--fail-below', '1']);
+    assert.equal(gated.code, 4, gated.stdout + gated.stderr);
+    assert.match(gated.stdout, /every paired row failed in .* in SWE/);
+    const allowed = await runAwb(['compare', judged, broken, '--fail-below', '1', '--allow-partial']);
+    assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
+  });
+});
+
+describe('an output named like an input manifest, or the pairwise reference', { concurrency: 3 }, () => {
+  /** Byte-for-byte copies of the finished run, to be left untouched. */
+  async function copyRun(name: string): Promise<{ dir: string; snapshot: () => Promise<string[]> }> {
+    const dir = join(root, name);
+    await mkdir(dir, { recursive: true });
+    const files = ['pred.jsonl', 'pred.jsonl.manifest.json', 'judged.jsonl', 'judged.jsonl.manifest.json'];
+    for (const f of files) await writeFile(join(dir, f), await readFile(join(root, 'run', f)));
+    return { dir, snapshot: () => Promise.all(files.map((f) => readFile(join(dir, f), 'utf8'))) };
+  }
+
+  it('report -o and compare --summary never write over the manifest of an input', async () => {
+    const { dir, snapshot } = await copyRun('manifest-out');
+    const before = await snapshot();
+    const input = join(dir, 'judged.jsonl');
+    const report = await runAwb(['report', input, '-o', `${input}.manifest.json`]);
+    assert.equal(report.code, 2, report.stderr);
+    assert.match(report.stderr, /is also the manifest of the input/);
+    const compare = await runAwb(['compare', input, judged, '--summary', `${input}.manifest.json`]);
+    assert.equal(compare.code, 2, compare.stderr);
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('judge -o over its predictions manifest or its pairwise --reference is refused, even with --force', async () => {
+    const { dir, snapshot } = await copyRun('reference-out');
+    const before = await snapshot();
+    const preds = join(dir, 'pred.jsonl');
+    const overManifest = await runAwb(judgeArgs(judge.url, preds, `${preds}.manifest.json`, ['--force']));
+    assert.equal(overManifest.code, 2, overManifest.stderr);
+    const reference = join(dir, 'judged.jsonl');
+    for (const out of [reference, `${reference}.manifest.json`]) {
+      const r = await runAwb(judgeArgs(judge.url, preds, out, ['--mode', 'pairwise', '--reference', reference, '--force']));
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /awb never writes over an input/);
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+});
