@@ -5,7 +5,6 @@ import type { z } from 'zod';
 import { medianP90, type BatchStatus, type EndpointPool } from '../core/endpoints/index.js';
 import type { LinePlan } from '../core/rows/index.js';
 import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
-import { ensureOutputDir, lockOutput } from '../core/output/index.js';
 import { visible } from '../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
 import {
@@ -52,16 +51,6 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
 
 /** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
 export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
-  await ensureOutputDir(c.output);
-  const unlock = await lockOutput(c.output);
-  try {
-    return await runLocked(c);
-  } finally {
-    await unlock();
-  }
-}
-
-async function runLocked<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
   const name = c.stage.name;
   const o = c.options;
   const progress = createProgress(name, o.progress);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { open, readFile, rm } from 'node:fs/promises';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
 
@@ -21,34 +21,40 @@ function alive(pid: number): boolean {
 /**
  * Takes the output for this run: two runs appending to one file (the same
  * command started twice, a CI job retried while the first still runs) would
- * each send every row and write it twice. The lock file, created exclusively,
- * names the process; one left by a process that is gone (killed) is taken
- * over. Returns what releases it.
+ * each send every row and write it twice. The lock names the process and is
+ * made whole, then linked into place, so no run ever reads it half written;
+ * one left by a process of this machine that is gone (killed) is taken over.
+ * Returns what releases it.
  */
 export async function lockOutput(output: string): Promise<() => Promise<void>> {
   const path = lockPathFor(output);
-  const me = `${process.pid} ${hostname()}\n`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const handle = await open(path, 'wx');
+  const mine = `${path}.${process.pid}`;
+  try {
+    await writeFile(mine, `${process.pid} ${hostname()}\n`);
+  } catch (err) {
+    throw fileError(mine, err);
+  }
+  try {
+    // Twice at most: a lock found left by a run that is gone is removed once, then taken.
+    for (let attempt = 0; ; attempt++) {
       try {
-        await handle.writeFile(me);
-      } finally {
-        await handle.close();
+        await link(mine, path);
+        return () => rm(path, { force: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fileError(path, err);
       }
-      return () => rm(path, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw fileError(path, err);
+      const [pid, host] = (await readFile(path, 'utf8').catch(() => '')).trim().split(' ');
+      const holder = Number(pid);
+      const gone = Number.isInteger(holder) && holder > 0 && host === hostname() && !alive(holder);
+      if (!gone || attempt > 0) {
+        const who = Number.isInteger(holder) && holder > 0 ? ` (pid ${holder}${host === hostname() ? '' : ` on ${host}`})` : '';
+        throw new UserError(
+          `${output} is being written by another awb run${who}; wait for it to end, or give this run a file of its own (-o FILE); if no such run exists, delete ${path}`,
+        );
+      }
+      await rm(path, { force: true });
     }
-    const [pid, host] = (await readFile(path, 'utf8').catch(() => '')).trim().split(' ');
-    const holder = Number(pid);
-    const here = host === hostname();
-    if (Number.isInteger(holder) && holder > 0 && (!here || alive(holder))) {
-      throw new UserError(
-        `${output} is being written by another awb run (pid ${holder}${here ? '' : ` on ${host}`}); wait for it to end, or give this run a file of its own (-o FILE); if no such run exists, delete ${path}`,
-      );
-    }
-    // Left by a run that is gone: taken over.
-    await rm(path, { force: true });
+  } finally {
+    await rm(mine, { force: true });
   }
 }

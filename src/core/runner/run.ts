@@ -6,7 +6,7 @@ import { type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '.
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings } from '../schemas/index.js';
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
-import { checkResumable, ensureOutputDir, writeManifest } from '../output/index.js';
+import { checkResumable, ensureOutputDir, lockOutput, writeManifest } from '../output/index.js';
 import { PlanInputs, scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
@@ -71,6 +71,17 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   await refuseOverInputs([opts.output, manifestPathFor(opts.output)], plan.files);
   await ensureOutputDir(opts.output);
   if (plan.lines.length === 0) throw new UserError(`no rows to process in ${plan.files.join(', ')}`);
+  // One run per output: two appending to one file would each send and write every row.
+  const unlock = await lockOutput(opts.output);
+  try {
+    return await runLocked(stage, opts);
+  } finally {
+    await unlock();
+  }
+}
+
+async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<StageResult> {
+  const { plan } = opts;
 
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
