@@ -1,7 +1,7 @@
 /*
  * The package as `npx agentworldbench` gets it: packed from a copy of the
  * tree whose dist/ still holds the output of a module deleted since (the
- * build never removes files), unpacked, and run. Nothing is installed from a
+ * build must empty dist/ first), unpacked, and run. Nothing is installed from a
  * registry: the unpacked copy borrows this tree's node_modules.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { refuseOverInputs, writeAtomically } from '../core/files.js';
 import { ensureOutputDir } from '../core/output/index.js';
 import { collectReport } from '../core/report/index.js';
@@ -21,7 +20,7 @@ export async function run(files: string[], opts: ReportOpts): Promise<void> {
   await writeAtomically(opts.output, html).catch((err: unknown) => {
     throw fileError(opts.output, err);
   });
-  const size = (await stat(opts.output)).size;
+  const size = Buffer.byteLength(html);
   const { rows } = collected;
   const cut = rows.cutTexts ? `; ${rows.cutTexts} texts cut at ${rows.limit} characters` : '';
   process.stderr.write(

@@ -57,7 +57,7 @@ export function domainName(name: string): string {
 }
 
 /**
- * Parses `--domains a,b` (case-insensitive for the seven); an unknown name is a user mistake worth naming.
+ * Parses `--domains a,b` (case-insensitive for the seven; other names are kept, and the data decides whether they exist).
  * A list naming nothing (`--domains "$EMPTY"` in a CI script) is refused rather than read as every domain.
  */
 export function parseDomainList(value: string | undefined): string[] | undefined {

@@ -115,8 +115,13 @@ class MalformedReplyError extends Error {
  * Thrown by `chat` instead of an attempt once the run is stopping (Ctrl-C): a row whose request waits for
  * a retry or a re-ask is left for the next run, as one never sent, rather than keeping the stop waiting.
  */
-export class StoppedError extends Error {
+class StoppedError extends Error {
   override name = 'StoppedError';
+}
+
+/** Whether a failed ask was the run ending (Ctrl-C), not the endpoint: the row is left for the next run. */
+export function isStopped(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || err instanceof StoppedError;
 }
 
 /** A streamed reply that stalled, broke or outlasted the timeout after it began: a failed attempt. */

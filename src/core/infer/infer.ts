@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { domainOfTask } from '../domains.js';
-import { FatalEndpointError, isMalformedReply, StoppedError, type EndpointPool } from '../endpoints/index.js';
+import { FatalEndpointError, isMalformedReply, isStopped, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
@@ -127,7 +127,7 @@ export function inferStage(
               endpoint,
             };
           } catch (err) {
-            if (signal.aborted || err instanceof StoppedError) return undefined;
+            if (isStopped(err, signal)) return undefined;
             if (err instanceof FatalEndpointError) throw err;
             if (isMalformedReply(err) && attempt < MALFORMED_RETRIES) continue;
             return { gen: '', error: pool.describe(err) };

@@ -1,4 +1,4 @@
-import { FatalEndpointError, isMalformedReply, StoppedError, type ChatRequest, type EndpointPool } from '../endpoints/index.js';
+import { FatalEndpointError, isMalformedReply, isStopped, type ChatRequest, type EndpointPool } from '../endpoints/index.js';
 import { usageOf } from '../infer/index.js';
 import type { RowChat } from '../runner/index.js';
 import type { Usage } from '../schemas/index.js';
@@ -59,7 +59,7 @@ export async function askUntilParsed<T>(
         return { ok: true, value: parsed.value, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts, ...timings };
       problem = `reply could not be parsed: ${parsed.reason}`;
     } catch (err) {
-      if (signal.aborted || err instanceof StoppedError) return undefined;
+      if (isStopped(err, signal)) return undefined;
       if (err instanceof FatalEndpointError) throw err;
       problem = `request failed: ${pool.describe(err)}`;
       if (!isMalformedReply(err)) break;
