@@ -116,6 +116,17 @@ describe('output paths', { concurrency: 3 }, () => {
     assert.equal((await readRowsOf(merged)).length, ds.rows.length);
   });
 
+  it('report -o and merge -o refused for their inputs leave no new folder behind', async () => {
+    const report = join(root, 'refused', 'reports', 'r.html');
+    const r = await runAwb(['report', join(root, 'no-such.jsonl'), '-o', report]);
+    assert.equal(r.code, 2, r.stderr);
+    const merged = join(root, 'refused', 'merged', 'm.jsonl');
+    const m = await runAwb(['merge', '-o', merged, join(root, 'no-such-1.jsonl'), join(root, 'no-such-2.jsonl')]);
+    assert.notEqual(m.code, 0, m.stderr);
+    assert.deepEqual(stackLines(m.stderr), []);
+    assert.equal(existsSync(join(root, 'refused')), false);
+  });
+
   it('report -o under a regular file: one line, exit 2, nothing written', async () => {
     const r = await runAwb(['report', judged, '-o', join(judged, 'report.html')]);
     assert.equal(r.code, 2, r.stderr);

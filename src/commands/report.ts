@@ -12,11 +12,12 @@ export interface ReportOpts extends ScoreSettingsOpts {
 export async function run(files: string[], opts: ReportOpts): Promise<void> {
   const request = scoreRequest(files, opts, false);
   await refuseOverInputs([opts.output], files);
-  await ensureOutputDir(opts.output);
   const started = performance.now();
   const collected = await collectReport(request);
   printWarnings(collected.warnings);
   const html = renderReportHtml({ collected, generated: new Date() });
+  // Made only now: a report refused for its inputs leaves no new folder behind.
+  await ensureOutputDir(opts.output);
   await writeAtomically(opts.output, html).catch((err: unknown) => {
     throw fileError(opts.output, err);
   });

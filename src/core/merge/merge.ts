@@ -50,7 +50,6 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const present = await stat(opts.out).catch(() => undefined);
   if (present?.isDirectory()) throw new UserError(`${opts.out}: is a folder; merge writes the merged rows to a file`);
   if (!opts.force && present) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
-  await ensureOutputDir(opts.out);
   for (const [i, s] of opts.shards.entries()) {
     for (const t of opts.shards.slice(0, i)) if (await sameFile(s, t)) throw new UserError(`${s} is given twice (also as ${t})`);
   }
@@ -97,6 +96,8 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const schema = first.stage === 'infer' ? datasetRowSchema : predictionRowSchema;
   let written = 0;
   let missing: string[] = [];
+  // Made only now: a merge refused for its inputs leaves no new folder behind.
+  await ensureOutputDir(opts.out);
   // One pass: each line is checked and copied, as it was, to a temporary file that only a clean check renames into place.
   await writeAtomically(opts.out, async (out) => {
     for (const file of opts.shards) {
