@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { aggregate, BATCH_PRICE, costOf, scoreFiles, turnBucket, TURN_BUCKETS, type UsageTotals } from '../src/core/score/aggregate.js';
 import { UserError } from '../src/core/errors.js';
+import { readProvenance } from '../src/core/score/comparability.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
 import { PUBLISHED } from '../src/core/dataset/published.js';
@@ -360,5 +361,23 @@ describe('cost of tokens', () => {
     const batch = 1.5 * 2 + 0.5 * 0.5 + 0.1 * 8;
     assert.ok(Math.abs(costOf(t, prices) - (online + BATCH_PRICE * batch)) < 1e-12);
     assert.equal(BATCH_PRICE, 0.5);
+  });
+});
+
+describe("a judged file's manifest that cannot be used", () => {
+  it('is a warning naming the file and what is wrong, never a refusal; the run scores with unknown provenance', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'judged.jsonl');
+    assert.deepEqual(await readProvenance(file), { provenance: { manifest: 'missing' }, warnings: [] });
+    for (const [text, why] of [
+      ['{', /judged\.jsonl\.manifest\.json: not valid JSON; its provenance counts as unknown$/],
+      ['{"stage": 3}', /judged\.jsonl\.manifest\.json: format: .+; its provenance counts as unknown$/],
+    ] as const) {
+      writeFileSync(`${file}.manifest.json`, text);
+      const got = await readProvenance(file);
+      assert.equal(got.provenance.manifest, 'invalid');
+      assert.equal(got.warnings.length, 1);
+      assert.match(got.warnings[0]!, why);
+    }
   });
 });

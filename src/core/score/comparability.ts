@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
 import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
 import { PUBLISHED_JUDGE, sameData } from '../dataset/index.js';
+import { UserError } from '../errors.js';
+import { readJsonFile } from '../files.js';
 import { loadRubrics } from '../rubrics/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
 
@@ -34,23 +35,16 @@ export interface Provenance {
 /** Reads `<file>.manifest.json` if there is one; a broken manifest is a warning, never a reason to refuse scoring. */
 export async function readProvenance(file: string): Promise<{ provenance: Provenance; warnings: string[] }> {
   const path = manifestPathFor(file);
-  let text: string;
+  let manifest: Manifest | undefined;
   try {
-    text = await readFile(path, 'utf8');
+    manifest = await readJsonFile(path, manifestSchema, { what: 'manifest', notJson: 'not valid JSON' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { provenance: { manifest: 'missing' }, warnings: [] };
-    return invalid(`${path}: cannot be read (${(err as Error).message})`);
+    if (err instanceof UserError) return invalid(err.message);
+    throw err;
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    return invalid(`${path}: not valid JSON (${(err as Error).message})`);
-  }
-  const parsed = manifestSchema.safeParse(json);
-  if (!parsed.success) return invalid(`${path}: ${issueText(parsed.error.issues[0])}`);
-  const out = provenanceOf(parsed.data, path);
-  out.provenance.rubricsByDomain ??= await bundledPerDomain(parsed.data);
+  if (!manifest) return { provenance: { manifest: 'missing' }, warnings: [] };
+  const out = provenanceOf(manifest, path);
+  out.provenance.rubricsByDomain ??= await bundledPerDomain(manifest);
   return out;
 }
 
