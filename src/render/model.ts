@@ -115,7 +115,7 @@ function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): vo
         .join(','),
     ),
   );
-  const wholeOverall = (run: ScoreReport['runs'][number]) => scoredDomains(run).length === run.score.domains.length;
+  const wholeOverall = (run: ScoreReport['runs'][number]) => run.score.macroDomains === run.score.domains.length;
   for (const c of columns) {
     const overall = c === MACRO || c === MICRO;
     const pools: LeaderRow[][] = [];
