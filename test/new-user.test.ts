@@ -23,6 +23,7 @@ import {
   readRowsOf,
   stackLines,
   tempDirs,
+  waitFor,
   worldReply,
   type Dataset,
 } from './support/dataset.js';
@@ -245,7 +246,7 @@ describe('Ctrl-C while requests wait to be tried again', () => {
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    while (limited.stats.requests < 2) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => limited.stats.requests >= 2, exited, 'the first two requests');
     const sentBeforeStop = limited.stats.requests;
     const started = Date.now();
     child.kill('SIGINT');
@@ -302,7 +303,7 @@ describe('Ctrl-C during the preflight check', () => {
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-      while (asked < 1) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => asked >= 1, exited, 'the models check');
       child.kill('SIGINT');
       assert.equal(await exited, 130, stderr);
       assert.doesNotMatch(stderr, /did not answer the models check/);
@@ -365,7 +366,7 @@ describe('the same command started twice on one output', () => {
     const out = join(root, 'twice', 'pred.jsonl');
     const first = spawnAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
     const firstDone = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
-    while (slow.stats.requests < 1) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => slow.stats.requests >= 1, firstDone, 'the first request');
     const second = await runAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
     assert.equal(second.code, 2, second.stderr);
     assert.match(second.stderr, /pred\.jsonl is being written by another awb run \(pid \d+\)/);

@@ -173,20 +173,34 @@ export async function countNewlines(path: string): Promise<number> {
   return n;
 }
 
-/** Resolves once `path` holds at least n lines; rejects if `exited` settles first. */
-export async function waitForLines(path: string, n: number, exited: Promise<unknown>, timeoutMs = 30_000): Promise<number> {
+/**
+ * Resolves once `ready()` holds; rejects if `exited` settles first or the
+ * deadline passes, so a test waiting on a child that died fails instead of hanging.
+ */
+export async function waitFor(
+  ready: () => boolean | Promise<boolean>,
+  exited: Promise<unknown>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   let done = false;
   const gone = exited.then(() => {
     done = true;
   });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const count = await countNewlines(path);
-    if (count >= n) return count;
-    if (done) throw new Error(`awb exited with ${count} lines in ${path}, before reaching ${n}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} lines in ${path} (have ${count})`);
+    if (await ready()) return;
+    if (done) throw new Error(`awb exited before ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Promise.race([gone, new Promise((r) => setTimeout(r, 5))]);
   }
+}
+
+/** Resolves once `path` holds at least n lines; rejects if `exited` settles first. */
+export async function waitForLines(path: string, n: number, exited: Promise<unknown>, timeoutMs = 30_000): Promise<number> {
+  let count = 0;
+  await waitFor(async () => (count = await countNewlines(path)) >= n, exited, `${n} lines in ${path}`, timeoutMs);
+  return count;
 }
 
 /** A world-model reply that depends only on the request, so runs can be compared line for line. */
