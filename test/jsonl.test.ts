@@ -37,3 +37,22 @@ test('lines are split on \\n only, with their offsets, whether they fit a read o
     }
   }
 });
+
+test('a reader left after its first line, with its next read under way, ends cleanly, and the next reader (given its buffers) reads right', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'awb-lines-'));
+  // Lines over several 1 MB reads, so the reader left early has its next read under way.
+  const lineOf = (c: string, i: number) => c.repeat(300_000 + i * 7919);
+  const a = Array.from({ length: 12 }, (_, i) => lineOf('a', i));
+  const b = Array.from({ length: 12 }, (_, i) => lineOf('b', i));
+  await writeFile(join(dir, 'a.jsonl'), a.join('\n') + '\n');
+  await writeFile(join(dir, 'b.jsonl'), b.join('\n') + '\n');
+  for (let round = 0; round < 3; round++) {
+    for await (const l of readLineBytes(join(dir, 'a.jsonl'))) {
+      assert.equal(l.bytes.toString(), a[0]);
+      break;
+    }
+    const got: string[] = [];
+    for await (const l of readLineBytes(join(dir, 'b.jsonl'))) got.push(l.bytes.toString());
+    assert.deepEqual(got, b);
+  }
+});

@@ -20,15 +20,15 @@ const LONG_KEPT = 4 * READ_SIZE;
  * files one after another (the plan, then the rows), and fresh buffers for
  * each would pile up until the garbage collector next looks.
  */
-const spareBuffers: { buf: Buffer; long: Buffer }[] = [];
+const spareBuffers: { reads: [Buffer, Buffer]; long: Buffer }[] = [];
 
 /**
  * Reads a file line by line as bytes, splitting on `\n` only, without a
  * leading byte order mark. JSONL from the
  * real data holds raw U+2028/U+2029 inside strings, which readline-style
  * splitters may treat as line breaks; here they stay inside their line.
- * Memory holds one line at a time (a row may be several MB) plus one read
- * buffer, and a caller that skips a line never pays for decoding it.
+ * Memory holds one line at a time (a row may be several MB) plus two read
+ * buffers, and a caller that skips a line never pays for decoding it.
  */
 export async function* readLineBytes(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<LineBytes> {
   let handle: FileHandle;
@@ -37,43 +37,54 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   } catch (err) {
     throw fileError(path, err);
   }
-  // One read buffer and one buffer for lines longer than what is left of a
-  // read, both reused: a fresh buffer per read would leave hundreds of MB
-  // for the garbage collector to find on a full-size file.
+  // Two read buffers, reused: the next read fills one while the lines of the
+  // other are handed out. A line that runs past a read is gathered in `long`,
+  // also reused: fresh buffers per read would leave hundreds of MB for the
+  // garbage collector to find on a full-size file.
   const size = opts.highWaterMark ?? READ_SIZE;
   const kept = size === READ_SIZE ? spareBuffers.pop() : undefined;
-  const buf = kept?.buf ?? Buffer.allocUnsafe(size);
+  const reads = kept?.reads ?? [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
   let long = kept?.long ?? Buffer.allocUnsafe(0);
-  const read = async (into: Buffer, length: number, at: number): Promise<number> => {
-    try {
-      return (await handle.read(into, 0, length, at)).bytesRead;
-    } catch (err) {
-      throw fileError(path, err);
+  let carried = 0; // bytes of the current line gathered in `long` from earlier reads
+  const carry = (piece: Buffer) => {
+    if (carried + piece.length > long.length) {
+      const grown = Buffer.allocUnsafe(Math.max(size, Math.ceil((carried + piece.length) * 1.5)));
+      long.copy(grown, 0, 0, carried);
+      long = grown;
     }
+    carried += piece.copy(long, carried);
   };
-  // A line that runs past the read buffer is read again whole once its end
-  // is found: growing a copy read by read would leave a trail of ever larger
-  // buffers behind every multi-MB line.
-  const readWhole = async (start: number, length: number): Promise<Buffer> => {
-    if (long.length < length) long = Buffer.allocUnsafe(length + (length >> 2));
-    if ((await read(long, length, start)) < length) throw new UserError(`${path}: the file got shorter while it was being read`);
-    return long.subarray(0, length);
-  };
+  const read = (into: Buffer, at: number): Promise<number> =>
+    handle.read(into, 0, into.length, at).then(
+      (r) => r.bytesRead,
+      (err: unknown) => {
+        throw fileError(path, err);
+      },
+    );
   let offset = 0; // byte offset of the current line's first byte
   let lineNo = 0;
   let pos = 0;
+  let which = 0;
+  let pending = read(reads[0], 0);
   try {
     for (;;) {
       const chunkStart = pos;
-      const bytesRead = await read(buf, buf.length, pos);
+      const bytesRead = await pending;
       if (bytesRead === 0) break;
       pos += bytesRead;
-      const chunk = buf.subarray(0, bytesRead);
+      const chunk = reads[which]!.subarray(0, bytesRead);
+      which ^= 1;
+      pending = read(reads[which]!, pos);
       let from = 0;
       // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
       if (chunkStart === 0 && bytesRead >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) offset = from = 3;
       for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
-        const bytes = offset < chunkStart ? await readWhole(offset, chunkStart + nl - offset) : chunk.subarray(from, nl);
+        let bytes = chunk.subarray(from, nl);
+        if (carried) {
+          carry(bytes);
+          bytes = long.subarray(0, carried);
+          carried = 0;
+        }
         lineNo++;
         const end = offset + bytes.length + 1;
         yield { bytes, lineNo, start: offset, end, terminated: true };
@@ -82,14 +93,17 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
         offset = end;
         from = nl + 1;
       }
+      if (from < chunk.length) carry(chunk.subarray(from));
     }
-    if (offset < pos) {
+    if (carried) {
       lineNo++;
-      yield { bytes: await readWhole(offset, pos - offset), lineNo, start: offset, end: pos, terminated: false };
+      yield { bytes: long.subarray(0, carried), lineNo, start: offset, end: pos, terminated: false };
     }
   } finally {
+    // A reader left early has its next read under way: settled here, so its failure cannot go unhandled.
+    await pending.catch(() => undefined);
     if (size === READ_SIZE && spareBuffers.length < 2)
-      spareBuffers.push({ buf, long: long.length > LONG_KEPT ? Buffer.allocUnsafe(0) : long });
+      spareBuffers.push({ reads, long: long.length > LONG_KEPT ? Buffer.allocUnsafe(0) : long });
     await handle.close();
   }
 }
