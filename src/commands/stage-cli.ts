@@ -63,7 +63,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         ...c.pool.batchTarget(),
         output: c.output,
         plan: c.plan,
-        limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb },
+        limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb * 1e6 },
         pollMs: o.batchPoll,
         secrets: c.secrets,
         signal: interrupts.stop,
@@ -83,7 +83,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       force: o.force,
       retryFailed: o.retryFailed,
       concurrency: o.concurrency,
-      maxInflightBytes: o.maxInflightMb,
+      maxInflightBytes: o.maxInflightMb === 0 ? Infinity : o.maxInflightMb * 1e6,
       onBadRow: o.onBadRow,
       stop: interrupts.stop,
       abort: interrupts.abort,
@@ -157,7 +157,7 @@ export function poolSettings(o: SharedOptions) {
   return {
     timeoutMs: o.timeout,
     maxRetries: o.maxRetries,
-    maxReplyBytes: o.maxReplyMb,
+    maxReplyBytes: o.maxReplyMb * 2 ** 20,
     ...(o.stream ? { stream: true, idleMs: o.streamIdle } : {}),
   };
 }
