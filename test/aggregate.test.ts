@@ -334,6 +334,37 @@ describe('comparability', () => {
   });
 });
 
+describe('a run whose Overall leaves a domain out', () => {
+  const d = tempDir('awb-partial-');
+  const complete = writeJudged(d, 'complete.jsonl', [judgedRow({ domain: 'mcp' }), judgedRow({ domain: 'swe' })]);
+  const holed = writeJudged(d, 'holed.jsonl', [judgedRow({ domain: 'mcp' }), judgedRow({ domain: 'swe', failed: 1 })]);
+  const leavesOut = /holed\.jsonl: no valid rows in SWE, so its Overall leaves that domain out \(macro: 1 of 2 domains\)/;
+  /** The notes about what an Overall averages (the files have no manifest: a note says so too). */
+  const overallNotes = async (files: string[]) => (await scoreFiles(scoreRequestOf(files))).notes.filter((n) => /Overall/.test(n));
+
+  it('alone: one note says so', async () => {
+    const notes = await overallNotes([holed]);
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, leavesOut);
+  });
+
+  it('beside a run that averages more: only the coverage note, which names each set', async () => {
+    const notes = await overallNotes([complete, holed]);
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(
+      notes[0]!,
+      /^domains differ, so Overall averages different sets and is not ranked \(mcp, swe in complete\.jsonl; mcp in holed\.jsonl\)/,
+    );
+  });
+
+  it('beside a run that averages the same set: its own note', async () => {
+    const narrow = writeJudged(d, 'narrow.jsonl', [judgedRow({ domain: 'mcp' })]);
+    const notes = await overallNotes([narrow, holed]);
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, leavesOut);
+  });
+});
+
 describe('cost of tokens', () => {
   const totals = (over: Partial<UsageTotals>): UsageTotals => ({
     rows: 1,

@@ -261,7 +261,7 @@ describe('Ctrl-C while requests wait to be tried again', () => {
 });
 
 describe('a run with a domain whose rows all failed', () => {
-  it('is not ranked best on Overall against a complete run, and a note says its Overall leaves the domain out', async () => {
+  it('is not ranked best on Overall against a complete run, and one note says what its Overall averages', async () => {
     const holed = join(root, 'holed', 'judged.jsonl');
     await mkdir(join(holed, '..'), { recursive: true });
     const rows = (await readRowsOf(judged)).map((row) =>
@@ -281,10 +281,17 @@ describe('a run with a domain whose rows all failed', () => {
     const [complete, partial] = report.runs;
     assert.equal(partial!.overall.macro.domains, complete!.overall.macro.domains! - 1);
     for (const run of report.runs) for (const cell of [run.overall.macro, run.overall.micro]) assert.equal(cell.best, false);
-    assert.ok(
-      report.notes.some((n) => /no valid rows in SWE, so its Overall leaves that domain out/.test(n)),
-      report.notes.join('\n'),
+    // The coverage note names the set each Overall averages: all seven, and six without SWE.
+    const coverage = report.notes.filter((n) => /Overall/.test(n));
+    assert.equal(coverage.length, 1, report.notes.join('\n'));
+    assert.match(
+      coverage[0]!,
+      /^domains differ, so Overall averages different sets and is not ranked \(all seven in [^;]+; ((?!swe)\w+, ){5}(?!swe)\w+ in /,
     );
+    const alone = await runAwb(['score', holed, '--format', 'json', '--no-ci']);
+    const notes = (JSON.parse(alone.stdout) as { notes: string[] }).notes.filter((n) => /Overall/.test(n));
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, /judged\.jsonl: no valid rows in SWE, so its Overall leaves that domain out \(macro: 6 of 7 domains\)$/);
   });
 });
 
