@@ -8,7 +8,8 @@ import { readProvenance } from '../src/core/score/comparability.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
 import { PUBLISHED } from '../src/core/dataset/published.js';
-import { judgedManifest, judgedRow, jsonl, scoreRequestOf, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+import { judgedManifest, judgedRow, scoreRequestOf, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+import { jsonl } from './support/dataset.js';
 
 const dir = tempDir('awb-aggregate-');
 
