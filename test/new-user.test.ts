@@ -11,7 +11,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runAwb, spawnAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
 import {
   countNewlines,
   errorLines,
@@ -206,15 +206,12 @@ describe('Ctrl-C while requests wait to be tried again', () => {
   it('stops at once: a request waiting out a Retry-After is not sent again, and its row is left for the next run', async () => {
     const limited = await server({ reply: worldReply, faults: () => ({ kind: '429', retryAfter: 60 }) });
     const out = join(root, 'rate-limited', 'pred.jsonl');
-    const child = spawnAwb(inferArgs(limited.url, ds.dir, out, ['-c', '2', '--grace', '60']));
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await waitFor(() => limited.stats.requests >= 2, exited, 'the first two requests');
+    const run = startAwb(inferArgs(limited.url, ds.dir, out, ['-c', '2', '--grace', '60']));
+    await waitFor(() => limited.stats.requests >= 2, run.exited, 'the first two requests');
     const sentBeforeStop = limited.stats.requests;
     const started = Date.now();
-    child.kill('SIGINT');
-    const code = await exited;
+    run.child.kill('SIGINT');
+    const { code, stderr } = await run.exited;
     assert.equal(code, 130, stderr);
     // The retries were due in 60 s and the grace is 60 s: an exit well before either means nobody waited for them.
     assert.ok(Date.now() - started < 30_000, 'the stop waited for the Retry-After');
@@ -263,13 +260,11 @@ describe('Ctrl-C during the preflight check', () => {
     // Takes the request and never answers.
     const { url, seen } = await rawServer(() => undefined);
     const out = join(root, 'preflight-stop', 'pred.jsonl');
-    const child = spawnAwb(inferArgs(url, ds.dir, out));
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await waitFor(() => seen.length >= 1, exited, 'the models check');
-    child.kill('SIGINT');
-    assert.equal(await exited, 130, stderr);
+    const run = startAwb(inferArgs(url, ds.dir, out));
+    await waitFor(() => seen.length >= 1, run.exited, 'the models check');
+    run.child.kill('SIGINT');
+    const { code, stderr } = await run.exited;
+    assert.equal(code, 130, stderr);
     assert.doesNotMatch(stderr, /did not answer the models check/);
     assert.match(stderr, /interrupted with \d+ rows left/);
   });
@@ -285,11 +280,9 @@ describe('output piped into a reader that stops early (`awb rows … | head`)', 
       Array.from({ length: 60 }, (_, copy) => rows.map((row) => ({ ...row, id: `${String(row.id)}-${copy}` }))).flat(),
     );
     for (const format of ['table', 'json']) {
-      const child = spawnAwb(['rows', many, '--format', format]);
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const { child, exited } = startAwb(['rows', many, '--format', format]);
       child.stdout!.once('data', () => child.stdout!.destroy());
-      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      const { code, stderr } = await exited;
       assert.equal(code, 0, stderr);
       assert.deepEqual(stackLines(stderr), []);
       assert.doesNotMatch(stderr, /EPIPE/);
@@ -323,23 +316,23 @@ describe('the same command started twice on one output', () => {
       },
     });
     const out = join(root, 'twice', 'pred.jsonl');
-    const first = spawnAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
-    const firstDone = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
-    await waitFor(() => slow.stats.requests >= 1, firstDone, 'the first request');
+    const first = startAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
+    await waitFor(() => slow.stats.requests >= 1, first.exited, 'the first request');
     const second = await runAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
     assert.equal(second.code, 2, second.stderr);
     assert.match(second.stderr, /pred\.jsonl is being written by another awb run \(pid \d+\)/);
     release();
-    assert.equal(await firstDone, 0);
+    const done = await first.exited;
+    assert.equal(done.code, 0, done.stderr);
     const rows = await readRowsOf(out);
     assert.equal(rows.length, ds.rows.length);
     assert.equal(new Set(rows.map(keyOf)).size, rows.length);
     assert.equal(existsSync(`${out}.lock`), false);
 
     // A run killed with -9 leaves its lock; its process is gone, so the next run goes on.
-    const gone = spawnAwb(['--version']);
-    await new Promise((r) => gone.on('close', r));
-    await writeFile(`${out}.lock`, `${gone.pid} ${hostname()}\n`);
+    const gone = startAwb(['--version']);
+    await gone.exited;
+    await writeFile(`${out}.lock`, `${gone.child.pid} ${hostname()}\n`);
     const again = await runAwb(inferArgs(slow.url, ds.dir, out));
     assert.equal(again.code, 0, again.stderr);
     assert.equal(existsSync(`${out}.lock`), false);

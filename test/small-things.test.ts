@@ -21,7 +21,7 @@ import {
 import { pathSegment } from '../src/commands/options.js';
 import { inferStage } from '../src/core/infer/index.js';
 import { emptyTally } from '../src/core/runner/accounting.js';
-import { runAwb, spawnAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
 import {
   closedPort,
   errorLines,
@@ -193,13 +193,10 @@ describe('an endpoint that dies mid-run (end to end)', () => {
     const ds = await makeDataset(dir, 60);
     const s = await server({ reply: worldReply, latencyMs: 20 });
     const out = join(dir, 'pred.jsonl');
-    const child = spawnAwb(inferArgs(s.url, ds.dir, out, ['-c', '2', '--max-retries', '3']));
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await waitForLines(out, 5, exited);
+    const run = startAwb(inferArgs(s.url, ds.dir, out, ['-c', '2', '--max-retries', '3']));
+    await waitForLines(out, 5, run.exited);
     await s.close();
-    const code = await exited;
+    const { code, stderr } = await run.exited;
     assert.equal(code, 3, stderr);
     assert.deepEqual(errorLines(stderr).length, 1, stderr);
     assert.match(errorLines(stderr)[0]!, /world model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 keeps failing to connect \(ECONNREFUSED/);
