@@ -53,6 +53,15 @@ before(async () => {
 
 after(() => temps.cleanup());
 
+/** The finished run's judged rows at `path`, those that `failing` picks failed with `error` (every grade 0). */
+async function writeFailed(path: string, error: string, failing: (row: Record<string, unknown>) => boolean): Promise<void> {
+  const failed = { failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0, error_message: error };
+  await writeJsonl(
+    path,
+    (await readRowsOf(judged)).map((row) => (failing(row) ? { ...row, ...failed } : row)),
+  );
+}
+
 /** The same file with a UTF-8 byte order mark in front, as Notepad saves it. */
 async function withBom(from: string, to: string): Promise<void> {
   await mkdir(join(to, '..'), { recursive: true });
@@ -183,12 +192,7 @@ describe('an empty --domains', () => {
 describe('score --failures-as-lowest', () => {
   it('scores a file whose rows all failed (0, each row at the lowest grade) instead of refusing it', async () => {
     const failed = join(root, 'all-failed', 'judged.jsonl');
-    const rows = (await readRowsOf(judged)).map((row) => ({
-      ...row,
-      ...{ failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0 },
-      error_message: 'Judge scoring failed: reply could not be parsed: no JSON object',
-    }));
-    await writeJsonl(failed, rows);
+    await writeFailed(failed, 'Judge scoring failed: reply could not be parsed: no JSON object', () => true);
     const refused = await runAwb(['score', failed]);
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /no valid judged rows \(all \d+ rows failed\)/);
@@ -224,13 +228,8 @@ describe('Ctrl-C while requests wait to be tried again', () => {
 describe('a run with a domain whose rows all failed', () => {
   it('is not ranked best on Overall against a complete run, and one note says what its Overall averages', async () => {
     const holed = join(root, 'holed', 'judged.jsonl');
-    const rows = (await readRowsOf(judged)).map((row) =>
-      row.task === 'swe'
-        ? { ...row, failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0, error_message: 'x' }
-        : row,
-    );
     // Averaged over six domains against seven, either Overall could come out higher: neither may be marked best.
-    await writeJsonl(holed, rows);
+    await writeFailed(holed, 'x', (row) => row.task === 'swe');
     const r = await runAwb(['score', judged, holed, '--format', 'json', '--no-ci']);
     assert.equal(r.code, 0, r.stderr);
     type Cell = { score: number; best: boolean; domains?: number };
@@ -342,10 +341,7 @@ describe('the same command started twice on one output', () => {
 describe('the regression gate and a candidate domain that failed whole', () => {
   it('fails unless --allow-partial: a domain without one valid row has no delta, so no test could see it fall', async () => {
     const broken = join(root, 'broken-swe', 'judged.jsonl');
-    const rows = (await readRowsOf(judged)).map((row) =>
-      row.task === 'swe' ? { ...row, failed: 1, total_score: 0, error_message: 'No model generation' } : row,
-    );
-    await writeJsonl(broken, rows);
+    await writeFailed(broken, 'No model generation', (row) => row.task === 'swe');
     const gated = await runAwb(['compare', judged, broken, '--fail-below', '1']);
     assert.equal(gated.code, 4, gated.stdout + gated.stderr);
     assert.match(gated.stdout, /every paired row failed in .* in SWE/);
