@@ -8,7 +8,8 @@ import { readProvenance } from '../src/core/score/comparability.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
 import { PUBLISHED } from '../src/core/dataset/published.js';
-import { judgedManifest, judgedRow, jsonl, scoreRequestOf, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+import { judgedManifest, judgedRow, scoreRequestOf, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+import { jsonl } from './support/dataset.js';
 
 const dir = tempDir('awb-aggregate-');
 
@@ -331,6 +332,37 @@ describe('comparability', () => {
     ]);
     assert.equal(report.warnings.length, 1);
     assert.match(report.warnings[0]!, /w\.jsonl\.manifest\.json: version: .*; its provenance counts as unknown/);
+  });
+});
+
+describe('a run whose Overall leaves a domain out', () => {
+  const d = tempDir('awb-partial-');
+  const complete = writeJudged(d, 'complete.jsonl', [judgedRow({ domain: 'mcp' }), judgedRow({ domain: 'swe' })]);
+  const holed = writeJudged(d, 'holed.jsonl', [judgedRow({ domain: 'mcp' }), judgedRow({ domain: 'swe', failed: 1 })]);
+  const leavesOut = /holed\.jsonl: no valid rows in SWE, so its Overall leaves that domain out \(macro: 1 of 2 domains\)/;
+  /** The notes about what an Overall averages (the files have no manifest: a note says so too). */
+  const overallNotes = async (files: string[]) => (await scoreFiles(scoreRequestOf(files))).notes.filter((n) => /Overall/.test(n));
+
+  it('alone: one note says so', async () => {
+    const notes = await overallNotes([holed]);
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, leavesOut);
+  });
+
+  it('beside a run that averages more: only the coverage note, which names each set', async () => {
+    const notes = await overallNotes([complete, holed]);
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(
+      notes[0]!,
+      /^domains differ, so Overall averages different sets and is not ranked \(mcp, swe in complete\.jsonl; mcp in holed\.jsonl\)/,
+    );
+  });
+
+  it('beside a run that averages the same set: its own note', async () => {
+    const narrow = writeJudged(d, 'narrow.jsonl', [judgedRow({ domain: 'mcp' })]);
+    const notes = await overallNotes([narrow, holed]);
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, leavesOut);
   });
 });
 

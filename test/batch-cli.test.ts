@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runAwb, spawnAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
 import { startBatchServer, type BatchLine, type BatchReplyFn, type BatchServer } from './support/batch-server.js';
 import { judgeReply, makeDataset, readRowsOf, rowMarker, tempDirs, worldReply, writePredictions, type Dataset } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
@@ -127,12 +127,7 @@ test('stopped by Ctrl-C, then killed mid-poll (SIGKILL), and run again, judge --
   const state = `${out}.batches.json`;
   /** Starts the run and resolves once its batch is recorded and being polled (it stays `validating` until the test lets it go on). */
   const polling = async () => {
-    const child = spawnAwb(args);
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-      child.on('close', (code) => resolve({ code, stderr })),
-    );
+    const { child, exited } = startAwb(args);
     for (;;) {
       const recorded = await readFile(state, 'utf8').then(
         (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,

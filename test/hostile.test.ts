@@ -5,50 +5,20 @@
  * token counts no price can be computed from.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { brief } from '../src/core/shown.js';
 import { runAwb, type AwbResult } from './support/cli.js';
-import { judgeReply, makeDataset, stackLines, synthRows, tempDirs, worldReply, writeDataset, writePredictions } from './support/dataset.js';
+import { judgeReply, makeDataset, synthRows, tempDirs, worldReply, writeDataset, writeJsonl, writePredictions } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
+import { json, models, rawServer } from './support/raw-server.js';
+import { refusalLine } from './support/refusal.js';
 import { judgedRow, writeJudged } from './fixtures/judged/rows.js';
 
 const temps = tempDirs('hostile');
 after(() => temps.cleanup());
 const server = useServers();
-
-/** A bare HTTP server on 127.0.0.1 that answers as `handle` says (or not at all); closed after the file. */
-async function rawServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; seen: string[] }> {
-  const seen: string[] = [];
-  const sockets = new Set<Socket>();
-  const s = createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    handle(req, res);
-  });
-  s.on('connection', (c) => {
-    sockets.add(c);
-    c.on('close', () => sockets.delete(c));
-  });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  after(
-    () =>
-      new Promise<void>((r) => {
-        for (const c of sockets) c.destroy();
-        s.close(() => r());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`, seen };
-}
-
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
-
-const models = (res: ServerResponse) => json(res, 200, { object: 'list', data: [{ id: 'test-model', object: 'model' }] });
 
 /** Screen clear, window title, and an OSC 8 hyperlink (no slash: task values take the part after the last one). */
 const ESCAPES = '\x1b[2J\x1b]0;pwned\x07\x1b]8;;mailto:evil@example.com\x1b\\click\x1b]8;;\x1b\\';
@@ -72,13 +42,11 @@ async function allFiles(dir: string): Promise<string> {
   return (await Promise.all(files.map((f) => readFile(join(f.parentPath, f.name), 'utf8')))).join('\n');
 }
 
+/** A refusal whose one `awb:` line is all of stderr. */
 function oneLine(r: AwbResult): string {
-  assert.notEqual(r.code, 0, 'should fail');
-  assert.deepEqual(stackLines(r.stderr), [], r.stderr);
-  const lines = r.stderr.trim().split('\n');
-  assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0]!, /^awb: /);
-  return lines[0]!;
+  const line = refusalLine(r);
+  assert.equal(r.stderr.trim(), line);
+  return line;
 }
 
 describe('--force never writes over an input reached through a link', () => {
@@ -221,7 +189,7 @@ describe('terminal escapes from servers and files are shown spelled out', () => 
     const work = await temps.make();
     const rows = synthRows(2, ['mcp']).map((r) => ({ ...r, task: `mcp${ESCAPES}` }));
     const ds = await writeDataset(join(work, 'data'), []);
-    await writeFile(join(ds.dir, 'mcp_test.jsonl'), rows.map((r) => JSON.stringify(r) + '\n').join(''));
+    await writeJsonl(join(ds.dir, 'mcp_test.jsonl'), rows);
     const s = await server({ reply: worldReply });
     const r = await runAwb(inferArgs(s.url, ds.dir, join(work, 'out.jsonl')));
     assert.equal(r.code, 0, r.stderr);

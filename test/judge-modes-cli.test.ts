@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lastUserText, startOpenAIServer, type ChatRequest, type FakeServer, type ReplyFn } from './support/openai-server.js';
-import { runAwb, spawnAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
 import { rowMarker, synthRows, tempDirs, waitForLines, type SynthRow } from './support/dataset.js';
 import { sampleSd } from '../src/core/score/index.js';
 
@@ -180,8 +180,7 @@ test('turing resumes after a kill without asking finished rows again', async () 
     '--predictions',
     cand,
   ];
-  const child = spawnAwb(args);
-  const exited = new Promise((res) => child.on('close', res));
+  const { child, exited } = startAwb(args);
   await waitForLines(out, 3, exited);
   child.kill('SIGKILL');
   await exited;

@@ -8,12 +8,10 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runAwb, spawnAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
 import {
   countNewlines,
   errorLines,
@@ -25,10 +23,13 @@ import {
   tempDirs,
   waitFor,
   worldReply,
+  writeJsonl,
   type Dataset,
 } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import type { FakeServer } from './support/openai-server.js';
+import { rawServer } from './support/raw-server.js';
+import { refusalLine, snapshot } from './support/refusal.js';
 
 const temps = tempDirs('new-user');
 const server = useServers();
@@ -51,6 +52,15 @@ before(async () => {
 });
 
 after(() => temps.cleanup());
+
+/** The finished run's judged rows at `path`, those that `failing` picks failed with `error` (every grade 0). */
+async function writeFailed(path: string, error: string, failing: (row: Record<string, unknown>) => boolean): Promise<void> {
+  const failed = { failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0, error_message: error };
+  await writeJsonl(
+    path,
+    (await readRowsOf(judged)).map((row) => (failing(row) ? { ...row, ...failed } : row)),
+  );
+}
 
 /** The same file with a UTF-8 byte order mark in front, as Notepad saves it. */
 async function withBom(from: string, to: string): Promise<void> {
@@ -93,11 +103,7 @@ describe('output paths', { concurrency: 3 }, () => {
   it('report -o a folder: one line, exit 2, no stack', async () => {
     const folder = join(root, 'a-folder');
     await mkdir(folder, { recursive: true });
-    const r = await runAwb(['report', judged, '-o', folder]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.deepEqual(stackLines(r.stderr), []);
-    assert.equal(errorLines(r.stderr).length, 1, r.stderr);
-    assert.match(r.stderr, /a-folder: is a folder/);
+    assert.match(refusalLine(await runAwb(['report', judged, '-o', folder]), 2), /a-folder: is a folder/);
   });
 
   it('report -o and merge -o in a folder that does not exist yet create it, as infer does', async () => {
@@ -129,65 +135,33 @@ describe('output paths', { concurrency: 3 }, () => {
   });
 
   it('report -o under a regular file: one line, exit 2, nothing written', async () => {
-    const r = await runAwb(['report', judged, '-o', join(judged, 'report.html')]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.deepEqual(stackLines(r.stderr), []);
-    assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+    const before = await snapshot([judged]);
+    refusalLine(await runAwb(['report', judged, '-o', join(judged, 'report.html')]), 2);
+    assert.deepEqual(await snapshot([judged]), before);
   });
 });
 
-/** A server answering every chat completion with the same plain JSON body, whatever was asked (streaming included). */
-async function plainServer(body: unknown): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
-  let requests = 0;
-  const srv: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: [{ id: 'test-model', object: 'model' }] }));
-      requests++;
-      res.end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`,
-    requests: () => requests,
-    close: () => new Promise((r) => srv.close(() => r())),
-  };
-}
-
-const completion = (choices: unknown[]) => ({ id: 'x', object: 'chat.completion', created: 1, model: 'test-model', choices });
-
 describe('replies without an answer', () => {
   it('an empty choices list is a malformed reply: asked again, and the row left for the next run (exit 1), not an empty generation', async () => {
-    // A gateway that lost the answer.
-    const s = await plainServer(completion([]));
-    try {
-      const out = join(root, 'no-choices', 'pred.jsonl');
-      const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
-      assert.equal(r.code, 1, r.stderr);
-      const rows = await readRowsOf(out);
-      assert.ok(rows.length > 0);
-      for (const row of rows) assert.match(String(row.error), /without choices/);
-      assert.ok(s.requests() > rows.length, 'the malformed replies were not asked again');
-    } finally {
-      await s.close();
-    }
+    const s = await server({ faults: () => 'no-choices' });
+    const out = join(root, 'no-choices', 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.ok(rows.length > 0);
+    for (const row of rows) assert.match(String(row.error), /without choices/);
+    assert.ok(s.stats.requests > rows.length, 'the malformed replies were not asked again');
   });
 
   it('with --stream, a server that answers plain JSON instead of events leaves its rows failed (exit 1), not empty', async () => {
-    const s = await plainServer(completion([{ index: 0, message: { role: 'assistant', content: 'an answer' }, finish_reason: 'stop' }]));
-    try {
-      const out = join(root, 'no-events', 'pred.jsonl');
-      const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--stream', '--max-retries', '0']));
-      assert.equal(r.code, 1, r.stderr);
-      const rows = await readRowsOf(out);
-      assert.ok(rows.length > 0);
-      for (const row of rows) assert.match(String(row.error), /no choice in its stream/);
-      assert.doesNotMatch(r.stderr, /rows empty/);
-    } finally {
-      await s.close();
-    }
+    const s = await server({ faults: () => 'unstreamed' });
+    const out = join(root, 'no-events', 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--stream', '--max-retries', '0']));
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.ok(rows.length > 0);
+    for (const row of rows) assert.match(String(row.error), /no choice in its stream/);
+    assert.doesNotMatch(r.stderr, /rows empty/);
   });
 
   it('the summary names empty replies as such, not as an unknown error', async () => {
@@ -218,13 +192,7 @@ describe('an empty --domains', () => {
 describe('score --failures-as-lowest', () => {
   it('scores a file whose rows all failed (0, each row at the lowest grade) instead of refusing it', async () => {
     const failed = join(root, 'all-failed', 'judged.jsonl');
-    await mkdir(join(failed, '..'), { recursive: true });
-    const rows = (await readRowsOf(judged)).map((row) => ({
-      ...row,
-      ...{ failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0 },
-      error_message: 'Judge scoring failed: reply could not be parsed: no JSON object',
-    }));
-    await writeFile(failed, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    await writeFailed(failed, 'Judge scoring failed: reply could not be parsed: no JSON object', () => true);
     const refused = await runAwb(['score', failed]);
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /no valid judged rows \(all \d+ rows failed\)/);
@@ -242,15 +210,12 @@ describe('Ctrl-C while requests wait to be tried again', () => {
   it('stops at once: a request waiting out a Retry-After is not sent again, and its row is left for the next run', async () => {
     const limited = await server({ reply: worldReply, faults: () => ({ kind: '429', retryAfter: 60 }) });
     const out = join(root, 'rate-limited', 'pred.jsonl');
-    const child = spawnAwb(inferArgs(limited.url, ds.dir, out, ['-c', '2', '--grace', '60']));
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await waitFor(() => limited.stats.requests >= 2, exited, 'the first two requests');
+    const run = startAwb(inferArgs(limited.url, ds.dir, out, ['-c', '2', '--grace', '60']));
+    await waitFor(() => limited.stats.requests >= 2, run.exited, 'the first two requests');
     const sentBeforeStop = limited.stats.requests;
     const started = Date.now();
-    child.kill('SIGINT');
-    const code = await exited;
+    run.child.kill('SIGINT');
+    const { code, stderr } = await run.exited;
     assert.equal(code, 130, stderr);
     // The retries were due in 60 s and the grace is 60 s: an exit well before either means nobody waited for them.
     assert.ok(Date.now() - started < 30_000, 'the stop waited for the Retry-After');
@@ -261,16 +226,10 @@ describe('Ctrl-C while requests wait to be tried again', () => {
 });
 
 describe('a run with a domain whose rows all failed', () => {
-  it('is not ranked best on Overall against a complete run, and a note says its Overall leaves the domain out', async () => {
+  it('is not ranked best on Overall against a complete run, and one note says what its Overall averages', async () => {
     const holed = join(root, 'holed', 'judged.jsonl');
-    await mkdir(join(holed, '..'), { recursive: true });
-    const rows = (await readRowsOf(judged)).map((row) =>
-      row.task === 'swe'
-        ? { ...row, failed: 1, total_score: 0, format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0, error_message: 'x' }
-        : row,
-    );
     // Averaged over six domains against seven, either Overall could come out higher: neither may be marked best.
-    await writeFile(holed, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    await writeFailed(holed, 'x', (row) => row.task === 'swe');
     const r = await runAwb(['score', judged, holed, '--format', 'json', '--no-ci']);
     assert.equal(r.code, 0, r.stderr);
     type Cell = { score: number; best: boolean; domains?: number };
@@ -281,56 +240,48 @@ describe('a run with a domain whose rows all failed', () => {
     const [complete, partial] = report.runs;
     assert.equal(partial!.overall.macro.domains, complete!.overall.macro.domains! - 1);
     for (const run of report.runs) for (const cell of [run.overall.macro, run.overall.micro]) assert.equal(cell.best, false);
-    assert.ok(
-      report.notes.some((n) => /no valid rows in SWE, so its Overall leaves that domain out/.test(n)),
-      report.notes.join('\n'),
+    // The coverage note names the set each Overall averages: all seven, and six without SWE.
+    const coverage = report.notes.filter((n) => /Overall/.test(n));
+    assert.equal(coverage.length, 1, report.notes.join('\n'));
+    assert.match(
+      coverage[0]!,
+      /^domains differ, so Overall averages different sets and is not ranked \(all seven in [^;]+; ((?!swe)\w+, ){5}(?!swe)\w+ in /,
     );
+    const alone = await runAwb(['score', holed, '--format', 'json', '--no-ci']);
+    const notes = (JSON.parse(alone.stdout) as { notes: string[] }).notes.filter((n) => /Overall/.test(n));
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, /judged\.jsonl: no valid rows in SWE, so its Overall leaves that domain out \(macro: 6 of 7 domains\)$/);
   });
 });
 
 describe('Ctrl-C during the preflight check', () => {
   it('ends the run as interrupted (130) at once, not as a dead endpoint (3) after the check times out', async () => {
-    let asked = 0;
-    const mute: Server = createServer((req) => {
-      asked++;
-      req.resume(); // takes the request and never answers
-    });
-    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
-    try {
-      const url = `http://127.0.0.1:${(mute.address() as AddressInfo).port}/v1`;
-      const out = join(root, 'preflight-stop', 'pred.jsonl');
-      const child = spawnAwb(inferArgs(url, ds.dir, out));
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-      await waitFor(() => asked >= 1, exited, 'the models check');
-      child.kill('SIGINT');
-      assert.equal(await exited, 130, stderr);
-      assert.doesNotMatch(stderr, /did not answer the models check/);
-      assert.match(stderr, /interrupted with \d+ rows left/);
-    } finally {
-      mute.closeAllConnections();
-      await new Promise((r) => mute.close(r));
-    }
+    // Takes the request and never answers.
+    const { url, seen } = await rawServer(() => undefined);
+    const out = join(root, 'preflight-stop', 'pred.jsonl');
+    const run = startAwb(inferArgs(url, ds.dir, out));
+    await waitFor(() => seen.length >= 1, run.exited, 'the models check');
+    run.child.kill('SIGINT');
+    const { code, stderr } = await run.exited;
+    assert.equal(code, 130, stderr);
+    assert.doesNotMatch(stderr, /did not answer the models check/);
+    assert.match(stderr, /interrupted with \d+ rows left/);
   });
 });
 
 describe('output piped into a reader that stops early (`awb rows … | head`)', () => {
   it('ends quietly, exit 0, without a stack trace', async () => {
     const many = join(root, 'many', 'judged.jsonl');
-    await mkdir(join(many, '..'), { recursive: true });
     const rows = await readRowsOf(judged);
     // Far more than a pipe holds, so awb is still writing when the reader goes.
-    const lines = Array.from({ length: 60 }, (_, copy) =>
-      rows.map((row) => `${JSON.stringify({ ...row, id: `${String(row.id)}-${copy}` })}\n`),
+    await writeJsonl(
+      many,
+      Array.from({ length: 60 }, (_, copy) => rows.map((row) => ({ ...row, id: `${String(row.id)}-${copy}` }))).flat(),
     );
-    await writeFile(many, lines.flat().join(''));
     for (const format of ['table', 'json']) {
-      const child = spawnAwb(['rows', many, '--format', format]);
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const { child, exited } = startAwb(['rows', many, '--format', format]);
       child.stdout!.once('data', () => child.stdout!.destroy());
-      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      const { code, stderr } = await exited;
       assert.equal(code, 0, stderr);
       assert.deepEqual(stackLines(stderr), []);
       assert.doesNotMatch(stderr, /EPIPE/);
@@ -364,23 +315,23 @@ describe('the same command started twice on one output', () => {
       },
     });
     const out = join(root, 'twice', 'pred.jsonl');
-    const first = spawnAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
-    const firstDone = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
-    await waitFor(() => slow.stats.requests >= 1, firstDone, 'the first request');
+    const first = startAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
+    await waitFor(() => slow.stats.requests >= 1, first.exited, 'the first request');
     const second = await runAwb(inferArgs(slow.url, ds.dir, out, ['-c', '2']));
     assert.equal(second.code, 2, second.stderr);
     assert.match(second.stderr, /pred\.jsonl is being written by another awb run \(pid \d+\)/);
     release();
-    assert.equal(await firstDone, 0);
+    const done = await first.exited;
+    assert.equal(done.code, 0, done.stderr);
     const rows = await readRowsOf(out);
     assert.equal(rows.length, ds.rows.length);
     assert.equal(new Set(rows.map(keyOf)).size, rows.length);
     assert.equal(existsSync(`${out}.lock`), false);
 
     // A run killed with -9 leaves its lock; its process is gone, so the next run goes on.
-    const gone = spawnAwb(['--version']);
-    await new Promise((r) => gone.on('close', r));
-    await writeFile(`${out}.lock`, `${gone.pid} ${hostname()}\n`);
+    const gone = startAwb(['--version']);
+    await gone.exited;
+    await writeFile(`${out}.lock`, `${gone.child.pid} ${hostname()}\n`);
     const again = await runAwb(inferArgs(slow.url, ds.dir, out));
     assert.equal(again.code, 0, again.stderr);
     assert.equal(existsSync(`${out}.lock`), false);
@@ -390,11 +341,7 @@ describe('the same command started twice on one output', () => {
 describe('the regression gate and a candidate domain that failed whole', () => {
   it('fails unless --allow-partial: a domain without one valid row has no delta, so no test could see it fall', async () => {
     const broken = join(root, 'broken-swe', 'judged.jsonl');
-    await mkdir(join(broken, '..'), { recursive: true });
-    const rows = (await readRowsOf(judged)).map((row) =>
-      row.task === 'swe' ? { ...row, failed: 1, total_score: 0, error_message: 'No model generation' } : row,
-    );
-    await writeFile(broken, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    await writeFailed(broken, 'No model generation', (row) => row.task === 'swe');
     const gated = await runAwb(['compare', judged, broken, '--fail-below', '1']);
     assert.equal(gated.code, 4, gated.stdout + gated.stderr);
     assert.match(gated.stdout, /every paired row failed in .* in SWE/);
@@ -405,29 +352,29 @@ describe('the regression gate and a candidate domain that failed whole', () => {
 
 describe('an output named like an input manifest, or the pairwise reference', { concurrency: 3 }, () => {
   /** Byte-for-byte copies of the finished run, to be left untouched. */
-  async function copyRun(name: string): Promise<{ dir: string; snapshot: () => Promise<string[]> }> {
+  async function copyRun(name: string): Promise<{ dir: string; files: string[] }> {
     const dir = join(root, name);
     await mkdir(dir, { recursive: true });
-    const files = ['pred.jsonl', 'pred.jsonl.manifest.json', 'judged.jsonl', 'judged.jsonl.manifest.json'];
-    for (const f of files) await writeFile(join(dir, f), await readFile(join(root, 'run', f)));
-    return { dir, snapshot: () => Promise.all(files.map((f) => readFile(join(dir, f), 'utf8'))) };
+    const names = ['pred.jsonl', 'pred.jsonl.manifest.json', 'judged.jsonl', 'judged.jsonl.manifest.json'];
+    for (const f of names) await writeFile(join(dir, f), await readFile(join(root, 'run', f)));
+    return { dir, files: names.map((f) => join(dir, f)) };
   }
 
   it('report -o and compare --summary never write over the manifest of an input', async () => {
-    const { dir, snapshot } = await copyRun('manifest-out');
-    const before = await snapshot();
+    const { dir, files } = await copyRun('manifest-out');
+    const before = await snapshot(files);
     const input = join(dir, 'judged.jsonl');
     const report = await runAwb(['report', input, '-o', `${input}.manifest.json`]);
     assert.equal(report.code, 2, report.stderr);
     assert.match(report.stderr, /is also the manifest of the input/);
     const compare = await runAwb(['compare', input, judged, '--summary', `${input}.manifest.json`]);
     assert.equal(compare.code, 2, compare.stderr);
-    assert.deepEqual(await snapshot(), before);
+    assert.deepEqual(await snapshot(files), before);
   });
 
   it('judge -o over its predictions manifest or its pairwise --reference is refused, even with --force', async () => {
-    const { dir, snapshot } = await copyRun('reference-out');
-    const before = await snapshot();
+    const { dir, files } = await copyRun('reference-out');
+    const before = await snapshot(files);
     const preds = join(dir, 'pred.jsonl');
     const overManifest = await runAwb(judgeArgs(judge.url, preds, `${preds}.manifest.json`, ['--force']));
     assert.equal(overManifest.code, 2, overManifest.stderr);
@@ -437,6 +384,6 @@ describe('an output named like an input manifest, or the pairwise reference', { 
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /awb never writes over an input/);
     }
-    assert.deepEqual(await snapshot(), before);
+    assert.deepEqual(await snapshot(files), before);
   });
 });

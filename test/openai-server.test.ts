@@ -148,14 +148,25 @@ describe('fake OpenAI server', () => {
     assert.equal(cut.choices[0]?.finish_reason, 'length');
     assert.equal(cut.usage?.completion_tokens, 64);
 
+    next = 'no-choices';
+    assert.deepEqual((await ask(c, 'fault no-choices')).choices, []);
+
+    next = 'unstreamed';
+    const plain = await c.chat.completions
+      .create({ model: 'test-model', messages: [{ role: 'user', content: 'x' }], stream: true })
+      .asResponse();
+    assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(((await plain.json()) as { object: string }).object, 'chat.completion');
+
     next = undefined;
     await ask(c, 'fine');
-    for (const k of ['500', '503', 'reset', 'hang', 'malformed', 'empty', 'length'] as const) assert.equal(s.stats.faults[k], 1, k);
+    const kinds = ['500', '503', 'reset', 'hang', 'malformed', 'empty', 'length', 'no-choices', 'unstreamed'] as const;
+    for (const k of kinds) assert.equal(s.stats.faults[k], 1, k);
     assert.equal(s.stats.successes, 1);
-    assert.equal(s.stats.requests, 8);
+    assert.equal(s.stats.requests, 10);
     assert.deepEqual(
       s.log.map((e) => e.outcome),
-      ['500', '503', 'reset', 'hang', 'malformed', 'empty', 'length', 'ok'],
+      [...kinds, 'ok'],
     );
     // The hung request counts as in flight only until the client gives up.
     assert.equal(s.stats.inFlight, 0);

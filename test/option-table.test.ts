@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Command } from 'commander';
 import { declare, parseOptions } from '../src/commands/option-table.js';
+import { poolSettings } from '../src/commands/stage-cli.js';
 import { INFER_OPTIONS, JUDGE_OPTIONS } from '../src/commands/stage-options.js';
 import { UserError } from '../src/core/errors.js';
 
@@ -17,7 +18,8 @@ test('each option is parsed by its own parser, defaults included, into typed val
   assert.deepEqual(o.modelBaseUrl, ['http://a/v1', 'http://b/v1']);
   assert.equal(o.timeout, 2000);
   assert.equal(o.concurrency, 16);
-  assert.equal(o.maxReplyMb, 16 * 2 ** 20);
+  assert.equal(o.maxReplyMb, 16, 'the value is in the unit its name says');
+  assert.equal(poolSettings(o).maxReplyBytes, 16 * 2 ** 20);
   assert.equal(o.history, 'none');
   assert.equal(o.preflight, true);
   assert.equal(o.retryFailed, false);

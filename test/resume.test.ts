@@ -6,12 +6,11 @@
  * refused unless --force.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { runAwb, spawnAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
 import {
   errorLines,
   judgeReply,
@@ -57,15 +56,10 @@ const scoreSet = (rows: Record<string, unknown>[]) => new Set(rows.map((r) => `$
 
 /** Starts awb, kills it with `signal` once the output holds `lines` lines, and waits for it to end. */
 async function interruptAt(args: string[], out: string, lines: number, signal: NodeJS.Signals) {
-  const child = spawnAwb(args);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdout!.resume();
-  const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
-  const seen = await waitForLines(out, lines, exited);
-  child.kill(signal);
-  const [code, sig] = await exited;
-  return { code, signal: sig, stderr, seen };
+  const run = startAwb(args);
+  const seen = await waitForLines(out, lines, run.exited);
+  run.child.kill(signal);
+  return { ...(await run.exited), seen };
 }
 
 describe('Ctrl-C', () => {
@@ -103,21 +97,17 @@ describe('a second Ctrl-C', () => {
     const ds = await makeDataset(dir, 12);
     const s = await server({ reply: worldReply, latencyMs: 30_000 });
     const out = join(dir, 'pred.jsonl');
-    const child = spawnAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdout!.resume();
-    const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+    const run = startAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
     const until = async (what: string, ok: () => boolean) => {
       for (const deadline = Date.now() + 20_000; !ok(); await new Promise((r) => setTimeout(r, 10))) {
-        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}:\n${stderr}`);
+        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}:\n${run.stderr()}`);
       }
     };
     await until('4 requests in flight', () => s.stats.inFlight === 4);
-    child.kill('SIGINT');
-    await until('the first Ctrl-C to be seen', () => /finishing the requests in flight/.test(stderr));
-    child.kill('SIGINT');
-    const [code] = await exited;
+    run.child.kill('SIGINT');
+    await until('the first Ctrl-C to be seen', () => /finishing the requests in flight/.test(run.stderr()));
+    run.child.kill('SIGINT');
+    const { code, stderr } = await run.exited;
     assert.equal(code, 130, stderr);
     assert.match(stderr, /cancelling the requests in flight/);
     assert.equal((await readJsonlFile(out)).lines.length, 0);

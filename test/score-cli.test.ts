@@ -4,7 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { judgedRow, jsonl, repeatRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedRow, repeatRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { jsonl } from './support/dataset.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = tempDir('awb-score-cli-');

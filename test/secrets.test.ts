@@ -5,11 +5,10 @@
  * command printed after Ctrl-C or failed rows.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runAwb, spawnAwb, type AwbResult } from './support/cli.js';
+import { runAwb, startAwb, type AwbResult } from './support/cli.js';
 import {
   judgeReply,
   makeDataset,
@@ -53,16 +52,10 @@ async function assertNoKey(dir: string, results: Array<Pick<AwbResult, 'stdout' 
 
 /** Interrupts a run with Ctrl-C once a few rows are written. */
 async function interrupted(args: string[], out: string, env: Record<string, string> = {}): Promise<AwbResult> {
-  const child = spawnAwb(args, { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
-  await waitForLines(out, 3, exited);
-  child.kill('SIGINT');
-  const [code, signal] = await exited;
-  return { code, signal, stdout, stderr };
+  const run = startAwb(args, { env });
+  await waitForLines(out, 3, run.exited);
+  run.child.kill('SIGINT');
+  return run.exited;
 }
 
 describe('API keys stay secret', { concurrency: 2 }, () => {

@@ -19,7 +19,9 @@ import {
   progressLine,
 } from '../src/commands/run-ui.js';
 import { pathSegment } from '../src/commands/options.js';
-import { runAwb, spawnAwb } from './support/cli.js';
+import { inferStage } from '../src/core/infer/index.js';
+import { emptyTally } from '../src/core/runner/accounting.js';
+import { runAwb, startAwb } from './support/cli.js';
 import {
   closedPort,
   errorLines,
@@ -121,15 +123,23 @@ describe('printed commands start awb the way it was started', () => {
 });
 
 describe('failure reasons', () => {
-  it('counts each error, most frequent first', () => {
+  it("counts this session's failed rows by their error, most frequent first; an empty generation as the stage's tally counts it", () => {
     const r = new FailureReasons();
-    for (const error of ['a', 'b', 'b', 'c', 'b', 'c']) r.event({ type: 'row', domain: 'mcp', ok: false, error });
-    r.event({ type: 'row', domain: 'mcp', ok: true });
-    assert.deepEqual(r.top(2), [
+    const stage = r.watch(inferStage({ describe: () => '' }, { temperature: 0.6, max_tokens: 10 }, 'full'));
+    const t = emptyTally();
+    stage.tally({ gen: '' }, t); // resumed: tallied while planning, before this session
+    r.event({ type: 'planned', total: 9, alreadyDone: 1, todo: 8, dropped: { failed: 0, cut: 0, invalid: 0 } });
+    for (const error of ['a', 'b', 'b', 'c', 'b', 'c']) stage.tally({ gen: '', error }, t);
+    stage.tally({ gen: 'an answer' }, t);
+    stage.tally({ gen: '' }, t);
+    assert.equal(t.empty, 2, 'the stage counted both empty generations');
+    assert.deepEqual(r.top(4), [
       { reason: 'b', count: 3 },
       { reason: 'c', count: 2 },
+      { reason: 'a', count: 1 },
+      { reason: 'empty reply (no content)', count: 1 },
     ]);
-    assert.equal(r.kinds, 3);
+    assert.equal(r.kinds, 4);
   });
 });
 
@@ -183,13 +193,10 @@ describe('an endpoint that dies mid-run (end to end)', () => {
     const ds = await makeDataset(dir, 60);
     const s = await server({ reply: worldReply, latencyMs: 20 });
     const out = join(dir, 'pred.jsonl');
-    const child = spawnAwb(inferArgs(s.url, ds.dir, out, ['-c', '2', '--max-retries', '3']));
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await waitForLines(out, 5, exited);
+    const run = startAwb(inferArgs(s.url, ds.dir, out, ['-c', '2', '--max-retries', '3']));
+    await waitForLines(out, 5, run.exited);
     await s.close();
-    const code = await exited;
+    const { code, stderr } = await run.exited;
     assert.equal(code, 3, stderr);
     assert.deepEqual(errorLines(stderr).length, 1, stderr);
     assert.match(errorLines(stderr)[0]!, /world model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 keeps failing to connect \(ECONNREFUSED/);

@@ -58,12 +58,13 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   // Ctrl-C stops sending: the grace is for replies under way, not for requests waiting to be tried again.
   interrupts.stop.addEventListener('abort', () => c.pool.stopSending(), { once: true });
   const reasons = new FailureReasons();
+  const stage = reasons.watch(c.stage);
   const batch = o.batch
     ? new BatchPhase(c.stage, {
         ...c.pool.batchTarget(),
         output: c.output,
         plan: c.plan,
-        limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb },
+        limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb * 1e6 },
         pollMs: o.batchPoll,
         secrets: c.secrets,
         signal: interrupts.stop,
@@ -71,9 +72,9 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       })
     : undefined;
   const online: RowChat = (_n, request, signal) => c.pool.chat(request, signal);
-  const timings = o.stream ? streamTimings(c.stage) : undefined;
+  const timings = o.stream ? streamTimings(stage) : undefined;
   try {
-    const result = await runStage(timings?.stage ?? c.stage, {
+    const result = await runStage(timings?.stage ?? stage, {
       output: c.output,
       plan: c.plan,
       settings: c.settings,
@@ -83,7 +84,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       force: o.force,
       retryFailed: o.retryFailed,
       concurrency: o.concurrency,
-      maxInflightBytes: o.maxInflightMb,
+      maxInflightBytes: o.maxInflightMb === 0 ? Infinity : o.maxInflightMb * 1e6,
       onBadRow: o.onBadRow,
       stop: interrupts.stop,
       abort: interrupts.abort,
@@ -157,7 +158,7 @@ export function poolSettings(o: SharedOptions) {
   return {
     timeoutMs: o.timeout,
     maxRetries: o.maxRetries,
-    maxReplyBytes: o.maxReplyMb,
+    maxReplyBytes: o.maxReplyMb * 2 ** 20,
     ...(o.stream ? { stream: true, idleMs: o.streamIdle } : {}),
   };
 }

@@ -51,10 +51,7 @@ const RUN_OPTIONS = {
     flags: '--max-inflight-mb <n>',
     help: 'the rows sent or ready to send hold at most N MB of input between them (a larger row goes alone): bounds memory with multi-MB rows; 0: no limit',
     default: '32',
-    parse: (v: string, n: string) => {
-      const mb = numberOption(n, v, 0, 1e6)!;
-      return mb === 0 ? Infinity : mb * 1e6;
-    },
+    parse: (v: string, n: string) => numberOption(n, v, 0, 1e6)!,
   },
   onBadRow: {
     flags: '--on-bad-row <mode>',
@@ -72,7 +69,7 @@ const RUN_OPTIONS = {
     flags: '--max-reply-mb <n>',
     help: 'a reply larger than this many MB is a failed attempt (a long generation is well under 1 MB)',
     default: '16',
-    parse: (v: string, n: string) => numberOption(n, v, 0.001, 4096)! * 2 ** 20,
+    parse: (v: string, n: string) => numberOption(n, v, 0.001, 4096)!,
   },
   stream: {
     flags: '--stream',
@@ -106,7 +103,7 @@ const RUN_OPTIONS = {
     flags: '--batch-max-mb <n>',
     help: 'with --batch, size of a batch file at most, in MB (OpenAI: 200)',
     default: '200',
-    parse: (v: string, n: string) => numberOption(n, v, 0.001, 200)! * 1e6,
+    parse: (v: string, n: string) => numberOption(n, v, 0.001, 200)!,
   },
   dryRun: {
     flags: '--dry-run',

@@ -22,25 +22,40 @@ export function awbEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
   return env;
 }
 
-export function spawnAwb(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): ChildProcess {
+function spawnAwb(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): ChildProcess {
   return spawn(process.execPath, [AWB_BIN, ...args], { env: awbEnv(opts.env), cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-export function runAwb(
+/** A running awb: its stderr so far, and everything it printed once it has ended. */
+export interface RunningAwb {
+  child: ChildProcess;
+  stderr(): string;
+  exited: Promise<AwbResult>;
+}
+
+/** Starts awb in the background, for tests that act while it runs (signals, a server going away). */
+export function startAwb(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): RunningAwb {
+  const child = spawnAwb(args, opts);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<AwbResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, stderr: () => stderr, exited };
+}
+
+export async function runAwb(
   args: string[],
   opts: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
 ): Promise<AwbResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawnAwb(args, opts);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  const { child, exited } = startAwb(args, opts);
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+  try {
+    return await exited;
+  } finally {
+    clearTimeout(timer);
+  }
 }

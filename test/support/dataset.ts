@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { mulberry32 } from '../../src/core/score/bootstrap.js';
 import { AWB_BIN } from './cli.js';
 import { lastUserText, requestHash, type ChatRequest, type ReplyFn } from './openai-server.js';
@@ -115,6 +115,17 @@ export async function writeDataset(dir: string, rowsOrLines: Array<SynthRow | st
     files.set(domain, path);
   }
   return { dir, files, lines, rows };
+}
+
+/** Rows as JSONL text, a line each. */
+export function jsonl(rows: readonly object[]): string {
+  return rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+}
+
+/** Writes rows as a JSONL file, making its folder first. */
+export async function writeJsonl(path: string, rows: readonly object[]): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, jsonl(rows));
 }
 
 /** A synthetic dataset of n rows in a fresh folder under `parent`. */

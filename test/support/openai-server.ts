@@ -3,7 +3,8 @@
  * benchmark. It speaks the subset of the protocol the official `openai`
  * client uses, streamed (server-sent events, `stream_options.include_usage`)
  * or not, and misbehaves on demand (rate limits, 5xx, resets,
- * hangs, broken JSON, empty and truncated answers) so retry, resume and
+ * hangs, broken JSON, empty and truncated answers, no choices, plain JSON
+ * for a streamed request) so retry, resume and
  * accounting code can be exercised without the internet.
  *
  * It imports nothing from the project so any script run under tsx can use it.
@@ -56,7 +57,8 @@ export interface ReplyContext {
 
 export type ReplyFn = (req: ChatRequest, ctx: ReplyContext) => Reply | Promise<Reply>;
 
-export const FAULT_KINDS = ['429', '500', '503', 'reset', 'hang', 'malformed', 'empty', 'length'] as const;
+/** `no-choices`: a 200 completion whose `choices` is empty (a gateway that lost the answer); `unstreamed`: plain JSON even when asked to stream. */
+export const FAULT_KINDS = ['429', '500', '503', 'reset', 'hang', 'malformed', 'empty', 'length', 'no-choices', 'unstreamed'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** A fault, optionally with details; `retryAfter` (seconds, `null` = no header) only matters for 429. */
@@ -437,6 +439,10 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
       }
       case 'empty':
         return send(res, 200, JSON.stringify(completion(body, '', 'stop', undefined, undefined)));
+      case 'no-choices':
+        return send(res, 200, JSON.stringify({ ...completion(body, null, 'stop', undefined, undefined), choices: [] }));
+      case 'unstreamed':
+        return send(res, 200, JSON.stringify(completion(body, 'an answer', 'stop', undefined, undefined)));
       case 'length': {
         // A reasoning model that spent the whole budget thinking: no answer, all tokens used.
         const budget = body.max_tokens ?? body.max_completion_tokens ?? 32768;

@@ -90,8 +90,12 @@ interface BatchRunOptions {
   onRecorded?: (state: BatchState) => void;
 }
 
-/** A reply from a batch: the chat completion body, or why there is none. */
-type BatchReply = { ok: true; body: unknown } | { ok: false; error: string };
+/**
+ * A reply from a batch: the chat completion body, or a line that failed or
+ * expired. Why it failed is not kept: the request is asked online again, and
+ * that answer is what the row records.
+ */
+type BatchReply = { ok: true; body: unknown } | { ok: false };
 
 export interface BatchResults {
   /** The reply recorded for a request; undefined when the batch holds none (not run: expired, cancelled). */
@@ -326,11 +330,5 @@ async function indexResults(path: string, index: Map<string, { file: string; sta
 
 function replyOf(line: unknown): BatchReply {
   const r = batchResultLineSchema.parse(line);
-  if (r.response && r.response.status_code === 200) return { ok: true, body: r.response.body };
-  if (r.response) {
-    const body = r.response.body as { error?: { message?: unknown } } | undefined;
-    const message = typeof body?.error?.message === 'string' ? body.error.message : JSON.stringify(r.response.body ?? null);
-    return { ok: false, error: `batch request failed with ${r.response.status_code}: ${brief(message, [])}` };
-  }
-  return { ok: false, error: `batch request failed: ${brief(r.error?.message ?? r.error?.code ?? 'no reason given', [])}` };
+  return r.response?.status_code === 200 ? { ok: true, body: r.response.body } : { ok: false };
 }

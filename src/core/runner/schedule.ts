@@ -118,9 +118,6 @@ export function compareReady(
 /** A binary heap of ready rows, best first by `compareReady`. */
 class ReadyHeap<T extends ScheduleRow> {
   private readonly items: Ready<T>[] = [];
-  get size(): number {
-    return this.items.length;
-  }
   peek(): Ready<T> | undefined {
     return this.items[0];
   }
@@ -251,28 +248,8 @@ export class Schedule<T extends ScheduleRow> {
     return this.settled === this.total;
   }
 
-  /** Rows not handed out yet: ready or waiting for an earlier turn. */
-  waiting(): number {
-    return this.total - this.settled - this.handed.size;
-  }
-
-  /** Rows handed out and not finished. */
-  running(): number {
-    return this.handed.size;
-  }
-
-  /** Bytes of the rows handed out and not finished. */
-  runningBytes(): number {
-    return this.handedBytes;
-  }
-
   /** Rows that `next` held back at least once for want of room under maxBytes. */
   heldForRoom(): number {
     return this.heldBack;
-  }
-
-  /** Rows that are not waiting for an earlier turn (`next` may still hold them back for room). */
-  readyCount(): number {
-    return this.ready.size;
   }
 }

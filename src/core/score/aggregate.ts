@@ -382,6 +382,16 @@ function earlierStage(file: string, records: readonly JudgedRecord[]): string | 
   return undefined;
 }
 
+/** A run with a domain whose rows all failed: its Overall (macro) leaves that domain out. */
+function partialOverallNote(r: RunReport): string[] {
+  const unscored = r.score.domains.filter((d) => d.score === undefined).map((d) => domainLabel(d.domain));
+  if (!unscored.length) return [];
+  const which = unscored.length === 1 ? 'that domain' : 'those domains';
+  return [
+    `${r.label}: no valid rows in ${unscored.join(', ')}, so its Overall leaves ${which} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains)`,
+  ];
+}
+
 /**
  * Reads, aggregates and compares judged files: everything `awb score` prints.
  * `visit(i)` sees the records of req.files[i] with their lines as they are read.
@@ -415,6 +425,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
     label: labels[i]!,
     provenance: r.provenance,
     domains: r.score.domains.map((d) => d.domain),
+    overall: r.score.domains.flatMap((d) => (d.score === undefined ? [] : [d.domain])),
     rows: Object.fromEntries(r.score.domains.map((d) => [d.domain, d.rows])),
   }));
   const withPublished = req.withPublished;
@@ -423,17 +434,10 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
   const published = withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
-  const notes = [
-    ...comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {}).map((n) => n.text),
-    ...runs.flatMap((r) => {
-      const unscored = r.score.domains.filter((d) => d.score === undefined).map((d) => domainLabel(d.domain));
-      return unscored.length
-        ? [
-            `${r.label}: no valid rows in ${unscored.join(', ')}, so its Overall leaves ${unscored.length === 1 ? 'that domain' : 'those domains'} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains) and is not ranked against runs scored on more`,
-          ]
-        : [];
-    }),
-  ];
+  const comparability = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {});
+  // Runs whose Overalls average different sets have the coverage note, which names each set; otherwise a run's own note says what its Overall leaves out.
+  const partial = comparability.some((n) => n.kind === 'coverage') ? [] : runs.flatMap(partialOverallNote);
+  const notes = [...comparability.map((n) => n.text), ...partial];
   return {
     runs,
     domains: [...domains].sort(compareDomains),

@@ -145,6 +145,8 @@ export interface ComparedRun {
   provenance: Provenance;
   /** Domains the run has rows for. */
   domains: readonly string[];
+  /** Domains its Overall averages (those with a score); when given, the coverage note compares these. */
+  overall?: readonly string[];
   /** Rows per domain (for the published-split check). */
   rows?: Readonly<Record<string, number>>;
 }
@@ -204,7 +206,7 @@ export function comparabilityNotes(
     }
     const coverage = new Map<string, ComparedRun[]>();
     for (const r of opts.coverage === false ? [] : runs) {
-      const k = coverageText(r.domains);
+      const k = coverageText(r.overall ?? r.domains);
       coverage.set(k, [...(coverage.get(k) ?? []), r]);
     }
     if (coverage.size > 1) {
