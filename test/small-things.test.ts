@@ -19,8 +19,6 @@ import {
   progressLine,
 } from '../src/commands/run-ui.js';
 import { pathSegment } from '../src/commands/options.js';
-import { inferStage } from '../src/core/infer/index.js';
-import { emptyTally } from '../src/core/runner/accounting.js';
 import { runAwb, startAwb } from './support/cli.js';
 import {
   closedPort,
@@ -123,23 +121,15 @@ describe('printed commands start awb the way it was started', () => {
 });
 
 describe('failure reasons', () => {
-  it("counts this session's failed rows by their error, most frequent first; an empty generation as the stage's tally counts it", () => {
+  it('counts each error, most frequent first', () => {
     const r = new FailureReasons();
-    const stage = r.watch(inferStage({ describe: () => '' }, { temperature: 0.6, max_tokens: 10 }, 'full'));
-    const t = emptyTally();
-    stage.tally({ gen: '' }, t); // resumed: tallied while planning, before this session
-    r.event({ type: 'planned', total: 9, alreadyDone: 1, todo: 8, dropped: { failed: 0, cut: 0, invalid: 0 } });
-    for (const error of ['a', 'b', 'b', 'c', 'b', 'c']) stage.tally({ gen: '', error }, t);
-    stage.tally({ gen: 'an answer' }, t);
-    stage.tally({ gen: '' }, t);
-    assert.equal(t.empty, 2, 'the stage counted both empty generations');
-    assert.deepEqual(r.top(4), [
+    for (const error of ['a', 'b', 'b', 'c', 'b', 'c']) r.event({ type: 'row', domain: 'mcp', ok: false, error });
+    r.event({ type: 'row', domain: 'mcp', ok: true });
+    assert.deepEqual(r.top(2), [
       { reason: 'b', count: 3 },
       { reason: 'c', count: 2 },
-      { reason: 'a', count: 1 },
-      { reason: 'empty reply (no content)', count: 1 },
     ]);
-    assert.equal(r.kinds, 4);
+    assert.equal(r.kinds, 3);
   });
 });
 

@@ -2,9 +2,7 @@ import { realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
-import type { z } from 'zod';
-import type { Stage, StageEvent, StageResult } from '../core/runner/index.js';
-import type { DatasetRow } from '../core/schemas/index.js';
+import type { StageEvent, StageResult } from '../core/runner/index.js';
 import { domainLabel, compareDomains } from '../core/domains.js';
 import { brief, redact, visible } from '../core/shown.js';
 
@@ -253,32 +251,15 @@ export interface SummaryColumn {
   warn?: boolean;
 }
 
-/**
- * Counts why each row of this session did not end done: its own error, else
- * what the stage's tally counted it as (an empty generation). Rows tallied
- * before the plan event are resumed ones and are not counted.
- */
+/** Counts each failed row's error, as the runner's events report them. */
 export class FailureReasons {
   private readonly counts = new Map<string, number>();
-  private live = false;
 
-  /** The stage, its tally also counting here each row that did not end done. */
-  watch<S extends z.ZodType<DatasetRow>>(stage: Stage<S>): Stage<S> {
-    return {
-      ...stage,
-      tally: (row, t) => {
-        const empty = t.empty;
-        stage.tally(row, t);
-        if (!this.live || stage.outcome(row) === 'done') return;
-        const reason = failureReason(row, t.empty > empty);
-        this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
-      },
-    };
-  }
-
-  /** The runner tallies the rows it resumes while planning, this session's rows after. */
   event(e: StageEvent): void {
-    if (e.type === 'planned') this.live = true;
+    if (e.type !== 'row' || e.ok) return;
+    // A row failed without an error is a final empty generation (infer): the judge names every failure.
+    const reason = e.error ?? 'empty reply (no content)';
+    this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
   }
 
   /** The most frequent reasons, most frequent first (ties in order of first appearance). */
@@ -292,12 +273,6 @@ export class FailureReasons {
   get kinds(): number {
     return this.counts.size;
   }
-}
-
-/** A row's error (the judge's error_message, infer's error); without one, what the stage's tally counted it as. */
-function failureReason(row: Record<string, unknown>, countedEmpty: boolean): string {
-  for (const error of [row.error_message, row.error]) if (typeof error === 'string') return error;
-  return countedEmpty ? 'empty reply (no content)' : 'failed without an error message';
 }
 
 /** How many failure reasons the summary names. */

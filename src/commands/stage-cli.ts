@@ -58,7 +58,6 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   // Ctrl-C stops sending: the grace is for replies under way, not for requests waiting to be tried again.
   interrupts.stop.addEventListener('abort', () => c.pool.stopSending(), { once: true });
   const reasons = new FailureReasons();
-  const stage = reasons.watch(c.stage);
   const batch = o.batch
     ? new BatchPhase(c.stage, {
         ...c.pool.batchTarget(),
@@ -72,9 +71,9 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       })
     : undefined;
   const online: RowChat = (_n, request, signal) => c.pool.chat(request, signal);
-  const timings = o.stream ? streamTimings(stage) : undefined;
+  const timings = o.stream ? streamTimings(c.stage) : undefined;
   try {
-    const result = await runStage(timings?.stage ?? stage, {
+    const result = await runStage(timings?.stage ?? c.stage, {
       output: c.output,
       plan: c.plan,
       settings: c.settings,
