@@ -22,6 +22,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BlockHasher, DEFAULT_BLOCK_BYTES, oneAtATime, PrefixCache, prefixTreeOrder, renderChat, type Blocks } from './prefix-cache.js';
 
@@ -123,6 +124,7 @@ export function startBenchEndpoint(opts: {
       s.lastAt = Date.now();
     };
     res.on('close', finish);
+    const tStart = Date.now();
     let bytes = 0;
     // Bodies are kept only to simulate the cache, which needs the messages.
     const chunks: Buffer[] | undefined = cache && [];
@@ -132,6 +134,8 @@ export function startBenchEndpoint(opts: {
     });
     req.on('error', finish);
     req.on('end', () => {
+      const tEnd = Date.now();
+      if (process.env.BENCH_TRACE) res.on('close', () => appendFileSync(process.env.BENCH_TRACE!, JSON.stringify([tStart, tEnd, Date.now(), bytes]) + '\n'));
       s.bytesIn += bytes;
       let promptBytes = bytes;
       let cachedBytes = 0;

@@ -99,7 +99,10 @@ function buildProgram(): Command {
       '--fail-below <delta>',
       'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error)',
     )
-    .option('--allow-partial', 'with --fail-below: let a candidate that lacks rows of the baseline pass on the rows in common')
+    .option(
+      '--allow-partial',
+      'with --fail-below: let a candidate that lacks rows of the baseline, or failed rows the baseline has valid, pass on the rows in common',
+    )
     .option('--allow-incomparable', 'with --fail-below: let runs made with a different judge, rubrics, history protocol or dataset pass')
     .option('--rows <n>', 'also list the N rows whose total changed most')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))

@@ -98,9 +98,9 @@ describe('compare', () => {
 
     const same = await runCompare(baselineFile, baselineFile, { failBelow: '0.5' });
     assert.equal(same.exitCode, undefined);
-    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 } });
+    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 }, invocation: 'awb' });
     assert.match(report.warnings.join('\n'), /are the same file: every difference is 0, so the gate cannot fail/);
-    assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 } })).warnings, []);
+    assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 }, invocation: 'awb' })).warnings, []);
   });
 
   it('reports rows present on one side only, with examples', async () => {
@@ -128,6 +128,47 @@ describe('compare', () => {
     const os = result.domains.find((d) => d.domain === 'os')!;
     assert.deepEqual([os.paired, os.used, os.baselineFailed, os.candidateFailed], [24, 22, 0, 2]);
     assert.equal(os.delta!.toNumber(), 0);
+  });
+
+  it('fails a candidate with rows failed where the baseline has valid ones, naming each domain and the remedy, unless --allow-partial', async () => {
+    // Ten OS rows (of 24) and one MCP row fail in the candidate; every other row is unchanged, so no test sees a drop.
+    const failing = (domain: string, id: number) => (domain === 'os' && id <= 5) || (domain === 'mcp' && id === 7);
+    const cand = rows(base).map((r) => {
+      const domain = String(r.task).split('/')[1]!;
+      const turn = r.turn_idx as number;
+      return failing(domain, r.id as number) && (domain === 'os' || turn === 1)
+        ? judgedRow({ domain, id: r.id as number, turn, bare: true })
+        : r;
+    });
+    const file = writeJudged(dir, 'lost.jsonl', cand);
+    const report = await compareFiles(baselineFile, file, { gate: { threshold: 1 }, invocation: 'node bin/awb.js' });
+    assert.deepEqual(
+      report.result.domains.map((d) => [d.domain, d.candidateLost]),
+      [
+        ['mcp', 1],
+        ['search', 0],
+        ['os', 10],
+      ],
+    );
+    assert.equal(report.result.overall.delta!.toNumber(), 0);
+    assert.ok(report.gate!.tests.every((t) => !t.rejected));
+    assert.equal(report.gate!.failed, true);
+    assert.deepEqual(report.gate!.reasons, [
+      "incomplete candidate: MCP: 1 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
+      "incomplete candidate: OS: 10 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
+      'to complete lost.jsonl, ask its failed rows again: `node bin/awb.js infer --retry-failed` for rows without a generation, then `node bin/awb.js judge --retry-failed`; or gate on the rows in common with --allow-partial',
+    ]);
+    // Allowed: judged on the rows in common, as before, saying how many were left out.
+    const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true }, invocation: 'awb' });
+    assert.equal(allowed.gate!.failed, false);
+    assert.deepEqual(allowed.gate!.reasons, []);
+    assert.match(
+      allowed.notes.join('\n'),
+      /failed rows among the paired ones: 0 in baseline\.jsonl, 11 in lost\.jsonl; .*\(11 of 72 paired rows left out\)/,
+    );
+    // Rows failed on both sides take nothing from the candidate: the baseline has no valid row there either.
+    const both = writeJudged(dir, 'both-failed-base.jsonl', cand);
+    assert.equal((await compareFiles(both, file, { gate: { threshold: 1 }, invocation: 'awb' })).gate!.failed, false);
   });
 
   it('tests each line by sign flips, holds the family to 5% with Holm, and calls too few trajectories untested', () => {

@@ -24,6 +24,7 @@ const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreReque
   withPublished: false,
   prices: undefined,
   byTurn: false,
+  invocation: 'awb',
   ...extra,
 });
 

@@ -344,7 +344,11 @@ describe('the regression gate and a candidate domain that failed whole', () => {
     await writeFailed(broken, 'No model generation', (row) => row.task === 'swe');
     const gated = await runAwb(['compare', judged, broken, '--fail-below', '1']);
     assert.equal(gated.code, 4, gated.stdout + gated.stderr);
-    assert.match(gated.stdout, /every paired row failed in .* in SWE/);
+    assert.match(gated.stdout, /incomplete candidate: SWE: (\d+) of \1 candidate rows failed where the baseline's are valid/);
+    assert.match(
+      gated.stdout,
+      /ask its failed rows again: `.+ infer --retry-failed` for rows without a generation, then `.+ judge --retry-failed`/,
+    );
     const allowed = await runAwb(['compare', judged, broken, '--fail-below', '1', '--allow-partial']);
     assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
   });

@@ -111,12 +111,12 @@ describe('awb score (end to end)', () => {
       assert.equal(r.stdout, '');
       assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
       assert.match(r.stderr, /predictions\.jsonl: is a predictions file \(its rows have gen but no judge results\)/);
-      assert.match(r.stderr, /awb judge --predictions .*predictions\.jsonl --judge-base-url URL --judge-model MODEL/);
+      assert.match(r.stderr, /`(awb|node \S+) judge --predictions .*predictions\.jsonl --judge-base-url URL --judge-model MODEL/);
       assert.doesNotMatch(r.stderr, /rows failed/);
     }
     const d = awb('score', dataset);
     assert.equal(d.code, 2);
-    assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen, no judge results\).*awb infer/);
+    assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen, no judge results\).*`(awb|node \S+) infer`/);
   });
 
   it('a cut last line is skipped with a warning', () => {

@@ -5,21 +5,15 @@
  * progress figures and the SIGINT message on a line of its own.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEFAULT_DEAD, afterConnectionFailure, isDeadConnectionCode, poolUnreachable } from '../src/core/endpoints/health.js';
-import {
-  BAR_FORMAT,
-  FailureReasons,
-  formatDuration,
-  installInterrupts,
-  invocation,
-  progressFigures,
-  progressLine,
-} from '../src/commands/run-ui.js';
+import { BAR_FORMAT, FailureReasons, formatDuration, installInterrupts, progressFigures, progressLine } from '../src/commands/run-ui.js';
+import { invocation } from '../src/commands/invocation.js';
 import { pathSegment } from '../src/commands/options.js';
-import { runAwb, startAwb } from './support/cli.js';
+import { AWB_BIN, runAwb, startAwb } from './support/cli.js';
+import { judgedRow, writeJudged } from './fixtures/judged/rows.js';
 import {
   closedPort,
   errorLines,
@@ -112,6 +106,39 @@ describe('printed commands start awb the way it was started', () => {
       'node bin/awb.js',
     );
     assert.equal(invocation({ script: '/real/my tools/bin/awb.js', cwd: '/tmp', env: {}, realpath }), "node '/real/my tools/bin/awb.js'");
+  });
+  it('the hints a command prints name awb as it was started: the built CLI run as node bin/awb.js', async () => {
+    const dir = await temps.make();
+    // No awb on PATH, so the only way to start this one again is node and the script, relative to the folder.
+    const run = (args: string[]) => runAwb(args, { cwd: dirname(dirname(AWB_BIN)), env: { PATH: dirname(process.execPath) } });
+    const bare = /`awb |\(awb /;
+    const merge = await run(['merge', 'shard1.jsonl']);
+    assert.equal(merge.code, 2, merge.stderr);
+    assert.match(merge.stderr, /\(node bin\/awb\.js merge -o merged\.jsonl shard1\.jsonl \.\.\.\)/);
+    const pred = join(dir, 'pred.jsonl');
+    const { task, id, turn_idx, total_turns, prompt, response, gen } = judgedRow();
+    await writeFile(pred, `${JSON.stringify({ task, id, turn_idx, total_turns, prompt, response, gen })}\n`);
+    const score = await run(['score', pred]);
+    assert.equal(score.code, 2, score.stderr);
+    assert.match(score.stderr, /judge it first with `node bin\/awb\.js judge --predictions /);
+    const judge = await run([
+      'judge',
+      '--predictions',
+      join(dir, 'none.jsonl'),
+      '--judge-base-url',
+      'http://127.0.0.1:9/v1',
+      '--judge-model',
+      'm',
+    ]);
+    assert.equal(judge.code, 2, judge.stderr);
+    assert.match(judge.stderr, /run `node bin\/awb\.js infer` first/);
+    const base = writeJudged(dir, 'base.jsonl', [judgedRow({ id: 1 }), judgedRow({ id: 2 })]);
+    const cand = writeJudged(dir, 'cand.jsonl', [judgedRow({ id: 1 }), judgedRow({ id: 2, bare: true })]);
+    const compare = await run(['compare', base, cand, '--fail-below', '1', '--rows', '1']);
+    assert.equal(compare.code, 4, compare.stdout + compare.stderr);
+    assert.match(compare.stdout, /`node bin\/awb\.js infer --retry-failed` .*`node bin\/awb\.js judge --retry-failed`/);
+    assert.match(compare.stdout, /see them with node bin\/awb\.js rows\)/);
+    for (const r of [merge, score, judge, compare]) assert.doesNotMatch(r.stdout + r.stderr, bare);
   });
   it('names a run folder safely', () => {
     assert.equal(pathSegment('Qwen/Qwen3-8B'), 'Qwen--Qwen3-8B');

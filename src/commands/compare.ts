@@ -5,6 +5,7 @@ import { refuseOverInputs } from '../core/files.js';
 import { UserError } from '../core/errors.js';
 import { choiceOption, intOption, numberOption } from './options.js';
 import { printWarnings } from './score.js';
+import { thisInvocation } from './invocation.js';
 
 export interface CompareOpts {
   failBelow?: string;
@@ -36,7 +37,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
     failBelow === undefined
       ? undefined
       : { threshold: failBelow, allowPartial: opts.allowPartial === true, allowIncomparable: opts.allowIncomparable === true };
-  const report = await compareFiles(baseline, candidate, { gate, rows });
+  const report = await compareFiles(baseline, candidate, { gate, rows, invocation: thisInvocation() });
   printWarnings(report.warnings);
   const out = await render(format, report);
   process.stdout.write(out);

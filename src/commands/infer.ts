@@ -8,7 +8,7 @@ import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, 
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from './data-source.js';
 import { pathSegment } from './options.js';
-import { shellWord, thisInvocation } from './run-ui.js';
+import { shellWord, thisInvocation } from './invocation.js';
 import { join } from 'node:path';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {

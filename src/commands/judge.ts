@@ -14,7 +14,7 @@ import { parseOptions } from './option-table.js';
 import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
 import { pathSegment } from './options.js';
-import { shellWord, thisInvocation } from './run-ui.js';
+import { shellWord, thisInvocation } from './invocation.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(JUDGE_OPTIONS, raw);
@@ -24,7 +24,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   try {
     await access(predictions);
   } catch {
-    throw new UserError(`${predictions}: no such predictions file (run \`awb infer\` first, or pass --predictions)`);
+    throw new UserError(`${predictions}: no such predictions file (run \`${thisInvocation()} infer\` first, or pass --predictions)`);
   }
   const { mode, repeat } = opts;
   if (opts.reference !== undefined && mode !== 'pairwise') throw new UserError('--reference goes with --mode pairwise');
@@ -72,7 +72,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) {
       process.stderr.write(
-        `judge: ${unpredicted} rows have no prediction because their inference failed: run \`awb infer\` again on ${predictions} first, then this command\n`,
+        `judge: ${unpredicted} rows have no prediction because their inference failed: run \`${thisInvocation()} infer\` again on ${predictions} first, then this command\n`,
       );
     }
     if (!result.stopped) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);

@@ -3,6 +3,7 @@ import { mergeShards } from '../core/merge/index.js';
 import { displayKey } from '../core/rows/index.js';
 import { UserError } from '../core/errors.js';
 import { visible } from '../core/shown.js';
+import { thisInvocation } from './invocation.js';
 
 export interface MergeCliOptions {
   output?: string;
@@ -15,7 +16,10 @@ export interface MergeCliOptions {
 export async function run(files: string[], opts: MergeCliOptions): Promise<void> {
   const [out, ...shards] = opts.output !== undefined ? [opts.output, ...files] : files;
   if (out === undefined || !shards.length) {
-    throw new UserError('merge: name the merged file with -o FILE, then the shard files (awb merge -o merged.jsonl shard1.jsonl ...)', 2);
+    throw new UserError(
+      `merge: name the merged file with -o FILE, then the shard files (${thisInvocation()} merge -o merged.jsonl shard1.jsonl ...)`,
+      2,
+    );
   }
   const report = await mergeShards({
     out,

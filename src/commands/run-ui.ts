@@ -1,10 +1,9 @@
-import { realpathSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative } from 'node:path';
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
 import type { StageEvent, StageResult } from '../core/runner/index.js';
 import { domainLabel, compareDomains } from '../core/domains.js';
 import { brief, redact, visible } from '../core/shown.js';
+import { shellWord, thisInvocation } from './invocation.js';
 
 /*
  * What infer and judge show while they run: a progress bar on a terminal,
@@ -187,47 +186,6 @@ export function resumeCommand(secrets: readonly (string | undefined)[]): string 
     return shellWord(redact(a, [...hidden]));
   });
   return [thisInvocation(), ...words].join(' ');
-}
-
-/** A word as a POSIX shell reads it back: plain when safe, else single-quoted. */
-export function shellWord(a: string): string {
-  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Where the running script could be found under another name: PATH's `awb`, compared through links. */
-export interface InvocationContext {
-  script: string;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** The real path of a file, or undefined when there is none. */
-  realpath: (path: string) => string | undefined;
-}
-
-/**
- * How to start awb again the way it was started: `npx agentworldbench` under
- * npx (its cache is not on PATH), `awb` when the `awb` on PATH is this very
- * script, else `node <script>` (relative to the current folder when inside it).
- */
-export function invocation(c: InvocationContext): string {
-  if (c.script.split(/[\\/]/).includes('_npx')) return 'npx agentworldbench';
-  const self = c.realpath(c.script);
-  const dirs = (c.env.PATH ?? '').split(delimiter).filter(Boolean);
-  if (self && dirs.some((d) => c.realpath(join(d, 'awb')) === self)) return 'awb';
-  const rel = relative(c.cwd, c.script);
-  const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : c.script;
-  return `node ${shellWord(shown)}`;
-}
-
-/** This process's invocation, for commands printed to be pasted. */
-export function thisInvocation(): string {
-  const realpath = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return undefined;
-    }
-  };
-  return invocation({ script: process.argv[1] ?? 'awb', cwd: process.cwd(), env: process.env, realpath });
 }
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */

@@ -3,6 +3,7 @@ import type { ModeReport } from '../render/modes.js';
 import type { BootstrapSettings, Prices, ScoreRequest } from '../core/score/index.js';
 import { visibleLines } from '../core/shown.js';
 import { choiceOption, intOption, numberOption } from './options.js';
+import { thisInvocation } from './invocation.js';
 
 /** The options score and report share (see withScoreOptions in cli.ts). */
 export interface ScoreSettingsOpts {
@@ -103,6 +104,7 @@ export function scoreRequest(files: string[], opts: ScoreSettingsOpts, byTurn: b
     withPublished: opts.withPublished === true,
     prices: pricesOption(opts),
     byTurn,
+    invocation: thisInvocation(),
   };
 }
 

@@ -438,7 +438,7 @@ export function compareView(report: CompareReport): View {
   ];
   if (result.changed.length) {
     grids.push({
-      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with awb rows)`,
+      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with ${report.invocation} rows)`,
       columns: [{ title: 'Row (domain/id/turn)', align: 'left' }, right('Baseline'), right('Candidate'), right('Delta')],
       rows: result.changed.map((r) => ({
         cells: [

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { UserError } from '../errors.js';
@@ -18,6 +19,39 @@ function alive(pid: number): boolean {
   }
 }
 
+interface Holder {
+  pid: number | undefined;
+  host: string | undefined;
+  /** Left by a process of this machine that is gone. */
+  gone: boolean;
+}
+
+/** Who a lock file names; a missing or unreadable one names nobody (and is not gone). */
+async function holderOf(path: string): Promise<Holder> {
+  const [pid, host] = (await readFile(path, 'utf8').catch(() => '')).trim().split(' ');
+  const n = Number(pid);
+  const named = Number.isInteger(n) && n > 0;
+  return { pid: named ? n : undefined, host, gone: named && host === hostname() && !alive(n) };
+}
+
+function busy(output: string, h: Holder, toDelete: string): UserError {
+  const who = h.pid !== undefined ? ` (pid ${h.pid}${h.host === hostname() ? '' : ` on ${h.host}`})` : '';
+  return new UserError(
+    `${output} is being written by another awb run${who}; wait for it to end, or give this run a file of its own (-o FILE); if no such run exists, delete ${toDelete}`,
+  );
+}
+
+/** Links `from` to `to`; false when `to` exists. */
+async function linked(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw fileError(to, err);
+  }
+}
+
 /**
  * Takes the output for this run: two runs appending to one file (the same
  * command started twice, a CI job retried while the first still runs) would
@@ -25,10 +59,21 @@ function alive(pid: number): boolean {
  * made whole, then linked into place, so no run ever reads it half written;
  * one left by a process of this machine that is gone (killed) is taken over.
  * Returns what releases it.
+ *
+ * Taking over is remove-then-link, and two runs that found the same stale
+ * lock must not both do it (the second would remove the first's fresh lock).
+ * So a takeover first links its own file to `LOCK.takeover`, which only one
+ * run can hold, and, holding it, looks again: only a lock whose process is
+ * gone is removed, and nothing else removes another run's lock, so what it
+ * looked at cannot change before the removal. A run that finds the takeover
+ * held is refused like one that finds the lock held (one killed inside that
+ * instant leaves the file named in the message).
  */
 export async function lockOutput(output: string): Promise<() => Promise<void>> {
   const path = lockPathFor(output);
-  const mine = `${path}.${process.pid}`;
+  const guard = `${path}.takeover`;
+  // Unique even within one process, so no attempt removes another's file.
+  const mine = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   try {
     await writeFile(mine, `${process.pid} ${hostname()}\n`);
   } catch (err) {
@@ -37,22 +82,15 @@ export async function lockOutput(output: string): Promise<() => Promise<void>> {
   try {
     // Twice at most: a lock found left by a run that is gone is removed once, then taken.
     for (let attempt = 0; ; attempt++) {
+      if (await linked(mine, path)) return () => rm(path, { force: true });
+      const found = await holderOf(path);
+      if (!found.gone || attempt > 0) throw busy(output, found, path);
+      if (!(await linked(mine, guard))) throw busy(output, await holderOf(guard), `${path} and ${guard}`);
       try {
-        await link(mine, path);
-        return () => rm(path, { force: true });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fileError(path, err);
+        if ((await holderOf(path)).gone) await rm(path, { force: true });
+      } finally {
+        await rm(guard, { force: true });
       }
-      const [pid, host] = (await readFile(path, 'utf8').catch(() => '')).trim().split(' ');
-      const holder = Number(pid);
-      const gone = Number.isInteger(holder) && holder > 0 && host === hostname() && !alive(holder);
-      if (!gone || attempt > 0) {
-        const who = Number.isInteger(holder) && holder > 0 ? ` (pid ${holder}${host === hostname() ? '' : ` on ${host}`})` : '';
-        throw new UserError(
-          `${output} is being written by another awb run${who}; wait for it to end, or give this run a file of its own (-o FILE); if no such run exists, delete ${path}`,
-        );
-      }
-      await rm(path, { force: true });
     }
   } finally {
     await rm(mine, { force: true });

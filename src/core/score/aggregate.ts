@@ -349,6 +349,8 @@ export interface ScoreRequest extends ScoreOptions {
   withPublished: boolean;
   prices: Prices | undefined;
   byTurn: boolean;
+  /** How the user started awb (`awb`, `npx agentworldbench`, `node bin/awb.js`), for the commands a refusal tells them to run. */
+  invocation: string;
 }
 
 export interface ScoreReport {
@@ -371,13 +373,13 @@ export interface ScoreReport {
  * and what to run next (and is never scored, not even with every row taken
  * as failed at the lowest grade).
  */
-function earlierStage(file: string, records: readonly JudgedRecord[]): string | undefined {
+function earlierStage(file: string, records: readonly JudgedRecord[], awb: string): string | undefined {
   if (records.length === 0) return undefined;
   if (records.every((r) => r.kind === 'prediction')) {
-    return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`awb judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then score the judged.jsonl it writes`;
+    return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`${awb} judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then score the judged.jsonl it writes`;
   }
   if (records.every((r) => r.kind === 'dataset')) {
-    return `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`awb infer\`, then \`awb judge\`, then score the judged.jsonl it writes`;
+    return `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`${awb} infer\`, then \`${awb} judge\`, then score the judged.jsonl it writes`;
   }
   return undefined;
 }
@@ -402,7 +404,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   for (const [i, file] of req.files.entries()) {
     const judged = await readJudged(file, visit?.(i));
     warnings.push(...judged.warnings);
-    const stage = earlierStage(file, judged.records);
+    const stage = earlierStage(file, judged.records, req.invocation);
     if (stage) throw new UserError(stage);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);

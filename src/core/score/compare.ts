@@ -53,6 +53,8 @@ export interface DomainDelta extends Delta {
   /** Failed rows among the paired ones, per side. */
   baselineFailed: number;
   candidateFailed: number;
+  /** Paired rows failed in the candidate whose baseline row is valid: left out of the delta, they make the candidate incomplete. */
+  candidateLost: number;
 }
 
 /** One paired row's change in total (0-100 points). */
@@ -169,6 +171,7 @@ export function compareRecords(
           used: 0,
           baselineFailed: 0,
           candidateFailed: 0,
+          candidateLost: 0,
           ...emptyDelta(),
         },
         base: emptySide(),
@@ -191,6 +194,7 @@ export function compareRecords(
     a.d.paired++;
     if (b.failed) a.d.baselineFailed++;
     if (c.failed) a.d.candidateFailed++;
+    if (c.failed && !b.failed) a.d.candidateLost++;
     if (b.failed || c.failed || b.total === 0 || c.total === 0) continue;
     a.d.used++;
     addSide(a.base, b);
@@ -248,6 +252,7 @@ export function compareRecords(
       used: sum((d) => d.used),
       baselineFailed: sum((d) => d.baselineFailed),
       candidateFailed: sum((d) => d.candidateFailed),
+      candidateLost: sum((d) => d.candidateLost),
     },
     changed: changed.slice(0, opts.rows ?? 0),
   };
@@ -311,8 +316,10 @@ export interface GateOptions {
 }
 
 export interface GateContext {
-  /** Why the candidate is incomplete (rows of the baseline missing, or its manifest says unfinished). */
+  /** Why the candidate is incomplete (rows of the baseline missing, rows failed where the baseline's are valid, its manifest says unfinished). */
   partial: string[];
+  /** How to complete it, when it is incomplete: said once after the reasons. */
+  remedy?: string;
   /** Known differences that make the runs not comparable. */
   incomparable: string[];
 }
@@ -379,8 +386,9 @@ function termsOf(d: Delta, threshold: number, weight = 1): Term[] {
  * chance that judge noise alone fails the gate to GATE_ALPHA. A domain with
  * so few trajectories that even all of them moving the same way could not
  * reach the first Holm level (1/2^G > alpha/m) is reported as not tested.
- * A candidate missing rows, or runs known to differ in judge, rubrics,
- * history or dataset, fail too unless allowed.
+ * A candidate missing rows (or failing them where the baseline has valid
+ * ones), or runs known to differ in judge, rubrics, history or dataset,
+ * fail too unless allowed.
  */
 export function applyGate(result: CompareResult, opts: GateOptions, context: GateContext = { partial: [], incomparable: [] }): GateResult {
   const threshold = opts.threshold;
@@ -420,6 +428,7 @@ export function applyGate(result: CompareResult, opts: GateOptions, context: Gat
     );
   if (context.partial.length && !opts.allowPartial) {
     reasons.push(...context.partial.map((p) => `incomplete candidate: ${p} (--allow-partial to gate on the rows in common)`));
+    if (context.remedy) reasons.push(context.remedy);
   }
   if (context.incomparable.length && !opts.allowIncomparable) {
     reasons.push(...context.incomparable.map((p) => `${p} (--allow-incomparable to gate anyway)`));
@@ -445,6 +454,8 @@ export interface CompareReport {
   gate: GateResult | undefined;
   notes: string[];
   warnings: string[];
+  /** As given in CompareOptions, for the commands the report names. */
+  invocation: string;
 }
 
 export interface CompareOptions {
@@ -452,6 +463,8 @@ export interface CompareOptions {
   gate: GateOptions | undefined;
   /** How many most-changed rows to list. */
   rows?: number;
+  /** How the user started awb (`awb`, `npx agentworldbench`, `node bin/awb.js`), for the commands the report tells them to run. */
+  invocation: string;
 }
 
 /** Reads two judged files and compares them: everything `awb compare` prints. */
@@ -494,7 +507,7 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   }
   if (failedBase || failedCand) {
     notes.push(
-      `failed rows among the paired ones: ${failedBase} in ${lb}, ${failedCand} in ${lc}; deltas use only rows valid on both sides`,
+      `failed rows among the paired ones: ${failedBase} in ${lb}, ${failedCand} in ${lc}; deltas use only rows valid on both sides (${paired - used} of ${paired} paired rows left out)`,
     );
   }
   const partial: string[] = [];
@@ -505,21 +518,25 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
     );
   }
   if (pc.complete === false) partial.push(`the manifest of ${lc} says the run is unfinished`);
-  // A domain whose paired rows all failed in the candidate (no generation, no parsable judgement) has no delta: no test could see it fall.
-  const lost = result.domains.filter((d) => d.paired > 0 && d.candidateFailed === d.paired && d.baselineFailed < d.paired);
-  if (lost.length) {
-    partial.push(
-      `every paired row failed in ${lc} in ${lost.map((d) => domainLabel(d.domain)).join(', ')} (valid in ${lb}), so the gate cannot measure ${lost.length === 1 ? 'that domain' : 'those domains'}`,
-    );
+  // Rows the candidate failed (no generation, no parsable judgement) drop out of the pairs: a domain could lose
+  // most of them and still pass; with all of them it has no delta that a test could see fall.
+  const lost = result.domains.filter((d) => d.candidateLost > 0);
+  for (const d of lost) {
+    partial.push(`${domainLabel(d.domain)}: ${d.candidateLost} of ${d.paired} candidate rows failed where the baseline's are valid`);
   }
+  const i = opts.invocation;
+  const remedy = lost.length
+    ? `to complete ${lc}, ask its failed rows again: \`${i} infer --retry-failed\` for rows without a generation, then \`${i} judge --retry-failed\`; or gate on the rows in common with --allow-partial`
+    : undefined;
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {
     baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.records.length },
     candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.records.length },
     result,
-    gate: opts.gate && applyGate(result, opts.gate, { partial, incomparable }),
+    gate: opts.gate && applyGate(result, opts.gate, { partial, remedy, incomparable }),
     notes,
     warnings,
+    invocation: opts.invocation,
   };
 }
 
