@@ -71,6 +71,7 @@ export function startBenchEndpoint(opts: {
   cache?: CacheSimulation;
 }): Promise<{ url: string; close: () => Promise<void> }> {
   const models = opts.models ?? ['bench'];
+  const trace = process.env.BENCH_TRACE;
   const sim = opts.cache;
   let cache = sim && new PrefixCache(sim);
   let received: Blocks[] = [];
@@ -124,7 +125,7 @@ export function startBenchEndpoint(opts: {
       s.lastAt = Date.now();
     };
     res.on('close', finish);
-    const tStart = Date.now();
+    const arrivedAt = Date.now();
     let bytes = 0;
     // Bodies are kept only to simulate the cache, which needs the messages.
     const chunks: Buffer[] | undefined = cache && [];
@@ -134,8 +135,9 @@ export function startBenchEndpoint(opts: {
     });
     req.on('error', finish);
     req.on('end', () => {
-      const tEnd = Date.now();
-      if (process.env.BENCH_TRACE) res.on('close', () => appendFileSync(process.env.BENCH_TRACE!, JSON.stringify([tStart, tEnd, Date.now(), bytes]) + '\n'));
+      const bodyAt = Date.now();
+      // BENCH_TRACE=FILE: one line per request, [arrived, body in, closed] in ms since the epoch and its bytes, to see where slots sat empty.
+      if (trace) res.on('close', () => appendFileSync(trace, `${JSON.stringify([arrivedAt, bodyAt, Date.now(), bytes])}\n`));
       s.bytesIn += bytes;
       let promptBytes = bytes;
       let cachedBytes = 0;
