@@ -27,8 +27,9 @@ const spareBuffers: { reads: [Buffer, Buffer]; long: Buffer }[] = [];
  * leading byte order mark. JSONL from the
  * real data holds raw U+2028/U+2029 inside strings, which readline-style
  * splitters may treat as line breaks; here they stay inside their line.
- * Memory holds one line at a time (a row may be several MB) plus two read
- * buffers, and a caller that skips a line never pays for decoding it.
+ * Memory holds two read buffers and one buffer as large as the longest line
+ * so far (a row may be several MB), and a caller that skips a line never pays
+ * for decoding it.
  */
 export async function* readLineBytes(path: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<LineBytes> {
   let handle: FileHandle;
@@ -39,8 +40,9 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   }
   // Two read buffers, reused: the next read fills one while the lines of the
   // other are handed out. A line that runs past a read is gathered in `long`,
-  // also reused: fresh buffers per read would leave hundreds of MB for the
-  // garbage collector to find on a full-size file.
+  // kept for the file's next long lines and doubled when one is longer: fresh
+  // buffers would leave hundreds of MB for the garbage collector to find on a
+  // full-size file, and each costs its page faults.
   const size = opts.highWaterMark ?? READ_SIZE;
   const kept = size === READ_SIZE ? spareBuffers.pop() : undefined;
   const reads = kept?.reads ?? [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
@@ -48,7 +50,7 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   let carried = 0; // bytes of the current line gathered in `long` from earlier reads
   const carry = (piece: Buffer) => {
     if (carried + piece.length > long.length) {
-      const grown = Buffer.allocUnsafe(Math.max(size, Math.ceil((carried + piece.length) * 1.5)));
+      const grown = Buffer.allocUnsafe(Math.max(size, carried + piece.length, 2 * long.length));
       long.copy(grown, 0, 0, carried);
       long = grown;
     }
@@ -88,8 +90,6 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
         lineNo++;
         const end = offset + bytes.length + 1;
         yield { bytes, lineNo, start: offset, end, terminated: true };
-        // A multi-MB line's buffer is not kept for the rest of the file.
-        if (long.length > LONG_KEPT) long = Buffer.allocUnsafe(0);
         offset = end;
         from = nl + 1;
       }
