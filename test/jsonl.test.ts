@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLineBytes } from '../src/core/rows/jsonl.js';
+import { JsonlAppender, readLineBytes } from '../src/core/rows/jsonl.js';
 
 test('lines are split on \\n only, with their offsets, whether they fit a read or run over several', async () => {
   const lines = [
@@ -54,5 +54,31 @@ test('a reader left after its first line, with its next read under way, ends cle
     const got: string[] = [];
     for await (const l of readLineBytes(join(dir, 'b.jsonl'))) got.push(l.bytes.toString());
     assert.deepEqual(got, b);
+  }
+});
+
+test('an appender syncs to disk as it goes, so closing has little left to sync, and closes with every line written', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'awb-append-')), 'out.jsonl');
+  const probe = await open(path, 'w');
+  const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  await probe.close();
+  const original = proto.sync;
+  let syncs = 0;
+  proto.sync = function (this: unknown) {
+    syncs++;
+    return original.call(this);
+  };
+  try {
+    const out = await JsonlAppender.open(path);
+    const line = 'z'.repeat(1_000_000);
+    await Promise.all(Array.from({ length: 70 }, () => out.append(line)));
+    assert.ok(syncs >= 1, `synced while appending 70 MB (${syncs} syncs)`);
+    const before = syncs;
+    await out.close();
+    assert.equal(syncs, before + 1, 'one last sync on close');
+    const text = await readFile(path, 'utf8');
+    assert.equal(text, `${line}\n`.repeat(70));
+  } finally {
+    proto.sync = original;
   }
 });

@@ -176,13 +176,21 @@ function rest(parts: Buffer[], written: number): Buffer[] {
 /** Text, or bytes that are already UTF-8 (a line re-read from its input). */
 type LinePart = string | Buffer;
 
+/** Bytes appended between two syncs to disk in the background. */
+const SYNC_EVERY = 32e6;
+
 /**
  * Appends whole lines to a JSONL file, one after the other, so a crash leaves
  * at most one cut line at the end, which readers detect (no `\n`) and drop.
+ * The file is on disk when `close` returns; it is synced in the background
+ * every SYNC_EVERY bytes on the way, so that last sync has little left to do
+ * (a whole run's hundreds of MB would hold up its end).
  */
 export class JsonlAppender {
   /** Writes are chained so concurrent callers never interleave parts of two lines. */
   private queue: Promise<void> = Promise.resolve();
+  private unsynced = 0;
+  private syncing: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
@@ -218,19 +226,29 @@ export class JsonlAppender {
         const { bytesWritten } = await this.handle.writev(parts);
         if (bytesWritten === 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
         parts = rest(parts, bytesWritten);
+        this.unsynced += bytesWritten;
       }
     } catch (err) {
       throw fileError(this.path, err);
     }
+    if (this.unsynced >= SYNC_EVERY && !this.syncing) {
+      this.unsynced = 0;
+      this.syncing = this.sync().finally(() => (this.syncing = undefined));
+    }
   }
 
-  async close(): Promise<void> {
-    await this.queue;
+  private async sync(): Promise<void> {
     try {
       await this.handle.sync();
     } catch {
       // Some file systems (and /dev/null) refuse fsync; the data is written regardless.
     }
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.syncing;
+    await this.sync();
     await this.handle.close();
   }
 }
