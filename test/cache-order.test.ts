@@ -253,7 +253,8 @@ describe('--max-inflight-mb', () => {
     const big = log.find((e) => JSON.stringify(e.request!.messages).includes('[row os/100/1]'))!;
     assert.deepEqual(overlapping(log, big), [], 'the 2 MB row went alone');
 
-    const open = await startServer({ reply: worldReply, latencyMs: 300 });
+    // Long enough that all eight are sent before the first answer, even on a busy machine.
+    const open = await startServer({ reply: worldReply, latencyMs: 1000 });
     const u = await runAwb(inferArgs(open.url, data.dir, join(dir, 'open.jsonl'), ['-c', '8', '--max-inflight-mb', '0']));
     assert.equal(u.code, 0, u.stderr);
     assert.equal(open.stats.maxInFlight, 8);
