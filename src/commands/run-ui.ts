@@ -191,6 +191,13 @@ export function resumeCommand(secrets: readonly (string | undefined)[]): string 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
   if (e.type === 'bad') err(chalk.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
+  if (e.type === 'mixed') {
+    err(
+      chalk.yellow(
+        `${stage}: --force: the ${e.rows} rows already in ${output} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed`,
+      ),
+    );
+  }
   if (e.type !== 'planned') return;
   const redo = e.dropped.failed + e.dropped.cut + e.dropped.invalid;
   if (e.alreadyDone || redo) {

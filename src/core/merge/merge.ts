@@ -205,10 +205,13 @@ function mergedManifest(
   const now = new Date().toISOString();
   const done = written - failed;
   // The shards' own finish times say nothing about whether the merged file is whole.
-  const { finished_at: _f, ...base } = first;
+  const { finished_at: _f, mixed: _m, ...base } = first;
+  const mixed = ms.flatMap((m) => m.mixed ?? []);
   return {
     ...base,
     settings,
+    // A shard that mixes runs makes the merged file mix them too.
+    ...(mixed.length ? { mixed } : {}),
     // The input the rows were checked against: --data when given, which may have moved since the shards ran.
     dataset: { ...first.dataset, source: source.map((s) => resolve(s)).join(', '), domains, rows },
     started_at: ms.map((m) => m.started_at).sort()[0]!,

@@ -85,10 +85,21 @@ function stable(value: unknown): string | undefined {
   );
 }
 
+/** What a resume found in the output it goes on with. */
+export interface Resumable {
+  /** The output's manifest, when it has a readable one. */
+  previous: Manifest | undefined;
+  /**
+   * What --force overrode: how the settings of the rows already there differ from this run's, or why
+   * they are unknown. Empty when nothing was overridden (no rows, or the same settings).
+   */
+  overridden: string[];
+}
+
 /**
  * Refuses to mix results made with different settings into one file: a
  * resume must use the same model, endpoint, sampling, protocol, judge,
- * rubrics and data, unless the user says --force.
+ * rubrics and data, unless the user says --force; then it says what --force overrode.
  */
 export async function checkResumable(
   output: string,
@@ -96,13 +107,19 @@ export async function checkResumable(
   settings: ManifestSettings,
   dataset: Manifest['dataset'],
   force: boolean,
-): Promise<Manifest | undefined> {
+): Promise<Resumable> {
   const hasRows = await isNonEmptyFile(output);
+  let unreadable = false;
   const previous = await readManifest(output).catch((err: unknown) => {
-    if (force) return undefined;
-    throw err;
+    if (!force) throw err;
+    unreadable = true;
+    return undefined;
   });
-  if (!hasRows || force) return previous;
+  if (!hasRows) return { previous, overridden: [] };
+  const overridden = previous
+    ? resumeDifferences(previous, stage, settings, dataset)
+    : [`the rows already there have ${unreadable ? 'an unreadable manifest' : 'no manifest'}, so their settings are unknown`];
+  if (force || !overridden.length) return { previous, overridden };
   if (!previous) {
     throw new UserError(
       `${output} already has rows but no manifest (${manifestPathFor(output)}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
@@ -111,14 +128,21 @@ export async function checkResumable(
   if (previous.stage !== stage) {
     throw new UserError(`${output} was written by \`awb ${previous.stage}\`, not \`awb ${stage}\`; choose another --output`);
   }
+  throw new UserError(
+    `${output} was made with other settings (${overridden.join('; ')}); to resume it, use the same settings; for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
+  );
+}
+
+function resumeDifferences(
+  previous: Manifest,
+  stage: Manifest['stage'],
+  settings: ManifestSettings,
+  dataset: Manifest['dataset'],
+): string[] {
+  if (previous.stage !== stage) return [`stage: was ${previous.stage}, now ${stage}`];
   const diffs = settingsDifferences(previous.settings, settings);
   if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
     diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
   }
-  if (diffs.length) {
-    throw new UserError(
-      `${output} was made with other settings (${diffs.join('; ')}); to resume it, use the same settings; for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
-    );
-  }
-  return previous;
+  return diffs;
 }

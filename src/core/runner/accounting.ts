@@ -1,5 +1,5 @@
 import { VERSION } from '../../version.js';
-import type { Manifest, ManifestSettings } from '../schemas/index.js';
+import type { Manifest, ManifestSettings, MixedRun } from '../schemas/index.js';
 import type { Outcome } from '../schemas/index.js';
 
 export interface DomainTally {
@@ -70,6 +70,8 @@ export interface ManifestStart {
   label?: string;
   /** Batch API batches whose replies the output holds (--batch); repeated ids are kept once. */
   batches?: string[];
+  /** Forced resumes into rows made under other settings (the manifest's `mixed`). */
+  mixed?: MixedRun[];
   /** When the output was first started (an earlier run's), else now. */
   startedAt: string;
 }
@@ -84,6 +86,7 @@ export function newManifest(m: ManifestStart): Manifest {
     ...(m.batches?.length ? { batches: [...new Set(m.batches)] } : {}),
     dataset: m.dataset,
     settings: m.settings,
+    ...(m.mixed?.length ? { mixed: m.mixed } : {}),
     ...(m.upstream !== undefined ? { upstream: m.upstream } : {}),
     started_at: m.startedAt,
     updated_at: new Date().toISOString(),

@@ -3,7 +3,7 @@ import { domainOfTask } from '../domains.js';
 import { UserError } from '../errors.js';
 import { refuseOverInputs } from '../files.js';
 import { type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
-import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings } from '../schemas/index.js';
+import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings, type MixedRun } from '../schemas/index.js';
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, lockOutput, writeManifest } from '../output/index.js';
@@ -15,6 +15,8 @@ import { OutputWriter, resumeOutput } from './writer.js';
 export type StageEvent =
   | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
   | { type: 'bad'; bad: BadRow }
+  /** --force resumed into rows made under other or unknown settings: the manifest records the file as mixed. */
+  | { type: 'mixed'; rows: number; differences: string[] }
   | { type: 'row'; domain: string; ok: boolean; error?: string }
   | { type: 'stopping' };
 
@@ -90,7 +92,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     domains: [...plan.perDomain.keys()].filter((d) => d !== '?'),
     rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
   };
-  const previous = await checkResumable(opts.output, stage.name, opts.settings, dataset, opts.force);
+  const { previous, overridden } = await checkResumable(opts.output, stage.name, opts.settings, dataset, opts.force);
   const keep = (row: Record<string, unknown>) => {
     const o = stage.outcome(row);
     return o === 'done' || (o === 'failed' && !opts.retryFailed);
@@ -103,6 +105,10 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
       stage.tally(row, tallies.count(domain, stage.outcome(row)));
     },
   });
+  const mixed = mixedRuns(previous, overridden, resumed.doneKeys.size);
+  if (overridden.length && resumed.doneKeys.size) {
+    opts.onEvent?.({ type: 'mixed', rows: resumed.doneKeys.size, differences: overridden });
+  }
   await opts.beforeDispatch?.(resumed.doneKeys);
   const total = plan.lines.length;
   const alreadyDone = Math.min(resumed.doneKeys.size, total);
@@ -115,6 +121,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     upstream: opts.upstream,
     label: opts.label ?? previous?.label,
     batches: [...(previous?.batches ?? []), ...(opts.batchIds?.() ?? [])],
+    mixed,
     startedAt: previous?.started_at ?? new Date().toISOString(),
   });
   fillCounts(manifest, tallies, opts.endpointStats?.());
@@ -260,4 +267,16 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     heldForRoom: schedule.heldForRoom(),
     manifest,
   };
+}
+
+/**
+ * The file's record of mixed runs: the earlier manifest's, and this run's when --force overrode other or
+ * unknown settings of rows it keeps. A file left with no rows from before mixes nothing.
+ */
+function mixedRuns(previous: Manifest | undefined, overridden: string[], kept: number): MixedRun[] {
+  if (!kept) return [];
+  const earlier = previous?.mixed ?? [];
+  if (!overridden.length) return earlier;
+  const now: MixedRun = { at: new Date().toISOString(), reason: overridden.join('; '), rows: kept };
+  return [...earlier, previous ? { ...now, settings: previous.settings } : now];
 }

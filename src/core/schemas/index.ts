@@ -12,7 +12,7 @@ export {
 } from './judged-row.js';
 export type { Dimension, JudgeFields } from './judged-row.js';
 export { manifestPathFor, manifestSchema } from './manifest.js';
-export type { Manifest, ManifestSettings } from './manifest.js';
+export type { Manifest, ManifestSettings, MixedRun } from './manifest.js';
 export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema } from './prediction-row.js';
 export type { Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
 export {

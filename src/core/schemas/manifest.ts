@@ -28,6 +28,51 @@ const usageTotalsSchema = z.object({
   cached_tokens: tokenCount.optional(),
 });
 
+const settingsSchema = z.object({
+  world_model: endpointInfoSchema.optional(),
+  sampling: samplingSchema.optional(),
+  history: z.enum(['full', 'none']).optional(),
+  judge: endpointInfoSchema.optional(),
+  judge_sampling: samplingSchema.optional(),
+  rubrics: z
+    .object({
+      source: z.string(),
+      sha256: z.string(),
+      /** 'official' when every rubric came from the official {domain}/judge_system_prompt.txt layout. */
+      layout: z.enum(['awb', 'official']).optional(),
+      /** domain → SHA-256 of that domain's rubric. */
+      domains: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  parse_attempts: z.number().optional(),
+  /** The judge mode (absent: rubric, as before modes existed). */
+  mode: z.enum(['rubric', 'turing', 'pairwise']).optional(),
+  /** --repeat K of the rubric mode (absent: one judgement per row). */
+  repeat: z.number().optional(),
+  /** The system prompt of a choice mode. */
+  mode_prompt: z.object({ source: z.string(), sha256: z.string() }).optional(),
+  /** The reference predictions of the pairwise mode, hashed whole. */
+  reference: z.object({ source: z.string(), sha256: z.string() }).optional(),
+  domains: z.array(z.string()).optional(),
+  limit: z.number().optional(),
+  shard: z.object({ index: z.number(), count: z.number() }).optional(),
+});
+
+/**
+ * A resume forced (--force) into rows made under other or unknown settings:
+ * from then on the file mixes runs, whatever its `settings` say.
+ */
+const mixedSchema = z.object({
+  /** When the forced resume started. */
+  at: z.string(),
+  /** What differed, as the resume check words it ("sampling: was …, now …"), or why the earlier settings are unknown. */
+  reason: z.string(),
+  /** Rows the file kept from before that resume. */
+  rows: z.int().nonnegative(),
+  /** The settings those rows were made under, when their manifest could be read. */
+  settings: settingsSchema.optional(),
+});
+
 export const manifestSchema = z.object({
   format: z.literal('agentworldbench-manifest'),
   version: z.literal(1),
@@ -52,35 +97,9 @@ export const manifestSchema = z.object({
     rows: z.record(z.string(), z.number()),
   }),
   /** Everything that changes the results; a resume must match it exactly. */
-  settings: z.object({
-    world_model: endpointInfoSchema.optional(),
-    sampling: samplingSchema.optional(),
-    history: z.enum(['full', 'none']).optional(),
-    judge: endpointInfoSchema.optional(),
-    judge_sampling: samplingSchema.optional(),
-    rubrics: z
-      .object({
-        source: z.string(),
-        sha256: z.string(),
-        /** 'official' when every rubric came from the official {domain}/judge_system_prompt.txt layout. */
-        layout: z.enum(['awb', 'official']).optional(),
-        /** domain → SHA-256 of that domain's rubric. */
-        domains: z.record(z.string(), z.string()).optional(),
-      })
-      .optional(),
-    parse_attempts: z.number().optional(),
-    /** The judge mode (absent: rubric, as before modes existed). */
-    mode: z.enum(['rubric', 'turing', 'pairwise']).optional(),
-    /** --repeat K of the rubric mode (absent: one judgement per row). */
-    repeat: z.number().optional(),
-    /** The system prompt of a choice mode. */
-    mode_prompt: z.object({ source: z.string(), sha256: z.string() }).optional(),
-    /** The reference predictions of the pairwise mode, hashed whole. */
-    reference: z.object({ source: z.string(), sha256: z.string() }).optional(),
-    domains: z.array(z.string()).optional(),
-    limit: z.number().optional(),
-    shard: z.object({ index: z.number(), count: z.number() }).optional(),
-  }),
+  settings: settingsSchema,
+  /** Forced resumes into rows made under other or unknown settings, oldest first; absent: one run's settings throughout. */
+  mixed: z.array(mixedSchema).optional(),
   /** The manifest of the predictions a judged file was made from. */
   upstream: z.unknown().optional(),
   started_at: z.string(),
@@ -102,6 +121,7 @@ export const manifestSchema = z.object({
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestSettings = Manifest['settings'];
+export type MixedRun = z.infer<typeof mixedSchema>;
 
 export function manifestPathFor(output: string): string {
   return `${output}.manifest.json`;
