@@ -425,6 +425,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model, label: r.provenance.label })));
   const compared = loaded.map((r, i) => ({
     label: labels[i]!,
+    file: r.file,
     provenance: r.provenance,
     domains: r.score.domains.map((d) => d.domain),
     overall: r.score.domains.flatMap((d) => (d.score === undefined ? [] : [d.domain])),

@@ -30,6 +30,8 @@ export interface Provenance {
   datasetRevision?: string;
   /** False when the manifest says the run stopped before every row was done. */
   complete?: boolean;
+  /** What differed at each forced resume that mixed runs into the file or its predictions (the manifests' `mixed`). */
+  mixed?: string[];
 }
 
 /** Reads `<file>.manifest.json` if there is one; a broken manifest is a warning, never a reason to refuse scoring. */
@@ -104,9 +106,18 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
       datasetSha256: infer?.dataset.sha256 ?? manifest.dataset.sha256,
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
       complete: manifest.complete && (infer?.complete ?? true),
+      mixed: mixedText(judged, infer),
     },
     warnings,
   };
+}
+
+function mixedText(judged: Manifest | undefined, infer: Manifest | undefined): string[] | undefined {
+  const texts = [
+    ...(judged?.mixed ?? []).map((m) => `judgements: ${m.reason}`),
+    ...(infer?.mixed ?? []).map((m) => `predictions: ${m.reason}`),
+  ];
+  return texts.length ? texts : undefined;
 }
 
 /**
@@ -142,6 +153,8 @@ export function labelRuns(runs: ReadonlyArray<{ file: string; model?: string; la
 
 export interface ComparedRun {
   label: string;
+  /** The judged file, named by the notes about the file itself. */
+  file?: string;
   provenance: Provenance;
   /** Domains the run has rows for. */
   domains: readonly string[];
@@ -187,6 +200,7 @@ export function comparabilityNotes(
   for (const r of runs) {
     if (r.provenance.complete === false)
       notes.push({ kind: 'incomplete', text: `${r.label}: the manifest says the run is incomplete; missing rows are not in its scores` });
+    if (r.provenance.mixed) notes.push({ kind: 'differs', text: `not comparable: ${mixedRun(r)}` });
   }
   if (runs.length >= 2) {
     const unknown = runs.filter((r) => r.provenance.manifest !== 'found');
@@ -308,6 +322,7 @@ export function publishedGaps(r: ComparedRun): string[] {
   const p = r.provenance;
   if (p.manifest !== 'found') return ['no usable manifest, so rubrics, data, judge and history protocol are all unknown'];
   const gaps: string[] = [];
+  if (p.mixed) gaps.push('settings: the file mixes runs made under different settings (a resume forced past them)');
   if (p.rubricsLayout !== 'official') {
     gaps.push(
       p.rubricsSource === 'bundled'
@@ -345,4 +360,10 @@ function coverageText(domains: readonly string[]): string {
 
 function names(runs: readonly ComparedRun[]): string {
   return runs.map((r) => r.label).join(', ');
+}
+
+/** A run whose file mixes runs, and what differed when --force resumed it (or its predictions). */
+function mixedRun(r: ComparedRun): string {
+  const file = r.file !== undefined && r.file !== r.label ? ` (${r.file})` : '';
+  return `${r.label}${file} mixes rows made under different settings: a resume was forced past them (${r.provenance.mixed!.join('; ')})`;
 }

@@ -493,8 +493,8 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   ]);
   const checked = comparabilityNotes(
     [
-      { label: lb!, provenance: pb, domains: domainsOf(base.records) },
-      { label: lc!, provenance: pc, domains: domainsOf(cand.records) },
+      { label: lb!, file: baselineFile, provenance: pb, domains: domainsOf(base.records) },
+      { label: lc!, file: candidateFile, provenance: pc, domains: domainsOf(cand.records) },
     ],
     { coverage: false },
   ); // pairing already reports rows present on one side only
