@@ -79,6 +79,11 @@ describe('a forced resume over other settings', () => {
       /not comparable: .*judged\.jsonl.* mixes rows made under different settings.*predictions: sampling: was .*0\.6.*, now .*0\.2/,
     );
 
+    const page = join(dir, 'report.html');
+    const report = await runAwb(['report', judged, '-o', page]);
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(await readFile(page, 'utf8'), /mixes rows made under different settings/);
+
     // The same rows with no record of the mix: the baseline compare sets against it.
     const clean = join(dir, 'clean.jsonl');
     await cp(judged, clean);
