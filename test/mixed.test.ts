@@ -36,18 +36,24 @@ async function cutLast(out: string, drop: number): Promise<void> {
   await writeFile(out, lines.slice(0, -drop).join('\n') + '\n');
 }
 
+/** A finished infer run: its folder, predictions file and command. */
+async function inferred(): Promise<{ dir: string; preds: string; base: string[] }> {
+  const dir = await temps.make();
+  const ds = await makeDataset(dir, 14);
+  const world = await server({ reply: worldReply });
+  const preds = join(dir, 'pred.jsonl');
+  const base = inferArgs(world.url, ds.dir, preds, ['-c', '4']);
+  assert.equal((await runAwb(base)).code, 0);
+  return { dir, preds, base };
+}
+
 /** The stderr lines that warn of a forced resume into a mixed file. */
 const mixedWarnings = (stderr: string) => stderr.split('\n').filter((l) => /record the file as mixed/.test(l));
 
 describe('a forced resume over other settings', () => {
   it('records the mix in the manifest, warns, and score and compare report the file as not comparable', async () => {
-    const dir = await temps.make();
-    const ds = await makeDataset(dir, 14);
-    const world = await server({ reply: worldReply });
+    const { dir, preds, base } = await inferred();
     const judge = await server({ reply: judgeReply });
-    const preds = join(dir, 'pred.jsonl');
-    const base = inferArgs(world.url, ds.dir, preds, ['-c', '4']);
-    assert.equal((await runAwb(base)).code, 0);
     await cutLast(preds, 4);
 
     const forced = await runAwb([...base, '--temperature', '0.2', '--force']);
@@ -127,12 +133,7 @@ describe('a forced resume over other settings', () => {
   });
 
   it('into rows without a manifest, or with an unreadable one, records that their settings are unknown', async () => {
-    const dir = await temps.make();
-    const ds = await makeDataset(dir, 14);
-    const world = await server({ reply: worldReply });
-    const preds = join(dir, 'pred.jsonl');
-    const base = inferArgs(world.url, ds.dir, preds, ['-c', '4']);
-    assert.equal((await runAwb(base)).code, 0);
+    const { preds, base } = await inferred();
 
     for (const [broken, words] of [
       [() => rm(`${preds}.manifest.json`), /no manifest/],
@@ -157,12 +158,7 @@ describe('a forced resume over other settings', () => {
   });
 
   it('is kept by later resumes with the same settings, and added to by another forced one', async () => {
-    const dir = await temps.make();
-    const ds = await makeDataset(dir, 14);
-    const world = await server({ reply: worldReply });
-    const preds = join(dir, 'pred.jsonl');
-    const base = inferArgs(world.url, ds.dir, preds, ['-c', '4']);
-    assert.equal((await runAwb(base)).code, 0);
+    const { preds, base } = await inferred();
 
     const resume = async (extra: string[]) => {
       await cutLast(preds, 2);
