@@ -223,6 +223,24 @@ describe('awb infer --shard, then awb merge', () => {
     assert.equal(m.usage.completion_tokens, whole.usage.completion_tokens);
   });
 
+  it("the merged manifest keeps every shard's record of mixed runs", async () => {
+    const { dir, files } = await copies('s1', 's2', 's3');
+    // As a resume forced past other settings leaves them (test/mixed.test.ts); the first shard has none.
+    const records = [2, 3].map((k) => ({
+      at: `2026-01-0${k}T00:00:00.000Z`,
+      reason: `sampling: was {"temperature":0.${k}}, now {"temperature":0.6}`,
+      rows: k,
+    }));
+    for (const [i, record] of records.entries()) {
+      const path = `${files[i + 1]!}.manifest.json`;
+      const m = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+      await writeFile(path, JSON.stringify({ ...m, mixed: [record] }));
+    }
+    const out = join(dir, 'merged.jsonl');
+    await ok(['merge', '-o', out, ...files]);
+    assert.deepEqual((await manifestOf(out)).mixed, records);
+  });
+
   it('judge shards merged score exactly like the unsharded judged file', async () => {
     assert.ok(made.merged, 'needs the merged predictions of the previous test');
     const whole = p('judged-all.jsonl');
