@@ -82,3 +82,34 @@ test('an appender syncs to disk as it goes, so closing has little left to sync, 
     proto.sync = original;
   }
 });
+
+test("a sync that fails (a full disk) is the appender's error, at the next append or at close; a file that cannot be synced is not", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'awb-append-'));
+  const probe = await open(join(dir, 'probe'), 'w');
+  const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  await probe.close();
+  const original = proto.sync;
+  const failWith = (code: string) => {
+    proto.sync = () => Promise.reject(Object.assign(new Error(`sync: ${code}`), { code }));
+  };
+  try {
+    failWith('ENOSPC');
+    const out = await JsonlAppender.open(join(dir, 'full.jsonl'));
+    const line = 'z'.repeat(1_000_000);
+    const appended = await Promise.allSettled(Array.from({ length: 70 }, () => out.append(line)));
+    const closed = await out.close().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const errors = [...appended.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : [])), closed].filter(Boolean);
+    assert.ok(errors.length > 0, 'the failed sync was reported');
+    for (const err of errors) assert.match(String((err as Error).message), /full\.jsonl: the disk is full/);
+
+    failWith('EINVAL');
+    const special = await JsonlAppender.open(join(dir, 'special.jsonl'));
+    await special.append('{"a":1}');
+    await special.close();
+  } finally {
+    proto.sync = original;
+  }
+});

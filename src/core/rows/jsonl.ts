@@ -191,6 +191,8 @@ export class JsonlAppender {
   private queue: Promise<void> = Promise.resolve();
   private unsynced = 0;
   private syncing: Promise<void> | undefined;
+  /** A background sync's failure (a full disk, an I/O error): raised by the next append or by close. */
+  private syncFailed: { error: unknown } | undefined;
 
   private constructor(
     readonly path: string,
@@ -213,6 +215,7 @@ export class JsonlAppender {
   }
 
   private writeLine(line: string | readonly LinePart[]): Promise<void> {
+    if (this.syncFailed) throw fileError(this.path, this.syncFailed.error);
     // The parts go out in one writev call, so a multi-MB input line is never copied into a joined buffer.
     return this.writeParts(
       (typeof line === 'string' ? [line, '\n'] : [...line, '\n']).map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)),
@@ -233,23 +236,35 @@ export class JsonlAppender {
     }
     if (this.unsynced >= SYNC_EVERY && !this.syncing) {
       this.unsynced = 0;
-      this.syncing = this.sync().finally(() => (this.syncing = undefined));
+      this.syncing = this.sync()
+        .catch((error: unknown) => {
+          this.syncFailed ??= { error };
+        })
+        .finally(() => (this.syncing = undefined));
     }
   }
 
   private async sync(): Promise<void> {
     try {
       await this.handle.sync();
-    } catch {
-      // Some file systems (and /dev/null) refuse fsync; the data is written regardless.
+    } catch (err) {
+      // Special files (/dev/null, a pipe) cannot be synced, and there is nothing to lose; any other failure is data not on disk.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
     }
   }
 
   async close(): Promise<void> {
-    await this.queue;
-    await this.syncing;
-    await this.sync();
-    await this.handle.close();
+    try {
+      await this.queue;
+      await this.syncing;
+      if (this.syncFailed) throw this.syncFailed.error;
+      await this.sync();
+    } catch (err) {
+      throw fileError(this.path, err);
+    } finally {
+      await this.handle.close();
+    }
   }
 }
 
