@@ -192,3 +192,29 @@ describe('a forced resume over other settings', () => {
     assert.equal(second.mixed![1]!.settings?.sampling?.temperature, 0.2);
   });
 });
+
+describe('what does not make a file mixed', () => {
+  it('a forced resume that adds no row leaves the manifest as the earlier run wrote it', async () => {
+    const { preds, base } = await inferred();
+    const before = await readFile(`${preds}.manifest.json`, 'utf8');
+    const forced = await runAwb([...base, '--temperature', '0.2', '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    const m = await readManifestJson(preds);
+    assert.equal(m.settings.sampling?.temperature, 0.6, `${before}\n---\n${JSON.stringify(m)}`);
+    assert.equal(m.mixed, undefined);
+    // So the same command as before still resumes it, without --force.
+    assert.equal((await runAwb(base)).code, 0);
+  });
+
+  it('a forced resume that only moved the endpoint or covers more rows records no mix', async () => {
+    const { preds, base } = await inferred();
+    await cutLast(preds, 4);
+    const moved = await server({ reply: worldReply });
+    const url = base.indexOf('--model-base-url') + 1;
+    const elsewhere = base.map((a, i) => (i === url ? moved.url : a));
+    const forced = await runAwb([...elsewhere, '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.deepEqual(mixedWarnings(forced.stderr), []);
+    assert.equal((await readManifestJson(preds)).mixed, undefined);
+  });
+});

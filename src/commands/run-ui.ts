@@ -194,7 +194,7 @@ export function reportEvent(stage: string, e: StageEvent, output: string): void 
   if (e.type === 'mixed') {
     err(
       chalk.yellow(
-        `${stage}: --force: the ${e.rows} rows already in ${output} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed`,
+        `${stage}: --force: the ${e.rows} rows already in ${output} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
       ),
     );
   }

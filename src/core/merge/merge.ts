@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { fileError, readLineBytes } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
-import { ensureOutputDir, readManifest, settingsDifferences, writeManifest } from '../output/index.js';
+import { ensureOutputDir, hostless, readManifest, settingsDifferences, writeManifest } from '../output/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
@@ -239,12 +239,8 @@ async function exists(path: string): Promise<boolean> {
  * model behind their own URL is the normal way to run shards.
  */
 function shardIndependent(settings: Manifest['settings']): Manifest['settings'] {
-  const { shard: _shard, world_model, judge, ...rest } = settings;
-  return {
-    ...rest,
-    ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
-    ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
-  };
+  const { shard: _shard, ...rest } = hostless(settings);
+  return rest;
 }
 
 /**

@@ -85,6 +85,26 @@ function stable(value: unknown): string | undefined {
   );
 }
 
+/**
+ * Settings without the endpoint hosts: N machines serving the same model
+ * behind their own URLs give the same results (shards of one run, a server
+ * moved to another port).
+ */
+export function hostless(settings: ManifestSettings): ManifestSettings {
+  const { world_model, judge, ...rest } = settings;
+  return {
+    ...rest,
+    ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
+    ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
+  };
+}
+
+/** The settings that decide a row's result: not where it was sent, nor which rows a run covers (shard, domains, limit). */
+function resultSettings(settings: ManifestSettings): ManifestSettings {
+  const { shard: _shard, domains: _domains, limit: _limit, ...rest } = hostless(settings);
+  return rest;
+}
+
 /** What a resume found in the output it goes on with. */
 export interface Resumable {
   /** The output's manifest, when it has a readable one. */
@@ -116,10 +136,11 @@ export async function checkResumable(
     return undefined;
   });
   if (!hasRows) return { previous, overridden: [] };
-  const overridden = previous
-    ? resumeDifferences(previous, stage, settings, dataset)
-    : [`the rows already there have ${unreadable ? 'an unreadable manifest' : 'no manifest'}, so their settings are unknown`];
-  if (force || !overridden.length) return { previous, overridden };
+  const unknown = [`the rows already there have ${unreadable ? 'an unreadable manifest' : 'no manifest'}, so their settings are unknown`];
+  const differences = previous ? resumeDifferences(previous, stage, settings, dataset) : unknown;
+  if (!differences.length) return { previous, overridden: [] };
+  // Forced on, the file mixes runs only where results may differ: not for the hosts rows went to, nor the rows a run covers.
+  if (force) return { previous, overridden: previous ? resumeDifferences(previous, stage, settings, dataset, resultSettings) : unknown };
   if (!previous) {
     throw new UserError(
       `${output} already has rows but no manifest (${manifestPathFor(output)}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
@@ -129,7 +150,7 @@ export async function checkResumable(
     throw new UserError(`${output} was written by \`awb ${previous.stage}\`, not \`awb ${stage}\`; choose another --output`);
   }
   throw new UserError(
-    `${output} was made with other settings (${overridden.join('; ')}); to resume it, use the same settings; for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
+    `${output} was made with other settings (${differences.join('; ')}); to resume it, use the same settings; for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
   );
 }
 
@@ -138,9 +159,10 @@ function resumeDifferences(
   stage: Manifest['stage'],
   settings: ManifestSettings,
   dataset: Manifest['dataset'],
+  view: (s: ManifestSettings) => ManifestSettings = (s) => s,
 ): string[] {
   if (previous.stage !== stage) return [`stage: was ${previous.stage}, now ${stage}`];
-  const diffs = settingsDifferences(previous.settings, settings);
+  const diffs = settingsDifferences(view(previous.settings), view(settings));
   if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
     diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
   }

@@ -114,16 +114,23 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   const alreadyDone = Math.min(resumed.doneKeys.size, total);
   opts.onEvent?.({ type: 'planned', total, alreadyDone, todo: total - alreadyDone, dropped: resumed.dropped });
 
-  const manifest = newManifest({
+  const start = {
     stage: stage.name,
-    dataset,
-    settings: opts.settings,
-    upstream: opts.upstream,
     label: opts.label ?? previous?.label,
     batches: [...(previous?.batches ?? []), ...(opts.batchIds?.() ?? [])],
-    mixed,
     startedAt: previous?.started_at ?? new Date().toISOString(),
-  });
+  };
+  const own = newManifest({ ...start, dataset, settings: opts.settings, upstream: opts.upstream, mixed });
+  /**
+   * A forced resume over an earlier run's other settings makes the file mixed
+   * only once it adds a row: until then (nothing to do, Ctrl-C first) the
+   * manifest still says what made every row in it.
+   */
+  const earlier = previous && mixed.length > (previous.mixed?.length ?? 0) ? previous : undefined;
+  let takeOver = earlier !== undefined;
+  let manifest = earlier
+    ? newManifest({ ...start, dataset: earlier.dataset, settings: earlier.settings, upstream: earlier.upstream, mixed: earlier.mixed })
+    : own;
   fillCounts(manifest, tallies, opts.endpointStats?.());
   await writeManifest(opts.output, manifest);
 
@@ -159,6 +166,12 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   const saveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => async () => {
     // The line is read again rather than held: a row in flight keeps only its request.
     await writer.write(await inputs.bytes(line), fields);
+    if (takeOver) {
+      takeOver = false;
+      manifest = own;
+      fillCounts(manifest, tallies, opts.endpointStats?.());
+      await writeManifest(opts.output, manifest);
+    }
     const row = inputError === undefined ? fields : { error: inputError, ...fields };
     const outcome = stage.outcome(row);
     stage.tally(row, tallies.count(domain, outcome));
