@@ -156,7 +156,7 @@ describe('compare', () => {
     assert.deepEqual(report.gate!.reasons, [
       "incomplete candidate: MCP: 1 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
       "incomplete candidate: OS: 10 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
-      'to complete lost.jsonl, ask its failed rows again: `node bin/awb.js infer --retry-failed` for rows without a generation, then `node bin/awb.js judge --retry-failed`; or gate on the rows in common with --allow-partial',
+      'to complete lost.jsonl, ask its failed rows again: run the commands that made it once more with --retry-failed added (`node bin/awb.js infer ... --retry-failed` for rows without a generation, then `node bin/awb.js judge ... --retry-failed`); or gate on the rows in common with --allow-partial',
     ]);
     // Allowed: judged on the rows in common, as before, saying how many were left out.
     const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true }, invocation: 'awb' });

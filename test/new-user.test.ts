@@ -347,7 +347,7 @@ describe('the regression gate and a candidate domain that failed whole', () => {
     assert.match(gated.stdout, /incomplete candidate: SWE: (\d+) of \1 candidate rows failed where the baseline's are valid/);
     assert.match(
       gated.stdout,
-      /ask its failed rows again: `.+ infer --retry-failed` for rows without a generation, then `.+ judge --retry-failed`/,
+      /ask its failed rows again: run the commands that made it once more with --retry-failed added \(`.+ infer \.\.\. --retry-failed` for rows without a generation, then `.+ judge \.\.\. --retry-failed`\)/,
     );
     const allowed = await runAwb(['compare', judged, broken, '--fail-below', '1', '--allow-partial']);
     assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);

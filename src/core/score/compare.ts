@@ -526,7 +526,7 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   }
   const i = opts.invocation;
   const remedy = lost.length
-    ? `to complete ${lc}, ask its failed rows again: \`${i} infer --retry-failed\` for rows without a generation, then \`${i} judge --retry-failed\`; or gate on the rows in common with --allow-partial`
+    ? `to complete ${lc}, ask its failed rows again: run the commands that made it once more with --retry-failed added (\`${i} infer ... --retry-failed\` for rows without a generation, then \`${i} judge ... --retry-failed\`); or gate on the rows in common with --allow-partial`
     : undefined;
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {
