@@ -85,7 +85,13 @@ export async function lockOutput(output: string): Promise<() => Promise<void>> {
       if (await linked(mine, path)) return () => rm(path, { force: true });
       const found = await holderOf(path);
       if (!found.gone || attempt > 0) throw busy(output, found, path);
-      if (!(await linked(mine, guard))) throw busy(output, await holderOf(guard), `${path} and ${guard}`);
+      if (!(await linked(mine, guard))) {
+        const taking = await holderOf(guard);
+        if (!taking.gone) throw busy(output, taking, `${path} and ${guard}`);
+        throw new UserError(
+          `${output}: an awb run was killed while taking over its stale lock; if no awb run is writing ${output}, delete ${path} and ${guard}`,
+        );
+      }
       try {
         if ((await holderOf(path)).gone) await rm(path, { force: true });
       } finally {
