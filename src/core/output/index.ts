@@ -1,4 +1,12 @@
 /* An output file and its manifest: shared by the runner, merge and the commands, with no endpoint client. */
-export { checkResumable, ensureOutputDir, hostless, isNonEmptyFile, readManifest, settingsDifferences, writeManifest } from './output-file.js';
+export {
+  checkResumable,
+  ensureOutputDir,
+  hostless,
+  isNonEmptyFile,
+  readManifest,
+  settingsDifferences,
+  writeManifest,
+} from './output-file.js';
 export type { Resumable } from './output-file.js';
 export { lockOutput, lockPathFor } from './lock.js';
