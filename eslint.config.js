@@ -83,8 +83,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('./'), loadedLazily] }] },
   },
   {
-    files: ['src/commands/**/*.ts', 'src/render/**/*.ts'],
+    files: ['src/render/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../core/'), loadedLazily] }] },
+  },
+  {
+    files: ['src/commands/*/*.ts', 'src/render/*/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../core/'), loadedLazily] }] },
   },
   {
     // The report page's script runs in the browser.

@@ -3,8 +3,8 @@ import { DATASET_REPO } from './core/domains.js';
 import { UserError } from './core/errors.js';
 import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
-import { declare } from './commands/option-table.js';
-import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './commands/stage-options.js';
+import { declare } from './commands/shared/option-table.js';
+import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './commands/stage/stage-options.js';
 
 /*
  * Only commander is loaded at start-up: each action imports its command
@@ -54,24 +54,24 @@ function buildProgram(): Command {
     .option('--repo <id>', 'dataset repository', DATASET_REPO)
     .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default 60)')
     .option('--max-file-mb <n>', 'refuse files listed larger than this many MB (default 2048)')
-    .action(async (opts) => (await import('./commands/download.js')).run(opts));
+    .action(async (opts) => (await import('./commands/data/download.js')).run(opts));
 
   declare(
     program.command('infer').description('Run a world model on every row and write predictions JSONL (resumable)'),
     INFER_OPTIONS,
-  ).action(async (opts) => (await import('./commands/infer.js')).run(opts));
+  ).action(async (opts) => (await import('./commands/stage/infer.js')).run(opts));
 
   declare(
     program.command('judge').description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)'),
     JUDGE_OPTIONS,
-  ).action(async (opts) => (await import('./commands/judge.js')).run(opts));
+  ).action(async (opts) => (await import('./commands/stage/judge.js')).run(opts));
 
   declare(
     program
       .command('models')
       .description('List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)'),
     MODELS_OPTIONS,
-  ).action(async (opts) => (await import('./commands/models.js')).run(opts));
+  ).action(async (opts) => (await import('./commands/stage/models.js')).run(opts));
 
   const score = program
     .command('score')
@@ -79,7 +79,7 @@ function buildProgram(): Command {
     .argument('<judged...>', "judged JSONL files (ours or the official script's)")
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table'))
     .option('--by <what>', '"turn": break each domain down by turn_idx buckets');
-  withScoreOptions(score).action(async (judged, opts) => (await import('./commands/score.js')).run(judged, opts));
+  withScoreOptions(score).action(async (judged, opts) => (await import('./commands/results/score.js')).run(judged, opts));
 
   const report = program
     .command('report')
@@ -88,7 +88,7 @@ function buildProgram(): Command {
     )
     .argument('<judged...>', "judged JSONL files (ours or the official script's; rubric, turing, pairwise or --repeat), a run each")
     .option('-o, --output <file>', 'the HTML file to write', 'report.html');
-  withScoreOptions(report).action(async (judged, opts) => (await import('./commands/report.js')).run(judged, opts));
+  withScoreOptions(report).action(async (judged, opts) => (await import('./commands/results/report.js')).run(judged, opts));
 
   program
     .command('compare')
@@ -107,7 +107,7 @@ function buildProgram(): Command {
     .option('--rows <n>', 'also list the N rows whose total changed most')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
     .option('--summary <file>', 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)')
-    .action(async (baseline, candidate, opts) => (await import('./commands/compare.js')).run(baseline, candidate, opts));
+    .action(async (baseline, candidate, opts) => (await import('./commands/results/compare.js')).run(baseline, candidate, opts));
 
   program
     .command('rows')
@@ -118,7 +118,7 @@ function buildProgram(): Command {
     .option('--best <n>', 'the N rows with the highest total score')
     .option('--failed', 'only failed rows')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action(async (judged, opts) => (await import('./commands/rows.js')).run(judged, opts));
+    .action(async (judged, opts) => (await import('./commands/results/rows.js')).run(judged, opts));
 
   program
     .command('merge')
@@ -128,7 +128,7 @@ function buildProgram(): Command {
     .option('--data <dir>', 'dataset folder to check coverage against (default: the cached download the shards used)')
     .option('--allow-gaps', 'write what there is and list the missing rows instead of refusing')
     .option('--force', 'overwrite the merged file if it exists')
-    .action(async (shards, opts) => (await import('./commands/merge.js')).run(shards, opts));
+    .action(async (shards, opts) => (await import('./commands/results/merge.js')).run(shards, opts));
 
   return program;
 }

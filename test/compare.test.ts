@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { run } from '../src/commands/compare.js';
+import { run } from '../src/commands/results/compare.js';
 import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/compare.js';
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { pricesOption } from '../src/commands/score.js';
+import { pricesOption } from '../src/commands/results/score.js';
 import { domainName, parseDomainList, PUBLISHED_ROW_COUNTS } from '../src/core/domains.js';
 import { scoreFiles, type ScoreRequest } from '../src/core/score/aggregate.js';
 import { comparabilityNotes, type Provenance } from '../src/core/score/comparability.js';

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Command } from 'commander';
-import { declare, parseOptions } from '../src/commands/option-table.js';
-import { poolSettings } from '../src/commands/stage-cli.js';
-import { INFER_OPTIONS, JUDGE_OPTIONS } from '../src/commands/stage-options.js';
+import { declare, parseOptions } from '../src/commands/shared/option-table.js';
+import { poolSettings } from '../src/commands/stage/stage-cli.js';
+import { INFER_OPTIONS, JUDGE_OPTIONS } from '../src/commands/stage/stage-options.js';
 import { UserError } from '../src/core/errors.js';
 
 test('each option is parsed by its own parser, defaults included, into typed values', () => {

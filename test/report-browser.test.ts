@@ -169,7 +169,7 @@ describe('awb report in chromium', { skip }, () => {
   const errors: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(join(root, 'dist/commands/report.js')), 'run `npm run build` first');
+    assert.ok(existsSync(join(root, 'dist/commands/results/report.js')), 'run `npm run build` first');
     const r = awb('report', runA, runB, '-o', out);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /wrote .*report\.html \(12 rows/);

@@ -34,7 +34,7 @@ const good = writeJudged(dir, 'good.jsonl', [
 
 describe('awb score (end to end)', () => {
   // dist/ is built by `npm test` before the suites start; rebuilding here would race the other suites.
-  before(() => assert.ok(existsSync(join(root, 'dist/commands/score.js')), 'run `npm run build` first'));
+  before(() => assert.ok(existsSync(join(root, 'dist/commands/results/score.js')), 'run `npm run build` first'));
 
   it('prints the leaderboard and the per-domain detail of one file', () => {
     const r = awb('score', good);

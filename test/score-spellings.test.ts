@@ -126,7 +126,7 @@ describe('score reads any spelling of a judged file as the plain one', () => {
 
 describe('awb score (end to end) on a respelled file', () => {
   it('prints the same JSON as for the plain file', () => {
-    assert.ok(existsSync(join(root, 'dist/commands/score.js')), 'run `npm run build` first');
+    assert.ok(existsSync(join(root, 'dist/commands/results/score.js')), 'run `npm run build` first');
     // The same base name in two folders, since the label shown is the file's name.
     mkdirSync(join(dir, 'plain'));
     mkdirSync(join(dir, 'odd'));

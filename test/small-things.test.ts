@@ -9,9 +9,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEFAULT_DEAD, afterConnectionFailure, isDeadConnectionCode, poolUnreachable } from '../src/core/endpoints/health.js';
-import { BAR_FORMAT, FailureReasons, formatDuration, installInterrupts, progressFigures, progressLine } from '../src/commands/run-ui.js';
-import { invocation } from '../src/commands/invocation.js';
-import { pathSegment } from '../src/commands/options.js';
+import {
+  BAR_FORMAT,
+  FailureReasons,
+  formatDuration,
+  installInterrupts,
+  progressFigures,
+  progressLine,
+} from '../src/commands/stage/run-ui.js';
+import { invocation } from '../src/commands/shared/invocation.js';
+import { pathSegment } from '../src/commands/shared/options.js';
 import { AWB_BIN, runAwb, startAwb } from './support/cli.js';
 import { judgedRow, writeJudged } from './fixtures/judged/rows.js';
 import {

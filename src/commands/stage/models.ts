@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { UserError } from '../core/errors.js';
-import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../core/shown.js';
-import { parseOptions } from './option-table.js';
+import { UserError } from '../../core/errors.js';
+import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../../core/shown.js';
+import { parseOptions } from '../shared/option-table.js';
 import { MODELS_OPTIONS } from './stage-options.js';
 
 /** `awb models`: what an endpoint serves, one model id a line on stdout, through the same client infer and judge use. */

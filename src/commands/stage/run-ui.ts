@@ -1,9 +1,9 @@
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
-import type { StageEvent, StageResult } from '../core/runner/index.js';
-import { domainLabel, compareDomains } from '../core/domains.js';
-import { brief, redact, visible } from '../core/shown.js';
-import { shellWord, thisInvocation } from './invocation.js';
+import type { StageEvent, StageResult } from '../../core/runner/index.js';
+import { domainLabel, compareDomains } from '../../core/domains.js';
+import { brief, redact, visible } from '../../core/shown.js';
+import { shellWord, thisInvocation } from '../shared/invocation.js';
 
 /*
  * What infer and judge show while they run: a progress bar on a terminal,

@@ -1,14 +1,14 @@
-import { EndpointPool } from '../core/endpoints/index.js';
-import { UserError } from '../core/errors.js';
-import { urlSecrets } from '../core/shown.js';
-import { inferStage, type Sampling } from '../core/infer/index.js';
-import { datasetFiles, planLines } from '../core/rows/index.js';
-import { parseOptions } from './option-table.js';
+import { EndpointPool } from '../../core/endpoints/index.js';
+import { UserError } from '../../core/errors.js';
+import { urlSecrets } from '../../core/shown.js';
+import { inferStage, type Sampling } from '../../core/infer/index.js';
+import { datasetFiles, planLines } from '../../core/rows/index.js';
+import { parseOptions } from '../shared/option-table.js';
 import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
-import { resolveData } from './data-source.js';
-import { pathSegment } from './options.js';
-import { shellWord, thisInvocation } from './invocation.js';
+import { resolveData } from '../data/data-source.js';
+import { pathSegment } from '../shared/options.js';
+import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {

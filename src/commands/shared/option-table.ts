@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { UserError } from '../core/errors.js';
+import { UserError } from '../../core/errors.js';
 
 /*
  * Options declared once: each entry has its flags, help, default and the

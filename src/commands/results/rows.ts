@@ -1,7 +1,7 @@
-import { judgedRows, type RowQuery } from '../core/score/index.js';
-import { domainName } from '../core/domains.js';
-import { UserError } from '../core/errors.js';
-import { choiceOption, intOption } from './options.js';
+import { judgedRows, type RowQuery } from '../../core/score/index.js';
+import { domainName } from '../../core/domains.js';
+import { UserError } from '../../core/errors.js';
+import { choiceOption, intOption } from '../shared/options.js';
 
 export interface RowsOpts {
   domain?: string;
@@ -22,7 +22,7 @@ export async function run(file: string, opts: RowsOpts): Promise<void> {
     pick: worst !== undefined ? { order: 'worst', n: worst } : best !== undefined ? { order: 'best', n: best } : undefined,
     failed: opts.failed === true,
   };
-  const { renderRowBlock, rowJson } = await import('../render/rows.js');
+  const { renderRowBlock, rowJson } = await import('../../render/rows.js');
   const width = process.stdout.columns || 120;
   let count = 0;
   for await (const row of judgedRows(file, query)) {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { DEFAULT_REVISION, readDatasetOrigin, type HubKind } from '../core/dataset/index.js';
-import { DATASET_REPO } from '../core/domains.js';
-import type { Manifest } from '../core/schemas/index.js';
+import { DEFAULT_REVISION, readDatasetOrigin, type HubKind } from '../../core/dataset/index.js';
+import { DATASET_REPO } from '../../core/domains.js';
+import type { Manifest } from '../../core/schemas/index.js';
 
 export interface DataSource {
   dir: string;
@@ -42,7 +42,7 @@ export async function resolveData(
       `infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`,
     );
   // The Hub client is loaded only when there is something to download.
-  const { downloadDataset } = await import('../core/download/index.js');
+  const { downloadDataset } = await import('../../core/download/index.js');
   const ds = await downloadDataset({ source, repo: DATASET_REPO, revision: rev, domains });
   const hashed = ds.files.filter((f) => f.sha256 !== undefined);
   return {

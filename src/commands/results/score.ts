@@ -1,9 +1,9 @@
-import { scoreInputs, type ScoreReport } from '../core/score/index.js';
-import type { ModeReport } from '../render/modes.js';
-import type { BootstrapSettings, Prices, ScoreRequest } from '../core/score/index.js';
-import { visibleLines } from '../core/shown.js';
-import { choiceOption, intOption, numberOption } from './options.js';
-import { thisInvocation } from './invocation.js';
+import { scoreInputs, type ScoreReport } from '../../core/score/index.js';
+import type { ModeReport } from '../../render/modes.js';
+import type { BootstrapSettings, Prices, ScoreRequest } from '../../core/score/index.js';
+import { visibleLines } from '../../core/shown.js';
+import { choiceOption, intOption, numberOption } from '../shared/options.js';
+import { thisInvocation } from '../shared/invocation.js';
 
 /** The options score and report share (see withScoreOptions in cli.ts). */
 export interface ScoreSettingsOpts {
@@ -45,21 +45,21 @@ async function render(
   report: ScoreReport | undefined,
   modes: ModeReport[],
 ): Promise<string> {
-  const m = modes.length ? await import('../render/modes.js') : undefined;
+  const m = modes.length ? await import('../../render/modes.js') : undefined;
   switch (format) {
     case 'json': {
-      const main = report && (await import('../render/json.js')).renderScoreJson(report);
+      const main = report && (await import('../../render/json.js')).renderScoreJson(report);
       if (!m) return main!;
       return `${JSON.stringify({ ...(main ? (JSON.parse(main) as object) : {}), modes: m.modesJson(modes) }, null, 2)}\n`;
     }
     case 'csv':
-      return [report && (await import('../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes)].filter(Boolean).join('\n');
+      return [report && (await import('../../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes)].filter(Boolean).join('\n');
     case 'markdown': {
-      const { renderScoreMarkdown, renderView } = await import('../render/markdown.js');
+      const { renderScoreMarkdown, renderView } = await import('../../render/markdown.js');
       return [report && renderScoreMarkdown(report), m && renderView(m.modesView(modes))].filter(Boolean).join('\n');
     }
     case 'table': {
-      const { renderScoreTable, renderViewTable, terminalColorLevel } = await import('../render/table.js');
+      const { renderScoreTable, renderViewTable, terminalColorLevel } = await import('../../render/table.js');
       const level = terminalColorLevel();
       return [report && renderScoreTable(report, level), m && renderViewTable(m.modesView(modes), level)].filter(Boolean).join('\n');
     }

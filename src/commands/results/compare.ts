@@ -1,11 +1,11 @@
 import { appendFile } from 'node:fs/promises';
-import { compareFiles, type CompareReport } from '../core/score/index.js';
-import { fileError } from '../core/rows/index.js';
-import { refuseOverInputs } from '../core/files.js';
-import { UserError } from '../core/errors.js';
-import { choiceOption, intOption, numberOption } from './options.js';
+import { compareFiles, type CompareReport } from '../../core/score/index.js';
+import { fileError } from '../../core/rows/index.js';
+import { refuseOverInputs } from '../../core/files.js';
+import { UserError } from '../../core/errors.js';
+import { choiceOption, intOption, numberOption } from '../shared/options.js';
 import { printWarnings } from './score.js';
-import { thisInvocation } from './invocation.js';
+import { thisInvocation } from '../shared/invocation.js';
 
 export interface CompareOpts {
   failBelow?: string;
@@ -56,11 +56,11 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
 async function render(format: 'table' | 'markdown' | 'json', report: CompareReport): Promise<string> {
   switch (format) {
     case 'json':
-      return (await import('../render/json.js')).renderCompareJson(report);
+      return (await import('../../render/json.js')).renderCompareJson(report);
     case 'markdown':
-      return (await import('../render/markdown.js')).renderCompareMarkdown(report);
+      return (await import('../../render/markdown.js')).renderCompareMarkdown(report);
     case 'table': {
-      const { renderCompareTable, terminalColorLevel } = await import('../render/table.js');
+      const { renderCompareTable, terminalColorLevel } = await import('../../render/table.js');
       return renderCompareTable(report, terminalColorLevel());
     }
   }

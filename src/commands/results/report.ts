@@ -1,8 +1,8 @@
-import { refuseOverInputs, writeAtomically } from '../core/files.js';
-import { ensureOutputDir } from '../core/output/index.js';
-import { collectReport } from '../core/report/index.js';
-import { fileError } from '../core/rows/index.js';
-import { renderReportHtml } from '../render/html/report.js';
+import { refuseOverInputs, writeAtomically } from '../../core/files.js';
+import { ensureOutputDir } from '../../core/output/index.js';
+import { collectReport } from '../../core/report/index.js';
+import { fileError } from '../../core/rows/index.js';
+import { renderReportHtml } from '../../render/html/report.js';
 import { printWarnings, scoreRequest, type ScoreSettingsOpts } from './score.js';
 
 export interface ReportOpts extends ScoreSettingsOpts {

@@ -1,9 +1,9 @@
 import chalk from 'chalk';
-import { mergeShards } from '../core/merge/index.js';
-import { displayKey } from '../core/rows/index.js';
-import { UserError } from '../core/errors.js';
-import { visible } from '../core/shown.js';
-import { thisInvocation } from './invocation.js';
+import { mergeShards } from '../../core/merge/index.js';
+import { displayKey } from '../../core/rows/index.js';
+import { UserError } from '../../core/errors.js';
+import { visible } from '../../core/shown.js';
+import { thisInvocation } from '../shared/invocation.js';
 
 export interface MergeCliOptions {
   output?: string;

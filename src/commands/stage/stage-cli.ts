@@ -1,12 +1,12 @@
 import chalk from 'chalk';
-import type { Sampling } from '../core/infer/index.js';
+import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
-import { medianP90, type BatchStatus, type EndpointPool } from '../core/endpoints/index.js';
-import type { LinePlan } from '../core/rows/index.js';
-import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../core/runner/index.js';
-import { visible } from '../core/shown.js';
-import type { DatasetRow, ManifestSettings } from '../core/schemas/index.js';
+import { medianP90, type BatchStatus, type EndpointPool } from '../../core/endpoints/index.js';
+import type { LinePlan } from '../../core/rows/index.js';
+import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../../core/runner/index.js';
+import { visible } from '../../core/shown.js';
+import type { DatasetRow, ManifestSettings } from '../../core/schemas/index.js';
 import {
   FailureReasons,
   createProgress,

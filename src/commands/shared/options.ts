@@ -1,6 +1,6 @@
-import { UserError } from '../core/errors.js';
-import { shownUrl, visible } from '../core/shown.js';
-import type { Shard } from '../core/rows/index.js';
+import { UserError } from '../../core/errors.js';
+import { shownUrl, visible } from '../../core/shown.js';
+import type { Shard } from '../../core/rows/index.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
 

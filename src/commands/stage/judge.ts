@@ -1,20 +1,20 @@
 import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
-import { EndpointPool } from '../core/endpoints/index.js';
-import { UserError } from '../core/errors.js';
-import { urlSecrets } from '../core/shown.js';
-import { ReferenceFile, judgeStage, pairwiseStage, turingStage } from '../core/judge/index.js';
-import { loadModePrompt, loadRubrics, rubricsSetting } from '../core/rubrics/index.js';
-import { displayKey } from '../core/rows/index.js';
-import { planLines } from '../core/rows/index.js';
-import { readManifest } from '../core/output/index.js';
-import { refuseOverInputs } from '../core/files.js';
-import { manifestPathFor } from '../core/schemas/index.js';
-import { parseOptions } from './option-table.js';
+import { EndpointPool } from '../../core/endpoints/index.js';
+import { UserError } from '../../core/errors.js';
+import { urlSecrets } from '../../core/shown.js';
+import { ReferenceFile, judgeStage, pairwiseStage, turingStage } from '../../core/judge/index.js';
+import { loadModePrompt, loadRubrics, rubricsSetting } from '../../core/rubrics/index.js';
+import { displayKey } from '../../core/rows/index.js';
+import { planLines } from '../../core/rows/index.js';
+import { readManifest } from '../../core/output/index.js';
+import { refuseOverInputs } from '../../core/files.js';
+import { manifestPathFor } from '../../core/schemas/index.js';
+import { parseOptions } from '../shared/option-table.js';
 import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
-import { pathSegment } from './options.js';
-import { shellWord, thisInvocation } from './invocation.js';
+import { pathSegment } from '../shared/options.js';
+import { shellWord, thisInvocation } from '../shared/invocation.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(JUDGE_OPTIONS, raw);

@@ -1,7 +1,7 @@
-import { HUB_SOURCES } from '../core/dataset/index.js';
-import { parseDomainList } from '../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from './options.js';
-import type { OptionTable, Parsed } from './option-table.js';
+import { HUB_SOURCES } from '../../core/dataset/index.js';
+import { parseDomainList } from '../../core/domains.js';
+import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from '../shared/options.js';
+import type { OptionTable, Parsed } from '../shared/option-table.js';
 
 /* The options of infer and judge, each with its parser (see option-table.ts). */
 
