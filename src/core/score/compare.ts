@@ -407,7 +407,7 @@ export function applyGate(result: CompareResult, opts: GateOptions, context: Gat
     if (!d.delta) continue;
     if (2 ** -d.trajectories > GATE_ALPHA / m) {
       inconclusive.push(
-        `${name}: ${d.trajectories} trajectories, too few to conclude anything (even all of them moving the same way would not be significant among ${m} tests)`,
+        `${name}: ${d.trajectories} ${d.trajectories === 1 ? 'trajectory' : 'trajectories'}, too few to conclude anything (even all of them moving the same way would not be significant among ${m} tests)`,
       );
       continue;
     }
