@@ -8,9 +8,9 @@
  * Requests under /judge/v1 get a judge reply, others a world-model reply.
  *
  * With `cache` set it simulates a serving engine's prefix cache
- * (prefix-cache.ts): each request's messages, laid out by a chat template,
- * are looked up when the request has arrived and cached when it is
- * answered; the latency grows with the bytes not found in the cache; usage
+ * (prefix-cache.ts): each request's prompt (its body from the messages on,
+ * hashed as it arrives) is looked up when the request has arrived and cached
+ * when it is answered; the latency grows with the bytes not found in the cache; usage
  * reports `prompt_tokens_details.cached_tokens` or, to stand in for servers
  * that do not, leaves it out. It then keeps every request's block hashes
  * (about 60 bytes per 4 KB of prompt) to work out the one-at-a-time minimum.
@@ -24,7 +24,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BlockHasher, DEFAULT_BLOCK_BYTES, oneAtATime, PrefixCache, prefixTreeOrder, renderChat, type Blocks } from './prefix-cache.js';
+import { DEFAULT_BLOCK_BYTES, oneAtATime, PrefixCache, prefixTreeOrder, RequestHasher, type Blocks } from './prefix-cache.js';
 
 export interface EndpointStats {
   requests: number;
@@ -127,11 +127,10 @@ export function startBenchEndpoint(opts: {
     res.on('close', finish);
     const arrivedAt = Date.now();
     let bytes = 0;
-    // Bodies are kept only to simulate the cache, which needs the messages.
-    const chunks: Buffer[] | undefined = cache && [];
+    const hasher = sim && new RequestHasher(sim.blockBytes);
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      chunks?.push(chunk);
+      hasher?.update(chunk);
     });
     req.on('error', finish);
     req.on('end', () => {
@@ -143,10 +142,8 @@ export function startBenchEndpoint(opts: {
       let cachedBytes = 0;
       let delay = opts.latencyMs;
       let blocks: Blocks | undefined;
-      if (cache && sim && chunks) {
-        const messages = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content: unknown }[] })
-          .messages;
-        blocks = new BlockHasher(sim.blockBytes).update(Buffer.from(renderChat(messages))).digest();
+      if (cache && sim && hasher) {
+        blocks = hasher.digest();
         promptBytes = blocks.bytes;
         cachedBytes = cache.lookup(blocks);
         received.push(blocks);

@@ -8,8 +8,10 @@
  * with a shared prefix sent at the same moment both pay for it. Eviction is
  * least-recently-used over blocks, or none.
  *
- * Bytes stand in for tokens (4 KB of JSON-escaped text is about a 1,000-token
- * block). Pure: the bench endpoint and the tests share it.
+ * The prompt is the request body's JSON from its messages on (RequestHasher),
+ * hashed as it arrives. Bytes stand in for tokens (4 KB of JSON-escaped text
+ * is about a 1,000-token block). Pure: the bench endpoint and the tests share
+ * it.
  */
 import { createHash } from 'node:crypto';
 
@@ -57,6 +59,57 @@ export class BlockHasher {
 
 export function blocksOf(prompt: Buffer | string, blockBytes = DEFAULT_BLOCK_BYTES): Blocks {
   return new BlockHasher(blockBytes).update(Buffer.from(prompt)).digest();
+}
+
+/** Where a chat request's messages begin in its body (JSON.stringify, as the openai client sends it, puts no space in). */
+const MESSAGES = Buffer.from('"messages":[');
+
+/**
+ * The prompt of a chat request as the cache sees it: the raw body from its
+ * messages on, fed in pieces as they arrive. JSON keeps the messages in
+ * order, each whole, so a conversation's body is a prefix of the body of the
+ * conversation that continues it up to its closing bracket, as under a chat
+ * template (whose generation prompt is cut off the same way). The fields
+ * before the messages (sampling, a prompt_cache_key) are left out, as an
+ * engine leaves them out of the prompt. Hashing the bytes as they come spares
+ * the server a JSON.parse of every body: on the full data that was seconds of
+ * CPU on the client's machine, and each multi-MB parse held back the answers
+ * due meanwhile, which counted against the client. A body without messages
+ * is hashed whole.
+ */
+export class RequestHasher {
+  /** The body until its messages begin; undefined once they have. */
+  private head: Buffer | undefined = Buffer.alloc(0);
+  private readonly blocks: BlockHasher;
+  constructor(blockBytes = DEFAULT_BLOCK_BYTES) {
+    this.blocks = new BlockHasher(blockBytes);
+  }
+
+  update(chunk: Buffer): this {
+    if (this.head === undefined) {
+      this.blocks.update(chunk);
+      return this;
+    }
+    const head = Buffer.concat([this.head, chunk]);
+    const at = head.indexOf(MESSAGES);
+    if (at < 0) this.head = head;
+    else {
+      this.head = undefined;
+      this.blocks.update(head.subarray(at + MESSAGES.length));
+    }
+    return this;
+  }
+
+  digest(): Blocks {
+    if (this.head !== undefined) this.blocks.update(this.head);
+    this.head = undefined;
+    return this.blocks.digest();
+  }
+}
+
+/** The prompt of a whole request body. */
+export function requestBlocks(body: Buffer | string, blockBytes = DEFAULT_BLOCK_BYTES): Blocks {
+  return new RequestHasher(blockBytes).update(Buffer.from(body)).digest();
 }
 
 export interface CacheOptions {
@@ -118,21 +171,4 @@ export function prefixTreeOrder(prompts: Blocks[]): Blocks[] {
     for (let i = 0; i < n; i++) if (a.hashes[i] !== b.hashes[i]) return a.hashes[i]! < b.hashes[i]! ? -1 : 1;
     return a.hashes.length - b.hashes.length || a.bytes - b.bytes;
   });
-}
-
-/**
- * A chat request's messages as the engine's chat template lays them out
- * (ChatML, as Qwen's), with the generation prompt: a conversation's prompt
- * is then a prefix of the prompt of the conversation that continues it.
- */
-export function renderChat(messages: readonly { role: string; content: unknown }[]): string {
-  let s = '';
-  for (const m of messages) s += `<|im_start|>${m.role}\n${textOf(m.content)}<|im_end|>\n`;
-  return `${s}<|im_start|>assistant\n`;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('');
-  return '';
 }
