@@ -253,6 +253,18 @@ test('above --batch-max-lines the requests are split over several batches', asyn
   assert.equal((await judged('split.jsonl')).length, N);
 });
 
+test('a request larger than --batch-max-mb: one line naming the row and the option, nothing sent or left behind', async () => {
+  const server = await batchServer(answering(judgeReply));
+  const sub = await dirs.make();
+  const out = join(sub, 'big.jsonl');
+  const r = await runAwb(judgeArgs(server.url, predictions, out, ['--batch', '--batch-max-mb', '0.001']));
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+  assert.match(r.stderr, /\w+ id \d+ turn \d+ .*--batch-max-mb/);
+  assert.equal(server.uploads, 0);
+  assert.deepEqual(await readdir(sub), [], 'no request file left');
+});
+
 test('resuming with --batch batches only the rows not in the output yet', async () => {
   const server = await batchServer(answering(judgeReply));
   const out = join(dir, 'resume.jsonl');

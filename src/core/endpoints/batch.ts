@@ -45,6 +45,8 @@ function isTerminal(status: string): boolean {
 
 export interface BatchRequest {
   customId: string;
+  /** The request as named to people (its row). */
+  what: string;
   /** The chat completion body, model included. */
   body: object;
 }
@@ -276,8 +278,11 @@ async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: 
   try {
     for await (const r of requests) {
       const line = Buffer.from(`${JSON.stringify({ custom_id: r.customId, method: 'POST', url: '/v1/chat/completions', body: r.body })}\n`);
-      if (line.length > limits.maxBytes)
-        throw new UserError(`request ${r.customId} is larger than a batch file may be (${limits.maxBytes} bytes)`);
+      if (line.length > limits.maxBytes) {
+        throw new UserError(
+          `the request for ${r.what} (${line.length} bytes) is larger than a batch file may be (${limits.maxBytes} bytes): raise --batch-max-mb, or run without --batch`,
+        );
+      }
       const current = entries.at(-1);
       if (!current || !out || !fitsInBatch(current.lines, bytes, line.length, limits)) {
         await out?.close();
@@ -290,6 +295,12 @@ async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: 
       entries.at(-1)!.lines++;
       bytes += line.length;
     }
+  } catch (err) {
+    // Nothing was submitted: no request file is left for a state that was never written.
+    await out?.close();
+    out = undefined;
+    await Promise.all(entries.map((e) => rm(e.file, { force: true })));
+    throw err;
   } finally {
     await out?.close();
   }

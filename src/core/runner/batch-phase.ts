@@ -12,7 +12,7 @@ import {
   type BatchTarget,
   type ChatResult,
 } from '../endpoints/index.js';
-import type { LinePlan } from '../rows/index.js';
+import { displayKey, type LinePlan } from '../rows/index.js';
 import { hostless, settingsDifferences } from '../output/index.js';
 import { plannedRows } from './plan.js';
 import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
@@ -111,7 +111,8 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
       if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) continue;
       seen.add(read.key);
       const bodies = await this.stage.requests(read.row, read.key);
-      for (const [n, body] of bodies.entries()) yield { customId: requestId(read.key, n), body: { ...body, model } };
+      for (const [n, body] of bodies.entries())
+        yield { customId: requestId(read.key, n), what: displayKey(read.key), body: { ...body, model } };
     }
   }
 }
