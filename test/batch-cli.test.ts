@@ -4,7 +4,18 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAwb, startAwb } from './support/cli.js';
 import { startBatchServer, type BatchLine, type BatchReplyFn, type BatchServer } from './support/batch-server.js';
-import { judgeReply, makeDataset, readRowsOf, rowMarker, tempDirs, worldReply, writePredictions, type Dataset } from './support/dataset.js';
+import {
+  errorLines,
+  judgeReply,
+  makeDataset,
+  stackLines,
+  readRowsOf,
+  rowMarker,
+  tempDirs,
+  worldReply,
+  writePredictions,
+  type Dataset,
+} from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import { lastUserText, type ChatRequest, type ReplyFn } from './support/openai-server.js';
 
@@ -162,6 +173,41 @@ test('stopped by Ctrl-C, then killed mid-poll (SIGKILL), and run again, judge --
   assert.ok(rows.every((row) => row.failed === 0));
 });
 
+test('a run killed while its batch runs, given other settings, is refused: the batch replies were made with the old ones', async () => {
+  const server = await batchServer(answering(judgeReply), { pollsPerStatus: 100_000 });
+  const out = join(dir, 'resettled.jsonl');
+  const args = (extra: string[]) => judgeArgs(server.url, predictions, out, ['--batch', '--batch-poll', '0.01', ...extra]);
+  const state = `${out}.batches.json`;
+  const { child, exited } = startAwb(args(['--temperature', '0.6']));
+  // Polled long enough for a client that leaks a listener per poll to warn (Node warns at 11).
+  for (;;) {
+    const recorded = await readFile(state, 'utf8').then(
+      (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
+      () => undefined,
+    );
+    if (recorded && (server.batches.get(recorded)?.polls ?? 0) > 15) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  child.kill('SIGKILL');
+  const killed = await exited;
+  assert.doesNotMatch(killed.stderr, /MaxListenersExceededWarning|memory leak/);
+
+  server.setPollsPerStatus(1);
+  const other = await runAwb(args(['--temperature', '0']));
+  assert.equal(other.code, 2, other.stderr);
+  assert.equal(errorLines(other.stderr).length, 1, other.stderr);
+  assert.match(other.stderr, /resettled\.jsonl\.batches\.json.*other settings.*temperature/);
+  assert.equal(stackLines(other.stderr).length, 0);
+  await assert.rejects(stat(out), 'nothing written');
+  assert.ok(await stat(state), 'the state stays');
+  assert.equal(server.online.length, 0);
+
+  const same = await runAwb(args(['--temperature', '0.6']));
+  assert.equal(same.code, 0, same.stderr);
+  assert.equal(server.created, 1, 'the same batch, collected');
+  assert.equal((await readRowsOf(out)).length, N);
+});
+
 test('lines that failed, expired or cannot be parsed in the batch are asked online and end right', async () => {
   const good = answering(judgeReply);
   const server = await batchServer((line) => {
@@ -205,6 +251,18 @@ test('above --batch-max-lines the requests are split over several batches', asyn
   );
   assert.equal((await manifest('split.jsonl')).batches?.length, 3);
   assert.equal((await judged('split.jsonl')).length, N);
+});
+
+test('a request larger than --batch-max-mb: one line naming the row and the option, nothing sent or left behind', async () => {
+  const server = await batchServer(answering(judgeReply));
+  const sub = await dirs.make();
+  const out = join(sub, 'big.jsonl');
+  const r = await runAwb(judgeArgs(server.url, predictions, out, ['--batch', '--batch-max-mb', '0.001']));
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+  assert.match(r.stderr, /\w+ id \d+ turn \d+ .*--batch-max-mb/);
+  assert.equal(server.uploads, 0);
+  assert.deepEqual(await readdir(sub), [], 'no request file left');
 });
 
 test('resuming with --batch batches only the rows not in the output yet', async () => {

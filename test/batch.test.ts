@@ -24,7 +24,7 @@ const echo = (line: BatchLine) => ({ status: 200, body: completion(`reply to ${l
 
 async function* requests(n: number): AsyncGenerator<BatchRequest> {
   for (let i = 0; i < n; i++)
-    yield { customId: customIdOf(`row-${i}`), body: { model: 'judge', messages: [{ role: 'user', content: `q${i}` }] } };
+    yield { customId: customIdOf(`row-${i}`), what: `row ${i}`, body: { model: 'judge', messages: [{ role: 'user', content: `q${i}` }] } };
 }
 
 describe('batch limits', () => {

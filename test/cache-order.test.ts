@@ -3,6 +3,7 @@ import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAwb } from './support/cli.js';
+import { respell } from './support/respell.js';
 import { readRowsOf, shuffled, synthRows, tempDirs, worldReply, judgeReply, writeDataset, type SynthRow } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import type { FakeServer, LogEntry, ReplyFn } from './support/openai-server.js';
@@ -98,6 +99,22 @@ describe('cache-aware order', () => {
       assertTurnOrder(judge);
     });
   }
+
+  it('lines of one trajectory spelled differently (escapes, 77.0 for 77) are still one chain', async () => {
+    const dir = await dirs.make();
+    // Each line another spelling of its row, as JSON.parse reads it the same: a file partly rewritten by another tool.
+    const lines = shuffled(rows(), 5).map((row, i) => respell(row, 1000 + i));
+    const data = await writeDataset(join(dir, 'data'), lines);
+    const world = await startServer({ reply: worldReply, latencyMs: 20 });
+    const pred = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(world.url, data.dir, pred, ['-c', '6']));
+    assert.equal(r.code, 0, r.stderr);
+    assertTurnOrder(world);
+    const judge = await startServer({ reply: judgeReply, latencyMs: 5 });
+    const j = await runAwb(judgeArgs(judge.url, pred, join(dir, 'judged.jsonl'), ['-c', '6']));
+    assert.equal(j.code, 0, j.stderr);
+    assertTurnOrder(judge);
+  });
 
   it('every judge mode, --repeat and --stream keep the order; a dry run sends nothing', async () => {
     const dir = await dirs.make();

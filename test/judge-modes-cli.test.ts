@@ -105,6 +105,11 @@ test('turing: a judge that always spots the real observation fools 0%, one alway
   assert.match(table.stdout, /Overall \| 12\/12 \| 50\.00/);
   const csv = await runAwb(['score', join(dir, 'turing-alwaysA.jsonl'), '--format', 'csv']);
   assert.match(csv.stdout, /turing,Overall,fooling_rate,50,/);
+  // Score counts no tokens of a choice mode: prices given for it say so rather than pass in silence.
+  const priced = await runAwb(['score', join(dir, 'turing-alwaysA.jsonl'), '--price-input', '2', '--price-output', '8']);
+  assert.equal(priced.code, 0, priced.stderr);
+  assert.match(priced.stderr, /warning: .*turing-alwaysA\.jsonl.*turing.*--price.*manifest/);
+  assert.doesNotMatch(table.stderr, /--price/);
 });
 
 test('pairwise: always the candidate 100, always the reference 0, always A 50; rows missing from the reference are listed and not sent', async () => {

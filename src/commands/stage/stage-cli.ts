@@ -63,6 +63,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         ...c.pool.batchTarget(),
         output: c.output,
         plan: c.plan,
+        settings: c.settings,
         limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb * 1e6 },
         pollMs: o.batchPoll,
         secrets: c.secrets,

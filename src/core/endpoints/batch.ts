@@ -9,7 +9,7 @@ import { readJsonFile, writeAtomically } from '../files.js';
 import { brief, shownUrl, visible } from '../shown.js';
 import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
-import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState } from '../schemas/index.js';
+import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState, type ManifestSettings } from '../schemas/index.js';
 
 /*
  * OpenAI's Batch API (also served by LiteLLM's proxy): the requests are
@@ -45,6 +45,8 @@ function isTerminal(status: string): boolean {
 
 export interface BatchRequest {
   customId: string;
+  /** The request as named to people (its row). */
+  what: string;
   /** The chat completion body, model included. */
   body: object;
 }
@@ -76,6 +78,11 @@ interface BatchRunOptions {
   /** The endpoint as shown (no credentials) and the model, recorded to refuse resuming against others. */
   endpoint: string;
   model: string;
+  /**
+   * The settings the requests are made with, recorded in the state; resuming
+   * batches recorded with others is refused, naming `differences(recorded)`.
+   */
+  settings?: { now: ManifestSettings; differences: (recorded: ManifestSettings) => string[] };
   /** `OUTPUT.batches.json`. */
   statePath: string;
   /** Request and result files are written as `${filePrefix}-N.jsonl` and `${filePrefix}-N.results.jsonl`. */
@@ -149,8 +156,22 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
         'finish that run with its own settings, or remove the file to start over',
     );
   }
+  const differences = state?.settings && opts.settings ? opts.settings.differences(state.settings) : [];
+  if (differences.length) {
+    throw new UserError(
+      `${opts.statePath} records batches whose requests were made with other settings (${visible(differences.join('; '))}); ` +
+        'run the command that submitted them to collect them, or remove the file to start over (batches already submitted are billed)',
+    );
+  }
   if (!state) {
-    state = { format: 'agentworldbench-batches', version: 1, endpoint: opts.endpoint, model: opts.model, batches: [] };
+    state = {
+      format: 'agentworldbench-batches',
+      version: 1,
+      endpoint: opts.endpoint,
+      model: opts.model,
+      ...(opts.settings && { settings: opts.settings.now }),
+      batches: [],
+    };
     state.batches = await writeRequestFiles(opts.requests(), opts.filePrefix, opts.limits ?? BATCH_LIMITS);
     await saveBatchState(opts.statePath, state);
   }
@@ -161,16 +182,19 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
     if (entry.lines === 0) continue;
     if (!entry.input_file_id) {
       const file = new File([await openAsBlob(entry.file)], basename(entry.file), { type: 'application/jsonl' });
-      entry.input_file_id = (await opts.client.files.create({ file, purpose: 'batch' }, { signal: opts.signal })).id;
+      entry.input_file_id = (await ownSignal(opts.signal, (signal) => opts.client.files.create({ file, purpose: 'batch' }, { signal }))).id;
       await save();
     }
     if (!entry.id) {
-      const found = await findBatch(opts.client, entry.input_file_id, opts.signal);
+      const inputFileId = entry.input_file_id;
+      const found = await ownSignal(opts.signal, (signal) => findBatch(opts.client, inputFileId, signal));
       entry.id = (
         found ??
-        (await opts.client.batches.create(
-          { input_file_id: entry.input_file_id, endpoint: '/v1/chat/completions', completion_window: '24h' },
-          { signal: opts.signal },
+        (await ownSignal(opts.signal, (signal) =>
+          opts.client.batches.create(
+            { input_file_id: inputFileId, endpoint: '/v1/chat/completions', completion_window: '24h' },
+            { signal },
+          ),
         ))
       ).id;
       await save();
@@ -195,7 +219,8 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
         );
       }
       const results = `${entry.file.replace(/\.jsonl$/, '')}.results.jsonl`;
-      await downloadResults(opts.client, [entry.output_file_id, entry.error_file_id], results, opts.signal);
+      const fileIds = [entry.output_file_id, entry.error_file_id];
+      await ownSignal(opts.signal, (signal) => downloadResults(opts.client, fileIds, results, signal));
       entry.results = results;
       await save();
     }
@@ -253,8 +278,11 @@ async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: 
   try {
     for await (const r of requests) {
       const line = Buffer.from(`${JSON.stringify({ custom_id: r.customId, method: 'POST', url: '/v1/chat/completions', body: r.body })}\n`);
-      if (line.length > limits.maxBytes)
-        throw new UserError(`request ${r.customId} is larger than a batch file may be (${limits.maxBytes} bytes)`);
+      if (line.length > limits.maxBytes) {
+        throw new UserError(
+          `the request for ${r.what} (${line.length} bytes) is larger than a batch file may be (${limits.maxBytes} bytes): raise --batch-max-mb, or run without --batch`,
+        );
+      }
       const current = entries.at(-1);
       if (!current || !out || !fitsInBatch(current.lines, bytes, line.length, limits)) {
         await out?.close();
@@ -267,6 +295,12 @@ async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: 
       entries.at(-1)!.lines++;
       bytes += line.length;
     }
+  } catch (err) {
+    // Nothing was submitted: no request file is left for a state that was never written.
+    await out?.close();
+    out = undefined;
+    await Promise.all(entries.map((e) => rm(e.file, { force: true })));
+    throw err;
   } finally {
     await out?.close();
   }
@@ -281,9 +315,28 @@ async function findBatch(client: OpenAI, inputFileId: string, signal?: AbortSign
   return undefined;
 }
 
+/**
+ * Makes one call with a signal of its own, aborted with `signal`: the openai
+ * client never unhooks the listener it adds to the signal it is given, so a
+ * signal shared by a day of polls would gather thousands (and Node warns of a
+ * leak after ten).
+ */
+async function ownSignal<T>(signal: AbortSignal | undefined, call: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  if (!signal) return call(undefined);
+  const own = new AbortController();
+  const onAbort = () => own.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await call(own.signal);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 async function waitFor(opts: BatchRunOptions, id: string, n: number, of: number): Promise<OpenAI.Batches.Batch> {
   for (;;) {
-    const b = await opts.client.batches.retrieve(id, { signal: opts.signal });
+    const b = await ownSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal }));
     const counts = b.request_counts ?? { completed: 0, failed: 0, total: 0 };
     opts.onStatus?.({ batch: n + 1, of, id, status: b.status, ...counts });
     if (isTerminal(b.status)) return b;

@@ -52,7 +52,7 @@ export interface PlannedLine {
   terminated: boolean;
   /** '?' when the line's task could not be read (the full check reports it when the row is read). */
   domain: string;
-  /** The trajectory and turn, for the scheduler: the id's JSON text ('' when unreadable) and turn_idx (0 when unreadable). */
+  /** The trajectory and turn, for the scheduler: the id as rowKey reads it ('' when unreadable) and turn_idx (0 when unreadable). */
   id: string;
   turn: number;
   /** A fingerprint of the history's head (system_str and prompt[0]): rows of one trajectory share it. */
@@ -99,7 +99,7 @@ function lineFacts(bytes: Buffer): LineFacts {
     }
     return {
       domain: typeof row?.task === 'string' ? domainOfTask(row.task) : undefined,
-      id: row?.id === undefined ? '' : JSON.stringify(row.id),
+      id: row?.id === undefined ? '' : scheduleId(row.id, JSON.stringify(row.id)),
       turn: typeof row?.turn_idx === 'number' ? row.turn_idx : 0,
     };
   }
@@ -115,20 +115,40 @@ function lineFacts(bytes: Buffer): LineFacts {
   const task = parsed('task');
   const turn = parsed('turn_idx');
   const idSlice = last('id');
-  // The raw spellings of the history's head: the same within a trajectory, and hashed without decoding the texts.
+  /*
+   * The history's head as JSON.parse reads it (decoding only these two
+   * texts, not the row): lines of one trajectory spelled differently, say
+   * some rewritten by a tool that escapes non-ASCII, are still one chain.
+   */
   const hash = createHash('sha1');
+  const textAt = (slice: [number, number]) => {
+    const raw = bytes.toString('utf8', slice[0], slice[1]);
+    try {
+      const v: unknown = JSON.parse(raw);
+      return typeof v === 'string' ? v : raw;
+    } catch {
+      return raw;
+    }
+  };
   const system = last('system_str');
-  if (system) hash.update(bytes.subarray(system[0], system[1]));
-  hash.update('\n');
+  if (system) hash.update(textAt(system));
+  hash.update('\0');
   const prompt = last('prompt');
   const head = prompt && (bytes[prompt[0]] === 0x5b ? arrayElement(bytes, prompt, 0) : prompt);
-  if (head) hash.update(bytes.subarray(head[0], head[1]));
+  if (head) hash.update(textAt(head));
   return {
     domain: typeof task === 'string' ? domainOfTask(task) : undefined,
-    id: idSlice ? bytes.toString('utf8', idSlice[0], idSlice[1]) : '',
+    id: idSlice ? scheduleId(parsed('id'), bytes.toString('utf8', idSlice[0], idSlice[1])) : '',
     turn: typeof turn === 'number' ? turn : 0,
     prefix: hash.digest('base64').slice(0, 12),
   };
+}
+
+/** The id as rowKey reads it (77, 77.0 and "77" alike), integers beyond 2^53 by their exact text `raw`. */
+function scheduleId(value: unknown, raw: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && (Number.isSafeInteger(value) || !Number.isInteger(value))) return String(value);
+  return raw;
 }
 
 /** The domain of a row (see lineFacts), or undefined for a line that is not an object with a string task. */

@@ -12,14 +12,17 @@ import {
   type BatchTarget,
   type ChatResult,
 } from '../endpoints/index.js';
-import type { LinePlan } from '../rows/index.js';
+import { displayKey, type LinePlan } from '../rows/index.js';
+import { hostless, settingsDifferences } from '../output/index.js';
 import { plannedRows } from './plan.js';
-import type { DatasetRow } from '../schemas/index.js';
+import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
 import type { RowChat, Stage } from './stage.js';
 
 export interface BatchPhaseOptions extends BatchTarget {
   output: string;
   plan: LinePlan;
+  /** The run's settings (its manifest's): batches an earlier run submitted with others are not collected. */
+  settings: ManifestSettings;
   limits?: BatchLimits;
   pollMs: number;
   secrets: string[];
@@ -56,7 +59,7 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
 
   /** Submits (or finds again) the batches for the rows not done yet and waits for their results; returns early when stopped. */
   async run(doneKeys: ReadonlySet<string>): Promise<void> {
-    const { output } = this.opts;
+    const { output, settings } = this.opts;
     try {
       this.results = await runBatches({
         client: batchClient(this.opts.connection),
@@ -65,6 +68,8 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
         secrets: this.opts.secrets,
         statePath: batchStatePath(output),
         filePrefix: `${output}.batch`,
+        // The hosts aside: the state names the endpoint it was submitted to.
+        settings: { now: settings, differences: (recorded) => settingsDifferences(hostless(recorded), hostless(settings)) },
         requests: () => this.requests(doneKeys),
         ...(this.opts.limits && { limits: this.opts.limits }),
         pollMs: this.opts.pollMs,
@@ -106,7 +111,8 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
       if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) continue;
       seen.add(read.key);
       const bodies = await this.stage.requests(read.row, read.key);
-      for (const [n, body] of bodies.entries()) yield { customId: requestId(read.key, n), body: { ...body, model } };
+      for (const [n, body] of bodies.entries())
+        yield { customId: requestId(read.key, n), what: displayKey(read.key), body: { ...body, model } };
     }
   }
 }

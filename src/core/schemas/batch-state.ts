@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { settingsSchema } from './manifest.js';
 
 /**
  * `OUTPUT.batches.json`: the batches a `--batch` run submitted, written the
@@ -26,6 +27,8 @@ export const batchStateSchema = z.object({
   /** The endpoint (shown form, no credentials) and model the requests were made for. */
   endpoint: z.string(),
   model: z.string(),
+  /** The run's settings when the requests were written (as in its manifest): the replies were made with them. Absent in older states. */
+  settings: settingsSchema.optional(),
   batches: z.array(batchEntrySchema),
 });
 

@@ -28,7 +28,7 @@ const usageTotalsSchema = z.object({
   cached_tokens: tokenCount.optional(),
 });
 
-const settingsSchema = z.object({
+export const settingsSchema = z.object({
   world_model: endpointInfoSchema.optional(),
   sampling: samplingSchema.optional(),
   history: z.enum(['full', 'none']).optional(),

@@ -1,3 +1,4 @@
+import { manifestPathFor } from '../schemas/index.js';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from './aggregate.js';
 import type { JudgedVisitor } from './judged-reader.js';
 import { scoreModeFile, scoreRepeatRows, type ModeScore } from './modes.js';
@@ -38,6 +39,11 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
     if (mode !== 'turing' && mode !== 'pairwise') continue;
     const scored = await scoreModeFile(path, req.bootstrap, visit.choice?.(run, mode));
     warnings.push(...scored!.warnings);
+    if (req.prices) {
+      warnings.push(
+        `${path}: score counts no tokens of the ${mode} mode, so the --price-… options leave it unpriced; the token totals of its judge are under usage in ${manifestPathFor(path)}`,
+      );
+    }
     choiceScores.set(run, scored!.score);
   }
 
