@@ -130,12 +130,29 @@ class StreamFailure extends Error {
 }
 
 /**
- * Whether a reply body is a chat completion (has a choice), whichever route it came by. An empty
- * `choices` list carries no answer at all, not an empty one: it is a malformed reply, asked again.
+ * What keeps a reply body from being a chat completion awb can record, or undefined when it is one,
+ * whichever route it came by. An empty `choices` list carries no answer at all, not an empty one; a
+ * choice without a message, or whose text fields are not text (`content: 42`), is no answer either:
+ * each is a malformed reply, asked again, never written into a row as it came.
  */
-export function isChatCompletion(body: unknown): body is ChatCompletion {
+export function replyProblem(body: unknown, secrets: readonly string[] = []): string | undefined {
+  // The client hands on a body that is not JSON as its text; its start says what answered (a web page, a proxy).
+  if (typeof body === 'string') return `a reply that is not JSON: "${brief(body, secrets, 60)}"`;
   const choices = typeof body === 'object' && body !== null ? (body as { choices?: unknown }).choices : undefined;
-  return Array.isArray(choices) && choices.length > 0;
+  if (!Array.isArray(choices) || choices.length === 0) return 'a reply without choices';
+  const choice: unknown = choices[0];
+  const message = typeof choice === 'object' && choice !== null ? (choice as { message?: unknown }).message : undefined;
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return 'a choice without a message';
+  const fields: Record<string, unknown> = { ...message, finish_reason: (choice as { finish_reason?: unknown }).finish_reason };
+  for (const name of ['content', 'reasoning_content', 'reasoning', 'finish_reason']) {
+    const value = fields[name];
+    if (value !== undefined && value !== null && typeof value !== 'string') return `a choice whose ${name} is not text`;
+  }
+  return undefined;
+}
+
+export function isChatCompletion(body: unknown): body is ChatCompletion {
+  return replyProblem(body) === undefined;
 }
 
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
@@ -279,11 +296,12 @@ export class EndpointPool {
           ? await this.streamed(ep, body, started, signal)
           : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
         const { completion } = reply;
-        if (!isChatCompletion(completion))
+        const problem = replyProblem(completion, this.secrets);
+        if (problem)
           throw new MalformedReplyError(
             this.opts.stream
               ? `${ep.shown} sent no choice in its stream (a server or proxy that does not stream may answer plain JSON: try without --stream)`
-              : `${ep.shown} returned a reply without choices`,
+              : `${ep.shown} returned ${problem}`,
           );
         this.noteSuccess(ep);
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
