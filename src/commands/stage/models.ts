@@ -11,7 +11,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY ?? 'EMPTY';
   const secrets = [apiKey, ...urlSecrets(url)];
   const { base, query } = splitQuery(url);
-  const client = new OpenAI({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1 });
+  // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.
+  const client = new OpenAI({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1, logLevel: 'off' });
   const where = `endpoint ${shownUrl(url)}`;
   const ids: string[] = [];
   try {

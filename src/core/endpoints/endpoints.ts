@@ -228,6 +228,9 @@ export class EndpointPool {
           // The pool retries, each attempt on the endpoint best placed for it.
           maxRetries: 0,
           fetch: send,
+          // The client's own logging would print a server's text raw (a bad stream event) and, under
+          // OPENAI_LOG=debug, each request's URL query (a key, on some gateways): awb says what went wrong.
+          logLevel: 'off',
         }),
       };
     });
