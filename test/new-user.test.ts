@@ -242,6 +242,31 @@ describe('an empty --domains', () => {
   });
 });
 
+describe('--domains', () => {
+  it('names a selection, not an order: the same domains in another order, spelling or twice resume the run', async () => {
+    const out = join(root, 'domain-order', 'pred.jsonl');
+    const first = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', 'os,mcp']));
+    assert.equal(first.code, 0, first.stderr);
+    const rows = await countNewlines(out);
+    const before = world.stats.requests;
+    for (const value of ['mcp,os', 'MCP,OS,os']) {
+      const r = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', value]));
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /0 of \d+ rows to do/);
+    }
+    // A manifest that recorded the domains as typed, before they were recorded in one order.
+    const manifest = `${out}.manifest.json`;
+    const m = JSON.parse(await readFile(manifest, 'utf8')) as { settings: { domains: string[] } };
+    assert.deepEqual(m.settings.domains, ['mcp', 'os']);
+    m.settings.domains = ['os', 'mcp'];
+    await writeFile(manifest, JSON.stringify(m));
+    const old = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', 'mcp,os']));
+    assert.equal(old.code, 0, old.stderr);
+    assert.equal(world.stats.requests, before, 'no row was sent again');
+    assert.equal(await countNewlines(out), rows);
+  });
+});
+
 describe('score --failures-as-lowest', () => {
   it('scores a file whose rows all failed (0, each row at the lowest grade) instead of refusing it', async () => {
     const failed = join(root, 'all-failed', 'judged.jsonl');

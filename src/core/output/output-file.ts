@@ -1,6 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { readJsonFile, writeAtomically } from '../files.js';
+import { canonicalDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
@@ -162,7 +163,11 @@ function resumeDifferences(
   view: (s: ManifestSettings) => ManifestSettings = (s) => s,
 ): string[] {
   if (previous.stage !== stage) return [`stage: was ${previous.stage}, now ${stage}`];
-  const diffs = settingsDifferences(view(previous.settings), view(settings));
+  // A manifest written before selections were recorded in one order may list them as typed.
+  const before = previous.settings.domains
+    ? { ...previous.settings, domains: canonicalDomains(previous.settings.domains) }
+    : previous.settings;
+  const diffs = settingsDifferences(view(before), view(settings));
   if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
     diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
   }
