@@ -1,5 +1,5 @@
 import { mkdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { readJsonFile, writeAtomically } from '../files.js';
 import { canonicalDomains } from '../domains.js';
 import { UserError } from '../errors.js';
@@ -24,6 +24,10 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
  * missing folders are found by walking up and made one level at a time.
  */
 export async function ensureOutputDir(path: string): Promise<void> {
+  // Neither names a file: "" (an unset variable in a script) would write beside the current folder's name.
+  if (path.trim() === '') throw new UserError('--output is empty; give it a file path');
+  if (path.endsWith('/') || path.endsWith(sep))
+    throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; --output takes a file path`);
   const missing: string[] = [];
   for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
     let isDir: boolean;
