@@ -366,6 +366,15 @@ describe('output that cannot be written', { concurrency: 4 }, () => {
     assert.ok(r.code !== null && r.code !== 0);
   });
 
+  it('an empty path, or one ending in / (a folder that does not exist yet): refused before anything is written', async () => {
+    const dir = await temps.make();
+    await assertRefused(inferArgs(good.dir, ''), /--output is empty/, { files: [] });
+    await assertRefused(inferArgs(good.dir, `${join(dir, 'new')}/`), /new\/: ends in "\/", a folder; --output takes a file path/, {
+      files: [],
+    });
+    assert.deepEqual(await readdir(dir), []);
+  });
+
   it('a folder as the output', async () => {
     const dir = await temps.make();
     await assertRefused(inferArgs(good.dir, dir), /is a folder/, { files: [] });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { manifestSchema, type Manifest } from '../src/core/schemas/manifest.js';
 import { runAwb } from './support/cli.js';
+import { closedPort } from './support/dataset.js';
 import { startOpenAIServer, type FakeServer, type ServerOptions } from './support/openai-server.js';
 
 /*
@@ -157,6 +158,27 @@ describe('awb infer over several endpoints', () => {
     assert.ok(hung.stats.requests <= 6, `the hung endpoint got ${hung.stats.requests} requests for ${rowCount} rows`);
     const e = (await manifestOf(output)).endpoints?.[hung.url];
     assert.ok(e && e.failures >= 3, `timeouts count as failures: ${JSON.stringify(e)}`);
+  });
+
+  it('an endpoint that cannot be reached at the start is set aside with a warning; the others do the run', async () => {
+    const good = await start({ latencyMs: 5 });
+    const dead = `http://127.0.0.1:${await closedPort()}/v1`;
+    const output = join(work, 'dead-at-start.jsonl');
+    const r = await runAwb(inferArgs([dead, good.url], output, '--concurrency', '4'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`warning: cannot reach world model endpoint ${dead.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\): set aside`),
+    );
+    const rows = await outputRows(output);
+    assert.equal(rows.length, rowCount);
+    assert.ok(rows.every((row) => row.error === undefined && row.endpoint === good.url));
+    assert.equal((await manifestOf(output)).complete, true);
+
+    // Every endpoint out of reach is still the end of the run: exit 3, one line, nothing sent.
+    const none = await runAwb(inferArgs([dead, `http://127.0.0.1:${await closedPort()}/v1`], join(work, 'none.jsonl')));
+    assert.equal(none.code, 3, none.stderr);
+    assert.match(none.stderr, /cannot reach world model endpoint/);
   });
 
   it('spreads rows over equally fast healthy endpoints (least in flight)', async () => {

@@ -26,6 +26,7 @@ import {
 import { lastUserText, type Fault, type FaultScript } from './support/openai-server.js';
 import { mulberry32 } from '../src/core/score/bootstrap.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
+import { rawServer } from './support/raw-server.js';
 
 const temps = tempDirs('faults');
 after(() => temps.cleanup());
@@ -280,6 +281,36 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const r = await runAwb(inferArgs(url, ds.dir, join(dir, 'pred.jsonl')));
     assertFatal(r, url, /cannot reach world model endpoint/);
+  });
+});
+
+describe('an endpoint that is no OpenAI-compatible server', () => {
+  it('a web page answering every path (a URL without /v1, a web UI): infer and judge stop at the preflight (exit 3), awb models too', async () => {
+    const { url, seen } = await rawServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><html><body>Welcome</body></html>');
+    });
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 6);
+    const inferred = await runAwb(inferArgs(url, ds.dir, join(dir, 'pred.jsonl')));
+    const preds = join(dir, 'preds.jsonl');
+    await writePredictions(ds, preds);
+    const judged = await runAwb(judgeArgs(url, preds, join(dir, 'judged.jsonl')));
+    const listed = await runAwb(['models', '--base-url', url]);
+    for (const r of [inferred, judged, listed]) {
+      assert.equal(r.code, 3, r.stderr);
+      const lines = errorLines(r.stderr);
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0]!, /answered .*with something other than JSON \("<!doctype html>.*URL end in \/v1/);
+      assert.ok(lines[0]!.includes(url));
+      assert.deepEqual(stackLines(r.stderr), []);
+    }
+    assert.deepEqual(
+      seen.filter((s) => s.startsWith('POST')),
+      [],
+      'no row was sent',
+    );
   });
 });
 

@@ -185,6 +185,26 @@ describe('terminal escapes from servers and files are shown spelled out', () => 
     assertNoEscapes(r.stderr, 'stderr');
   });
 
+  it('a stream event that is not JSON: one reason per failed row, no client log of the raw event, no key from the URL', async () => {
+    const { url } = await rawServer((req, res) => {
+      req.resume();
+      if (req.url?.startsWith('/v1/models')) return models(res);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: {"choices": ${ESCAPES}\n\ndata: [DONE]\n\n`);
+    });
+    const work = await temps.make();
+    const ds = await makeDataset(work, 2, ['mcp']);
+    const keyed = `${url}?api-key=${KEY}`;
+    // OPENAI_LOG=debug would have the client log each request, its URL with the query included.
+    const r = await runAwb(inferArgs(keyed, ds.dir, join(work, 'out.jsonl'), ['--stream', '--max-retries', '0']), {
+      env: { OPENAI_LOG: 'debug' },
+    });
+    assert.equal(r.code, 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /Could not parse message|From chunk|sending request/);
+    assertNoEscapes(r.stderr, 'stderr');
+    assertNoPieceOf(KEY, r.stderr + r.stdout, 'the output');
+  });
+
   it('task values in the infer summary', async () => {
     const work = await temps.make();
     const rows = synthRows(2, ['mcp']).map((r) => ({ ...r, task: `mcp${ESCAPES}` }));

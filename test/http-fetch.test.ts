@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { EndpointPool, type PoolOptions } from '../src/core/endpoints/endpoints.js';
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
@@ -154,6 +155,63 @@ test('a streamed reply is held to --max-reply-mb as it arrives: an endless strea
       /larger than/,
     );
     assert.equal(requests, 2, 'the failed stream was tried again');
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test('a reply the server compressed unasked (gzip, deflate, br) is read decoded, streamed or not', async () => {
+  const encoders = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync } as const;
+  const event = (delta: object, finish: string | null) =>
+    `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const events = event({ role: 'assistant', content: 'stre' }, null) + event({ content: 'amed' }, 'stop') + 'data: [DONE]\n\n';
+  const { url, server } = await serve((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString()) as { stream?: boolean; messages: { content: string }[] };
+      const coding = body.messages[0]!.content as keyof typeof encoders;
+      const plain = Buffer.from(body.stream ? events : reply);
+      const packed = encoders[coding](plain);
+      res.writeHead(200, {
+        'content-type': body.stream ? 'text/event-stream' : 'application/json',
+        'content-encoding': coding,
+        'content-length': packed.length,
+      });
+      res.end(packed);
+    });
+  });
+  try {
+    for (const coding of Object.keys(encoders)) {
+      const ask = { messages: [{ role: 'user' as const, content: coding }] };
+      const { completion } = await pool(url).chat(ask);
+      assert.equal(completion.choices[0]?.message.content, 'ok', coding);
+      const streamed = await pool(url, { stream: true }).chat(ask);
+      assert.equal(streamed.completion.choices[0]?.message.content, 'streamed', `${coding}, streamed`);
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test('a compressed reply is held to --max-reply-mb once unpacked: a small gzip bomb is a failed attempt', async () => {
+  // 32 MB of spaces pack into about 32 KB.
+  const bomb = gzipSync(Buffer.alloc(32 << 20, 0x20));
+  const { url, server } = await serve((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length });
+      res.end(bomb);
+    });
+  });
+  try {
+    assert.ok(bomb.length < 1 << 20);
+    const p = pool(url, { maxReplyBytes: 1 << 20 });
+    await assert.rejects(p.chat({ messages: [] }), (err: Error) => {
+      assert.equal(p.describe(err), 'Connection error: reply larger than 1 MB (--max-reply-mb)');
+      return true;
+    });
   } finally {
     server.closeAllConnections();
     server.close();

@@ -28,7 +28,7 @@ import {
 } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import type { FakeServer } from './support/openai-server.js';
-import { rawServer } from './support/raw-server.js';
+import { models, rawServer } from './support/raw-server.js';
 import { refusalLine, snapshot } from './support/refusal.js';
 
 const temps = tempDirs('new-user');
@@ -175,6 +175,59 @@ describe('replies without an answer', () => {
   });
 });
 
+describe('replies that are not what they claim', { concurrency: 3 }, () => {
+  /** An endpoint answering every chat completion with `body` (status 200, as `type`), its models list in order. */
+  const answering = (body: string, type = 'application/json') =>
+    rawServer((req, res) => {
+      req.resume();
+      if (req.url?.endsWith('/models')) return models(res);
+      res.writeHead(200, { 'content-type': type });
+      res.end(body);
+    });
+  const choice = (c: object) => JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'test-model', choices: [c] });
+  const cases: Array<[string, string, string | undefined, RegExp]> = [
+    [
+      'content that is a number',
+      choice({ index: 0, message: { role: 'assistant', content: 42 }, finish_reason: 'stop' }),
+      undefined,
+      /content is not text/,
+    ],
+    ['a choice without a message', choice({ index: 0, finish_reason: 'stop' }), undefined, /a choice without a message/],
+    [
+      'reasoning that is an object',
+      choice({ index: 0, message: { role: 'assistant', content: 'x', reasoning_content: { a: 1 } }, finish_reason: 'stop' }),
+      undefined,
+      /reasoning_content is not text/,
+    ],
+    ['a web page', '<!doctype html><html><body>Sign in</body></html>', 'text/html', /not JSON: "<!doctype html>/],
+  ];
+  for (const [what, body, type, why] of cases) {
+    it(`${what}: asked again, then the row is left failed (exit 1) with the reason; infer never writes it, nor judge`, async () => {
+      const { url, seen } = await answering(body, type);
+      const dir = join(root, `odd-${what.replace(/\W+/g, '-')}`);
+      const out = join(dir, 'pred.jsonl');
+      const r = await runAwb(inferArgs(url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
+      assert.equal(r.code, 1, r.stderr);
+      assert.deepEqual(stackLines(r.stderr), []);
+      const rows = await readRowsOf(out);
+      assert.ok(rows.length > 0);
+      for (const row of rows) {
+        assert.equal(row.gen, '');
+        assert.match(String(row.error), why);
+        assert.equal(row.gen_reasoning, undefined);
+      }
+      assert.ok(seen.filter((s) => s.startsWith('POST')).length > rows.length, 'the malformed replies were not asked again');
+      const judgedOut = join(dir, 'judged.jsonl');
+      const j = await runAwb(judgeArgs(url, join(root, 'run', 'pred.jsonl'), judgedOut, ['--domains', 'mcp', '--max-retries', '0']));
+      assert.equal(j.code, 1, j.stderr);
+      for (const row of await readRowsOf(judgedOut)) {
+        assert.match(String(row.error_message), why);
+        assert.ok(row.judge_raw_output === undefined || typeof row.judge_raw_output === 'string', JSON.stringify(row.judge_raw_output));
+      }
+    });
+  }
+});
+
 describe('an empty --domains', () => {
   it('("$DOMAINS" unset in a CI script) is refused, not read as every domain', async () => {
     const before = world.stats.requests;
@@ -186,6 +239,31 @@ describe('an empty --domains', () => {
     }
     assert.equal(world.stats.requests, before);
     assert.equal(existsSync(out), false);
+  });
+});
+
+describe('--domains', () => {
+  it('names a selection, not an order: the same domains in another order, spelling or twice resume the run', async () => {
+    const out = join(root, 'domain-order', 'pred.jsonl');
+    const first = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', 'os,mcp']));
+    assert.equal(first.code, 0, first.stderr);
+    const rows = await countNewlines(out);
+    const before = world.stats.requests;
+    for (const value of ['mcp,os', 'MCP,OS,os']) {
+      const r = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', value]));
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /0 of \d+ rows to do/);
+    }
+    // A manifest that recorded the domains as typed, before they were recorded in one order.
+    const manifest = `${out}.manifest.json`;
+    const m = JSON.parse(await readFile(manifest, 'utf8')) as { settings: { domains: string[] } };
+    assert.deepEqual(m.settings.domains, ['mcp', 'os']);
+    m.settings.domains = ['os', 'mcp'];
+    await writeFile(manifest, JSON.stringify(m));
+    const old = await runAwb(inferArgs(world.url, ds.dir, out, ['--domains', 'mcp,os']));
+    assert.equal(old.code, 0, old.stderr);
+    assert.equal(world.stats.requests, before, 'no row was sent again');
+    assert.equal(await countNewlines(out), rows);
   });
 });
 

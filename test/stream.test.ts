@@ -7,6 +7,7 @@ import { runAwb } from './support/cli.js';
 import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import { requestHash, type ChatRequest } from './support/openai-server.js';
+import { models, rawServer } from './support/raw-server.js';
 import { collectStream, medianP90 } from '../src/core/endpoints/index.js';
 
 /* --stream: the same rows as unstreamed, through a proxy that cuts connections silent for 1.5 s. */
@@ -137,6 +138,31 @@ test('a stream silent for --stream-idle is a failed attempt, retried, and nothin
     assert.match(String(row.error), /stream broke off: .*stalled/);
   }
   assert.equal(world.stats.requests, 4, `each row tried twice: ${JSON.stringify(rows.map((x) => x.error))}`);
+});
+
+test('a stream that ends before its finish reason (no [DONE]) is a failed attempt, retried, and its part is never written', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 2, ['mcp']);
+  const { url, seen } = await rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const delta = { role: 'assistant', content: 'half an ans' };
+    // A proxy that closes the stream cleanly in the middle of the generation.
+    res.end(
+      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`,
+    );
+  });
+  const out = join(dir, 'cut.jsonl');
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream', '--max-retries', '1']));
+  assert.equal(r.code, 1, r.stderr);
+  const rows = await readRowsOf(out);
+  assert.equal(rows.length, 2);
+  for (const row of rows) {
+    assert.equal(row.gen, '');
+    assert.match(String(row.error), /stream broke off: .*no finish reason/);
+  }
+  assert.equal(seen.filter((s) => s.startsWith('POST')).length, 4, 'each row tried twice');
 });
 
 test('a stream is put together as the unstreamed reply: every reasoning field, last finish reason, usage chunk', async () => {

@@ -64,5 +64,10 @@ export function parseDomainList(value: string | undefined): string[] | undefined
   if (value === undefined) return undefined;
   const names = value.split(',').map(domainName).filter(Boolean);
   if (!names.length) throw new UserError(`--domains names no domain (got "${value}"); leave the option out for every domain`);
-  return names;
+  return canonicalDomains(names);
+}
+
+/** A selection of domains as recorded and compared: each once, in leaderboard order (`web,os` and `os,web` select the same rows). */
+export function canonicalDomains(names: readonly string[]): string[] {
+  return [...new Set(names)].sort(compareDomains);
 }

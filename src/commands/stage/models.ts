@@ -1,4 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { modelIds } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../../core/shown.js';
 import { parseOptions } from '../shared/option-table.js';
@@ -11,11 +12,12 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY ?? 'EMPTY';
   const secrets = [apiKey, ...urlSecrets(url)];
   const { base, query } = splitQuery(url);
-  const client = new OpenAI({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1 });
+  // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.
+  const client = new OpenAI({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1, logLevel: 'off' });
   const where = `endpoint ${shownUrl(url)}`;
-  const ids: string[] = [];
+  let body: unknown;
   try {
-    for await (const model of client.models.list()) ids.push(model.id);
+    body = await client.get('/models');
   } catch (err) {
     if (err instanceof APIConnectionTimeoutError) throw new UserError(`${where} did not answer within ${opts.timeout / 1000} s`, 3);
     if (err instanceof APIConnectionError) {
@@ -31,8 +33,15 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     }
     throw new UserError(`${where} failed to list its models: ${brief(err instanceof Error ? err.message : String(err), secrets)}`, 3);
   }
-  if (!ids.length) process.stderr.write(`${where} lists no models\n`);
-  for (const id of ids) process.stdout.write(`${brief(id, secrets, 1000)}\n`);
+  const ids = modelIds(body);
+  if (ids === undefined && typeof body === 'string') {
+    throw new UserError(
+      `${where} answered with something other than JSON ("${brief(body, secrets, 60)}"): is it an OpenAI-compatible server, and does the URL end in /v1?`,
+      3,
+    );
+  }
+  if (!ids?.length) process.stderr.write(`${where} lists no models\n`);
+  for (const id of ids ?? []) process.stdout.write(`${brief(id, secrets, 1000)}\n`);
 }
 
 /** The system error code (ECONNREFUSED, ...) somewhere down an error's causes: fetch wraps it in a TypeError. */

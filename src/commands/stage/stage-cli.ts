@@ -95,7 +95,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       },
       chat: batch ? (key) => batch.chat(key, online) : () => online,
       beforeDispatch: async (doneKeys) => {
-        if (o.preflight) await c.pool.preflight();
+        if (o.preflight) for (const w of await c.pool.preflight()) process.stderr.write(`${chalk.yellow(`warning: ${w}`)}\n`);
         await batch?.run(doneKeys);
       },
       ...(batch && { batchIds: () => batch.ids }),

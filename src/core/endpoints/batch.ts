@@ -67,7 +67,8 @@ export interface BatchStatus {
  * are short, so the client's own retries serve.
  */
 export function batchClient(connection: Connection): OpenAI {
-  return new OpenAI({ ...connection, maxRetries: 5, timeout: 600_000 });
+  // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.
+  return new OpenAI({ ...connection, maxRetries: 5, timeout: 600_000, logLevel: 'off' });
 }
 
 interface BatchRunOptions {

@@ -130,12 +130,50 @@ class StreamFailure extends Error {
 }
 
 /**
- * Whether a reply body is a chat completion (has a choice), whichever route it came by. An empty
- * `choices` list carries no answer at all, not an empty one: it is a malformed reply, asked again.
+ * What keeps a reply body from being a chat completion awb can record, or undefined when it is one,
+ * whichever route it came by. An empty `choices` list carries no answer at all, not an empty one; a
+ * choice without a message, or whose text fields are not text (`content: 42`), is no answer either:
+ * each is a malformed reply, asked again, never written into a row as it came.
  */
-export function isChatCompletion(body: unknown): body is ChatCompletion {
+export function replyProblem(body: unknown, secrets: readonly string[] = []): string | undefined {
+  // The client hands on a body that is not JSON as its text; its start says what answered (a web page, a proxy).
+  if (typeof body === 'string') return `a reply that is not JSON: "${brief(body, secrets, 60)}"`;
   const choices = typeof body === 'object' && body !== null ? (body as { choices?: unknown }).choices : undefined;
-  return Array.isArray(choices) && choices.length > 0;
+  if (!Array.isArray(choices) || choices.length === 0) return 'a reply without choices';
+  const choice: unknown = choices[0];
+  const message = typeof choice === 'object' && choice !== null ? (choice as { message?: unknown }).message : undefined;
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return 'a choice without a message';
+  const fields: Record<string, unknown> = { ...message, finish_reason: (choice as { finish_reason?: unknown }).finish_reason };
+  for (const name of ['content', 'reasoning_content', 'reasoning', 'finish_reason']) {
+    const value = fields[name];
+    if (value !== undefined && value !== null && typeof value !== 'string') return `a choice whose ${name} is not text`;
+  }
+  return undefined;
+}
+
+export function isChatCompletion(body: unknown): body is ChatCompletion {
+  return replyProblem(body) === undefined;
+}
+
+/**
+ * The model ids a models list (`GET /models`) names, or undefined when the body is no list: a page that
+ * is not JSON (read as JSON when it is, whatever its content type), or JSON without a `data` list.
+ */
+export function modelIds(body: unknown): string[] | undefined {
+  let value = body;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  const data = typeof value === 'object' && value !== null ? (value as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data)) return undefined;
+  return data.flatMap((m: unknown) => {
+    const id = typeof m === 'object' && m !== null ? (m as { id?: unknown }).id : undefined;
+    return typeof id === 'string' ? [id] : [];
+  });
 }
 
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
@@ -211,6 +249,9 @@ export class EndpointPool {
           // The pool retries, each attempt on the endpoint best placed for it.
           maxRetries: 0,
           fetch: send,
+          // The client's own logging would print a server's text raw (a bad stream event) and, under
+          // OPENAI_LOG=debug, each request's URL query (a key, on some gateways): awb says what went wrong.
+          logLevel: 'off',
         }),
       };
     });
@@ -279,11 +320,12 @@ export class EndpointPool {
           ? await this.streamed(ep, body, started, signal)
           : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
         const { completion } = reply;
-        if (!isChatCompletion(completion))
+        const problem = replyProblem(completion, this.secrets);
+        if (problem)
           throw new MalformedReplyError(
             this.opts.stream
               ? `${ep.shown} sent no choice in its stream (a server or proxy that does not stream may answer plain JSON: try without --stream)`
-              : `${ep.shown} returned a reply without choices`,
+              : `${ep.shown} returned ${problem}`,
           );
         this.noteSuccess(ep);
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
@@ -365,38 +407,59 @@ export class EndpointPool {
 
   /**
    * Checks before any row is sent that each endpoint answers and serves the
-   * model. A server without a models route (404) is given the benefit of the doubt.
+   * model. A server without a models route (404) is given the benefit of the
+   * doubt. Refusals (key, model, a reply that is no models list) stop the run;
+   * so does an endpoint that cannot be reached, unless others can: then it is
+   * set aside as one that keeps failing mid-run is, and the returned warnings say so.
    */
-  async preflight(): Promise<void> {
+  async preflight(): Promise<string[]> {
+    const checked = await Promise.all(this.endpoints.map((ep) => this.checkModels(ep)));
+    const unreachable = checked.flatMap((c, i) => (c ? [{ ep: this.endpoints[i]!, ...c }] : []));
+    if (unreachable.length === this.endpoints.length) throw new FatalEndpointError(unreachable[0]!.message);
+    const left = this.endpoints.length - unreachable.length;
+    return unreachable.map(({ ep, reason }) => {
+      ep.health = { consecutiveFailures: 0, setAsideUntil: Date.now() + ep.health.cooldownMs, cooldownMs: ep.health.cooldownMs };
+      return `${reason}: set aside, the run goes on with the other ${left === 1 ? 'endpoint' : `${left} endpoints`} and tries it again later`;
+    });
+  }
+
+  /**
+   * One endpoint's models check: undefined when it passed; when it cannot be reached, the reason
+   * and the message that stops a run with nowhere else to go; thrown when it refused.
+   */
+  private async checkModels(ep: Endpoint): Promise<{ reason: string; message: string } | undefined> {
     const preflightMs = Math.min(this.opts.timeoutMs, PREFLIGHT_TIMEOUT_MS);
-    await Promise.all(
-      this.endpoints.map(async (ep) => {
-        const what = `${this.opts.role} endpoint ${ep.shown}`;
-        let ids: string[];
-        try {
-          const page = await ep.client.models.list({ maxRetries: 1, timeout: preflightMs, signal: this.stopping.signal });
-          ids = page.data.map((m) => m.id);
-        } catch (err) {
-          // Ctrl-C during the check: nothing will be sent, and the run ends as interrupted, not as a dead endpoint.
-          if (this.stopping.signal.aborted) return;
-          if (err instanceof APIConnectionTimeoutError) throw new FatalEndpointError(noAnswer(what, preflightMs));
-          if (err instanceof APIConnectionError) {
-            const cause = causeCode(err);
-            throw new FatalEndpointError(
-              `cannot reach ${what}${cause ? ` (${cause})` : ''}: is the server running and the URL right (it usually ends in /v1)?`,
-            );
-          }
-          if (err instanceof APIError && (err.status === 404 || err.status === 405)) return;
-          const fatal = this.fatalFor(err, ep);
-          if (fatal) throw fatal;
-          throw new FatalEndpointError(`${what} failed the models check: ${this.describe(err)}`);
-        }
-        if (ids.length && !ids.includes(this.opts.model)) {
-          const shown = brief(ids.slice(0, 8).join(', '), this.secrets, 1000) + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
-          throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${shown}`);
-        }
-      }),
-    );
+    const what = `${this.opts.role} endpoint ${ep.shown}`;
+    let body: unknown;
+    try {
+      body = await ep.client.get('/models', { maxRetries: 1, timeout: preflightMs, signal: this.stopping.signal });
+    } catch (err) {
+      // Ctrl-C during the check: nothing will be sent, and the run ends as interrupted, not as a dead endpoint.
+      if (this.stopping.signal.aborted) return undefined;
+      if (err instanceof APIConnectionTimeoutError) {
+        return { reason: `${what} did not answer the models check within ${preflightMs / 1000} s`, message: noAnswer(what, preflightMs) };
+      }
+      if (err instanceof APIConnectionError) {
+        const cause = causeCode(err);
+        const reason = `cannot reach ${what}${cause ? ` (${cause})` : ''}`;
+        return { reason, message: `${reason}: is the server running and the URL right (it usually ends in /v1)?` };
+      }
+      if (err instanceof APIError && (err.status === 404 || err.status === 405)) return undefined;
+      const fatal = this.fatalFor(err, ep);
+      if (fatal) throw fatal;
+      throw new FatalEndpointError(`${what} failed the models check: ${this.describe(err)}`);
+    }
+    const ids = modelIds(body);
+    if (ids === undefined && typeof body === 'string') {
+      throw new FatalEndpointError(
+        `${what} answered the models check with something other than JSON ("${brief(body, this.secrets, 60)}"): is it an OpenAI-compatible server, and does the URL end in /v1?`,
+      );
+    }
+    if (ids?.length && !ids.includes(this.opts.model)) {
+      const shown = brief(ids.slice(0, 8).join(', '), this.secrets, 1000) + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
+      throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${shown}`);
+    }
+    return undefined;
   }
 
   stats(): Record<string, EndpointStats> {

@@ -1,5 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 interface ReplyLimits {
   /** A reply body larger than this is a failed attempt, cut off at the limit. */
@@ -46,15 +48,21 @@ export function nodeFetch(limits: ReplyLimits): typeof globalThis.fetch {
       // As bytes: Node would prepend the headers to a string body, copying the whole (multi-MB) string once more.
       req.end(typeof body === 'string' ? Buffer.from(body) : (body ?? undefined));
     });
+    const replyBody = decoded(res);
     const headers: [string, string][] = [];
-    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+      const name = res.rawHeaders[i]!;
+      // The body handed on is decoded: its encoding and length headers no longer describe it.
+      if (replyBody !== res && /^content-(encoding|length)$/i.test(name)) continue;
+      headers.push([name, res.rawHeaders[i + 1]!]);
+    }
     const status = res.statusCode ?? 0;
     // Server-sent events are the reply arriving piece by piece: handed on as they come, under the same limits.
     if (status === 200 && String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-      return new Response(streamCapped(res, limits, init?.signal ?? undefined), { status, headers });
+      return new Response(streamCapped(replyBody, res, limits, init?.signal ?? undefined), { status, headers });
     }
     try {
-      const bytes = await readCapped(res, limits);
+      const bytes = await readCapped(replyBody, res, limits);
       const empty = status === 204 || status === 205 || status === 304;
       return new Response(empty ? null : bytes, { status, headers });
     } catch (err) {
@@ -76,19 +84,45 @@ interface BodySink {
 }
 
 /**
+ * The reply body as sent before its content coding: a server may gzip (or deflate, or brotli) a reply
+ * unasked, as HTTP lets it when the request names no Accept-Encoding. Limits apply to the decoded bytes,
+ * so a small compressed body cannot unpack into more than --max-reply-mb.
+ */
+function decoded(res: IncomingMessage): Readable {
+  const coding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? createGunzip()
+      : coding === 'deflate'
+        ? createInflate()
+        : coding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  if (!decoder) return res;
+  // A connection cut while the body arrives must fail the decoded body too, not end it early.
+  res.once('close', () => {
+    if (!res.complete) decoder.destroy(new Error('the connection closed before the reply was complete'));
+  });
+  res.on('error', (err) => decoder.destroy(err));
+  return res.pipe(decoder);
+}
+
+/**
  * Feeds a reply body to `sink` and ends it with an error as soon as it passes
  * the size limit, sends nothing for `idleMs`, or its connection closes before
  * it is complete. The sink hears `end` or `fail` once, and nothing after.
  * Returns a stop for a reader that gives up first.
  */
-function capBody(res: IncomingMessage, { maxReplyBytes, idleMs }: ReplyLimits, what: string, sink: BodySink): () => void {
+function capBody(body: Readable, res: IncomingMessage, { maxReplyBytes, idleMs }: ReplyLimits, what: string, sink: BodySink): () => void {
   let size = 0;
   let timer: NodeJS.Timeout | undefined;
   let done = false;
   const stop = () => {
     done = true;
     clearTimeout(timer);
-    res.removeAllListeners('data');
+    body.removeAllListeners('data');
   };
   const fail = (err: Error) => {
     if (done) return;
@@ -100,18 +134,18 @@ function capBody(res: IncomingMessage, { maxReplyBytes, idleMs }: ReplyLimits, w
     timer = setTimeout(() => fail(new ReplyLimitError(`${what} stalled: no bytes for ${idleMs / 1000} s`)), idleMs);
   };
   idle();
-  res.on('data', (chunk: Buffer) => {
+  body.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > maxReplyBytes) return fail(tooLarge(maxReplyBytes));
     sink.chunk(chunk);
     idle();
   });
-  res.once('end', () => {
+  body.once('end', () => {
     if (done) return;
     stop();
     sink.end();
   });
-  res.once('error', fail);
+  body.on('error', fail);
   res.once('close', () => {
     if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
   });
@@ -119,11 +153,11 @@ function capBody(res: IncomingMessage, { maxReplyBytes, idleMs }: ReplyLimits, w
 }
 
 /** The body of a reply, refused as soon as it passes the size limit or stalls. */
-async function readCapped(res: IncomingMessage, limits: ReplyLimits): Promise<Buffer> {
+async function readCapped(body: Readable, res: IncomingMessage, limits: ReplyLimits): Promise<Buffer> {
   if (Number(res.headers['content-length']) > limits.maxReplyBytes) throw tooLarge(limits.maxReplyBytes);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
-    capBody(res, limits, 'reply', {
+    capBody(body, res, limits, 'reply', {
       chunk: (chunk) => chunks.push(chunk),
       end: () => resolve(Buffer.concat(chunks)),
       fail: reject,
@@ -132,11 +166,16 @@ async function readCapped(res: IncomingMessage, limits: ReplyLimits): Promise<Bu
 }
 
 /** A streamed reply body, failing as soon as it passes the size limit or sends nothing for `idleMs`. */
-function streamCapped(res: IncomingMessage, limits: ReplyLimits, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+function streamCapped(
+  body: Readable,
+  res: IncomingMessage,
+  limits: ReplyLimits,
+  signal: AbortSignal | undefined,
+): ReadableStream<Uint8Array> {
   let stop = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      stop = capBody(res, limits, 'stream', {
+      stop = capBody(body, res, limits, 'stream', {
         chunk: (chunk) => controller.enqueue(new Uint8Array(chunk)),
         end: () => controller.close(),
         fail: (err) => {

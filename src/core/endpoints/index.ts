@@ -1,4 +1,4 @@
-export { EndpointPool, FatalEndpointError, isChatCompletion, isMalformedReply, isStopped } from './endpoints.js';
+export { EndpointPool, FatalEndpointError, isChatCompletion, isMalformedReply, isStopped, modelIds } from './endpoints.js';
 export type { BatchTarget, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';
 export { collectStream, medianP90 } from './stream.js';
 export { estimatePromptTokens } from './estimate.js';

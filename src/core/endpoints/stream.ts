@@ -17,7 +17,7 @@ type Delta = { content?: string | null; reasoning_content?: string | null; reaso
  * the same request unstreamed returns: content and each reasoning field
  * concatenated, the last finish reason, the usage chunk. A field no delta
  * carried is left out, as an unstreamed message leaves it out; a stream
- * without a choice gives no choice.
+ * without a choice gives no choice; one whose choice never finished throws.
  */
 export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, started: number): Promise<StreamedReply> {
   let id = '';
@@ -46,6 +46,9 @@ export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, 
     if (choice.finish_reason) finish = choice.finish_reason;
   }
   const ended = performance.now();
+  // Every generation ends with a finish reason (stop, length, ...): a stream that closes before it was cut
+  // short (a proxy, a server restart), and what came is part of an answer, not an answer.
+  if (answered && finish === null) throw new Error('the stream ended before the generation finished (no finish reason)');
   const message: Record<string, unknown> = { role: 'assistant', content: content ?? null };
   if (reasoningContent !== undefined) message.reasoning_content = reasoningContent;
   if (reasoning !== undefined) message.reasoning = reasoning;

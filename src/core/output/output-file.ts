@@ -1,6 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { readJsonFile, writeAtomically } from '../files.js';
+import { canonicalDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
@@ -23,6 +24,10 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
  * missing folders are found by walking up and made one level at a time.
  */
 export async function ensureOutputDir(path: string): Promise<void> {
+  // Neither names a file: "" (an unset variable in a script) would write beside the current folder's name.
+  if (path.trim() === '') throw new UserError('--output is empty; give it a file path');
+  if (path.endsWith('/') || path.endsWith(sep))
+    throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; --output takes a file path`);
   const missing: string[] = [];
   for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
     let isDir: boolean;
@@ -162,7 +167,11 @@ function resumeDifferences(
   view: (s: ManifestSettings) => ManifestSettings = (s) => s,
 ): string[] {
   if (previous.stage !== stage) return [`stage: was ${previous.stage}, now ${stage}`];
-  const diffs = settingsDifferences(view(previous.settings), view(settings));
+  // A manifest written before selections were recorded in one order may list them as typed.
+  const before = previous.settings.domains
+    ? { ...previous.settings, domains: canonicalDomains(previous.settings.domains) }
+    : previous.settings;
+  const diffs = settingsDifferences(view(before), view(settings));
   if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
     diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
   }
