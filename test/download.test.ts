@@ -284,9 +284,9 @@ describe('downloadDataset into the Hugging Face cache', () => {
     );
   });
 
-  it('uses the cached copy without the Hub when HF_HUB_OFFLINE is set or the Hub is unreachable', async () => {
+  it('uses the cached copy without the Hub when HF_HUB_OFFLINE is set or the Hub is unreachable, with the same hashes', async () => {
     const server = await hub();
-    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    const online = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
     const seen = server.requests.length;
     process.env.HF_HUB_OFFLINE = '1';
     const offline = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['search'] });
@@ -302,7 +302,17 @@ describe('downloadDataset into the Hugging Face cache', () => {
     await server.close();
     const unreachable = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
     assert.equal(unreachable.offline, true);
-    assert.equal(unreachable.files.length, 3);
+    // The hashes a run records (what tells the same files apart from either hub) do not depend on the network.
+    const hashes = (ds: typeof online) => ds.files.map((f) => [f.domain, f.bytes, f.sha256]);
+    assert.ok(online.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256 ?? '')));
+    assert.deepEqual(hashes(unreachable), hashes(online));
+    assert.deepEqual(hashes(offline), hashes(online).filter(([d]) => d === 'search'));
+    // `--data` naming the snapshot folder reads them too.
+    const origin = await readDatasetOrigin(online.dir);
+    assert.deepEqual(
+      origin?.files.map((f) => [f.domain, f.bytes, f.sha256]),
+      hashes(online),
+    );
   });
 });
 
