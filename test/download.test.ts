@@ -306,7 +306,10 @@ describe('downloadDataset into the Hugging Face cache', () => {
     const hashes = (ds: typeof online) => ds.files.map((f) => [f.domain, f.bytes, f.sha256]);
     assert.ok(online.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256 ?? '')));
     assert.deepEqual(hashes(unreachable), hashes(online));
-    assert.deepEqual(hashes(offline), hashes(online).filter(([d]) => d === 'search'));
+    assert.deepEqual(
+      hashes(offline),
+      hashes(online).filter(([d]) => d === 'search'),
+    );
     // `--data` naming the snapshot folder reads them too.
     const origin = await readDatasetOrigin(online.dir);
     assert.deepEqual(
@@ -576,7 +579,11 @@ describe('a lying mirror', () => {
     const storage = join(tmp, 'hf-home', ...CACHE_REPO);
     const cases: { name: string; tamper: (e: TreeEntry) => TreeEntry; says: RegExp }[] = [
       { name: 'listed smaller', tamper: (e) => ({ ...e, size: 100, lfs: undefined }), says: /sent more than the 100 bytes/ },
-      { name: 'listed larger', tamper: (e) => ({ ...e, size: real.length + 10, lfs: undefined }), says: /ends after \d+ of the \d+ bytes listed for it \(1 tries\)/ },
+      {
+        name: 'listed larger',
+        tamper: (e) => ({ ...e, size: real.length + 10, lfs: undefined }),
+        says: /ends after \d+ of the \d+ bytes listed for it \(1 tries\)/,
+      },
       {
         name: 'wrong sha256',
         tamper: (e) => ({ ...e, lfs: { oid: 'b'.repeat(64), size: real.length } }),
