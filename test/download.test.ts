@@ -291,7 +291,7 @@ describe('downloadDataset into the Hugging Face cache', () => {
     process.env.HF_HUB_OFFLINE = '1';
     const offline = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['search'] });
     assert.equal(server.requests.length, seen);
-    assert.equal(offline.offline, true);
+    assert.equal(offline.offline, 'HF_HUB_OFFLINE');
     assert.equal(offline.commit, server.commit);
     assert.deepEqual(
       offline.files.map((f) => f.domain),
@@ -301,7 +301,7 @@ describe('downloadDataset into the Hugging Face cache', () => {
 
     await server.close();
     const unreachable = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
-    assert.equal(unreachable.offline, true);
+    assert.equal(unreachable.offline, 'unreachable');
     // The hashes a run records (what tells the same files apart from either hub) do not depend on the network.
     const hashes = (ds: typeof online) => ds.files.map((f) => [f.domain, f.bytes, f.sha256]);
     assert.ok(online.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256 ?? '')));
@@ -695,6 +695,21 @@ describe('awb download against a hostile or missing hub (end to end)', () => {
     const down = await runAwb(['download', '--dir', join(tmp, 'd')], { env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') } });
     assert.equal(down.code, 3, down.stderr);
     assert.match(down.stderr, /^awb: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)[^\n]*\n$/);
+  });
+
+  it('says why it used the complete copy already in the cache: HF_HUB_OFFLINE, or a hub that cannot be reached', async () => {
+    const server = await hub();
+    const env = { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') };
+    assert.equal((await runAwb(['download'], { env })).code, 0);
+    const offline = await runAwb(['download'], { env: { ...env, HF_HUB_OFFLINE: '1' } });
+    assert.equal(offline.code, 0, offline.stderr);
+    assert.match(offline.stderr, /^awb: HF_HUB_OFFLINE is set: the hub was not asked; using the complete copy already here$/m);
+    await server.close();
+    const down = await runAwb(['download'], { env });
+    assert.equal(down.code, 0, down.stderr);
+    assert.match(down.stderr, /^awb: the hub could not be reached; using the complete copy already here$/m);
+    for (const r of [offline, down])
+      assert.match(r.stdout, new RegExp(`^Qwen/AgentWorldBench at main \\(commit ${server.commit}\\)$`, 'm'));
   });
 
   it('never shows a token, from HF_ENDPOINT credentials or HF_TOKEN', async () => {

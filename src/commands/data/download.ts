@@ -39,8 +39,8 @@ export async function run(opts: {
     progress.stop();
   }
   if (result.offline) {
-    const why = source === 'modelscope' ? 'unreachable' : 'HF_HUB_OFFLINE, or unreachable';
-    process.stderr.write(`awb: the hub was not asked (${why}); using the local copy\n`);
+    const why = result.offline === 'HF_HUB_OFFLINE' ? 'HF_HUB_OFFLINE is set: the hub was not asked' : 'the hub could not be reached';
+    process.stderr.write(`awb: ${why}; using the complete copy already here\n`);
   }
 
   const rows = await Promise.all(result.files.map(async (f) => ({ ...f, rows: await countLines(f.path) })));
