@@ -697,6 +697,27 @@ describe('awb download against a hostile or missing hub (end to end)', () => {
     assert.match(down.stderr, /^awb: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)[^\n]*\n$/);
   });
 
+  it('a --dir or cache that cannot be a folder (a file, a path under /proc) is one line, exit 2', async () => {
+    const server = await hub();
+    const file = join(tmp, 'a-file');
+    await writeFile(file, 'mine\n');
+    const cases: { args: string[]; env?: Record<string, string>; says: RegExp }[] = [
+      { args: ['--dir', file], says: /^awb: \S+a-file: is a file, not a folder; --dir takes a folder\n$/ },
+      { args: ['--dir', join(file, 'sub')], says: /^awb: \S+a-file\/sub: a part of the path is not a folder\n$/ },
+      { args: ['--dir', '/proc/awb-test-dataset'], says: /^awb: \/proc\/awb-test-dataset: cannot create a folder here\n$/ },
+      { args: [], env: { HF_HOME: '/proc/awb-test-hf-home' }, says: /^awb: \/proc\/awb-test-hf-home: cannot create a folder here\n$/ },
+    ];
+    for (const c of cases) {
+      const r = await runAwb(['download', '--domains', 'mcp', ...c.args], {
+        env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h'), ...c.env },
+        timeoutMs: 60_000,
+      });
+      assert.equal(r.code, 2, `${c.args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, c.says);
+    }
+    assert.equal(await readFile(file, 'utf8'), 'mine\n', 'the file in the way is left as it was');
+  });
+
   it('says why it used the complete copy already in the cache: HF_HUB_OFFLINE, or a hub that cannot be reached', async () => {
     const server = await hub();
     const env = { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') };

@@ -1,6 +1,6 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { readJsonFile, writeAtomically } from '../files.js';
+import { makeFolders, readJsonFile, writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
@@ -16,35 +16,9 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
   }
 }
 
-/**
- * Creates the output's folder; a path that cannot be written (a folder itself, under a file) is a user error
- * before any request is sent or any input read.
- * Node's recursive mkdir loops forever under /proc and reports a file in the way as a bare EEXIST, so the
- * missing folders are found by walking up and made one level at a time.
- */
+/** Creates the output's folder; a path that cannot be written (a folder itself, under a file) is a user error before any request is sent or any input read. */
 export async function ensureOutputDir(path: string): Promise<void> {
-  const missing: string[] = [];
-  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
-    let isDir: boolean;
-    try {
-      isDir = (await stat(dir)).isDirectory();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw fileError(dir, err);
-      missing.unshift(dir);
-      continue;
-    }
-    if (!isDir) throw new UserError(`${dir}: is a file, not a folder; choose an --output inside a folder`);
-    break;
-  }
-  for (const dir of missing) {
-    try {
-      await mkdir(dir);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue; // made meanwhile by another run (shards sharing a folder)
-      throw code === 'ENOENT' ? new UserError(`${dir}: cannot create a folder here`) : fileError(dir, err);
-    }
-  }
+  await makeFolders(dirname(resolve(path)), (at) => `${at}: is a file, not a folder; choose an --output inside a folder`);
   await isNonEmptyFile(path); // refuses a folder given as the file
 }
 
