@@ -63,7 +63,7 @@ Environment:
     .option('--revision <rev>', 'branch, tag or commit of the dataset (default: main on Hugging Face, master on ModelScope)')
     .option('--dir <dir>', "download into this folder instead of the hub's cache")
     .option('--domains <list>', 'comma-separated domains to fetch (default: all seven)')
-    .option('--repo <id>', 'dataset repository', DATASET_REPO)
+    .option('--repo <id>', 'dataset repository, OWNER/NAME', DATASET_REPO)
     .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default 60)')
     .option('--max-file-mb <n>', 'refuse files listed larger than this many MB (default 2048)')
     .action(async (opts) => (await import('./commands/data/download.js')).run(opts));

@@ -462,6 +462,33 @@ describe('downloadDataset failures', () => {
     );
   });
 
+  it('refuses a --repo that is not OWNER/NAME before asking the hub or writing anything', async () => {
+    const server = await hub();
+    process.env.MODELSCOPE_CACHE = join(tmp, 'ms', 'cache');
+    const cases: [string, 'huggingface' | 'modelscope'][] = [
+      ['Qwen/AgentWorldBench/../../../../escape', 'modelscope'],
+      ['Qwen/AgentWorldBench/../../escape', 'huggingface'],
+      ['Qwen/AgentWorldBench?x=1', 'huggingface'],
+      ['Qwen AgentWorldBench', 'huggingface'],
+      ['Qwen', 'modelscope'],
+      ['', 'huggingface'],
+    ];
+    try {
+      for (const [repo, source] of cases) {
+        await assert.rejects(
+          downloadDataset({ source, repo, revision: 'main', hubUrl: server.url }),
+          (err: unknown) => err instanceof UserError && err.exitCode === 2 && err.message.startsWith('--repo must be OWNER/NAME'),
+          `${source} ${repo}`,
+        );
+      }
+    } finally {
+      delete process.env.MODELSCOPE_CACHE;
+    }
+    assert.deepEqual(server.requests, []);
+    assert.equal(existsSync(join(tmp, 'ms')), false);
+    assert.equal(existsSync(join(tmp, 'escape')), false);
+  });
+
   it('rejects an HF_ENDPOINT that is not a URL', async () => {
     process.env.HF_ENDPOINT = 'hf-mirror.com';
     await assert.rejects(

@@ -4,6 +4,7 @@ import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, sizeOf, typ
 import { downloadToCache } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
 import type { DownloadProgress } from './download-progress.js';
+import { DATASET_REPO } from '../domains.js';
 import { UserError } from '../errors.js';
 import { FailureLog, HOSTILE_EXIT, watchedFetch, type Hub } from './hub-failure.js';
 import { shownUrl, visible } from '../shown.js';
@@ -39,6 +40,10 @@ export interface DownloadOptions {
   maxFileBytes?: number;
 }
 
+const REPO_PART = '[A-Za-z0-9][A-Za-z0-9._-]*';
+const HF_REPO = new RegExp(`^(?:${REPO_PART}/)?${REPO_PART}$`);
+const MODELSCOPE_REPO = new RegExp(`^${REPO_PART}/${REPO_PART}$`);
+
 /** Far above any test file of the dataset (all seven are about 400 MB together), far below a disk's worth. */
 const MAX_FILE_BYTES = 2 * 1024 ** 3;
 const IDLE_SECONDS = 60;
@@ -66,6 +71,10 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   }
   const kind = opts.source ?? 'huggingface';
   const ms = kind === 'modelscope';
+  // It names routes on the hub and folders in the cache: plain segments only (ModelScope has no repo without an owner).
+  if (!(ms ? MODELSCOPE_REPO : HF_REPO).test(opts.repo) || opts.repo.includes('..')) {
+    throw new UserError(`--repo must be OWNER/NAME, such as ${DATASET_REPO}, got "${visible(opts.repo)}"`);
+  }
   const hubUrl = ms ? (opts.hubUrl ?? modelScopeUrl()) : resolveHubUrl(opts.hubUrl);
   const { token, source: tokenSource } = ms
     ? {
