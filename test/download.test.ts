@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { readDatasetOrigin } from '../src/core/dataset/index.js';
 import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../src/core/download/index.js';
 import { UserError } from '../src/core/errors.js';
-import { runAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
+import { waitFor } from './support/dataset.js';
 import { startHubServer, type HubServer, type HubServerOptions, type TreeEntry } from './support/hub-server.js';
 
 const ENV_KEYS = [
@@ -743,6 +744,42 @@ describe('awb download against a hostile or missing hub (end to end)', () => {
       assert.match(r.stderr, c.says);
     }
     assert.equal(await readFile(file, 'utf8'), 'mine\n', 'the file in the way is left as it was');
+  });
+
+  it('Ctrl-C mid-file, in download and in the download infer starts: one line, exit 130, no temporary file left', async () => {
+    // terminal_test.jsonl sends one byte and then nothing, so the run is mid-file when the signal comes.
+    const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
+    const dir = join(tmp, 'cut');
+    const home = join(tmp, 'h');
+    const runs = [
+      { args: ['download', '--dir', dir], where: dir },
+      {
+        args: ['infer', '--model-base-url', 'http://127.0.0.1:9/v1', '--model-name', 'm', '-o', join(tmp, 'run', 'p.jsonl')],
+        where: home,
+      },
+    ];
+    for (const { args, where } of runs) {
+      const before = fileRequests(server).length;
+      const run = startAwb(args, { env: { HF_ENDPOINT: server.url, HF_HOME: home } });
+      await waitFor(
+        () => fileRequests(server).slice(before).includes('terminal_test.jsonl'),
+        run.exited,
+        'the download of terminal_test.jsonl',
+      );
+      run.child.kill('SIGINT');
+      const r = await run.exited;
+      assert.equal(r.code, 130, r.stderr);
+      assert.match(r.stderr, /^awb: download interrupted; nothing partial was kept, and the same command continues where it stopped\n$/m);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack');
+      const left = await readdir(where, { recursive: true });
+      assert.deepEqual(
+        left.filter((p) => p.endsWith('.tmp') || p.includes('terminal_test')),
+        [],
+        `nothing of the file cut off: ${left.join(', ')}`,
+      );
+    }
+    assert.equal(await readFile(join(dir, 'mcp_test.jsonl'), 'utf8'), FILES['mcp_test.jsonl'], 'a file already complete stays');
+    assert.equal(existsSync(join(tmp, 'run')), false, 'infer wrote nothing');
   });
 
   it('says why it used the complete copy already in the cache: HF_HUB_OFFLINE, or a hub that cannot be reached', async () => {
