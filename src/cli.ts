@@ -45,13 +45,25 @@ function buildProgram(): Command {
   program
     .command('download')
     .description(
-      'Download the AgentWorldBench dataset from the Hugging Face Hub (honours HF_ENDPOINT, HF_TOKEN, HF_HOME) or ModelScope (MODELSCOPE_ENDPOINT, MODELSCOPE_API_TOKEN, MODELSCOPE_CACHE)',
+      'Download the AgentWorldBench dataset from the Hugging Face Hub or ModelScope, each file checked against its listed size and hash',
+    )
+    .addHelpText(
+      'after',
+      `
+Environment:
+  HF_ENDPOINT             a Hugging Face mirror, a bare http(s)://host[/path]
+  HF_TOKEN                token for gated or private copies (hf_...)
+  HF_HOME, HF_HUB_CACHE   where the Hugging Face cache is
+  HF_HUB_OFFLINE=1        use the complete copy in the cache without asking the hub
+  MODELSCOPE_ENDPOINT     ModelScope's URL (else MODELSCOPE_DOMAIN, a host)
+  MODELSCOPE_API_TOKEN    token for private copies on ModelScope
+  MODELSCOPE_CACHE        ModelScope's cache (default ~/.cache/modelscope)`,
     )
     .option('--source <hub>', 'huggingface or modelscope', 'huggingface')
     .option('--revision <rev>', 'branch, tag or commit of the dataset (default: main on Hugging Face, master on ModelScope)')
     .option('--dir <dir>', "download into this folder instead of the hub's cache")
     .option('--domains <list>', 'comma-separated domains to fetch (default: all seven)')
-    .option('--repo <id>', 'dataset repository', DATASET_REPO)
+    .option('--repo <id>', 'dataset repository, OWNER/NAME', DATASET_REPO)
     .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default 60)')
     .option('--max-file-mb <n>', 'refuse files listed larger than this many MB (default 2048)')
     .action(async (opts) => (await import('./commands/data/download.js')).run(opts));
@@ -92,7 +104,9 @@ function buildProgram(): Command {
 
   program
     .command('compare')
-    .description('Paired comparison of two judged runs with bootstrap intervals; a CI regression gate')
+    .description(
+      'Paired comparison of two judged runs, with cluster-robust intervals over trajectories; a CI regression gate (--fail-below)',
+    )
     .argument('<baseline>', 'judged JSONL of the baseline')
     .argument('<candidate>', 'judged JSONL of the candidate')
     .option(

@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { readDatasetOrigin } from '../src/core/dataset/index.js';
 import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../src/core/download/index.js';
 import { UserError } from '../src/core/errors.js';
-import { runAwb } from './support/cli.js';
+import { runAwb, startAwb } from './support/cli.js';
+import { waitFor } from './support/dataset.js';
 import { startHubServer, type HubServer, type HubServerOptions, type TreeEntry } from './support/hub-server.js';
 
 const ENV_KEYS = [
@@ -284,14 +285,14 @@ describe('downloadDataset into the Hugging Face cache', () => {
     );
   });
 
-  it('uses the cached copy without the Hub when HF_HUB_OFFLINE is set or the Hub is unreachable', async () => {
+  it('uses the cached copy without the Hub when HF_HUB_OFFLINE is set or the Hub is unreachable, with the same hashes', async () => {
     const server = await hub();
-    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    const online = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
     const seen = server.requests.length;
     process.env.HF_HUB_OFFLINE = '1';
     const offline = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['search'] });
     assert.equal(server.requests.length, seen);
-    assert.equal(offline.offline, true);
+    assert.equal(offline.offline, 'HF_HUB_OFFLINE');
     assert.equal(offline.commit, server.commit);
     assert.deepEqual(
       offline.files.map((f) => f.domain),
@@ -301,8 +302,21 @@ describe('downloadDataset into the Hugging Face cache', () => {
 
     await server.close();
     const unreachable = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
-    assert.equal(unreachable.offline, true);
-    assert.equal(unreachable.files.length, 3);
+    assert.equal(unreachable.offline, 'unreachable');
+    // The hashes a run records (what tells the same files apart from either hub) do not depend on the network.
+    const hashes = (ds: typeof online) => ds.files.map((f) => [f.domain, f.bytes, f.sha256]);
+    assert.ok(online.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256 ?? '')));
+    assert.deepEqual(hashes(unreachable), hashes(online));
+    assert.deepEqual(
+      hashes(offline),
+      hashes(online).filter(([d]) => d === 'search'),
+    );
+    // `--data` naming the snapshot folder reads them too.
+    const origin = await readDatasetOrigin(online.dir);
+    assert.deepEqual(
+      origin?.files.map((f) => [f.domain, f.bytes, f.sha256]),
+      hashes(online),
+    );
   });
 });
 
@@ -449,6 +463,33 @@ describe('downloadDataset failures', () => {
     );
   });
 
+  it('refuses a --repo that is not OWNER/NAME before asking the hub or writing anything', async () => {
+    const server = await hub();
+    process.env.MODELSCOPE_CACHE = join(tmp, 'ms', 'cache');
+    const cases: [string, 'huggingface' | 'modelscope'][] = [
+      ['Qwen/AgentWorldBench/../../../../escape', 'modelscope'],
+      ['Qwen/AgentWorldBench/../../escape', 'huggingface'],
+      ['Qwen/AgentWorldBench?x=1', 'huggingface'],
+      ['Qwen AgentWorldBench', 'huggingface'],
+      ['Qwen', 'modelscope'],
+      ['', 'huggingface'],
+    ];
+    try {
+      for (const [repo, source] of cases) {
+        await assert.rejects(
+          downloadDataset({ source, repo, revision: 'main', hubUrl: server.url }),
+          (err: unknown) => err instanceof UserError && err.exitCode === 2 && err.message.startsWith('--repo must be OWNER/NAME'),
+          `${source} ${repo}`,
+        );
+      }
+    } finally {
+      delete process.env.MODELSCOPE_CACHE;
+    }
+    assert.deepEqual(server.requests, []);
+    assert.equal(existsSync(join(tmp, 'ms')), false);
+    assert.equal(existsSync(join(tmp, 'escape')), false);
+  });
+
   it('rejects an HF_ENDPOINT that is not a URL', async () => {
     process.env.HF_ENDPOINT = 'hf-mirror.com';
     await assert.rejects(
@@ -566,7 +607,11 @@ describe('a lying mirror', () => {
     const storage = join(tmp, 'hf-home', ...CACHE_REPO);
     const cases: { name: string; tamper: (e: TreeEntry) => TreeEntry; says: RegExp }[] = [
       { name: 'listed smaller', tamper: (e) => ({ ...e, size: 100, lfs: undefined }), says: /sent more than the 100 bytes/ },
-      { name: 'listed larger', tamper: (e) => ({ ...e, size: real.length + 10, lfs: undefined }), says: /received \d+ bytes .* expected/ },
+      {
+        name: 'listed larger',
+        tamper: (e) => ({ ...e, size: real.length + 10, lfs: undefined }),
+        says: /ends after \d+ of the \d+ bytes listed for it \(1 tries\)/,
+      },
       {
         name: 'wrong sha256',
         tamper: (e) => ({ ...e, lfs: { oid: 'b'.repeat(64), size: real.length } }),
@@ -678,6 +723,78 @@ describe('awb download against a hostile or missing hub (end to end)', () => {
     const down = await runAwb(['download', '--dir', join(tmp, 'd')], { env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') } });
     assert.equal(down.code, 3, down.stderr);
     assert.match(down.stderr, /^awb: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)[^\n]*\n$/);
+  });
+
+  it('a --dir or cache that cannot be a folder (a file, a path under /proc) is one line, exit 2', async () => {
+    const server = await hub();
+    const file = join(tmp, 'a-file');
+    await writeFile(file, 'mine\n');
+    const cases: { args: string[]; env?: Record<string, string>; says: RegExp }[] = [
+      { args: ['--dir', file], says: /^awb: \S+a-file: is a file, not a folder; --dir takes a folder\n$/ },
+      { args: ['--dir', join(file, 'sub')], says: /^awb: \S+a-file\/sub: a part of the path is not a folder\n$/ },
+      { args: ['--dir', '/proc/awb-test-dataset'], says: /^awb: \/proc\/awb-test-dataset: cannot create a folder here\n$/ },
+      { args: [], env: { HF_HOME: '/proc/awb-test-hf-home' }, says: /^awb: \/proc\/awb-test-hf-home: cannot create a folder here\n$/ },
+    ];
+    for (const c of cases) {
+      const r = await runAwb(['download', '--domains', 'mcp', ...c.args], {
+        env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h'), ...c.env },
+        timeoutMs: 60_000,
+      });
+      assert.equal(r.code, 2, `${c.args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, c.says);
+    }
+    assert.equal(await readFile(file, 'utf8'), 'mine\n', 'the file in the way is left as it was');
+  });
+
+  it('Ctrl-C mid-file, in download and in the download infer starts: one line, exit 130, no temporary file left', async () => {
+    // terminal_test.jsonl sends one byte and then nothing, so the run is mid-file when the signal comes.
+    const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
+    const dir = join(tmp, 'cut');
+    const home = join(tmp, 'h');
+    const runs = [
+      { args: ['download', '--dir', dir], where: dir },
+      {
+        args: ['infer', '--model-base-url', 'http://127.0.0.1:9/v1', '--model-name', 'm', '-o', join(tmp, 'run', 'p.jsonl')],
+        where: home,
+      },
+    ];
+    for (const { args, where } of runs) {
+      const before = fileRequests(server).length;
+      const run = startAwb(args, { env: { HF_ENDPOINT: server.url, HF_HOME: home } });
+      await waitFor(
+        () => fileRequests(server).slice(before).includes('terminal_test.jsonl'),
+        run.exited,
+        'the download of terminal_test.jsonl',
+      );
+      run.child.kill('SIGINT');
+      const r = await run.exited;
+      assert.equal(r.code, 130, r.stderr);
+      assert.match(r.stderr, /^awb: download interrupted; nothing partial was kept, and the same command continues where it stopped\n$/m);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack');
+      const left = await readdir(where, { recursive: true });
+      assert.deepEqual(
+        left.filter((p) => p.endsWith('.tmp') || p.includes('terminal_test')),
+        [],
+        `nothing of the file cut off: ${left.join(', ')}`,
+      );
+    }
+    assert.equal(await readFile(join(dir, 'mcp_test.jsonl'), 'utf8'), FILES['mcp_test.jsonl'], 'a file already complete stays');
+    assert.equal(existsSync(join(tmp, 'run')), false, 'infer wrote nothing');
+  });
+
+  it('says why it used the complete copy already in the cache: HF_HUB_OFFLINE, or a hub that cannot be reached', async () => {
+    const server = await hub();
+    const env = { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') };
+    assert.equal((await runAwb(['download'], { env })).code, 0);
+    const offline = await runAwb(['download'], { env: { ...env, HF_HUB_OFFLINE: '1' } });
+    assert.equal(offline.code, 0, offline.stderr);
+    assert.match(offline.stderr, /^awb: HF_HUB_OFFLINE is set: the hub was not asked; using the complete copy already here$/m);
+    await server.close();
+    const down = await runAwb(['download'], { env });
+    assert.equal(down.code, 0, down.stderr);
+    assert.match(down.stderr, /^awb: the hub could not be reached; using the complete copy already here$/m);
+    for (const r of [offline, down])
+      assert.match(r.stdout, new RegExp(`^Qwen/AgentWorldBench at main \\(commit ${server.commit}\\)$`, 'm'));
   });
 
   it('never shows a token, from HF_ENDPOINT credentials or HF_TOKEN', async () => {

@@ -93,19 +93,28 @@ describe('downloadDataset --source modelscope', () => {
     assert.equal(server.requests.slice(before).filter((r) => r.path.includes('FilePath=')).length, 0);
   });
 
-  it('refuses a file that never matches its SHA-256 after retrying, and leaves nothing under its name', async () => {
+  it('refuses a file that never matches its SHA-256 or its size after retrying, and leaves nothing under its name', async () => {
     const real = files['search_test.jsonl']!;
-    const bad = Buffer.from(real);
-    bad[10] = bad[10]! ^ 1;
-    const server = await modelscope({ corrupt: { 'search_test.jsonl': bad } });
-    const dir = join(tmp, 'out');
-    const err = await refusal(download({ dir, retries: 2 }));
-    assert.equal(err.exitCode, 3);
-    assert.match(err.message, /search_test\.jsonl .*does not match the checksum/);
-    assert.equal(fileRequests(server, 'search_test.jsonl').length, 3, 'first try and two retries');
-    const left = await readdir(dir);
-    assert.ok(!left.includes('search_test.jsonl'), `nothing under the final name: ${left.join(', ')}`);
-    assert.ok(!left.some((n) => n.endsWith('.tmp')), `no temporary file left: ${left.join(', ')}`);
+    const flipped = Buffer.from(real);
+    flipped[10] = flipped[10]! ^ 1;
+    const cases = [
+      { name: 'one bit flipped', body: flipped, says: /does not match the checksum/ },
+      // A server that ends the body early, cleanly: the same command would get the same bytes.
+      { name: 'cut short', body: real.subarray(0, 100), says: new RegExp(`ends after 100 of the ${real.length} bytes listed`) },
+    ];
+    for (const c of cases) {
+      const server = await modelscope({ corrupt: { 'search_test.jsonl': c.body } });
+      const dir = join(tmp, c.name);
+      const err = await refusal(download({ dir, retries: 2 }));
+      assert.equal(err.exitCode, 3);
+      assert.match(err.message, /^search_test\.jsonl from /, c.name);
+      assert.match(err.message, c.says, c.name);
+      assert.match(err.message, /\(3 tries\); nothing of it was kept$/, c.name);
+      assert.equal(fileRequests(server, 'search_test.jsonl').length, 3, `${c.name}: first try and two retries`);
+      const left = await readdir(dir);
+      assert.ok(!left.includes('search_test.jsonl'), `${c.name}: nothing under the final name: ${left.join(', ')}`);
+      assert.ok(!left.some((n) => n.endsWith('.tmp')), `${c.name}: no temporary file left: ${left.join(', ')}`);
+    }
   });
 
   it('resumes a cut transfer with a Range request and ends byte-identical', async () => {

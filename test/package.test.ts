@@ -31,6 +31,7 @@ describe('npm pack', () => {
       'tsconfig.json',
       'tsconfig.build.json',
       'README.md',
+      'LICENSE',
       'bin',
       'src',
       'assets',
@@ -50,7 +51,15 @@ describe('npm pack', () => {
     const sources = new Set((await filesUnder(join(ROOT, 'src'))).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')));
     const stale = shipped.filter((f) => f.startsWith('dist/') && f.endsWith('.js') && !sources.has(f.slice('dist/'.length, -'.js'.length)));
     assert.deepEqual(stale, [], 'dist/ files without a source are shipped');
-    for (const f of ['bin/awb.js', 'dist/cli.js', 'rubrics/terminal.md', 'rubrics/turing.md', 'assets/report/page.js', 'README.md'])
+    for (const f of [
+      'bin/awb.js',
+      'dist/cli.js',
+      'rubrics/terminal.md',
+      'rubrics/turing.md',
+      'assets/report/page.js',
+      'README.md',
+      'LICENSE',
+    ])
       assert.ok(shipped.includes(f), `${f} is not shipped`);
     assert.deepEqual(
       shipped.filter((f) => f.startsWith('src/') || f.startsWith('test/')),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { UserError } from './errors.js';
@@ -60,6 +60,38 @@ async function realTarget(path: string): Promise<string> {
 async function createTemp(path: string): Promise<{ path: string; handle: FileHandle }> {
   const tmp = `${path}.awb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   return { path: tmp, handle: await open(tmp, 'wx', 0o644) };
+}
+
+/**
+ * Creates the folder `dir` and any missing above it; a file in the way, or a
+ * place where no folder can be made, is one line (`fileInTheWay` words the
+ * first). Node's recursive mkdir loops forever under /proc and reports a file
+ * in the way as a bare EEXIST, so the missing folders are found by walking up
+ * and made one level at a time.
+ */
+export async function makeFolders(dir: string, fileInTheWay = (at: string) => `${at}: is a file, not a folder`): Promise<void> {
+  const missing: string[] = [];
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    let isDir: boolean;
+    try {
+      isDir = (await stat(at)).isDirectory();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(at) === at) throw fileError(at, err);
+      missing.unshift(at);
+      continue;
+    }
+    if (!isDir) throw new UserError(fileInTheWay(at));
+    break;
+  }
+  for (const at of missing) {
+    try {
+      await mkdir(at);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue; // made meanwhile by another run (shards sharing a folder)
+      throw code === 'ENOENT' ? new UserError(`${at}: cannot create a folder here`) : fileError(at, err);
+    }
+  }
 }
 
 /**

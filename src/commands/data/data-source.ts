@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { DEFAULT_REVISION, readDatasetOrigin, type HubKind } from '../../core/dataset/index.js';
 import { DATASET_REPO } from '../../core/domains.js';
+import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
+import { UserError } from '../../core/errors.js';
 import type { Manifest } from '../../core/schemas/index.js';
 
 export interface DataSource {
@@ -41,9 +43,7 @@ export async function resolveData(
     process.stderr.write(
       `infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`,
     );
-  // The Hub client is loaded only when there is something to download.
-  const { downloadDataset } = await import('../../core/download/index.js');
-  const ds = await downloadDataset({ source, repo: DATASET_REPO, revision: rev, domains });
+  const ds = await downloadInterruptibly({ source, repo: DATASET_REPO, revision: rev, domains });
   const hashed = ds.files.filter((f) => f.sha256 !== undefined);
   return {
     dir: ds.dir,
@@ -56,4 +56,28 @@ export async function resolveData(
       ...(hashed.length ? { sha256: Object.fromEntries(hashed.map((f) => [f.domain, f.sha256!])) } : {}),
     },
   };
+}
+
+/**
+ * The dataset's download, cancelled by Ctrl-C or SIGTERM the way a run is:
+ * the file in transfer is dropped with its temporary file (files already
+ * complete stay), and it ends with one line and exit 130, the same command
+ * continuing where it stopped.
+ */
+export async function downloadInterruptibly(opts: Omit<DownloadOptions, 'signal'>): Promise<DownloadedDataset> {
+  // The Hub client is loaded only when there is something to download.
+  const { downloadDataset } = await import('../../core/download/index.js');
+  const interrupted = new AbortController();
+  const onSignal = () => interrupted.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await downloadDataset({ ...opts, signal: interrupted.signal });
+  } catch (err) {
+    if (!interrupted.signal.aborted) throw err;
+    throw new UserError('download interrupted; nothing partial was kept, and the same command continues where it stopped', 130);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

@@ -1,11 +1,12 @@
 import chalk from 'chalk';
 import cliProgress from 'cli-progress';
 import { DEFAULT_REVISION, HUB_SOURCES } from '../../core/dataset/index.js';
-import { downloadDataset, type DownloadProgress } from '../../core/download/index.js';
+import type { DownloadProgress } from '../../core/download/index.js';
 import { DATASET_REPO, domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../../core/domains.js';
 import { countLines } from '../../core/rows/index.js';
 import { visible } from '../../core/shown.js';
 import { choiceOption, intOption, numberOption } from '../shared/options.js';
+import { downloadInterruptibly } from './data-source.js';
 
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;
@@ -25,7 +26,7 @@ export async function run(opts: {
   const progress = process.stderr.isTTY ? barProgress() : lineProgress();
   let result;
   try {
-    result = await downloadDataset({
+    result = await downloadInterruptibly({
       source,
       repo: opts.repo,
       revision: opts.revision ?? DEFAULT_REVISION[source],
@@ -39,8 +40,8 @@ export async function run(opts: {
     progress.stop();
   }
   if (result.offline) {
-    const why = source === 'modelscope' ? 'unreachable' : 'HF_HUB_OFFLINE, or unreachable';
-    process.stderr.write(`awb: the hub was not asked (${why}); using the local copy\n`);
+    const why = result.offline === 'HF_HUB_OFFLINE' ? 'HF_HUB_OFFLINE is set: the hub was not asked' : 'the hub could not be reached';
+    process.stderr.write(`awb: ${why}; using the complete copy already here\n`);
   }
 
   const rows = await Promise.all(result.files.map(async (f) => ({ ...f, rows: await countLines(f.path) })));

@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { compareDomains } from '../domains.js';
 
@@ -91,7 +91,7 @@ async function originFromCachePath(folder: string): Promise<DatasetOrigin | unde
     repo,
     revision,
     commit: sha,
-    files: (found?.files ?? []).map((f) => ({ domain: f.domain, file: basename(f.path), bytes: f.bytes, commit: sha })),
+    files: (found?.files ?? []).map((f) => ({ domain: f.domain, file: basename(f.path), bytes: f.bytes, sha256: f.sha256, commit: sha })),
   };
 }
 
@@ -107,8 +107,11 @@ export async function findTestFiles(folder: string, depth = 0): Promise<{ dir: s
   for (const name of names.sort()) {
     const m = TEST_FILE.exec(name);
     if (!m) continue;
-    const bytes = await sizeOf(join(folder, name));
-    if (bytes !== undefined) files.push({ domain: m[1]!, path: join(folder, name), bytes });
+    const path = join(folder, name);
+    const bytes = await sizeOf(path);
+    if (bytes === undefined) continue;
+    const sha256 = await blobSha256(path);
+    files.push({ domain: m[1]!, path, bytes, ...(sha256 ? { sha256 } : {}) });
   }
   if (files.length) return { dir: folder, files: files.sort((a, b) => compareDomains(a.domain, b.domain)) };
   if (depth >= 2) return undefined;
@@ -117,6 +120,16 @@ export async function findTestFiles(folder: string, depth = 0): Promise<{ dir: s
     if (inner) return inner;
   }
   return undefined;
+}
+
+/**
+ * A Hugging Face cache snapshot links each file to `blobs/<name>`, the name
+ * being the file's SHA-256 for an LFS file (the dataset's are): so a run from
+ * the cache, offline included, records the same hashes as a download.
+ */
+async function blobSha256(path: string): Promise<string | undefined> {
+  const target = await readlink(path).catch(() => undefined);
+  return target === undefined ? undefined : /(?:^|[/\\])blobs[/\\]([0-9a-f]{64})$/.exec(target)?.[1];
 }
 
 export async function sizeOf(path: string): Promise<number | undefined> {

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, relative } from 'node:path';
 import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
@@ -6,6 +6,7 @@ import { progressReporter } from './download-progress.js';
 import { fetchVerified, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
+import { makeFolders } from '../files.js';
 import { fileError } from '../rows/index.js';
 
 /*
@@ -30,8 +31,8 @@ export async function downloadToCache(
   if (hub.revision !== commit) {
     // Without a ref, offline runs could not find this snapshot by branch name.
     const ref = join(storage, 'refs', ...hub.revision.split('/'));
+    await makeFolders(dirname(ref));
     try {
-      await mkdir(dirname(ref), { recursive: true });
       await writeFile(ref, commit);
     } catch (err) {
       throw fileError(ref, err);
@@ -45,12 +46,8 @@ export async function downloadToCache(
     // The name the Python client gives the blob: the LFS sha256, else the git blob id.
     const blob = join(storage, 'blobs', (entry.sha256 ?? entry.gitOid)!);
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
-    try {
-      await mkdir(dirname(blob), { recursive: true });
-      await mkdir(dirname(pointer), { recursive: true });
-    } catch (err) {
-      throw fileError(dirname(pointer), err);
-    }
+    await makeFolders(dirname(blob));
+    await makeFolders(dirname(pointer));
     if ((await plainSize(blob)) === entry.size) {
       // Same content at another commit (or this one): only the link may be missing.
       await link(pointer, blob);

@@ -1,5 +1,5 @@
-import { writeAtomically } from '../files.js';
-import { lstat, mkdir } from 'node:fs/promises';
+import { makeFolders, writeAtomically } from '../files.js';
+import { lstat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { ORIGIN_FILE, readDatasetOrigin, sizeOf, type DatasetOrigin } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
@@ -21,11 +21,7 @@ export async function downloadToFolder(
   retry: RetryPolicy,
   open: (entry: Entry) => OpenBody,
 ): Promise<DownloadedDataset> {
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (err) {
-    throw fileError(dir, err);
-  }
+  await makeFolders(dir, (at) => `${at}: is a file, not a folder; --dir takes a folder`);
   const previous = await readDatasetOrigin(dir);
   // Another repo's record says nothing about this repo's files, except that a size match proves nothing either.
   const trusted = previous?.repo === hub.repo ? previous : undefined;

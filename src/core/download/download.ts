@@ -4,6 +4,7 @@ import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, sizeOf, typ
 import { downloadToCache } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
 import type { DownloadProgress } from './download-progress.js';
+import { DATASET_REPO } from '../domains.js';
 import { UserError } from '../errors.js';
 import { FailureLog, HOSTILE_EXIT, watchedFetch, type Hub } from './hub-failure.js';
 import { shownUrl, visible } from '../shown.js';
@@ -39,9 +40,15 @@ export interface DownloadOptions {
   maxFileBytes?: number;
 }
 
+const REPO_PART = '[A-Za-z0-9][A-Za-z0-9._-]*';
+const HF_REPO = new RegExp(`^(?:${REPO_PART}/)?${REPO_PART}$`);
+const MODELSCOPE_REPO = new RegExp(`^${REPO_PART}/${REPO_PART}$`);
+
 /** Far above any test file of the dataset (all seven are about 400 MB together), far below a disk's worth. */
 const MAX_FILE_BYTES = 2 * 1024 ** 3;
 const IDLE_SECONDS = 60;
+
+export type OfflineReason = 'HF_HUB_OFFLINE' | 'unreachable';
 
 export interface DownloadedDataset {
   /** Folder holding `{domain}_test.jsonl`, usable as `--data`. */
@@ -52,8 +59,8 @@ export interface DownloadedDataset {
   /** Resolved commit sha (ModelScope: the commit its listing names). */
   commit: string;
   files: LocalFile[];
-  /** True when the Hub was not asked (HF_HUB_OFFLINE, or unreachable) and a complete local copy was used. */
-  offline?: boolean;
+  /** Set when a complete local copy was used without the hub: why (HF_HUB_OFFLINE set, or the hub unreachable). */
+  offline?: OfflineReason;
 }
 
 /** Downloads (or finds up to date) the dataset's `*_test.jsonl` files and says where they are. */
@@ -64,6 +71,10 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   }
   const kind = opts.source ?? 'huggingface';
   const ms = kind === 'modelscope';
+  // It names routes on the hub and folders in the cache: plain segments only (ModelScope has no repo without an owner).
+  if (!(ms ? MODELSCOPE_REPO : HF_REPO).test(opts.repo) || opts.repo.includes('..')) {
+    throw new UserError(`--repo must be OWNER/NAME, such as ${DATASET_REPO}, got "${visible(opts.repo)}"`);
+  }
   const hubUrl = ms ? (opts.hubUrl ?? modelScopeUrl()) : resolveHubUrl(opts.hubUrl);
   const { token, source: tokenSource } = ms
     ? {
@@ -89,7 +100,7 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   const dir = opts.dir === undefined ? (ms ? modelScopeCache(opts.repo) : undefined) : resolve(opts.dir);
 
   if (!ms && isTruthy(process.env.HF_HUB_OFFLINE)) {
-    const local = await findLocalCopy(opts, dir);
+    const local = await findLocalCopy(opts, dir, 'HF_HUB_OFFLINE');
     if (local) return local;
     throw new UserError(
       `HF_HUB_OFFLINE is set and there is no complete local copy of ${opts.repo} at ${opts.revision} in ${dir ?? cacheStorage(opts.repo)}`,
@@ -107,7 +118,7 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   } catch (err) {
     // Re-running on a machine that has lost the network (or never had it, on a cluster node) should not need the Hub.
     if (err instanceof UserError && failures.network && !failures.network.midBody) {
-      const local = await findLocalCopy(opts, dir);
+      const local = await findLocalCopy(opts, dir, 'unreachable');
       if (local) return local;
     }
     throw err;
@@ -130,7 +141,11 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
 
 // Local copies (offline)
 
-async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Promise<DownloadedDataset | undefined> {
+async function findLocalCopy(
+  opts: DownloadOptions,
+  dir: string | undefined,
+  offline: OfflineReason,
+): Promise<DownloadedDataset | undefined> {
   if (dir !== undefined) {
     const origin = await readDatasetOrigin(dir);
     if (!origin || origin.repo !== opts.repo || (origin.hub ?? 'huggingface') !== (opts.source ?? 'huggingface')) return undefined;
@@ -148,7 +163,7 @@ async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Pr
       revision: opts.revision,
       commit: origin.commit,
       files: wanted.map((f) => ({ domain: f.domain, path: join(dir, f.file), bytes: f.bytes, sha256: f.sha256 })),
-      offline: true,
+      offline,
     };
   }
   const storage = cacheStorage(opts.repo);
@@ -165,5 +180,5 @@ async function findLocalCopy(opts: DownloadOptions, dir: string | undefined): Pr
   if (!found) return undefined;
   const wanted = opts.domains?.length ? found.files.filter((f) => opts.domains!.includes(f.domain)) : found.files;
   if (wanted.length === 0 || (opts.domains?.length && wanted.length !== opts.domains.length)) return undefined;
-  return { dir: found.dir, hub: 'huggingface', repo: opts.repo, revision: opts.revision, commit, files: wanted, offline: true };
+  return { dir: found.dir, hub: 'huggingface', repo: opts.repo, revision: opts.revision, commit, files: wanted, offline };
 }

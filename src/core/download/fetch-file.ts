@@ -18,7 +18,7 @@ export type OpenBody = (offset: number) => Promise<{ body: AsyncIterable<Uint8Ar
  * renames it into place only when its size and hash match the listing. The
  * body is cut at the listed size (see watchedFetch). After a broken
  * connection it asks for the rest (`open` at an offset) instead of starting
- * over; a body that does not match its hash is fetched again from the start
+ * over; a body short of its listed size or not matching its hash is fetched again from the start
  * `retry.retries` times, then refused.
  */
 export async function fetchVerified(
@@ -67,20 +67,16 @@ export async function fetchVerified(
             onBytes(written);
           }
         });
-        if (written !== entry.size) {
-          throw new UserError(
-            `${entry.path}: received ${written} bytes from ${at}, expected ${entry.size}; run the command again`,
-            HOSTILE_EXIT,
-          );
-        }
-        const matches = entry.sha256 !== undefined ? sha256.digest('hex') === entry.sha256 : gitSha1.digest('hex') === entry.gitOid;
+        const short = written !== entry.size;
+        const matches =
+          !short && (entry.sha256 !== undefined ? sha256.digest('hex') === entry.sha256 : gitSha1.digest('hex') === entry.gitOid);
         if (matches) return;
-        // Damaged in transit is worth another try (the ModelScope SDK makes three); a mirror that keeps sending it is refused.
+        // Cut short or damaged in transit is worth another try (the ModelScope SDK makes three); a mirror that keeps sending it is refused.
         if (pass >= retry.retries) {
-          throw new UserError(
-            `${entry.path} from ${at} does not match the checksum listed for it (${pass + 1} tries); nothing of it was kept`,
-            HOSTILE_EXIT,
-          );
+          const what = short
+            ? `ends after ${written} of the ${entry.size} bytes listed for it`
+            : 'does not match the checksum listed for it';
+          throw new UserError(`${entry.path} from ${at} ${what} (${pass + 1} tries); nothing of it was kept`, HOSTILE_EXIT);
         }
         await handle.truncate(0);
       }

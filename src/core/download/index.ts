@@ -1,2 +1,2 @@
 export { downloadDataset } from './download.js';
-export type { DownloadOptions, DownloadProgress } from './download.js';
+export type { DownloadedDataset, DownloadOptions, DownloadProgress, OfflineReason } from './download.js';

@@ -1,6 +1,6 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
-import { readJsonFile, writeAtomically } from '../files.js';
+import { makeFolders, readJsonFile, writeAtomically } from '../files.js';
 import { canonicalDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
@@ -17,39 +17,13 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
   }
 }
 
-/**
- * Creates the output's folder; a path that cannot be written (a folder itself, under a file) is a user error
- * before any request is sent or any input read.
- * Node's recursive mkdir loops forever under /proc and reports a file in the way as a bare EEXIST, so the
- * missing folders are found by walking up and made one level at a time.
- */
+/** Creates the output's folder; a path that cannot be written (a folder itself, under a file) is a user error before any request is sent or any input read. */
 export async function ensureOutputDir(path: string): Promise<void> {
   // Neither names a file: "" (an unset variable in a script) would write beside the current folder's name.
   if (path.trim() === '') throw new UserError('--output is empty; give it a file path');
   if (path.endsWith('/') || path.endsWith(sep))
     throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; --output takes a file path`);
-  const missing: string[] = [];
-  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
-    let isDir: boolean;
-    try {
-      isDir = (await stat(dir)).isDirectory();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw fileError(dir, err);
-      missing.unshift(dir);
-      continue;
-    }
-    if (!isDir) throw new UserError(`${dir}: is a file, not a folder; choose an --output inside a folder`);
-    break;
-  }
-  for (const dir of missing) {
-    try {
-      await mkdir(dir);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue; // made meanwhile by another run (shards sharing a folder)
-      throw code === 'ENOENT' ? new UserError(`${dir}: cannot create a folder here`) : fileError(dir, err);
-    }
-  }
+  await makeFolders(dirname(resolve(path)), (at) => `${at}: is a file, not a folder; choose an --output inside a folder`);
   await isNonEmptyFile(path); // refuses a folder given as the file
 }
 
