@@ -73,7 +73,7 @@ const RUN_OPTIONS = {
   },
   stream: {
     flags: '--stream',
-    help: 'stream replies (server-sent events): bytes keep flowing through proxies that cut silent connections, and rows record ttft_ms and decode_tokens_per_s; results are the same',
+    help: 'stream replies (server-sent events): bytes keep flowing through proxies that cut silent connections, and rows record the time to the first token and the decode speed (ttft_ms and decode_tokens_per_s; judge_ttft_ms and judge_decode_tokens_per_s from the judge); results are the same',
     parse: flag,
   },
   streamIdle: {
