@@ -160,4 +160,27 @@ describe('awb score on a --repeat file', () => {
     assert.equal(r.stderr.match(/the last line is cut short/g)?.length, 1, r.stderr);
     assert.match(r.stdout, /judge_noise/);
   });
+
+  it('a task spelled in capitals (`Terminal`, `agentworld/OS`) is the same domain: one column, and compare pairs it', () => {
+    const lower = writeJudged(dir, 'task-lower.jsonl', [
+      judgedRow({ domain: 'terminal', id: 1, dims: [4, 4, 4, 4, 4] }),
+      judgedRow({ domain: 'os', id: 2, dims: [2, 2, 2, 2, 2] }),
+    ]);
+    const upper = writeJudged(dir, 'task-upper.jsonl', [
+      { ...judgedRow({ domain: 'terminal', id: 1, dims: [4, 4, 4, 4, 4] }), task: 'Terminal' },
+      { ...judgedRow({ domain: 'terminal', id: 3, dims: [2, 2, 2, 2, 2] }), task: 'terminal' },
+      { ...judgedRow({ domain: 'os', id: 2, dims: [2, 2, 2, 2, 2] }), task: 'agentworld/OS' },
+    ]);
+    const r = awb('score', upper, '--format', 'json', '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    const run = JSON.parse(r.stdout).runs[0];
+    assert.deepEqual(Object.keys(run.domains), ['terminal', 'os']);
+    assert.equal(run.domains.terminal.valid, 2);
+    assert.equal(run.domains.terminal.text, '50.00');
+    const c = awb('compare', lower, upper, '--format', 'json');
+    assert.equal(c.code, 0, c.stderr);
+    const pairs = JSON.parse(c.stdout);
+    assert.equal(pairs.only_in_baseline.count, 0);
+    assert.equal(pairs.only_in_candidate.count, 1, 'only the row with id 3');
+  });
 });
