@@ -119,6 +119,23 @@ describe('awb score (end to end)', () => {
     assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen, no judge results\).*`(awb|node \S+) infer`/);
   });
 
+  it('a field that may take two types (id, failed) says which, in score and rows alike, not "Invalid input"', () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['failed-string.jsonl', { failed: '0' }, /:2: failed: expected number or boolean, received string$/],
+      ['id-null.jsonl', { id: null }, /:2: id: expected number or string, received null$/],
+      ['id-missing.jsonl', { id: undefined }, /:2: id: expected number or string, but it is missing$/],
+    ];
+    for (const [name, change, pattern] of cases) {
+      const file = writeJudged(dir, name, [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), ...change }]);
+      for (const command of ['score', 'rows']) {
+        const r = awb(command, file);
+        assert.equal(r.code, 2, r.stderr);
+        assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr.trimEnd(), pattern);
+      }
+    }
+  });
+
   it('a cut last line is skipped with a warning', () => {
     const cut = join(dir, 'cut.jsonl');
     writeFileSync(cut, jsonl([judgedRow({ id: 1 }), judgedRow({ id: 2 })]) + '{"task": "agentworld/mcp", "id": 3, "pro');

@@ -317,6 +317,14 @@ function tokens(
 
 /** A zod issue in the words of our input errors. */
 export function describeIssue(issue: z.core.$ZodIssue): string {
+  // A union (id: number or string; failed: number or boolean) says only "Invalid input": name what each branch expected.
+  if (issue.code === 'invalid_union') {
+    const branches = issue.errors.map((b) => b.find((i) => i.path.length === 0 && i.code === 'invalid_type'));
+    if (branches.length && branches.every((b) => b !== undefined)) {
+      const expected = [...new Set(branches.map((b) => (b as z.core.$ZodIssueInvalidType).expected))].join(' or ');
+      return describeIssue({ ...branches[0]!, message: branches[0]!.message.replace(/expected \w+/, `expected ${expected}`) });
+    }
+  }
   const msg = issue.message.replace(/^Invalid input: /, '');
   return msg.replace(/, received undefined$/, ', but it is missing');
 }
