@@ -331,10 +331,18 @@ describe('judge rubrics', () => {
     assert.ok(!(await readdir(rubrics)).includes('web.md'));
     const out = join(dir, 'judged.jsonl');
     const lists = judgeServer.stats.modelListRequests;
-    await assertRefused(judgeArgs(predictions, out, ['--rubrics', rubrics]), /no rubric for domain 'web'/, {
-      files: [out, predictions],
-      server: judgeServer,
-    });
+    // The line of the first row that asks for it, so a misspelt task is found at once.
+    const lines = (await readFile(predictions, 'utf8')).split('\n');
+    const first = lines.findIndex((l) => /"task": ?"(agentworld\/)?web"/.test(l)) + 1;
+    assert.ok(first > 0);
+    await assertRefused(
+      judgeArgs(predictions, out, ['--rubrics', rubrics]),
+      new RegExp(`predictions\\.jsonl:${first}: task: no rubric for domain 'web'`),
+      {
+        files: [out, predictions],
+        server: judgeServer,
+      },
+    );
     assert.equal(judgeServer.stats.modelListRequests, lists);
   });
 });
