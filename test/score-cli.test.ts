@@ -136,6 +136,16 @@ describe('awb score (end to end)', () => {
     }
   });
 
+  it('a grade within 1-5 that no mean of grades gives says why it is refused', () => {
+    const file = writeJudged(dir, 'odd-grade.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), format: 4.123 }]);
+    const r = awb('score', file);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /odd-grade\.jsonl:2: format: .*got 4\.123, which is no mean of up to five 1-5 grades \(read in steps of 1\/60\)\n$/,
+    );
+  });
+
   it('a cut last line is skipped with a warning', () => {
     const cut = join(dir, 'cut.jsonl');
     writeFileSync(cut, jsonl([judgedRow({ id: 1 }), judgedRow({ id: 2 })]) + '{"task": "agentworld/mcp", "id": 3, "pro');
