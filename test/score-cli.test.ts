@@ -61,6 +61,14 @@ describe('awb score (end to end)', () => {
     assert.equal(m.code, 0, m.stderr);
     assert.match(m.stdout, /^\| Run \| MCP \| Search \| Overall \(macro\) \| Overall \(micro\) \|$/m);
     assert.match(m.stdout, /Turn 1/);
+    // `md` is markdown, in score and compare alike.
+    const md = awb('score', good, '-f', 'md', '--by', 'turn');
+    assert.equal(md.code, 0, md.stderr);
+    assert.equal(md.stdout, m.stdout);
+    const cmp = awb('compare', good, good, '-f', 'md');
+    assert.equal(cmp.code, 0, cmp.stderr);
+    assert.equal(cmp.stdout, awb('compare', good, good, '-f', 'markdown').stdout);
+    assert.match(cmp.stdout, /^## awb compare/m);
   });
 
   it('--no-ci drops the intervals; --failures-as-lowest scores failed rows at 1', () => {

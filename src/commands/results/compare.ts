@@ -27,7 +27,7 @@ export const GATE_FAILED_EXIT = 4;
  * be comparable, unless --allow-partial / --allow-incomparable. Exit 0 otherwise.
  */
 export async function run(baseline: string, candidate: string, opts: CompareOpts): Promise<void> {
-  const format = choiceOption('format', opts.format, ['table', 'markdown', 'json'] as const);
+  const format = choiceOption('format', opts.format === 'md' ? 'markdown' : opts.format, ['table', 'markdown', 'json'] as const);
   const failBelow = numberOption('fail-below', opts.failBelow, 0, 100);
   const rows = intOption('rows', opts.rows, 1, 100_000);
   if (failBelow === undefined && (opts.allowPartial || opts.allowIncomparable)) {
