@@ -37,12 +37,13 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
     failBelow === undefined
       ? undefined
       : { threshold: failBelow, allowPartial: opts.allowPartial === true, allowIncomparable: opts.allowIncomparable === true };
+  // Refused before anything is read or printed: a report on stdout followed by a refusal reads as a run that half worked.
+  if (opts.summary) await refuseOverInputs([opts.summary], [baseline, candidate]);
   const report = await compareFiles(baseline, candidate, { gate, rows, invocation: thisInvocation() });
   printWarnings(report.warnings);
   const out = await render(format, report);
   process.stdout.write(out);
   if (opts.summary) {
-    await refuseOverInputs([opts.summary], [baseline, candidate]);
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
     } catch (err) {
