@@ -69,6 +69,11 @@ describe('awb score (end to end)', () => {
     assert.equal(cmp.code, 0, cmp.stderr);
     assert.equal(cmp.stdout, awb('compare', good, good, '-f', 'markdown').stdout);
     assert.match(cmp.stdout, /^## awb compare/m);
+    // --summary in a folder not made yet: made, as report -o and merge -o make theirs.
+    const summary = join(dir, 'not-yet', 'summary.md');
+    const withSummary = awb('compare', good, good, '--summary', summary);
+    assert.equal(withSummary.code, 0, withSummary.stderr);
+    assert.match(readFileSync(summary, 'utf8'), /^## awb compare/m);
   });
 
   it('--no-ci drops the intervals; --failures-as-lowest scores failed rows at 1', () => {

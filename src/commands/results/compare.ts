@@ -2,6 +2,7 @@ import { appendFile } from 'node:fs/promises';
 import { compareFiles, type CompareReport } from '../../core/score/index.js';
 import { fileError } from '../../core/rows/index.js';
 import { refuseOverInputs } from '../../core/files.js';
+import { ensureOutputDir } from '../../core/output/index.js';
 import { UserError } from '../../core/errors.js';
 import { choiceOption, intOption, numberOption } from '../shared/options.js';
 import { printWarnings } from './score.js';
@@ -44,6 +45,8 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
   const out = await render(format, report);
   process.stdout.write(out);
   if (opts.summary) {
+    // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
+    await ensureOutputDir(opts.summary);
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
     } catch (err) {
