@@ -89,7 +89,11 @@ Environment:
     .command('score')
     .description('Aggregate judged files into per-domain 0-100 scores; several files make a leaderboard, a row per run')
     .argument('<judged...>', "judged JSONL files (ours or the official script's)")
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table'))
+    .addOption(
+      new Option('-f, --format <format>', 'output format (md: markdown)')
+        .choices(['table', 'markdown', 'md', 'csv', 'json'])
+        .default('table'),
+    )
     .option('--by <what>', '"turn": break each domain down by turn_idx buckets');
   withScoreOptions(score).action(async (judged, opts) => (await import('./commands/results/score.js')).run(judged, opts));
 
@@ -119,7 +123,9 @@ Environment:
     )
     .option('--allow-incomparable', 'with --fail-below: let runs made with a different judge, rubrics, history protocol or dataset pass')
     .option('--rows <n>', 'also list the N rows whose total changed most')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
+    .addOption(
+      new Option('-f, --format <format>', 'output format (md: markdown)').choices(['table', 'markdown', 'md', 'json']).default('table'),
+    )
     .option('--summary <file>', 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)')
     .action(async (baseline, candidate, opts) => (await import('./commands/results/compare.js')).run(baseline, candidate, opts));
 

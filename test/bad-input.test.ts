@@ -181,6 +181,27 @@ describe('bad data', { concurrency: 1 }, () => {
     await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}turn_idx: is 4 but response has 1`), { atRow: true });
   });
 
+  it('bytes that are not UTF-8 name the line and field, rather than reaching the model as U+FFFD', async () => {
+    const [head, tail] = JSON.stringify({ ...good.rows.find((r) => r.task === 'web')!, system_str: 'caf@' }).split('@') as [string, string];
+    const lines = (await readFile(good.files.get('web')!, 'utf8')).split('\n').filter(Boolean);
+    // é as Latin-1, one byte 0xE9: a row saved in the wrong encoding.
+    const bad = Buffer.concat([Buffer.from(head), Buffer.from([0xe9]), Buffer.from(tail)]);
+    const text = Buffer.concat([
+      Buffer.from(`${lines[0]}\n`),
+      bad,
+      Buffer.from(
+        lines
+          .slice(1)
+          .map((l) => `\n${l}`)
+          .join('') + '\n',
+      ),
+    ]);
+    const dir = join(await temps.make(), 'data');
+    await cp(good.dir, dir, { recursive: true });
+    await writeFile(join(dir, 'web_test.jsonl'), text);
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}system_str: is not valid UTF-8`), { atRow: true });
+  });
+
   it('a bad prediction row stops the judge the same way', async () => {
     const dir = await temps.make();
     const preds = join(dir, 'pred.jsonl');
@@ -310,10 +331,18 @@ describe('judge rubrics', () => {
     assert.ok(!(await readdir(rubrics)).includes('web.md'));
     const out = join(dir, 'judged.jsonl');
     const lists = judgeServer.stats.modelListRequests;
-    await assertRefused(judgeArgs(predictions, out, ['--rubrics', rubrics]), /no rubric for domain 'web'/, {
-      files: [out, predictions],
-      server: judgeServer,
-    });
+    // The line of the first row that asks for it, so a misspelt task is found at once.
+    const lines = (await readFile(predictions, 'utf8')).split('\n');
+    const first = lines.findIndex((l) => /"task": ?"(agentworld\/)?web"/.test(l)) + 1;
+    assert.ok(first > 0);
+    await assertRefused(
+      judgeArgs(predictions, out, ['--rubrics', rubrics]),
+      new RegExp(`predictions\\.jsonl:${first}: task: no rubric for domain 'web'`),
+      {
+        files: [out, predictions],
+        server: judgeServer,
+      },
+    );
     assert.equal(judgeServer.stats.modelListRequests, lists);
   });
 });

@@ -120,6 +120,21 @@ describe('compare', () => {
     assert.match(json.notes.join('\n'), /1 row\(s\) only in partial\.jsonl\b.*mcp id 99 turn 1/);
   });
 
+  it('an empty file, or a predictions file, is named as such rather than "no rows in common"', async () => {
+    const empty = writeJudged(dir, 'empty.jsonl', []);
+    const predictions = writeJudged(
+      dir,
+      'predictions.jsonl',
+      rows(base).map((r) => ({ task: r.task, id: r.id, turn_idx: r.turn_idx, prompt: r.prompt, response: r.response, gen: r.gen })),
+    );
+    const opts = { gate: undefined, invocation: 'awb' };
+    await assert.rejects(compareFiles(empty, baselineFile, opts), /^UserError: .*empty\.jsonl: no judged rows \(the file has no rows\)$/);
+    await assert.rejects(
+      compareFiles(baselineFile, predictions, opts),
+      /^UserError: .*predictions\.jsonl: is a predictions file .*`awb judge --predictions /,
+    );
+  });
+
   it('measures deltas on rows valid on both sides', async () => {
     const cand = rows(base).map((r) =>
       r.task === 'agentworld/os' && r.id === 1 ? judgedRow({ domain: 'os', id: 1, turn: r.turn_idx as number, bare: true }) : r,

@@ -95,8 +95,11 @@ describe('--force never writes over an input reached through a link', () => {
     const b = writeJudged(dir, 'b.jsonl', [judgedRow({ id: 1, dims: [3, 3, 3, 3, 3] })]);
     await symlink(a, join(dir, 'summary.md'));
     const before = await readFile(a, 'utf8');
-    const line = oneLine(await runAwb(['compare', a, b, '--summary', join(dir, 'summary.md')]));
+    const r = await runAwb(['compare', a, b, '--summary', join(dir, 'summary.md')]);
+    const line = oneLine(r);
     assert.ok(line.includes(a), line);
+    // Refused before the comparison: no report on stdout that reads as a run that went through.
+    assert.equal(r.stdout, '');
     assert.equal(await readFile(a, 'utf8'), before);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import fsPromises, { type FileHandle } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
@@ -154,6 +155,24 @@ describe('awb report (command)', () => {
     // One line naming the output and saying it is an input.
     assert.ok(r.stderr.includes(`${file} is also the input ${file};`), r.stderr);
     assert.equal(readFileSync(file, 'utf8'), before);
+  });
+
+  it('writes into a pipe or device given as -o (`/dev/stdout`) instead of replacing it with a file', async () => {
+    const file = writeJudged(dir, 'piped.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
+    const fifo = join(dir, 'report.fifo');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    // A reader at the other end, as a shell pipe has; stopped below if awb never opens the pipe.
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const chunks: Buffer[] = [];
+    reader.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const closed = once(reader, 'close');
+    const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', fifo, '--no-ci'], { encoding: 'utf8' });
+    const stillPipe = statSync(fifo).isFIFO();
+    if (!stillPipe) reader.kill();
+    await closed;
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(stillPipe, 'the pipe was replaced by a regular file');
+    assert.match(Buffer.concat(chunks).toString('utf8'), /^<!doctype html>[^]*<\/html>\n?$/);
   });
 
   it('writes a page whose policy forbids every request and admits only its own script and style', () => {

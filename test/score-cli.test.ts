@@ -61,6 +61,19 @@ describe('awb score (end to end)', () => {
     assert.equal(m.code, 0, m.stderr);
     assert.match(m.stdout, /^\| Run \| MCP \| Search \| Overall \(macro\) \| Overall \(micro\) \|$/m);
     assert.match(m.stdout, /Turn 1/);
+    // `md` is markdown, in score and compare alike.
+    const md = awb('score', good, '-f', 'md', '--by', 'turn');
+    assert.equal(md.code, 0, md.stderr);
+    assert.equal(md.stdout, m.stdout);
+    const cmp = awb('compare', good, good, '-f', 'md');
+    assert.equal(cmp.code, 0, cmp.stderr);
+    assert.equal(cmp.stdout, awb('compare', good, good, '-f', 'markdown').stdout);
+    assert.match(cmp.stdout, /^## awb compare/m);
+    // --summary in a folder not made yet: made, as report -o and merge -o make theirs.
+    const summary = join(dir, 'not-yet', 'summary.md');
+    const withSummary = awb('compare', good, good, '--summary', summary);
+    assert.equal(withSummary.code, 0, withSummary.stderr);
+    assert.match(readFileSync(summary, 'utf8'), /^## awb compare/m);
   });
 
   it('--no-ci drops the intervals; --failures-as-lowest scores failed rows at 1', () => {
@@ -119,6 +132,33 @@ describe('awb score (end to end)', () => {
     assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen, no judge results\).*`(awb|node \S+) infer`/);
   });
 
+  it('a field that may take two types (id, failed) says which, in score and rows alike, not "Invalid input"', () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['failed-string.jsonl', { failed: '0' }, /:2: failed: expected number or boolean, received string$/],
+      ['id-null.jsonl', { id: null }, /:2: id: expected number or string, received null$/],
+      ['id-missing.jsonl', { id: undefined }, /:2: id: expected number or string, but it is missing$/],
+    ];
+    for (const [name, change, pattern] of cases) {
+      const file = writeJudged(dir, name, [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), ...change }]);
+      for (const command of ['score', 'rows']) {
+        const r = awb(command, file);
+        assert.equal(r.code, 2, r.stderr);
+        assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr.trimEnd(), pattern);
+      }
+    }
+  });
+
+  it('a grade within 1-5 that no mean of grades gives says why it is refused', () => {
+    const file = writeJudged(dir, 'odd-grade.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), format: 4.123 }]);
+    const r = awb('score', file);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /odd-grade\.jsonl:2: format: .*got 4\.123, which is no mean of up to five 1-5 grades \(read in steps of 1\/60\)\n$/,
+    );
+  });
+
   it('a cut last line is skipped with a warning', () => {
     const cut = join(dir, 'cut.jsonl');
     writeFileSync(cut, jsonl([judgedRow({ id: 1 }), judgedRow({ id: 2 })]) + '{"task": "agentworld/mcp", "id": 3, "pro');
@@ -159,5 +199,28 @@ describe('awb score on a --repeat file', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr.match(/the last line is cut short/g)?.length, 1, r.stderr);
     assert.match(r.stdout, /judge_noise/);
+  });
+
+  it('a task spelled in capitals (`Terminal`, `agentworld/OS`) is the same domain: one column, and compare pairs it', () => {
+    const lower = writeJudged(dir, 'task-lower.jsonl', [
+      judgedRow({ domain: 'terminal', id: 1, dims: [4, 4, 4, 4, 4] }),
+      judgedRow({ domain: 'os', id: 2, dims: [2, 2, 2, 2, 2] }),
+    ]);
+    const upper = writeJudged(dir, 'task-upper.jsonl', [
+      { ...judgedRow({ domain: 'terminal', id: 1, dims: [4, 4, 4, 4, 4] }), task: 'Terminal' },
+      { ...judgedRow({ domain: 'terminal', id: 3, dims: [2, 2, 2, 2, 2] }), task: 'terminal' },
+      { ...judgedRow({ domain: 'os', id: 2, dims: [2, 2, 2, 2, 2] }), task: 'agentworld/OS' },
+    ]);
+    const r = awb('score', upper, '--format', 'json', '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    const run = JSON.parse(r.stdout).runs[0];
+    assert.deepEqual(Object.keys(run.domains), ['terminal', 'os']);
+    assert.equal(run.domains.terminal.valid, 2);
+    assert.equal(run.domains.terminal.text, '50.00');
+    const c = awb('compare', lower, upper, '--format', 'json');
+    assert.equal(c.code, 0, c.stderr);
+    const pairs = JSON.parse(c.stdout);
+    assert.equal(pairs.only_in_baseline.count, 0);
+    assert.equal(pairs.only_in_candidate.count, 1, 'only the row with id 3');
   });
 });

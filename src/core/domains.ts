@@ -28,10 +28,14 @@ export const PUBLISHED_ROW_COUNTS: Record<Domain, number> = {
   os: 200,
 };
 
-/** `task` may be a path such as `agentworld/terminal`; the domain is its last segment. */
+/**
+ * `task` may be a path such as `agentworld/terminal`; the domain is its last
+ * segment, the seven matched case-insensitively (a hand-made `Terminal` row is
+ * the terminal domain: one column, its rubric, and the same row key everywhere).
+ */
 export function domainOfTask(task: string): string {
   const slash = task.lastIndexOf('/');
-  return slash === -1 ? task : task.slice(slash + 1);
+  return domainName(slash === -1 ? task : task.slice(slash + 1));
 }
 
 export function domainLabel(domain: string): string {

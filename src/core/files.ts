@@ -97,17 +97,24 @@ export async function makeFolders(dir: string, fileInTheWay = (at: string) => `$
 /**
  * Writes a file whole under a temporary name, then renames it into place, so a
  * reader never sees half of it. `write` gets the open handle; the temporary
- * file is removed when anything fails.
+ * file is removed when anything fails. A pipe or a device already at `path`
+ * (`-o /dev/stdout`, `/dev/null`) is written into as it is: a file renamed
+ * over it would replace it (run as root, even /dev/null).
  */
 export async function writeAtomically(path: string, write: string | ((handle: FileHandle) => Promise<void>)): Promise<void> {
+  const fill = async (handle: FileHandle) => {
+    try {
+      if (typeof write === 'string') await handle.writeFile(write);
+      else await write(handle);
+    } finally {
+      await handle.close();
+    }
+  };
+  const existing = await stat(path).catch(() => undefined);
+  if (existing && !existing.isFile() && !existing.isDirectory()) return fill(await open(path, 'w'));
   const tmp = await createTemp(path);
   try {
-    try {
-      if (typeof write === 'string') await tmp.handle.writeFile(write);
-      else await write(tmp.handle);
-    } finally {
-      await tmp.handle.close();
-    }
+    await fill(tmp.handle);
     await rename(tmp.path, path);
   } catch (err) {
     await rm(tmp.path, { force: true }).catch(() => undefined);

@@ -29,7 +29,7 @@ export interface ScoreOpts extends ScoreSettingsOpts {
 }
 
 export async function run(files: string[], opts: ScoreOpts): Promise<void> {
-  const format = choiceOption('format', opts.format, ['table', 'markdown', 'csv', 'json'] as const);
+  const format = choiceOption('format', opts.format === 'md' ? 'markdown' : opts.format, ['table', 'markdown', 'csv', 'json'] as const);
   if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
   const request = scoreRequest(files, opts, opts.by === 'turn');
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.

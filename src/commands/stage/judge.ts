@@ -84,7 +84,10 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   async function buildStage() {
     if (mode === 'rubric') {
       // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
-      const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains);
+      const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains, (domain) => {
+        const line = plan.lines.find((l) => l.domain === domain);
+        return line && `${plan.files[line.file]}:${line.lineNo}`;
+      });
       return {
         stage: judgeStage(pool, rubrics, sampling, parseAttempts, repeat, routing),
         settings: { rubrics: rubricsSetting(rubrics), ...(repeat === undefined ? {} : { repeat }) },

@@ -1,7 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { atLine } from '../errors.js';
 import { turnProblem, type DatasetRow } from '../schemas/index.js';
 import { decodeLine } from './jsonl.js';
+import { topLevelMembers } from './members.js';
 import { rowKey } from './row-key.js';
 
 export interface BadRow {
@@ -70,12 +72,19 @@ export function readRow<S extends z.ZodType<DatasetRow>>(bytes: Buffer, schema: 
     return bad(undefined, `not valid JSON${cut}: ${(err as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return bad(undefined, 'is not a JSON object');
+  // Decoding replaced the bad bytes with U+FFFD: sending that to a model (and copying the bytes into the output) would pass off damaged text as the row's.
+  if (!isUtf8(bytes)) return bad(badUtf8Field(bytes), 'is not valid UTF-8 (the file is damaged or in another encoding)');
   const result = schema.safeParse(parsed);
   if (!result.success) return { ok: false, bad: { file: at.file, lineNo: at.lineNo, message: zodProblem(at, result.error, parsed) } };
   const row = result.data as z.infer<S>;
   const turn = turnProblem(row);
   if (turn) return bad(turn.field, turn.problem);
   return { ok: true, row, parsed: parsed as Record<string, unknown>, key: rowKey(text, row) };
+}
+
+/** The top-level field whose value holds the bytes that are not UTF-8 (undefined when they sit between fields). */
+function badUtf8Field(bytes: Buffer): string | undefined {
+  return topLevelMembers(bytes)?.find((m) => !isUtf8(bytes.subarray(m.member[0], m.member[1])))?.key;
 }
 
 /** The action being evaluated: `current_prompt`, or the prompt list's entry when a hand-made row leaves it empty. */

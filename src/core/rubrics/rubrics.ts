@@ -47,7 +47,12 @@ function bundledDir(): string {
  * the official `{domain}/judge_system_prompt.txt` layout, or a mix, our file
  * winning), or from the bundled rubrics when `dir` is undefined.
  */
-export async function loadRubrics(dir: string | undefined, domains: string[]): Promise<RubricSet> {
+export async function loadRubrics(
+  dir: string | undefined,
+  domains: string[],
+  /** Where the data first names a domain (`file:line`), so a domain without a rubric points at the row that asks for it. */
+  firstRow?: (domain: string) => string | undefined,
+): Promise<RubricSet> {
   const root = dir === undefined ? bundledDir() : resolve(dir);
   const source = dir === undefined ? 'bundled' : root;
 
@@ -58,15 +63,21 @@ export async function loadRubrics(dir: string | undefined, domains: string[]): P
   if (bad.length) throw new UserError(`invalid domain name ${bad.map((d) => JSON.stringify(d)).join(', ')} (rubrics in ${root})`);
 
   const found = await Promise.all(wanted.map((domain) => findRubric(root, domain)));
+  const at = (domain: string) => {
+    const where = firstRow?.(domain);
+    return where ? `${where}: task: ` : '';
+  };
 
   const missing = wanted.filter((_, i) => found[i] === undefined);
   if (missing.length === 1) {
     const d = missing[0]!;
-    throw new UserError(`no rubric for domain '${d}' in ${root} (looked for ${join(root, `${d}.md`)} and ${join(root, d, OFFICIAL_FILE)})`);
+    throw new UserError(
+      `${at(d)}no rubric for domain '${d}' in ${root} (looked for ${join(root, `${d}.md`)} and ${join(root, d, OFFICIAL_FILE)})`,
+    );
   }
   if (missing.length > 1) {
     throw new UserError(
-      `no rubric for domains ${missing.map((d) => `'${d}'`).join(', ')} in ${root} ` +
+      `${at(missing[0]!)}no rubric for domains ${missing.map((d) => `'${d}'`).join(', ')} in ${root} ` +
         `(looked for ${join(root, '{domain}.md')} and ${join(root, '{domain}', OFFICIAL_FILE)})`,
     );
   }

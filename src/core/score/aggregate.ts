@@ -373,7 +373,7 @@ export interface ScoreReport {
  * and what to run next (and is never scored, not even with every row taken
  * as failed at the lowest grade).
  */
-function earlierStage(file: string, records: readonly JudgedRecord[], awb: string): string | undefined {
+export function earlierStage(file: string, records: readonly JudgedRecord[], awb: string): string | undefined {
   if (records.length === 0) return undefined;
   if (records.every((r) => r.kind === 'prediction')) {
     return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`${awb} judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then score the judged.jsonl it writes`;

@@ -3,6 +3,7 @@ import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from '
 import { compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedMean } from './exact.js';
+import { earlierStage } from './aggregate.js';
 import { readJudged, type JudgedRecord } from './judged-reader.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
@@ -470,6 +471,15 @@ export interface CompareOptions {
 /** Reads two judged files and compares them: everything `awb compare` prints. */
 export async function compareFiles(baselineFile: string, candidateFile: string, opts: CompareOptions): Promise<CompareReport> {
   const [base, cand] = [await readJudged(baselineFile), await readJudged(candidateFile)];
+  // Said of the file itself, as score says it, rather than as "no rows in common".
+  for (const [file, read] of [
+    [baselineFile, base],
+    [candidateFile, cand],
+  ] as const) {
+    const stage = earlierStage(file, read.records, opts.invocation);
+    if (stage) throw new UserError(stage);
+    if (read.records.length === 0) throw new UserError(`${file}: no judged rows (the file has no rows)`);
+  }
   const warnings = [...base.warnings, ...cand.warnings];
   // A CI job wired to the wrong path would otherwise pass its gate for ever.
   if ((await realpath(baselineFile)) === (await realpath(candidateFile))) {

@@ -223,7 +223,11 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
   const grade = Array.isArray(row.judge_repeats) ? repeatGrade : (v: number) => v;
   const scores = SCORE_FIELDS.map((field) => {
     const v = toSixtieths(grade(s[field]));
-    return v === undefined ? fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${s[field]}`) : v;
+    if (v !== undefined) return v;
+    const x = s[field];
+    // Within 1..5 yet refused: say why, or "a grade from 1 to 5, got 4.123" contradicts itself.
+    const why = x >= 1 && x <= 5 ? ', which is no mean of up to five 1-5 grades (read in steps of 1/60)' : '';
+    return fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${x}${why}`);
   });
   const [total, ...dims] = scores as [number, ...number[]];
   const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, fail));
@@ -317,6 +321,14 @@ function tokens(
 
 /** A zod issue in the words of our input errors. */
 export function describeIssue(issue: z.core.$ZodIssue): string {
+  // A union (id: number or string; failed: number or boolean) says only "Invalid input": name what each branch expected.
+  if (issue.code === 'invalid_union') {
+    const branches = issue.errors.map((b) => b.find((i) => i.path.length === 0 && i.code === 'invalid_type'));
+    if (branches.length && branches.every((b) => b !== undefined)) {
+      const expected = [...new Set(branches.map((b) => (b as z.core.$ZodIssueInvalidType).expected))].join(' or ');
+      return describeIssue({ ...branches[0]!, message: branches[0]!.message.replace(/expected \w+/, `expected ${expected}`) });
+    }
+  }
   const msg = issue.message.replace(/^Invalid input: /, '');
   return msg.replace(/, received undefined$/, ', but it is missing');
 }

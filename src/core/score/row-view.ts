@@ -3,6 +3,7 @@ import { UserError, atLine } from '../errors.js';
 import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
+import { describeIssue } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */
 export interface RowView {
@@ -80,7 +81,7 @@ function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean
   const checked = judgedScoreSchema.safeParse(row);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw new UserError(atLine(path, lineNo, issue.path.join('.') || undefined, issue.message.replace(/^Invalid input: /, '')));
+    throw new UserError(atLine(path, lineNo, issue.path.join('.') || undefined, describeIssue(issue)));
   }
   const s = checked.data;
   const turn = s.turn_idx;
