@@ -356,7 +356,7 @@ function cacheRows(label: string, f: StageFigures | 'reused', n: number, c: numb
     },
     {
       figure: `${label} wall time`,
-      value: `${sec(f.m.wallS)} = ${wall.toFixed(3)} × ideal ${sec(ideal)}; max ${f.server.maxInFlight} in flight, mean ${f.server.meanInFlight.toFixed(1)}; peak RSS ${mb(f.m.peakRssMB)}`,
+      value: `${sec(f.m.wallS)} = ${wall.toFixed(3)} × ideal ${sec(ideal)}; max ${f.server.maxInFlight} in flight, mean ${f.server.meanInFlight.toFixed(1)}; peak RSS ${mb(f.m.peakRssMB)}; awb CPU ${sec(f.m.userS + f.m.sysS)}, server CPU ${sec(f.server.cpuS)}`,
       target: `≤ ${CACHE_WALL_TARGET} × ideal`,
       result: verdict(wall <= CACHE_WALL_TARGET),
     },
