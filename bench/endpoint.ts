@@ -22,7 +22,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appendFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_BLOCK_BYTES, oneAtATime, PrefixCache, prefixTreeOrder, RequestHasher, type Blocks } from './prefix-cache.js';
 
@@ -71,7 +71,8 @@ export function startBenchEndpoint(opts: {
   cache?: CacheSimulation;
 }): Promise<{ url: string; close: () => Promise<void> }> {
   const models = opts.models ?? ['bench'];
-  const trace = process.env.BENCH_TRACE;
+  // Written as a stream: a synchronous append per request would stall the one thread whose stalls it records.
+  const trace = process.env.BENCH_TRACE ? createWriteStream(process.env.BENCH_TRACE, { flags: 'a' }) : undefined;
   const sim = opts.cache;
   let cache = sim && new PrefixCache(sim);
   let received: Blocks[] = [];
@@ -136,7 +137,7 @@ export function startBenchEndpoint(opts: {
     req.on('end', () => {
       const bodyAt = Date.now();
       // BENCH_TRACE=FILE: one line per request, [arrived, body in, closed] in ms since the epoch and its bytes, to see where slots sat empty.
-      if (trace) res.on('close', () => appendFileSync(trace, `${JSON.stringify([arrivedAt, bodyAt, Date.now(), bytes])}\n`));
+      if (trace) res.on('close', () => trace.write(`${JSON.stringify([arrivedAt, bodyAt, Date.now(), bytes])}\n`));
       s.bytesIn += bytes;
       let promptBytes = bytes;
       let cachedBytes = 0;
@@ -232,7 +233,7 @@ export function startBenchEndpoint(opts: {
         close: () =>
           new Promise<void>((r) => {
             server.closeAllConnections();
-            server.close(() => r());
+            server.close(() => (trace ? trace.end(() => r()) : r()));
           }),
       });
     });

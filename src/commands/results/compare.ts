@@ -4,7 +4,7 @@ import { fileError } from '../../core/rows/index.js';
 import { refuseOverInputs } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
 import { UserError } from '../../core/errors.js';
-import { choiceOption, intOption, numberOption } from '../shared/options.js';
+import { formatOption, intOption, numberOption } from '../shared/options.js';
 import { printWarnings } from './score.js';
 import { thisInvocation } from '../shared/invocation.js';
 
@@ -28,7 +28,7 @@ export const GATE_FAILED_EXIT = 4;
  * be comparable, unless --allow-partial / --allow-incomparable. Exit 0 otherwise.
  */
 export async function run(baseline: string, candidate: string, opts: CompareOpts): Promise<void> {
-  const format = choiceOption('format', opts.format === 'md' ? 'markdown' : opts.format, ['table', 'markdown', 'json'] as const);
+  const format = formatOption(opts.format, ['table', 'markdown', 'json'] as const);
   const failBelow = numberOption('fail-below', opts.failBelow, 0, 100);
   const rows = intOption('rows', opts.rows, 1, 100_000);
   if (failBelow === undefined && (opts.allowPartial || opts.allowIncomparable)) {
@@ -39,14 +39,16 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
       ? undefined
       : { threshold: failBelow, allowPartial: opts.allowPartial === true, allowIncomparable: opts.allowIncomparable === true };
   // Refused before anything is read or printed: a report on stdout followed by a refusal reads as a run that half worked.
-  if (opts.summary) await refuseOverInputs([opts.summary], [baseline, candidate]);
+  if (opts.summary) {
+    await refuseOverInputs([opts.summary], [baseline, candidate]);
+    // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
+    await ensureOutputDir(opts.summary, '--summary');
+  }
   const report = await compareFiles(baseline, candidate, { gate, rows, invocation: thisInvocation() });
   printWarnings(report.warnings);
   const out = await render(format, report);
   process.stdout.write(out);
   if (opts.summary) {
-    // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
-    await ensureOutputDir(opts.summary);
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
     } catch (err) {

@@ -2,7 +2,7 @@ import { scoreInputs, type ScoreReport } from '../../core/score/index.js';
 import type { ModeReport } from '../../render/modes.js';
 import type { BootstrapSettings, Prices, ScoreRequest } from '../../core/score/index.js';
 import { visibleLines } from '../../core/shown.js';
-import { choiceOption, intOption, numberOption } from '../shared/options.js';
+import { choiceOption, formatOption, intOption, numberOption } from '../shared/options.js';
 import { thisInvocation } from '../shared/invocation.js';
 
 /** The options score and report share (see withScoreOptions in cli.ts). */
@@ -29,7 +29,7 @@ export interface ScoreOpts extends ScoreSettingsOpts {
 }
 
 export async function run(files: string[], opts: ScoreOpts): Promise<void> {
-  const format = choiceOption('format', opts.format === 'md' ? 'markdown' : opts.format, ['table', 'markdown', 'csv', 'json'] as const);
+  const format = formatOption(opts.format, ['table', 'markdown', 'csv', 'json'] as const);
   if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
   const request = scoreRequest(files, opts, opts.by === 'turn');
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.

@@ -55,6 +55,11 @@ export function choiceOption<T extends string>(name: string, value: string, choi
   return value as T;
 }
 
+/** --format, where `md` is accepted for markdown. */
+export function formatOption<T extends string>(value: string, choices: readonly T[]): T {
+  return choiceOption('format', value === 'md' ? 'markdown' : value, choices);
+}
+
 /**
  * An endpoint's base URL. Its query is kept and sent with every request (some
  * proxies take a key there) but never shown. User info (`user:key@host`) is

@@ -1,2 +1,2 @@
 export { downloadDataset } from './download.js';
-export type { DownloadedDataset, DownloadOptions, DownloadProgress, OfflineReason } from './download.js';
+export type { DownloadedDataset, DownloadOptions, DownloadProgress } from './download.js';

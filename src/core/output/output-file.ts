@@ -6,10 +6,11 @@ import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
 
-export async function isNonEmptyFile(path: string): Promise<boolean> {
+/** Whether `path` holds bytes; a folder there is refused, in the words of the `option` that named it. */
+export async function isNonEmptyFile(path: string, option = '--output'): Promise<boolean> {
   try {
     const st = await stat(path);
-    if (st.isDirectory()) throw new UserError(`${path}: is a folder; --output takes a file path`);
+    if (st.isDirectory()) throw new UserError(`${path}: is a folder; ${option} takes a file path`);
     return st.size > 0;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -17,14 +18,17 @@ export async function isNonEmptyFile(path: string): Promise<boolean> {
   }
 }
 
-/** Creates the output's folder; a path that cannot be written (a folder itself, under a file) is a user error before any request is sent or any input read. */
-export async function ensureOutputDir(path: string): Promise<void> {
+/**
+ * Creates the folder of an output file named by `option`; a path that cannot be written (a folder itself,
+ * under a file) is a user error before any request is sent or any input read.
+ */
+export async function ensureOutputDir(path: string, option = '--output'): Promise<void> {
   // Neither names a file: "" (an unset variable in a script) would write beside the current folder's name.
-  if (path.trim() === '') throw new UserError('--output is empty; give it a file path');
+  if (path.trim() === '') throw new UserError(`${option} is empty; give it a file path`);
   if (path.endsWith('/') || path.endsWith(sep))
-    throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; --output takes a file path`);
-  await makeFolders(dirname(resolve(path)), (at) => `${at}: is a file, not a folder; choose an --output inside a folder`);
-  await isNonEmptyFile(path); // refuses a folder given as the file
+    throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; ${option} takes a file path`);
+  await makeFolders(dirname(resolve(path)), (at) => `${at}: is a file, not a folder; choose an ${option} inside a folder`);
+  await isNonEmptyFile(path, option); // refuses a folder given as the file
 }
 
 export function readManifest(output: string): Promise<Manifest | undefined> {

@@ -6,6 +6,7 @@ import { domainOfTask } from '../domains.js';
 import { arrayElement } from './json-scan.js';
 import { topLevelMembers } from './members.js';
 import { readLineBytes } from './jsonl.js';
+import { idText } from './row-key.js';
 import { assignShards, type Shard } from './shard.js';
 
 export type BadRowMode = 'stop' | 'skip';
@@ -99,19 +100,19 @@ function lineFacts(bytes: Buffer): LineFacts {
     }
     return {
       domain: typeof row?.task === 'string' ? domainOfTask(row.task) : undefined,
-      id: row?.id === undefined ? '' : scheduleId(row.id, JSON.stringify(row.id)),
+      id: row?.id === undefined ? '' : idText(row.id, () => JSON.stringify(row.id)),
       turn: typeof row?.turn_idx === 'number' ? row.turn_idx : 0,
     };
   }
   const last = (key: string) => members.findLast((x) => x.key === key)?.value;
-  const parsed = (key: string): unknown => {
-    const v = last(key);
+  const valueAt = (v: [number, number] | undefined): unknown => {
     try {
       return v && JSON.parse(bytes.toString('utf8', v[0], v[1]));
     } catch {
       return undefined;
     }
   };
+  const parsed = (key: string) => valueAt(last(key));
   const task = parsed('task');
   const turn = parsed('turn_idx');
   const idSlice = last('id');
@@ -122,13 +123,8 @@ function lineFacts(bytes: Buffer): LineFacts {
    */
   const hash = createHash('sha1');
   const textAt = (slice: [number, number]) => {
-    const raw = bytes.toString('utf8', slice[0], slice[1]);
-    try {
-      const v: unknown = JSON.parse(raw);
-      return typeof v === 'string' ? v : raw;
-    } catch {
-      return raw;
-    }
+    const v = valueAt(slice);
+    return typeof v === 'string' ? v : bytes.toString('utf8', slice[0], slice[1]);
   };
   const system = last('system_str');
   if (system) hash.update(textAt(system));
@@ -138,17 +134,10 @@ function lineFacts(bytes: Buffer): LineFacts {
   if (head) hash.update(textAt(head));
   return {
     domain: typeof task === 'string' ? domainOfTask(task) : undefined,
-    id: idSlice ? scheduleId(parsed('id'), bytes.toString('utf8', idSlice[0], idSlice[1])) : '',
+    id: idSlice ? idText(parsed('id'), () => bytes.toString('utf8', idSlice[0], idSlice[1])) : '',
     turn: typeof turn === 'number' ? turn : 0,
     prefix: hash.digest('base64').slice(0, 12),
   };
-}
-
-/** The id as rowKey reads it (77, 77.0 and "77" alike), integers beyond 2^53 by their exact text `raw`. */
-function scheduleId(value: unknown, raw: string): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' && (Number.isSafeInteger(value) || !Number.isInteger(value))) return String(value);
-  return raw;
 }
 
 /** The domain of a row (see lineFacts), or undefined for a line that is not an object with a string task. */

@@ -21,12 +21,20 @@ export interface KeyedFields {
  * the dataset, in predictions and in judged files written in any order.
  */
 export function rowKey(raw: string, row: KeyedFields): string {
-  return keyOf(row.task, exactId(raw, row.id), row.turn_idx, fingerprint(row));
+  return keyOf(
+    row.task,
+    idText(row.id, () => lastValueText(Buffer.from(raw), 'id')),
+    row.turn_idx,
+    fingerprint(row),
+  );
 }
 
-/** The id as spelled when JSON.parse could not keep it exactly (integers beyond 2^53), else as a string. */
-function exactId(raw: string, id: unknown): string {
-  if (typeof id === 'number' && !Number.isSafeInteger(id)) return lastValueText(Buffer.from(raw), 'id') ?? String(id);
+/**
+ * The id as row keys spell it: as `written` in the line when JSON.parse could not keep it exactly (a number
+ * that is not a safe integer, such as one beyond 2^53), else as a string. `written` is asked only then.
+ */
+export function idText(id: unknown, written: () => string | undefined): string {
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) return written() ?? String(id);
   return String(id);
 }
 

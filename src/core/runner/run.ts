@@ -127,7 +127,6 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
    * manifest still says what made every row in it.
    */
   const earlier = previous && mixed.length > (previous.mixed?.length ?? 0) ? previous : undefined;
-  let takeOver = earlier !== undefined;
   let manifest = earlier
     ? newManifest({ ...start, dataset: earlier.dataset, settings: earlier.settings, upstream: earlier.upstream, mixed: earlier.mixed })
     : own;
@@ -166,8 +165,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   const saveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => async () => {
     // The line is read again rather than held: a row in flight keeps only its request.
     await writer.write(await inputs.bytes(line), fields);
-    if (takeOver) {
-      takeOver = false;
+    if (manifest !== own) {
       manifest = own;
       fillCounts(manifest, tallies, opts.endpointStats?.());
       await writeManifest(opts.output, manifest);

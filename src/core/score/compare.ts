@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
-import { compareDomains, domainLabel } from '../domains.js';
+import { canonicalDomains, compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedMean } from './exact.js';
 import { earlierStage } from './aggregate.js';
@@ -551,5 +551,5 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
 }
 
 function domainsOf(records: readonly JudgedRecord[]): string[] {
-  return [...new Set(records.map((r) => r.domain))].sort(compareDomains);
+  return canonicalDomains(records.map((r) => r.domain));
 }

@@ -1,5 +1,5 @@
 import { groupClusters, stratifiedIntervals, type BootstrapSettings, type ClusterPart, type Interval } from './bootstrap.js';
-import { compareDomains } from '../domains.js';
+import { canonicalDomains } from '../domains.js';
 import { Ratio, meanOf } from './exact.js';
 import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
 
@@ -110,7 +110,7 @@ function assemble(
   figures: Array<[ModeFigure, ClusterPart[], FigureSpec]>,
   bootstrap: BootstrapSettings | undefined,
 ): ModeScore {
-  const domainNames = [...new Set(records.map((r) => r.domain))].sort(compareDomains);
+  const domainNames = canonicalDomains(records.map((r) => r.domain));
   const domains: ModeDomainScore[] = domainNames.map((domain) => ({ domain, rows: 0, counted: 0, figures: {} }));
   const at = new Map(domains.map((d) => [d.domain, d]));
   for (const r of records) at.get(r.domain)!.rows++;
