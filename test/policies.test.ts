@@ -1,6 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_HEALTH, afterFailure, afterSuccess, freshHealth, pickEndpoint, type Candidate } from '../src/core/endpoints/health.js';
+import {
+  DEFAULT_HEALTH,
+  afterFailure,
+  afterSuccess,
+  freshHealth,
+  pickEndpoint,
+  setAside,
+  type Candidate,
+} from '../src/core/endpoints/health.js';
 import { backoffMs, isRetryable, retryAfterMs, retryDelay } from '../src/core/endpoints/retry.js';
 
 const policy = { setAsideAfter: 3, cooldownMs: 1000, maxCooldownMs: 3000 };
@@ -17,6 +25,12 @@ describe('endpoint health', () => {
     for (let i = 0; i < 3; i++) h = afterFailure(h, policy, 5000, 2);
     assert.deepEqual(h, { consecutiveFailures: 0, setAsideUntil: 7000, cooldownMs: 3000 });
     assert.deepEqual(afterSuccess(policy), freshHealth(policy));
+  });
+
+  it('sets aside at once (an endpoint the preflight cannot reach) by the same rule: cooldown from now, doubled for next time', () => {
+    const h = setAside({ consecutiveFailures: 2, setAsideUntil: 0, cooldownMs: 1000 }, policy, 500);
+    assert.deepEqual(h, { consecutiveFailures: 0, setAsideUntil: 1500, cooldownMs: 2000 });
+    assert.equal(setAside(h, policy, 0).cooldownMs, 3000, 'capped at the maximum');
   });
 
   it('never sets aside a lone endpoint', () => {

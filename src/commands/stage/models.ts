@@ -33,10 +33,10 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     }
     throw new UserError(`${where} failed to list its models: ${brief(err instanceof Error ? err.message : String(err), secrets)}`, 3);
   }
-  const ids = modelIds(body);
-  if (ids === undefined && typeof body === 'string') {
+  const { ids, notJson } = modelIds(body);
+  if (notJson) {
     throw new UserError(
-      `${where} answered with something other than JSON ("${brief(body, secrets, 60)}"): is it an OpenAI-compatible server, and does the URL end in /v1?`,
+      `${where} answered with something other than JSON ("${brief(String(body), secrets, 60)}"): is it an OpenAI-compatible server, and does the URL end in /v1?`,
       3,
     );
   }

@@ -12,6 +12,7 @@ import {
   freshHealth,
   isDeadConnectionCode,
   pickEndpoint,
+  setAside,
   poolUnreachable,
   type ConnectionStreak,
   type DeadPolicy,
@@ -156,24 +157,27 @@ export function isChatCompletion(body: unknown): body is ChatCompletion {
 }
 
 /**
- * The model ids a models list (`GET /models`) names, or undefined when the body is no list: a page that
- * is not JSON (read as JSON when it is, whatever its content type), or JSON without a `data` list.
+ * What a models list (`GET /models`) names: its model ids, or `notJson` for a page that is not JSON (a
+ * body is read as JSON when it is, whatever its content type); `ids` is undefined for JSON without a
+ * `data` list.
  */
-export function modelIds(body: unknown): string[] | undefined {
+export function modelIds(body: unknown): { ids?: string[]; notJson?: true } {
   let value = body;
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);
     } catch {
-      return undefined;
+      return { notJson: true };
     }
   }
   const data = typeof value === 'object' && value !== null ? (value as { data?: unknown }).data : undefined;
-  if (!Array.isArray(data)) return undefined;
-  return data.flatMap((m: unknown) => {
-    const id = typeof m === 'object' && m !== null ? (m as { id?: unknown }).id : undefined;
-    return typeof id === 'string' ? [id] : [];
-  });
+  if (!Array.isArray(data)) return {};
+  return {
+    ids: data.flatMap((m: unknown) => {
+      const id = typeof m === 'object' && m !== null ? (m as { id?: unknown }).id : undefined;
+      return typeof id === 'string' ? [id] : [];
+    }),
+  };
 }
 
 /** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
@@ -408,7 +412,7 @@ export class EndpointPool {
   /**
    * Checks before any row is sent that each endpoint answers and serves the
    * model. A server without a models route (404) is given the benefit of the
-   * doubt. Refusals (key, model, a reply that is no models list) stop the run;
+   * doubt. Refusals (key, model, a page that is not JSON) stop the run;
    * so does an endpoint that cannot be reached, unless others can: then it is
    * set aside as one that keeps failing mid-run is, and the returned warnings say so.
    */
@@ -418,7 +422,7 @@ export class EndpointPool {
     if (unreachable.length === this.endpoints.length) throw new FatalEndpointError(unreachable[0]!.message);
     const left = this.endpoints.length - unreachable.length;
     return unreachable.map(({ ep, reason }) => {
-      ep.health = { consecutiveFailures: 0, setAsideUntil: Date.now() + ep.health.cooldownMs, cooldownMs: ep.health.cooldownMs };
+      ep.health = setAside(ep.health, this.policy, Date.now());
       return `${reason}: set aside, the run goes on with the other ${left === 1 ? 'endpoint' : `${left} endpoints`} and tries it again later`;
     });
   }
@@ -449,10 +453,10 @@ export class EndpointPool {
       if (fatal) throw fatal;
       throw new FatalEndpointError(`${what} failed the models check: ${this.describe(err)}`);
     }
-    const ids = modelIds(body);
-    if (ids === undefined && typeof body === 'string') {
+    const { ids, notJson } = modelIds(body);
+    if (notJson) {
       throw new FatalEndpointError(
-        `${what} answered the models check with something other than JSON ("${brief(body, this.secrets, 60)}"): is it an OpenAI-compatible server, and does the URL end in /v1?`,
+        `${what} answered the models check with something other than JSON ("${brief(String(body), this.secrets, 60)}"): is it an OpenAI-compatible server, and does the URL end in /v1?`,
       );
     }
     if (ids?.length && !ids.includes(this.opts.model)) {

@@ -30,6 +30,11 @@ export function freshHealth(policy: HealthPolicy): Health {
 export function afterFailure(h: Health, policy: HealthPolicy, now: number, endpoints: number): Health {
   const failures = h.consecutiveFailures + 1;
   if (endpoints < 2 || failures < policy.setAsideAfter) return { ...h, consecutiveFailures: failures };
+  return setAside(h, policy, now);
+}
+
+/** Set aside for its cooldown, which doubles (up to the policy's maximum) for the next time. */
+export function setAside(h: Health, policy: HealthPolicy, now: number): Health {
   return { consecutiveFailures: 0, setAsideUntil: now + h.cooldownMs, cooldownMs: Math.min(h.cooldownMs * 2, policy.maxCooldownMs) };
 }
 
