@@ -120,10 +120,10 @@ export async function checkResumable(
   });
   if (!hasRows) return { previous, overridden: [] };
   const unknown = [`the rows already there have ${unreadable ? 'an unreadable manifest' : 'no manifest'}, so their settings are unknown`];
-  const differences = previous ? resumeDifferences(previous, stage, settings, dataset) : unknown;
-  if (!differences.length) return { previous, overridden: [] };
   // Forced on, the file mixes runs only where results may differ: not for the hosts rows went to, nor the rows a run covers.
   if (force) return { previous, overridden: previous ? resumeDifferences(previous, stage, settings, dataset, resultSettings) : unknown };
+  const differences = previous ? resumeDifferences(previous, stage, settings, dataset) : unknown;
+  if (!differences.length) return { previous, overridden: [] };
   if (!previous) {
     throw new UserError(
       `${output} already has rows but no manifest (${manifestPathFor(output)}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
