@@ -226,7 +226,7 @@ describe('batchFirst: a row asks through the batch first', () => {
     );
     const signal = new AbortController().signal;
     const got: string[] = [];
-    for (const n of [0, 0, 1, 2, 1, 2, 0]) got.push((await chat(n, { messages: [] }, signal)).endpoint);
+    for (const n of [0, 0, 1, 2, 1, 2, 0]) got.push((await chat(n, { json: new Uint8Array() }, signal)).endpoint);
     assert.deepEqual(got, ['batch 0', 'online 0', 'online 1', 'batch 2', 'online 1', 'online 2', 'online 0']);
     assert.deepEqual(lookedUp, [0, 1, 2], 'each request number is looked up in the batch once');
   });

@@ -3,13 +3,16 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { EndpointPool, type PoolOptions } from '../src/core/endpoints/endpoints.js';
+import { EndpointPool, type ChatRequest, type PoolOptions } from '../src/core/endpoints/endpoints.js';
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
 }
+
+/** Sends a request through a pool as a stage does: encoded once, then sent. */
+const send = (p: EndpointPool, r: ChatRequest) => p.chat(p.encode(r));
 
 const pool = (url: string, over: Partial<PoolOptions> = {}) =>
   new EndpointPool({
@@ -44,7 +47,7 @@ test('the body the client builds arrives whole, with its length, on every attemp
     });
   });
   try {
-    const { completion } = await pool(url, { maxRetries: 2 }).chat(request);
+    const { completion } = await send(pool(url, { maxRetries: 2 }), request);
     assert.equal(completion.choices[0]?.message.content, 'ok');
     assert.equal(seen.length, 2);
     const expected = JSON.stringify({ ...request, model: 'm' });
@@ -64,7 +67,7 @@ test('a server that answers 413 and hangs up before the body is sent gives that 
   });
   try {
     const p = pool(url);
-    await assert.rejects(p.chat(request), (err: Error) => {
+    await assert.rejects(send(p, request), (err: Error) => {
       // Either the 413 arrived before the socket closed, or the write failed: both say what happened, neither is a crash.
       const said = p.describe(err);
       return /^413 too large$|^Connection error: (write |read )?(EPIPE|ECONNRESET|socket hang up)/.test(said) || assert.fail(said);
@@ -83,7 +86,7 @@ test('a reply that outlasts the timeout while its body is arriving counts as a t
     });
   });
   try {
-    await assert.rejects(pool(url, { timeoutMs: 300 }).chat({ messages: [] }), (err: Error) => /timed out/i.test(err.message));
+    await assert.rejects(send(pool(url, { timeoutMs: 300 }), { messages: [] }), (err: Error) => /timed out/i.test(err.message));
   } finally {
     server.closeAllConnections();
     server.close();
@@ -108,7 +111,7 @@ test('a reply larger than --max-reply-mb is a failed attempt with one line, cut 
   });
   try {
     const p = pool(url, { maxReplyBytes: 2 << 20 });
-    await assert.rejects(p.chat({ messages: [] }), (err: Error) => {
+    await assert.rejects(send(p, { messages: [] }), (err: Error) => {
       assert.equal(p.describe(err), 'Connection error: reply larger than 2 MB (--max-reply-mb)');
       return true;
     });
@@ -129,7 +132,7 @@ test('a reply that stalls after its headers is a failed attempt once the idle li
   });
   try {
     const p = pool(url, { idleMs: 200 });
-    await assert.rejects(p.chat({ messages: [] }), (err: Error) => {
+    await assert.rejects(send(p, { messages: [] }), (err: Error) => {
       assert.equal(p.describe(err), 'Connection error: reply stalled: no bytes for 0.2 s');
       return true;
     });
@@ -151,7 +154,7 @@ test('a streamed reply is held to --max-reply-mb as it arrives: an endless strea
   });
   try {
     await assert.rejects(
-      pool(url, { stream: true, maxReplyBytes: 64 * 1024, maxRetries: 1 }).chat({ messages: [{ role: 'user', content: 'x' }] }),
+      send(pool(url, { stream: true, maxReplyBytes: 64 * 1024, maxRetries: 1 }), { messages: [{ role: 'user', content: 'x' }] }),
       /larger than/,
     );
     assert.equal(requests, 2, 'the failed stream was tried again');
@@ -185,9 +188,9 @@ test('a reply the server compressed unasked (gzip, deflate, br) is read decoded,
   try {
     for (const coding of Object.keys(encoders)) {
       const ask = { messages: [{ role: 'user' as const, content: coding }] };
-      const { completion } = await pool(url).chat(ask);
+      const { completion } = await send(pool(url), ask);
       assert.equal(completion.choices[0]?.message.content, 'ok', coding);
-      const streamed = await pool(url, { stream: true }).chat(ask);
+      const streamed = await send(pool(url, { stream: true }), ask);
       assert.equal(streamed.completion.choices[0]?.message.content, 'streamed', `${coding}, streamed`);
     }
   } finally {
@@ -208,7 +211,7 @@ test('a compressed reply is held to --max-reply-mb once unpacked: a small gzip b
   try {
     assert.ok(bomb.length < 1 << 20);
     const p = pool(url, { maxReplyBytes: 1 << 20 });
-    await assert.rejects(p.chat({ messages: [] }), (err: Error) => {
+    await assert.rejects(send(p, { messages: [] }), (err: Error) => {
       assert.equal(p.describe(err), 'Connection error: reply larger than 1 MB (--max-reply-mb)');
       return true;
     });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tallies, fillCounts, newManifest } from '../src/core/runner/accounting.js';
 import { Dispatcher } from '../src/core/runner/dispatch.js';
-import { fileOrder, orderedLines, type Order } from '../src/core/runner/plan.js';
+import { PlanInputs, fileOrder, orderedLines, type Order } from '../src/core/runner/plan.js';
 import { OutputWriter, resumeOutput } from '../src/core/runner/writer.js';
 import { UserError } from '../src/core/errors.js';
 import type { LinePlan, PlannedLine } from '../src/core/rows/input.js';
@@ -46,6 +46,48 @@ describe('plan order', () => {
   it('refuses an order that drops or repeats a line', () => {
     assert.throws(() => orderedLines(plan(3), (l) => l.slice(1)));
     assert.throws(() => orderedLines(plan(3), (l) => [l[0]!, l[0]!, l[1]!]));
+  });
+});
+
+describe('plan inputs', () => {
+  it('lends each line its own bytes: a line asked for while another is lent waits until that one is done with', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-inputs-'));
+    const file = join(dir, 'rows.jsonl');
+    const lines = ['x'.repeat(5000), 'short', 'y'.repeat(20000)];
+    await writeFile(file, lines.map((l) => `${l}\n`).join(''));
+    const planned: PlannedLine[] = [];
+    let start = 0;
+    for (const [i, l] of lines.entries()) {
+      planned.push({ ...line(i + 1), start, length: l.length });
+      start += l.length + 1;
+    }
+    const inputs = await PlanInputs.open({ ...plan(0), files: [file], lines: planned });
+    try {
+      const order: string[] = [];
+      // The first use is slow: the others are read only after it has finished with its bytes.
+      const seen = await Promise.all(
+        planned.map((p, i) =>
+          inputs.withLine(p, async (bytes) => {
+            order.push(`start ${i}`);
+            if (i === 0) await new Promise((r) => setTimeout(r, 20));
+            order.push(`end ${i}`);
+            return bytes.toString();
+          }),
+        ),
+      );
+      assert.deepEqual(seen, lines);
+      assert.deepEqual(order, ['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2']);
+      // A use that fails leaves the next line's turn alone.
+      await assert.rejects(
+        inputs.withLine(planned[1]!, () => {
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      assert.equal(await inputs.withLine(planned[1]!, (b) => b.toString()), 'short');
+    } finally {
+      await inputs.close();
+    }
   });
 });
 

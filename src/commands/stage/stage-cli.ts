@@ -71,7 +71,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         onStatus: batchProgress(name),
       })
     : undefined;
-  const online: RowChat = (_n, request, signal) => c.pool.chat(request, signal);
+  const online: RowChat = { encode: (request) => c.pool.encode(request), send: (_n, body, signal) => c.pool.chat(body, signal) };
   const timings = o.stream ? streamTimings(c.stage) : undefined;
   try {
     const result = await runStage(timings?.stage ?? c.stage, {

@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+  ChatCompletionCreateParamsNonStreaming,
+} from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
 import {
@@ -59,6 +64,15 @@ export type ChatRequest = Omit<ChatCompletionCreateParamsNonStreaming, 'model' |
     string,
     unknown
   >;
+
+/**
+ * A chat request as the pool sends it (its model and, with --stream, the stream fields added),
+ * encoded once by EndpointPool.encode: a row in flight holds these bytes, which every attempt
+ * sends again, rather than the texts they were built from.
+ */
+export interface ChatBody {
+  readonly json: Uint8Array;
+}
 
 export interface ChatResult {
   completion: ChatCompletion;
@@ -215,6 +229,16 @@ function isFailureStatus(status: number): boolean {
   return status >= 500 || status === 429;
 }
 
+const CHAT_ROUTE = '/chat/completions';
+
+/**
+ * The client's options for a body already encoded: it sends bytes as they are (its documented way
+ * for a raw body) and reads the reply as `chat.completions.create` does, through the same route.
+ */
+function requestOptions(body: ChatBody) {
+  return { body: body.json, headers: { 'content-type': 'application/json' } };
+}
+
 /** Idle limit on a reply once it has started: a working server sends a finished completion in one go. */
 const DEFAULT_IDLE_MS = 120_000;
 
@@ -300,6 +324,13 @@ export class EndpointPool {
     );
   }
 
+  /** The request's body as sent to this pool's endpoints: JSON with the model and, with --stream, the stream fields. */
+  encode(request: ChatRequest): ChatBody {
+    const stream = this.opts.stream ? { stream: true, stream_options: { include_usage: true } } : {};
+    const body: ChatCompletionCreateParams = { ...request, model: this.opts.model, ...stream };
+    return { json: Buffer.from(JSON.stringify(body)) };
+  }
+
   /**
    * Sends one chat completion. Each attempt goes to the endpoint in use with
    * the fewest requests in flight; a failed one is retried (retry.ts: the
@@ -307,8 +338,7 @@ export class EndpointPool {
    * Errors that would repeat for every row (rejected key, unknown model)
    * become FatalEndpointError; others are thrown once the retries are spent.
    */
-  async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
-    const body = { ...request, model: this.opts.model } as ChatCompletionCreateParamsNonStreaming;
+  async chat(body: ChatBody, signal?: AbortSignal): Promise<ChatResult> {
     // A retry goes elsewhere when there is elsewhere to go.
     const failedOn = new Set<number>();
     for (let retry = 0; ; retry++) {
@@ -322,7 +352,7 @@ export class EndpointPool {
       try {
         const reply: StreamedReply = this.opts.stream
           ? await this.streamed(ep, body, started, signal)
-          : { completion: await ep.client.chat.completions.create(body, signal ? { signal } : {}) };
+          : { completion: await ep.client.post<ChatCompletion>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) }) };
         const { completion } = reply;
         const problem = replyProblem(completion, this.secrets);
         if (problem)
@@ -368,14 +398,15 @@ export class EndpointPool {
    * the whole stream gets its own; a stream that stalls, breaks or runs out
    * of time is a failed attempt (StreamFailure), retried like a timeout.
    */
-  private async streamed(ep: Endpoint, body: ChatCompletionCreateParamsNonStreaming, started: number, signal?: AbortSignal) {
+  private async streamed(ep: Endpoint, body: ChatBody, started: number, signal?: AbortSignal) {
     const deadline = AbortSignal.timeout(this.opts.timeoutMs);
     const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
     try {
-      const stream = await ep.client.chat.completions.create(
-        { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal: both },
-      );
+      const stream = await ep.client.post<AsyncIterable<ChatCompletionChunk>>(CHAT_ROUTE, {
+        ...requestOptions(body),
+        stream: true,
+        signal: both,
+      });
       return await collectStream(stream, started);
     } catch (err) {
       // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).

@@ -1,5 +1,5 @@
 export { EndpointPool, FatalEndpointError, isChatCompletion, isMalformedReply, isStopped, modelIds } from './endpoints.js';
-export type { BatchTarget, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';
+export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';
 export { collectStream, medianP90 } from './stream.js';
 export { estimatePromptTokens } from './estimate.js';
 export { BATCH_LIMITS, batchClient, clearBatches, customIdOf, runBatches } from './batch.js';

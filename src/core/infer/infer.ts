@@ -103,11 +103,11 @@ export function inferStage(
     tally: tallyPrediction,
     requests: async (row) => [requestOf(row)],
     job: (row, _key, chat) => {
-      const body = requestOf(row);
+      const body = chat.encode(requestOf(row));
       return async (signal): Promise<PredictionFields | undefined> => {
         for (let attempt = 0; ; attempt++) {
           try {
-            const reply = await chat(0, body, signal);
+            const reply = await chat.send(0, body, signal);
             const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
             const choice = completion.choices[0];
             // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).

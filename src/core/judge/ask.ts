@@ -1,4 +1,4 @@
-import { FatalEndpointError, isMalformedReply, isStopped, type ChatRequest, type EndpointPool } from '../endpoints/index.js';
+import { FatalEndpointError, isMalformedReply, isStopped, type ChatBody, type EndpointPool } from '../endpoints/index.js';
 import { usageOf } from '../infer/index.js';
 import type { RowChat } from '../runner/index.js';
 import type { Usage } from '../schemas/index.js';
@@ -28,7 +28,7 @@ export async function askUntilParsed<T>(
   pool: Pick<EndpointPool, 'describe'>,
   chat: RowChat,
   n: number,
-  body: ChatRequest,
+  body: ChatBody,
   parse: (raw: string) => { ok: true; value: T } | { ok: false; reason: string },
   parseAttempts: number,
   signal: AbortSignal,
@@ -44,7 +44,7 @@ export async function askUntilParsed<T>(
   while (attempts < parseAttempts) {
     attempts++;
     try {
-      const reply = await chat(n, body, signal);
+      const reply = await chat.send(n, body, signal);
       if (reply.batch) sumUsage((batchUsage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }), usageOf(reply.completion));
       latencyMs += reply.latencyMs;
       endpoint = reply.endpoint;

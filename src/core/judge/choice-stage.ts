@@ -1,4 +1,4 @@
-import type { ChatRequest, EndpointPool } from '../endpoints/index.js';
+import type { ChatBody, ChatRequest, EndpointPool } from '../endpoints/index.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { currentAction, groundTruth } from '../rows/index.js';
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
@@ -54,6 +54,10 @@ function bothOrders(
   ];
 }
 
+function encodeBoth(chat: RowChat, [first, second]: [ChatRequest, ChatRequest]): [ChatBody, ChatBody] {
+  return [chat.encode(first), chat.encode(second)];
+}
+
 /**
  * Asks both orders of one row, one after the other (the row holds one slot
  * of --concurrency). An order without a choice after --parse-attempts keeps
@@ -62,7 +66,7 @@ function bothOrders(
 async function askBoth(
   pool: Pick<EndpointPool, 'describe'>,
   parseAttempts: number,
-  bodies: [ChatRequest, ChatRequest],
+  bodies: readonly [ChatBody, ChatBody],
   chat: RowChat,
   signal: AbortSignal,
 ): Promise<[OrderOutcome, OrderOutcome] | undefined> {
@@ -140,7 +144,8 @@ export function turingStage(
         const none = notAsked(NO_GENERATION);
         return async () => ({ ...result(['A', 'B'], [none, none]), error_message: NO_GENERATION });
       }
-      const { extracted, orders, bodies } = ask;
+      const { extracted, orders } = ask;
+      const bodies = encodeBoth(chat, ask.bodies);
       return async (signal) => {
         const outcomes = await askBoth(pool, parseAttempts, bodies, chat, signal);
         return outcomes && result([orders[0].real_at, orders[1].real_at], outcomes, extracted);
@@ -219,8 +224,8 @@ export function pairwiseStage(
       return async (signal) => {
         const ask = await asking(row, key);
         if (typeof ask === 'string') return unasked(ask);
-        const { candidate, other, orders, bodies } = ask;
-        const outcomes = await askBoth(pool, parseAttempts, bodies, chat, signal);
+        const { candidate, other, orders } = ask;
+        const outcomes = await askBoth(pool, parseAttempts, encodeBoth(chat, ask.bodies), chat, signal);
         return outcomes && result(key, [orders[0].candidate_at, orders[1].candidate_at], outcomes, { candidate, reference: other });
       };
     },

@@ -62,7 +62,8 @@ export function judgeStage(
             : { judge_repeats: Array.from({ length: repeat }, () => ({ ...NO_GRADES, ...none, judge_attempts: 0 })) };
         return async () => ({ ...none, ...repeats });
       }
-      const { body, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
+      const { body: request, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
+      const body = chat.encode(request);
       /** Judgement number `n` (of --repeat's K). */
       const judgeOnce = async (signal: AbortSignal, n: number): Promise<JudgeFields | undefined> => {
         const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal);

@@ -269,8 +269,13 @@ export class JsonlAppender {
 }
 
 /** Reads `length` bytes at `start` of an open file: a planned line, read again when its turn comes. */
-export async function readLineAt(file: { handle: FileHandle; path: string }, start: number, length: number): Promise<Buffer> {
-  const bytes = Buffer.allocUnsafe(length);
+export async function readLineAt(
+  file: { handle: FileHandle; path: string },
+  start: number,
+  length: number,
+  into?: Buffer,
+): Promise<Buffer> {
+  const bytes = into && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   let bytesRead: number;
   try {
     ({ bytesRead } = await file.handle.read(bytes, 0, length, start));

@@ -16,7 +16,7 @@ import { displayKey, type LinePlan } from '../rows/index.js';
 import { hostless, settingsDifferences } from '../output/index.js';
 import { plannedRows } from './plan.js';
 import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
-import type { RowChat, Stage } from './stage.js';
+import type { RowChat, RowSend, Stage } from './stage.js';
 
 export interface BatchPhaseOptions extends BatchTarget {
   output: string;
@@ -83,7 +83,7 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
 
   /** The row's chat: each request's first answer from the batch when it holds a chat completion for it, else from `online`. */
   chat(key: string, online: RowChat): RowChat {
-    return batchFirst((n) => this.answer(key, n), online);
+    return { encode: online.encode, send: batchFirst((n) => this.answer(key, n), online.send) };
   }
 
   /** Closes the results files; the replies are no longer needed once the rows are written (or the run ends). */
@@ -127,14 +127,14 @@ function requestId(key: string, n: number): string {
  * answer to its request `n`, when there is one; every other ask, and asking
  * the same request again, goes to `online`.
  */
-export function batchFirst(answer: (n: number) => Promise<ChatResult | undefined>, online: RowChat): RowChat {
+export function batchFirst(answer: (n: number) => Promise<ChatResult | undefined>, online: RowSend): RowSend {
   const asked = new Set<number>();
-  return async (n, request, signal) => {
+  return async (n, body, signal) => {
     if (!asked.has(n)) {
       asked.add(n);
       const reply = await answer(n);
       if (reply) return reply;
     }
-    return online(n, request, signal);
+    return online(n, body, signal);
   };
 }

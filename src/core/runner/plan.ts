@@ -34,23 +34,36 @@ export function scheduleRows(plan: LinePlan, order?: Order): (ScheduleRow & { li
   }));
 }
 
-/** The plan's files, open: a planned line is read again from its file whenever it is needed. */
+/**
+ * The plan's files, open: a planned line is read again from its file
+ * whenever it is needed, one line at a time, into one buffer kept for the
+ * next (a multi-MB line read into fresh memory each time is garbage that
+ * the GC frees late and the allocator keeps).
+ */
 export class PlanInputs {
+  private scratch = Buffer.alloc(0);
+  private queue: Promise<unknown> = Promise.resolve();
+
   private constructor(private readonly inputs: { path: string; handle: FileHandle }[]) {}
 
   static async open(plan: LinePlan): Promise<PlanInputs> {
     return new PlanInputs(await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') }))));
   }
 
-  /** The line's bytes, without its newline. */
-  bytes(line: PlannedLine): Promise<Buffer> {
-    return readLineAt(this.inputs[line.file]!, line.start, line.length);
+  /** Lends the line's bytes (without its newline) to `use`, until what it returns has settled; lines are lent one after another. */
+  withLine<T>(line: PlannedLine, use: (bytes: Buffer) => T | Promise<T>): Promise<T> {
+    const turn = this.queue.then(async () => {
+      if (this.scratch.length < line.length) this.scratch = Buffer.allocUnsafe(Math.max(line.length, 2 * this.scratch.length));
+      return use(await readLineAt(this.inputs[line.file]!, line.start, line.length, this.scratch));
+    });
+    this.queue = turn.catch(() => undefined);
+    return turn;
   }
 
   /** The line read and checked as a row of `schema`. */
-  async row<S extends z.ZodType<DatasetRow>>(line: PlannedLine, schema: S): Promise<ReadRow<z.infer<S>>> {
+  row<S extends z.ZodType<DatasetRow>>(line: PlannedLine, schema: S): Promise<ReadRow<z.infer<S>>> {
     const { path } = this.inputs[line.file]!;
-    return readRow(await this.bytes(line), schema, { file: path, lineNo: line.lineNo, terminated: line.terminated });
+    return this.withLine(line, (bytes) => readRow(bytes, schema, { file: path, lineNo: line.lineNo, terminated: line.terminated }));
   }
 
   async close(): Promise<void> {

@@ -164,7 +164,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
    */
   const saveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => async () => {
     // The line is read again rather than held: a row in flight keeps only its request.
-    await writer.write(await inputs.bytes(line), fields);
+    await inputs.withLine(line, (bytes) => writer.write(bytes, fields));
     if (manifest !== own) {
       manifest = own;
       fillCounts(manifest, tallies, opts.endpointStats?.());

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChatRequest, ChatResult } from '../endpoints/index.js';
+import type { ChatBody, ChatRequest, ChatResult } from '../endpoints/index.js';
 import type { DatasetRow, Manifest, Outcome } from '../schemas/index.js';
 import type { DomainTally } from './accounting.js';
 
@@ -11,12 +11,19 @@ import type { DomainTally } from './accounting.js';
 export type Job = (signal: AbortSignal) => Promise<Record<string, unknown> | undefined>;
 
 /**
- * How a job sends its row's requests, given by the runner: request `n` is the
- * row's request number `n` (its place in `requests`), asked again with the
- * same `n` (a malformed or unparseable reply). The endpoint pool's chat, or
- * with --batch one that answers from the batch first (BatchPhase).
+ * How a job sends its row's requests, given by the runner. A job encodes its
+ * requests once while its row is in hand, and holds only their bodies while
+ * in flight. `send(n, ...)` asks the row's request number `n` (its place in
+ * `requests`), asked again with the same `n` (a malformed or unparseable
+ * reply): the endpoint pool's chat, or with --batch one that answers from the
+ * batch first (BatchPhase).
  */
-export type RowChat = (n: number, request: ChatRequest, signal: AbortSignal) => Promise<ChatResult>;
+export interface RowChat {
+  encode(request: ChatRequest): ChatBody;
+  send: RowSend;
+}
+
+export type RowSend = (n: number, body: ChatBody, signal: AbortSignal) => Promise<ChatResult>;
 
 /** What a stage (infer, judge) gives the runner; everything else (plan, slots, output, manifest) is the runner's. */
 export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> {
