@@ -232,8 +232,8 @@ function isFailureStatus(status: number): boolean {
 const CHAT_ROUTE = '/chat/completions';
 
 /**
- * The client's options for a body already encoded: it sends bytes as they are (its documented way
- * for a raw body) and reads the reply as `chat.completions.create` does, through the same route.
+ * The client's options for a body already encoded: the client sends a byte body as it is, and
+ * reads the reply as `chat.completions.create` (a `post` to the same route) does.
  */
 function requestOptions(body: ChatBody) {
   return { body: body.json, headers: { 'content-type': 'application/json' } };

@@ -268,14 +268,17 @@ export class JsonlAppender {
   }
 }
 
-/** Reads `length` bytes at `start` of an open file: a planned line, read again when its turn comes. */
+/**
+ * Reads `length` bytes at `start` of an open file: a planned line, read again when its turn comes.
+ * With `into` (at least `length` long), into the start of that buffer rather than a new one.
+ */
 export async function readLineAt(
   file: { handle: FileHandle; path: string },
   start: number,
   length: number,
   into?: Buffer,
 ): Promise<Buffer> {
-  const bytes = into && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+  const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   let bytesRead: number;
   try {
     ({ bytesRead } = await file.handle.read(bytes, 0, length, start));
