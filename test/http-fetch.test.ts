@@ -34,6 +34,14 @@ const reply = JSON.stringify({
 });
 const request = { messages: [{ role: 'user' as const, content: 'x'.repeat(3 << 20) }] };
 
+test('a request is encoded once as the JSON sent: the model after its fields, the stream fields with --stream, text as UTF-8', () => {
+  const ask: ChatRequest = { temperature: 0.6, messages: [{ role: 'user', content: 'line\u2028終 "q"' }] };
+  const plain = pool('http://127.0.0.1:9/v1').encode(ask);
+  assert.equal(Buffer.from(plain.json).toString('utf8'), JSON.stringify({ ...ask, model: 'm' }));
+  const streamed = JSON.parse(Buffer.from(pool('http://127.0.0.1:9/v1', { stream: true }).encode(ask).json).toString('utf8'));
+  assert.deepEqual(streamed, { ...ask, model: 'm', stream: true, stream_options: { include_usage: true } });
+});
+
 test('the body the client builds arrives whole, with its length, on every attempt', async () => {
   const seen: { length: string | undefined; body: string }[] = [];
   const { url, server } = await serve((req, res) => {
