@@ -7,6 +7,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { UserError } from '../errors.js';
 import { readJsonFile, writeAtomically } from '../files.js';
 import { brief, shownUrl, visible } from '../shown.js';
+import { withOwnSignal } from '../signals.js';
 import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState, type ManifestSettings } from '../schemas/index.js';
@@ -183,15 +184,17 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
     if (entry.lines === 0) continue;
     if (!entry.input_file_id) {
       const file = new File([await openAsBlob(entry.file)], basename(entry.file), { type: 'application/jsonl' });
-      entry.input_file_id = (await ownSignal(opts.signal, (signal) => opts.client.files.create({ file, purpose: 'batch' }, { signal }))).id;
+      entry.input_file_id = (
+        await withOwnSignal(opts.signal, (signal) => opts.client.files.create({ file, purpose: 'batch' }, { signal }))
+      ).id;
       await save();
     }
     if (!entry.id) {
       const inputFileId = entry.input_file_id;
-      const found = await ownSignal(opts.signal, (signal) => findBatch(opts.client, inputFileId, signal));
+      const found = await withOwnSignal(opts.signal, (signal) => findBatch(opts.client, inputFileId, signal));
       entry.id = (
         found ??
-        (await ownSignal(opts.signal, (signal) =>
+        (await withOwnSignal(opts.signal, (signal) =>
           opts.client.batches.create(
             { input_file_id: inputFileId, endpoint: '/v1/chat/completions', completion_window: '24h' },
             { signal },
@@ -221,7 +224,7 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
       }
       const results = `${entry.file.replace(/\.jsonl$/, '')}.results.jsonl`;
       const fileIds = [entry.output_file_id, entry.error_file_id];
-      await ownSignal(opts.signal, (signal) => downloadResults(opts.client, fileIds, results, signal));
+      await withOwnSignal(opts.signal, (signal) => downloadResults(opts.client, fileIds, results, signal));
       entry.results = results;
       await save();
     }
@@ -316,28 +319,9 @@ async function findBatch(client: OpenAI, inputFileId: string, signal?: AbortSign
   return undefined;
 }
 
-/**
- * Makes one call with a signal of its own, aborted with `signal`: the openai
- * client never unhooks the listener it adds to the signal it is given, so a
- * signal shared by a day of polls would gather thousands (and Node warns of a
- * leak after ten).
- */
-async function ownSignal<T>(signal: AbortSignal | undefined, call: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-  if (!signal) return call(undefined);
-  const own = new AbortController();
-  const onAbort = () => own.abort(signal.reason);
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await call(own.signal);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
 async function waitFor(opts: BatchRunOptions, id: string, n: number, of: number): Promise<OpenAI.Batches.Batch> {
   for (;;) {
-    const b = await ownSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal }));
+    const b = await withOwnSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal }));
     const counts = b.request_counts ?? { completed: 0, failed: 0, total: 0 };
     opts.onStatus?.({ batch: n + 1, of, id, status: b.status, ...counts });
     if (isTerminal(b.status)) return b;

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
+import { withOwnSignal } from '../signals.js';
 
 /** What a task leaves to do once its slot is free. */
 export type AfterSlot = () => Promise<void>;
@@ -93,15 +94,8 @@ export class Dispatcher {
     this.inFlight.add(p);
   }
 
-  private async run(task: (signal: AbortSignal) => Promise<AfterSlot | void>): Promise<AfterSlot | void> {
-    const own = new AbortController();
-    const onCancel = () => own.abort(this.cancelled.signal.reason);
-    this.cancelled.signal.addEventListener('abort', onCancel, { once: true });
-    try {
-      return await task(own.signal);
-    } finally {
-      this.cancelled.signal.removeEventListener('abort', onCancel);
-    }
+  private run(task: (signal: AbortSignal) => Promise<AfterSlot | void>): Promise<AfterSlot | void> {
+    return withOwnSignal(this.cancelled.signal, task);
   }
 
   /** Starts no queued task; the ones running go on. */
