@@ -160,7 +160,7 @@ describe('transient faults', () => {
     const answered = new Set(s.log.filter((e) => e.outcome === 'ok' || e.outcome === 'empty').map((e) => e.hash));
     for (const e of s.log.filter((x) => x.outcome === 'malformed')) assert.ok(answered.has(e.hash), 'a malformed reply was not retried');
     assert.deepEqual(s.repeatedSuccesses(), []);
-    assert.match(r.stderr, /warning: 1 rows empty/);
+    assert.match(r.stderr, /warning: 1 row came back empty; check it before scoring/);
   });
 
   it('judge retries a malformed body and re-asks after empty replies, up to --parse-attempts', async () => {
@@ -193,7 +193,7 @@ describe('transient faults', () => {
     const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', '2', '--max-retries', '3', '--parse-attempts', '6']));
     // The row the judge never answers in its format is the only failure: a final result, recorded and counted, so the run is complete.
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /warning: 1 rows final failures/);
+    assert.match(r.stderr, /warning: 1 row failed for good; check it before scoring/);
     const rows = await readRowsOf(out);
     assertCoversOnce(rows, ds);
     const byKey = new Map(rows.map((row) => [keyOf(row), row]));

@@ -152,7 +152,7 @@ test('judging a judged file again replaces every field of the earlier judgement,
   ]);
   // Replies that could not be parsed after --parse-attempts are final results, as in the official script: exit 0, counted.
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /warning: 28 rows final failures/);
+  assert.match(r.stderr, /warning: 28 rows failed for good; check them before scoring/);
   const out = await rows(join(dir, 'rejudged.jsonl'));
   assert.equal(out.length, 28);
   for (const row of out) {

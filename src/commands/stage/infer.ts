@@ -49,8 +49,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     dataset: data.origin,
     options: opts,
     columns: [
-      { title: 'empty', value: (t) => t.empty, warn: true },
-      { title: 'cut off by max tokens', value: (t) => t.truncated, warn: true },
+      { title: 'empty', value: (t) => t.empty, warn: 'came back empty' },
+      { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'were cut off by max tokens' },
     ],
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
   });

@@ -64,7 +64,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       upstream,
       options: opts,
       columns: [
-        { title: 'final failures', value: (t) => t.finalFailed, warn: true },
+        { title: 'final failures', value: (t) => t.finalFailed, warn: 'failed for good' },
         { title: 'no prediction (infer failed)', value: (t) => t.empty },
       ],
       secrets: [apiKey, ...urls.flatMap(urlSecrets)],

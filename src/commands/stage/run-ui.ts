@@ -213,7 +213,8 @@ export function reportEvent(stage: string, e: StageEvent, output: string): void 
 export interface SummaryColumn {
   title: string;
   value: (t: StageResult['perDomain'] extends Map<string, infer V> ? V : never) => number;
-  warn?: boolean;
+  /** Rows counted here get a warning, worded as what happened to them ("3 rows {warn}"). */
+  warn?: string;
 }
 
 /** Counts each failed row's error, as the runner's events report them. */
@@ -276,7 +277,8 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   }
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
-    if (c.warn && n > 0) err(chalk.yellow(`warning: ${n} rows ${c.title}; check them before scoring`));
+    if (c.warn && n > 0)
+      err(chalk.yellow(`warning: ${n === 1 ? `1 row ${c.warn}; check it` : `${n} rows ${c.warn}; check them`} before scoring`));
   }
   const top = reasons?.top(TOP_REASONS) ?? [];
   if (!top.length) return;
