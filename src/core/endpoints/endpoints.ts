@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -24,6 +24,7 @@ import {
   type Health,
   type HealthPolicy,
 } from './health.js';
+import { Client } from './client.js';
 import { nodeFetch } from './http-fetch.js';
 import { collectStream, type StreamedReply } from './stream.js';
 import { retryDelay, type AttemptFailure } from './retry.js';
@@ -202,7 +203,7 @@ export function isMalformedReply(err: unknown): boolean {
 interface Endpoint {
   shown: string;
   connection: Connection;
-  client: OpenAI;
+  client: Client;
   inFlight: number;
   health: Health;
   /** Failed connections in a row (health.ts); undefined once the server answers anything. */
@@ -271,7 +272,7 @@ export class EndpointPool {
         inFlight: 0,
         health: freshHealth(this.policy),
         stats: { requests: 0, failures: 0 },
-        client: new OpenAI({
+        client: new Client({
           ...connection,
           timeout: opts.timeoutMs,
           // The pool retries, each attempt on the endpoint best placed for it.
