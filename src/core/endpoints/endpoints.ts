@@ -443,8 +443,8 @@ export class EndpointPool {
 
   /**
    * Checks before any row is sent that each endpoint answers and serves the
-   * model. A server without a models route (404) is given the benefit of the
-   * doubt. Refusals (key, model, a page that is not JSON) stop the run;
+   * model. A server without a models route (404), or answering it with 429 or
+   * 5xx, is given the benefit of the doubt. Refusals (key, model, a page that is not JSON) stop the run;
    * so does an endpoint that cannot be reached, unless others can: then it is
    * set aside as one that keeps failing mid-run is, and the returned warnings say so.
    */
@@ -480,7 +480,8 @@ export class EndpointPool {
         const reason = `cannot reach ${what}${cause ? ` (${cause})` : ''}`;
         return { reason, message: `${reason}: is the server running and the URL right (it usually ends in /v1)?` };
       }
-      if (err instanceof APIError && (err.status === 404 || err.status === 405)) return undefined;
+      // No models route, or one busy or failing at the moment (429, 5xx): the rows' own retries will wait for it.
+      if (err instanceof APIError && (err.status === 404 || err.status === 405 || isFailureStatus(err.status))) return undefined;
       const fatal = this.fatalFor(err, ep);
       if (fatal) throw fatal;
       throw new FatalEndpointError(`${what} failed the models check: ${this.describe(err)}`);
