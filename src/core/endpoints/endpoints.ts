@@ -499,9 +499,13 @@ export class EndpointPool {
     return undefined;
   }
 
+  /** Per endpoint as shown: a URL given twice (`/v1` and `/v1/`) is one endpoint, its copies' counts added up. */
   stats(): Record<string, EndpointStats> {
     const out: Record<string, EndpointStats> = {};
-    for (const ep of this.endpoints) out[ep.shown] = { ...ep.stats };
+    for (const ep of this.endpoints) {
+      const seen = out[ep.shown];
+      out[ep.shown] = { requests: (seen?.requests ?? 0) + ep.stats.requests, failures: (seen?.failures ?? 0) + ep.stats.failures };
+    }
     return out;
   }
 
