@@ -58,4 +58,21 @@ describe('error bodies that are not shaped as OpenAI shapes them', () => {
       assert.ok(!lines[0]!.includes('no body'), lines[0]);
     }
   });
+
+  it("an error sent with status 200 instead of a completion (OpenRouter's upstream errors) gives its message as the row's reason", async () => {
+    const message = 'Provider returned error: upstream overloaded';
+    const { url } = await rawServer((req, res) => {
+      req.resume();
+      if (req.url?.startsWith('/v1/models')) return models(res);
+      json(res, 200, { error: { message, code: 502 } });
+    });
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 1, ['mcp']);
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(url, ds.dir, out, ['--max-retries', '1']));
+    assert.equal(r.code, 1, r.stderr);
+    const [row] = await readRowsOf(out);
+    assert.ok(String(row!.error).includes(message), String(row!.error));
+    assert.ok(r.stderr.includes(message), r.stderr);
+  });
 });

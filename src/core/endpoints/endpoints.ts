@@ -154,8 +154,12 @@ class StreamFailure extends Error {
 export function replyProblem(body: unknown, secrets: readonly string[] = []): string | undefined {
   // The client hands on a body that is not JSON as its text; its start says what answered (a web page, a proxy).
   if (typeof body === 'string') return `a reply that is not JSON: "${brief(body, secrets, 60)}"`;
-  const choices = typeof body === 'object' && body !== null ? (body as { choices?: unknown }).choices : undefined;
-  if (!Array.isArray(choices) || choices.length === 0) return 'a reply without choices';
+  const { choices, error } = typeof body === 'object' && body !== null ? (body as { choices?: unknown; error?: unknown }) : {};
+  if (!Array.isArray(choices) || choices.length === 0) {
+    // Some gateways (OpenRouter) send an upstream failure as a 200 whose body is an error: its reason is the one to show.
+    const said = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error;
+    return typeof said === 'string' ? `an error instead of a completion: ${brief(said, secrets)}` : 'a reply without choices';
+  }
   const choice: unknown = choices[0];
   const message = typeof choice === 'object' && choice !== null ? (choice as { message?: unknown }).message : undefined;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return 'a choice without a message';
