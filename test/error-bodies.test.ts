@@ -1,7 +1,9 @@
 /*
- * What a server says when it refuses a request reaches the user, whatever the
- * shape of its error body: OpenAI's `{"error": {"message"}}`, but also SGLang's
- * and older vLLM's `{"object": "error", "message"}` and FastAPI's `{"detail"}`.
+ * Bodies as real servers send them, not only as OpenAI does. What a server says
+ * when it refuses a request reaches the user, whatever the shape of its error
+ * body: OpenAI's `{"error": {"message"}}`, but also SGLang's and older vLLM's
+ * `{"object": "error", "message"}` and FastAPI's `{"detail"}`; and a completion
+ * is read as JSON whatever its content type says.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -74,5 +76,32 @@ describe('error bodies that are not shaped as OpenAI shapes them', () => {
     const [row] = await readRowsOf(out);
     assert.ok(String(row!.error).includes(message), String(row!.error));
     assert.ok(r.stderr.includes(message), r.stderr);
+  });
+});
+
+describe('a completion sent with a content type other than JSON', () => {
+  it('(text/plain, text/html, none: a hand-written server, a proxy) is read as the JSON it is', async () => {
+    const completion = JSON.stringify({
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    });
+    for (const type of ['text/plain', 'text/html; charset=utf-8', undefined]) {
+      const { url } = await rawServer((req, res) => {
+        req.resume();
+        if (req.url?.startsWith('/v1/models')) return models(res);
+        if (type) res.setHeader('content-type', type);
+        res.end(completion);
+      });
+      const dir = await temps.make();
+      const ds = await makeDataset(dir, 2, ['mcp']);
+      const out = join(dir, 'pred.jsonl');
+      const r = await runAwb(inferArgs(url, ds.dir, out, ['--max-retries', '0']));
+      assert.equal(r.code, 0, `${type}: ${r.stderr}`);
+      const rows = await readRowsOf(out);
+      assert.deepEqual(
+        rows.map((row) => row.gen),
+        ['ok', 'ok'],
+      );
+    }
   });
 });

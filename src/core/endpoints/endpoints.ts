@@ -171,6 +171,20 @@ export function replyProblem(body: unknown, secrets: readonly string[] = []): st
   return undefined;
 }
 
+/**
+ * A reply body as JSON: the client parses a body only when its content type says JSON and hands on
+ * any other as text, but a hand-written server or a proxy may send a completion as text/plain, or
+ * with no type at all. Text that is not JSON stays text (a web page), for replyProblem to name.
+ */
+function jsonOfText(body: unknown): ChatCompletion {
+  if (typeof body !== 'string') return body as ChatCompletion;
+  try {
+    return JSON.parse(body) as ChatCompletion;
+  } catch {
+    return body as unknown as ChatCompletion;
+  }
+}
+
 export function isChatCompletion(body: unknown): body is ChatCompletion {
   return replyProblem(body) === undefined;
 }
@@ -357,7 +371,7 @@ export class EndpointPool {
       try {
         const reply: StreamedReply = this.opts.stream
           ? await this.streamed(ep, body, started, signal)
-          : { completion: await ep.client.post<ChatCompletion>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) }) };
+          : { completion: jsonOfText(await ep.client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) })) };
         const { completion } = reply;
         const problem = replyProblem(completion, this.secrets);
         if (problem)
