@@ -359,6 +359,17 @@ describe('bad options', { concurrency: 4 }, () => {
     await assertRefused(inferArgs(good.dir, existing, ['--extra-body', '{"chat_template_kwargs": ']), /--extra-body is not valid JSON/);
   });
 
+  it('--extra-body setting a field awb sets itself (stream, model, messages): refused, naming the option that does it', async () => {
+    // "stream" would have the server answer events to a request read as one JSON reply: every row failed.
+    await assertRefused(inferArgs(good.dir, existing, ['--extra-body', '{"stream": true}']), /--extra-body .*"stream".*--stream/);
+    await assertRefused(inferArgs(good.dir, existing, ['--extra-body', '{"model": "other"}']), /--extra-body .*"model".*--model-name/);
+    await assertRefused(
+      judgeArgs(predictions, join(root, 'judged-extra.jsonl'), ['--extra-body', '{"messages": []}']),
+      /--extra-body .*"messages"/,
+      { files: [predictions], server: judgeServer },
+    );
+  });
+
   it('--data with --revision', async () => {
     await assertRefused(inferArgs(good.dir, existing, ['--revision', 'x']), /--revision .*--data/);
   });

@@ -204,4 +204,14 @@ describe('awb infer over several endpoints', () => {
     const eps = (await manifestOf(output)).endpoints ?? {};
     for (const s of pair) assert.equal(eps[s.url]?.failures, 0);
   });
+  it('the same URL given twice (a trailing slash apart) is counted whole in the manifest, not as one of its copies', async () => {
+    const s = await start({ latencyMs: 5 });
+    const output = join(work, 'twice.jsonl');
+    const r = await runAwb(inferArgs([s.url, `${s.url}/`], output, '--concurrency', '4'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(s.stats.requests, rowCount);
+    const m = await manifestOf(output);
+    assert.equal(m.endpoints?.[s.url]?.requests, rowCount, JSON.stringify(m.endpoints));
+    assert.equal(m.usage?.requests, rowCount);
+  });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { runAwb } from './support/cli.js';
 import { judgeReply, makeDataset, readJsonlFile, tempDirs, worldReply, writePredictions } from './support/dataset.js';
@@ -216,5 +217,20 @@ describe('what does not make a file mixed', () => {
     assert.equal(forced.code, 0, forced.stderr);
     assert.deepEqual(mixedWarnings(forced.stderr), []);
     assert.equal((await readManifestJson(preds)).mixed, undefined);
+  });
+  it('a forced judge resume with the same rubric texts read from another folder records no mix', async () => {
+    const { dir, preds } = await inferred();
+    const judge = await server({ reply: judgeReply });
+    const judged = join(dir, 'judged.jsonl');
+    const base = judgeArgs(judge.url, preds, judged, ['-c', '4']);
+    assert.equal((await runAwb(base)).code, 0);
+    await cutLast(judged, 4);
+    // The bundled rubrics, byte for byte, from a folder of the user's.
+    const copy = join(dir, 'my-rubrics');
+    await cp(fileURLToPath(new URL('../rubrics/', import.meta.url)), copy, { recursive: true });
+    const forced = await runAwb([...base, '--rubrics', copy, '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.deepEqual(mixedWarnings(forced.stderr), []);
+    assert.equal((await readManifestJson(judged)).mixed, undefined);
   });
 });

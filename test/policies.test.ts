@@ -89,4 +89,11 @@ describe('retry policy', () => {
     // Beyond what a timer can hold: Node would fire it at once, and retry in a tight loop.
     assert.equal(retryDelay(asking('1e10'), 0, 3, 0, 0), 500);
   });
+
+  it('a Retry-After of 0 (or a date already past) gets the usual backoff, as the openai client gives it, not a tight loop', () => {
+    const asking = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h) });
+    assert.equal(retryDelay(asking({ 'retry-after': '0' }), 0, 3, 0, 0), 500);
+    assert.equal(retryDelay(asking({ 'retry-after-ms': '0' }), 2, 3, 0, 0), 2000);
+    assert.equal(retryDelay(asking({ 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' }), 1, 3, Date.parse('2026-01-02T00:00:00Z'), 0), 1000);
+  });
 });

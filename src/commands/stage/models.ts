@@ -1,5 +1,5 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { modelIds } from '../../core/endpoints/index.js';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { Client, modelIds } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../../core/shown.js';
 import { parseOptions } from '../shared/option-table.js';
@@ -13,7 +13,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const secrets = [apiKey, ...urlSecrets(url)];
   const { base, query } = splitQuery(url);
   // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.
-  const client = new OpenAI({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1, logLevel: 'off' });
+  const client = new Client({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1, logLevel: 'off' });
   const where = `endpoint ${shownUrl(url)}`;
   let body: unknown;
   try {

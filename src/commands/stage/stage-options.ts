@@ -1,4 +1,5 @@
 import { HUB_SOURCES } from '../../core/dataset/index.js';
+import { UserError } from '../../core/errors.js';
 import { parseDomainList } from '../../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from '../shared/options.js';
 import type { OptionTable, Parsed } from '../shared/option-table.js';
@@ -27,10 +28,22 @@ const concurrency = {
 };
 const temperature = { flags: '--temperature <t>', default: '0.6', parse: (v: string, n: string) => numberOption(n, v, 0, 2) };
 const maxTokens = { flags: '--max-tokens <n>', default: '32768', parse: (v: string, n: string) => intOption(n, v, 1) };
+/** Request fields awb sets itself, and how: given in --extra-body they were dropped, or (stream) made every reply unreadable. */
+const OWN_FIELDS: Record<string, string> = {
+  model: 'the model option (--model-name, --judge-model)',
+  messages: 'the row',
+  stream: '--stream',
+  stream_options: '--stream',
+};
 const extraBody = {
   flags: '--extra-body <json>',
   help: 'JSON object merged into each request body',
-  parse: (v: string | undefined, n: string) => jsonObjectOption(n, v),
+  parse: (v: string | undefined, n: string) => {
+    const body = jsonObjectOption(n, v);
+    const own = Object.keys(body ?? {}).find((k) => Object.hasOwn(OWN_FIELDS, k));
+    if (own) throw new UserError(`--${n} sets "${own}", which awb sets from ${OWN_FIELDS[own]}; leave it out of --${n}`);
+    return body;
+  },
 };
 
 /** What infer and judge share: requests, failures, interrupts and resuming. */

@@ -3,11 +3,13 @@ import { openAsBlob } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { UserError } from '../errors.js';
 import { readJsonFile, writeAtomically } from '../files.js';
 import { brief, shownUrl, visible } from '../shown.js';
 import { withOwnSignal } from '../signals.js';
+import { Client } from './client.js';
 import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState, type ManifestSettings } from '../schemas/index.js';
@@ -69,7 +71,7 @@ export interface BatchStatus {
  */
 export function batchClient(connection: Connection): OpenAI {
   // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.
-  return new OpenAI({ ...connection, maxRetries: 5, timeout: 600_000, logLevel: 'off' });
+  return new Client({ ...connection, maxRetries: 5, timeout: 600_000, logLevel: 'off' });
 }
 
 interface BatchRunOptions {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -24,6 +24,7 @@ import {
   type Health,
   type HealthPolicy,
 } from './health.js';
+import { Client } from './client.js';
 import { nodeFetch } from './http-fetch.js';
 import { collectStream, type StreamedReply } from './stream.js';
 import { retryDelay, type AttemptFailure } from './retry.js';
@@ -153,8 +154,12 @@ class StreamFailure extends Error {
 export function replyProblem(body: unknown, secrets: readonly string[] = []): string | undefined {
   // The client hands on a body that is not JSON as its text; its start says what answered (a web page, a proxy).
   if (typeof body === 'string') return `a reply that is not JSON: "${brief(body, secrets, 60)}"`;
-  const choices = typeof body === 'object' && body !== null ? (body as { choices?: unknown }).choices : undefined;
-  if (!Array.isArray(choices) || choices.length === 0) return 'a reply without choices';
+  const { choices, error } = typeof body === 'object' && body !== null ? (body as { choices?: unknown; error?: unknown }) : {};
+  if (!Array.isArray(choices) || choices.length === 0) {
+    // Some gateways (OpenRouter) send an upstream failure as a 200 whose body is an error: its reason is the one to show.
+    const said = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error;
+    return typeof said === 'string' ? `an error instead of a completion: ${brief(said, secrets)}` : 'a reply without choices';
+  }
   const choice: unknown = choices[0];
   const message = typeof choice === 'object' && choice !== null ? (choice as { message?: unknown }).message : undefined;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return 'a choice without a message';
@@ -164,6 +169,20 @@ export function replyProblem(body: unknown, secrets: readonly string[] = []): st
     if (value !== undefined && value !== null && typeof value !== 'string') return `a choice whose ${name} is not text`;
   }
   return undefined;
+}
+
+/**
+ * A reply body as JSON: the client parses a body only when its content type says JSON and hands on
+ * any other as text, but a hand-written server or a proxy may send a completion as text/plain, or
+ * with no type at all. Text that is not JSON stays text (a web page), for replyProblem to name.
+ */
+function jsonOfText(body: unknown): ChatCompletion {
+  if (typeof body !== 'string') return body as ChatCompletion;
+  try {
+    return JSON.parse(body) as ChatCompletion;
+  } catch {
+    return body as unknown as ChatCompletion;
+  }
 }
 
 export function isChatCompletion(body: unknown): body is ChatCompletion {
@@ -202,7 +221,7 @@ export function isMalformedReply(err: unknown): boolean {
 interface Endpoint {
   shown: string;
   connection: Connection;
-  client: OpenAI;
+  client: Client;
   inFlight: number;
   health: Health;
   /** Failed connections in a row (health.ts); undefined once the server answers anything. */
@@ -271,7 +290,7 @@ export class EndpointPool {
         inFlight: 0,
         health: freshHealth(this.policy),
         stats: { requests: 0, failures: 0 },
-        client: new OpenAI({
+        client: new Client({
           ...connection,
           timeout: opts.timeoutMs,
           // The pool retries, each attempt on the endpoint best placed for it.
@@ -352,7 +371,7 @@ export class EndpointPool {
       try {
         const reply: StreamedReply = this.opts.stream
           ? await this.streamed(ep, body, started, signal)
-          : { completion: await ep.client.post<ChatCompletion>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) }) };
+          : { completion: jsonOfText(await ep.client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) })) };
         const { completion } = reply;
         const problem = replyProblem(completion, this.secrets);
         if (problem)
@@ -442,8 +461,8 @@ export class EndpointPool {
 
   /**
    * Checks before any row is sent that each endpoint answers and serves the
-   * model. A server without a models route (404) is given the benefit of the
-   * doubt. Refusals (key, model, a page that is not JSON) stop the run;
+   * model. A server without a models route (404), or answering it with 429 or
+   * 5xx, is given the benefit of the doubt. Refusals (key, model, a page that is not JSON) stop the run;
    * so does an endpoint that cannot be reached, unless others can: then it is
    * set aside as one that keeps failing mid-run is, and the returned warnings say so.
    */
@@ -479,7 +498,8 @@ export class EndpointPool {
         const reason = `cannot reach ${what}${cause ? ` (${cause})` : ''}`;
         return { reason, message: `${reason}: is the server running and the URL right (it usually ends in /v1)?` };
       }
-      if (err instanceof APIError && (err.status === 404 || err.status === 405)) return undefined;
+      // No models route, or one busy or failing at the moment (429, 5xx): the rows' own retries will wait for it.
+      if (err instanceof APIError && (err.status === 404 || err.status === 405 || isFailureStatus(err.status))) return undefined;
       const fatal = this.fatalFor(err, ep);
       if (fatal) throw fatal;
       throw new FatalEndpointError(`${what} failed the models check: ${this.describe(err)}`);
@@ -497,9 +517,13 @@ export class EndpointPool {
     return undefined;
   }
 
+  /** Per endpoint as shown: a URL given twice (`/v1` and `/v1/`) is one endpoint, its copies' counts added up. */
   stats(): Record<string, EndpointStats> {
     const out: Record<string, EndpointStats> = {};
-    for (const ep of this.endpoints) out[ep.shown] = { ...ep.stats };
+    for (const ep of this.endpoints) {
+      const seen = out[ep.shown];
+      out[ep.shown] = { requests: (seen?.requests ?? 0) + ep.stats.requests, failures: (seen?.failures ?? 0) + ep.stats.failures };
+    }
     return out;
   }
 

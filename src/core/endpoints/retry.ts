@@ -49,5 +49,6 @@ export function retryDelay(failure: AttemptFailure, retry: number, maxRetries: n
   const asked = failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined;
   // As the openai client: a wait over a minute (a daily quota's "retry in 86400 s") is not waited out,
   // which would leave the run silent for hours; the usual backoff goes on, and the row fails once its retries are spent.
-  return asked !== undefined && asked <= MAX_SERVER_WAIT_MS ? asked : backoffMs(retry, random);
+  // Nor is a wait of 0 (or a date already past) taken at its word: every retry at once would spend them all in a moment.
+  return asked !== undefined && asked > 0 && asked <= MAX_SERVER_WAIT_MS ? asked : backoffMs(retry, random);
 }

@@ -82,10 +82,14 @@ export function hostless(settings: ManifestSettings): ManifestSettings {
   };
 }
 
-/** The settings that decide a row's result: not where it was sent, nor which rows a run covers (shard, domains, limit). */
+/**
+ * The settings that decide a row's result: not where it was sent, nor which rows a run covers (shard,
+ * domains, limit), nor the folder its prompts were read from (their hashes decide).
+ */
 function resultSettings(settings: ManifestSettings): ManifestSettings {
-  const { shard: _shard, domains: _domains, limit: _limit, ...rest } = hostless(settings);
-  return rest;
+  const { shard: _shard, domains: _domains, limit: _limit, rubrics, mode_prompt, ...rest } = hostless(settings);
+  const unsourced = <T extends { source: string }>(x: T | undefined) => x && { ...x, source: '' };
+  return { ...rest, rubrics: unsourced(rubrics), mode_prompt: unsourced(mode_prompt) };
 }
 
 /** What a resume found in the output it goes on with. */
