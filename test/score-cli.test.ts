@@ -201,6 +201,43 @@ describe('awb score on a --repeat file', () => {
     assert.match(r.stdout, /judge_noise/);
   });
 
+  it('a rubric file holding a row of another judge mode is refused at that line, as a mode file holding a rubric row is', () => {
+    const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
+    const turing = { ...judgedRow({ id: 3 }), turing: { orders: [order('A'), order('B')], failed: 0 } };
+    for (const [name, row, field] of [
+      ['mixed-turing.jsonl', turing, 'turing'],
+      ['mixed-repeat.jsonl', repeatRow({ id: 3 }, [4, 4]), 'judge_repeats'],
+    ] as const) {
+      const file = writeJudged(dir, name, [judgedRow({ id: 1 }), judgedRow({ id: 2 }), row]);
+      for (const command of [['score'], ['compare', good], ['report', '-o', join(dir, `${name}.html`)]]) {
+        const r = awb(command[0]!, file, ...command.slice(1));
+        assert.equal(r.code, 2, `${command[0]} ${name}: ${r.stderr}`);
+        assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          new RegExp(`${name}:3: a rubric file .* but this row has ${field}; files of different judge modes cannot be mixed`),
+        );
+      }
+    }
+  });
+
+  it('compare on a turing or pairwise file says it has no grades to compare, not "no row valid on both sides"', () => {
+    const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
+    // As `awb judge --mode turing` writes them: no grades, the two orders and failed.
+    const rows = [1, 2].map((id) => ({
+      ...judgedRow({ id, bare: true }),
+      gen: 'simulated observation',
+      error_message: undefined,
+      turing: { orders: [order('A'), order('B')], failed: 0 },
+      failed: 0,
+    }));
+    const file = writeJudged(dir, 'turing-only.jsonl', rows);
+    const r = awb('compare', file, file);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /turing-only\.jsonl: a turing file .*no grades to compare; .*score.* report/);
+  });
+
   it('a task spelled in capitals (`Terminal`, `agentworld/OS`) is the same domain: one column, and compare pairs it', () => {
     const lower = writeJudged(dir, 'task-lower.jsonl', [
       judgedRow({ domain: 'terminal', id: 1, dims: [4, 4, 4, 4, 4] }),
