@@ -238,6 +238,36 @@ describe('awb score on a --repeat file', () => {
     assert.match(r.stderr, /turing-only\.jsonl: a turing file .*no grades to compare; .*score.* report/);
   });
 
+  it('--format json with judge-mode files is the same document: its header, runs (empty without graded files), controls escaped', () => {
+    const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
+    const turing = writeJudged(
+      dir,
+      'turing-json.jsonl',
+      [1, 2].map((id) => ({
+        ...judgedRow({ id, bare: true }),
+        error_message: undefined,
+        turing: { orders: [order('A'), order('B')], failed: 0 },
+        failed: 0,
+      })),
+    );
+    const alone = awb('score', turing, '--format', 'json', '--no-ci');
+    assert.equal(alone.code, 0, alone.stderr);
+    const doc = JSON.parse(alone.stdout);
+    assert.equal(doc.format, 'agentworldbench-score');
+    assert.equal(doc.version, 1);
+    assert.deepEqual(doc.runs, []);
+    assert.equal(doc.modes[0].mode, 'turing');
+    // A C1 control (CSI) and DEL in a run's name: escaped in the JSON text, with or without mode files beside it.
+    const odd = join(dir, 'odd\u009b\u007fname.jsonl');
+    writeFileSync(odd, readFileSync(good));
+    for (const files of [[odd], [odd, turing]]) {
+      const r = awb('score', ...files, '--format', 'json', '--no-ci');
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /[\u007f-\u009f]/, files.join(' '));
+      assert.equal(JSON.parse(r.stdout).runs[0].label, 'odd\u009b\u007fname.jsonl');
+    }
+  });
+
   it('a task spelled in capitals (`Terminal`, `agentworld/OS`) is the same domain: one column, and compare pairs it', () => {
     const lower = writeJudged(dir, 'task-lower.jsonl', [
       judgedRow({ domain: 'terminal', id: 1, dims: [4, 4, 4, 4, 4] }),

@@ -60,7 +60,22 @@ function turnsJson(turns: readonly TurnScore[], intervals: ReadonlyMap<string, I
   });
 }
 
-export function renderScoreJson(report: ScoreReport): string {
+/**
+ * `awb score --format json`: one document whatever the inputs, with the
+ * judge modes' figures under `modes` when there are mode files (`modes`, as
+ * modesJson makes them); without graded files `runs` is empty.
+ */
+export function renderScoreJson(report: ScoreReport | undefined, modes?: unknown): string {
+  const doc = {
+    format: 'agentworldbench-score',
+    version: 1,
+    ...(report ? scoreDocument(report) : { runs: [] }),
+    ...(modes ? { modes } : {}),
+  };
+  return visibleJson(JSON.stringify(doc, null, 2)) + '\n';
+}
+
+function scoreDocument(report: ScoreReport) {
   const board = leaderboard(report);
   const runs = board.rows
     .filter((r) => r.run)
@@ -120,37 +135,27 @@ export function renderScoreJson(report: ScoreReport): string {
       domains: Object.fromEntries(report.domains.flatMap((d) => (row.cells[d] ? [[d, scoreJson(row.cells[d])]] : []))),
       overall: { macro: scoreJson(row.cells[MACRO]) },
     }));
-  return (
-    visibleJson(
-      JSON.stringify(
-        {
-          format: 'agentworldbench-score',
-          version: 1,
-          settings: {
-            failures_as_lowest: report.failuresAsLowest,
-            bootstrap: report.bootstrap
-              ? {
-                  resamples: report.bootstrap.resamples,
-                  seed: report.bootstrap.seed,
-                  level: 0.95,
-                  unit: 'trajectory (domain + id), resampled within each domain',
-                }
-              : null,
-            by: report.byTurn ? 'turn' : null,
-            prices_usd_per_million: report.prices ?? null,
-          },
-          domains: report.domains,
-          runs,
-          published,
-          method: methodNotes(report),
-          notes: report.notes,
-          warnings: report.warnings,
-        },
-        null,
-        2,
-      ),
-    ) + '\n'
-  );
+  return {
+    settings: {
+      failures_as_lowest: report.failuresAsLowest,
+      bootstrap: report.bootstrap
+        ? {
+            resamples: report.bootstrap.resamples,
+            seed: report.bootstrap.seed,
+            level: 0.95,
+            unit: 'trajectory (domain + id), resampled within each domain',
+          }
+        : null,
+      by: report.byTurn ? 'turn' : null,
+      prices_usd_per_million: report.prices ?? null,
+    },
+    domains: report.domains,
+    runs,
+    published,
+    method: methodNotes(report),
+    notes: report.notes,
+    warnings: report.warnings,
+  };
 }
 
 export function renderCompareJson(report: CompareReport): string {
