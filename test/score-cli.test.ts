@@ -189,6 +189,29 @@ describe('awb score (end to end)', () => {
     assert.equal(pass.code, 0, pass.stderr);
     assert.match(pass.stdout, /Gate passed/);
   });
+
+  it('compare --format json names the interval method it uses (CR2, Bell-McCaffrey), as the table does', () => {
+    const rows = [1, 2, 3].flatMap((id) =>
+      [1, 2, 3].slice(0, id).map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(1 + ((id * turn) % 5)) })),
+    );
+    const base = writeJudged(dir, 'method-base.jsonl', rows);
+    const cand = writeJudged(
+      dir,
+      'method-cand.jsonl',
+      rows.map((r, i) => ({
+        ...r,
+        ...judgedRow({ domain: 'mcp', id: r.id as number, turn: r.turn_idx as number, dims: Array(5).fill(1 + (i % 5)) }),
+      })),
+    );
+    const r = awb('compare', base, cand, '--format', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.match(doc.intervals.method, /CR2/);
+    assert.match(doc.intervals.method, /Bell-McCaffrey/);
+    assert.doesNotMatch(doc.intervals.method, /G\/\(G-1\)|G-1 degrees/);
+    // Unequal trajectories (1, 2 and 3 rows): Bell-McCaffrey's degrees of freedom are not G - 1 = 2.
+    assert.notEqual(doc.domains.mcp.df, 2);
+  });
 });
 
 describe('awb score on a --repeat file', () => {

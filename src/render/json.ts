@@ -182,7 +182,7 @@ export function renderCompareJson(report: CompareReport): string {
           intervals: {
             level: 0.95,
             method:
-              'cluster-robust t over trajectories (domain + id), paired; factor G/(G-1), G-1 degrees of freedom; Overall: Welch-Satterthwaite',
+              'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
           },
           only_in_baseline: result.onlyBaseline,
           only_in_candidate: result.onlyCandidate,
