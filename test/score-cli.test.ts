@@ -261,6 +261,27 @@ describe('awb score on a --repeat file', () => {
     assert.match(r.stderr, /turing-only\.jsonl: a turing file .*no grades to compare; .*score.* report/);
   });
 
+  it('--format json spells the prices it used in snake_case, as every other key', () => {
+    const r = awb(
+      'score',
+      good,
+      '--format',
+      'json',
+      '--no-ci',
+      '--price-input',
+      '2',
+      '--price-output',
+      '8',
+      '--price-judge-cached-input',
+      '0.5',
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).settings.prices_usd_per_million, {
+      infer: { input: 2, output: 8 },
+      judge: { input: 2, output: 8, cached_input: 0.5 },
+    });
+  });
+
   it('--format json with judge-mode files is the same document: its header, runs (empty without graded files), controls escaped', () => {
     const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
     const turing = writeJudged(

@@ -6,6 +6,7 @@ import {
   cacheHitRatio,
   costOf,
   type ScoreReport,
+  type StagePrices,
   type StageUsage,
   type TurnScore,
   type UsageTotals,
@@ -27,6 +28,10 @@ const ci = (i: Interval | undefined): { lo: number; hi: number } | null => (i ? 
 function scoreJson(cell: ScoreCell | undefined) {
   if (!cell) return null;
   return { mean: num(cell.mean), score: num(cell.score), text: cell.text, ci: ci(cell.ci), best: cell.best };
+}
+
+function pricesJson(p: StagePrices) {
+  return { input: p.input, output: p.output, ...(p.cachedInput !== undefined ? { cached_input: p.cachedInput } : {}) };
 }
 
 function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
@@ -147,7 +152,7 @@ function scoreDocument(report: ScoreReport) {
           }
         : null,
       by: report.byTurn ? 'turn' : null,
-      prices_usd_per_million: report.prices ?? null,
+      prices_usd_per_million: report.prices ? { infer: pricesJson(report.prices.infer), judge: pricesJson(report.prices.judge) } : null,
     },
     domains: report.domains,
     runs,
