@@ -87,6 +87,21 @@ describe('awb rows', () => {
     assert.equal(JSON.parse(awb('rows', file, '--format', 'json').stdout).length, 6);
     assert.equal(awb('rows', file, '--worst', '1', '--best', '1').code, 2);
   });
+
+  it('a row parsed with every grade 0 is failed, as score counts it: never among --worst, listed by --failed', () => {
+    const zeros = writeJudged(dir, 'zeros.jsonl', [row('mcp', 1, 4), { ...row('mcp', 2, 0), total_score: 0, failed: 0 }, row('mcp', 3, 2)]);
+    const worst = JSON.parse(awb('rows', zeros, '--worst', '1', '--format', 'json').stdout);
+    assert.deepEqual(
+      worst.map((r: { key: string }) => r.key),
+      ['mcp/3/2'],
+    );
+    const failed = JSON.parse(awb('rows', zeros, '--failed', '--format', 'json').stdout);
+    assert.deepEqual(
+      failed.map((r: { key: string; failed: number }) => [r.key, r.failed]),
+      [['mcp/2/2', 0]],
+      "the row's own failed field is shown as it is",
+    );
+  });
 });
 
 describe('awb compare: exit codes and rows', () => {

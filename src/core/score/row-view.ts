@@ -51,7 +51,8 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
     const view = viewOf(path, line.lineNo, line.bytes, line.terminated);
     if (!view) continue;
     if (query.domain !== undefined && view.domain !== query.domain) continue;
-    if (query.failed ? !view.failed : pick && view.failed) continue;
+    const failed = countsAsFailed(view);
+    if (query.failed ? !failed : pick && failed) continue;
     if (!pick) {
       yield view;
       continue;
@@ -63,6 +64,11 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
     if (kept.length > pick.n) kept.pop();
   }
   yield* kept;
+}
+
+/** As score counts rows: flagged failed, or parsed with every grade 0 (the official script leaves those out of every mean). */
+function countsAsFailed(view: RowView): boolean {
+  return view.failed !== 0 || DIMENSIONS.every((d) => view.grades[d] === 0);
 }
 
 function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean): RowView | undefined {
