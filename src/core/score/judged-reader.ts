@@ -221,16 +221,7 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ha
   const s = checked.data;
 
   // A --repeat row's grades are means over up to K repeats (11/3, 17/7, …): taken to the nearest sixtieth, see repeatGrade.
-  const grade = Array.isArray(row.judge_repeats) ? repeatGrade : (v: number) => v;
-  const scores = SCORE_FIELDS.map((field) => {
-    const v = toSixtieths(grade(s[field]));
-    if (v !== undefined) return v;
-    const x = s[field];
-    // Within 1..5 yet refused: say why, or "a grade from 1 to 5, got 4.123" contradicts itself.
-    const why = x >= 1 && x <= 5 ? ', which is no mean of up to five 1-5 grades (read in steps of 1/60)' : '';
-    return fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${x}${why}`);
-  });
-  const [total, ...dims] = scores as [number, ...number[]];
+  const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats), fail);
   const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, fail));
   const domain = domainOfTask(s.task);
   return {
@@ -249,6 +240,28 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ha
     batchUsage: tokens(s.batch_usage),
     judgeBatchUsage: tokens(s.judge_batch_usage),
   };
+}
+
+/**
+ * total_score and the five dimensions, in sixtieths, each checked: 0 (no
+ * score) or a mean of 1-5 grades (`repeated`: a --repeat row's, taken to the
+ * nearest sixtieth); anything else fails at its field.
+ */
+export function gradesOf(
+  s: Record<(typeof SCORE_FIELDS)[number], number>,
+  repeated: boolean,
+  fail: (field: string, problem: string) => never,
+): [number, ...number[]] {
+  const grade = repeated ? repeatGrade : (v: number) => v;
+  const scores = SCORE_FIELDS.map((field) => {
+    const v = toSixtieths(grade(s[field]));
+    if (v !== undefined) return v;
+    const x = s[field];
+    // Within 1..5 yet refused: say why, or "a grade from 1 to 5, got 4.123" contradicts itself.
+    const why = x >= 1 && x <= 5 ? ', which is no mean of up to five 1-5 grades (read in steps of 1/60)' : '';
+    return fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${x}${why}`);
+  });
+  return scores as [number, ...number[]];
 }
 
 /**
