@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { judgedRow, repeatRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedManifest, judgedRow, repeatRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 import { jsonl } from './support/dataset.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -280,6 +280,27 @@ describe('awb score on a --repeat file', () => {
       infer: { input: 2, output: 8 },
       judge: { input: 2, output: 8, cached_input: 0.5 },
     });
+  });
+
+  it('--format json keys what it read from the manifests in snake_case too (provenance), in score and compare', () => {
+    const withManifest = writeJudged(
+      dir,
+      'with-manifest.jsonl',
+      readFileSync(good, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    );
+    writeManifest(withManifest, judgedManifest({ model: 'm', judge: 'j' }));
+    const s = awb('score', withManifest, '--format', 'json', '--no-ci');
+    assert.equal(s.code, 0, s.stderr);
+    const c = awb('compare', withManifest, withManifest, '--format', 'json');
+    assert.equal(c.code, 0, c.stderr);
+    for (const provenance of [JSON.parse(s.stdout).runs[0].provenance, JSON.parse(c.stdout).candidate.provenance]) {
+      assert.equal(provenance.manifest, 'found');
+      assert.equal(provenance.rubrics_sha256, 'ab'.repeat(32));
+      for (const key of Object.keys(provenance)) assert.match(key, /^[a-z0-9_]+$/);
+    }
   });
 
   it('--format json with judge-mode files is the same document: its header, runs (empty without graded files), controls escaped', () => {

@@ -1,6 +1,6 @@
 import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta } from '../core/score/index.js';
+import type { CompareReport, Delta, Provenance } from '../core/score/index.js';
 import {
   ALL_DOMAINS,
   cacheHitRatio,
@@ -28,6 +28,11 @@ const ci = (i: Interval | undefined): { lo: number; hi: number } | null => (i ? 
 function scoreJson(cell: ScoreCell | undefined) {
   if (!cell) return null;
   return { mean: num(cell.mean), score: num(cell.score), text: cell.text, ci: ci(cell.ci), best: cell.best };
+}
+
+/** The manifest facts a run was read with, keyed in snake_case as the rest of the document (rubricsSha256 → rubrics_sha256). */
+function provenanceJson(p: Provenance) {
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 }
 
 function pricesJson(p: StagePrices) {
@@ -113,7 +118,7 @@ function scoreDocument(report: ScoreReport) {
         label: row.label,
         file: run.file,
         published: false,
-        provenance: run.provenance,
+        provenance: provenanceJson(run.provenance),
         rows: run.score.rows,
         valid: run.score.valid,
         failed: run.score.failed,
@@ -182,8 +187,8 @@ export function renderCompareJson(report: CompareReport): string {
         {
           format: 'agentworldbench-compare',
           version: 2,
-          baseline: report.baseline,
-          candidate: report.candidate,
+          baseline: { ...report.baseline, provenance: provenanceJson(report.baseline.provenance) },
+          candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance) },
           intervals: {
             level: 0.95,
             method:
