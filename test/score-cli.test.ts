@@ -149,6 +149,43 @@ describe('awb score (end to end)', () => {
     }
   });
 
+  it('token counts inside a raw usage (prompt_tokens_details, completion_tokens_details) are held to whole numbers >= 0 too', () => {
+    const details = [
+      [
+        'cached-negative.jsonl',
+        { judge_usage: { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: -1 } } },
+        /judge_usage\.prompt_tokens_details\.cached_tokens: /,
+      ],
+      [
+        'reasoning-fraction.jsonl',
+        { usage: { prompt_tokens: 10, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 2.5 } } },
+        /usage\.completion_tokens_details\.reasoning_tokens: /,
+      ],
+    ] as const;
+    for (const [name, change, field] of details) {
+      const file = writeJudged(dir, name, [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), ...change }]);
+      const r = awb('score', file, '--format', 'json', '--no-ci');
+      assert.equal(r.code, 2, `${name}: ${r.stdout}`);
+      assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(`${name.replace('.', '\\.')}:2: ${field.source}`));
+    }
+    // Reported ones are read: 4 of 10 prompt tokens cached.
+    const fine = writeJudged(dir, 'details.jsonl', [
+      {
+        ...judgedRow({ id: 1 }),
+        judge_usage: {
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          prompt_tokens_details: { cached_tokens: 4 },
+          completion_tokens_details: null,
+        },
+      },
+    ]);
+    const r = awb('score', fine, '--format', 'json', '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).runs[0].usage.judge.cache_hit_ratio, 0.4);
+  });
+
   it('a grade within 1-5 that no mean of grades gives says why it is refused', () => {
     const file = writeJudged(dir, 'odd-grade.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), format: 4.123 }]);
     const r = awb('score', file);
