@@ -196,6 +196,7 @@ describe('compare', () => {
       total: 60 * grade,
       failed: false,
       kind: 'judged',
+      mode: 'rubric',
       lineNo: id,
     });
     const run = (domains: string[], trajectories: number, grade: (d: string, id: number) => number) =>

@@ -315,6 +315,14 @@ describe('awb merge refuses what does not belong together', () => {
     assert.match(again, /both shard 1\/3/);
   });
 
+  it("a shard's manifest that is not JSON: names it, without infer's advice to delete it and --force (merge cannot go on without it)", async () => {
+    const { dir, files } = await copies('s1', 's2', 's3');
+    await writeFile(`${files[1]!}.manifest.json`, '{"format": "agentworldbench-manifest", ');
+    const msg = await refused(join(dir, 'out.jsonl'), files);
+    assert.ok(msg.includes(`${files[1]!}.manifest.json: not valid JSON`), msg);
+    assert.doesNotMatch(msg, /--force|delete it/);
+  });
+
   it('shards of different splits', async () => {
     const { dir, files } = await copies('s1', 's2', 's3');
     const m = JSON.parse(await readFile(`${files[2]!}.manifest.json`, 'utf8')) as Manifest;

@@ -87,6 +87,30 @@ describe('awb rows', () => {
     assert.equal(JSON.parse(awb('rows', file, '--format', 'json').stdout).length, 6);
     assert.equal(awb('rows', file, '--worst', '1', '--best', '1').code, 2);
   });
+
+  it('a grade score refuses is refused here too, in one line naming file, line and field', () => {
+    const bad = writeJudged(dir, 'grade-7.jsonl', [row('mcp', 1, 4), { ...row('mcp', 2, 4), factuality: 7 }, row('mcp', 3, 2)]);
+    for (const args of [[], ['--worst', '1'], ['--format', 'json']]) {
+      const r = awb('rows', bad, ...args);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^awb: .*grade-7\.jsonl:2: factuality: must be 0 \(no score\) or a grade from 1 to 5.*got 7\n$/);
+    }
+  });
+
+  it('a row parsed with every grade 0 is failed, as score counts it: never among --worst, listed by --failed', () => {
+    const zeros = writeJudged(dir, 'zeros.jsonl', [row('mcp', 1, 4), { ...row('mcp', 2, 0), total_score: 0, failed: 0 }, row('mcp', 3, 2)]);
+    const worst = JSON.parse(awb('rows', zeros, '--worst', '1', '--format', 'json').stdout);
+    assert.deepEqual(
+      worst.map((r: { key: string }) => r.key),
+      ['mcp/3/2'],
+    );
+    const failed = JSON.parse(awb('rows', zeros, '--failed', '--format', 'json').stdout);
+    assert.deepEqual(
+      failed.map((r: { key: string; failed: number }) => [r.key, r.failed]),
+      [['mcp/2/2', 0]],
+      "the row's own failed field is shown as it is",
+    );
+  });
 });
 
 describe('awb compare: exit codes and rows', () => {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { judgedRow, repeatRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { judgedManifest, judgedRow, repeatRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 import { jsonl } from './support/dataset.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -149,6 +149,43 @@ describe('awb score (end to end)', () => {
     }
   });
 
+  it('token counts inside a raw usage (prompt_tokens_details, completion_tokens_details) are held to whole numbers >= 0 too', () => {
+    const details = [
+      [
+        'cached-negative.jsonl',
+        { judge_usage: { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: -1 } } },
+        /judge_usage\.prompt_tokens_details\.cached_tokens: /,
+      ],
+      [
+        'reasoning-fraction.jsonl',
+        { usage: { prompt_tokens: 10, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 2.5 } } },
+        /usage\.completion_tokens_details\.reasoning_tokens: /,
+      ],
+    ] as const;
+    for (const [name, change, field] of details) {
+      const file = writeJudged(dir, name, [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), ...change }]);
+      const r = awb('score', file, '--format', 'json', '--no-ci');
+      assert.equal(r.code, 2, `${name}: ${r.stdout}`);
+      assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(`${name.replace('.', '\\.')}:2: ${field.source}`));
+    }
+    // Reported ones are read: 4 of 10 prompt tokens cached.
+    const fine = writeJudged(dir, 'details.jsonl', [
+      {
+        ...judgedRow({ id: 1 }),
+        judge_usage: {
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          prompt_tokens_details: { cached_tokens: 4 },
+          completion_tokens_details: null,
+        },
+      },
+    ]);
+    const r = awb('score', fine, '--format', 'json', '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).runs[0].usage.judge.cache_hit_ratio, 0.4);
+  });
+
   it('a grade within 1-5 that no mean of grades gives says why it is refused', () => {
     const file = writeJudged(dir, 'odd-grade.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), format: 4.123 }]);
     const r = awb('score', file);
@@ -189,6 +226,29 @@ describe('awb score (end to end)', () => {
     assert.equal(pass.code, 0, pass.stderr);
     assert.match(pass.stdout, /Gate passed/);
   });
+
+  it('compare --format json names the interval method it uses (CR2, Bell-McCaffrey), as the table does', () => {
+    const rows = [1, 2, 3].flatMap((id) =>
+      [1, 2, 3].slice(0, id).map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(1 + ((id * turn) % 5)) })),
+    );
+    const base = writeJudged(dir, 'method-base.jsonl', rows);
+    const cand = writeJudged(
+      dir,
+      'method-cand.jsonl',
+      rows.map((r, i) => ({
+        ...r,
+        ...judgedRow({ domain: 'mcp', id: r.id as number, turn: r.turn_idx as number, dims: Array(5).fill(1 + (i % 5)) }),
+      })),
+    );
+    const r = awb('compare', base, cand, '--format', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.match(doc.intervals.method, /CR2/);
+    assert.match(doc.intervals.method, /Bell-McCaffrey/);
+    assert.doesNotMatch(doc.intervals.method, /G\/\(G-1\)|G-1 degrees/);
+    // Unequal trajectories (1, 2 and 3 rows): Bell-McCaffrey's degrees of freedom are not G - 1 = 2.
+    assert.notEqual(doc.domains.mcp.df, 2);
+  });
 });
 
 describe('awb score on a --repeat file', () => {
@@ -199,6 +259,115 @@ describe('awb score on a --repeat file', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr.match(/the last line is cut short/g)?.length, 1, r.stderr);
     assert.match(r.stdout, /judge_noise/);
+  });
+
+  it('a rubric file holding a row of another judge mode is refused at that line, as a mode file holding a rubric row is', () => {
+    const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
+    const turing = { ...judgedRow({ id: 3 }), turing: { orders: [order('A'), order('B')], failed: 0 } };
+    for (const [name, row, field] of [
+      ['mixed-turing.jsonl', turing, 'turing'],
+      ['mixed-repeat.jsonl', repeatRow({ id: 3 }, [4, 4]), 'judge_repeats'],
+    ] as const) {
+      const file = writeJudged(dir, name, [judgedRow({ id: 1 }), judgedRow({ id: 2 }), row]);
+      for (const command of [['score'], ['compare', good], ['report', '-o', join(dir, `${name}.html`)]]) {
+        const r = awb(command[0]!, file, ...command.slice(1));
+        assert.equal(r.code, 2, `${command[0]} ${name}: ${r.stderr}`);
+        assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          new RegExp(`${name}:3: a rubric file .* but this row has ${field}; files of different judge modes cannot be mixed`),
+        );
+      }
+    }
+  });
+
+  it('compare on a turing or pairwise file says it has no grades to compare, not "no row valid on both sides"', () => {
+    const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
+    // As `awb judge --mode turing` writes them: no grades, the two orders and failed.
+    const rows = [1, 2].map((id) => ({
+      ...judgedRow({ id, bare: true }),
+      gen: 'simulated observation',
+      error_message: undefined,
+      turing: { orders: [order('A'), order('B')], failed: 0 },
+      failed: 0,
+    }));
+    const file = writeJudged(dir, 'turing-only.jsonl', rows);
+    const r = awb('compare', file, file);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /turing-only\.jsonl: a turing file .*no grades to compare; .*score.* report/);
+  });
+
+  it('--format json spells the prices it used in snake_case, as every other key', () => {
+    const r = awb(
+      'score',
+      good,
+      '--format',
+      'json',
+      '--no-ci',
+      '--price-input',
+      '2',
+      '--price-output',
+      '8',
+      '--price-judge-cached-input',
+      '0.5',
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).settings.prices_usd_per_million, {
+      infer: { input: 2, output: 8 },
+      judge: { input: 2, output: 8, cached_input: 0.5 },
+    });
+  });
+
+  it('--format json keys what it read from the manifests in snake_case too (provenance), in score and compare', () => {
+    const withManifest = writeJudged(
+      dir,
+      'with-manifest.jsonl',
+      readFileSync(good, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    );
+    writeManifest(withManifest, judgedManifest({ model: 'm', judge: 'j' }));
+    const s = awb('score', withManifest, '--format', 'json', '--no-ci');
+    assert.equal(s.code, 0, s.stderr);
+    const c = awb('compare', withManifest, withManifest, '--format', 'json');
+    assert.equal(c.code, 0, c.stderr);
+    for (const provenance of [JSON.parse(s.stdout).runs[0].provenance, JSON.parse(c.stdout).candidate.provenance]) {
+      assert.equal(provenance.manifest, 'found');
+      assert.equal(provenance.rubrics_sha256, 'ab'.repeat(32));
+      for (const key of Object.keys(provenance)) assert.match(key, /^[a-z0-9_]+$/);
+    }
+  });
+
+  it('--format json with judge-mode files is the same document: its header, runs (empty without graded files), controls escaped', () => {
+    const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
+    const turing = writeJudged(
+      dir,
+      'turing-json.jsonl',
+      [1, 2].map((id) => ({
+        ...judgedRow({ id, bare: true }),
+        error_message: undefined,
+        turing: { orders: [order('A'), order('B')], failed: 0 },
+        failed: 0,
+      })),
+    );
+    const alone = awb('score', turing, '--format', 'json', '--no-ci');
+    assert.equal(alone.code, 0, alone.stderr);
+    const doc = JSON.parse(alone.stdout);
+    assert.equal(doc.format, 'agentworldbench-score');
+    assert.equal(doc.version, 1);
+    assert.deepEqual(doc.runs, []);
+    assert.equal(doc.modes[0].mode, 'turing');
+    // A C1 control (CSI) and DEL in a run's name: escaped in the JSON text, with or without mode files beside it.
+    const odd = join(dir, 'odd\u009b\u007fname.jsonl');
+    writeFileSync(odd, readFileSync(good));
+    for (const files of [[odd], [odd, turing]]) {
+      const r = awb('score', ...files, '--format', 'json', '--no-ci');
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /[\u007f-\u009f]/, files.join(' '));
+      assert.equal(JSON.parse(r.stdout).runs[0].label, 'odd\u009b\u007fname.jsonl');
+    }
   });
 
   it('a task spelled in capitals (`Terminal`, `agentworld/OS`) is the same domain: one column, and compare pairs it', () => {

@@ -1,11 +1,12 @@
 import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta } from '../core/score/index.js';
+import type { CompareReport, Delta, Provenance } from '../core/score/index.js';
 import {
   ALL_DOMAINS,
   cacheHitRatio,
   costOf,
   type ScoreReport,
+  type StagePrices,
   type StageUsage,
   type TurnScore,
   type UsageTotals,
@@ -27,6 +28,15 @@ const ci = (i: Interval | undefined): { lo: number; hi: number } | null => (i ? 
 function scoreJson(cell: ScoreCell | undefined) {
   if (!cell) return null;
   return { mean: num(cell.mean), score: num(cell.score), text: cell.text, ci: ci(cell.ci), best: cell.best };
+}
+
+/** The manifest facts a run was read with, keyed in snake_case as the rest of the document (rubricsSha256 → rubrics_sha256). */
+function provenanceJson(p: Provenance) {
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+}
+
+function pricesJson(p: StagePrices) {
+  return { input: p.input, output: p.output, ...(p.cachedInput !== undefined ? { cached_input: p.cachedInput } : {}) };
 }
 
 function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
@@ -60,7 +70,22 @@ function turnsJson(turns: readonly TurnScore[], intervals: ReadonlyMap<string, I
   });
 }
 
-export function renderScoreJson(report: ScoreReport): string {
+/**
+ * `awb score --format json`: one document whatever the inputs, with the
+ * judge modes' figures under `modes` when there are mode files (`modes`, as
+ * modesJson makes them); without graded files `runs` is empty.
+ */
+export function renderScoreJson(report: ScoreReport | undefined, modes?: unknown): string {
+  const doc = {
+    format: 'agentworldbench-score',
+    version: 1,
+    ...(report ? scoreDocument(report) : { runs: [] }),
+    ...(modes ? { modes } : {}),
+  };
+  return visibleJson(JSON.stringify(doc, null, 2)) + '\n';
+}
+
+function scoreDocument(report: ScoreReport) {
   const board = leaderboard(report);
   const runs = board.rows
     .filter((r) => r.run)
@@ -93,7 +118,7 @@ export function renderScoreJson(report: ScoreReport): string {
         label: row.label,
         file: run.file,
         published: false,
-        provenance: run.provenance,
+        provenance: provenanceJson(run.provenance),
         rows: run.score.rows,
         valid: run.score.valid,
         failed: run.score.failed,
@@ -120,37 +145,27 @@ export function renderScoreJson(report: ScoreReport): string {
       domains: Object.fromEntries(report.domains.flatMap((d) => (row.cells[d] ? [[d, scoreJson(row.cells[d])]] : []))),
       overall: { macro: scoreJson(row.cells[MACRO]) },
     }));
-  return (
-    visibleJson(
-      JSON.stringify(
-        {
-          format: 'agentworldbench-score',
-          version: 1,
-          settings: {
-            failures_as_lowest: report.failuresAsLowest,
-            bootstrap: report.bootstrap
-              ? {
-                  resamples: report.bootstrap.resamples,
-                  seed: report.bootstrap.seed,
-                  level: 0.95,
-                  unit: 'trajectory (domain + id), resampled within each domain',
-                }
-              : null,
-            by: report.byTurn ? 'turn' : null,
-            prices_usd_per_million: report.prices ?? null,
-          },
-          domains: report.domains,
-          runs,
-          published,
-          method: methodNotes(report),
-          notes: report.notes,
-          warnings: report.warnings,
-        },
-        null,
-        2,
-      ),
-    ) + '\n'
-  );
+  return {
+    settings: {
+      failures_as_lowest: report.failuresAsLowest,
+      bootstrap: report.bootstrap
+        ? {
+            resamples: report.bootstrap.resamples,
+            seed: report.bootstrap.seed,
+            level: 0.95,
+            unit: 'trajectory (domain + id), resampled within each domain',
+          }
+        : null,
+      by: report.byTurn ? 'turn' : null,
+      prices_usd_per_million: report.prices ? { infer: pricesJson(report.prices.infer), judge: pricesJson(report.prices.judge) } : null,
+    },
+    domains: report.domains,
+    runs,
+    published,
+    method: methodNotes(report),
+    notes: report.notes,
+    warnings: report.warnings,
+  };
 }
 
 export function renderCompareJson(report: CompareReport): string {
@@ -172,12 +187,12 @@ export function renderCompareJson(report: CompareReport): string {
         {
           format: 'agentworldbench-compare',
           version: 2,
-          baseline: report.baseline,
-          candidate: report.candidate,
+          baseline: { ...report.baseline, provenance: provenanceJson(report.baseline.provenance) },
+          candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance) },
           intervals: {
             level: 0.95,
             method:
-              'cluster-robust t over trajectories (domain + id), paired; factor G/(G-1), G-1 degrees of freedom; Overall: Welch-Satterthwaite',
+              'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
           },
           only_in_baseline: result.onlyBaseline,
           only_in_candidate: result.onlyCandidate,

@@ -47,11 +47,8 @@ async function render(
 ): Promise<string> {
   const m = modes.length ? await import('../../render/modes.js') : undefined;
   switch (format) {
-    case 'json': {
-      const main = report && (await import('../../render/json.js')).renderScoreJson(report);
-      if (!m) return main!;
-      return `${JSON.stringify({ ...(main ? (JSON.parse(main) as object) : {}), modes: m.modesJson(modes) }, null, 2)}\n`;
-    }
+    case 'json':
+      return (await import('../../render/json.js')).renderScoreJson(report, m?.modesJson(modes));
     case 'csv':
       return [report && (await import('../../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes)].filter(Boolean).join('\n');
     case 'markdown': {

@@ -56,7 +56,10 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
 
   const manifests: Manifest[] = [];
   for (const shard of opts.shards) {
-    const m = await readManifest(shard);
+    const m = await readManifest(
+      shard,
+      'not valid JSON; merge needs it to check the shards belong together: restore it, or run that shard again',
+    );
     if (!m)
       throw new UserError(
         `${shard}: no manifest beside it (${shard}.manifest.json); merge needs the manifests to check the shards belong together`,

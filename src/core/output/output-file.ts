@@ -31,11 +31,12 @@ export async function ensureOutputDir(path: string, option = '--output'): Promis
   await isNonEmptyFile(path, option); // refuses a folder given as the file
 }
 
-export function readManifest(output: string): Promise<Manifest | undefined> {
-  return readJsonFile(manifestPathFor(output), manifestSchema, {
-    what: 'manifest',
-    notJson: 'not valid JSON; delete it and pass --force to resume without the settings check',
-  });
+/** `notJson`: what to say of a manifest that is not JSON (by default, a resume's way past it). */
+export function readManifest(
+  output: string,
+  notJson = 'not valid JSON; delete it and pass --force to resume without the settings check',
+): Promise<Manifest | undefined> {
+  return readJsonFile(manifestPathFor(output), manifestSchema, { what: 'manifest', notJson });
 }
 
 /** Written whole to a temporary file and renamed, so a reader never sees half a manifest. */

@@ -12,6 +12,9 @@ export const usageSchema = z
     reasoning_tokens: tokenCount.optional(),
     /** Prompt tokens the endpoint served from its prefix cache (usage.prompt_tokens_details.cached_tokens); absent when it does not say. */
     cached_tokens: tokenCount.optional(),
+    // A raw OpenAI-style usage (the official script's files, other tools'): score reads its cached and reasoning tokens from these.
+    prompt_tokens_details: z.object({ cached_tokens: tokenCount.nullish() }).loose().nullish(),
+    completion_tokens_details: z.object({ reasoning_tokens: tokenCount.nullish() }).loose().nullish(),
   })
   .loose();
 export type Usage = z.infer<typeof usageSchema>;

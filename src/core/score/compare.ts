@@ -476,6 +476,12 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
     [baselineFile, base],
     [candidateFile, cand],
   ] as const) {
+    if (read.mode === 'turing' || read.mode === 'pairwise') {
+      const awb = opts.invocation;
+      throw new UserError(
+        `${file}: a ${read.mode} file (\`${awb} judge --mode ${read.mode}\`): its rows hold choices, no grades to compare; \`${awb} score\` and \`${awb} report\` show its figures`,
+      );
+    }
     const stage = earlierStage(file, read.records, opts.invocation);
     if (stage) throw new UserError(stage);
     if (read.records.length === 0) throw new UserError(`${file}: no judged rows (the file has no rows)`);

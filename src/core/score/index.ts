@@ -13,6 +13,7 @@ export type {
 export type { BootstrapSettings, Interval } from './bootstrap.js';
 export { GATE_ALPHA, applyGate, compareFiles, compareRecords } from './compare.js';
 export type { ChangedRow, CompareReport, CompareResult, Delta, GateResult } from './compare.js';
+export type { Provenance } from './comparability.js';
 export { Ratio, SIXTIETHS, formatFixed, formatSigned, normalizedMean, rawMean } from './exact.js';
 export { sampleSd, scoreModeFile, scoreRepeatRows } from './modes.js';
 export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';

@@ -6,6 +6,7 @@ import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
+import { mixedModes, modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
   prompt: number;
@@ -35,6 +36,8 @@ export interface JudgedRecord {
   lineNo: number;
   /** What the row is: a judged row, or a prediction or dataset row given to score by mistake. */
   kind: RowKind;
+  /** The judge mode the row's fields say it was judged in: a file holds one. */
+  mode: JudgeMode;
   /** Inference usage (`usage`). */
   usage?: TokenUsage;
   /** Judge usage (`judge_usage`). */
@@ -46,6 +49,8 @@ export interface JudgedRecord {
 
 export interface JudgedFile {
   path: string;
+  /** Its first row's judge mode (rubric for a file without rows); every row has it. */
+  mode: JudgeMode;
   records: JudgedRecord[];
   /** Problems that did not stop reading (a cut last line); for the command to print. */
   warnings: string[];
@@ -76,6 +81,7 @@ export async function readJudged(path: string, visit?: JudgedVisitor): Promise<J
   for await (const line of readLineBytes(path)) {
     const record = scanLine(path, line) ?? parseLine(path, line, warnings);
     if (!record) continue;
+    if (record.mode !== (records[0] ?? record).mode) throw mixedModes(path, line.lineNo, records[0]!.mode, record.mode);
     const earlier = seen.get(record.key);
     if (earlier !== undefined) {
       throw new UserError(
@@ -91,7 +97,7 @@ export async function readJudged(path: string, visit?: JudgedVisitor): Promise<J
     records.push(record);
     visit?.(record, line);
   }
-  return { path, records, warnings };
+  return { path, mode: records[0]?.mode ?? 'rubric', records, warnings };
 }
 
 /**
@@ -104,8 +110,8 @@ function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRec
   const json = parseJsonLine(path, line, warnings);
   if (!json) return undefined;
   const parsed = json.value;
-  const kind = kindOf((k) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k));
-  return toRecord(path, line.lineNo, idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text, parsed, kind);
+  const has = (k: string) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k);
+  return toRecord(path, line.lineNo, idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text, parsed, has);
 }
 
 const ID_ONLY = new Set(['id']);
@@ -159,8 +165,8 @@ const SMALL_FIELDS = [
   'current_prompt',
   'system_str',
 ] as const;
-// `gen` only for whether it is there: its value is never read; judge_repeats only for whether it is a list.
-const SCAN = fieldScan(SMALL_FIELDS, { turnLists: ['prompt', 'response'], locate: ['gen', 'judge_repeats'] });
+// `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats also for whether it is a list.
+const SCAN = fieldScan(SMALL_FIELDS, { turnLists: ['prompt', 'response'], locate: ['gen', 'judge_repeats', 'turing', 'pairwise'] });
 
 /**
  * The fast path: the record from the few values it needs, found in the
@@ -175,19 +181,14 @@ function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
   const repeats = at.get('judge_repeats');
   if (repeats && line.bytes[repeats[0]] === 0x5b) row.judge_repeats = [];
   try {
-    return toRecord(
-      path,
-      line.lineNo,
-      idJson(line.bytes, at.get('id')) ?? '{}',
-      row,
-      kindOf((k) => at.has(k)),
-    );
+    return toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k));
   } catch {
     return undefined;
   }
 }
 
-function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, kind: RowKind): JudgedRecord {
+/** `has`: whether the line has a top-level field of that name. */
+function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, has: (key: string) => boolean): JudgedRecord {
   const fail = (field: string | undefined, problem: string): never => {
     throw new UserError(atLine(path, lineNo, field, problem));
   };
@@ -220,16 +221,7 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
   const s = checked.data;
 
   // A --repeat row's grades are means over up to K repeats (11/3, 17/7, …): taken to the nearest sixtieth, see repeatGrade.
-  const grade = Array.isArray(row.judge_repeats) ? repeatGrade : (v: number) => v;
-  const scores = SCORE_FIELDS.map((field) => {
-    const v = toSixtieths(grade(s[field]));
-    if (v !== undefined) return v;
-    const x = s[field];
-    // Within 1..5 yet refused: say why, or "a grade from 1 to 5, got 4.123" contradicts itself.
-    const why = x >= 1 && x <= 5 ? ', which is no mean of up to five 1-5 grades (read in steps of 1/60)' : '';
-    return fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${x}${why}`);
-  });
-  const [total, ...dims] = scores as [number, ...number[]];
+  const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats), fail);
   const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, fail));
   const domain = domainOfTask(s.task);
   return {
@@ -241,12 +233,35 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ki
     total,
     failed: s.failed !== 0 || dims.every((d) => d === 0),
     lineNo,
-    kind,
+    kind: kindOf(has),
+    mode: modeOfRow(has),
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
     batchUsage: tokens(s.batch_usage),
     judgeBatchUsage: tokens(s.judge_batch_usage),
   };
+}
+
+/**
+ * total_score and the five dimensions, in sixtieths, each checked: 0 (no
+ * score) or a mean of 1-5 grades (`repeated`: a --repeat row's, taken to the
+ * nearest sixtieth); anything else fails at its field.
+ */
+export function gradesOf(
+  s: Record<(typeof SCORE_FIELDS)[number], number>,
+  repeated: boolean,
+  fail: (field: string, problem: string) => never,
+): [number, ...number[]] {
+  const grade = repeated ? repeatGrade : (v: number) => v;
+  const scores = SCORE_FIELDS.map((field) => {
+    const v = toSixtieths(grade(s[field]));
+    if (v !== undefined) return v;
+    const x = s[field];
+    // Within 1..5 yet refused: say why, or "a grade from 1 to 5, got 4.123" contradicts itself.
+    const why = x >= 1 && x <= 5 ? ', which is no mean of up to five 1-5 grades (read in steps of 1/60)' : '';
+    return fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${x}${why}`);
+  });
+  return scores as [number, ...number[]];
 }
 
 /**

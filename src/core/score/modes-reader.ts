@@ -4,13 +4,9 @@ import { UserError, atLine } from '../errors.js';
 import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../rows/index.js';
 import { judgeRepeatsSchema, pairwiseResultSchema, turingResultSchema } from '../schemas/index.js';
 import { describeIssue, parseJsonLine } from './judged-reader.js';
+import { mixedModes, modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
 
-/** How a judged file was judged, told by the field its rows carry. */
-export type JudgeMode = 'rubric' | 'turing' | 'pairwise' | 'repeat';
-
-const MODE_FIELD = { turing: 'turing', pairwise: 'pairwise', repeat: 'judge_repeats' } as const;
-/** The modes a row names by a field of its own. */
-export type ModeWithField = keyof typeof MODE_FIELD;
+export type { JudgeMode, ModeWithField } from './judge-mode.js';
 
 /** What score keeps of one row of a choice mode (turing, pairwise). */
 export interface ChoiceRecord {
@@ -111,23 +107,12 @@ export function modeRecordOf(path: string, line: LineBytes, mode: ModeWithField)
 
 function recordOf(path: string, lineNo: number, mode: ModeWithField, row: SmallRow): ChoiceRecord | RepeatRecord {
   const rowMode = modeOf(row);
-  if (rowMode !== mode) {
-    const what = rowMode === 'rubric' ? `none of ${Object.values(MODE_FIELD).join(', ')}` : MODE_FIELD[rowMode];
-    throw new UserError(
-      atLine(
-        path,
-        lineNo,
-        undefined,
-        `a ${mode} file (first row has ${MODE_FIELD[mode]}) but this row has ${what}; files of different judge modes cannot be mixed`,
-      ),
-    );
-  }
+  if (rowMode !== mode) throw mixedModes(path, lineNo, mode, rowMode);
   return toRecord(path, lineNo, mode, row);
 }
 
 function modeOf(row: Record<string, unknown>): JudgeMode {
-  const present = (Object.keys(MODE_FIELD) as ModeWithField[]).filter((m) => row[MODE_FIELD[m]] !== undefined);
-  return present[0] ?? 'rubric';
+  return modeOfRow((field) => row[field] !== undefined);
 }
 
 interface SmallRow extends Record<string, unknown> {

@@ -3,7 +3,7 @@ import { UserError, atLine } from '../errors.js';
 import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
-import { describeIssue } from './judged-reader.js';
+import { describeIssue, gradesOf } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */
 export interface RowView {
@@ -51,7 +51,8 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
     const view = viewOf(path, line.lineNo, line.bytes, line.terminated);
     if (!view) continue;
     if (query.domain !== undefined && view.domain !== query.domain) continue;
-    if (query.failed ? !view.failed : pick && view.failed) continue;
+    const failed = countsAsFailed(view);
+    if (query.failed ? !failed : pick && failed) continue;
     if (!pick) {
       yield view;
       continue;
@@ -63,6 +64,11 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
     if (kept.length > pick.n) kept.pop();
   }
   yield* kept;
+}
+
+/** As score counts rows: flagged failed, or parsed with every grade 0 (the official script leaves those out of every mean). */
+function countsAsFailed(view: RowView): boolean {
+  return view.failed !== 0 || DIMENSIONS.every((d) => view.grades[d] === 0);
 }
 
 function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean): RowView | undefined {
@@ -84,6 +90,10 @@ function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean
     throw new UserError(atLine(path, lineNo, issue.path.join('.') || undefined, describeIssue(issue)));
   }
   const s = checked.data;
+  // Grades score would refuse are refused here too, at their line and field.
+  gradesOf(s, Array.isArray(row.judge_repeats), (field, problem) => {
+    throw new UserError(atLine(path, lineNo, field, problem));
+  });
   const turn = s.turn_idx;
   const idSlice = topLevelValues(bytes, new Set(['id']))?.get('id');
   // A numeric id beyond 2^53 is kept in its own digits.
