@@ -460,6 +460,24 @@ describe('downloadDataset failures', () => {
     assert.match(String(ranged[0]!.headers.range), /^bytes=[1-9]\d*-\d+$/);
   });
 
+  it('starts a cut file over when the server answers the Range request with the whole file', async () => {
+    for (const dir of [join(tmp, 'data'), undefined]) {
+      const server = await hub({ fail: { 'search_test.jsonl': { mode: 'cut', times: 1 } }, ignoreRange: true });
+      process.env.HF_HOME = join(tmp, `hf-${dir === undefined ? 'cache' : 'dir'}`);
+      const got = await downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir,
+        hubUrl: server.url,
+        retries: 1,
+        retryDelayMs: 5,
+      });
+      const search = got.files.find((f) => f.domain === 'search')!;
+      assert.equal(await readFile(search.path, 'utf8'), FILES['search_test.jsonl']);
+      assert.ok(server.requests.some((r) => r.path.endsWith('/search_test.jsonl') && /^bytes=[1-9]/.test(String(r.headers.range))));
+    }
+  });
+
   it('retries a 500 and then reports it with the file', async () => {
     const server = await hub({ fail: { 'terminal_test.jsonl': { mode: 'status500' } } });
     await assert.rejects(

@@ -14,6 +14,19 @@ import type { Entry } from './hub-listing.js';
  */
 export type OpenBody = (offset: number) => Promise<{ body: AsyncIterable<Uint8Array>; from: number }>;
 
+/**
+ * Where the body a server sent for `entry` starts, asked for from `offset`: a 206 names its range, any
+ * other answer is the whole file (a server, proxy or CDN that ignores Range). A range other than the one
+ * asked for is refused, its body dropped.
+ */
+export async function answeredFrom(hub: Hub, entry: Entry, offset: number, res: Response): Promise<number> {
+  if (res.status !== 206) return 0;
+  const from = Number(/^bytes (\d+)-/.exec(res.headers.get('Content-Range') ?? '')?.[1] ?? NaN);
+  if (from === offset) return from;
+  await res.body?.cancel().catch(() => undefined);
+  throw new UserError(`${shownUrl(hub.hubUrl)} answered a request for ${entry.path} from byte ${offset} with another range`, HOSTILE_EXIT);
+}
+
 /** Hashes bytes as the listing names the file: its SHA-256 (LFS, ModelScope) or its git blob id. */
 function entryDigest(entry: Pick<Entry, 'size' | 'sha256' | 'gitOid'>) {
   const sha256 = createHash('sha256');
