@@ -153,6 +153,8 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     }
     const t = tallies.of(domain);
     t.total = Math.max(0, t.total - 1);
+    // A line whose task could not be read was counted under no domain ('?'): once skipped, nothing of it is left to show.
+    if (domain === '?' && t.total === 0) tallies.perDomain.delete(domain);
     opts.onEvent?.({ type: 'bad', bad });
   };
 
