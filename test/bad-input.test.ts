@@ -319,6 +319,10 @@ describe('--on-bad-row skip', () => {
     const expected = good.rows.filter((row) => keyOf(row) !== keyOf(JSON.parse(lines[0]!) as Record<string, unknown>));
     assert.deepEqual(new Set(rows.map(keyOf)), new Set(expected.map((row) => keyOf(row))));
     assert.equal(world.stats.requests - requests, expected.length);
+    // The line whose task could not be read belongs to no domain: no '?' row in the summary or the manifest's counts.
+    assert.doesNotMatch(r.stderr, /^\?\s/m);
+    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { counts: { per_domain: Record<string, unknown> } };
+    assert.deepEqual(Object.keys(manifest.counts.per_domain).sort(), [...good.files.keys()].sort());
   });
 });
 

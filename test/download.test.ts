@@ -150,6 +150,29 @@ describe('downloadDataset into a folder (--dir)', () => {
     assert.equal(got.commit, second.commit);
   });
 
+  it('fetches again a file of the listed size whose bytes differ: stale with no record, or edited after the download', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    await mkdir(dir, { recursive: true });
+    // Same length, other bytes: left there by hand or by another revision, with no record of where it came from.
+    await writeFile(join(dir, 'mcp_test.jsonl'), FILES['mcp_test.jsonl']!.replace('mcp-0', 'mcp-Z'));
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url });
+    assert.deepEqual(fileRequests(server).sort(), ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+    assert.equal(await readFile(join(dir, 'mcp_test.jsonl'), 'utf8'), FILES['mcp_test.jsonl']);
+
+    // Edited in place after a download, at the same size: the record's hash no longer vouches for it.
+    await writeFile(join(dir, 'search_test.jsonl'), FILES['search_test.jsonl']!.replace('search-1', 'search-Z'));
+    process.env.HF_HUB_OFFLINE = '1';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url }),
+      (err: unknown) => err instanceof UserError && /no complete local copy/.test(err.message),
+    );
+    delete process.env.HF_HUB_OFFLINE;
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url });
+    assert.deepEqual(fileRequests(server).slice(3), ['search_test.jsonl']);
+    assert.equal(await readFile(join(dir, 'search_test.jsonl'), 'utf8'), FILES['search_test.jsonl']);
+  });
+
   it('fetches only the --domains asked for, and keeps earlier domains in the record', async () => {
     const server = await hub();
     const dir = join(tmp, 'data');
@@ -435,6 +458,24 @@ describe('downloadDataset failures', () => {
     );
     assert.equal(ranged.length, 1);
     assert.match(String(ranged[0]!.headers.range), /^bytes=[1-9]\d*-\d+$/);
+  });
+
+  it('starts a cut file over when the server answers the Range request with the whole file', async () => {
+    for (const dir of [join(tmp, 'data'), undefined]) {
+      const server = await hub({ fail: { 'search_test.jsonl': { mode: 'cut', times: 1 } }, ignoreRange: true });
+      process.env.HF_HOME = join(tmp, `hf-${dir === undefined ? 'cache' : 'dir'}`);
+      const got = await downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir,
+        hubUrl: server.url,
+        retries: 1,
+        retryDelayMs: 5,
+      });
+      const search = got.files.find((f) => f.domain === 'search')!;
+      assert.equal(await readFile(search.path, 'utf8'), FILES['search_test.jsonl']);
+      assert.ok(server.requests.some((r) => r.path.endsWith('/search_test.jsonl') && /^bytes=[1-9]/.test(String(r.headers.range))));
+    }
   });
 
   it('retries a 500 and then reports it with the file', async () => {

@@ -1,10 +1,10 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { runAwb } from './support/cli.js';
-import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply, writePredictions } from './support/dataset.js';
+import { errorLines, judgeReply, makeDataset, readRowsOf, stackLines, tempDirs, worldReply, writePredictions } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import { messageText, type ChatRequest, type ReplyFn } from './support/openai-server.js';
 
@@ -113,4 +113,40 @@ test('judge --dry-run counts both orders of the choice modes and each repeat, pr
   const repeat = await runAwb(judgeArgs(judge.url, pred, join(dir, 'repeat.jsonl'), ['--dry-run', '--format', 'json', '--repeat', '3']));
   assert.equal(repeat.code, 0, repeat.stderr);
   assert.equal((JSON.parse(repeat.stdout) as { requests: number }).requests, 30, 'each of the K judgements');
+});
+
+test('--dry-run names bad rows as the run meets them: stop ends at the first (exit 2, its file, line and field), skip lists each', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 7, ['web']);
+  const file = data.files.get('web')!;
+  const lines = data.lines.slice();
+  // Line 3: a turn_idx given as text; line 5: a row repeated word for word (the run refuses it too); line 6: not JSON.
+  lines[2] = lines[2]!.replace(/"turn_idx":(\d+)/, '"turn_idx":"$1"');
+  lines[4] = lines[0]!;
+  lines[5] = 'not json';
+  await writeFile(file, lines.map((l) => `${l}\n`).join(''));
+  const world = await serve({ reply: worldReply });
+  const pred = join(dir, 'pred.jsonl');
+  const before = await readdir(dir);
+
+  const stop = await runAwb(inferArgs(world.url, data.dir, pred, ['--dry-run']));
+  assert.equal(stop.code, 2, stop.stderr);
+  assert.deepEqual(errorLines(stop.stderr), [
+    `awb: ${file}:3: turn_idx: Invalid input: expected number, received string (a run would stop at this row; fix it, or skip such rows with --on-bad-row skip)`,
+  ]);
+  assert.deepEqual(stackLines(stop.stderr), []);
+  assert.match(stop.stderr, /infer dry run: 4 requests for 4 rows/);
+  assert.match(stop.stderr, /3 rows fail their checks/);
+
+  const skip = await runAwb(inferArgs(world.url, data.dir, pred, ['--dry-run', '--format', 'json', '--on-bad-row', 'skip']));
+  assert.equal(skip.code, 0, skip.stderr);
+  assert.equal((JSON.parse(skip.stdout) as { bad_rows: number }).bad_rows, 3);
+  const named = skip.stderr.split('\n').filter((l) => l.startsWith('infer: would skip bad row: '));
+  assert.deepEqual(
+    named.map((l) => /jsonl:(\d+): /.exec(l)?.[1]),
+    ['3', '5', '6'],
+  );
+  assert.match(named[1]!, new RegExp(`the same row \\(same task, id, turn and content\\) as ${file.replaceAll('.', '\\.')}:1$`));
+  assert.equal(world.stats.requests + world.stats.modelListRequests, 0, 'nothing sent');
+  assert.deepEqual(await readdir(dir), before, 'nothing written');
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
@@ -216,6 +217,36 @@ describe('awb with --source modelscope', () => {
     assert.equal(manifest.dataset.revision, 'master');
     assert.deepEqual(Object.keys(manifest.dataset.sha256 ?? {}).sort(), ['mcp', 'search', 'terminal']);
   });
+
+  it('awb infer --data on a downloaded folder edited since records the hash of what it read, not the listed one', async () => {
+    const server = await modelscope();
+    const dir = join(tmp, 'edited');
+    const env = { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_CACHE: join(tmp, 'ms-cache') };
+    assert.equal((await runAwb(['download', '--source', 'modelscope', '--dir', dir], { env })).code, 0);
+    const listed = Object.fromEntries((await readDatasetOrigin(dir))!.files.map((f) => [f.domain, f.sha256]));
+    // One row dropped by hand: the folder's record still names the hub's file.
+    const search = join(dir, 'search_test.jsonl');
+    const edited = (await readFile(search, 'utf8')).split('\n').slice(1).join('\n');
+    await writeFile(search, edited);
+    const out = join(tmp, 'edited-pred.jsonl');
+    const r = await runAwb([
+      'infer',
+      '--data',
+      dir,
+      '--model-base-url',
+      world.url,
+      '--model-name',
+      'test-model',
+      '-o',
+      out,
+      '--no-progress',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { dataset: { sha256?: Record<string, string> } };
+    assert.equal(manifest.dataset.sha256?.search, createHash('sha256').update(edited).digest('hex'));
+    assert.notEqual(manifest.dataset.sha256?.search, listed.search);
+    assert.equal(manifest.dataset.sha256?.mcp, listed.mcp, 'an untouched file keeps the listed hash');
+  });
 });
 
 describe('the same data from either hub', () => {
@@ -272,8 +303,9 @@ describe('the same data from either hub', () => {
       const merged = await runAwb(['merge', join(tmp, 'merged.jsonl'), s1, s2], { env });
       assert.equal(merged.code, 0, merged.stderr);
 
-      const changed = { ...asHf(origin), files: origin.files.map((f) => (f.domain === 'search' ? { ...f, sha256: 'c'.repeat(64) } : f)) };
-      await writeFile(join(hf, '.awb-dataset.json'), JSON.stringify(changed));
+      // Other files: one search row edited in the copy (the run records the hash of what it reads, whatever the record says).
+      const search = join(hf, 'search_test.jsonl');
+      await writeFile(search, (await readFile(search, 'utf8')).replace('observation', 'Observation'));
       const s3 = join(tmp, 's3.jsonl');
       assert.equal((await infer(s3, '--data', hf, '--shard', '2/2')).code, 0);
       const refused = await runAwb(['merge', join(tmp, 'merged2.jsonl'), s1, s3], { env });

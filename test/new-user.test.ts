@@ -267,6 +267,19 @@ describe('--domains', () => {
   });
 });
 
+describe('a data file named in another case (Web_test.jsonl)', () => {
+  it('is the web domain for --domains too, as domain names are case-insensitive everywhere', async () => {
+    const dir = join(await temps.make(), 'data');
+    await mkdir(dir);
+    await writeFile(join(dir, 'Web_test.jsonl'), await readFile(ds.files.get('web')!));
+    const r = await runAwb(inferArgs(world.url, dir, join(dir, '..', 'out', 'pred.jsonl'), ['--domains', 'web', '--dry-run']));
+    assert.equal(r.code, 0, r.stderr);
+    const web = ds.rows.filter((row) => row.task === 'web').length;
+    assert.ok(web > 0);
+    assert.match(r.stderr, new RegExp(`infer dry run: ${web} requests for ${web} rows`));
+  });
+});
+
 describe('score --failures-as-lowest', () => {
   it('scores a file whose rows all failed (0, each row at the lowest grade) instead of refusing it', async () => {
     const failed = join(root, 'all-failed', 'judged.jsonl');

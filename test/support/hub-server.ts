@@ -57,6 +57,8 @@ export interface HubServerOptions {
   body?: Record<string, 'endless' | 'trickle' | 'drip'>;
   /** A lying mirror: the tree listing never ends (pages of other files, each with a next link). */
   endlessListing?: boolean;
+  /** A server (or proxy, or CDN) that answers a ranged download with the whole file, 200; the `bytes=0-0` probe still gets its range. */
+  ignoreRange?: boolean;
 }
 
 export type TreeEntry = Record<string, unknown> & { path: string };
@@ -230,7 +232,8 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       const total = f.data.length;
       let start = 0;
       let end = total - 1;
-      const range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+      let range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+      if (opts.ignoreRange && range && range[0] !== 'bytes=0-0') range = null;
       if (range) {
         start = range[1] ? Number(range[1]) : 0;
         end = range[2] ? Math.min(Number(range[2]), total - 1) : total - 1;

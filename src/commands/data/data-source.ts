@@ -1,5 +1,5 @@
-import { resolve } from 'node:path';
-import { DEFAULT_REVISION, readDatasetOrigin, type HubKind } from '../../core/dataset/index.js';
+import { join, resolve } from 'node:path';
+import { DEFAULT_REVISION, readDatasetOrigin, sha256Of, type HubKind } from '../../core/dataset/index.js';
 import { DATASET_REPO } from '../../core/domains.js';
 import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
 import { UserError } from '../../core/errors.js';
@@ -27,14 +27,19 @@ export async function resolveData(
 ): Promise<DataSource> {
   if (data !== undefined) {
     const origin = await readDatasetOrigin(data);
-    const hashed = origin?.files.filter((f) => f.sha256 !== undefined) ?? [];
+    // The record says what was downloaded; a file edited since must not pass for the hub's (runs with equal hashes compare and merge).
+    const hashed = await Promise.all(
+      (origin?.files ?? [])
+        .filter((f) => f.sha256 !== undefined)
+        .map(async (f) => [f.domain, (await sha256Of(join(data, f.file))) ?? f.sha256!] as const),
+    );
     return {
       dir: data,
       origin: {
         source: resolve(data),
         ...(origin ? { repo: origin.repo, revision: origin.revision, commit: origin.commit } : {}),
         ...(origin?.hub ? { hub: origin.hub } : {}),
-        ...(hashed.length ? { sha256: Object.fromEntries(hashed.map((f) => [f.domain, f.sha256!])) } : {}),
+        ...(hashed.length ? { sha256: Object.fromEntries(hashed) } : {}),
       },
     };
   }

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { medianP90, type BatchStatus, type EndpointPool } from '../../core/endpoints/index.js';
 import type { LinePlan } from '../../core/rows/index.js';
 import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../../core/runner/index.js';
+import { UserError } from '../../core/errors.js';
 import { visible } from '../../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../../core/schemas/index.js';
 import {
@@ -195,9 +196,15 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
   };
 }
 
-/** --dry-run: the rows read and counted, nothing sent or written; the count on stderr, or as JSON on stdout. */
+/**
+ * --dry-run: the rows read and counted, nothing sent or written; the count on stderr, or as JSON on stdout.
+ * Bad rows are reported as the run would meet them: each named with --on-bad-row skip; with stop, the
+ * first one ends the dry run with exit 2, since the run would stop there.
+ */
 export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, plan: LinePlan, o: SharedOptions): Promise<void> {
-  const count = await dryRun(stage, plan);
+  const count = await dryRun(stage, plan, (bad) => {
+    if (o.onBadRow === 'skip') process.stderr.write(`${stage.name}: would skip bad row: ${visible(bad.message)}\n`);
+  });
   const promptCost = o.priceInput === undefined ? undefined : (count.promptTokens * o.priceInput) / 1e6;
   const outputCost = o.priceOutput === undefined ? undefined : (count.completionBudget * o.priceOutput) / 1e6;
   const cost = promptCost === undefined && outputCost === undefined ? undefined : (promptCost ?? 0) + (outputCost ?? 0);
@@ -215,19 +222,25 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<
       ...(outputCost !== undefined ? { completion_budget_cost_usd: usd(outputCost) } : {}),
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-    return;
+  } else {
+    const n = (x: number) => x.toLocaleString('en-US');
+    const lines = [
+      `${stage.name} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)`,
+      `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
+      `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
+    ];
+    if (count.badRows)
+      lines.push(
+        `${count.badRows} rows fail their checks (--on-bad-row ${o.onBadRow}: the run ${o.onBadRow === 'stop' ? 'stops at the first' : 'skips them'})`,
+      );
+    if (cost !== undefined) {
+      lines.push(
+        `cost: $${usd(cost).toFixed(2)} at most (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion budget $${usd(outputCost ?? 0).toFixed(2)})`,
+      );
+    }
+    process.stderr.write(`${lines.join('\n')}\n`);
   }
-  const n = (x: number) => x.toLocaleString('en-US');
-  const lines = [
-    `${stage.name} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)`,
-    `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
-    `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
-  ];
-  if (count.badRows) lines.push(`${count.badRows} rows fail their checks (--on-bad-row decides what a run does there)`);
-  if (cost !== undefined) {
-    lines.push(
-      `cost: $${usd(cost).toFixed(2)} at most (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion budget $${usd(outputCost ?? 0).toFixed(2)})`,
-    );
+  if (count.firstBad && o.onBadRow === 'stop') {
+    throw new UserError(`${count.firstBad.message} (a run would stop at this row; fix it, or skip such rows with --on-bad-row skip)`);
   }
-  process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { compareDomains } from '../domains.js';
@@ -139,4 +141,15 @@ export async function sizeOf(path: string): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The SHA-256 of a file's bytes as they are now; undefined when it cannot be read. */
+export async function sha256Of(path: string): Promise<string | undefined> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  } catch {
+    return undefined;
+  }
+  return hash.digest('hex');
 }

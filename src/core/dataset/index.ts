@@ -6,6 +6,7 @@ export {
   TEST_FILE,
   findTestFiles,
   readDatasetOrigin,
+  sha256Of,
   sizeOf,
 } from './dataset-origin.js';
 export type { DatasetOrigin, HubKind, LocalFile } from './dataset-origin.js';

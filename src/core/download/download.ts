@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, sizeOf, type LocalFile } from '../dataset/index.js';
+import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, type LocalFile } from '../dataset/index.js';
 import { downloadToCache } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
+import { holdsEntry } from './fetch-file.js';
 import type { DownloadProgress } from './download-progress.js';
 import { DATASET_REPO } from '../domains.js';
 import { UserError } from '../errors.js';
@@ -153,7 +154,7 @@ async function findLocalCopy(
     const wanted = opts.domains?.length ? origin.files.filter((f) => opts.domains!.includes(f.domain)) : origin.files;
     if (opts.domains?.length && wanted.length !== opts.domains.length) return undefined;
     for (const f of wanted) {
-      if ((await sizeOf(join(dir, f.file))) !== f.bytes) return undefined;
+      if (!(await holdsEntry(join(dir, f.file), { size: f.bytes, sha256: f.sha256, gitOid: f.gitOid }))) return undefined;
     }
     if (wanted.length === 0) return undefined;
     return {

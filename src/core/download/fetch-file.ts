@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import { writeAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
@@ -11,6 +13,56 @@ import type { Entry } from './hub-listing.js';
  * a server that ignores the Range request answers from 0, and the file is redone.
  */
 export type OpenBody = (offset: number) => Promise<{ body: AsyncIterable<Uint8Array>; from: number }>;
+
+/**
+ * Where the body a server sent for `entry` starts, asked for from `offset`: a 206 names its range, any
+ * other answer is the whole file (a server, proxy or CDN that ignores Range). A range other than the one
+ * asked for is refused, its body dropped.
+ */
+export async function answeredFrom(hub: Hub, entry: Entry, offset: number, res: Response): Promise<number> {
+  if (res.status !== 206) return 0;
+  const from = Number(/^bytes (\d+)-/.exec(res.headers.get('Content-Range') ?? '')?.[1] ?? NaN);
+  if (from === offset) return from;
+  await res.body?.cancel().catch(() => undefined);
+  throw new UserError(`${shownUrl(hub.hubUrl)} answered a request for ${entry.path} from byte ${offset} with another range`, HOSTILE_EXIT);
+}
+
+/** Hashes bytes as the listing names the file: its SHA-256 (LFS, ModelScope) or its git blob id. */
+function entryDigest(entry: Pick<Entry, 'size' | 'sha256' | 'gitOid'>) {
+  const sha256 = createHash('sha256');
+  const gitSha1 = createHash('sha1').update(`blob ${entry.size}\0`);
+  return {
+    update(chunk: Uint8Array): void {
+      sha256.update(chunk);
+      gitSha1.update(chunk);
+    },
+    /** Whether the bytes hashed are the listed file's (only the size is known for a record without hashes). */
+    matches(): boolean {
+      if (entry.sha256 !== undefined) return sha256.digest('hex') === entry.sha256;
+      if (entry.gitOid !== undefined) return gitSha1.digest('hex') === entry.gitOid;
+      return true;
+    },
+  };
+}
+
+/**
+ * Whether the plain file at `path` already holds the listed file: its size, then its hash. A file of the
+ * right size put there by hand, edited, or left from another revision must not pass for the listed one.
+ */
+export async function holdsEntry(path: string, entry: Pick<Entry, 'size' | 'sha256' | 'gitOid'>): Promise<boolean> {
+  const size = await lstat(path).then(
+    (st) => (st.isFile() ? st.size : undefined),
+    () => undefined,
+  );
+  if (size !== entry.size) return false;
+  const digest = entryDigest(entry);
+  try {
+    for await (const chunk of createReadStream(path)) digest.update(chunk as Buffer);
+  } catch {
+    return false;
+  }
+  return digest.matches();
+}
 
 /**
  * Streams one listed file into a new temporary file next to `target`
@@ -35,13 +87,12 @@ export async function fetchVerified(
     await writeAtomically(target, async (handle) => {
       for (let pass = 0; ; pass++) {
         let written = 0;
-        let sha256 = createHash('sha256');
-        let gitSha1 = createHash('sha1').update(`blob ${entry.size}\0`);
+        let digest = entryDigest(entry);
         await withRetries(hub, retry, `downloading ${entry.path}`, entry.path, undefined, async () => {
           const { body, from } = await open(written);
           if (from !== written) {
             // Redo from the start: the server sent the whole file again.
-            [written, sha256, gitSha1] = [0, createHash('sha256'), createHash('sha1').update(`blob ${entry.size}\0`)];
+            [written, digest] = [0, entryDigest(entry)];
             await handle.truncate(0);
           }
           for await (const chunk of body) {
@@ -61,15 +112,13 @@ export async function fetchVerified(
               }
               off += n;
             }
-            sha256.update(chunk);
-            gitSha1.update(chunk);
+            digest.update(chunk);
             written += chunk.length;
             onBytes(written);
           }
         });
         const short = written !== entry.size;
-        const matches =
-          !short && (entry.sha256 !== undefined ? sha256.digest('hex') === entry.sha256 : gitSha1.digest('hex') === entry.gitOid);
+        const matches = !short && digest.matches();
         if (matches) return;
         // Cut short or damaged in transit is worth another try (the ModelScope SDK makes three); a mirror that keeps sending it is refused.
         if (pass >= retry.retries) {

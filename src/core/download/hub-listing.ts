@@ -4,7 +4,7 @@ import { COMMIT_SHA, TEST_FILE } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { shownUrl, visible } from '../shown.js';
-import type { OpenBody } from './fetch-file.js';
+import { answeredFrom, type OpenBody } from './fetch-file.js';
 import { hubCall, HOSTILE_EXIT, type Hub } from './hub-failure.js';
 
 /* Talking to the Hub: which commit a revision is, and which `*_test.jsonl` files it holds. */
@@ -22,16 +22,37 @@ export interface Entry {
 /** The bytes of a listed file on the Hugging Face Hub, at an offset through the library's ranged reads. */
 export function openHubFile(hub: Hub, commit: string, entry: Entry): OpenBody {
   return async (offset) => {
+    // The library reads a range without checking that the server answered with one: the answer to the ranged request says where the body starts.
+    let waiting: { resolve: (from: number) => void; reject: (err: unknown) => void } | undefined;
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const mine = waiting && new Headers(init?.headers).get('range')?.startsWith(`bytes=${offset}-`) ? waiting : undefined;
+      if (mine) waiting = undefined;
+      try {
+        const res = await hub.fetch(input, init);
+        // A failed answer is the library's to report; the resume point stands.
+        mine?.resolve(res.ok ? await answeredFrom(hub, entry, offset, res) : offset);
+        return res;
+      } catch (err) {
+        mine?.reject(err);
+        throw err;
+      }
+    };
     const blob = await downloadFile({
       repo: { type: 'dataset', name: hub.repo },
       path: entry.path,
       revision: commit,
       hubUrl: hub.hubUrl,
       accessToken: hub.accessToken,
-      fetch: hub.fetch,
+      fetch,
     });
     if (!blob) throw new UserError(`${entry.path} is missing from ${hub.repo} at ${commit} on ${shownUrl(hub.hubUrl)}`);
-    return { body: (offset > 0 ? blob.slice(offset) : blob).stream() as unknown as AsyncIterable<Uint8Array>, from: offset };
+    if (offset === 0) return { body: blob.stream() as unknown as AsyncIterable<Uint8Array>, from: 0 };
+    const from = new Promise<number>((resolve, reject) => (waiting = { resolve, reject }));
+    const body = blob.slice(offset).stream() as unknown as AsyncIterable<Uint8Array>;
+    // A plain file's ranged request goes out as the stream is made; a Xet file reads its ranges itself, trusted to.
+    waiting?.resolve(offset);
+    waiting = undefined;
+    return { body, from: await from };
   };
 }
 

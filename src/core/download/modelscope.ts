@@ -4,7 +4,7 @@ import { TEST_FILE } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { shownUrl, visible } from '../shown.js';
-import type { OpenBody } from './fetch-file.js';
+import { answeredFrom, type OpenBody } from './fetch-file.js';
 import { hubCall, HOSTILE_EXIT, type Hub } from './hub-failure.js';
 import { checkListed, checkSha256, chooseFolder, MAX_LISTED, type Entry } from './hub-listing.js';
 import { checkedHubUrl } from './hub-settings.js';
@@ -139,14 +139,7 @@ export function openModelScopeFile(hub: Hub, entry: Entry): OpenBody {
     const url = datasetUrl(hub, '/repo', { Revision: hub.revision, FilePath: entry.path });
     const res = await msFetch(url, offset > 0 ? { headers: { Range: `bytes=${offset}-` } } : {});
     if (!res.ok || !res.body) return failed(res);
-    const from = res.status === 206 ? Number(/^bytes (\d+)-/.exec(res.headers.get('Content-Range') ?? '')?.[1] ?? NaN) : 0;
-    if (from !== 0 && from !== offset) {
-      await res.body.cancel().catch(() => undefined);
-      throw new UserError(
-        `${shownUrl(hub.hubUrl)} answered a request for ${entry.path} from byte ${offset} with another range`,
-        HOSTILE_EXIT,
-      );
-    }
+    const from = await answeredFrom(hub, entry, offset, res);
     return { body: res.body as unknown as AsyncIterable<Uint8Array>, from };
   };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
-import { domainOfTask } from '../domains.js';
+import { domainName, domainOfTask } from '../domains.js';
 import { arrayElement } from './json-scan.js';
 import { topLevelMembers } from './members.js';
 import { readLineBytes } from './jsonl.js';
@@ -25,7 +25,7 @@ export async function datasetFiles(dir: string, domains?: string[]): Promise<{ d
   const found = names
     .filter((n) => n.endsWith('_test.jsonl'))
     .sort()
-    .map((n) => ({ domain: n.slice(0, -'_test.jsonl'.length), path: join(dir, n) }));
+    .map((n) => ({ domain: domainName(n.slice(0, -'_test.jsonl'.length)), path: join(dir, n) }));
   if (!found.length) throw new UserError(`${dir}: holds no *_test.jsonl files (expected the official layout, e.g. mcp_test.jsonl)`);
   if (!domains) return found;
   const missing = domains.filter((d) => !found.some((f) => f.domain === d));

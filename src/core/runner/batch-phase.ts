@@ -107,7 +107,7 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
   private async *requests(doneKeys: ReadonlySet<string>): AsyncGenerator<BatchRequest> {
     const { plan, model } = this.opts;
     const seen = new Set<string>();
-    for await (const read of plannedRows(plan, this.stage.schema)) {
+    for await (const { read } of plannedRows(plan, this.stage.schema)) {
       if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) continue;
       seen.add(read.key);
       const bodies = await this.stage.requests(read.row, read.key);

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { estimatePromptTokens } from '../endpoints/index.js';
-import type { LinePlan } from '../rows/index.js';
-import { plannedRows } from './plan.js';
+import type { BadRow, LinePlan } from '../rows/index.js';
+import { plannedRows, sameRowAs } from './plan.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { Stage } from './stage.js';
 
@@ -11,8 +11,10 @@ export interface DryRunCount {
   requests: number;
   promptTokens: number;
   completionBudget: number;
-  /** Rows that failed their checks: a real run stops or skips there (--on-bad-row). */
+  /** Rows that failed their checks, or repeat a row above them: a real run stops or skips there (--on-bad-row). */
   badRows: number;
+  /** The first of them in the files, where a run with `--on-bad-row stop` stops. */
+  firstBad?: BadRow;
 }
 
 /**
@@ -21,13 +23,31 @@ export interface DryRunCount {
  * mode, each of --repeat's K), counting instead of sending. It writes
  * nothing; a row at a time is in memory.
  */
-export async function dryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, plan: LinePlan): Promise<DryRunCount> {
+export async function dryRun<S extends z.ZodType<DatasetRow>>(
+  stage: Stage<S>,
+  plan: LinePlan,
+  onBad: (bad: BadRow) => void = () => undefined,
+): Promise<DryRunCount> {
   const count: DryRunCount = { rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
-  for await (const read of plannedRows(plan, stage.schema)) {
+  const bad = (b: BadRow) => {
+    count.badRows++;
+    count.firstBad ??= b;
+    onBad(b);
+  };
+  // The run refuses a row it has already read (same key) just as it refuses a malformed one.
+  const seen = new Map<string, string>();
+  for await (const { read, file, lineNo } of plannedRows(plan, stage.schema)) {
     if (!read.ok) {
-      count.badRows++;
+      bad(read.bad);
       continue;
     }
+    const where = `${file}:${lineNo}`;
+    const first = seen.get(read.key);
+    if (first !== undefined) {
+      bad({ file, lineNo, message: `${where}: ${sameRowAs(first)}` });
+      continue;
+    }
+    seen.set(read.key, where);
     count.rows++;
     for (const request of await stage.requests(read.row, read.key)) {
       count.requests++;

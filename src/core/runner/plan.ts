@@ -71,12 +71,20 @@ export class PlanInputs {
   }
 }
 
-/** Every planned row in file order, read and checked as the runner reads it, one at a time (dry run, batch phase). */
-export async function* plannedRows<S extends z.ZodType<DatasetRow>>(plan: LinePlan, schema: S): AsyncGenerator<ReadRow<z.infer<S>>> {
+/** Every planned row in file order, read and checked as the runner reads it, one at a time (dry run, batch phase), with where it is. */
+export async function* plannedRows<S extends z.ZodType<DatasetRow>>(
+  plan: LinePlan,
+  schema: S,
+): AsyncGenerator<{ read: ReadRow<z.infer<S>>; file: string; lineNo: number }> {
   const inputs = await PlanInputs.open(plan);
   try {
-    for (const line of plan.lines) yield await inputs.row(line, schema);
+    for (const line of plan.lines) yield { read: await inputs.row(line, schema), file: plan.files[line.file]!, lineNo: line.lineNo };
   } finally {
     await inputs.close();
   }
+}
+
+/** Why a row that repeats one read before it (`first`: its file and line) is refused. */
+export function sameRowAs(first: string): string {
+  return `the same row (same task, id, turn and content) as ${first}`;
 }

@@ -7,7 +7,7 @@ import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings,
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, lockOutput, writeManifest } from '../output/index.js';
-import { PlanInputs, scheduleRows, type Order } from './plan.js';
+import { PlanInputs, sameRowAs, scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { OutputWriter, resumeOutput } from './writer.js';
@@ -153,6 +153,8 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     }
     const t = tallies.of(domain);
     t.total = Math.max(0, t.total - 1);
+    // A line whose task could not be read was counted under no domain ('?'): once skipped, nothing of it is left to show.
+    if (domain === '?' && t.total === 0) tallies.perDomain.delete(domain);
     opts.onEvent?.({ type: 'bad', bad });
   };
 
@@ -212,11 +214,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
       const first = seen.get(read.key);
       if (first !== undefined) {
         schedule.finish(item);
-        badRow(
-          { file, lineNo: line.lineNo, message: `${where}: the same row (same task, id, turn and content) as ${first}` },
-          domain,
-          item.index,
-        );
+        badRow({ file, lineNo: line.lineNo, message: `${where}: ${sameRowAs(first)}` }, domain, item.index);
         continue;
       }
       seen.set(read.key, where);
