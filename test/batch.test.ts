@@ -95,6 +95,18 @@ describe('runBatches against a local Batch API', () => {
     assert.equal(results.size, 7);
   });
 
+  it('submits every batch before waiting for any, so several batches run side by side', async () => {
+    server = await startBatchServer({ reply: echo, pollsPerStatus: 2 });
+    const statusesWhenRecorded: string[][] = [];
+    const results = await run(7, {
+      limits: { maxLines: 3, maxBytes: 1e6 },
+      onRecorded: () => statusesWhenRecorded.push([...server.batches.values()].map((b) => b.status)),
+    });
+    assert.equal(results.size, 7);
+    // Waiting for one batch before submitting the next would make N batches take up to N x 24 h.
+    assert.deepEqual(statusesWhenRecorded, [['validating'], ['validating', 'validating'], ['validating', 'validating', 'validating']]);
+  });
+
   it('a killed run, re-run, goes back to the same batch and never submits twice', async () => {
     server = await startBatchServer({ reply: echo, pollsPerStatus: 3 });
     const kill = new AbortController();
