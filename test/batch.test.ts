@@ -204,6 +204,24 @@ describe('runBatches against a local Batch API', () => {
     );
   });
 
+  it('a recorded batch the endpoint no longer knows (404): one line naming it and the state file, not "no Batch API"', async () => {
+    server = await startBatchServer({ reply: echo, pollsPerStatus: 50 });
+    const kill = new AbortController();
+    await assert.rejects(run(2, { signal: kill.signal, onRecorded: () => kill.abort() }));
+    // Made with another key's project, or removed at the endpoint, which still serves the Batch API.
+    const [id] = [...server.batches.keys()];
+    server.batches.clear();
+    await assert.rejects(
+      run(2),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 3 &&
+        err.message.includes(`no batch ${id!}`) &&
+        err.message.includes('judged.jsonl.batches.json') &&
+        !/does not offer the Batch API/.test(err.message),
+    );
+  });
+
   it('refuses to resume batches made for another model', async () => {
     server = await startBatchServer({ reply: echo, pollsPerStatus: 50 });
     const kill = new AbortController();

@@ -325,7 +325,14 @@ async function findBatch(client: OpenAI, inputFileId: string, signal?: AbortSign
 
 async function waitFor(opts: BatchRunOptions, id: string, n: number, of: number): Promise<OpenAI.Batches.Batch> {
   for (;;) {
-    const b = await withOwnSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal }));
+    const b = await withOwnSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal })).catch((err: unknown) => {
+      // The route exists (the batch was made through it): this batch is unknown to the key's project, or gone.
+      if (!(err instanceof APIError) || err.status !== 404) throw err;
+      throw new FatalEndpointError(
+        `batch endpoint ${shownUrl(opts.endpoint)} has no batch ${visible(id)} (404): was it made with another API key's project, or removed? ` +
+          `Use that key to collect it, or remove ${opts.statePath} to submit the requests anew (batches already submitted are billed)`,
+      );
+    });
     const counts = b.request_counts ?? { completed: 0, failed: 0, total: 0 };
     opts.onStatus?.({ batch: n + 1, of, id, status: b.status, ...counts });
     if (isTerminal(b.status)) return b;
