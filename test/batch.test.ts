@@ -95,6 +95,18 @@ describe('runBatches against a local Batch API', () => {
     assert.equal(results.size, 7);
   });
 
+  it('submits every batch before waiting for any, so several batches run side by side', async () => {
+    server = await startBatchServer({ reply: echo, pollsPerStatus: 2 });
+    const statusesWhenRecorded: string[][] = [];
+    const results = await run(7, {
+      limits: { maxLines: 3, maxBytes: 1e6 },
+      onRecorded: () => statusesWhenRecorded.push([...server.batches.values()].map((b) => b.status)),
+    });
+    assert.equal(results.size, 7);
+    // Waiting for one batch before submitting the next would make N batches take up to N x 24 h.
+    assert.deepEqual(statusesWhenRecorded, [['validating'], ['validating', 'validating'], ['validating', 'validating', 'validating']]);
+  });
+
   it('a killed run, re-run, goes back to the same batch and never submits twice', async () => {
     server = await startBatchServer({ reply: echo, pollsPerStatus: 3 });
     const kill = new AbortController();
@@ -189,6 +201,24 @@ describe('runBatches against a local Batch API', () => {
       run(2),
       (err: unknown) =>
         err instanceof UserError && err.exitCode === 3 && /results\.jsonl:1: the batch endpoint's results are not JSONL/.test(err.message),
+    );
+  });
+
+  it('a recorded batch the endpoint no longer knows (404): one line naming it and the state file, not "no Batch API"', async () => {
+    server = await startBatchServer({ reply: echo, pollsPerStatus: 50 });
+    const kill = new AbortController();
+    await assert.rejects(run(2, { signal: kill.signal, onRecorded: () => kill.abort() }));
+    // Made with another key's project, or removed at the endpoint, which still serves the Batch API.
+    const [id] = [...server.batches.keys()];
+    server.batches.clear();
+    await assert.rejects(
+      run(2),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 3 &&
+        err.message.includes(`no batch ${id!}`) &&
+        err.message.includes('judged.jsonl.batches.json') &&
+        !/does not offer the Batch API/.test(err.message),
     );
   });
 

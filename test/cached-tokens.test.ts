@@ -82,6 +82,18 @@ describe('cached tokens', () => {
     }
   });
 
+  it('garbage cached counts (a string, negative, fractional, more than the whole prompt) are left out, never summed', async () => {
+    const garbage: unknown[] = ['40', -40, 0.5, 101];
+    const reply: ReplyFn = async (req, ctx) => ({
+      content: String(await worldReply(req, ctx)),
+      usage: { prompt_tokens: 100, completion_tokens: 10, prompt_tokens_details: { cached_tokens: garbage[(ctx.requestNo - 1) % 4] } },
+    });
+    const { pred, inferRun } = await inferAndJudge(4, 'os', reply, judgeReply);
+    for (const row of await readRowsOf(pred)) assert.deepEqual(row.usage, { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 });
+    assert.ok(!('cached_tokens' in (await manifestUsage(pred))));
+    assert.match(inferRun.stderr, /400 prompt \(cached tokens not reported\)/);
+  });
+
   it('--stream keeps them too, and --price-cached-input prices both stages', async () => {
     const { pred, judged } = await inferAndJudge(4, 'web', withCache(worldReply), withCache(judgeReply), ['--stream']);
     for (const row of await readRowsOf(pred)) assert.equal((row.usage as { cached_tokens?: number }).cached_tokens, 40);

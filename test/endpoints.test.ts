@@ -160,6 +160,23 @@ describe('awb infer over several endpoints', () => {
     assert.ok(e && e.failures >= 3, `timeouts count as failures: ${JSON.stringify(e)}`);
   });
 
+  it('a replica rate-limiting with a long Retry-After: its rows go to the other one at once, not after its wait', async () => {
+    // Listed first: among equally idle endpoints the first is picked, so it is certain to be tried.
+    const limited = await start({ faults: () => ({ kind: '429', retryAfter: 30 }) });
+    const good = await start({ latencyMs: 5 });
+    const output = join(work, 'rate-limited.jsonl');
+    const r = await runAwb(inferArgs([limited.url, good.url], output, '--concurrency', '2', '--domains', 'mcp'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(limited.stats.requests > 0, 'the limited replica was tried');
+    for (const e of limited.log.filter((x) => x.outcome === '429')) {
+      const retried = good.log.find((g) => g.hash === e.hash && g.receivedAt >= e.receivedAt);
+      assert.ok(retried, 'the row was retried on the other replica');
+      // Waiting out the 30 s the limited replica asked for would hold the row, and its trajectory's next turns, that long.
+      const waited = retried.receivedAt - (e.receivedAt + e.ms);
+      assert.ok(waited < 10_000, `the retry waited ${waited} ms`);
+    }
+  });
+
   it('an endpoint that cannot be reached at the start is set aside with a warning; the others do the run', async () => {
     const good = await start({ latencyMs: 5 });
     const dead = `http://127.0.0.1:${await closedPort()}/v1`;

@@ -241,6 +241,20 @@ describe('awb infer --shard, then awb merge', () => {
     assert.deepEqual((await manifestOf(out)).mixed, records);
   });
 
+  it("the merged manifest lists every shard's Batch API batches, each once", async () => {
+    const { dir, files } = await copies('s1', 's2', 's3');
+    // As `--batch` shards leave them; the first shard asked online only, two shards share a batch (a resumed run).
+    const batches = [[], ['batch_a', 'batch_b'], ['batch_b', 'batch_c']];
+    for (const [i, ids] of batches.entries()) {
+      const path = `${files[i]!}.manifest.json`;
+      const m = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+      await writeFile(path, JSON.stringify({ ...m, ...(ids.length ? { batches: ids } : {}) }));
+    }
+    const out = join(dir, 'merged.jsonl');
+    await ok(['merge', '-o', out, ...files]);
+    assert.deepEqual((await manifestOf(out)).batches, ['batch_a', 'batch_b', 'batch_c']);
+  });
+
   it('judge shards merged score exactly like the unsharded judged file', async () => {
     assert.ok(made.merged, 'needs the merged predictions of the previous test');
     const whole = p('judged-all.jsonl');

@@ -81,6 +81,16 @@ describe('retry policy', () => {
     assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0), undefined);
   });
 
+  it("a retry going to another endpoint, one that has not failed the request, goes at once: the wait was the failed one's", () => {
+    const asking = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '30' }) };
+    assert.equal(retryDelay(asking, 0, 3, 0, 0, true), 0);
+    assert.equal(retryDelay({ kind: 'connection' }, 2, 3, 0, 0, true), 0);
+    assert.equal(retryDelay(asking, 0, 3, 0, 0, false), 30_000);
+    // Elsewhere or not, a request out of retries or refused for good fails now.
+    assert.equal(retryDelay(asking, 3, 3, 0, 0, true), undefined);
+    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0, true), undefined);
+  });
+
   it('honours a Retry-After of up to a minute; a longer one (a daily quota) gets the usual backoff, not hours of silence', () => {
     const asking = (after: string) => ({ kind: 'status' as const, status: 429, headers: headers({ 'retry-after': after }) });
     assert.equal(retryDelay(asking('60'), 0, 3, 0, 0), 60_000);

@@ -182,7 +182,8 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
   const save = () => saveBatchState(opts.statePath, state);
   const ids: string[] = [];
   const index = new Map<string, { file: string; start: number; end: number }>();
-  for (const [n, entry] of state.batches.entries()) {
+  // Every batch is submitted before any is waited for: they run side by side at the endpoint, each within its 24 h.
+  for (const entry of state.batches) {
     if (entry.lines === 0) continue;
     if (!entry.input_file_id) {
       const file = new File([await openAsBlob(entry.file)], basename(entry.file), { type: 'application/jsonl' });
@@ -206,9 +207,13 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
       await save();
       opts.onRecorded?.(state);
     }
-    ids.push(entry.id);
+  }
+  for (const [n, entry] of state.batches.entries()) {
+    if (entry.lines === 0) continue;
+    const id = entry.id!;
+    ids.push(id);
     if (!entry.results) {
-      const done = await waitFor(opts, entry.id, n, state.batches.length);
+      const done = await waitFor(opts, id, n, state.batches.length);
       entry.status = done.status;
       entry.output_file_id = done.output_file_id ?? null;
       entry.error_file_id = done.error_file_id ?? null;
@@ -217,11 +222,10 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
           (e) => `${e.line !== undefined && e.line !== null ? `line ${e.line}: ` : ''}${e.message ?? e.code}`,
         );
         // Nothing of it ran (nor was billed): the next run submits the file again, as a new batch.
-        const failed = entry.id;
         state.batches[n] = { file: entry.file, lines: entry.lines };
         await save();
         throw new FatalEndpointError(
-          `batch ${visible(failed)} failed as a whole, none of its ${entry.lines} requests ran: ${brief(why.join('; ') || 'no reason given', opts.secrets ?? [])} (${entry.file}; run the same command to submit it again)`,
+          `batch ${visible(id)} failed as a whole, none of its ${entry.lines} requests ran: ${brief(why.join('; ') || 'no reason given', opts.secrets ?? [])} (${entry.file}; run the same command to submit it again)`,
         );
       }
       const results = `${entry.file.replace(/\.jsonl$/, '')}.results.jsonl`;
@@ -323,7 +327,14 @@ async function findBatch(client: OpenAI, inputFileId: string, signal?: AbortSign
 
 async function waitFor(opts: BatchRunOptions, id: string, n: number, of: number): Promise<OpenAI.Batches.Batch> {
   for (;;) {
-    const b = await withOwnSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal }));
+    const b = await withOwnSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal })).catch((err: unknown) => {
+      // The route exists (the batch was made through it): this batch is unknown to the key's project, or gone.
+      if (!(err instanceof APIError) || err.status !== 404) throw err;
+      throw new FatalEndpointError(
+        `batch endpoint ${shownUrl(opts.endpoint)} has no batch ${visible(id)} (404): was it made with another API key's project, or removed? ` +
+          `Use that key to collect it, or remove ${opts.statePath} to submit the requests anew (batches already submitted are billed)`,
+      );
+    });
     const counts = b.request_counts ?? { completed: 0, failed: 0, total: 0 };
     opts.onStatus?.({ batch: n + 1, of, id, status: b.status, ...counts });
     if (isTerminal(b.status)) return b;

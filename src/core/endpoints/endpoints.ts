@@ -397,7 +397,10 @@ export class EndpointPool {
         if (failure.kind === 'connection' || isFailureStatus(failure.status)) this.noteFailure(ep);
         this.noteConnection(ep, err);
         failedOn.add(index);
-        const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random());
+        // Another endpoint in use, which has not failed this request, takes the retry at once (retry.ts).
+        const next = pickEndpoint(this.endpoints, failedOn, Date.now());
+        const elsewhere = !next.probe && !failedOn.has(next.index);
+        const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random(), elsewhere);
         const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
         if (dead) throw dead;
         if (wait === undefined) throw err;

@@ -43,9 +43,21 @@ const MAX_SERVER_WAIT_MS = 60_000;
 /**
  * How long to wait before retry number `retry` (0-based) after `failure`, or
  * undefined when the request should fail now: not retryable, or out of retries.
+ * The wait (a Retry-After, a backoff) is the failed endpoint's: a retry going
+ * `elsewhere`, to an endpoint that has not failed this request, goes at once,
+ * so one rate-limited or failing replica does not hold a row (and the later
+ * turns of its trajectory, which wait for it) while others are free.
  */
-export function retryDelay(failure: AttemptFailure, retry: number, maxRetries: number, now: number, random: number): number | undefined {
+export function retryDelay(
+  failure: AttemptFailure,
+  retry: number,
+  maxRetries: number,
+  now: number,
+  random: number,
+  elsewhere = false,
+): number | undefined {
   if (retry >= maxRetries || !isRetryable(failure)) return undefined;
+  if (elsewhere) return 0;
   const asked = failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined;
   // As the openai client: a wait over a minute (a daily quota's "retry in 86400 s") is not waited out,
   // which would leave the run silent for hours; the usual backoff goes on, and the row fails once its retries are spent.

@@ -208,13 +208,16 @@ function mergedManifest(
   const now = new Date().toISOString();
   const done = written - failed;
   // The shards' own finish times say nothing about whether the merged file is whole.
-  const { finished_at: _f, mixed: _m, ...base } = first;
+  const { finished_at: _f, mixed: _m, batches: _b, ...base } = first;
   const mixed = ms.flatMap((m) => m.mixed ?? []);
+  // Each shard's rows came from its own batches (--batch); a batch shared by two is listed once.
+  const batches = [...new Set(ms.flatMap((m) => m.batches ?? []))];
   return {
     ...base,
     settings,
     // A shard that mixes runs makes the merged file mix them too.
     ...(mixed.length ? { mixed } : {}),
+    ...(batches.length ? { batches } : {}),
     // The input the rows were checked against: --data when given, which may have moved since the shards ran.
     dataset: { ...first.dataset, source: source.map((s) => resolve(s)).join(', '), domains, rows },
     started_at: ms.map((m) => m.started_at).sort()[0]!,

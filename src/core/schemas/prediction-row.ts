@@ -19,9 +19,17 @@ export const usageSchema = z
   .loose();
 export type Usage = z.infer<typeof usageSchema>;
 
-/** The usage with only its valid token counts: what a server reports is not trusted to be one. */
+/**
+ * The usage with only its valid token counts: what a server reports is not
+ * trusted to be one. Cached tokens are part of the prompt, so more of them
+ * than the prompt has is no count either (it would make a hit ratio over 100%).
+ */
 export function checkedUsage(usage: Usage): Usage {
-  return Object.fromEntries(Object.entries(usage).filter(([, v]) => tokenCount.safeParse(v).success));
+  const valid: Usage = Object.fromEntries(Object.entries(usage).filter(([, v]) => tokenCount.safeParse(v).success));
+  if (valid.cached_tokens !== undefined && valid.prompt_tokens !== undefined && valid.cached_tokens > valid.prompt_tokens) {
+    delete valid.cached_tokens;
+  }
+  return valid;
 }
 
 /**
