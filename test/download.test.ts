@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { readDatasetOrigin } from '../src/core/dataset/index.js';
+import { ORIGIN_FILE, readDatasetOrigin, unchangedSinceRecord } from '../src/core/dataset/index.js';
 import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../src/core/download/index.js';
 import { UserError } from '../src/core/errors.js';
 import { runAwb, startAwb } from './support/cli.js';
@@ -863,5 +863,31 @@ describe('awb download against a hostile or missing hub (end to end)', () => {
         .then((l) => l.length),
       0,
     );
+  });
+});
+
+describe('a file a download record lists', () => {
+  it('keeps its recorded hash only while it is as the download left it: same size, written before the record', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-unchanged-'));
+    try {
+      const file = { file: 'web_test.jsonl', bytes: 4 };
+      await writeFile(join(dir, file.file), 'abc\n');
+      assert.equal(await unchangedSinceRecord(dir, file), false, 'no record: nothing vouches for it');
+      await writeFile(join(dir, ORIGIN_FILE), '{}');
+      const recorded = new Date('2026-01-02T00:00:00Z');
+      await utimes(join(dir, ORIGIN_FILE), recorded, recorded);
+      const before = new Date('2026-01-01T00:00:00Z');
+      await utimes(join(dir, file.file), before, before);
+      assert.equal(await unchangedSinceRecord(dir, file), true);
+      assert.equal(await unchangedSinceRecord(dir, { ...file, bytes: 5 }), false, 'another size');
+      assert.equal(await unchangedSinceRecord(dir, { ...file, file: 'os_test.jsonl' }), false, 'not there');
+      await utimes(join(dir, file.file), recorded, recorded);
+      assert.equal(await unchangedSinceRecord(dir, file), false, "written in the record's own tick");
+      const after = new Date('2026-01-03T00:00:00Z');
+      await utimes(join(dir, file.file), after, after);
+      assert.equal(await unchangedSinceRecord(dir, file), false, 'edited after the record');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { DEFAULT_REVISION, readDatasetOrigin, sha256Of, type HubKind } from '../../core/dataset/index.js';
+import { DEFAULT_REVISION, readDatasetOrigin, sha256Of, unchangedSinceRecord, type HubKind } from '../../core/dataset/index.js';
 import { DATASET_REPO } from '../../core/domains.js';
 import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
 import { UserError } from '../../core/errors.js';
@@ -31,7 +31,10 @@ export async function resolveData(
     const hashed = await Promise.all(
       (origin?.files ?? [])
         .filter((f) => f.sha256 !== undefined)
-        .map(async (f) => [f.domain, (await sha256Of(join(data, f.file))) ?? f.sha256!] as const),
+        .map(
+          async (f) =>
+            [f.domain, ((await unchangedSinceRecord(data, f)) ? f.sha256 : await sha256Of(join(data, f.file))) ?? f.sha256!] as const,
+        ),
     );
     return {
       dir: data,

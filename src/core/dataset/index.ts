@@ -8,6 +8,7 @@ export {
   readDatasetOrigin,
   sha256Of,
   sizeOf,
+  unchangedSinceRecord,
 } from './dataset-origin.js';
 export type { DatasetOrigin, HubKind, LocalFile } from './dataset-origin.js';
 export { PUBLISHED, PUBLISHED_JUDGE, PUBLISHED_SOURCE } from './published.js';

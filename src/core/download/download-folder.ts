@@ -1,6 +1,6 @@
 import { makeFolders, writeAtomically } from '../files.js';
 import { join, posix } from 'node:path';
-import { ORIGIN_FILE, readDatasetOrigin, type DatasetOrigin } from '../dataset/index.js';
+import { ORIGIN_FILE, readDatasetOrigin, unchangedSinceRecord, type DatasetOrigin } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
 import { progressReporter } from './download-progress.js';
@@ -34,7 +34,7 @@ export async function downloadToFolder(
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
     // Only a plain file holding exactly the listed bytes counts as already here: a link in its place is replaced, never
     // read or written through, and a file of the right size that differs (stale, edited, from another revision) is fetched again.
-    if (await holdsEntry(target, entry)) {
+    if ((await recordedUnchanged(trusted, dir, name, entry)) || (await holdsEntry(target, entry))) {
       report(entry.size, true, true);
     } else {
       report(0, false);
@@ -48,7 +48,10 @@ export async function downloadToFolder(
   // Files of other domains from an earlier run stay listed while they are still there, with the commit they came from.
   for (const old of trusted?.files ?? []) {
     if (record.some((f) => f.file === old.file)) continue;
-    if (await holdsEntry(join(dir, old.file), { size: old.bytes, sha256: old.sha256, gitOid: old.gitOid }))
+    if (
+      (await unchangedSinceRecord(dir, old)) ||
+      (await holdsEntry(join(dir, old.file), { size: old.bytes, sha256: old.sha256, gitOid: old.gitOid }))
+    )
       record.push({ ...old, commit: old.commit ?? trusted!.commit });
   }
   record.sort((a, b) => compareDomains(a.domain, b.domain));
@@ -66,4 +69,11 @@ export async function downloadToFolder(
     throw fileError(originPath, err);
   });
   return { dir, hub: hub.kind, repo: hub.repo, revision: hub.revision, commit, files };
+}
+
+/** The earlier record lists this very file (same hash) and it is as that download left it: no need to read it again. */
+async function recordedUnchanged(record: DatasetOrigin | undefined, dir: string, name: string, entry: Entry): Promise<boolean> {
+  const f = record?.files.find((r) => r.file === name);
+  if (!f || f.bytes !== entry.size || (f.sha256 ?? f.gitOid) !== (entry.sha256 ?? entry.gitOid)) return false;
+  return unchangedSinceRecord(dir, f);
 }

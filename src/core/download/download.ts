@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, type LocalFile } from '../dataset/index.js';
+import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, type LocalFile, unchangedSinceRecord } from '../dataset/index.js';
 import { downloadToCache } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
 import { holdsEntry } from './fetch-file.js';
@@ -154,7 +154,11 @@ async function findLocalCopy(
     const wanted = opts.domains?.length ? origin.files.filter((f) => opts.domains!.includes(f.domain)) : origin.files;
     if (opts.domains?.length && wanted.length !== opts.domains.length) return undefined;
     for (const f of wanted) {
-      if (!(await holdsEntry(join(dir, f.file), { size: f.bytes, sha256: f.sha256, gitOid: f.gitOid }))) return undefined;
+      if (
+        !(await unchangedSinceRecord(dir, f)) &&
+        !(await holdsEntry(join(dir, f.file), { size: f.bytes, sha256: f.sha256, gitOid: f.gitOid }))
+      )
+        return undefined;
     }
     if (wanted.length === 0) return undefined;
     return {
