@@ -1,12 +1,9 @@
-import chalk, { Chalk, type ChalkInstance, type ColorSupportLevel } from 'chalk';
+import { Chalk, type ChalkInstance, type ColorSupportLevel } from 'chalk';
 import type { CompareReport } from '../core/score/index.js';
 import type { ScoreReport } from '../core/score/index.js';
 import { compareView, scoreView, visibleView, type Cell, type Grid, type View } from './model.js';
 
-/** Colours only on a terminal, and never with NO_COLOR set (chalk alone does not look at it). */
-export function terminalColorLevel(): ColorSupportLevel {
-  return process.stdout.isTTY && !process.env.NO_COLOR ? chalk.level : 0;
-}
+export { terminalColorLevel } from './color.js';
 
 export function renderScoreTable(report: ScoreReport, level: ColorSupportLevel = 0): string {
   return renderView(scoreView(report), new Chalk({ level }));

@@ -1,4 +1,4 @@
-import chalk from 'chalk';
+import { outColor } from '../../render/color.js';
 import cliProgress from 'cli-progress';
 import { DEFAULT_REVISION, HUB_SOURCES } from '../../core/dataset/index.js';
 import type { DownloadProgress } from '../../core/download/index.js';
@@ -58,13 +58,13 @@ export async function run(opts: {
     let note = '';
     if (official && published !== undefined && published !== r.rows) {
       differs++;
-      note = chalk.yellow(`  published: ${published}`);
+      note = outColor.yellow(`  published: ${published}`);
     }
     out.push(`  ${label(r.domain).padEnd(width)} ${String(r.rows).padStart(6)} rows ${formatBytes(r.bytes).padStart(9)}${note}`);
   }
   if (differs) {
     out.push(
-      chalk.yellow(
+      outColor.yellow(
         `${differs} domain${differs === 1 ? '' : 's'} differ${differs === 1 ? 's' : ''} from the published test split: scores on this revision are not comparable with the leaderboard`,
       ),
     );

@@ -1,4 +1,4 @@
-import chalk from 'chalk';
+import { errColor } from '../../render/color.js';
 import { mergeShards } from '../../core/merge/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { UserError } from '../../core/errors.js';
@@ -35,7 +35,7 @@ export async function run(files: string[], opts: MergeCliOptions): Promise<void>
     for (const k of report.missing) process.stderr.write(`missing: ${visible(displayKey(k))}\n`);
     for (const k of report.failed) process.stderr.write(`failed: ${visible(displayKey(k))}\n`);
     process.stderr.write(
-      chalk.yellow(`merge: ${report.missing.length} rows missing and ${report.failed.length} failed; the merged file is incomplete\n`),
+      errColor.yellow(`merge: ${report.missing.length} rows missing and ${report.failed.length} failed; the merged file is incomplete\n`),
     );
     process.exitCode = 1;
   }

@@ -1,4 +1,4 @@
-import chalk from 'chalk';
+import { errColor } from '../../render/color.js';
 import cliProgress from 'cli-progress';
 import type { StageEvent, StageResult } from '../../core/runner/index.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
@@ -109,7 +109,7 @@ export function createProgress(stage: string, enabled: boolean): Progress {
         bar?.update(state.resumed + state.done, payload());
       } else if (e.type === 'stopping') {
         clearBar();
-        err(chalk.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`));
+        err(errColor.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`));
       }
     },
     interrupted: clearBar,
@@ -141,11 +141,13 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
   const onSignal = (signal: NodeJS.Signals) => {
     beforeMessage();
     if (stop.signal.aborted) {
-      err(chalk.red(`${stage}: ${signal} again: cancelling the requests in flight`));
+      err(errColor.red(`${stage}: ${signal} again: cancelling the requests in flight`));
       abort.abort();
       return;
     }
-    err(chalk.yellow(`${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`));
+    err(
+      errColor.yellow(`${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`),
+    );
     stop.abort();
     timer = setTimeout(() => abort.abort(), graceSeconds * 1000);
     timer.unref();
@@ -190,10 +192,10 @@ export function resumeCommand(secrets: readonly (string | undefined)[]): string 
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
-  if (e.type === 'bad') err(chalk.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
+  if (e.type === 'bad') err(errColor.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
   if (e.type === 'mixed') {
     err(
-      chalk.yellow(
+      errColor.yellow(
         `${stage}: --force: the ${e.rows} rows already in ${output} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
       ),
     );
@@ -260,7 +262,7 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   err('');
-  err(chalk.bold(`${stage} summary`));
+  err(errColor.bold(`${stage} summary`));
   err(fmt(header));
   for (const r of rows) err(fmt(r));
   const { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached } = result.manifest.usage;
@@ -278,7 +280,7 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
     if (c.warn && n > 0)
-      err(chalk.yellow(`warning: ${n === 1 ? `1 row ${c.warn}; check it` : `${n} rows ${c.warn}; check them`} before scoring`));
+      err(errColor.yellow(`warning: ${n === 1 ? `1 row ${c.warn}; check it` : `${n} rows ${c.warn}; check them`} before scoring`));
   }
   const top = reasons?.top(TOP_REASONS) ?? [];
   if (!top.length) return;

@@ -1,4 +1,4 @@
-import chalk from 'chalk';
+import { errColor } from '../../render/color.js';
 import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
@@ -96,7 +96,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       },
       chat: batch ? (key) => batch.chat(key, online) : () => online,
       beforeDispatch: async (doneKeys) => {
-        if (o.preflight) for (const w of await c.pool.preflight()) process.stderr.write(`${chalk.yellow(`warning: ${w}`)}\n`);
+        if (o.preflight) for (const w of await c.pool.preflight()) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
         await batch?.run(doneKeys);
       },
       ...(batch && { batchIds: () => batch.ids }),
@@ -132,20 +132,20 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
   const again = resumeCommand(secrets);
   if (stopped) {
     process.stderr.write(
-      chalk.yellow(
+      errColor.yellow(
         `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${output}.\nResume with:\n  ${again}\n`,
       ),
     );
     process.exitCode = 130;
   } else if (remaining > 0) {
     process.stderr.write(
-      chalk.yellow(
+      errColor.yellow(
         `${stage}: ${remaining} rows failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
       ),
     );
     process.exitCode = 1;
   } else {
-    process.stderr.write(chalk.green(`${stage}: done: ${output}\n`));
+    process.stderr.write(errColor.green(`${stage}: done: ${output}\n`));
   }
 }
 

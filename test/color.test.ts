@@ -1,0 +1,78 @@
+/*
+ * Colours on stderr follow stderr and NO_COLOR: a run whose stdout is a
+ * terminal but whose stderr goes to a file (`awb infer … 2>log`) writes no
+ * escape codes into the file, and NO_COLOR=1 on a terminal gets none either.
+ * A real pseudo-terminal comes from util-linux `script`, skipped without it.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { AWB_BIN, awbEnv } from './support/cli.js';
+import { makeDataset, tempDirs, worldReply } from './support/dataset.js';
+import { inferArgs, useServers } from './support/harness.js';
+
+const temps = tempDirs('color');
+after(() => temps.cleanup());
+const server = useServers();
+const hasScript = spawnSync('script', ['--version']).status === 0;
+/** SGR sequences only: the progress bar's cursor moves are not colours. */
+const SGR = /\x1b\[[0-9;]*m/;
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Runs awb under a pseudo-terminal (asynchronously: the fake server lives in this process); `redirect` is appended to the shell command (e.g. `2>file`). */
+function underPty(args: string[], env: Record<string, string | undefined>, redirect = ''): Promise<{ status: number | null; out: string }> {
+  const cmd = `${[process.execPath, AWB_BIN, ...args].map(quote).join(' ')} ${redirect}`;
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: awbEnv(env), stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, out }));
+  });
+}
+
+describe('colours on stderr', { skip: hasScript ? false : 'util-linux script not available' }, () => {
+  it('writes no colour codes into a stderr that is not a terminal, even when stdout is one', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 3, ['terminal']);
+    const s = await server({ reply: worldReply });
+    const log = join(dir, 'err.log');
+    const r = await underPty(
+      inferArgs(s.url, data.dir, join(dir, 'p.jsonl'), ['--no-progress']),
+      { NO_COLOR: undefined, FORCE_COLOR: undefined },
+      `2>${quote(log)}`,
+    );
+    assert.equal(r.status, 0, r.out);
+    const err = await readFile(log, 'utf8');
+    assert.match(err, /infer: done: /);
+    assert.doesNotMatch(err, SGR);
+  });
+
+  it('honours NO_COLOR on a terminal', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 3, ['terminal']);
+    const s = await server({ reply: worldReply });
+    const r = await underPty(inferArgs(s.url, data.dir, join(dir, 'p.jsonl'), ['--no-progress']), {
+      NO_COLOR: '1',
+      FORCE_COLOR: undefined,
+    });
+    assert.equal(r.status, 0, r.out);
+    assert.match(r.out, /infer: done: /);
+    assert.doesNotMatch(r.out, SGR);
+  });
+
+  it('still colours a terminal without NO_COLOR', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 3, ['terminal']);
+    const s = await server({ reply: worldReply });
+    const r = await underPty(inferArgs(s.url, data.dir, join(dir, 'p.jsonl'), ['--no-progress']), {
+      NO_COLOR: undefined,
+      FORCE_COLOR: undefined,
+    });
+    assert.equal(r.status, 0, r.out);
+    assert.match(r.out, SGR);
+  });
+});
