@@ -20,12 +20,15 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 /** SGR sequences only: the progress bar's cursor moves are not colours. */
 const SGR = /\x1b\[[0-9;]*m/;
 
+/** A colour terminal outside CI, whatever the machine running the tests (chalk gives CI=1 or TERM=dumb no colours). */
+const TERMINAL = { TERM: 'xterm-256color', CI: undefined, NO_COLOR: undefined, FORCE_COLOR: undefined };
+
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs awb under a pseudo-terminal (asynchronously: the fake server lives in this process); `redirect` is appended to the shell command (e.g. `2>file`). */
 function underPty(args: string[], env: Record<string, string | undefined>, redirect = ''): Promise<{ status: number | null; out: string }> {
   const cmd = `${[process.execPath, AWB_BIN, ...args].map(quote).join(' ')} ${redirect}`;
-  const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: awbEnv(env), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: awbEnv({ ...TERMINAL, ...env }), stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   return new Promise((resolve, reject) => {
@@ -34,45 +37,32 @@ function underPty(args: string[], env: Record<string, string | undefined>, redir
   });
 }
 
+/** A small infer run under a pseudo-terminal; `redirect(dir)` is appended to its shell command. */
+async function inferUnderPty(env: Record<string, string>, redirect: (dir: string) => string = () => '') {
+  const dir = await temps.make();
+  const data = await makeDataset(dir, 3, ['terminal']);
+  const s = await server({ reply: worldReply });
+  const r = await underPty(inferArgs(s.url, data.dir, join(dir, 'p.jsonl'), ['--no-progress']), env, redirect(dir));
+  assert.equal(r.status, 0, r.out);
+  return { dir, out: r.out };
+}
+
 describe('colours on stderr', { skip: hasScript ? false : 'util-linux script not available' }, () => {
   it('writes no colour codes into a stderr that is not a terminal, even when stdout is one', async () => {
-    const dir = await temps.make();
-    const data = await makeDataset(dir, 3, ['terminal']);
-    const s = await server({ reply: worldReply });
-    const log = join(dir, 'err.log');
-    const r = await underPty(
-      inferArgs(s.url, data.dir, join(dir, 'p.jsonl'), ['--no-progress']),
-      { NO_COLOR: undefined, FORCE_COLOR: undefined },
-      `2>${quote(log)}`,
-    );
-    assert.equal(r.status, 0, r.out);
-    const err = await readFile(log, 'utf8');
+    const { dir } = await inferUnderPty({}, (d) => `2>${quote(join(d, 'err.log'))}`);
+    const err = await readFile(join(dir, 'err.log'), 'utf8');
     assert.match(err, /infer: done: /);
     assert.doesNotMatch(err, SGR);
   });
 
   it('honours NO_COLOR on a terminal', async () => {
-    const dir = await temps.make();
-    const data = await makeDataset(dir, 3, ['terminal']);
-    const s = await server({ reply: worldReply });
-    const r = await underPty(inferArgs(s.url, data.dir, join(dir, 'p.jsonl'), ['--no-progress']), {
-      NO_COLOR: '1',
-      FORCE_COLOR: undefined,
-    });
-    assert.equal(r.status, 0, r.out);
-    assert.match(r.out, /infer: done: /);
-    assert.doesNotMatch(r.out, SGR);
+    const { out } = await inferUnderPty({ NO_COLOR: '1' });
+    assert.match(out, /infer: done: /);
+    assert.doesNotMatch(out, SGR);
   });
 
   it('still colours a terminal without NO_COLOR', async () => {
-    const dir = await temps.make();
-    const data = await makeDataset(dir, 3, ['terminal']);
-    const s = await server({ reply: worldReply });
-    const r = await underPty(inferArgs(s.url, data.dir, join(dir, 'p.jsonl'), ['--no-progress']), {
-      NO_COLOR: undefined,
-      FORCE_COLOR: undefined,
-    });
-    assert.equal(r.status, 0, r.out);
-    assert.match(r.out, SGR);
+    const { out } = await inferUnderPty({});
+    assert.match(out, SGR);
   });
 });
