@@ -11,9 +11,8 @@ import type { RubricSet } from '../rubrics/index.js';
 import {
   NO_GENERATION,
   UNPARSED,
-  judgeFieldsSchema,
   judgeOutcome,
-  repeatFieldsSchema,
+  judgeOutputFields,
   type JudgeFields,
   type JudgeRepeat,
 } from '../schemas/index.js';
@@ -45,7 +44,7 @@ export function judgeStage(
   return {
     name: 'judge',
     schema: predictionRowSchema,
-    outputFields: [...Object.keys(judgeFieldsSchema.shape), ...Object.keys(repeatFieldsSchema.shape)],
+    outputFields: judgeOutputFields,
     outcome: judgeOutcome,
     tally: tallyJudgement,
     requests: async (row) => {
