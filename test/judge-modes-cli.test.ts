@@ -260,3 +260,23 @@ test("a judged file of one mode given as --predictions to another is judged afre
     assert.equal((row.pairwise as { failed: number }).failed, 0);
   }
 });
+
+test('awb rows refuses a turing or pairwise file as compare does, rather than listing its rows with grades of 0', async () => {
+  const cand = await predictions('cand', 'CAND');
+  const ref = await predictions('ref', 'REF');
+  const t = await judge(judges.alwaysA!, 'rows-turing.jsonl', ['--mode', 'turing', '--predictions', cand]);
+  assert.equal(t.code, 0, t.stderr);
+  const p = await judge(judges.candidate!, 'rows-pair.jsonl', ['--mode', 'pairwise', '--predictions', cand, '--reference', ref]);
+  assert.equal(p.code, 0, p.stderr);
+  for (const [file, mode] of [
+    ['rows-turing.jsonl', 'turing'],
+    ['rows-pair.jsonl', 'pairwise'],
+  ] as const) {
+    for (const extra of [[], ['--worst', '3'], ['--format', 'json']]) {
+      const r = await runAwb(['rows', join(dir, file), ...extra]);
+      assert.equal(r.code, 2, `${file} ${extra.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, new RegExp(`${file}: a ${mode} file .*no grades.*score.*report`));
+    }
+  }
+});
