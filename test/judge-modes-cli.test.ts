@@ -226,3 +226,57 @@ test('pairwise shards merge, rows without a reference included, and score as one
   assert.equal(s.modes[0]!.overall.win_rate!.value, 100);
   assert.equal((await readRows('merged.jsonl')).length, N);
 });
+
+test("a judged file of one mode given as --predictions to another is judged afresh: no earlier mode's fields are left in its rows", async () => {
+  const cand = await predictions('cand', 'CAND');
+  const grades: ReplyFn = () =>
+    `<final_evaluation>${JSON.stringify({ scores: { format: 4, factuality: 4, consistency: 4, realism: 4, quality: 4 }, strengths: [], weaknesses: [] })}</final_evaluation>`;
+  const turing = await judge(judges.alwaysA!, 'again-turing.jsonl', ['--mode', 'turing', '--predictions', cand]);
+  assert.equal(turing.code, 0, turing.stderr);
+  // The turing file as the rubric judge's predictions: its rows get grades, and score must read them as grades.
+  const rubric = await judge(grades, 'again-rubric.jsonl', ['--predictions', join(dir, 'again-turing.jsonl')]);
+  assert.equal(rubric.code, 0, rubric.stderr);
+  for (const row of await readRows('again-rubric.jsonl')) {
+    assert.equal(row.turing, undefined);
+    assert.equal(row.total_score, 4);
+  }
+  const s = (await scoreJson('again-rubric.jsonl')) as unknown as { modes?: unknown[]; runs: unknown[] };
+  assert.equal(s.modes, undefined);
+  assert.equal(s.runs.length, 1);
+  // And back: the graded file judged in pairwise mode keeps no grades of the rubric judge.
+  const ref = await predictions('ref', 'REF');
+  const pair = await judge(judges.candidate!, 'again-pair.jsonl', [
+    '--mode',
+    'pairwise',
+    '--predictions',
+    join(dir, 'again-rubric.jsonl'),
+    '--reference',
+    ref,
+  ]);
+  assert.equal(pair.code, 0, pair.stderr);
+  for (const row of await readRows('again-pair.jsonl')) {
+    assert.equal(row.total_score, undefined);
+    assert.equal(row.judge_raw_output, undefined);
+    assert.equal((row.pairwise as { failed: number }).failed, 0);
+  }
+});
+
+test('awb rows refuses a turing or pairwise file as compare does, rather than listing its rows with grades of 0', async () => {
+  const cand = await predictions('cand', 'CAND');
+  const ref = await predictions('ref', 'REF');
+  const t = await judge(judges.alwaysA!, 'rows-turing.jsonl', ['--mode', 'turing', '--predictions', cand]);
+  assert.equal(t.code, 0, t.stderr);
+  const p = await judge(judges.candidate!, 'rows-pair.jsonl', ['--mode', 'pairwise', '--predictions', cand, '--reference', ref]);
+  assert.equal(p.code, 0, p.stderr);
+  for (const [file, mode] of [
+    ['rows-turing.jsonl', 'turing'],
+    ['rows-pair.jsonl', 'pairwise'],
+  ] as const) {
+    for (const extra of [[], ['--worst', '3'], ['--format', 'json']]) {
+      const r = await runAwb(['rows', join(dir, file), ...extra]);
+      assert.equal(r.code, 2, `${file} ${extra.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, new RegExp(`${file}: a ${mode} file .*no grades.*score.*report`));
+    }
+  }
+});

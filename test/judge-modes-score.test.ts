@@ -268,6 +268,17 @@ describe('readModeFile', () => {
     );
   });
 
+  test("a row's failed that contradicts its mode object's is refused at its line and field", async () => {
+    const turing = runTuring(alwaysA);
+    turing[1]!.failed = 1;
+    const t = await writeRows(turing);
+    await assert.rejects(readModeFile(t), (e) => e instanceof UserError && e.message.startsWith(`${t}:2: failed: `));
+    const pairwise = runPairwise(alwaysA);
+    pairwise[2]!.failed = 1;
+    const p = await writeRows(pairwise);
+    await assert.rejects(readModeFile(p), (e) => e instanceof UserError && e.message.startsWith(`${p}:3: failed: `));
+  });
+
   test('a cut last line is skipped with a warning; ids keep trajectories apart', async () => {
     const rows = runTuring(alwaysA);
     const file = await writeRows(rows, '\n{"task": "web", "turing": {');

@@ -1,7 +1,8 @@
-import { judgedRows, type RowQuery } from '../../core/score/index.js';
+import { choiceFileError, judgedRows, judgeModeOf, type RowQuery } from '../../core/score/index.js';
 import { domainName } from '../../core/domains.js';
 import { UserError } from '../../core/errors.js';
 import { choiceOption, intOption } from '../shared/options.js';
+import { thisInvocation } from '../shared/invocation.js';
 
 export interface RowsOpts {
   domain?: string;
@@ -22,6 +23,9 @@ export async function run(file: string, opts: RowsOpts): Promise<void> {
     pick: worst !== undefined ? { order: 'worst', n: worst } : best !== undefined ? { order: 'best', n: best } : undefined,
     failed: opts.failed === true,
   };
+  // Its rows hold choices: shown as grades of 0 they would read as judged and graded.
+  const mode = await judgeModeOf(file);
+  if (mode === 'turing' || mode === 'pairwise') throw choiceFileError(file, mode, thisInvocation());
   const { renderRowBlock, rowJson } = await import('../../render/rows.js');
   const width = process.stdout.columns || 120;
   let count = 0;

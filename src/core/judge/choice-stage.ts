@@ -6,10 +6,9 @@ import {
   NO_GENERATION,
   NO_REFERENCE,
   UNPARSED,
+  judgeOutputFields,
   judgedOutcome,
-  pairwiseFieldsSchema,
   predictionRowSchema,
-  turingFieldsSchema,
   type PredictionRow,
   type Usage,
 } from '../schemas/index.js';
@@ -134,7 +133,7 @@ export function turingStage(
   return {
     name: 'judge',
     schema: predictionRowSchema,
-    outputFields: Object.keys(turingFieldsSchema.shape),
+    outputFields: judgeOutputFields,
     outcome: judgedOutcome,
     tally: tallyChoice,
     requests: async (row) => asking(row)?.bodies ?? [],
@@ -206,7 +205,7 @@ export function pairwiseStage(
   return {
     name: 'judge',
     schema: predictionRowSchema,
-    outputFields: Object.keys(pairwiseFieldsSchema.shape),
+    outputFields: judgeOutputFields,
     outcome: judgedOutcome,
     tally: tallyChoice,
     requests: async (row, key) => {

@@ -8,15 +8,7 @@ import { judgeMessages } from '../infer/index.js';
 import { cleanGroundTruth, extractPrediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
-import {
-  NO_GENERATION,
-  UNPARSED,
-  judgeFieldsSchema,
-  judgeOutcome,
-  repeatFieldsSchema,
-  type JudgeFields,
-  type JudgeRepeat,
-} from '../schemas/index.js';
+import { NO_GENERATION, UNPARSED, judgeOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
 import { predictionRowSchema, type PredictionRow, type Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
@@ -45,7 +37,7 @@ export function judgeStage(
   return {
     name: 'judge',
     schema: predictionRowSchema,
-    outputFields: [...Object.keys(judgeFieldsSchema.shape), ...Object.keys(repeatFieldsSchema.shape)],
+    outputFields: judgeOutputFields,
     outcome: judgeOutcome,
     tally: tallyJudgement,
     requests: async (row) => {

@@ -17,6 +17,7 @@ export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema
 export type { Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
 export {
   judgeRepeatSchema,
+  judgeOutputFields,
   judgeRepeatsSchema,
   pairwiseFieldsSchema,
   pairwiseResultSchema,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { usageSchema } from './prediction-row.js';
+import { judgeFieldsSchema } from './judged-row.js';
 
 /*
  * The fields the judge modes of issue 14 append to a prediction row. Each
@@ -143,3 +144,12 @@ export const pairwiseFieldsSchema = z.object({
  * combination (combineRepeats in core/judge).
  */
 export const repeatFieldsSchema = z.object({ judge_repeats: judgeRepeatsSchema });
+
+/**
+ * The fields any judge mode writes, which every mode replaces: a judged file given as another
+ * mode's predictions keeps no earlier judgement, which would tell score the wrong mode or leave
+ * stale grades beside the new choices.
+ */
+export const judgeOutputFields: readonly string[] = [
+  ...new Set([judgeFieldsSchema, repeatFieldsSchema, turingFieldsSchema, pairwiseFieldsSchema].flatMap((s) => Object.keys(s.shape))),
+];

@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
 import { canonicalDomains, compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
+import { choiceFileError } from './judge-mode.js';
 import { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedMean } from './exact.js';
 import { earlierStage } from './aggregate.js';
 import { readJudged, type JudgedRecord } from './judged-reader.js';
@@ -476,12 +477,7 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
     [baselineFile, base],
     [candidateFile, cand],
   ] as const) {
-    if (read.mode === 'turing' || read.mode === 'pairwise') {
-      const awb = opts.invocation;
-      throw new UserError(
-        `${file}: a ${read.mode} file (\`${awb} judge --mode ${read.mode}\`): its rows hold choices, no grades to compare; \`${awb} score\` and \`${awb} report\` show its figures`,
-      );
-    }
+    if (read.mode === 'turing' || read.mode === 'pairwise') throw choiceFileError(file, read.mode, opts.invocation);
     const stage = earlierStage(file, read.records, opts.invocation);
     if (stage) throw new UserError(stage);
     if (read.records.length === 0) throw new UserError(`${file}: no judged rows (the file has no rows)`);

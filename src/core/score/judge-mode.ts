@@ -24,3 +24,10 @@ export function mixedModes(path: string, lineNo: number, fileMode: JudgeMode, ro
     ),
   );
 }
+
+/** A turing or pairwise file given to a command that reads grades (compare, rows): what it is and what shows it. */
+export function choiceFileError(file: string, mode: 'turing' | 'pairwise', awb: string): UserError {
+  return new UserError(
+    `${file}: a ${mode} file (\`${awb} judge --mode ${mode}\`): its rows hold choices, no grades to compare; \`${awb} score\` and \`${awb} report\` show its figures`,
+  );
+}

@@ -40,7 +40,7 @@ export type ModeFile =
   | { path: string; mode: 'turing' | 'pairwise'; records: ChoiceRecord[]; warnings: string[] }
   | { path: string; mode: 'repeat'; records: RepeatRecord[]; warnings: string[] };
 
-const SCAN = fieldScan(['task', 'id', 'turn_idx', 'turing', 'pairwise', 'judge_repeats']);
+const SCAN = fieldScan(['task', 'id', 'turn_idx', 'failed', 'turing', 'pairwise', 'judge_repeats']);
 
 const identity = {
   task: z.string().min(1),
@@ -151,6 +151,12 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
   const id = typeof s.id === 'string' ? s.id : (row.idText ?? String(s.id));
   const base = { domain, id, cluster: `${domain}:${id}`, turn: s.turn_idx, lineNo };
   if ('judge_repeats' in s) return { ...base, totals: s.judge_repeats.filter((r) => r.failed === 0).map((r) => r.total_score) };
+  // The row's own failed is what resume and other tools read: it must say what the mode object says.
+  const result = 'turing' in s ? s.turing : s.pairwise;
+  if (row.failed !== undefined && row.failed !== result.failed)
+    throw new UserError(
+      atLine(path, lineNo, 'failed', `must be ${result.failed}, as ${mode}.failed: 1 exactly when an order has no choice`),
+    );
   if ('turing' in s) return { ...base, hits: [fooled(s.turing.orders[0]), fooled(s.turing.orders[1])] };
   const pref = s.pairwise.orders.map((o) => (o.preferred === null ? null : o.preferred === 'candidate'));
   return { ...base, hits: [pref[0]!, pref[1]!] };
