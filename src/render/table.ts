@@ -3,8 +3,6 @@ import type { CompareReport } from '../core/score/index.js';
 import type { ScoreReport } from '../core/score/index.js';
 import { compareView, scoreView, visibleView, type Cell, type Grid, type View } from './model.js';
 
-export { terminalColorLevel } from './color.js';
-
 export function renderScoreTable(report: ScoreReport, level: ColorSupportLevel = 0): string {
   return renderView(scoreView(report), new Chalk({ level }));
 }

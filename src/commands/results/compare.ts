@@ -66,7 +66,7 @@ async function render(format: 'table' | 'markdown' | 'json', report: CompareRepo
     case 'markdown':
       return (await import('../../render/markdown.js')).renderCompareMarkdown(report);
     case 'table': {
-      const { renderCompareTable, terminalColorLevel } = await import('../../render/table.js');
+      const [{ renderCompareTable }, { terminalColorLevel }] = await Promise.all([import('../../render/table.js'), import('../../render/color.js')]);
       return renderCompareTable(report, terminalColorLevel());
     }
   }

@@ -56,7 +56,10 @@ async function render(
       return [report && renderScoreMarkdown(report), m && renderView(m.modesView(modes))].filter(Boolean).join('\n');
     }
     case 'table': {
-      const { renderScoreTable, renderViewTable, terminalColorLevel } = await import('../../render/table.js');
+      const [{ renderScoreTable, renderViewTable }, { terminalColorLevel }] = await Promise.all([
+        import('../../render/table.js'),
+        import('../../render/color.js'),
+      ]);
       const level = terminalColorLevel();
       return [report && renderScoreTable(report, level), m && renderViewTable(m.modesView(modes), level)].filter(Boolean).join('\n');
     }

@@ -231,7 +231,7 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ha
     turn: s.turn_idx,
     dims,
     total,
-    failed: s.failed !== 0 || dims.every((d) => d === 0),
+    failed: countsAsFailed(s.failed, dims),
     lineNo,
     kind: kindOf(has),
     mode: modeOfRow(has),
@@ -247,6 +247,11 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ha
  * score) or a mean of 1-5 grades (`repeated`: a --repeat row's, taken to the
  * nearest sixtieth); anything else fails at its field.
  */
+/** As score counts a row: flagged failed, or parsed with every grade 0 (the official script half-counts those; we count them as failed). */
+export function countsAsFailed(failed: number, grades: readonly number[]): boolean {
+  return failed !== 0 || grades.every((g) => g === 0);
+}
+
 export function gradesOf(
   s: Record<(typeof SCORE_FIELDS)[number], number>,
   repeated: boolean,

@@ -3,7 +3,7 @@ import { UserError, atLine } from '../errors.js';
 import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
-import { describeIssue, gradesOf } from './judged-reader.js';
+import { countsAsFailed, describeIssue, gradesOf } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */
 export interface RowView {
@@ -51,7 +51,10 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
     const view = viewOf(path, line.lineNo, line.bytes, line.terminated);
     if (!view) continue;
     if (query.domain !== undefined && view.domain !== query.domain) continue;
-    const failed = countsAsFailed(view);
+    const failed = countsAsFailed(
+      view.failed,
+      DIMENSIONS.map((d) => view.grades[d]),
+    );
     if (query.failed ? !failed : pick && failed) continue;
     if (!pick) {
       yield view;
@@ -64,11 +67,6 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
     if (kept.length > pick.n) kept.pop();
   }
   yield* kept;
-}
-
-/** As score counts rows: flagged failed, or parsed with every grade 0 (the official script leaves those out of every mean). */
-function countsAsFailed(view: RowView): boolean {
-  return view.failed !== 0 || DIMENSIONS.every((d) => view.grades[d] === 0);
 }
 
 function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean): RowView | undefined {
