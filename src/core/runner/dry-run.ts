@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { estimatePromptTokens } from '../endpoints/index.js';
 import type { BadRow, LinePlan } from '../rows/index.js';
-import { plannedRows, sameRowAs } from './plan.js';
+import { plannedRows, RowsSeen } from './plan.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { Stage } from './stage.js';
 
@@ -35,19 +35,17 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
     onBad(b);
   };
   // The run refuses a row it has already read (same key) just as it refuses a malformed one.
-  const seen = new Map<string, string>();
+  const seen = new RowsSeen();
   for await (const { read, file, lineNo } of plannedRows(plan, stage.schema)) {
     if (!read.ok) {
       bad(read.bad);
       continue;
     }
-    const where = `${file}:${lineNo}`;
-    const first = seen.get(read.key);
-    if (first !== undefined) {
-      bad({ file, lineNo, message: `${where}: ${sameRowAs(first)}` });
+    const repeat = seen.repeat(read.key, file, lineNo);
+    if (repeat) {
+      bad(repeat);
       continue;
     }
-    seen.set(read.key, where);
     count.rows++;
     for (const request of await stage.requests(read.row, read.key)) {
       count.requests++;

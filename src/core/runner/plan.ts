@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { z } from 'zod';
-import { readLineAt, readRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
+import { readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { ScheduleRow } from './schedule.js';
 
@@ -84,7 +84,16 @@ export async function* plannedRows<S extends z.ZodType<DatasetRow>>(
   }
 }
 
-/** Why a row that repeats one read before it (`first`: its file and line) is refused. */
-export function sameRowAs(first: string): string {
-  return `the same row (same task, id, turn and content) as ${first}`;
+/** The rows read so far by key: a row that repeats one of them is a bad row, named with where the first one is. */
+export class RowsSeen {
+  private readonly where = new Map<string, string>();
+
+  /** Notes the row at `file:lineNo`; a report when its key was seen before, else undefined. */
+  repeat(key: string, file: string, lineNo: number): BadRow | undefined {
+    const here = `${file}:${lineNo}`;
+    const first = this.where.get(key);
+    if (first !== undefined) return { file, lineNo, message: `${here}: the same row (same task, id, turn and content) as ${first}` };
+    this.where.set(key, here);
+    return undefined;
+  }
 }

@@ -7,7 +7,7 @@ import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings,
 import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
 import { Dispatcher } from './dispatch.js';
 import { checkResumable, ensureOutputDir, lockOutput, writeManifest } from '../output/index.js';
-import { PlanInputs, sameRowAs, scheduleRows, type Order } from './plan.js';
+import { PlanInputs, RowsSeen, scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { OutputWriter, resumeOutput } from './writer.js';
@@ -186,7 +186,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
    * prefix cache serves it), until they are all settled or the run stops.
    */
   const readAndSend = async () => {
-    const seen = new Map<string, string>();
+    const seen = new RowsSeen();
     while (!schedule.isDone()) {
       if (opts.stop.aborted || slots.error) break;
       await slots.room();
@@ -210,14 +210,12 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
         continue;
       }
       const domain = domainOfTask(read.row.task);
-      const where = `${file}:${line.lineNo}`;
-      const first = seen.get(read.key);
-      if (first !== undefined) {
+      const repeat = seen.repeat(read.key, file, line.lineNo);
+      if (repeat) {
         schedule.finish(item);
-        badRow({ file, lineNo: line.lineNo, message: `${where}: ${sameRowAs(first)}` }, domain, item.index);
+        badRow(repeat, domain, item.index);
         continue;
       }
-      seen.set(read.key, where);
       if (resumed.doneKeys.has(read.key)) {
         schedule.finish(item);
         continue;
