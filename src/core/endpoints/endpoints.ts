@@ -173,15 +173,15 @@ export function replyProblem(body: unknown, secrets: readonly string[] = []): st
 
 /**
  * A reply body as JSON: the client parses a body only when its content type says JSON and hands on
- * any other as text, but a hand-written server or a proxy may send a completion as text/plain, or
- * with no type at all. Text that is not JSON stays text (a web page), for replyProblem to name.
+ * any other as text, but a hand-written server or a proxy may send JSON as text/plain, or with no
+ * type at all. Text that is not JSON stays text (a web page), for the caller to name.
  */
-function jsonOfText(body: unknown): ChatCompletion {
-  if (typeof body !== 'string') return body as ChatCompletion;
+function jsonOfText(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
   try {
-    return JSON.parse(body) as ChatCompletion;
+    return JSON.parse(body) as unknown;
   } catch {
-    return body as unknown as ChatCompletion;
+    return body;
   }
 }
 
@@ -195,14 +195,8 @@ export function isChatCompletion(body: unknown): body is ChatCompletion {
  * `data` list.
  */
 export function modelIds(body: unknown): { ids?: string[]; notJson?: true } {
-  let value = body;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return { notJson: true };
-    }
-  }
+  const value = jsonOfText(body);
+  if (typeof value === 'string') return { notJson: true };
   const data = typeof value === 'object' && value !== null ? (value as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) return {};
   return {
@@ -371,7 +365,11 @@ export class EndpointPool {
       try {
         const reply: StreamedReply = this.opts.stream
           ? await this.streamed(ep, body, started, signal)
-          : { completion: jsonOfText(await ep.client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) })) };
+          : {
+              completion: jsonOfText(
+                await ep.client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) }),
+              ) as ChatCompletion,
+            };
         const { completion } = reply;
         const problem = replyProblem(completion, this.secrets);
         if (problem)
