@@ -231,7 +231,7 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<
     ];
     if (count.badRows)
       lines.push(
-        `${count.badRows} rows fail their checks (--on-bad-row ${o.onBadRow}: the run ${o.onBadRow === 'stop' ? 'stops at the first' : 'skips them'})`,
+        `${count.badRows === 1 ? '1 row fails its checks' : `${count.badRows} rows fail their checks`} (--on-bad-row ${o.onBadRow}: the run ${o.onBadRow === 'stop' ? 'stops at the first' : `skips ${count.badRows === 1 ? 'it' : 'them'}`})`,
       );
     if (cost !== undefined) {
       lines.push(
