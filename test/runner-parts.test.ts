@@ -4,6 +4,10 @@ import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tallies, fillCounts, newManifest } from '../src/core/runner/accounting.js';
+import { BadRows } from '../src/core/runner/bad-rows.js';
+import { RunManifest } from '../src/core/runner/run-manifest.js';
+import type { BadRow } from '../src/core/rows/row.js';
+import type { Manifest } from '../src/core/schemas/manifest.js';
 import { Dispatcher } from '../src/core/runner/dispatch.js';
 import { PlanInputs, fileOrder, orderedLines, type Order } from '../src/core/runner/plan.js';
 import { OutputWriter, resumeOutput } from '../src/core/runner/writer.js';
@@ -254,6 +258,79 @@ describe('accounting', () => {
     fillCounts(m, t);
     assert.equal(m.complete, true);
     assert.ok(m.finished_at);
+  });
+});
+
+describe('bad rows', () => {
+  const bad = (lineNo: number): BadRow => ({ file: 'a', lineNo, message: `a:${lineNo}: turn_idx: is missing` });
+
+  it('skip: each bad row is reported and no longer counted, and a domain left with no rows is dropped', () => {
+    const t = new Tallies();
+    t.of('mcp').total = 2;
+    t.of('?').total = 1;
+    const skipped: BadRow[] = [];
+    const rows = new BadRows('skip', t, (b) => skipped.push(b));
+    rows.met(bad(2), 'mcp', 1);
+    rows.met(bad(3), '?', 2);
+    assert.deepEqual(skipped, [bad(2), bad(3)]);
+    assert.equal(t.of('mcp').total, 1);
+    assert.equal(t.perDomain.has('?'), false);
+    assert.equal(rows.pastCutoff(5), false);
+    assert.equal(rows.stopError(false), undefined);
+  });
+
+  it('stop: the earliest bad row in plan order found so far ends the run, and rows after it are not sent', () => {
+    const t = new Tallies();
+    t.of('mcp').total = 9;
+    const rows = new BadRows('stop', t, () => assert.fail('nothing is skipped'));
+    assert.equal(rows.stopError(false), undefined);
+    rows.met(bad(7), 'mcp', 6);
+    rows.met(bad(4), 'mcp', 3);
+    rows.met(bad(9), 'mcp', 8);
+    assert.equal(rows.pastCutoff(3), false);
+    assert.equal(rows.pastCutoff(4), true);
+    assert.equal(t.of('mcp').total, 9);
+    const err = rows.stopError(false)!;
+    assert.ok(err instanceof UserError);
+    assert.equal(err.message, 'a:4: turn_idx: is missing (rows before it are done and saved; fix it and run the same command to go on)');
+    // Interrupted, or stopped at the first row: no "rows before it are saved".
+    assert.equal(rows.stopError(true)!.message, 'a:4: turn_idx: is missing');
+    const first = new BadRows('stop', t, () => undefined);
+    first.met(bad(1), 'mcp', 0);
+    assert.equal(first.stopError(false)!.message, 'a:1: turn_idx: is missing');
+  });
+});
+
+describe('run manifest', () => {
+  const start = (settings: Manifest['settings']) =>
+    newManifest({ stage: 'infer', dataset: { source: 'x', domains: ['mcp'], rows: { mcp: 2 } }, settings, startedAt: 'then' });
+
+  it('keeps the earlier manifest until the run adds a row, then writes its own with the counts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-run-manifest-'));
+    const out = join(dir, 'p.jsonl');
+    const t = new Tallies();
+    t.of('mcp').total = 2;
+    const m = new RunManifest(out, start({ sampling: { temperature: 0.6 } }), start({ sampling: { temperature: 1 } }), t, () => ({
+      'http://a/v1': { requests: 3, failures: 0 },
+    }));
+    const written = async () => JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as Manifest;
+    await m.save();
+    assert.equal((await written()).settings.sampling?.temperature, 1);
+    t.count('mcp', 'done');
+    await m.rowAdded();
+    const own = await written();
+    assert.equal(own.settings.sampling?.temperature, 0.6);
+    assert.equal(own.counts.done, 1);
+    assert.equal(own.usage.requests, 3);
+    assert.equal(m.manifest.settings.sampling?.temperature, 0.6);
+  });
+
+  it('without an earlier manifest, adding a row writes nothing new', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-run-manifest-'));
+    const out = join(dir, 'p.jsonl');
+    const m = new RunManifest(out, start({}), undefined, new Tallies());
+    await m.rowAdded();
+    await assert.rejects(readFile(`${out}.manifest.json`, 'utf8'), { code: 'ENOENT' });
   });
 });
 

@@ -4,13 +4,15 @@ import { UserError } from '../errors.js';
 import { refuseOverInputs } from '../files.js';
 import { type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings, type MixedRun } from '../schemas/index.js';
-import { Tallies, fillCounts, newManifest, type DomainTally } from './accounting.js';
+import { Tallies, newManifest, type DomainTally } from './accounting.js';
+import { BadRows } from './bad-rows.js';
 import { Dispatcher } from './dispatch.js';
-import { checkResumable, ensureOutputDir, lockOutput, writeManifest } from '../output/index.js';
+import { checkResumable, ensureOutputDir, lockOutput } from '../output/index.js';
 import { PlanInputs, RowsSeen, scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
-import { OutputWriter, resumeOutput } from './writer.js';
+import { RunManifest } from './run-manifest.js';
+import { OutputWriter, resumeOutput, type Resumed } from './writer.js';
 
 export type StageEvent =
   | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
@@ -84,9 +86,63 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
 
 async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<StageResult> {
   const { plan } = opts;
-
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
+  const { resumed, manifest } = await resume(stage, opts, tallies);
+
+  const writer = await OutputWriter.open(opts.output, stage.outputFields);
+  const inputs = await PlanInputs.open(plan);
+  const slots = new Dispatcher(opts.concurrency);
+  const onAbort = () => slots.cancel();
+  opts.abort.addEventListener('abort', onAbort);
+  const badRows = new BadRows(opts.onBadRow, tallies, (bad) => opts.onEvent?.({ type: 'bad', bad }));
+  const schedule = new Schedule(scheduleRows(plan, opts.order), { maxBytes: opts.maxInflightBytes });
+  const saveRow = rowSaver({ stage, inputs, writer, manifest, tallies, onEvent: opts.onEvent });
+
+  let readError: { error: unknown } | undefined;
+  try {
+    try {
+      await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, saveRow });
+    } catch (error) {
+      // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
+      readError = { error };
+      slots.cancel();
+    }
+    if (opts.stop.aborted) {
+      slots.stop();
+      opts.onEvent?.({ type: 'stopping' });
+    }
+    await slots.drain();
+  } finally {
+    opts.abort.removeEventListener('abort', onAbort);
+    await writer.close();
+    await inputs.close();
+    await manifest.save();
+  }
+  const fatal = readError ?? slots.error;
+  if (fatal) throw fatal.error;
+  const stoppedAtBadRow = badRows.stopError(opts.stop.aborted);
+  if (stoppedAtBadRow) throw stoppedAtBadRow;
+  return {
+    perDomain: tallies.perDomain,
+    remaining: tallies.remaining(),
+    stopped: opts.stop.aborted,
+    heldForRoom: schedule.heldForRoom(),
+    manifest: manifest.manifest,
+  };
+}
+
+/**
+ * Picks up where an earlier run on the output stopped: checks that it may
+ * be resumed, keeps its finished rows (counted in `tallies`), runs
+ * `beforeDispatch`, and writes the manifest the run starts from.
+ */
+async function resume<S extends z.ZodType<DatasetRow>>(
+  stage: Stage<S>,
+  opts: RunOptions,
+  tallies: Tallies,
+): Promise<{ resumed: Resumed; manifest: RunManifest }> {
+  const { plan } = opts;
   const dataset: Manifest['dataset'] = {
     ...opts.dataset,
     domains: [...plan.perDomain.keys()].filter((d) => d !== '?'),
@@ -121,159 +177,119 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     startedAt: previous?.started_at ?? new Date().toISOString(),
   };
   const own = newManifest({ ...start, dataset, settings: opts.settings, upstream: opts.upstream, mixed });
-  /**
-   * A forced resume over an earlier run's other settings makes the file mixed
-   * only once it adds a row: until then (nothing to do, Ctrl-C first) the
-   * manifest still says what made every row in it.
-   */
-  const earlier = previous && mixed.length > (previous.mixed?.length ?? 0) ? previous : undefined;
-  let manifest = earlier
-    ? newManifest({ ...start, dataset: earlier.dataset, settings: earlier.settings, upstream: earlier.upstream, mixed: earlier.mixed })
-    : own;
-  fillCounts(manifest, tallies, opts.endpointStats?.());
-  await writeManifest(opts.output, manifest);
+  // This run adds to the file's record of mixed runs: until it adds a row, the earlier manifest stands (RunManifest).
+  const earlier =
+    previous && mixed.length > (previous.mixed?.length ?? 0)
+      ? newManifest({
+          ...start,
+          dataset: previous.dataset,
+          settings: previous.settings,
+          upstream: previous.upstream,
+          mixed: previous.mixed,
+        })
+      : undefined;
+  const manifest = new RunManifest(opts.output, own, earlier, tallies, opts.endpointStats);
+  await manifest.save();
+  return { resumed, manifest };
+}
 
-  const writer = await OutputWriter.open(opts.output, stage.outputFields);
-  const inputs = await PlanInputs.open(plan);
-  const slots = new Dispatcher(opts.concurrency);
-  const onAbort = () => slots.cancel();
-  opts.abort.addEventListener('abort', onAbort);
-  /**
-   * --on-bad-row stop: the first bad row in plan order found so far. The
-   * schedule reads rows out of file order, so rows before it may not have
-   * been sent yet: they still are, and rows after it are no longer sent
-   * (those already in flight finish and are saved).
-   */
-  let cutoff: { index: number; bad: BadRow } | undefined;
+type SaveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => () => Promise<void>;
 
-  const badRow = (bad: BadRow, domain: string, index: number) => {
-    if (opts.onBadRow === 'stop') {
-      if (!cutoff || index < cutoff.index) cutoff = { index, bad };
-      return;
-    }
-    const t = tallies.of(domain);
-    t.total = Math.max(0, t.total - 1);
-    // A line whose task could not be read was counted under no domain ('?'): once skipped, nothing of it is left to show.
-    if (domain === '?' && t.total === 0) tallies.perDomain.delete(domain);
-    opts.onEvent?.({ type: 'bad', bad });
-  };
-
-  const schedule = new Schedule(scheduleRows(plan, opts.order), { maxBytes: opts.maxInflightBytes });
-  /**
-   * Writes an answered row and counts it. Made here, not in the loop, so it
-   * holds only what it is given: a closure of the loop would keep the row's
-   * request (its job) alive until the write.
-   */
-  const saveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => async () => {
+/**
+ * Writes an answered row and counts it. Made once, not in the send loop, so
+ * what it returns holds only what it is given: a closure made in the loop
+ * would keep the row's request (its job) alive until the write.
+ */
+function rowSaver<S extends z.ZodType<DatasetRow>>(run: {
+  stage: Stage<S>;
+  inputs: PlanInputs;
+  writer: OutputWriter;
+  manifest: RunManifest;
+  tallies: Tallies;
+  onEvent: RunOptions['onEvent'];
+}): SaveRow {
+  const { stage, inputs, writer, manifest, tallies, onEvent } = run;
+  return (line, domain, inputError, fields) => async () => {
     // The line is read again rather than held: a row in flight keeps only its request.
     await inputs.withLine(line, (bytes) => writer.write(bytes, fields));
-    if (manifest !== own) {
-      manifest = own;
-      fillCounts(manifest, tallies, opts.endpointStats?.());
-      await writeManifest(opts.output, manifest);
-    }
+    await manifest.rowAdded();
     const row = inputError === undefined ? fields : { error: inputError, ...fields };
     const outcome = stage.outcome(row);
     stage.tally(row, tallies.count(domain, outcome));
     const error =
       typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
-    opts.onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
+    onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
   };
+}
 
-  /**
-   * Reads, checks and queues the planned rows in the schedule's order (a
-   * later turn of a trajectory once its earlier turns are settled, so a
-   * prefix cache serves it), until they are all settled or the run stops.
-   */
-  const readAndSend = async () => {
-    const seen = new RowsSeen();
-    while (!schedule.isDone()) {
-      if (opts.stop.aborted || slots.error) break;
-      await slots.room();
-      if (opts.stop.aborted || slots.error) break;
-      const item = schedule.next();
-      if (!item) {
-        // Every row left waits for an earlier turn in flight or for room; none in flight means they were cancelled.
-        if (await slots.settled()) continue;
-        break;
-      }
-      const { line } = item;
-      if (cutoff && item.index > cutoff.index) {
-        schedule.finish(item);
-        continue;
-      }
-      const file = plan.files[line.file]!;
-      const read = await inputs.row(line, stage.schema);
-      if (!read.ok) {
-        schedule.finish(item);
-        badRow(read.bad, line.domain, item.index);
-        continue;
-      }
-      const domain = domainOfTask(read.row.task);
-      const repeat = seen.repeat(read.key, file, line.lineNo);
-      if (repeat) {
-        schedule.finish(item);
-        badRow(repeat, domain, item.index);
-        continue;
-      }
-      if (resumed.doneKeys.has(read.key)) {
-        schedule.finish(item);
-        continue;
-      }
-      // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
-      const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
-      const job = stage.job(read.row, read.key, opts.chat(read.key));
-      slots.submit(async (signal) => {
-        let fields: Record<string, unknown> | undefined;
-        try {
-          fields = await job(signal);
-        } finally {
-          // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
-          schedule.finish(item);
-        }
-        // Saved outside the slot: the slot takes the next row while this one waits its turn to be written.
-        return fields && saveRow(line, domain, inputError, fields);
-      });
-      // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
-      await new Promise<void>((r) => setImmediate(r));
+/**
+ * Reads, checks and queues the planned rows in the schedule's order (a later
+ * turn of a trajectory once its earlier turns are settled, so a prefix cache
+ * serves it), until they are all settled or the run stops.
+ */
+async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
+  stage: Stage<S>;
+  opts: RunOptions;
+  schedule: Schedule<ReturnType<typeof scheduleRows>[number]>;
+  slots: Dispatcher;
+  inputs: PlanInputs;
+  badRows: BadRows;
+  doneKeys: ReadonlySet<string>;
+  saveRow: SaveRow;
+}): Promise<void> {
+  const { stage, opts, schedule, slots, inputs, badRows, doneKeys, saveRow } = run;
+  const { plan } = opts;
+  const seen = new RowsSeen();
+  while (!schedule.isDone()) {
+    if (opts.stop.aborted || slots.error) break;
+    await slots.room();
+    if (opts.stop.aborted || slots.error) break;
+    const item = schedule.next();
+    if (!item) {
+      // Every row left waits for an earlier turn in flight or for room; none in flight means they were cancelled.
+      if (await slots.settled()) continue;
+      break;
     }
-  };
-
-  let readError: { error: unknown } | undefined;
-  try {
-    try {
-      await readAndSend();
-    } catch (error) {
-      // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
-      readError = { error };
-      slots.cancel();
+    const { line } = item;
+    if (badRows.pastCutoff(item.index)) {
+      schedule.finish(item);
+      continue;
     }
-    if (opts.stop.aborted) {
-      slots.stop();
-      opts.onEvent?.({ type: 'stopping' });
+    const file = plan.files[line.file]!;
+    const read = await inputs.row(line, stage.schema);
+    if (!read.ok) {
+      schedule.finish(item);
+      badRows.met(read.bad, line.domain, item.index);
+      continue;
     }
-    await slots.drain();
-  } finally {
-    opts.abort.removeEventListener('abort', onAbort);
-    await writer.close();
-    await inputs.close();
-    fillCounts(manifest, tallies, opts.endpointStats?.());
-    await writeManifest(opts.output, manifest);
+    const domain = domainOfTask(read.row.task);
+    const repeat = seen.repeat(read.key, file, line.lineNo);
+    if (repeat) {
+      schedule.finish(item);
+      badRows.met(repeat, domain, item.index);
+      continue;
+    }
+    if (doneKeys.has(read.key)) {
+      schedule.finish(item);
+      continue;
+    }
+    // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
+    const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
+    const job = stage.job(read.row, read.key, opts.chat(read.key));
+    slots.submit(async (signal) => {
+      let fields: Record<string, unknown> | undefined;
+      try {
+        fields = await job(signal);
+      } finally {
+        // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
+        schedule.finish(item);
+      }
+      // Saved outside the slot: the slot takes the next row while this one waits its turn to be written.
+      return fields && saveRow(line, domain, inputError, fields);
+    });
+    // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
+    await new Promise<void>((r) => setImmediate(r));
   }
-  const fatal = readError ?? slots.error;
-  if (fatal) throw fatal.error;
-  if (cutoff) {
-    const before =
-      cutoff.index > 0 && !opts.stop.aborted ? ' (rows before it are done and saved; fix it and run the same command to go on)' : '';
-    throw new UserError(`${cutoff.bad.message}${before}`);
-  }
-  return {
-    perDomain: tallies.perDomain,
-    remaining: tallies.remaining(),
-    stopped: opts.stop.aborted,
-    heldForRoom: schedule.heldForRoom(),
-    manifest,
-  };
 }
 
 /**
