@@ -244,6 +244,19 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     assert.equal((await readJsonlFile(out)).lines.length, 0);
   });
 
+  it('an account out of quota (429 insufficient_quota) stops at once instead of spending the retries of every row', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 40);
+    const message = 'You exceeded your current quota, please check your plan and billing details.';
+    const s = await server({ reply: worldReply, faults: () => ({ kind: '429', code: 'insufficient_quota', message }) });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
+    assertFatal(r, s.url, /no quota left \(429 insufficient_quota\): .*You exceeded your current quota/);
+    assert.equal(r.code, 3);
+    assert.ok(s.stats.requests >= 1 && s.stats.requests <= 4, `${s.stats.requests} requests`);
+    assert.equal((await readJsonlFile(out)).lines.length, 0);
+  });
+
   it('an unknown model stops at the preflight, naming what the endpoint serves', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 30);

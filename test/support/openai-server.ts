@@ -61,8 +61,11 @@ export type ReplyFn = (req: ChatRequest, ctx: ReplyContext) => Reply | Promise<R
 export const FAULT_KINDS = ['429', '500', '503', 'reset', 'hang', 'malformed', 'empty', 'length', 'no-choices', 'unstreamed'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** A fault, optionally with details; `retryAfter` (seconds, `null` = no header) only matters for 429. */
-export type Fault = FaultKind | { kind: FaultKind; retryAfter?: number | null; message?: string };
+/**
+ * A fault, optionally with details; `retryAfter` (seconds, `null` = no header) and `code` (the error's
+ * type and code, e.g. OpenAI's `insufficient_quota`, instead of `rate_limit_exceeded`) only matter for 429.
+ */
+export type Fault = FaultKind | { kind: FaultKind; retryAfter?: number | null; message?: string; code?: string };
 
 /** Decides a fault for one request from its body; `undefined` falls through to the random rates. */
 export type FaultScript = (req: ChatRequest, requestNo: number) => Fault | undefined;
@@ -415,7 +418,11 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
         return send(
           res,
           429,
-          errorBody(detail.message ?? 'Rate limit reached for requests. Please try again later.', 'requests', 'rate_limit_exceeded'),
+          errorBody(
+            detail.message ?? 'Rate limit reached for requests. Please try again later.',
+            detail.code ?? 'requests',
+            detail.code ?? 'rate_limit_exceeded',
+          ),
           headers,
         );
       }

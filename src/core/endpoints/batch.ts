@@ -142,7 +142,7 @@ function refusal(err: unknown, opts: BatchRunOptions): unknown {
   const what = `batch endpoint ${shownUrl(opts.endpoint)}`;
   const said = brief(err.message, opts.secrets ?? []);
   if (err instanceof APIConnectionError) return new FatalEndpointError(`cannot reach ${what}: ${said}`);
-  const refused = refusedAccess(what, err.status, () => said);
+  const refused = refusedAccess(err, what, () => said);
   if (refused) return refused;
   if (err.status === 404 || err.status === 405) {
     return new FatalEndpointError(

@@ -116,9 +116,12 @@ export class FatalEndpointError extends UserError {
  * batch requests: `what` names the endpoint (or batch route), `said` gives
  * the server's reason as one line (asked for only when shown).
  */
-export function refusedAccess(what: string, status: number | undefined, said: () => string): FatalEndpointError | undefined {
-  if (status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
-  if (status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said()}`);
+export function refusedAccess(err: APIError, what: string, said: () => string): FatalEndpointError | undefined {
+  if (err.status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
+  if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said()}`);
+  // OpenAI's 429 for an account out of credit: no wait ends it, and every row would spend its retries on it.
+  if (err.status === 429 && err.code === 'insufficient_quota')
+    return new FatalEndpointError(`${what} says the account has no quota left (429 insufficient_quota): ${said()}`);
   return undefined;
 }
 
@@ -439,7 +442,7 @@ export class EndpointPool {
   private fatalFor(err: unknown, ep: Endpoint): FatalEndpointError | undefined {
     if (!(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
     const what = `${this.opts.role} endpoint ${ep.shown}`;
-    const refused = refusedAccess(what, err.status, () => this.describe(err));
+    const refused = refusedAccess(err, what, () => this.describe(err));
     if (refused) return refused;
     if (err.status === 404) {
       return new FatalEndpointError(
