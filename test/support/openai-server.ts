@@ -409,7 +409,7 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     res: ServerResponse,
     body: ChatRequest,
     kind: FaultKind,
-    detail: { retryAfter?: number | null; message?: string },
+    detail: { retryAfter?: number | null; message?: string; code?: string },
   ): void {
     switch (kind) {
       case '429': {
