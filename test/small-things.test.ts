@@ -233,12 +233,29 @@ describe('an endpoint that dies mid-run (end to end)', () => {
   it('an unreachable hub exits 3 from infer too', async () => {
     const dir = await temps.make();
     const hub = `http://127.0.0.1:${await closedPort()}`;
-    const r = await runAwb(['infer', '--model-base-url', 'http://127.0.0.1:9/v1', '--model-name', 'm', '--no-progress'], {
+    const s = await server({ reply: worldReply });
+    const r = await runAwb(['infer', '--model-base-url', s.url, '--model-name', 'test-model', '--no-progress'], {
       env: { HF_ENDPOINT: hub, HF_HOME: join(dir, 'hf') },
       cwd: dir,
     });
     assert.equal(r.code, 3, r.stderr);
     assert.match(errorLines(r.stderr)[0]!, /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+    assert.equal(s.stats.requests, 0);
+  });
+
+  it('infer checks the endpoint before it downloads the dataset: a wrong model does not wait for the download', async () => {
+    const dir = await temps.make();
+    // A hub that would fail the download: the endpoint's refusal must come first, without the hub being asked.
+    const hub = `http://127.0.0.1:${await closedPort()}`;
+    const s = await server({ models: ['served-model'], reply: worldReply });
+    const r = await runAwb(['infer', '--model-base-url', s.url, '--model-name', 'test-model', '--no-progress'], {
+      env: { HF_ENDPOINT: hub, HF_HOME: join(dir, 'hf') },
+      cwd: dir,
+    });
+    assert.equal(r.code, 3, r.stderr);
+    assert.deepEqual(errorLines(r.stderr).length, 1, r.stderr);
+    assert.match(errorLines(r.stderr)[0]!, /does not serve model "test-model"; it serves: served-model/);
+    assert.equal(s.stats.modelListRequests, 1);
   });
 });
 

@@ -21,13 +21,15 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     throw new UserError(`${what} chooses what to download; it cannot apply to a local --data folder (drop one of them)`);
   }
 
+  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
+  // Without --data the dataset may be downloaded first: a wrong URL, key or model should not wait for 400 MB to say so.
+  const preflighted = opts.data === undefined && opts.preflight && !opts.dryRun ? await pool.preflight() : undefined;
   const data = await resolveData(opts.data, opts.source, opts.revision, domains, opts.progress);
   const files = await datasetFiles(data.dir, domains);
   const plan = await planLines(
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
   // A folder per run, so a second model never lands in the first one's file.
   const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
   const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
@@ -53,6 +55,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'were cut off by max tokens' },
     ],
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
+    preflighted,
   });
   if (!result.stopped)
     process.stderr.write(

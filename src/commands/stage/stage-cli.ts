@@ -48,6 +48,8 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   /** Stage-specific columns of the summary table. */
   columns: SummaryColumn[];
   secrets: string[];
+  /** The warnings of the endpoint check the command made already (infer, before a download): the run does not check again. */
+  preflighted?: string[];
 }
 
 /** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
@@ -96,7 +98,8 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       },
       chat: batch ? (key) => batch.chat(key, online) : () => online,
       beforeDispatch: async (doneKeys) => {
-        if (o.preflight) for (const w of await c.pool.preflight()) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
+        const warnings = c.preflighted ?? (o.preflight ? await c.pool.preflight() : []);
+        for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
         await batch?.run(doneKeys);
       },
       ...(batch && { batchIds: () => batch.ids }),
