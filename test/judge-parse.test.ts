@@ -419,6 +419,10 @@ describe('parseJudgeReply: failures', () => {
     check(reply([0, 0, 0, 0, 0]), noValidDimension);
   });
 
+  test('a broken object whose scores object is empty is unreadable, so asked again, as in the official script', () => {
+    check('{"strengths": ["a" "b"], "scores": {}}', failed('JSON could not be repaired'));
+  });
+
   test('"scores" missing', () => {
     check('{"format": 4, "factuality": 4, "consistency": 4, "realism": 4, "quality": 4}', failed('scores missing'));
   });

@@ -130,7 +130,8 @@ function parseCandidate(candidate: string): JsonObject | undefined {
   const repaired = repairJson(candidate);
   const fixed = parseObject(repaired);
   if (fixed) return fixed;
-  const scoresText = /"scores"\s*:\s*(\{[^{}]*\})/.exec(repaired)?.[1];
+  // Up to the first `}`, as the official last resort reads it; `{}` is not taken, so such a reply is asked again.
+  const scoresText = /"scores"\s*:\s*(\{[^}]+\})/.exec(repaired)?.[1];
   const scores = scoresText === undefined ? undefined : parseObject(scoresText);
   return scores && { scores };
 }
