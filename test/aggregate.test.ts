@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { aggregate, BATCH_PRICE, costOf, scoreFiles, turnBucket, TURN_BUCKETS, type UsageTotals } from '../src/core/score/aggregate.js';
+import {
+  aggregate,
+  BATCH_PRICE,
+  costOf,
+  scoreFiles,
+  statScore,
+  turnBucket,
+  TURN_BUCKETS,
+  type UsageTotals,
+} from '../src/core/score/aggregate.js';
 import { UserError } from '../src/core/errors.js';
 import { readProvenance } from '../src/core/score/comparability.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
@@ -123,6 +132,19 @@ describe('aggregation (official rules, exact)', () => {
     assert.equal((3.125).toFixed(2), '3.13', 'the trap the exact formatter avoids');
   });
 
+  it('prints what the official script prints where the exact mean is a tie no double holds (58.125 -> 58.13)', async () => {
+    // Totals 13/4 and 17/5: exact mean 133/40, score 58.125. The script averages the doubles 3.25 and
+    // 3.4, and the double nearest their mean, 3.325, lies just above it: it prints 58.13 (measured).
+    const rows = [judgedRow({ domain: 'mcp', id: 1, dims: [4, 3, 3, 3, 0] }), judgedRow({ domain: 'mcp', id: 2, dims: [4, 4, 3, 3, 3] })];
+    const { records } = await load('double-tie.jsonl', rows);
+    const s = aggregate(records, { failuresAsLowest: false });
+    assert.equal(text(normalizedMean(s.domains[0]!.total.sum, s.domains[0]!.total.count)), '58.12', 'the exact value rounds down');
+    assert.equal(text(s.domains[0]!.score), '58.13');
+    assert.equal(text(statScore(s.micro)), '58.13');
+    assert.equal(text(s.macro), '58.13');
+    assert.equal(text(statScore(s.domains[0]!.dims[1]!)), '62.50');
+  });
+
   it('sorts domains in leaderboard order, unknown ones last', async () => {
     const { records } = await load(
       'order.jsonl',
@@ -172,6 +194,16 @@ describe('exact formatting', () => {
     assert.equal(formatFixed(undefined), 'n/a');
     // 0.125 is exact in binary: a true tie, so even (0.12); toFixed says 0.13.
     assert.equal(formatFixed(0.125), '0.12');
+  });
+
+  it('nearestDouble rounds an exact ratio once, as a division of integers does', () => {
+    for (let i = 1; i < 2000; i++) {
+      const num = (i * 7919 * 104729) % 2 ** 40;
+      const den = 1 + ((i * 15485863) % 2 ** 30);
+      assert.equal(Ratio.of(num, den).nearestDouble(), num / den, `${num}/${den}`);
+    }
+    // The exact mean of the doubles 3.25 and 3.4 is not a double; Python's mean gives 3.325.
+    assert.equal(Ratio.fromDouble(3.25).add(Ratio.fromDouble(3.4)).div(Ratio.of(2)).nearestDouble(), 3.325);
   });
 
   it('reads grades as sixtieths and refuses values that are not grades', () => {

@@ -32,6 +32,8 @@ const TABLE: Array<[string, 'A' | 'B' | undefined, ('boxed' | 'phrase')?]> = [
   ['<think>maybe \\boxed{A}</think>\\boxed{B}', 'B', 'boxed'],
   ['<think>\\boxed{B}</think>', undefined],
   ['<think>I lean to \\boxed{A}', undefined],
+  // an unclosed block runs to the end: the official choice parser has no stop tag, so an evaluation tag does not end it
+  ['<think>I lean to A <final_evaluation> \\boxed{A}', undefined],
   ['reasoning \\boxed{A} </think> \\boxed{B}', 'B', 'boxed'],
   ['stray thought \\boxed{A}</think>The answer is B', 'B', 'phrase'],
   ['<THINK>\\boxed{A}</THINK>I choose B', 'B', 'phrase'],

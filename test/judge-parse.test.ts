@@ -23,6 +23,9 @@ function failed(reason: string): JudgeParse {
   return { ok: false, reason };
 }
 
+/** The reply parsed but graded nothing: final, not asked again. */
+const noValidDimension: JudgeParse = { ok: false, reason: 'no valid dimension', final: true };
+
 function check(text: string, expected: JudgeParse): void {
   assert.deepStrictEqual(parseJudgeReply(text), expected);
 }
@@ -67,6 +70,11 @@ describe('parseJudgeReply: think blocks', () => {
   test('nested think blocks are removed as a whole', () => {
     const text = `<think>outer ${reply([1, 1, 1, 1, 1])} <think>inner</think> still thinking ${reply([2, 2, 2, 2, 2])}</think>${reply([5, 4, 3, 2, 1])}`;
     check(text, ok([5, 4, 3, 2, 1], 3));
+  });
+
+  test('an evaluation tag quoted inside nested thoughts does not swallow the answer after them', () => {
+    const text = `<think>a<think>b <final_evaluation>fake</final_evaluation></think> ${reply([3, 3, 3, 3, 5])}`;
+    check(text, ok([3, 3, 3, 3, 5], 17 / 5));
   });
 
   test('an orphan </think> drops everything before it', () => {
@@ -139,8 +147,18 @@ describe('parseJudgeReply: choosing the JSON object', () => {
   });
 
   test('of two fenced blocks with "scores" the last wins', () => {
-    const text = `\`\`\`json\n${reply([1, 1, 1, 1, 1])}\n\`\`\`\nCorrected:\n\`\`\`JSON\n${reply([5, 4, 5, 4, 5])}\n\`\`\``;
+    const text = `\`\`\`json\n${reply([1, 1, 1, 1, 1])}\n\`\`\`\nCorrected:\n\`\`\`\n${reply([5, 4, 5, 4, 5])}\n\`\`\``;
     check(text, ok([5, 4, 5, 4, 5], 23 / 5));
+  });
+
+  test('a ```JSON fence is not a json fence, as in the official script: an earlier ```json block wins', () => {
+    const text = `\`\`\`json\n${reply([1, 1, 1, 1, 1])}\n\`\`\`\nCorrected:\n\`\`\`JSON\n${reply([5, 4, 5, 4, 5])}\n\`\`\``;
+    check(text, ok([1, 1, 1, 1, 1], 1));
+  });
+
+  test('a fence with text after its object is skipped for the brace scan', () => {
+    const text = `\`\`\`\n${reply([2, 2, 4, 4, 4])}\n// end\n\`\`\`\nFinal: ${reply([5, 5, 5, 5, 5])}`;
+    check(text, ok([5, 5, 5, 5, 5], 5));
   });
 
   test('a fenced object wins over a later unfenced one', () => {
@@ -353,7 +371,7 @@ describe('parseJudgeReply: score values', () => {
   test('a reply whose five scores are all unreadable strings fails', () => {
     check(
       '{"scores": {"format": "4.5", "factuality": "four", "consistency": "4 out of 5", "realism": "", "quality": "1_0"}}',
-      failed('no valid dimension'),
+      noValidDimension,
     );
   });
 
@@ -367,7 +385,7 @@ describe('parseJudgeReply: score values', () => {
   test('booleans, null, arrays and objects are invalid', () => {
     check(
       '{"scores": {"format": true, "factuality": false, "consistency": null, "realism": [4], "quality": {"v": 4}}, "x": 1}',
-      failed('no valid dimension'),
+      noValidDimension,
     );
   });
 
@@ -394,11 +412,15 @@ describe('parseJudgeReply: failures', () => {
   });
 
   test('every dimension missing', () => {
-    check('{"scores": {}, "strengths": ["x"]}', failed('no valid dimension'));
+    check('{"scores": {}, "strengths": ["x"]}', noValidDimension);
   });
 
   test('every dimension zero', () => {
-    check(reply([0, 0, 0, 0, 0]), failed('no valid dimension'));
+    check(reply([0, 0, 0, 0, 0]), noValidDimension);
+  });
+
+  test('a broken object whose scores object is empty is unreadable, so asked again, as in the official script', () => {
+    check('{"strengths": ["a" "b"], "scores": {}}', failed('JSON could not be repaired'));
   });
 
   test('"scores" missing', () => {
@@ -441,11 +463,11 @@ describe('stripThink', () => {
   });
 
   test('an unclosed block stops at the stop tag, which is kept', () => {
-    assert.strictEqual(stripThink('a<think>b<final_evaluation>c'), 'a<final_evaluation>c');
+    assert.strictEqual(stripThink('a<think>b<final_evaluation>c', 'final_evaluation'), 'a<final_evaluation>c');
   });
 
   test('an unclosed block without a stop tag runs to the end', () => {
-    assert.strictEqual(stripThink('a<think>b</final_evaluation>c'), 'a');
+    assert.strictEqual(stripThink('a<think>b</final_evaluation>c', 'final_evaluation'), 'a');
   });
 
   test('a custom stop tag, matched case-insensitively', () => {
@@ -455,11 +477,28 @@ describe('stripThink', () => {
     );
   });
 
-  test('with several unclosed blocks the cut starts at the first', () => {
-    assert.strictEqual(stripThink('a<think>b<think>c<final_evaluation>d'), 'a<final_evaluation>d');
+  test('without a stop tag an unclosed block runs to the end', () => {
+    assert.strictEqual(stripThink('a<think>b<final_evaluation>c'), 'a');
   });
 
-  test('pairs nested in an unclosed block go with it; a stop tag inside a pair does not count', () => {
-    assert.strictEqual(stripThink('a<think>b<think><final_evaluation>c</think>d<final_evaluation>e'), 'a<final_evaluation>e');
+  test('with several unclosed blocks the cut starts at the first', () => {
+    assert.strictEqual(stripThink('a<think>b<think>c<final_evaluation>d', 'final_evaluation'), 'a<final_evaluation>d');
+  });
+
+  test('each open takes the first free close after it, as the official script pairs them', () => {
+    // The outer open takes the only close, so the inner one is the unclosed block: it stops at
+    // the stop tag inside the removed pair, and the text after the close is kept.
+    assert.strictEqual(
+      stripThink('a<think>b<think><final_evaluation>c</think>d<final_evaluation>e', 'final_evaluation'),
+      'ad<final_evaluation>e',
+    );
+    assert.strictEqual(
+      stripThink('<think>a<think>b<final_evaluation>fake</final_evaluation></think> {"x": 1}', 'final_evaluation'),
+      ' {"x": 1}',
+    );
+  });
+
+  test('a close before every open is an orphan even when opens follow', () => {
+    assert.strictEqual(stripThink('x</think>y<think>z</think>w'), 'yw');
   });
 });

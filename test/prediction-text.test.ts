@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
-import { cleanGroundTruth, extractPrediction, judgedTexts } from '../src/core/rubrics/prediction-text.js';
+import { cleanObservation, extractPrediction, judgedTexts } from '../src/core/rubrics/prediction-text.js';
 import { lastBlock } from '../src/core/rubrics/think.js';
 
 describe('extractPrediction', () => {
@@ -46,22 +46,39 @@ describe('extractPrediction', () => {
     assert.strictEqual(extractPrediction('<obs>a</obs><predicted_observation>b</predicted_observation>', 'obs'), 'a');
   });
 
-  test('a generation that is only reasoning gives an empty string', () => {
-    assert.strictEqual(extractPrediction('<think>still thinking'), '');
+  test('a generation with nothing left after its reasoning gives "No output", as the official script shows the judge', () => {
+    assert.strictEqual(extractPrediction('<think>still thinking'), 'No output');
+    assert.strictEqual(extractPrediction('<think>done</think>\n '), 'No output');
+    assert.strictEqual(extractPrediction('  \n'), 'No output');
+  });
+
+  test('blocks paired as the official script pairs them: the text after a nested pair is kept', () => {
+    assert.strictEqual(
+      extractPrediction('<think>a<think>b<predicted_observation>fake</predicted_observation></think> real obs'),
+      'real obs',
+    );
   });
 });
 
-describe('cleanGroundTruth', () => {
-  test('a wrapped observation is unwrapped', () => {
-    assert.strictEqual(cleanGroundTruth('<predicted_observation>\nreal output\n</predicted_observation>'), 'real output');
+describe('cleanObservation', () => {
+  test('a leading observation label is removed, and only that one', () => {
+    assert.strictEqual(cleanObservation('**Environment Observation:**\nroot@x:/app# ls\n'), 'root@x:/app# ls');
+    assert.strictEqual(
+      cleanObservation('**Environment Observation:** a **Environment Observation:** b'),
+      'a **Environment Observation:** b',
+    );
   });
 
-  test('an unwrapped observation is only trimmed, think text included', () => {
-    assert.strictEqual(cleanGroundTruth('\n  <think>literal</think> output \n'), '<think>literal</think> output');
+  test('a label elsewhere is removed wherever it occurs', () => {
+    assert.strictEqual(cleanObservation(' out **Environment Observation:** more **Environment Observation:**'), 'out  more');
   });
 
-  test('a custom tag', () => {
-    assert.strictEqual(cleanGroundTruth('<obs> x </obs>', 'obs'), 'x');
+  test('tags and think text are left alone, only trimmed', () => {
+    assert.strictEqual(cleanObservation('\n  <think>literal</think> output \n'), '<think>literal</think> output');
+    assert.strictEqual(
+      cleanObservation('<predicted_observation> x </predicted_observation>'),
+      '<predicted_observation> x </predicted_observation>',
+    );
   });
 });
 
@@ -82,7 +99,7 @@ describe('lastBlock', () => {
 describe('judgedTexts', () => {
   it("is what the judge saw: current_prompt else the turn's prompt, extracted_output else gen extracted, the cleaned truth", () => {
     const gen = '<think>hm</think><predicted_observation>out</predicted_observation>';
-    const truth = '<predicted_observation> real </predicted_observation>';
+    const truth = '**Environment Observation:**\n real ';
     assert.deepEqual(judgedTexts({ current_prompt: 'act', prompt: 'p', gen, response: truth }), {
       action: 'act',
       prediction: 'out',

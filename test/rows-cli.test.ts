@@ -19,7 +19,7 @@ function awb(...args: string[]) {
 const LONG = 'x'.repeat(300);
 const row = (domain: string, id: number, g: number, extra: Record<string, unknown> = {}) => ({
   ...judgedRow({ domain, id, turn: 2, dims: [g, g, g, g, g] }),
-  response: ['first observation', `<predicted_observation>truth ${id}\n${LONG}</predicted_observation>`],
+  response: ['first observation', `**Environment Observation:**\ntruth ${id}\n${LONG}`],
   current_prompt: `run step ${id}`,
   gen: `<think>private reasoning</think><predicted_observation>guess ${id}\u001b[31m</predicted_observation>`,
   strengths: [`right format ${id}`],

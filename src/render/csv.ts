@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { visible } from '../core/shown.js';
 import type { ScoreReport } from '../core/score/index.js';
 import type { Ratio } from '../core/score/index.js';
-import { formatFixed, normalizedMean, rawMean } from '../core/score/index.js';
+import { formatFixed, rawMean, statScore } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
 
@@ -56,7 +56,7 @@ export function renderScoreCsv(report: ScoreReport): string {
       const d = row.run?.score.domains.find((x) => x.domain === column);
       const totals = column === MACRO || column === MICRO ? row.run?.score : d;
       const dims: Record = {};
-      if (d) DIMENSIONS.forEach((name, i) => (dims[name] = num(normalizedMean(d.dims[i]!.sum, d.dims[i]!.count))));
+      if (d) DIMENSIONS.forEach((name, i) => (dims[name] = num(statScore(d.dims[i]!))));
       records.push({
         ...base,
         domain: column,
@@ -69,7 +69,7 @@ export function renderScoreCsv(report: ScoreReport): string {
       });
       if (report.byTurn && d) {
         for (const t of d.turns) {
-          const score = normalizedMean(t.total.sum, t.total.count);
+          const score = statScore(t.total);
           records.push({
             ...base,
             domain: column,

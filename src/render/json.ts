@@ -11,7 +11,7 @@ import {
   type TurnScore,
   type UsageTotals,
 } from '../core/score/index.js';
-import { formatFixed, formatSigned, normalizedMean, rawMean, type Ratio } from '../core/score/index.js';
+import { formatFixed, formatSigned, rawMean, statScore, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
@@ -57,7 +57,7 @@ function stageJson(u: StageUsage, prices: ScoreReport['prices']) {
 /** Turn buckets with their intervals; the run's own `turns` pools every domain. */
 function turnsJson(turns: readonly TurnScore[], intervals: ReadonlyMap<string, Interval | undefined> | undefined) {
   return turns.map((t) => {
-    const score = normalizedMean(t.total.sum, t.total.count);
+    const score = statScore(t.total);
     return {
       bucket: t.bucket,
       rows: t.rows,
@@ -102,7 +102,7 @@ function scoreDocument(report: ScoreReport) {
             dimensions: Object.fromEntries(
               DIMENSIONS.map((name, i) => {
                 const s = d.dims[i]!;
-                const score = normalizedMean(s.sum, s.count);
+                const score = statScore(s);
                 return [name, { count: s.count, mean: num(rawMean(s.sum, s.count)), score: num(score), text: formatFixed(score) }];
               }),
             ),

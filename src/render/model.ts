@@ -2,7 +2,7 @@ import type { Interval } from '../core/score/index.js';
 import type { CompareReport, Delta, GateResult } from '../core/score/index.js';
 import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
-import { Ratio, formatFixed, formatSigned, normalizedMean, rawMean } from '../core/score/index.js';
+import { Ratio, formatFixed, formatSigned, rawMean, statScore } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import {
@@ -76,7 +76,7 @@ export function leaderboard(report: ScoreReport): Leaderboard {
     }
     const counts = { valid: run.score.valid, rows: run.score.rows };
     cells[MACRO] = { score: run.score.macro, text: formatFixed(run.score.macro), ci: run.intervals?.macro, ...counts, best: false };
-    const micro = normalizedMean(run.score.micro.sum, run.score.micro.count);
+    const micro = statScore(run.score.micro);
     cells[MICRO] = {
       score: micro,
       text: formatFixed(micro),
@@ -212,7 +212,7 @@ export function scoreView(report: ScoreReport): View {
 }
 
 function statCell(stat: MeanStat): Cell {
-  return { text: formatFixed(normalizedMean(stat.sum, stat.count)) };
+  return { text: formatFixed(statScore(stat)) };
 }
 
 function detailGrid(run: RunReport): Grid {
@@ -249,12 +249,7 @@ function detailGrid(run: RunReport): Grid {
       })),
       { cells: overall('Overall (macro)', s.macro, run.intervals?.macro, undefined) },
       {
-        cells: overall(
-          'Overall (micro)',
-          normalizedMean(s.micro.sum, s.micro.count),
-          run.intervals?.micro,
-          rawMean(s.micro.sum, s.micro.count),
-        ),
+        cells: overall('Overall (micro)', statScore(s.micro), run.intervals?.micro, rawMean(s.micro.sum, s.micro.count)),
       },
     ],
   };

@@ -20,7 +20,7 @@ type Asked<T> = {
 /**
  * Asks the judge request `n` of a row through `chat` until its reply parses,
  * up to `parseAttempts` requests in all (the official re-ask loop), for every
- * judge mode. A request that outlasted the client's retries ends the loop (it
+ * judge mode; a reply the parser calls final ends the loop. A request that outlasted the client's retries ends the loop (it
  * will not heal in the next second; a garbled body might). undefined when
  * cancelled.
  */
@@ -29,7 +29,7 @@ export async function askUntilParsed<T>(
   chat: RowChat,
   n: number,
   body: ChatBody,
-  parse: (raw: string) => { ok: true; value: T } | { ok: false; reason: string },
+  parse: (raw: string) => { ok: true; value: T } | { ok: false; reason: string; final?: true },
   parseAttempts: number,
   signal: AbortSignal,
 ): Promise<Asked<T> | undefined> {
@@ -58,6 +58,7 @@ export async function askUntilParsed<T>(
       if (parsed.ok)
         return { ok: true, value: parsed.value, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts, ...timings };
       problem = `reply could not be parsed: ${parsed.reason}`;
+      if (parsed.final) break;
     } catch (err) {
       if (isStopped(err, signal)) return undefined;
       if (err instanceof FatalEndpointError) throw err;

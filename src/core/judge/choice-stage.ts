@@ -16,7 +16,7 @@ import { askUntilParsed } from './ask.js';
 import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
 import { parseChoiceReply, type Choice } from './choice-parse.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
-import { cleanGroundTruth, extractPrediction } from '../rubrics/index.js';
+import { cleanObservation, extractPrediction } from '../rubrics/index.js';
 import type { ModePrompt } from '../rubrics/index.js';
 import type { ReferenceFile } from './reference.js';
 
@@ -119,7 +119,7 @@ export function turingStage(
   const asking = (row: PredictionRow) => {
     if (!row.gen) return undefined;
     const extracted = extractPrediction(row.gen);
-    const orders = turingOrders(cleanGroundTruth(groundTruth(row)), extracted);
+    const orders = turingOrders(cleanObservation(groundTruth(row)), cleanObservation(extracted));
     const turns = history(row);
     const action = currentAction(row);
     return {
@@ -189,10 +189,10 @@ export function pairwiseStage(
     // A reference without a generation has nothing to compare with: final, as a missing row.
     if (other === undefined) return NO_REFERENCE;
     const candidate = extractPrediction(row.gen);
-    const truth = cleanGroundTruth(groundTruth(row));
+    const truth = cleanObservation(groundTruth(row));
     const turns = history(row);
     const action = currentAction(row);
-    const orders = pairwiseOrders(candidate, other);
+    const orders = pairwiseOrders(cleanObservation(candidate), cleanObservation(other));
     return {
       candidate,
       other,

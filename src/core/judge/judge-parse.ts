@@ -10,7 +10,8 @@ import { lastBlock, stripThink } from '../rubrics/index.js';
 
 export type JudgeParse =
   | { ok: true; scores: Record<Dimension, number>; total: number; strengths: unknown[]; weaknesses: unknown[] }
-  | { ok: false; reason: string };
+  /** `final`: the judge did answer, so asking again would replace its answer rather than repair a garbled one. */
+  | { ok: false; reason: string; final?: true };
 
 type JsonObject = Record<string, unknown>;
 
@@ -49,9 +50,16 @@ function preferScores(blocks: string[]): string | undefined {
   return blocks.findLast((b) => b.includes('"scores"')) ?? blocks.at(-1);
 }
 
-/** Contents of ```json and bare ``` fences that hold an object; other fences are code, not answers. */
+/**
+ * Contents of ```json and bare ``` fences that hold an object and nothing
+ * else; other fences are code, not answers. The official script spells the
+ * language in lower case only: in ```JSON the word is read as content, so the
+ * block is skipped like code, and so is a block with text after its object.
+ */
 function fencedObjects(text: string): string[] {
-  return [...text.matchAll(/```(?:json)?([\s\S]*?)```/gi)].map((m) => (m[1] ?? '').trim()).filter((b) => b.startsWith('{'));
+  return [...text.matchAll(/```(?:json)?([\s\S]*?)```/g)]
+    .map((m) => (m[1] ?? '').trim())
+    .filter((b) => b.startsWith('{') && b.endsWith('}'));
 }
 
 /**
@@ -122,7 +130,8 @@ function parseCandidate(candidate: string): JsonObject | undefined {
   const repaired = repairJson(candidate);
   const fixed = parseObject(repaired);
   if (fixed) return fixed;
-  const scoresText = /"scores"\s*:\s*(\{[^{}]*\})/.exec(repaired)?.[1];
+  // Up to the first `}`, as the official last resort reads it; `{}` is not taken, so such a reply is asked again.
+  const scoresText = /"scores"\s*:\s*(\{[^}]+\})/.exec(repaired)?.[1];
   const scores = scoresText === undefined ? undefined : parseObject(scoresText);
   return scores && { scores };
 }
@@ -151,12 +160,14 @@ function parseObject(text: string): JsonObject | undefined {
 /**
  * A reply whose five dimensions are all invalid says nothing about the
  * prediction; the official script stores it as a success but then leaves it
- * out of every average, so it is reported as a failure here.
+ * out of every average, so it is reported as a failure here. A final one: the
+ * official script does not ask again, and a second reply counted in its place
+ * would give numbers the official script never gives.
  */
 function judgement(raw: JsonObject, parsed: JsonObject): JudgeParse {
   const scores = Object.fromEntries(DIMENSIONS.map((d) => [d, readScore(raw[d])])) as Record<Dimension, number>;
   const valid = DIMENSIONS.map((d) => scores[d]).filter((v) => v > 0);
-  if (valid.length === 0) return fail('no valid dimension');
+  if (valid.length === 0) return { ok: false, reason: 'no valid dimension', final: true };
   const total = valid.reduce((a, b) => a + b, 0) / valid.length;
   return { ok: true, scores, total, strengths: asList(parsed.strengths), weaknesses: asList(parsed.weaknesses) };
 }

@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
-import { cleanGroundTruth, extractPrediction } from '../rubrics/index.js';
+import { cleanObservation, extractPrediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { NO_GENERATION, UNPARSED, judgeOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
@@ -166,7 +166,7 @@ function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling
   const extracted = extractPrediction(row.gen);
   const body = {
     ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
-    messages: judgeMessages(row, extracted, cleanGroundTruth(groundTruth(row)), rubric),
+    messages: judgeMessages(row, cleanObservation(extracted), cleanObservation(groundTruth(row)), rubric),
   };
   return { body, extracted };
 }

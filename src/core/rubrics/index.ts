@@ -5,5 +5,5 @@
  */
 export { loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
 export type { ModePrompt, RubricSet } from './rubrics.js';
-export { cleanGroundTruth, extractPrediction, judgedTexts } from './prediction-text.js';
+export { cleanObservation, extractPrediction, judgedTexts } from './prediction-text.js';
 export { lastBlock, stripThink } from './think.js';

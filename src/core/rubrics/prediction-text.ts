@@ -2,26 +2,36 @@ import { lastBlock, stripThink } from './think.js';
 
 const OBSERVATION_TAG = 'predicted_observation';
 
+/** What the official script records for a generation with nothing left once its reasoning is removed; the judge is shown it too. */
+const NO_OUTPUT = 'No output';
+
+/** The label the world-model prompts put before each observation; the judge is shown observations without it. */
+const OBSERVATION_MARKER = '**Environment Observation:**';
+
 /**
- * What the judge is shown of a world-model generation: think blocks removed,
- * then the content of the last <predicted_observation> block (unclosed: to
- * the end) when there is one, else the whole cleaned text; trimmed. An
+ * The prediction in a world-model generation (recorded as
+ * extracted_output): think blocks removed, then the content of the last
+ * <predicted_observation> block (unclosed: to the end) when there is one,
+ * else the whole cleaned text, `No output` when that is empty; trimmed. An
  * unclosed `<think>` ends at the observation tag, so a model that forgets to
  * close its reasoning still gets its observation judged.
  */
 export function extractPrediction(gen: string, tag = OBSERVATION_TAG): string {
   const cleaned = stripThink(gen, tag);
-  return (lastBlock(cleaned, tag) ?? cleaned).trim();
+  const block = lastBlock(cleaned, tag);
+  return block === undefined ? cleaned.trim() || NO_OUTPUT : block.trim();
 }
 
 /**
- * Ground truth as shown to the judge: the same tag unwrapping when the
- * observation is wrapped in the tag, otherwise unchanged apart from
- * trimming. Think blocks are left alone: a real observation (a file, a web
- * page) may legitimately contain the text `<think>`.
+ * An observation, predicted (as extracted) or real, as the judge is shown
+ * it: without the observation label, as the official script removes it (a
+ * leading one alone, else every one), and trimmed. Think blocks and tags are
+ * left alone: a real observation (a file, a web page) may legitimately
+ * contain the text `<think>`.
  */
-export function cleanGroundTruth(text: string, tag = OBSERVATION_TAG): string {
-  return (lastBlock(text, tag) ?? text).trim();
+export function cleanObservation(text: string): string {
+  const rest = text.startsWith(OBSERVATION_MARKER) ? text.slice(OBSERVATION_MARKER.length) : text.replaceAll(OBSERVATION_MARKER, '');
+  return rest.trim();
 }
 
 /** A judged row's fields of the evaluated turn; `prompt` and `response` are that turn's texts. Fields that are not text count as empty. */
@@ -37,13 +47,13 @@ export interface TurnFields {
  * What the judge was shown of a row: the action (current_prompt, else the
  * turn's prompt), the prediction as extracted (recorded by the judge as
  * extracted_output, else taken from gen the rubric judge's way) and the
- * cleaned ground truth.
+ * ground truth, both cleaned as the judge is shown them.
  */
 export function judgedTexts(f: TurnFields): { action: string; prediction: string; truth: string } {
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   return {
     action: text(f.current_prompt) || text(f.prompt),
-    prediction: typeof f.extracted_output === 'string' ? f.extracted_output : extractPrediction(text(f.gen)),
-    truth: cleanGroundTruth(text(f.response)),
+    prediction: cleanObservation(typeof f.extracted_output === 'string' ? f.extracted_output : extractPrediction(text(f.gen))),
+    truth: cleanObservation(text(f.response)),
   };
 }

@@ -8,27 +8,35 @@
 type Span = [start: number, end: number];
 
 /**
- * Removes reasoning from a reply, leaving surrounding whitespace alone:
- * - every paired `<think>…</think>`, nested pairs included;
- * - an orphan `</think>` drops everything before it, because chat templates
- *   that open the think block themselves make the model emit only the close;
- * - an unclosed `<think>` drops text up to the next `<stopTag>` (kept), or to
- *   the end, since a truncated or unterminated thought must not leak into
- *   the answer while the tagged answer after it is still wanted.
+ * Removes reasoning from a reply, leaving surrounding whitespace alone, as
+ * the official script pairs the tags (its numbers depend on it):
+ * - each `<think>`, in reading order, is paired with the first `</think>`
+ *   after it that no earlier one took, and the pair is removed (so nested
+ *   blocks go as a whole);
+ * - a `</think>` left over drops everything before it, because chat
+ *   templates that open the think block themselves make the model emit only
+ *   the close;
+ * - a `<think>` left over drops text up to the next `<stopTag>` after it
+ *   (kept), or to the end without a stop tag or when none follows, since a
+ *   truncated or unterminated thought must not leak into the answer while
+ *   the tagged answer after it is still wanted.
  */
-export function stripThink(text: string, stopTag = 'final_evaluation'): string {
+export function stripThink(text: string, stopTag?: string): string {
   const cuts: Span[] = [];
-  const open: number[] = [];
+  const opens: number[] = [];
+  const closes: Span[] = [];
   for (const m of text.matchAll(/<(\/?)think>/gi)) {
-    if (!m[1]) {
-      open.push(m.index);
-      continue;
-    }
-    // With nothing open this close is an orphan, so its cut starts at 0.
-    cuts.push([open.pop() ?? 0, m.index + m[0].length]);
+    if (m[1]) closes.push([m.index, m.index + m[0].length]);
+    else opens.push(m.index);
   }
-  const unclosed = open[0];
-  if (unclosed !== undefined) cuts.push([unclosed, stopAfter(text, unclosed, stopTag, cuts)]);
+  // The closes taken by earlier opens are always the leading ones, so one pointer walks them.
+  let next = 0;
+  for (const open of opens) {
+    while (next < closes.length && closes[next]![0] < open) cuts.push([0, closes[next++]![1]]);
+    const close = closes[next++];
+    cuts.push([open, close ? close[1] : stopAfter(text, open, stopTag)]);
+  }
+  for (; next < closes.length; next++) cuts.push([0, closes[next]![1]]);
   return removeSpans(text, cuts);
 }
 
@@ -45,14 +53,10 @@ export function lastBlock(text: string, tag: string): string | undefined {
   return close ? rest.slice(0, close.index) : rest;
 }
 
-/** Where the text cut for an unclosed `<think>` ends: a stop tag inside a removed pair does not count. */
-function stopAfter(text: string, from: number, stopTag: string, cuts: Span[]): number {
-  const tag = new RegExp(`<${escapeRegExp(stopTag)}>`, 'gi');
-  for (const m of text.slice(from).matchAll(tag)) {
-    const at = from + m.index;
-    if (!cuts.some(([s, e]) => at >= s && at < e)) return at;
-  }
-  return text.length;
+/** Where the text cut for an unclosed `<think>` at `from` ends: the next stop tag, else the end. */
+function stopAfter(text: string, from: number, stopTag: string | undefined): number {
+  const stop = stopTag === undefined ? null : new RegExp(`<${escapeRegExp(stopTag)}>`, 'i').exec(text.slice(from));
+  return stop ? from + stop.index : text.length;
 }
 
 function removeSpans(text: string, spans: Span[]): string {

@@ -10,15 +10,21 @@ import {
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
 import { compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
-import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
+import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
 import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 
-/** A mean in the making: `sum` sixtieths over `count` non-zero values. */
+/** A mean in the making: `sum` sixtieths over `count` non-zero values; `units`, the same values as the official script's doubles (doubleUnits). */
 export interface MeanStat {
   sum: number;
   count: number;
+  units: bigint;
+}
+
+/** The 0-100 score of a mean as the official script prints it; undefined when no value counts. */
+export function statScore(stat: MeanStat): Ratio | undefined {
+  return officialScore(stat.units, stat.count);
 }
 
 export interface ScoreOptions {
@@ -61,7 +67,7 @@ export interface DomainScore {
   /** In DIMENSIONS order. */
   dims: MeanStat[];
   total: MeanStat;
-  /** Normalized 0-100 total, exact; undefined when no row counts. */
+  /** Normalized 0-100 total as the official script prints it (statScore); undefined when no row counts. */
   score: Ratio | undefined;
   /** Turn buckets that have rows, in TURN_BUCKETS order. */
   turns: TurnScore[];
@@ -98,10 +104,11 @@ function add(stat: MeanStat, value: number): void {
   if (value !== 0) {
     stat.sum += value;
     stat.count += 1;
+    stat.units += doubleUnits(value);
   }
 }
 
-const emptyStat = (): MeanStat => ({ sum: 0, count: 0 });
+const emptyStat = (): MeanStat => ({ sum: 0, count: 0, units: 0n });
 
 /** The official aggregation, exactly: per domain, per dimension and total, zeros skipped, failed rows out (or at the lowest grade). */
 export function aggregate(records: readonly JudgedRecord[], opts: ScoreOptions): RunScore {
@@ -142,7 +149,7 @@ export function aggregate(records: readonly JudgedRecord[], opts: ScoreOptions):
   }
   const domains = [...byDomain.values()]
     .sort((a, b) => compareDomains(a.domain, b.domain))
-    .map(({ buckets, ...d }) => ({ ...d, score: normalizedMean(d.total.sum, d.total.count), turns: buckets.filter((b) => b.rows > 0) }));
+    .map(({ buckets, ...d }) => ({ ...d, score: statScore(d.total), turns: buckets.filter((b) => b.rows > 0) }));
   const scored = domains.flatMap((d) => (d.score ? [d.score] : []));
   return {
     domains,

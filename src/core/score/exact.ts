@@ -1,9 +1,14 @@
 /*
- * Exact arithmetic for the printed scores. The official script computes
- * means exactly and rounds half to even only on exact ties; doubles and
- * `toFixed` (ties away from zero) disagree with it on ties such as 3.125.
- * Every row score is a multiple of 1/60, so sums are kept as integers of
- * sixtieths and only the final division is a rational.
+ * Exact arithmetic for the printed scores. Every row score is a multiple of
+ * 1/60, so sums are kept as integers of sixtieths and only the final
+ * division is a rational. The official script's printed figures are not
+ * quite that: it averages the rows' doubles exactly (statistics.mean), rounds
+ * the mean to a double, normalizes in doubles and prints the double rounded
+ * half to even. On a mean such as 133/40, whose score 58.125 is a tie no
+ * double holds, the doubles' rounding decides the last digit (58.13), so
+ * those figures follow the script's path (officialScore); `toFixed` would
+ * also round exact ties such as 3.125 away from zero where the script does
+ * not.
  */
 
 /** Row scores are means of one to five integer grades, so 60 sixtieths make one grade point. */
@@ -81,6 +86,20 @@ export class Ratio {
     return d < 0n ? -1 : d > 0n ? 1 : 0;
   }
 
+  /** The double nearest a positive value below 2^52 (normal, not huge), ties to even: what Python's int / int gives. */
+  nearestDouble(): number {
+    if (this.num <= 0n) throw new RangeError('nearestDouble needs a positive value');
+    // A shift that gives the quotient its 53 bits, then one rounding on the remainder.
+    let shift = 52 - (this.num.toString(2).length - this.den.toString(2).length);
+    if (shift < 0) throw new RangeError('nearestDouble needs a value below 2^52');
+    if ((this.num << BigInt(shift)) / this.den < 1n << 52n) shift++;
+    const n = this.num << BigInt(shift);
+    let q = n / this.den;
+    const twice = 2n * (n - q * this.den);
+    if (twice > this.den || (twice === this.den && q % 2n === 1n)) q += 1n;
+    return Number(q) / 2 ** shift;
+  }
+
   toNumber(): number {
     // Both parts stay far below 2^53 for any realistic row count, so one division rounds once.
     return Number(this.num) / Number(this.den);
@@ -127,6 +146,27 @@ export function rawMean(sum: number, count: number): Ratio | undefined {
 /** The official normalization of a mean grade to 0..100: `(mean - 1) / 4 * 100`. */
 export function normalizedMean(sum: number, count: number): Ratio | undefined {
   return count > 0 ? Ratio.of(25 * (sum - SIXTIETHS * count), SIXTIETHS * count) : undefined;
+}
+
+/**
+ * A value entering an official mean (sixtieths, 0 or 60..300) as the
+ * official script holds it, a double, in exact units of 2^-52: every double
+ * from 1 to 5 is a whole number of them.
+ */
+export function doubleUnits(sixtieths: number): bigint {
+  return BigInt((sixtieths / SIXTIETHS) * 2 ** 52);
+}
+
+/**
+ * The 0-100 score the official script prints for values summing to `units`
+ * (doubleUnits) over `count` values: their exact mean rounded to a double,
+ * then `(mean - 1) / 4 * 100` in doubles, held exactly so that formatting
+ * rounds it as Python does.
+ */
+export function officialScore(units: bigint, count: number): Ratio | undefined {
+  if (count === 0) return undefined;
+  const mean = Ratio.of(units, BigInt(count) << 52n).nearestDouble();
+  return Ratio.fromDouble(((mean - 1) / 4) * 100);
 }
 
 /** The same normalization in floating point, for bootstrap resamples (NaN when empty). */

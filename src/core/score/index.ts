@@ -1,4 +1,4 @@
-export { ALL_DOMAINS, TURN_BUCKETS, cacheHitRatio, costOf, hasUsage, scoreFiles } from './aggregate.js';
+export { ALL_DOMAINS, TURN_BUCKETS, cacheHitRatio, costOf, hasUsage, scoreFiles, statScore } from './aggregate.js';
 export type {
   MeanStat,
   Prices,

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { compareDomains, domainLabel } from '../../core/domains.js';
 import type { CollectedReport, Kept, ReportRow } from '../../core/report/index.js';
 import { DIMENSIONS } from '../../core/schemas/index.js';
-import { TURN_BUCKETS, formatFixed, normalizedMean, type Ratio, type ScoreReport } from '../../core/score/index.js';
+import { TURN_BUCKETS, formatFixed, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
 import { FIGURES, modesJson, modesView } from '../modes.js';
@@ -36,11 +36,11 @@ function charts(report: ScoreReport | undefined) {
           score: num(d.score),
           text: formatFixed(d.score),
           ci: ci ? [ci.lo, ci.hi] : null,
-          dims: d.dims.map((s) => num(normalizedMean(s.sum, s.count))),
+          dims: d.dims.map((s) => num(statScore(s))),
           rows: d.rows,
           valid: d.valid,
           failed: d.failed,
-          turns: d.turns.map((t) => ({ bucket: t.bucket, rows: t.rows, score: num(normalizedMean(t.total.sum, t.total.count)) })),
+          turns: d.turns.map((t) => ({ bucket: t.bucket, rows: t.rows, score: num(statScore(t.total)) })),
         };
       }),
     })),
