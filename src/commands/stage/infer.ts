@@ -4,17 +4,17 @@ import { urlSecrets } from '../../core/shown.js';
 import { inferStage, type Sampling } from '../../core/infer/index.js';
 import { datasetFiles, planLines } from '../../core/rows/index.js';
 import { parseOptions } from '../shared/option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from '../data/data-source.js';
-import { pathSegment } from '../shared/options.js';
+import { apiKeyFrom, pathSegment } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(INFER_OPTIONS, raw);
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
-  const apiKey = apiKeyFrom(opts.modelApiKey, 'AWB_MODEL_API_KEY');
+  const { apiKey, keyHelp } = apiKeyFrom(opts.modelApiKey, '--model-api-key', ['AWB_MODEL_API_KEY', 'OPENAI_API_KEY']);
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };
   if (opts.data !== undefined && (opts.revision !== undefined || opts.source !== 'huggingface')) {
     const what = opts.revision !== undefined ? '--revision' : '--source';
@@ -27,7 +27,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
+  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', keyHelp });
   // A folder per run, so a second model never lands in the first one's file.
   const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
   const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
