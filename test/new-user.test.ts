@@ -482,3 +482,57 @@ describe('an output named like an input manifest, or the pairwise reference', { 
     assert.deepEqual(await snapshot(files), before);
   });
 });
+
+describe('first-time mistakes get one line saying what to do', { concurrency: 4 }, () => {
+  it('a dataset file given to judge is refused before anything is sent, and nothing is written', async () => {
+    const out = join(root, 'dataset-judged', 'judged.jsonl');
+    const sent = judge.stats.requests;
+    const line = refusalLine(await runAwb(judgeArgs(judge.url, ds.files.get('mcp')!, out)), 2);
+    assert.match(line, /mcp_test\.jsonl: holds dataset rows \(no gen\), not predictions; run `(awb|node \S+) infer` first/);
+    assert.equal(judge.stats.requests, sent);
+    assert.equal(existsSync(out), false);
+  });
+
+  it('rows refuses a predictions file and a dataset file, as score does, rather than listing every row as failed', async () => {
+    const pred = refusalLine(await runAwb(['rows', join(root, 'run', 'pred.jsonl')]), 2);
+    assert.match(pred, /pred\.jsonl: is a predictions file .*judge it first with `(awb|node \S+) judge --predictions /);
+    const data = refusalLine(await runAwb(['rows', ds.files.get('os')!, '--format', 'json']), 2);
+    assert.match(data, /os_test\.jsonl: holds dataset rows \(no gen, no judge results\), not judged ones/);
+  });
+
+  it('a rejected key names where the key came from, or that none was given', async () => {
+    const locked = await server({ apiKey: 'sk-right', reply: judgeReply });
+    const preds = join(root, 'run', 'pred.jsonl');
+    const out = join(root, 'key', 'judged.jsonl');
+    const none = refusalLine(await runAwb(judgeArgs(locked.url, preds, out)), 3);
+    assert.match(
+      none,
+      /rejected the API key \(401 Unauthorized\): no key was given: set AWB_JUDGE_API_KEY or OPENAI_API_KEY, or pass --judge-api-key KEY$/,
+    );
+    const fromEnv = refusalLine(await runAwb(judgeArgs(locked.url, preds, out), { env: { OPENAI_API_KEY: 'sk-wrong' } }), 3);
+    assert.match(fromEnv, /: check the key in \$OPENAI_API_KEY, or pass another with --judge-api-key$/);
+    const models = refusalLine(await runAwb(['models', '--base-url', locked.url, '--api-key', 'sk-wrong']), 3);
+    assert.match(models, /: check the key given with --api-key$/);
+    assert.doesNotMatch(fromEnv + models, /sk-wrong/);
+  });
+
+  it('an https URL to a plain HTTP server says to use http://', async () => {
+    const tls = world.url.replace(/^http:/, 'https:');
+    const infer = refusalLine(await runAwb(inferArgs(tls, ds.dir, join(root, 'tls', 'pred.jsonl'))), 3);
+    assert.match(
+      infer,
+      /cannot reach world model endpoint https:\S+ \(\S+\): the server does not speak TLS: is it a plain HTTP server \(http:\/\/, not https:\/\/\)\?$/,
+    );
+    const models = refusalLine(await runAwb(['models', '--base-url', tls]), 3);
+    assert.match(models, /the server does not speak TLS/);
+  });
+
+  it('a base URL without /v1 (the models check finds nothing there) says the URL usually ends in /v1', async () => {
+    const bare = world.url.replace(/\/v1$/, '');
+    const line = refusalLine(await runAwb(inferArgs(bare, ds.dir, join(root, 'bare', 'pred.jsonl'))), 3);
+    assert.match(
+      line,
+      /does not know model "test-model" or the chat completions route \(404\): .*; is the model name right, and does the URL end in \/v1\?$/,
+    );
+  });
+});

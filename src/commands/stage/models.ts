@@ -25,7 +25,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       const code = systemCode(err);
       throw new UserError(`cannot reach ${where}${code === undefined ? '' : ` (${visible(code)})`}: ${unreachableHint(url, code)}`, 3);
     }
-    if (err instanceof APIError && err.status === 401) throw new UserError(`${where} rejected the API key (401 Unauthorized): ${keyHelp}`, 3);
+    if (err instanceof APIError && err.status === 401)
+      throw new UserError(`${where} rejected the API key (401 Unauthorized): ${keyHelp}`, 3);
     if (err instanceof APIError && err.status === 404) {
       throw new UserError(`${where} has no models route (404): is the URL right (it usually ends in /v1)?`, 3);
     }

@@ -118,7 +118,12 @@ export class FatalEndpointError extends UserError {
  * batch requests: `what` names the endpoint (or batch route), `said` gives
  * the server's reason as one line (asked for only when shown).
  */
-export function refusedAccess(what: string, status: number | undefined, said: () => string, keyHelp?: string): FatalEndpointError | undefined {
+export function refusedAccess(
+  what: string,
+  status: number | undefined,
+  said: () => string,
+  keyHelp?: string,
+): FatalEndpointError | undefined {
   if (status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)${keyHelp ? `: ${keyHelp}` : ''}`);
   if (status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said()}`);
   return undefined;
@@ -456,7 +461,7 @@ export class EndpointPool {
     if (refused) return refused;
     if (err.status === 404) {
       return new FatalEndpointError(
-        `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404: ${this.describe(err)}): is the model name right, and does the URL end in /v1?`,
+        `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404): ${this.describe(err)}; is the model name right, and does the URL end in /v1?`,
       );
     }
     return undefined;
