@@ -527,6 +527,24 @@ describe('first-time mistakes get one line saying what to do', { concurrency: 4 
     assert.match(models, /the server does not speak TLS/);
   });
 
+  it('a path or URL typed without its option says which option takes it, and never repeats a URL (its query may hold a key)', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ['infer', ds.dir, '--model-base-url', world.url, '--model-name', 'test-model'],
+        /^awb: infer takes no arguments: give the dataset folder as --data DIR$/,
+      ],
+      [['judge', join(root, 'run', 'pred.jsonl'), '--judge-base-url', judge.url, '--judge-model', 'test-model'], /--predictions FILE$/],
+      [['models', `${world.url}?key=sk-secret`], /^awb: models takes no arguments: give the endpoint as --base-url URL$/],
+      [['download', join(root, 'nowhere')], /--dir DIR$/],
+    ];
+    for (const [args, want] of cases) {
+      const r = await runAwb(args);
+      assert.match(refusalLine(r, 2), want);
+      assert.doesNotMatch(r.stderr, /sk-secret/);
+    }
+    assert.equal(existsSync(join(root, 'nowhere')), false);
+  });
+
   it('a base URL without /v1 (the models check finds nothing there) says the URL usually ends in /v1', async () => {
     const bare = world.url.replace(/\/v1$/, '');
     const line = refusalLine(await runAwb(inferArgs(bare, ds.dir, join(root, 'bare', 'pred.jsonl'))), 3);
