@@ -500,6 +500,14 @@ describe('first-time mistakes get one line saying what to do', { concurrency: 4 
     assert.match(data, /os_test\.jsonl: holds dataset rows \(no gen, no judge results\), not judged ones/);
   });
 
+  it('rows --domain with a typo names the domains the file has, where a selection matching nothing is no error', async () => {
+    const typo = refusalLine(await runAwb(['rows', judged, '--domain', 'termnal']), 2);
+    assert.match(typo, /judged\.jsonl: no rows of domain "termnal"; it has .*\bterminal\b/);
+    const none = await runAwb(['rows', judged, '--domain', 'Terminal', '--failed']);
+    assert.equal(none.code, 0, none.stderr);
+    assert.match(none.stderr, /no rows match/);
+  });
+
   it('a rejected key names where the key came from, or that none was given', async () => {
     const locked = await server({ apiKey: 'sk-right', reply: judgeReply });
     const preds = join(root, 'run', 'pred.jsonl');

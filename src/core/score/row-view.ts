@@ -53,6 +53,8 @@ export async function* judgedRows(path: string, query: RowQuery, awb: string): A
   const before = (a: RowView, b: RowView): boolean =>
     pick?.order === 'best' ? a.total_score > b.total_score : a.total_score < b.total_score;
   let first = true;
+  // A --domain that matches no row (a typo) is told apart from a selection that matches nothing.
+  const domains = new Set<string>();
   for await (const line of readLineBytes(path)) {
     const view = viewOf(path, line.lineNo, line.bytes, line.terminated);
     if (!view) continue;
@@ -61,6 +63,7 @@ export async function* judgedRows(path: string, query: RowQuery, awb: string): A
       if (stage) throw new UserError(stage);
       first = false;
     }
+    domains.add(view.domain);
     if (query.domain !== undefined && view.domain !== query.domain) continue;
     const failed = countsAsFailed(
       view.failed,
@@ -76,6 +79,9 @@ export async function* judgedRows(path: string, query: RowQuery, awb: string): A
     while (at > 0 && before(view, kept[at - 1]!)) at--;
     kept.splice(at, 0, view);
     if (kept.length > pick.n) kept.pop();
+  }
+  if (query.domain !== undefined && !domains.has(query.domain)) {
+    throw new UserError(`${path}: no rows of domain "${query.domain}"; it has ${[...domains].join(', ') || 'no rows'}`);
   }
   yield* kept;
 }
