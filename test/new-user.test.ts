@@ -508,6 +508,15 @@ describe('first-time mistakes get one line saying what to do', { concurrency: 4 
     assert.match(none.stderr, /no rows match/);
   });
 
+  it('merge given a shard that does not exist, or a folder, says so', async () => {
+    const out = join(root, 'merge-typo', 'merged.jsonl');
+    const missing = refusalLine(await runAwb(['merge', '-o', out, join(root, 'run', 'pred.jsonl'), join(root, 'run', 'pred-2.jsonl')]), 2);
+    assert.match(missing, /pred-2\.jsonl: no such file$/);
+    const folder = refusalLine(await runAwb(['merge', '-o', out, join(root, 'run')]), 2);
+    assert.match(folder, /run: is a folder, not a file; merge takes the shard files$/);
+    assert.equal(existsSync(out), false);
+  });
+
   it('a rejected key names where the key came from, or that none was given', async () => {
     const locked = await server({ apiKey: 'sk-right', reply: judgeReply });
     const preds = join(root, 'run', 'pred.jsonl');
