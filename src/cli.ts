@@ -34,6 +34,18 @@ function withScoreOptions(cmd: Command): Command {
     .option('--price-judge-cached-input <usd>', 'price per million cached prompt tokens of the judge; wins over --price-cached-input');
 }
 
+/**
+ * The commands that take no operands accept stray ones only to say where
+ * they belong (a path or URL typed without its option is the usual slip),
+ * rather than commander's bare "too many arguments". The stray words are not
+ * repeated: one may be a URL whose query holds a key.
+ */
+function withoutOperands(cmd: Command, what: string, option: string): Command {
+  return cmd.allowExcessArguments(true).hook('preAction', (_, action) => {
+    if (action.args.length) throw new UserError(`${action.name()} takes no arguments: give ${what} as ${option}`);
+  });
+}
+
 function buildProgram(): Command {
   const program = new Command('awb')
     .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
@@ -42,8 +54,7 @@ function buildProgram(): Command {
     .configureHelp({ sortSubcommands: false })
     .exitOverride();
 
-  program
-    .command('download')
+  withoutOperands(program.command('download'), 'the folder to download into', '--dir DIR')
     .description(
       'Download the AgentWorldBench dataset from the Hugging Face Hub or ModelScope, each file checked against its listed size and hash',
     )
@@ -69,19 +80,23 @@ Environment:
     .action(async (opts) => (await import('./commands/data/download.js')).run(opts));
 
   declare(
-    program.command('infer').description('Run a world model on every row and write predictions JSONL (resumable)'),
+    withoutOperands(program.command('infer'), 'the dataset folder', '--data DIR').description(
+      'Run a world model on every row and write predictions JSONL (resumable)',
+    ),
     INFER_OPTIONS,
   ).action(async (opts) => (await import('./commands/stage/infer.js')).run(opts));
 
   declare(
-    program.command('judge').description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)'),
+    withoutOperands(program.command('judge'), 'the predictions file', '--predictions FILE').description(
+      'Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)',
+    ),
     JUDGE_OPTIONS,
   ).action(async (opts) => (await import('./commands/stage/judge.js')).run(opts));
 
   declare(
-    program
-      .command('models')
-      .description('List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)'),
+    withoutOperands(program.command('models'), 'the endpoint', '--base-url URL').description(
+      'List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)',
+    ),
     MODELS_OPTIONS,
   ).action(async (opts) => (await import('./commands/stage/models.js')).run(opts));
 

@@ -218,6 +218,24 @@ describe('what does not make a file mixed', () => {
     assert.deepEqual(mixedWarnings(forced.stderr), []);
     assert.equal((await readManifestJson(preds)).mixed, undefined);
   });
+  it('a judge resume over more domains differs in its selection only: refused naming domains, forced with no mix', async () => {
+    const { dir, preds } = await inferred();
+    const judge = await server({ reply: judgeReply });
+    const judged = join(dir, 'judged.jsonl');
+    const base = judgeArgs(judge.url, preds, judged, ['-c', '4']);
+    assert.equal((await runAwb([...base, '--domains', 'terminal'])).code, 0);
+    const refused = await runAwb(base);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /made with other settings \(domains: was \["terminal"\], now unset\);/);
+    const forced = await runAwb([...base, '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.deepEqual(mixedWarnings(forced.stderr), []);
+    assert.equal((await readManifestJson(judged)).mixed, undefined);
+    const score = await runAwb(['score', judged, '--no-ci']);
+    assert.equal(score.code, 0, score.stderr);
+    assert.doesNotMatch(score.stdout + score.stderr, /not comparable/);
+  });
+
   it('a forced judge resume with the same rubric texts read from another folder records no mix', async () => {
     const { dir, preds } = await inferred();
     const judge = await server({ reply: judgeReply });

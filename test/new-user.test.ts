@@ -482,3 +482,92 @@ describe('an output named like an input manifest, or the pairwise reference', { 
     assert.deepEqual(await snapshot(files), before);
   });
 });
+
+describe('first-time mistakes get one line saying what to do', { concurrency: 4 }, () => {
+  it('a dataset file given to judge is refused before anything is sent, and nothing is written', async () => {
+    const out = join(root, 'dataset-judged', 'judged.jsonl');
+    const sent = judge.stats.requests;
+    const line = refusalLine(await runAwb(judgeArgs(judge.url, ds.files.get('mcp')!, out)), 2);
+    assert.match(line, /mcp_test\.jsonl: holds dataset rows \(no gen\), not predictions; run `(awb|node \S+) infer` first/);
+    assert.equal(judge.stats.requests, sent);
+    assert.equal(existsSync(out), false);
+  });
+
+  it('rows refuses a predictions file and a dataset file, as score does, rather than listing every row as failed', async () => {
+    const pred = refusalLine(await runAwb(['rows', join(root, 'run', 'pred.jsonl')]), 2);
+    assert.match(pred, /pred\.jsonl: is a predictions file .*judge it first with `(awb|node \S+) judge --predictions /);
+    const data = refusalLine(await runAwb(['rows', ds.files.get('os')!, '--format', 'json']), 2);
+    assert.match(data, /os_test\.jsonl: holds dataset rows \(no gen, no judge results\), not judged ones/);
+  });
+
+  it('rows --domain with a typo names the domains the file has, where a selection matching nothing is no error', async () => {
+    const typo = refusalLine(await runAwb(['rows', judged, '--domain', 'termnal']), 2);
+    assert.match(typo, /judged\.jsonl: no rows of domain "termnal"; it has .*\bterminal\b/);
+    const none = await runAwb(['rows', judged, '--domain', 'Terminal', '--failed']);
+    assert.equal(none.code, 0, none.stderr);
+    assert.match(none.stderr, /no rows match/);
+  });
+
+  it('merge given a shard that does not exist, or a folder, says so', async () => {
+    const out = join(root, 'merge-typo', 'merged.jsonl');
+    const missing = refusalLine(await runAwb(['merge', '-o', out, join(root, 'run', 'pred.jsonl'), join(root, 'run', 'pred-2.jsonl')]), 2);
+    assert.match(missing, /pred-2\.jsonl: no such file$/);
+    const folder = refusalLine(await runAwb(['merge', '-o', out, join(root, 'run')]), 2);
+    assert.match(folder, /run: is a folder, not a file; merge takes the shard files$/);
+    assert.equal(existsSync(out), false);
+  });
+
+  it('a rejected key names where the key came from, or that none was given', async () => {
+    const locked = await server({ apiKey: 'sk-right', reply: judgeReply });
+    const preds = join(root, 'run', 'pred.jsonl');
+    const out = join(root, 'key', 'judged.jsonl');
+    const none = refusalLine(await runAwb(judgeArgs(locked.url, preds, out)), 3);
+    assert.match(
+      none,
+      /rejected the API key \(401 Unauthorized\): no key was given: set AWB_JUDGE_API_KEY or OPENAI_API_KEY, or pass --judge-api-key KEY$/,
+    );
+    const fromEnv = refusalLine(await runAwb(judgeArgs(locked.url, preds, out), { env: { OPENAI_API_KEY: 'sk-wrong' } }), 3);
+    assert.match(fromEnv, /: check the key in \$OPENAI_API_KEY, or pass another with --judge-api-key$/);
+    const models = refusalLine(await runAwb(['models', '--base-url', locked.url, '--api-key', 'sk-wrong']), 3);
+    assert.match(models, /: check the key given with --api-key$/);
+    assert.doesNotMatch(fromEnv + models, /sk-wrong/);
+  });
+
+  it('an https URL to a plain HTTP server says to use http://', async () => {
+    const tls = world.url.replace(/^http:/, 'https:');
+    const infer = refusalLine(await runAwb(inferArgs(tls, ds.dir, join(root, 'tls', 'pred.jsonl'))), 3);
+    assert.match(
+      infer,
+      /cannot reach world model endpoint https:\S+ \(\S+\): the server does not speak TLS: is it a plain HTTP server \(http:\/\/, not https:\/\/\)\?$/,
+    );
+    const models = refusalLine(await runAwb(['models', '--base-url', tls]), 3);
+    assert.match(models, /the server does not speak TLS/);
+  });
+
+  it('a path or URL typed without its option says which option takes it, and never repeats a URL (its query may hold a key)', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ['infer', ds.dir, '--model-base-url', world.url, '--model-name', 'test-model'],
+        /^awb: infer takes no arguments: give the dataset folder as --data DIR$/,
+      ],
+      [['judge', join(root, 'run', 'pred.jsonl'), '--judge-base-url', judge.url, '--judge-model', 'test-model'], /--predictions FILE$/],
+      [['models', `${world.url}?key=sk-secret`], /^awb: models takes no arguments: give the endpoint as --base-url URL$/],
+      [['download', join(root, 'nowhere')], /--dir DIR$/],
+    ];
+    for (const [args, want] of cases) {
+      const r = await runAwb(args);
+      assert.match(refusalLine(r, 2), want);
+      assert.doesNotMatch(r.stderr, /sk-secret/);
+    }
+    assert.equal(existsSync(join(root, 'nowhere')), false);
+  });
+
+  it('a base URL without /v1 (the models check finds nothing there) says the URL usually ends in /v1', async () => {
+    const bare = world.url.replace(/\/v1$/, '');
+    const line = refusalLine(await runAwb(inferArgs(bare, ds.dir, join(root, 'bare', 'pred.jsonl'))), 3);
+    assert.match(
+      line,
+      /does not know model "test-model" or the chat completions route \(404\): .*; is the model name right, and does the URL end in \/v1\?$/,
+    );
+  });
+});

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -72,12 +72,16 @@ describe('npm pack', () => {
     await symlink(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
     const help = await run(process.execPath, [join(pkg, 'bin', 'awb.js'), '--help']);
     assert.match(help.stdout, /infer/);
-    // The bundled rubrics are found from the unpacked copy: a dry run builds every judge request.
+    // The bundled rubrics are found from the unpacked copy: a dry run builds every judge request (rows with a generation).
+    const data = await readFile(join(pkg, 'fixtures', 'data', 'terminal_test.jsonl'), 'utf8');
+    const predictions = join(unpacked, 'predictions.jsonl');
+    const rows = data.split('\n').filter((l) => l.trim());
+    await writeFile(predictions, rows.map((l) => `${JSON.stringify({ ...(JSON.parse(l) as object), gen: 'a prediction' })}\n`).join(''));
     const dry = await run(process.execPath, [
       join(pkg, 'bin', 'awb.js'),
       'judge',
       '--predictions',
-      join(pkg, 'fixtures', 'data', 'terminal_test.jsonl'),
+      predictions,
       '--judge-base-url',
       'http://127.0.0.1:9/v1',
       '--judge-model',
@@ -88,6 +92,8 @@ describe('npm pack', () => {
       '-o',
       join(unpacked, 'judged.jsonl'),
     ]);
-    assert.equal((JSON.parse(dry.stdout) as { stage: string }).stage, 'judge');
+    const counted = JSON.parse(dry.stdout) as { stage: string; requests: number };
+    assert.equal(counted.stage, 'judge');
+    assert.equal(counted.requests, rows.length);
   });
 });

@@ -101,3 +101,15 @@ export function pathSegment(name: string): string {
     .replace(/^\.+/, '_');
   return s || 'run';
 }
+
+/**
+ * The API key from the option, else the first of `envs` that is set (local
+ * servers accept anything: "EMPTY"), and what to do when an endpoint rejects
+ * it, naming where it came from.
+ */
+export function apiKeyFrom(given: string | undefined, option: string, envs: readonly string[]): { apiKey: string; keyHelp: string } {
+  if (given !== undefined) return { apiKey: given, keyHelp: `check the key given with ${option}` };
+  const env = envs.find((name) => process.env[name] !== undefined);
+  if (env !== undefined) return { apiKey: process.env[env]!, keyHelp: `check the key in $${env}, or pass another with ${option}` };
+  return { apiKey: 'EMPTY', keyHelp: `no key was given: set ${envs.join(' or ')}, or pass ${option} KEY` };
+}

@@ -4,24 +4,24 @@ import { urlSecrets } from '../../core/shown.js';
 import { inferStage, type Sampling } from '../../core/infer/index.js';
 import { datasetFiles, planLines } from '../../core/rows/index.js';
 import { parseOptions } from '../shared/option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from '../data/data-source.js';
-import { pathSegment } from '../shared/options.js';
+import { apiKeyFrom, pathSegment } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(INFER_OPTIONS, raw);
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
-  const apiKey = apiKeyFrom(opts.modelApiKey, 'AWB_MODEL_API_KEY');
+  const { apiKey, keyHelp } = apiKeyFrom(opts.modelApiKey, '--model-api-key', ['AWB_MODEL_API_KEY', 'OPENAI_API_KEY']);
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };
   if (opts.data !== undefined && (opts.revision !== undefined || opts.source !== 'huggingface')) {
     const what = opts.revision !== undefined ? '--revision' : '--source';
     throw new UserError(`${what} chooses what to download; it cannot apply to a local --data folder (drop one of them)`);
   }
 
-  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model' });
+  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', keyHelp });
   // Without --data the dataset may be downloaded first: a wrong URL, key or model should not wait for 400 MB to say so.
   const preflighted = opts.data === undefined && opts.preflight && !opts.dryRun ? await pool.preflight() : undefined;
   const data = await resolveData(opts.data, opts.source, opts.revision, domains, opts.progress);

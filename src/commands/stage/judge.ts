@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { EndpointPool } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { urlSecrets } from '../../core/shown.js';
-import { ReferenceFile, judgeStage, pairwiseStage, turingStage } from '../../core/judge/index.js';
+import { ReferenceFile, judgeStage, notPredictions, pairwiseStage, turingStage } from '../../core/judge/index.js';
 import { loadModePrompt, loadRubrics, rubricsSetting } from '../../core/rubrics/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { planLines } from '../../core/rows/index.js';
@@ -11,21 +11,23 @@ import { readManifest } from '../../core/output/index.js';
 import { refuseOverInputs } from '../../core/files.js';
 import { manifestPathFor } from '../../core/schemas/index.js';
 import { parseOptions } from '../shared/option-table.js';
-import { apiKeyFrom, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
-import { pathSegment } from '../shared/options.js';
+import { apiKeyFrom, pathSegment } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(JUDGE_OPTIONS, raw);
   const { judgeBaseUrl: urls, judgeModel: model, domains, shard, parseAttempts, predictions } = opts;
-  const apiKey = apiKeyFrom(opts.judgeApiKey, 'AWB_JUDGE_API_KEY');
+  const { apiKey, keyHelp } = apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']);
   const sampling = samplingOf(opts);
   try {
     await access(predictions);
   } catch {
     throw new UserError(`${predictions}: no such predictions file (run \`${thisInvocation()} infer\` first, or pass --predictions)`);
   }
+  const dataset = await notPredictions(predictions, thisInvocation());
+  if (dataset) throw dataset;
   const { mode, repeat } = opts;
   if (opts.reference !== undefined && mode !== 'pairwise') throw new UserError('--reference goes with --mode pairwise');
   if (mode === 'pairwise' && opts.reference === undefined) throw new UserError('--mode pairwise needs --reference OTHER.jsonl');
@@ -35,7 +37,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   // The reference is read while the output is written: an input like the predictions, never written over.
   if (opts.reference !== undefined) await refuseOverInputs([output, manifestPathFor(output)], [opts.reference]);
   const plan = await planLines([predictions], { domains, shard });
-  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge' });
+  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge', keyHelp });
   const routing = { promptCacheKey: opts.promptCacheKey };
   let reference: ReferenceFile | undefined;
   try {

@@ -1,15 +1,16 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { Client, modelIds } from '../../core/endpoints/index.js';
+import { Client, modelIds, unreachableHint } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../../core/shown.js';
 import { parseOptions } from '../shared/option-table.js';
+import { apiKeyFrom } from '../shared/options.js';
 import { MODELS_OPTIONS } from './stage-options.js';
 
 /** `awb models`: what an endpoint serves, one model id a line on stdout, through the same client infer and judge use. */
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(MODELS_OPTIONS, raw);
   const url = opts.baseUrl;
-  const apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY ?? 'EMPTY';
+  const { apiKey, keyHelp } = apiKeyFrom(opts.apiKey, '--api-key', ['OPENAI_API_KEY']);
   const secrets = [apiKey, ...urlSecrets(url)];
   const { base, query } = splitQuery(url);
   // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.
@@ -22,12 +23,10 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     if (err instanceof APIConnectionTimeoutError) throw new UserError(`${where} did not answer within ${opts.timeout / 1000} s`, 3);
     if (err instanceof APIConnectionError) {
       const code = systemCode(err);
-      throw new UserError(
-        `cannot reach ${where}${typeof code === 'string' ? ` (${visible(code)})` : ''}: is the server running and the URL right (it usually ends in /v1)?`,
-        3,
-      );
+      throw new UserError(`cannot reach ${where}${code === undefined ? '' : ` (${visible(code)})`}: ${unreachableHint(url, code)}`, 3);
     }
-    if (err instanceof APIError && err.status === 401) throw new UserError(`${where} rejected the API key (401 Unauthorized)`, 3);
+    if (err instanceof APIError && err.status === 401)
+      throw new UserError(`${where} rejected the API key (401 Unauthorized): ${keyHelp}`, 3);
     if (err instanceof APIError && err.status === 404) {
       throw new UserError(`${where} has no models route (404): is the URL right (it usually ends in /v1)?`, 3);
     }

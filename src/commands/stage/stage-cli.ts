@@ -20,11 +20,6 @@ import {
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
-/** The key from the option, else the stage's own variable, else OPENAI_API_KEY; local servers accept anything. */
-export function apiKeyFrom(given: string | undefined, specific: string): string {
-  return given ?? process.env[specific] ?? process.env.OPENAI_API_KEY ?? 'EMPTY';
-}
-
 export function printEndpoints(endpoints: Record<string, { requests: number; failures: number }> | undefined): void {
   if (!endpoints || Object.keys(endpoints).length < 2) return;
   for (const [url, s] of Object.entries(endpoints)) process.stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);

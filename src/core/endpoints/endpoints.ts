@@ -49,6 +49,8 @@ export interface PoolOptions {
   dead?: DeadPolicy;
   /** Used in messages: "world model" or "judge". */
   role: string;
+  /** What to do when the key is rejected (401): where the key came from, from the command. */
+  keyHelp?: string;
 }
 
 /** A message as awb sends it: a role and plain text. */
@@ -116,8 +118,8 @@ export class FatalEndpointError extends UserError {
  * batch requests: `what` names the endpoint (or batch route), `said` gives
  * the server's reason as one line (asked for only when shown).
  */
-export function refusedAccess(err: APIError, what: string, said: () => string): FatalEndpointError | undefined {
-  if (err.status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)`);
+export function refusedAccess(err: APIError, what: string, said: () => string, keyHelp?: string): FatalEndpointError | undefined {
+  if (err.status === 401) return new FatalEndpointError(`${what} rejected the API key (401 Unauthorized)${keyHelp ? `: ${keyHelp}` : ''}`);
   if (err.status === 403) return new FatalEndpointError(`${what} refused access (403 Forbidden): ${said()}`);
   // OpenAI's 429 for an account out of credit: no wait ends it, and every row would spend its retries on it.
   if (err.status === 429 && err.code === 'insufficient_quota')
@@ -230,6 +232,17 @@ interface Endpoint {
 function causeCode(err: APIConnectionError): string | undefined {
   const code = (err.cause as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * What to check when an endpoint cannot be reached: a TLS failure on an
+ * https URL is most often a plain-HTTP server (vLLM, SGLang serve http).
+ */
+export function unreachableHint(url: string, code: string | undefined): string {
+  if (url.startsWith('https:') && code !== undefined && (code === 'EPROTO' || code.startsWith('ERR_SSL_'))) {
+    return 'the server does not speak TLS: is it a plain HTTP server (http://, not https://)?';
+  }
+  return 'is the server running and the URL right (it usually ends in /v1)?';
 }
 
 /** The models check is a small request: a server that takes longer to answer it is stuck, not busy. */
@@ -442,11 +455,11 @@ export class EndpointPool {
   private fatalFor(err: unknown, ep: Endpoint): FatalEndpointError | undefined {
     if (!(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
     const what = `${this.opts.role} endpoint ${ep.shown}`;
-    const refused = refusedAccess(err, what, () => this.describe(err));
+    const refused = refusedAccess(err, what, () => this.describe(err), this.opts.keyHelp);
     if (refused) return refused;
     if (err.status === 404) {
       return new FatalEndpointError(
-        `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404): ${this.describe(err)}`,
+        `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404): ${this.describe(err)}; is the model name right, and does the URL end in /v1?`,
       );
     }
     return undefined;
@@ -500,7 +513,7 @@ export class EndpointPool {
       if (err instanceof APIConnectionError) {
         const cause = causeCode(err);
         const reason = `cannot reach ${what}${cause ? ` (${cause})` : ''}`;
-        return { reason, message: `${reason}: is the server running and the URL right (it usually ends in /v1)?` };
+        return { reason, message: `${reason}: ${unreachableHint(ep.shown, cause)}` };
       }
       // No models route, or one busy or failing at the moment (429, 5xx): the rows' own retries will wait for it.
       if (err instanceof APIError && (err.status === 404 || err.status === 405 || isFailureStatus(err.status))) return undefined;

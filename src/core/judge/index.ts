@@ -7,3 +7,4 @@ export { judgeStage } from './judge.js';
 export { combineRepeats } from './repeats.js';
 export { pairwiseStage, turingStage } from './choice-stage.js';
 export { ReferenceFile } from './reference.js';
+export { notPredictions } from './input-kind.js';

@@ -50,6 +50,13 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const present = await stat(opts.out).catch(() => undefined);
   if (present?.isDirectory()) throw new UserError(`${opts.out}: is a folder; merge writes the merged rows to a file`);
   if (!opts.force && present) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
+  // A shard that is not there, or a folder, is said so, not reported as a shard without a manifest.
+  for (const shard of opts.shards) {
+    const st = await stat(shard).catch((err: unknown) => {
+      throw fileError(shard, err);
+    });
+    if (st.isDirectory()) throw new UserError(`${shard}: is a folder, not a file; merge takes the shard files`);
+  }
   for (const [i, s] of opts.shards.entries()) {
     for (const t of opts.shards.slice(0, i)) if (await sameFile(s, t)) throw new UserError(`${s} is given twice (also as ${t})`);
   }

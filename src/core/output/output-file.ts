@@ -142,6 +142,19 @@ export async function checkResumable(
   );
 }
 
+/**
+ * A judge run over more (or other) domains reads more rubrics, not other
+ * ones: when each domain both runs cover has the same rubric, `now` gets the
+ * earlier per-domain record, so only the selection itself (`domains`) differs.
+ */
+function rubricsOfShared(before: ManifestSettings, now: ManifestSettings): ManifestSettings {
+  const [a, b] = [before.rubrics, now.rubrics];
+  if (!a?.domains || !b?.domains || a.layout !== b.layout) return now;
+  const other = b.domains;
+  if (!Object.entries(a.domains).every(([domain, sha]) => other[domain] === undefined || other[domain] === sha)) return now;
+  return { ...now, rubrics: { ...b, sha256: a.sha256, domains: a.domains } };
+}
+
 function resumeDifferences(
   previous: Manifest,
   stage: Manifest['stage'],
@@ -154,7 +167,7 @@ function resumeDifferences(
   const before = previous.settings.domains
     ? { ...previous.settings, domains: canonicalDomains(previous.settings.domains) }
     : previous.settings;
-  const diffs = settingsDifferences(view(before), view(settings));
+  const diffs = settingsDifferences(view(before), view(rubricsOfShared(before, settings)));
   if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
     diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
   }

@@ -11,7 +11,7 @@ import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Prov
 import { compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
-import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
+import { earlierStageOf, readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 
@@ -381,14 +381,8 @@ export interface ScoreReport {
  * as failed at the lowest grade).
  */
 export function earlierStage(file: string, records: readonly JudgedRecord[], awb: string): string | undefined {
-  if (records.length === 0) return undefined;
-  if (records.every((r) => r.kind === 'prediction')) {
-    return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`${awb} judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then score the judged.jsonl it writes`;
-  }
-  if (records.every((r) => r.kind === 'dataset')) {
-    return `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`${awb} infer\`, then \`${awb} judge\`, then score the judged.jsonl it writes`;
-  }
-  return undefined;
+  const kinds = new Set(records.map((r) => r.kind));
+  return kinds.size === 1 ? earlierStageOf(file, [...kinds][0]!, awb) : undefined;
 }
 
 /** A run with a domain whose rows all failed: its Overall (macro) leaves that domain out. */

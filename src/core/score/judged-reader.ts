@@ -61,9 +61,23 @@ const SCORE_FIELDS = ['total_score', ...DIMENSIONS] as const;
 export type RowKind = 'judged' | 'prediction' | 'dataset';
 
 /** A row with any judge result (ours or the official script's, whose empty-generation rows carry only `failed`) is judged. */
-function kindOf(has: (key: string) => boolean): RowKind {
+export function kindOf(has: (key: string) => boolean): RowKind {
   if (has('failed') || has('total_score')) return 'judged';
   return has('gen') ? 'prediction' : 'dataset';
+}
+
+/**
+ * A file of an earlier stage (every row a prediction, or a dataset row) given
+ * where judged rows belong says which stage it is and what to run next.
+ */
+export function earlierStageOf(file: string, kind: RowKind, awb: string): string | undefined {
+  if (kind === 'prediction') {
+    return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`${awb} judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then use the judged.jsonl it writes`;
+  }
+  if (kind === 'dataset') {
+    return `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`${awb} infer\`, then \`${awb} judge\`, then use the judged.jsonl it writes`;
+  }
+  return undefined;
 }
 
 /** Sees each record with the line it was read from, while the line is still at hand. */

@@ -3,7 +3,7 @@ import { UserError, atLine } from '../errors.js';
 import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
-import { countsAsFailed, describeIssue, gradesOf } from './judged-reader.js';
+import { countsAsFailed, describeIssue, earlierStageOf, gradesOf, kindOf, type RowKind } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */
 export interface RowView {
@@ -16,6 +16,8 @@ export interface RowView {
   total_score: number;
   grades: Record<Dimension, number>;
   failed: number;
+  /** A judged row, or a row of an earlier stage (a file given to rows by mistake). */
+  kind: RowKind;
   /** The current action (`current_prompt`, else `prompt[turn_idx-1]`). */
   action: string;
   /** The prediction as the judge saw it: `extracted_output`, else `gen` with think blocks and the observation wrapper removed. */
@@ -40,16 +42,28 @@ export interface RowQuery {
  * The selected rows of a judged file, streamed: in file order as they are
  * read, or with `pick` the N chosen rows once the file is read, best or
  * worst first (ties in file order). Memory holds N rows, never the file.
+ * A file whose first row is a prediction or a dataset row is refused, as
+ * score refuses it (`awb`: how the user started awb, for the commands it names),
+ * rather than every row shown as failed.
  */
-export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator<RowView> {
+export async function* judgedRows(path: string, query: RowQuery, awb: string): AsyncGenerator<RowView> {
   const kept: RowView[] = [];
   const pick = query.pick;
   // Worst first: ascending totals; best first: descending. Equal totals keep file order.
   const before = (a: RowView, b: RowView): boolean =>
     pick?.order === 'best' ? a.total_score > b.total_score : a.total_score < b.total_score;
+  let first = true;
+  // A --domain that matches no row (a typo) is told apart from a selection that matches nothing.
+  const domains = new Set<string>();
   for await (const line of readLineBytes(path)) {
     const view = viewOf(path, line.lineNo, line.bytes, line.terminated);
     if (!view) continue;
+    if (first) {
+      const stage = earlierStageOf(path, view.kind, awb);
+      if (stage) throw new UserError(stage);
+      first = false;
+    }
+    domains.add(view.domain);
     if (query.domain !== undefined && view.domain !== query.domain) continue;
     const failed = countsAsFailed(
       view.failed,
@@ -65,6 +79,9 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
     while (at > 0 && before(view, kept[at - 1]!)) at--;
     kept.splice(at, 0, view);
     if (kept.length > pick.n) kept.pop();
+  }
+  if (query.domain !== undefined && !domains.has(query.domain)) {
+    throw new UserError(`${path}: no rows of domain "${query.domain}"; it has ${[...domains].join(', ') || 'no rows'}`);
   }
   yield* kept;
 }
@@ -118,6 +135,7 @@ function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean
     total_score: s.total_score,
     grades: Object.fromEntries(DIMENSIONS.map((d) => [d, s[d]])) as Record<Dimension, number>,
     failed: s.failed,
+    kind: kindOf((field) => row[field] !== undefined),
     action,
     prediction,
     groundTruth: truth,
