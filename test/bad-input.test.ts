@@ -212,6 +212,32 @@ describe('bad data', { concurrency: 1 }, () => {
     await writeFile(out, '');
     await assertRefused(judgeArgs(preds, out), /pred\.jsonl:4: /, { files: [out, preds], server: judgeServer, atRow: true });
   });
+
+  it('a dataset file given to judge is refused at its first line, not judged as rows without a generation', async () => {
+    const out = join(await temps.make(), 'judged.jsonl');
+    await writeFile(out, '');
+    const r = await assertRefused(judgeArgs(good.files.get('web')!, out), /web_test\.jsonl:1: gen: is missing/, {
+      files: [out],
+      server: judgeServer,
+      atRow: true,
+    });
+    assert.equal(r.code, 2);
+    assert.deepEqual(await readRowsOf(out), []);
+  });
+
+  it('a predictions row with gen null is a failed request, as the official script writes one', async () => {
+    const dir = await temps.make();
+    const preds = join(dir, 'pred.jsonl');
+    const lines = (await readFile(predictions, 'utf8')).split('\n');
+    lines[0] = lines[0]!.replace(/"gen":"(?:[^"\\]|\\.)*"/, '"gen":null');
+    await writeFile(preds, lines.join('\n'));
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(preds, out));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, lines.filter(Boolean).length);
+    assert.equal(rows.filter((row) => row.failed === 1 && row.error_message === 'No model generation').length, 1);
+  });
 });
 
 describe('--on-bad-row stop', () => {
