@@ -202,6 +202,17 @@ describe('bad data', { concurrency: 1 }, () => {
     await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}system_str: is not valid UTF-8`), { atRow: true });
   });
 
+  it('a row repeating the key of another, differing only outside it (history, total_turns), says what they share', async () => {
+    const row = good.rows.find((r) => r.task === 'web')! as Record<string, unknown>;
+    const twin = { ...row, total_turns: Number(row.total_turns ?? 1) + 5 };
+    const dir = await webWithLine(2, JSON.stringify(twin), true);
+    const r = await assertRefused(inferArgs(dir, existing), webLine(2), { atRow: true });
+    assert.match(
+      refusalLine(r),
+      /web_test\.jsonl:2: the same row as \S+web_test\.jsonl:1 \(same task, id, turn_idx, system_str, action and ground truth\)/,
+    );
+  });
+
   it('a bad prediction row stops the judge the same way', async () => {
     const dir = await temps.make();
     const preds = join(dir, 'pred.jsonl');

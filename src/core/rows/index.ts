@@ -7,6 +7,6 @@ export type { LineBytes } from './jsonl.js';
 export { outputLine } from './members.js';
 export { currentAction, groundTruth, readRow } from './row.js';
 export type { BadRow, ReadRow, Row } from './row.js';
-export { clusterOfKey, displayKey, rowKey, splitKey } from './row-key.js';
+export { SAME_ROW, clusterOfKey, displayKey, rowKey, splitKey } from './row-key.js';
 export type { KeyedFields } from './row-key.js';
 export type { Shard } from './shard.js';

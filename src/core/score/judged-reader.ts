@@ -4,7 +4,7 @@ import { UserError, atLine } from '../errors.js';
 import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
-import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
+import { SAME_ROW, clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
 import { mixedModes, modeOfRow, type JudgeMode } from './judge-mode.js';
 
@@ -85,12 +85,7 @@ export async function readJudged(path: string, visit?: JudgedVisitor): Promise<J
     const earlier = seen.get(record.key);
     if (earlier !== undefined) {
       throw new UserError(
-        atLine(
-          path,
-          line.lineNo,
-          undefined,
-          `the same row as line ${earlier} (task, id, turn_idx and content match); a file must hold each row once`,
-        ),
+        atLine(path, line.lineNo, undefined, `the same row as line ${earlier} (${SAME_ROW}); a file must hold each row once`),
       );
     }
     seen.set(record.key, line.lineNo);
