@@ -29,7 +29,7 @@ export async function run(file: string, opts: RowsOpts): Promise<void> {
   const { renderRowBlock, rowJson } = await import('../../render/rows.js');
   const width = process.stdout.columns || 120;
   let count = 0;
-  for await (const row of judgedRows(file, query)) {
+  for await (const row of judgedRows(file, query, thisInvocation())) {
     const text =
       format === 'json' ? `${count ? ',' : '['}\n${JSON.stringify(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
     count++;

@@ -11,7 +11,7 @@ import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Prov
 import { compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, meanOf, normalizedFloat, normalizedMean } from './exact.js';
-import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
+import { earlierStageError, readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 
@@ -375,12 +375,8 @@ export interface ScoreReport {
  */
 export function earlierStage(file: string, records: readonly JudgedRecord[], awb: string): string | undefined {
   if (records.length === 0) return undefined;
-  if (records.every((r) => r.kind === 'prediction')) {
-    return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`${awb} judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then score the judged.jsonl it writes`;
-  }
-  if (records.every((r) => r.kind === 'dataset')) {
-    return `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`${awb} infer\`, then \`${awb} judge\`, then score the judged.jsonl it writes`;
-  }
+  if (records.every((r) => r.kind === 'prediction')) return earlierStageError(file, 'prediction', awb);
+  if (records.every((r) => r.kind === 'dataset')) return earlierStageError(file, 'dataset', awb);
   return undefined;
 }
 

@@ -66,6 +66,17 @@ function kindOf(has: (key: string) => boolean): RowKind {
   return has('gen') ? 'prediction' : 'dataset';
 }
 
+export function kindOfRow(row: Record<string, unknown>): RowKind {
+  return kindOf((k) => Object.hasOwn(row, k));
+}
+
+/** Why a file of an earlier stage, given where judged rows are wanted, is refused, and what to run next. */
+export function earlierStageError(file: string, kind: Exclude<RowKind, 'judged'>, awb: string): string {
+  return kind === 'prediction'
+    ? `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`${awb} judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then score the judged.jsonl it writes`
+    : `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`${awb} infer\`, then \`${awb} judge\`, then score the judged.jsonl it writes`;
+}
+
 /** Sees each record with the line it was read from, while the line is still at hand. */
 export type JudgedVisitor = (record: JudgedRecord, line: LineBytes) => void;
 

@@ -3,7 +3,7 @@ import { UserError, atLine } from '../errors.js';
 import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
-import { countsAsFailed, describeIssue, gradesOf } from './judged-reader.js';
+import { countsAsFailed, describeIssue, earlierStageError, gradesOf, kindOfRow } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */
 export interface RowView {
@@ -41,15 +41,18 @@ export interface RowQuery {
  * read, or with `pick` the N chosen rows once the file is read, best or
  * worst first (ties in file order). Memory holds N rows, never the file.
  */
-export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator<RowView> {
+export async function* judgedRows(path: string, query: RowQuery, awb: string): AsyncGenerator<RowView> {
   const kept: RowView[] = [];
   const pick = query.pick;
   // Worst first: ascending totals; best first: descending. Equal totals keep file order.
   const before = (a: RowView, b: RowView): boolean =>
     pick?.order === 'best' ? a.total_score > b.total_score : a.total_score < b.total_score;
+  let first = true;
   for await (const line of readLineBytes(path)) {
-    const view = viewOf(path, line.lineNo, line.bytes, line.terminated);
+    // Only the first row is asked what it is, as score tells a file of an earlier stage (shown, its rows would all read as failed).
+    const view = viewOf(path, line.lineNo, line.bytes, line.terminated, first ? awb : undefined);
     if (!view) continue;
+    first = false;
     if (query.domain !== undefined && view.domain !== query.domain) continue;
     const failed = countsAsFailed(
       view.failed,
@@ -69,7 +72,8 @@ export async function* judgedRows(path: string, query: RowQuery): AsyncGenerator
   yield* kept;
 }
 
-function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean): RowView | undefined {
+/** `earlierStageFor`: how to start awb, when the row is to be refused as one of an earlier stage's file. */
+function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean, earlierStageFor?: string): RowView | undefined {
   const text = decodeLine(bytes);
   if (text.trim() === '') return undefined;
   let row: Record<string, unknown>;
@@ -82,6 +86,8 @@ function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean
   }
   if (typeof row !== 'object' || row === null || Array.isArray(row))
     throw new UserError(atLine(path, lineNo, undefined, 'not a JSON object'));
+  const kind = kindOfRow(row);
+  if (earlierStageFor !== undefined && kind !== 'judged') throw new UserError(earlierStageError(path, kind, earlierStageFor));
   const checked = judgedScoreSchema.safeParse(row);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
