@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -72,12 +72,18 @@ describe('npm pack', () => {
     await symlink(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
     const help = await run(process.execPath, [join(pkg, 'bin', 'awb.js'), '--help']);
     assert.match(help.stdout, /infer/);
-    // The bundled rubrics are found from the unpacked copy: a dry run builds every judge request.
+    // The bundled rubrics are found from the unpacked copy: a dry run builds every judge request (rows need a gen for one).
+    const rows = (await readFile(join(pkg, 'fixtures', 'data', 'terminal_test.jsonl'), 'utf8')).split('\n').filter(Boolean);
+    const predictions = join(unpacked, 'predictions.jsonl');
+    await writeFile(
+      predictions,
+      rows.map((l) => `${l.slice(0, -1)}, "gen": "<predicted_observation>ok</predicted_observation>"}\n`).join(''),
+    );
     const dry = await run(process.execPath, [
       join(pkg, 'bin', 'awb.js'),
       'judge',
       '--predictions',
-      join(pkg, 'fixtures', 'data', 'terminal_test.jsonl'),
+      predictions,
       '--judge-base-url',
       'http://127.0.0.1:9/v1',
       '--judge-model',
@@ -88,6 +94,12 @@ describe('npm pack', () => {
       '-o',
       join(unpacked, 'judged.jsonl'),
     ]);
-    assert.equal((JSON.parse(dry.stdout) as { stage: string }).stage, 'judge');
+    assert.deepEqual(JSON.parse(dry.stdout) as unknown, {
+      ...(JSON.parse(dry.stdout) as object),
+      stage: 'judge',
+      rows: rows.length,
+      requests: rows.length,
+      bad_rows: 0,
+    });
   });
 });
