@@ -202,6 +202,17 @@ describe('bad data', { concurrency: 1 }, () => {
     await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(2).source}system_str: is not valid UTF-8`), { atRow: true });
   });
 
+  it('a row repeating the key of another, differing only outside it (history, total_turns), says what they share', async () => {
+    const row = good.rows.find((r) => r.task === 'web')! as Record<string, unknown>;
+    const twin = { ...row, total_turns: Number(row.total_turns ?? 1) + 5 };
+    const dir = await webWithLine(2, JSON.stringify(twin), true);
+    const r = await assertRefused(inferArgs(dir, existing), webLine(2), { atRow: true });
+    assert.match(
+      refusalLine(r),
+      /web_test\.jsonl:2: the same row as \S+web_test\.jsonl:1 \(same task, id, turn_idx, system_str, action and ground truth\)/,
+    );
+  });
+
   it('a bad prediction row stops the judge the same way', async () => {
     const dir = await temps.make();
     const preds = join(dir, 'pred.jsonl');
@@ -211,6 +222,38 @@ describe('bad data', { concurrency: 1 }, () => {
     const out = join(dir, 'judged.jsonl');
     await writeFile(out, '');
     await assertRefused(judgeArgs(preds, out), /pred\.jsonl:4: /, { files: [out, preds], server: judgeServer, atRow: true });
+  });
+
+  it('a predictions row without gen (edited by hand) is refused at its line and field, not judged as a failed inference', async () => {
+    const dir = await temps.make();
+    const preds = join(dir, 'pred.jsonl');
+    const lines = (await readFile(predictions, 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace(/,"gen":"(?:[^"\\]|\\.)*"/, '');
+    assert.doesNotMatch(lines[2]!, /"gen"/);
+    await writeFile(preds, lines.join('\n'));
+    const out = join(dir, 'judged.jsonl');
+    await writeFile(out, '');
+    const r = await assertRefused(judgeArgs(preds, out), /pred\.jsonl:3: gen: is missing/, {
+      files: [out],
+      server: judgeServer,
+      atRow: true,
+    });
+    assert.equal(r.code, 2);
+    assert.ok((await readRowsOf(out)).every((row) => row.gen !== undefined));
+  });
+
+  it('a predictions row with gen null is a failed request, as the official script writes one', async () => {
+    const dir = await temps.make();
+    const preds = join(dir, 'pred.jsonl');
+    const lines = (await readFile(predictions, 'utf8')).split('\n');
+    lines[0] = lines[0]!.replace(/"gen":"(?:[^"\\]|\\.)*"/, '"gen":null');
+    await writeFile(preds, lines.join('\n'));
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(preds, out));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, lines.filter(Boolean).length);
+    assert.equal(rows.filter((row) => row.failed === 1 && row.error_message === 'No model generation').length, 1);
   });
 });
 

@@ -146,7 +146,10 @@ test('--dry-run names bad rows as the run meets them: stop ends at the first (ex
     named.map((l) => /jsonl:(\d+): /.exec(l)?.[1]),
     ['3', '5', '6'],
   );
-  assert.match(named[1]!, new RegExp(`the same row \\(same task, id, turn and content\\) as ${file.replaceAll('.', '\\.')}:1$`));
+  assert.match(
+    named[1]!,
+    new RegExp(`the same row as ${file.replaceAll('.', '\\.')}:1 \\(same task, id, turn_idx, system_str, action and ground truth\\)$`),
+  );
   assert.equal(world.stats.requests + world.stats.modelListRequests, 0, 'nothing sent');
   assert.deepEqual(await readdir(dir), before, 'nothing written');
 });

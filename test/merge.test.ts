@@ -223,6 +223,20 @@ describe('awb infer --shard, then awb merge', () => {
     assert.equal(m.usage.completion_tokens, whole.usage.completion_tokens);
   });
 
+  it('shards saved with CRLF endings (and a byte order mark) merge into the same LF lines, no \\r kept', async () => {
+    const { dir, files } = await copies('s1', 's2', 's3');
+    for (const [i, f] of files.entries()) {
+      const crlf = (await readFile(f, 'utf8')).replaceAll('\n', '\r\n');
+      await writeFile(f, `${i === 0 ? '\uFEFF' : ''}${crlf}`);
+    }
+    const out = join(dir, 'merged.jsonl');
+    await ok(['merge', '-o', out, ...files]);
+    const text = await readFile(out, 'utf8');
+    assert.ok(!text.includes('\r'), 'the merged file mixes CRLF lines into LF ones');
+    const shardLines = (await Promise.all([1, 2, 3].map((k) => lines(made[`s${k}`]!)))).flat();
+    assert.deepEqual(sorted((await lines(out)).map((l) => l.raw)), sorted(shardLines.map((l) => l.raw)));
+  });
+
   it("the merged manifest keeps every shard's record of mixed runs", async () => {
     const { dir, files } = await copies('s1', 's2', 's3');
     // As a resume forced past other settings leaves them (test/mixed.test.ts); the first shard has none.

@@ -493,13 +493,6 @@ describe('first-time mistakes get one line saying what to do', { concurrency: 4 
     assert.equal(existsSync(out), false);
   });
 
-  it('rows refuses a predictions file and a dataset file, as score does, rather than listing every row as failed', async () => {
-    const pred = refusalLine(await runAwb(['rows', join(root, 'run', 'pred.jsonl')]), 2);
-    assert.match(pred, /pred\.jsonl: is a predictions file .*judge it first with `(awb|node \S+) judge --predictions /);
-    const data = refusalLine(await runAwb(['rows', ds.files.get('os')!, '--format', 'json']), 2);
-    assert.match(data, /os_test\.jsonl: holds dataset rows \(no gen, no judge results\), not judged ones/);
-  });
-
   it('rows --domain with a typo names the domains the file has, where a selection matching nothing is no error', async () => {
     const typo = refusalLine(await runAwb(['rows', judged, '--domain', 'termnal']), 2);
     assert.match(typo, /judged\.jsonl: no rows of domain "termnal"; it has .*\bterminal\b/);

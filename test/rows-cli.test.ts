@@ -111,6 +111,25 @@ describe('awb rows', () => {
       "the row's own failed field is shown as it is",
     );
   });
+
+  it('a predictions or dataset file is refused as score refuses it, not listed as rows that all failed', () => {
+    const judgeResults = ['total_score', 'failed', 'format', 'factuality', 'consistency', 'realism', 'quality', 'strengths', 'weaknesses'];
+    const unjudged = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => !judgeResults.includes(k)));
+    const preds = writeJudged(dir, 'predictions.jsonl', [unjudged(row('mcp', 1, 4)), unjudged(row('mcp', 2, 3))]);
+    const { gen: _gen, ...datasetRow } = unjudged(row('mcp', 1, 4));
+    const data = writeJudged(dir, 'mcp_test.jsonl', [datasetRow]);
+    for (const [f, why] of [
+      [preds, /predictions\.jsonl: is a predictions file .*judge it first/],
+      [data, /mcp_test\.jsonl: holds dataset rows/],
+    ] as const) {
+      for (const args of [[], ['--failed'], ['--format', 'json']]) {
+        const r = awb('rows', f, ...args);
+        assert.equal(r.code, 2, r.stderr);
+        assert.equal(r.stdout, '');
+        assert.match(r.stderr, new RegExp(`^awb: .*${why.source}[^\\n]*\\n$`));
+      }
+    }
+  });
 });
 
 describe('awb compare: exit codes and rows', () => {

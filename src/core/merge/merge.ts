@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { refuseOverInputs, sameFile, writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
-import { fileError, readLineBytes } from '../rows/index.js';
+import { fileError, readLineBytes, withoutCr } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
 import { ensureOutputDir, hostless, readManifest, settingsDifferences, writeManifest } from '../output/index.js';
@@ -108,7 +108,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   let missing: string[] = [];
   // Made only now: a merge refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.out);
-  // One pass: each line is checked and copied, as it was, to a temporary file that only a clean check renames into place.
+  // One pass: each line is checked and copied, as it was (less a CRLF file's \r), to a temporary file that only a clean check renames into place.
   await writeAtomically(opts.out, async (out) => {
     for (const file of opts.shards) {
       for await (const line of readLineBytes(file)) {
@@ -122,7 +122,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
         else seen.set(read.key, where);
         if (!expected.has(read.key)) unexpected.push(read.key);
         if (outcome(read.parsed) === 'incomplete') failed.push(read.key);
-        await out.writev([line.bytes, NEWLINE]);
+        await out.writev([withoutCr(line.bytes), NEWLINE]);
         written++;
       }
     }

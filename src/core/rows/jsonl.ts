@@ -109,11 +109,12 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
 }
 
 export function decodeLine(bytes: Buffer): string {
-  return stripCr(bytes.toString('utf8'));
+  return withoutCr(bytes).toString('utf8');
 }
 
-function stripCr(s: string): string {
-  return s.endsWith('\r') ? s.slice(0, -1) : s;
+/** A line's bytes without the `\r` of a CRLF file: what a copied line keeps, so an output never mixes line endings. */
+export function withoutCr(bytes: Buffer): Buffer {
+  return bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
 }
 
 /** Counts non-empty lines by scanning bytes, without decoding or parsing: cheap enough to size a progress bar. */

@@ -53,6 +53,9 @@ function fingerprint(row: KeyedFields): string {
   return h.digest('hex').slice(0, 10);
 }
 
+/** What two rows with the same key share, for messages: the history is not part of a key, so rows differing only there are one row. */
+export const SAME_ROW = 'same task, id, turn_idx, system_str, action and ground truth';
+
 /** Splits a key; ids may themselves hold colons, so the fixed parts are taken from both ends. */
 export function splitKey(key: string): { domain: string; id: string; turn: number; fingerprint: string } {
   const first = key.indexOf(':');

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { z } from 'zod';
-import { readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
+import { SAME_ROW, readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { ScheduleRow } from './schedule.js';
 
@@ -92,7 +92,7 @@ export class RowsSeen {
   repeat(key: string, file: string, lineNo: number): BadRow | undefined {
     const here = `${file}:${lineNo}`;
     const first = this.where.get(key);
-    if (first !== undefined) return { file, lineNo, message: `${here}: the same row (same task, id, turn and content) as ${first}` };
+    if (first !== undefined) return { file, lineNo, message: `${here}: the same row as ${first} (${SAME_ROW})` };
     this.where.set(key, here);
     return undefined;
   }

@@ -39,9 +39,10 @@ export function checkedUsage(usage: Usage): Usage {
  * an empty `gen` on failure.
  */
 export const predictionFieldsSchema = z.object({
+  // null reads as a failed request's "", but no gen at all is no predictions row (a dataset file given to judge).
   gen: z
     .string()
-    .nullish()
+    .nullable()
     .transform((g) => g ?? ''),
   gen_reasoning: z.string().optional(),
   finish_reason: z.string().nullish(),
