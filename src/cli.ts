@@ -160,6 +160,11 @@ export async function main(argv: string[]): Promise<number> {
     if (err.code !== 'EPIPE') throw err;
     process.exit(0);
   });
+  // Messages are for a person: their reader gone (`2>&1 | head`, a log collector that died) must not end a run
+  // that is writing results, so they are dropped from then on and the run finishes with its own exit code.
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
