@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { AWB_BIN, awbEnv } from './support/cli.js';
-import { keyOf, makeDataset, readRowsOf, tempDirs, worldReply } from './support/dataset.js';
-import { inferArgs, useServers } from './support/harness.js';
+import { AWB_BIN, awbEnv, runAwb, startAwb } from './support/cli.js';
+import { judgeReply, keyOf, makeDataset, readRowsOf, tempDirs, waitForLines, worldReply } from './support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
 const temps = tempDirs('ci');
 after(() => temps.cleanup());
@@ -36,5 +36,32 @@ describe('a reader of stderr that goes away', () => {
     assert.equal(new Set(rows.map(keyOf)).size, 8);
     assert.equal(rows.length, 8);
     assert.deepEqual((await readdir(dir)).sort(), ['data', 'p.jsonl', 'p.jsonl.manifest.json']);
+  });
+});
+
+describe('judging predictions whose infer run is unfinished', () => {
+  it('warns that only the rows written are judged, naming how many are not; finished predictions get no warning', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 8, ['terminal']);
+    const world = await server({ reply: worldReply, latencyMs: 300 });
+    const judge = await server({ reply: judgeReply });
+    const predictions = join(dir, 'p.jsonl');
+    const infer = startAwb(inferArgs(world.url, data.dir, predictions, ['-c', '2']));
+    await waitForLines(predictions, 2, infer.exited);
+    infer.child.kill('SIGINT');
+    assert.equal((await infer.exited).code, 130);
+    const written = (await readRowsOf(predictions)).length;
+    assert.ok(written < 8);
+    const partial = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
+    assert.equal(partial.code, 0, partial.stderr);
+    assert.match(
+      partial.stderr,
+      new RegExp(`warning: .*p\\.jsonl is unfinished \\(its manifest counts ${8 - written} of 8 rows not written yet\\)`),
+    );
+    const finished = await runAwb(inferArgs(world.url, data.dir, predictions));
+    assert.equal(finished.code, 0, finished.stderr);
+    const whole = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
+    assert.equal(whole.code, 0, whole.stderr);
+    assert.doesNotMatch(whole.stderr, /unfinished/);
   });
 });
