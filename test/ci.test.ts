@@ -8,7 +8,17 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AWB_BIN, awbEnv, runAwb, startAwb } from './support/cli.js';
-import { judgeReply, keyOf, makeDataset, readRowsOf, tempDirs, waitForLines, worldReply } from './support/dataset.js';
+import {
+  errorLines,
+  judgeReply,
+  keyOf,
+  makeDataset,
+  readRowsOf,
+  stackLines,
+  tempDirs,
+  waitForLines,
+  worldReply,
+} from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
 const temps = tempDirs('ci');
@@ -63,5 +73,25 @@ describe('judging predictions whose infer run is unfinished', () => {
     const whole = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
     assert.equal(whole.code, 0, whole.stderr);
     assert.doesNotMatch(whole.stderr, /unfinished/);
+  });
+});
+
+describe('a file name too long for the file system', () => {
+  it('is one line naming it and exit 2, for an output and an input alike, with nothing left behind', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 2, ['terminal']);
+    const s = await server({ reply: worldReply });
+    const out = join(dir, 'out');
+    // Too long itself, and long enough that only the names awb adds beside it (.lock…, .manifest.json) are too long.
+    for (const name of ['b'.repeat(270), 'a'.repeat(240)]) {
+      const r = await runAwb(inferArgs(s.url, data.dir, join(out, `${name}.jsonl`)));
+      assert.equal(r.code, 2, r.stderr);
+      assert.deepEqual(stackLines(r.stderr), []);
+      assert.match(errorLines(r.stderr).join('\n'), /^awb: .*: the name is too long for the file system$/);
+    }
+    assert.deepEqual(await readdir(out), []);
+    const score = await runAwb(['score', join(dir, `${'c'.repeat(270)}.jsonl`)]);
+    assert.equal(score.code, 2, score.stderr);
+    assert.match(score.stderr, /the name is too long for the file system/);
   });
 });
