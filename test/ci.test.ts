@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { mergeShards } from '../src/core/merge/index.js';
 import { AWB_BIN, awbEnv, runAwb, startAwb } from './support/cli.js';
 import {
   errorLines,
@@ -93,5 +94,23 @@ describe('a file name too long for the file system', () => {
     const score = await runAwb(['score', join(dir, `${'c'.repeat(270)}.jsonl`)]);
     assert.equal(score.code, 2, score.stderr);
     assert.match(score.stderr, /the name is too long for the file system/);
+  });
+});
+
+describe('merge interrupted', () => {
+  it('drops the merged file it was writing: no temporary file is left, and nothing under the name', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 4, ['terminal']);
+    const s = await server({ reply: worldReply });
+    const shard = join(dir, 'p.jsonl');
+    assert.equal((await runAwb(inferArgs(s.url, data.dir, shard))).code, 0);
+    const out = join(dir, 'merged');
+    const interrupted = new AbortController();
+    interrupted.abort();
+    await assert.rejects(
+      mergeShards({ out: join(out, 'm.jsonl'), shards: [shard], allowGaps: false, force: false, signal: interrupted.signal }),
+      (err: Error) => err.name === 'AbortError',
+    );
+    assert.deepEqual(await readdir(out), []);
   });
 });

@@ -19,6 +19,8 @@ interface MergeOptions {
   source?: string[];
   allowGaps: boolean;
   force: boolean;
+  /** Ctrl-C: the merged file, half written, is dropped (the rejection is the signal's). */
+  signal?: AbortSignal;
 }
 
 interface MergeReport {
@@ -105,6 +107,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   await writeAtomically(opts.out, async (out) => {
     for (const file of opts.shards) {
       for await (const line of readLineBytes(file)) {
+        opts.signal?.throwIfAborted();
         if (isBlank(line.bytes)) continue;
         if (!line.terminated)
           throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
