@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { mergeShards } from '../src/core/merge/index.js';
@@ -112,5 +112,36 @@ describe('merge interrupted', () => {
       (err: Error) => err.name === 'AbortError',
     );
     assert.deepEqual(await readdir(out), []);
+  });
+});
+
+describe('a reader of stdout that stops early', () => {
+  it('leaves the gate its exit code (4 under set -o pipefail) and the step summary written', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 4, ['terminal']);
+    const world = await server({ reply: worldReply });
+    const judge = await server({ reply: judgeReply });
+    let asked = 0;
+    const garbled = await server({ reply: (req, ctx) => (asked++ % 2 ? 'no verdict here' : judgeReply(req, ctx)) });
+    const predictions = join(dir, 'p.jsonl');
+    assert.equal((await runAwb(inferArgs(world.url, data.dir, predictions))).code, 0);
+    const baseline = join(dir, 'base.jsonl');
+    const candidate = join(dir, 'cand.jsonl');
+    assert.equal((await runAwb(judgeArgs(judge.url, predictions, baseline))).code, 0);
+    // Half the candidate rows failed where the baseline's are valid: an incomplete candidate fails the gate.
+    assert.equal((await runAwb(judgeArgs(garbled.url, predictions, candidate, ['--parse-attempts', '1']))).code, 0);
+    const summary = join(dir, 'summary.md');
+    const args = ['compare', baseline, candidate, '--fail-below', '1', '--format', 'json', '--summary', summary];
+    // `awb compare … | head -c 0`: the reader is gone before awb writes a byte.
+    const child = spawn(process.execPath, [AWB_BIN, ...args], { env: awbEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (c) => resolve(c));
+    });
+    assert.equal(code, 4, stderr);
+    assert.match(await readFile(summary, 'utf8'), /^## awb compare/m);
   });
 });
