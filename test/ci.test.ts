@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -105,10 +106,15 @@ describe('merge interrupted', () => {
     const shard = join(dir, 'p.jsonl');
     assert.equal((await runAwb(inferArgs(s.url, data.dir, shard))).code, 0);
     const out = join(dir, 'merged');
-    const interrupted = new AbortController();
-    interrupted.abort();
+    // Ctrl-C once the merged rows are being written: the signal reads as aborted from the moment a temporary file is there.
+    const writing = () => existsSync(out) && readdirSync(out).some((name) => name.endsWith('.tmp'));
+    const interrupted = {
+      throwIfAborted() {
+        if (writing()) throw new DOMException('interrupted', 'AbortError');
+      },
+    } as unknown as AbortSignal;
     await assert.rejects(
-      mergeShards({ out: join(out, 'm.jsonl'), shards: [shard], allowGaps: false, force: false, signal: interrupted.signal }),
+      mergeShards({ out: join(out, 'm.jsonl'), shards: [shard], allowGaps: false, force: false, signal: interrupted }),
       (err: Error) => err.name === 'AbortError',
     );
     assert.deepEqual(await readdir(out), []);
