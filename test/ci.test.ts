@@ -3,7 +3,7 @@
  * readers that go away, exit codes a script branches on.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,6 +27,14 @@ const temps = tempDirs('ci');
 after(() => temps.cleanup());
 const server = useServers();
 
+/** The exit code of an awb started here with pipes of the test's choosing. */
+function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (c) => resolve(c));
+  });
+}
+
 describe('a reader of stderr that goes away', () => {
   it('does not end the run: every row is written, the lock removed, exit 0', async () => {
     const dir = await temps.make();
@@ -39,10 +47,7 @@ describe('a reader of stderr that goes away', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr!.once('data', () => child.stderr!.destroy());
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (c) => resolve(c));
-    });
+    const code = await exitCode(child);
     assert.equal(code, 0);
     const rows = await readRowsOf(out);
     assert.equal(new Set(rows.map(keyOf)).size, 8);
@@ -143,10 +148,7 @@ describe('a reader of stdout that stops early', () => {
     child.stdout!.destroy();
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (c) => resolve(c));
-    });
+    const code = await exitCode(child);
     assert.equal(code, 4, stderr);
     assert.match(await readFile(summary, 'utf8'), /^## awb compare/m);
   });
