@@ -75,6 +75,11 @@ describe('judging predictions whose infer run is unfinished', () => {
       partial.stderr,
       new RegExp(`warning: .*p\\.jsonl is unfinished \\(its manifest counts ${8 - written} of 8 rows not written yet\\)`),
     );
+    // Scored as CSV, whose rows have no place for it, the note that the run is incomplete goes to stderr.
+    const csv = await runAwb(['score', join(dir, 'j.jsonl'), '--format', 'csv']);
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.match(csv.stderr, /^awb: note: .*the manifest says the run is incomplete/m);
+    assert.doesNotMatch(csv.stdout, /incomplete/);
     const finished = await runAwb(inferArgs(world.url, data.dir, predictions));
     assert.equal(finished.code, 0, finished.stderr);
     const whole = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
