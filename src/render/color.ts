@@ -6,7 +6,7 @@ import chalk, { Chalk, chalkStderr, type ChalkInstance, type ColorSupportLevel }
  * Node itself, and chalk's level already says what it asks (`0` or `false`: none).
  */
 function levelFor(stream: NodeJS.WriteStream, level: ColorSupportLevel): ColorSupportLevel {
-  if (process.env.FORCE_COLOR !== undefined) return level;
+  if (process.env.FORCE_COLOR) return level; // set and not empty, as force-color.org has it
   return stream.isTTY && !process.env.NO_COLOR ? level : 0;
 }
 
