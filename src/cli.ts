@@ -170,10 +170,16 @@ Environment:
 
 /** Runs the CLI; resolves to the exit code. User mistakes print one line, bugs print their stack. */
 export async function main(argv: string[]): Promise<number> {
-  // A reader that stops early (`awb rows … | head`) is no error: stop writing, as Unix tools do.
+  // A reader that stops early (`awb rows … | head`) is no error: stop writing, as Unix tools do, with the
+  // exit code already decided (a failed gate stays 4 under `set -o pipefail`).
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
-    process.exit(0);
+    process.exit();
+  });
+  // Messages are for a person: their reader gone (`2>&1 | head`, a log collector that died) must not end a run
+  // that is writing results, so they are dropped from then on and the run finishes with its own exit code.
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
   });
   const program = buildProgram();
   try {

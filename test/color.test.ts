@@ -9,9 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { AWB_BIN, awbEnv } from './support/cli.js';
-import { makeDataset, tempDirs, worldReply } from './support/dataset.js';
-import { inferArgs, useServers } from './support/harness.js';
+import { AWB_BIN, awbEnv, runAwb } from './support/cli.js';
+import { judgeReply, makeDataset, tempDirs, worldReply } from './support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 
 const temps = tempDirs('color');
 after(() => temps.cleanup());
@@ -64,5 +64,31 @@ describe('colours on stderr', { skip: hasScript ? false : 'util-linux script not
   it('still colours a terminal without NO_COLOR', async () => {
     const { out } = await inferUnderPty({});
     assert.match(out, SGR);
+  });
+});
+
+describe('FORCE_COLOR', () => {
+  /** Stderr and stdout are pipes here, as in a CI job whose log renders colours. */
+  it('colours piped stderr and the score table when FORCE_COLOR asks, even with NO_COLOR, and never JSON', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 3, ['terminal']);
+    const s = await server({ reply: worldReply });
+    const judge = await server({ reply: judgeReply });
+    const predictions = join(dir, 'p.jsonl');
+    const judged = join(dir, 'j.jsonl');
+    const forced = { FORCE_COLOR: '1', NO_COLOR: '1' };
+    const infer = await runAwb(inferArgs(s.url, data.dir, predictions), { env: forced });
+    assert.equal(infer.code, 0, infer.stderr);
+    assert.match(infer.stderr, SGR);
+    assert.equal((await runAwb(judgeArgs(judge.url, predictions, judged))).code, 0);
+    const table = await runAwb(['score', judged], { env: forced });
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, SGR);
+    const json = await runAwb(['score', judged, '--format', 'json'], { env: forced });
+    assert.doesNotMatch(json.stdout, SGR);
+    JSON.parse(json.stdout);
+    // FORCE_COLOR=0 is no colour, as chalk reads it.
+    const off = await runAwb(['score', judged], { env: { FORCE_COLOR: '0', NO_COLOR: undefined } });
+    assert.doesNotMatch(off.stdout, SGR);
   });
 });

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_REVISION, readDatasetOrigin, sha256Of, unchangedSinceRecord, type HubKind } from '../../core/dataset/index.js';
 import { DATASET_REPO } from '../../core/domains.js';
 import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
-import { UserError } from '../../core/errors.js';
+import { interruptibly } from '../shared/interrupt.js';
 import type { Manifest } from '../../core/schemas/index.js';
 
 export interface DataSource {
@@ -75,17 +75,8 @@ export async function resolveData(
 export async function downloadInterruptibly(opts: Omit<DownloadOptions, 'signal'>): Promise<DownloadedDataset> {
   // The Hub client is loaded only when there is something to download.
   const { downloadDataset } = await import('../../core/download/index.js');
-  const interrupted = new AbortController();
-  const onSignal = () => interrupted.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    return await downloadDataset({ ...opts, signal: interrupted.signal });
-  } catch (err) {
-    if (!interrupted.signal.aborted) throw err;
-    throw new UserError('download interrupted; nothing partial was kept, and the same command continues where it stopped', 130);
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  return interruptibly(
+    (signal) => downloadDataset({ ...opts, signal }),
+    'download interrupted; nothing partial was kept, and the same command continues where it stopped',
+  );
 }

@@ -47,7 +47,8 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
   const report = await compareFiles(baseline, candidate, { gate, rows, invocation: thisInvocation() });
   printWarnings(report.warnings);
   const out = await render(format, report);
-  process.stdout.write(out);
+  // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
+  if (report.gate?.failed) process.exitCode = GATE_FAILED_EXIT;
   if (opts.summary) {
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
@@ -55,7 +56,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
       throw fileError(opts.summary, err);
     }
   }
-  if (report.gate?.failed) process.exitCode = GATE_FAILED_EXIT;
+  process.stdout.write(out);
 }
 
 /** Only the renderer wanted is loaded, as for score: the two judged files stream through first. */

@@ -4,6 +4,7 @@ import { displayKey } from '../../core/rows/index.js';
 import { UserError } from '../../core/errors.js';
 import { visible } from '../../core/shown.js';
 import { thisInvocation } from '../shared/invocation.js';
+import { interruptibly } from '../shared/interrupt.js';
 
 export interface MergeCliOptions {
   output?: string;
@@ -21,13 +22,18 @@ export async function run(files: string[], opts: MergeCliOptions): Promise<void>
       2,
     );
   }
-  const report = await mergeShards({
-    out,
-    shards,
-    source: opts.data ? [opts.data] : undefined,
-    allowGaps: opts.allowGaps === true,
-    force: opts.force === true,
-  });
+  const report = await interruptibly(
+    (signal) =>
+      mergeShards({
+        out,
+        shards,
+        source: opts.data ? [opts.data] : undefined,
+        allowGaps: opts.allowGaps === true,
+        force: opts.force === true,
+        signal,
+      }),
+    `merge interrupted; nothing was written to ${out}`,
+  );
   const gaps = report.missing.length + report.failed.length;
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   process.stderr.write(`merge: wrote ${count(report.written, 'row')} from ${count(shards.length, 'shard')} to ${out}\n`);

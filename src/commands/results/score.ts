@@ -35,6 +35,8 @@ export async function run(files: string[], opts: ScoreOpts): Promise<void> {
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.
   const { report, figures: modes, warnings } = await scoreInputs(request);
   printWarnings(warnings);
+  // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
+  if (format === 'csv') for (const n of report?.notes ?? []) process.stderr.write(`awb: note: ${visibleLines(n)}\n`);
   process.stdout.write(await render(format, report, modes));
 }
 

@@ -2,7 +2,8 @@ import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
 import { EndpointPool } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
-import { urlSecrets } from '../../core/shown.js';
+import { errColor } from '../../render/color.js';
+import { urlSecrets, visible } from '../../core/shown.js';
 import { ReferenceFile, judgeStage, notPredictions, pairwiseStage, turingStage } from '../../core/judge/index.js';
 import { loadModePrompt, loadRubrics, rubricsSetting } from '../../core/rubrics/index.js';
 import { displayKey } from '../../core/rows/index.js';
@@ -33,6 +34,13 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   if (mode === 'pairwise' && opts.reference === undefined) throw new UserError('--mode pairwise needs --reference OTHER.jsonl');
   if (repeat !== undefined && mode !== 'rubric') throw new UserError('--repeat goes with --mode rubric');
   const upstream = await readManifest(predictions).catch(() => undefined);
+  const unwritten = upstream?.stage === 'infer' ? upstream.counts.total - upstream.counts.done - upstream.counts.failed : 0;
+  if (upstream && unwritten > 0) {
+    // Judging ahead of inference is allowed (the same command judges the rest later), but never silently: its "done" covers only these rows.
+    process.stderr.write(
+      `${errColor.yellow(`warning: ${visible(predictions)} is unfinished (its manifest counts ${unwritten} of ${upstream.counts.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
+    );
+  }
   const output = opts.output ?? join(dirname(predictions), opts.label ? `judged-${pathSegment(opts.label)}.jsonl` : 'judged.jsonl');
   // The reference is read while the output is written: an input like the predictions, never written over.
   if (opts.reference !== undefined) await refuseOverInputs([output, manifestPathFor(output)], [opts.reference]);

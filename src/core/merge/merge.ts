@@ -19,6 +19,8 @@ interface MergeOptions {
   source?: string[];
   allowGaps: boolean;
   force: boolean;
+  /** Ctrl-C: the merged file, half written, is dropped (the rejection is the signal's). */
+  signal?: AbortSignal;
 }
 
 interface MergeReport {
@@ -96,7 +98,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   if (counts.size > 1) throw new UserError(`the shards come from different splits (N = ${[...counts].join(', ')})`);
 
   const source = opts.source ?? [first.dataset.source];
-  const expected = await expectedKeys(source, first);
+  const expected = await expectedKeys(source, first, opts.signal);
   const outcome = first.stage === 'infer' ? inferOutcome : judgedOutcome;
 
   const seen = new Map<string, string>();
@@ -112,6 +114,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   await writeAtomically(opts.out, async (out) => {
     for (const file of opts.shards) {
       for await (const line of readLineBytes(file)) {
+        opts.signal?.throwIfAborted();
         if (isBlank(line.bytes)) continue;
         if (!line.terminated)
           throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
@@ -150,7 +153,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   return { written, missing, failed, manifest };
 }
 
-async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>> {
+async function expectedKeys(source: string[], m: Manifest, signal?: AbortSignal): Promise<Set<string>> {
   for (const s of source) {
     if (!(await exists(s))) throw new UserError(`${s}: the input the shards were made from is not there; pass --data to say where it is`);
   }
@@ -159,7 +162,7 @@ async function expectedKeys(source: string[], m: Manifest): Promise<Set<string>>
   if (st.isDirectory()) {
     files = (await datasetFiles(source[0]!, m.settings.domains)).map((f) => f.path);
   }
-  return collectKeys(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit });
+  return collectKeys(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit }, signal);
 }
 
 function mergedManifest(
@@ -264,6 +267,7 @@ export async function collectKeys<S extends z.ZodType<DatasetRow>>(
   files: string[],
   schema: S,
   opts: Omit<SelectOptions, 'shard'>,
+  signal?: AbortSignal,
 ): Promise<Set<string>> {
   // Without --domains or --limit every line counts, and the planning scan would be a second read for nothing.
   const lines =
@@ -273,6 +277,7 @@ export async function collectKeys<S extends z.ZodType<DatasetRow>>(
   const keys = new Set<string>();
   for (let f = 0; f < files.length; f++) {
     for await (const line of readLineBytes(files[f]!)) {
+      signal?.throwIfAborted();
       if (isBlank(line.bytes) || (lines && !lines.has(lineId(f, line.lineNo)))) continue;
       const r = readRow(line.bytes, schema, { file: files[f]!, lineNo: line.lineNo, terminated: line.terminated });
       if (r.ok) keys.add(r.key);

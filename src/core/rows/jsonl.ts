@@ -156,6 +156,8 @@ export function fileError(path: string, err: unknown): unknown {
       return new UserError(`${path}: the file system is read-only`);
     case 'ENOTDIR':
       return new UserError(`${path}: a part of the path is not a folder`);
+    case 'ENAMETOOLONG':
+      return new UserError(`${path}: the name is too long for the file system`);
     default:
       return err;
   }
