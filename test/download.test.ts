@@ -795,7 +795,17 @@ describe('awb download against a hostile or missing hub (end to end)', () => {
     const runs = [
       { args: ['download', '--dir', dir], where: dir },
       {
-        args: ['infer', '--model-base-url', 'http://127.0.0.1:9/v1', '--model-name', 'm', '-o', join(tmp, 'run', 'p.jsonl')],
+        // No endpoint listens: without --no-preflight, infer would stop at the endpoint check, before downloading.
+        args: [
+          'infer',
+          '--model-base-url',
+          'http://127.0.0.1:9/v1',
+          '--model-name',
+          'm',
+          '--no-preflight',
+          '-o',
+          join(tmp, 'run', 'p.jsonl'),
+        ],
         where: home,
       },
     ];
