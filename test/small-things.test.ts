@@ -267,6 +267,9 @@ describe('failure reasons in the summary (end to end)', () => {
     const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'p.jsonl'), ['--max-retries', '0', '-c', '1']));
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /top failure reasons:\n\s+4 × .*500/);
+    // Rows are left to redo: the next stage's command would send the user on with half the rows.
+    assert.doesNotMatch(r.stderr, /judge it with/);
+    assert.match(r.stderr, /run the same command again to retry only those:\n {2}\S[^\n]*\n$/);
   });
 });
 

@@ -57,7 +57,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
     preflighted,
   });
-  if (!result.stopped)
+  // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
+  if (!result.stopped && result.remaining === 0)
     process.stderr.write(
       `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
     );

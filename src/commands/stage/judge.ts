@@ -85,7 +85,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
         `judge: ${unpredicted} rows have no prediction because their inference failed: run \`${thisInvocation()} infer\` again on ${predictions} first, then this command\n`,
       );
     }
-    if (!result.stopped) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
+    // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
+    if (!result.stopped && result.remaining === 0) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
   } finally {
     await reference?.close();
   }

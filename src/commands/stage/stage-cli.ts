@@ -215,9 +215,10 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<
       prompt_tokens: count.promptTokens,
       completion_budget_tokens: count.completionBudget,
       bad_rows: count.badRows,
-      ...(cost !== undefined ? { cost_usd: usd(cost) } : {}),
-      ...(promptCost !== undefined ? { prompt_cost_usd: usd(promptCost) } : {}),
-      ...(outputCost !== undefined ? { completion_budget_cost_usd: usd(outputCost) } : {}),
+      // Not rounded to cents, as score's costs: a small run's prompts would read as free.
+      ...(cost !== undefined ? { cost_usd: cost } : {}),
+      ...(promptCost !== undefined ? { prompt_cost_usd: promptCost } : {}),
+      ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   } else {
