@@ -365,6 +365,31 @@ describe('comparability', () => {
     assert.equal(report.warnings.length, 1);
     assert.match(report.warnings[0]!, /w\.jsonl\.manifest\.json: version: .*; its provenance counts as unknown/);
   });
+  it('tells apart two local data folders with different files (hashes, no commit)', async () => {
+    const d = tempDir('awb-comparability-');
+    const files = ['x.jsonl', 'y.jsonl', 'z.jsonl'].map((n) => writeJudged(d, n, [judgedRow()]));
+    const local = (model: string, hash: string) => {
+      const m = judgedManifest({ model, judge: 'j' }) as {
+        dataset: Record<string, unknown>;
+        upstream: { dataset: Record<string, unknown> };
+      };
+      for (const ds of [m.dataset, m.upstream.dataset]) {
+        delete ds.commit;
+        delete ds.repo;
+        delete ds.revision;
+        ds.sha256 = { mcp: hash };
+      }
+      return m;
+    };
+    writeManifest(files[0]!, local('m1', 'aa'.repeat(32)));
+    writeManifest(files[1]!, local('m2', 'bb'.repeat(32)));
+    writeManifest(files[2]!, local('m3', 'aa'.repeat(32)));
+    const report = await scoreFiles(scoreRequestOf(files));
+    assert.deepEqual(
+      report.notes.filter((n) => n.includes('dataset')),
+      ['not comparable: dataset (file hashes) differs (aaaaaaaaaaaa in m1, m3; bbbbbbbbbbbb in m2)'],
+    );
+  });
 });
 
 describe('a run whose Overall leaves a domain out', () => {

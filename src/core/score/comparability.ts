@@ -213,7 +213,10 @@ export function comparabilityNotes(
     const known = runs.filter((r) => r.provenance.manifest === 'found');
     for (const c of CHECKED) {
       if (c === 'rubrics') notes.push(...rubricNotes(known));
-      else if (c === 'dataset') notes.push(...fieldNotes(known, 'dataset commit', dataGroups(known), true));
+      else if (c === 'dataset') {
+        const what = known.every((r) => r.provenance.datasetCommit !== undefined) ? 'dataset commit' : 'dataset (file hashes)';
+        notes.push(...fieldNotes(known, what, dataGroups(known), true));
+      }
       // The same data under another branch name (main on Hugging Face, master on ModelScope) is no difference.
       else if (c.field === 'datasetRevision' && new Set(known.map(dataGroups(known))).size === 1) continue;
       else notes.push(...fieldNotes(known, c.what, (r) => r.provenance[c.field], c.hash));
@@ -255,7 +258,15 @@ function dataGroups(runs: readonly ComparedRun[]): (r: ComparedRun) => string | 
   return (r) => {
     if (!known.includes(r)) return undefined;
     const first = known.find((k) => sameData(id(k), id(r)))!;
-    return first.provenance.datasetCommit ?? 'files with the same hashes';
+    // Without a commit (a local folder), the group is named by its file hashes: two folders of different files must not share a name.
+    const hashes = first.provenance.datasetSha256!;
+    return (
+      first.provenance.datasetCommit ??
+      Object.keys(hashes)
+        .sort()
+        .map((d) => hashes[d])
+        .join(',')
+    );
   };
 }
 
