@@ -128,6 +128,14 @@ Environment:
     )
     .argument('<baseline>', 'judged JSONL of the baseline')
     .argument('<candidate>', 'judged JSONL of the candidate')
+    // A third run is the usual slip of someone comparing several models: say where that goes, not commander's bare "too many arguments".
+    .allowExcessArguments(true)
+    .hook('preAction', (_, action) => {
+      if (action.args.length > 2)
+        throw new UserError(
+          `compare takes two judged files, a baseline and a candidate (got ${action.args.length}): to rank more runs side by side use awb score or awb report with all of them, or compare them two at a time`,
+        );
+    })
     .option(
       '--fail-below <delta>',
       'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error)',

@@ -365,7 +365,7 @@ describe('comparability', () => {
     assert.equal(report.warnings.length, 1);
     assert.match(report.warnings[0]!, /w\.jsonl\.manifest\.json: version: .*; its provenance counts as unknown/);
   });
-  it('tells apart two local data folders with different files (hashes, no commit)', async () => {
+  it('tells apart runs whose data is known only by hashes (no commit) when the hashes differ', async () => {
     const d = tempDir('awb-comparability-');
     const files = ['x.jsonl', 'y.jsonl', 'z.jsonl'].map((n) => writeJudged(d, n, [judgedRow()]));
     const local = (model: string, hash: string) => {

@@ -6,6 +6,8 @@ import { run } from '../src/commands/results/compare.js';
 import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/compare.js';
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
+import { runAwb } from './support/cli.js';
+import { refusalLine } from './support/refusal.js';
 
 const dir = tempDir('awb-compare-');
 
@@ -133,6 +135,11 @@ describe('compare', () => {
       compareFiles(baselineFile, predictions, opts),
       /^UserError: .*predictions\.jsonl: is a predictions file .*`awb judge --predictions /,
     );
+  });
+
+  it('three files (several models) are refused in one line that says to use score or report, or to compare two at a time', async () => {
+    const line = refusalLine(await runAwb(['compare', baselineFile, baselineFile, baselineFile]), 2);
+    assert.match(line, /^awb: compare takes two judged files, a baseline and a candidate \(got 3\): .*awb score or awb report/);
   });
 
   it('measures deltas on rows valid on both sides', async () => {

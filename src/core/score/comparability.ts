@@ -258,7 +258,7 @@ function dataGroups(runs: readonly ComparedRun[]): (r: ComparedRun) => string | 
   return (r) => {
     if (!known.includes(r)) return undefined;
     const first = known.find((k) => sameData(id(k), id(r)))!;
-    // Without a commit (a local folder), the group is named by its file hashes: two folders of different files must not share a name.
+    // Data known only by its hashes (no commit) is named by them: two different sets must not share one name.
     const hashes = first.provenance.datasetSha256!;
     return (
       first.provenance.datasetCommit ??
