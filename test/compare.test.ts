@@ -142,6 +142,22 @@ describe('compare', () => {
     assert.match(line, /^awb: compare takes two judged files, a baseline and a candidate \(got 3\): .*awb score or awb report/);
   });
 
+  it('a gate left with one test says "one test", not "1 tests"', async () => {
+    // Three trajectories per domain: too few for a domain, so only Overall is tested.
+    const few = (shift: number) =>
+      ['mcp', 'search', 'os'].flatMap((domain) => [1, 2, 3].map((id) => judgedRow({ domain, id, dims: Array(5).fill(4 - shift) })));
+    const result = compareRecords(
+      await load(writeJudged(dir, 'few-base.jsonl', few(0))),
+      await load(writeJudged(dir, 'few-cand.jsonl', few(1))),
+    );
+    const gate = applyGate(result, { threshold: 1 });
+    assert.equal(gate.tests.length, 1);
+    assert.deepEqual(
+      gate.reasons.filter((r) => r.startsWith('Overall')),
+      ['Overall: -25.00 points, worse by more than 1.00 (one-sided p = 0.0020, at most 5% by Holm over one test)'],
+    );
+  });
+
   it('measures deltas on rows valid on both sides', async () => {
     const cand = rows(base).map((r) =>
       r.task === 'agentworld/os' && r.id === 1 ? judgedRow({ domain: 'os', id: 1, turn: r.turn_idx as number, bare: true }) : r,

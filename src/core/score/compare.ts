@@ -426,7 +426,7 @@ export function applyGate(result: CompareResult, opts: GateOptions, context: Gat
     .filter((t) => t.rejected)
     .map(
       (t) =>
-        `${t.name}: ${formatSigned(t.delta)} points, worse by more than ${formatFixed(threshold)} (one-sided p = ${t.p.toPrecision(2)}, at most ${percent(t.level!)} by Holm over ${tests.length} tests)`,
+        `${t.name}: ${formatSigned(t.delta)} points, worse by more than ${formatFixed(threshold)} (one-sided p = ${t.p.toPrecision(2)}, at most ${percent(t.level!)} by Holm over ${tests.length === 1 ? 'one test' : `${tests.length} tests`})`,
     );
   if (context.partial.length && !opts.allowPartial) {
     reasons.push(...context.partial.map((p) => `incomplete candidate: ${p} (--allow-partial to gate on the rows in common)`));
