@@ -190,3 +190,29 @@ test('a stream is put together as the unstreamed reply: every reasoning field, l
   assert.deepEqual(medianP90([5, 1, 4, 2, 3, 6, 7, 8, 9, 10]), { median: 5, p90: 9 });
   assert.equal(medianP90([]), undefined);
 });
+
+for (const [field, delta, finish] of [
+  ['finish_reason', { role: 'assistant', content: 'an answer' }, 7],
+  ['content', { role: 'assistant', content: 5 }, 'stop'],
+] as const)
+  test(`a streamed choice whose ${field} is not text is refused as such, as unstreamed, not as a stream without a choice`, async () => {
+    const dir = await dirs.make();
+    const data = await makeDataset(dir, 1, ['mcp']);
+    const { url } = await rawServer((req, res) => {
+      req.resume();
+      if (req.url?.endsWith('/models')) return models(res);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const choice = { index: 0, delta, finish_reason: finish };
+      res.end(
+        `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices: [choice] })}\n\ndata: [DONE]\n\n`,
+      );
+    });
+    const out = join(dir, 'odd.jsonl');
+    const r = await runAwb(inferArgs(url, data.dir, out, ['--stream', '--max-retries', '0']));
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.gen, '');
+    assert.match(String(rows[0]!.error), new RegExp(`returned a choice whose ${field} is not text`));
+    assert.doesNotMatch(r.stderr, /no choice in its stream|\n\s+at /);
+  });

@@ -390,7 +390,8 @@ export class EndpointPool {
         const problem = replyProblem(completion, this.secrets);
         if (problem)
           throw new MalformedReplyError(
-            this.opts.stream
+            // A stream put together without a choice is most often a body that was no event stream; any other fault is named as it is.
+            this.opts.stream && completion.choices.length === 0
               ? `${ep.shown} sent no choice in its stream (a server or proxy that does not stream may answer plain JSON: try without --stream)`
               : `${ep.shown} returned ${problem}`,
           );

@@ -10,7 +10,8 @@ export interface StreamedReply {
 }
 
 /** What servers send in a delta besides the typed fields: vLLM and SGLang `reasoning_content`, others `reasoning`. */
-type Delta = { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; role?: string };
+type Delta = { content?: unknown; reasoning_content?: unknown; reasoning?: unknown; role?: string };
+const TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning'] as const;
 
 /**
  * Reads a chat completion stream (with `include_usage`) into the completion
@@ -30,6 +31,7 @@ export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, 
   let usage: ChatCompletion['usage'];
   let first: number | undefined;
   let answered = false;
+  const notText: Record<string, unknown> = {};
   for await (const chunk of chunks) {
     id ||= chunk.id;
     model ||= chunk.model;
@@ -42,6 +44,8 @@ export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, 
     if (typeof d.content === 'string') content = (content ?? '') + d.content;
     if (typeof d.reasoning_content === 'string') reasoningContent = (reasoningContent ?? '') + d.reasoning_content;
     if (typeof d.reasoning === 'string') reasoning = (reasoning ?? '') + d.reasoning;
+    // A field that is not text is kept as it came, so the reply is refused as its unstreamed twin is (replyProblem).
+    for (const name of TEXT_FIELDS) if (d[name] != null && typeof d[name] !== 'string') notText[name] ??= d[name];
     if (first === undefined && (d.content || d.reasoning_content || d.reasoning)) first = performance.now();
     if (choice.finish_reason) finish = choice.finish_reason;
   }
@@ -52,6 +56,7 @@ export async function collectStream(chunks: AsyncIterable<ChatCompletionChunk>, 
   const message: Record<string, unknown> = { role: 'assistant', content: content ?? null };
   if (reasoningContent !== undefined) message.reasoning_content = reasoningContent;
   if (reasoning !== undefined) message.reasoning = reasoning;
+  Object.assign(message, notText);
   const completion = {
     id,
     object: 'chat.completion',
