@@ -47,6 +47,19 @@ describe('awb score (end to end)', () => {
     assert.match(r.stdout, /resampling whole trajectories/);
   });
 
+  it('a file given twice, under any name, is named in a warning: its run is shown twice', () => {
+    const again = join(dir, '.', 'good.jsonl');
+    const r = awb('score', good, again, '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, `awb: warning: ${good} and ${again} are the same file: its run is shown twice\n`);
+    const other = awb('score', good, '--no-ci');
+    assert.equal(other.stderr, '');
+    const html = join(dir, 'twice.html');
+    const report = awb('report', good, again, '-o', html);
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stderr, /are the same file: its run is shown twice/);
+  });
+
   it('writes json, csv and markdown', () => {
     const j = awb('score', good, '--format', 'json', '--no-ci');
     assert.equal(j.code, 0, j.stderr);

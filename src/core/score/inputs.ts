@@ -1,3 +1,4 @@
+import { sameFile } from '../files.js';
 import { manifestPathFor } from '../schemas/index.js';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from './aggregate.js';
 import type { JudgedVisitor } from './judged-reader.js';
@@ -29,7 +30,7 @@ export interface ScoredInputs {
  * the same pass as its leaderboard row.
  */
 export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}): Promise<ScoredInputs> {
-  const warnings: string[] = [];
+  const warnings = await repeatedFiles(req.files);
   const modes: JudgeMode[] = [];
   for (const file of req.files) modes.push(await judgeModeOf(file));
 
@@ -70,4 +71,18 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
     return score ? [{ path, score }] : [];
   });
   return { modes, report, graded, figures, warnings };
+}
+
+/** A file given twice, under any name: its run is shown twice, as two runs that agree would be. */
+async function repeatedFiles(files: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const [i, file] of files.entries()) {
+    for (const earlier of files.slice(0, i)) {
+      if (await sameFile(earlier, file)) {
+        out.push(`${earlier} and ${file} are the same file: its run is shown twice`);
+        break;
+      }
+    }
+  }
+  return out;
 }
