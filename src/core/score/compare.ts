@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { sameFile } from '../files.js';
 import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
 import { canonicalDomains, compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
@@ -484,7 +484,7 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   }
   const warnings = [...base.warnings, ...cand.warnings];
   // A CI job wired to the wrong path would otherwise pass its gate for ever.
-  if ((await realpath(baselineFile)) === (await realpath(candidateFile))) {
+  if (await sameFile(baselineFile, candidateFile)) {
     warnings.push(`${baselineFile} and ${candidateFile} are the same file: every difference is 0, so the gate cannot fail`);
   }
   const result = compareRecords(base.records, cand.records, { rows: opts.rows });
