@@ -256,16 +256,16 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ha
   };
 }
 
-/**
- * total_score and the five dimensions, in sixtieths, each checked: 0 (no
- * score) or a mean of 1-5 grades (`repeated`: a --repeat row's, taken to the
- * nearest sixtieth); anything else fails at its field.
- */
 /** As score counts a row: flagged failed, or parsed with every grade 0 (the official script half-counts those; we count them as failed). */
 export function countsAsFailed(failed: number, grades: readonly number[]): boolean {
   return failed !== 0 || grades.every((g) => g === 0);
 }
 
+/**
+ * total_score and the five dimensions, in sixtieths, each checked: 0 (no
+ * score) or a mean of 1-5 grades (`repeated`: a --repeat row's, taken to the
+ * nearest sixtieth); anything else fails at its field.
+ */
 export function gradesOf(
   s: Record<(typeof SCORE_FIELDS)[number], number>,
   repeated: boolean,
