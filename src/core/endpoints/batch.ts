@@ -11,6 +11,7 @@ import { brief, shownUrl, visible } from '../shown.js';
 import { withOwnSignal } from '../signals.js';
 import { Client } from './client.js';
 import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
+import { jsonBytes } from './json-bytes.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState, type ManifestSettings } from '../schemas/index.js';
 
@@ -281,13 +282,18 @@ async function saveBatchState(path: string, state: BatchState): Promise<void> {
   await writeAtomically(path, `${JSON.stringify(state, null, 2)}\n`);
 }
 
+const NEWLINE = Buffer.from('\n');
+
 async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: string, limits: BatchLimits): Promise<BatchEntry[]> {
   const entries: BatchEntry[] = [];
   let out: Awaited<ReturnType<typeof open>> | undefined;
   let bytes = 0;
   try {
     for await (const r of requests) {
-      const line = Buffer.from(`${JSON.stringify({ custom_id: r.customId, method: 'POST', url: '/v1/chat/completions', body: r.body })}\n`);
+      const line = Buffer.concat([
+        jsonBytes({ custom_id: r.customId, method: 'POST', url: '/v1/chat/completions', body: r.body }),
+        NEWLINE,
+      ]);
       if (line.length > limits.maxBytes) {
         throw new UserError(
           `the request for ${r.what} (${line.length} bytes) is larger than a batch file may be (${limits.maxBytes} bytes): raise --batch-max-mb, or run without --batch`,

@@ -1,11 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionCreateParams,
-  ChatCompletionCreateParamsNonStreaming,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
 import {
@@ -28,6 +23,7 @@ import { Client } from './client.js';
 import { nodeFetch } from './http-fetch.js';
 import { collectStream, type StreamedReply } from './stream.js';
 import { retryDelay, type AttemptFailure } from './retry.js';
+import { jsonBytes, type JoinedText } from './json-bytes.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
@@ -53,10 +49,10 @@ export interface PoolOptions {
   keyHelp?: string;
 }
 
-/** A message as awb sends it: a role and plain text. */
+/** A message as awb sends it: a role and plain text, whole or in pieces sent as one string. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
-  content: string;
+  content: string | JoinedText;
 }
 
 /**
@@ -356,8 +352,7 @@ export class EndpointPool {
   /** The request's body as sent to this pool's endpoints: JSON with the model and, with --stream, the stream fields. */
   encode(request: ChatRequest): ChatBody {
     const stream = this.opts.stream ? { stream: true, stream_options: { include_usage: true } } : {};
-    const body: ChatCompletionCreateParams = { ...request, model: this.opts.model, ...stream };
-    return { json: Buffer.from(JSON.stringify(body)) };
+    return { json: jsonBytes({ ...request, model: this.opts.model, ...stream }) };
   }
 
   /**

@@ -7,6 +7,8 @@
  * are loaded on the first estimate, never by a run that sends its requests.
  */
 
+import type { ChatMessage } from './endpoints.js';
+
 type CountTokens = (text: string) => number;
 let loaded: Promise<CountTokens> | undefined;
 
@@ -41,12 +43,12 @@ export async function estimateTextTokens(text: string): Promise<number> {
 }
 
 /** The prompt tokens of a chat request's messages. */
-export async function estimatePromptTokens(messages: readonly { content: string }[]): Promise<number> {
+export async function estimatePromptTokens(messages: readonly Pick<ChatMessage, 'content'>[]): Promise<number> {
   let total = REPLY_PRIMING;
   let text = '';
   for (const m of messages) {
     total += PER_MESSAGE;
-    text += m.content;
+    text += String(m.content);
     // Long texts are sampled as a whole, so many short messages are not each counted exactly at full cost.
     if (text.length > SAMPLE_CHARS) {
       total += await estimateTextTokens(text);

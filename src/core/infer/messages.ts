@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../endpoints/index.js';
+import { JoinedText, type ChatMessage } from '../endpoints/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import { currentAction } from '../rows/index.js';
 
@@ -47,7 +47,8 @@ export function judgeMessages(row: DatasetRow, prediction: string, truth: string
   pieces.push('# Real observation\n\n', fenced(truth));
   return [
     { role: 'system', content: rubric },
-    { role: 'user', content: pieces.join('') },
+    // Kept in pieces: the request is encoded from them without one joined copy of a multi-MB history.
+    { role: 'user', content: new JoinedText(pieces) },
   ];
 }
 

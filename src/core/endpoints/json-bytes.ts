@@ -1,0 +1,93 @@
+/**
+ * A text sent as one JSON string but kept as its pieces, so that a judge
+ * message of several MB is never joined into one string: `jsonBytes` writes
+ * the pieces one after the other. Anything else that turns it into JSON or
+ * text (JSON.stringify, a template) sees the joined text.
+ */
+export class JoinedText {
+  constructor(readonly pieces: readonly string[]) {}
+
+  toJSON(): string {
+    return this.pieces.join('');
+  }
+
+  toString(): string {
+    return this.pieces.join('');
+  }
+}
+
+/** Longer strings are escaped in parts of this many characters. */
+const PART = 16_384;
+
+/**
+ * The UTF-8 bytes of `JSON.stringify(value)`, identical to them, for the
+ * plain data of a request body. Long strings are escaped part by part and
+ * written straight into the buffer: V8 puts a string over 128 KB on fresh
+ * pages, and `Buffer.from(JSON.stringify(…))` would make two of them per long
+ * text (the escaped text, then its flat copy to encode), which costs more on
+ * a virtual machine than the escaping itself (bench/README.md).
+ */
+export function jsonBytes(value: unknown): Buffer {
+  const parts: string[] = [];
+  write(value, parts);
+  let length = 0;
+  for (const p of parts) length += Buffer.byteLength(p);
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const p of parts) at += out.write(p, at);
+  return out;
+}
+
+function write(value: unknown, parts: string[]): void {
+  if (typeof value === 'string') {
+    if (value.length <= PART) parts.push(JSON.stringify(value));
+    else writeString([value], parts);
+  } else if (value instanceof JoinedText) {
+    writeString(value.pieces, parts);
+  } else if (Array.isArray(value)) {
+    parts.push('[');
+    value.forEach((item, i) => {
+      if (i) parts.push(',');
+      // As JSON.stringify: what JSON cannot hold stands as null in a list.
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') parts.push('null');
+      else write(item, parts);
+    });
+    parts.push(']');
+  } else if (isPlainObject(value)) {
+    parts.push('{');
+    let first = true;
+    for (const [key, item] of Object.entries(value)) {
+      // As JSON.stringify: a member JSON cannot hold is left out.
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+      parts.push(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
+      first = false;
+      write(item, parts);
+    }
+    parts.push('}');
+  } else {
+    // Numbers, booleans, null, and objects with their own toJSON: JSON.stringify's own answer.
+    parts.push(JSON.stringify(value));
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return (proto === Object.prototype || proto === null) && !('toJSON' in value);
+}
+
+/** One JSON string made of `pieces`, each escaped in parts that never split a surrogate pair. */
+function writeString(pieces: readonly string[], parts: string[]): void {
+  parts.push('"');
+  for (const piece of pieces) {
+    for (let start = 0; start < piece.length;) {
+      let end = Math.min(piece.length, start + PART);
+      const last = piece.charCodeAt(end - 1);
+      // A pair cut in two would be escaped as two lone halves (\ud83d\ude00), not sent as the character.
+      if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end--;
+      parts.push(JSON.stringify(piece.slice(start, end)).slice(1, -1));
+      start = end;
+    }
+  }
+  parts.push('"');
+}
