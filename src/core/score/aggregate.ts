@@ -11,7 +11,7 @@ import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Prov
 import { compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
-import { earlierStageOf, readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
+import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 
@@ -375,16 +375,6 @@ export interface ScoreReport {
   warnings: string[];
 }
 
-/**
- * A file from an earlier stage, given to score by mistake, says which stage
- * and what to run next (and is never scored, not even with every row taken
- * as failed at the lowest grade).
- */
-export function earlierStage(file: string, records: readonly JudgedRecord[], awb: string): string | undefined {
-  const kinds = new Set(records.map((r) => r.kind));
-  return kinds.size === 1 ? earlierStageOf(file, [...kinds][0]!, awb) : undefined;
-}
-
 /** A run with a domain whose rows all failed: its Overall (macro) leaves that domain out. */
 function partialOverallNote(r: RunReport): string[] {
   const unscored = r.score.domains.filter((d) => d.score === undefined).map((d) => domainLabel(d.domain));
@@ -403,10 +393,9 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const warnings: string[] = [];
   const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps'>> = [];
   for (const [i, file] of req.files.entries()) {
-    const judged = await readJudged(file, visit?.(i));
+    // A file of an earlier stage is refused with what to run next, never scored (not even at the lowest grade).
+    const judged = await readJudged(file, visit?.(i), req.invocation);
     warnings.push(...judged.warnings);
-    const stage = earlierStage(file, judged.records, req.invocation);
-    if (stage) throw new UserError(stage);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
     // --failures-as-lowest scores failed rows (at the lowest grade): a file of failures then has a figure, 0.
