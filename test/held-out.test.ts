@@ -109,6 +109,28 @@ describe('one file, one verdict', () => {
     assert.deepEqual(await lines(seps), ['{"a":"x\u2028y\u2029z"}']);
   });
 
+  it('a file with no rows (empty, blank lines, a byte order mark alone) is said to have none by rows too, not "no rows match"', () => {
+    for (const [name, text] of [
+      ['empty.jsonl', ''],
+      ['blank.jsonl', '\n  \n\r\n'],
+      ['bom.jsonl', '\ufeff'],
+    ]) {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      const other = writeJudged(dir, 'one.jsonl', [judgedRow({ id: 1 })]);
+      const [rows, compare, score] = refusals(file, ['rows'], ['compare', other], ['score']);
+      assert.equal(rows, compare);
+      assert.match(rows!, new RegExp(`${name.replace('.', '\\.')}: no judged rows \\(the file has no rows\\)\n$`));
+      assert.match(score!, /no valid judged rows \(the file has no rows\)/);
+    }
+  });
+
+  it('a task whose last "/" segment is empty names no domain: refused at its line, not scored as a domain called ""', () => {
+    const file = writeJudged(dir, 'no-domain.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), task: 'agentworld/' }]);
+    for (const s of refusals(file, ['score'], ['rows']))
+      assert.match(s, /no-domain\.jsonl:2: task: names no domain \(its part after the last "\/" is empty\)\n$/);
+  });
+
   it('judge and score tell a dataset file by the same rule, in the same words', async () => {
     const { gen: _gen, ...datasetRow } = judgedRow({ id: 1 });
     const unjudged = Object.fromEntries(

@@ -126,18 +126,21 @@ function checkEndings(path: string, chunk: Buffer, from: number, carried: Buffer
   // A CR at the chunk's end may be the first half of a CRLF: the next chunk's line end decides.
   if (cr === chunk.length - 1) return false;
   const before = Buffer.concat([carried, chunk.subarray(from, cr)]).toString('utf8');
-  let whole = false;
-  try {
-    whole = before.trim() !== '' && (JSON.parse(before), true);
-  } catch {
-    whole = false;
-  }
-  if (whole) {
+  if (before.trim() !== '' && parses(before)) {
     throw new UserError(
       `${path}: its lines end in CR only (old Mac line endings), so it reads as one line; convert them to LF first, e.g. \`tr '\\r' '\\n' < ${path} > fixed.jsonl\``,
     );
   }
   return true;
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function decodeLine(bytes: Buffer): string {

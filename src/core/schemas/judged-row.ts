@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { taskSchema } from './dataset-row.js';
 import { usageSchema, type Outcome } from './prediction-row.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
@@ -15,7 +16,7 @@ const score = z
  */
 export const judgedScoreSchema = z
   .object({
-    task: z.string().min(1),
+    task: taskSchema,
     id: z.union([z.number(), z.string()]),
     turn_idx: z.number().int().min(1),
     total_turns: z.number().int().optional(),

@@ -70,6 +70,8 @@ export async function* judgedRows(path: string, query: RowQuery, awb: string, wa
     kept.splice(at, 0, view);
     if (kept.length > pick.n) kept.pop();
   }
+  // Said of the file, as score and compare say it, rather than as a selection that matches nothing.
+  if (!domains.size) throw new UserError(`${path}: no judged rows (the file has no rows)`);
   if (query.domain !== undefined && !domains.has(query.domain)) {
     throw new UserError(`${path}: no rows of domain "${query.domain}"; it has ${[...domains].join(', ') || 'no rows'}`);
   }
