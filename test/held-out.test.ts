@@ -110,11 +110,12 @@ describe('one file, one verdict', () => {
   });
 
   it('a file with no rows (empty, blank lines, a byte order mark alone) is said to have none by rows too, not "no rows match"', () => {
-    for (const [name, text] of [
+    const files: Array<[string, string]> = [
       ['empty.jsonl', ''],
       ['blank.jsonl', '\n  \n\r\n'],
       ['bom.jsonl', '\ufeff'],
-    ]) {
+    ];
+    for (const [name, text] of files) {
       const file = join(dir, name);
       writeFileSync(file, text);
       const other = writeJudged(dir, 'one.jsonl', [judgedRow({ id: 1 })]);
@@ -183,5 +184,53 @@ describe('rows with no score, as the official script averages them', () => {
     assert.equal(formatFixed(normalizedMean(d!.dims[0]!.sum, d!.dims[0]!.count)), '50.00');
     assert.equal(d!.dims[0]!.count, 2);
     assert.equal(s.micro.count, 3);
+  });
+});
+
+describe('a hand-made file scored as the official script scores it', () => {
+  /*
+   * mcp: [5,4,3,4,4] total 4 and [3,3,3,3,3] total 3 -> total 3.5 -> 62.50,
+   *   format (5+3)/2 = 4 -> 75.00, consistency 3 -> 50.00
+   * android: one id and turn twice, as two distinct rows (different truths): 4 and 2 -> 3 -> 50.00
+   * termnal (a typo): 5 -> 100.00, a column of its own, with a note
+   * web: 4.0 everywhere, a 2 MB history, raw U+2028/U+2029 in its texts -> 75.00; a row without generation: failed
+   * macro (62.5 + 50 + 100 + 75) / 4 = 71.875 -> 71.88 (half to even, as Python prints it)
+   * micro (4 + 3 + 4 + 2 + 5 + 4) / 6 = 11/3 -> 66.67; 6 of 7 valid
+   */
+  it('tables, JSON and CSV agree with the hand computation, through a BOM, blank lines and a last line without newline', () => {
+    const rows = [
+      judgedRow({ domain: 'mcp', id: 1, dims: [5, 4, 3, 4, 4] }),
+      judgedRow({ domain: 'mcp', id: 2, dims: [3, 3, 3, 3, 3] }),
+      { ...judgedRow({ domain: 'android', id: 7, dims: [4, 4, 4, 4, 4] }), response: ['obs A'] },
+      { ...judgedRow({ domain: 'android', id: 7, dims: [2, 2, 2, 2, 2] }), response: ['obs B'] },
+      judgedRow({ domain: 'termnal', id: 1, dims: [5, 5, 5, 5, 5] }),
+      {
+        ...judgedRow({ domain: 'web', id: 3, dims: [4, 4, 4, 4, 4] }),
+        prompt: ['x'.repeat(2_000_000) + '\u2028'],
+        gen: 'a\u2028b\u2029c',
+      },
+      judgedRow({ domain: 'web', id: 4, bare: true }),
+    ];
+    const file = join(dir, 'hand.jsonl');
+    writeFileSync(file, `\ufeff${rows.map(line).join('\n')}\n\n${line(judgedRow({ domain: 'mcp', id: 9, bare: true }))}`);
+    const json = awb('score', file, '--no-ci', '--format', 'json');
+    assert.equal(json.code, 0, json.stderr);
+    const run = JSON.parse(json.stdout).runs[0];
+    const texts = Object.fromEntries(Object.entries(run.domains).map(([d, v]) => [d, (v as { text: string }).text]));
+    assert.deepEqual(texts, { mcp: '62.50', android: '50.00', web: '75.00', termnal: '100.00' });
+    assert.equal(run.domains.mcp.dimensions.format.text, '75.00');
+    assert.equal(run.domains.mcp.dimensions.consistency.text, '50.00');
+    assert.deepEqual([run.overall.macro.text, run.overall.micro.text, run.rows, run.valid], ['71.88', '66.67', 8, 6]);
+    const csv = awb('score', file, '--no-ci', '--format', 'csv');
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.match(csv.stdout, /,overall_macro,all,8,6,2,,71\.875,71\.88,/);
+    assert.match(csv.stdout, /,overall_micro,all,8,6,2,3\.6666666666666665,66\.66666666666666,66\.67,/);
+    assert.match(
+      csv.stderr,
+      /^awb: note: "termnal" is not an AgentWorldBench domain \(mcp, search, terminal, swe, android, web, os\), yet it is scored as one/m,
+    );
+    const table = awb('score', file, '--no-ci');
+    assert.match(table.stdout, /^hand\.jsonl +62\.50 +50\.00 +75\.00 +100\.00 +71\.88 +66\.67$/m);
+    assert.match(table.stdout, /^Note: "termnal" is not an AgentWorldBench domain/m);
   });
 });

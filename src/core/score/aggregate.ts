@@ -8,7 +8,7 @@ import {
   type Interval,
 } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
-import { compareDomains, domainLabel } from '../domains.js';
+import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
 import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
@@ -385,6 +385,16 @@ function partialOverallNote(r: RunReport): string[] {
   ];
 }
 
+/** Domains that are none of the seven (a typo in a hand-made `task`, say): each is a column, and each Overall averages it with the others. */
+function otherDomainsNote(domains: readonly string[]): string[] {
+  const others = domains.filter((d) => !(DOMAINS as readonly string[]).includes(d));
+  if (!others.length) return [];
+  const names = others.map((d) => `"${d}"`).join(', ');
+  return [
+    `${names} ${others.length === 1 ? 'is not an AgentWorldBench domain' : 'are not AgentWorldBench domains'} (${DOMAINS.join(', ')}), yet ${others.length === 1 ? 'it is' : 'they are'} scored as one and averaged into Overall`,
+  ];
+}
+
 /**
  * Reads, aggregates and compares judged files: everything `awb score` prints.
  * `visit(i)` sees the records of req.files[i] with their lines as they are read.
@@ -430,7 +440,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const comparability = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {});
   // Runs whose Overalls average different sets have the coverage note, which names each set; otherwise a run's own note says what its Overall leaves out.
   const partial = comparability.some((n) => n.kind === 'coverage') ? [] : runs.flatMap(partialOverallNote);
-  const notes = [...comparability.map((n) => n.text), ...partial];
+  const notes = [...comparability.map((n) => n.text), ...partial, ...otherDomainsNote([...domains])];
   return {
     runs,
     domains: [...domains].sort(compareDomains),
