@@ -103,6 +103,10 @@ describe('one file, one verdict', () => {
     const spaced = join(dir, 'cr-space.jsonl');
     writeFileSync(spaced, '{"task":"mcp",\r"id":1}\n{"id":2}\r\n');
     assert.deepEqual(await lines(spaced), ['{"task":"mcp",\r"id":1}', '{"id":2}\r']);
+    // CR CR LF (a CRLF file converted once more) still ends lines, as it always did.
+    const twice = join(dir, 'crcrlf.jsonl');
+    writeFileSync(twice, '{"id":1}\r\r\n{"id":2}\r\r\n');
+    assert.deepEqual(await lines(twice), ['{"id":1}\r\r', '{"id":2}\r\r']);
     // U+2028/U+2029 inside strings never end a line.
     const seps = join(dir, 'seps.jsonl');
     writeFileSync(seps, '{"a":"x\u2028y\u2029z"}\n');

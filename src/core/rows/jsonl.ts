@@ -112,19 +112,22 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
 }
 
 /**
- * Whether the first line's ending is known to be LF or CRLF (true), or not
- * yet (false: no line end in the chunk so far). A file whose lines end in CR
+ * Whether the first line's ending is known to be LF (true), or not yet
+ * (false: no line end in the chunk so far). A file whose lines end in CR
  * alone (old Mac) would read as one line, taken for a line cut short or bad
- * JSON: its first lone CR, right after a whole JSON value, is refused with a
- * line that says so. A lone CR elsewhere is JSON whitespace and stays. Not
- * split here on CR: raw U+2028/U+2029 and CR-free lines are the real data.
+ * JSON: a first lone CR right after a whole JSON value, with more text after
+ * it on the line, is refused with a line that says so. Any other CR is JSON
+ * whitespace or part of a CRLF and stays; lines still split on LF alone.
  */
 function checkEndings(path: string, chunk: Buffer, from: number, carried: Buffer): boolean {
   const nl = chunk.indexOf(NL, from);
   const cr = chunk.indexOf(CR, from);
   if (cr === -1 || (nl !== -1 && cr >= nl - 1)) return nl !== -1;
-  // A CR at the chunk's end may be the first half of a CRLF: the next chunk's line end decides.
-  if (cr === chunk.length - 1) return false;
+  // CRs and blanks up to the LF still end the line (`\r\r\n`, a CRLF file converted twice); at the chunk's end the next chunk decides.
+  let after = cr;
+  while (after < chunk.length && (chunk[after] === CR || chunk[after] === 0x20 || chunk[after] === 0x09)) after++;
+  if (after === chunk.length) return false;
+  if (chunk[after] === NL) return true;
   const before = Buffer.concat([carried, chunk.subarray(from, cr)]).toString('utf8');
   if (before.trim() !== '' && parses(before)) {
     throw new UserError(
