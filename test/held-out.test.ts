@@ -192,6 +192,16 @@ describe('rows with no score, as the official script averages them', () => {
 });
 
 describe('a hand-made file scored as the official script scores it', () => {
+  it('valid rows whose total_score is 0 leave their domain out of Overall, and the note does not call them failed', () => {
+    const file = writeJudged(dir, 'no-total.jsonl', [judgedRow({ domain: 'mcp', id: 1 }), judgedRow({ domain: 'web', id: 1, total: 0 })]);
+    const r = awb('score', file, '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^Note: no-total\.jsonl: no valid rows with a total_score in Web, so its Overall leaves that domain out \(macro: 1 of 2 domains\)$/m,
+    );
+  });
+
   /*
    * mcp: [5,4,3,4,4] total 4 and [3,3,3,3,3] total 3 -> total 3.5 -> 62.50,
    *   format (5+3)/2 = 4 -> 75.00, consistency 3 -> 50.00

@@ -375,13 +375,19 @@ export interface ScoreReport {
   warnings: string[];
 }
 
-/** A run with a domain whose rows all failed: its Overall (macro) leaves that domain out. */
+/**
+ * A run with a domain whose rows all failed, or whose valid rows all have a
+ * total_score of 0 (hand-made rows): its Overall (macro) leaves that domain out.
+ */
 function partialOverallNote(r: RunReport): string[] {
-  const unscored = r.score.domains.filter((d) => d.score === undefined).map((d) => domainLabel(d.domain));
+  const unscored = r.score.domains.filter((d) => d.score === undefined);
   if (!unscored.length) return [];
   const which = unscored.length === 1 ? 'that domain' : 'those domains';
+  // "no valid rows" beside a Valid column that counts some would contradict it.
+  const what = unscored.some((d) => d.valid > 0) ? 'no valid rows with a total_score' : 'no valid rows';
+  const names = unscored.map((d) => domainLabel(d.domain)).join(', ');
   return [
-    `${r.label}: no valid rows in ${unscored.join(', ')}, so its Overall leaves ${which} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains)`,
+    `${r.label}: ${what} in ${names}, so its Overall leaves ${which} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains)`,
   ];
 }
 
