@@ -12,7 +12,14 @@ export async function notPredictions(file: string, awb: string): Promise<UserErr
   for await (const line of readLineBytes(file, { highWaterMark: 1 << 16 })) {
     if (isBlank(line.bytes)) continue;
     const fields = topLevelValues(line.bytes, STAGE_FIELDS);
-    const problem = fields && earlierStageProblem(file, rowStage((f) => fields.has(f)), 'prediction', awb);
+    const problem =
+      fields &&
+      earlierStageProblem(
+        file,
+        rowStage((f) => fields.has(f)),
+        'prediction',
+        awb,
+      );
     return problem === undefined ? undefined : new UserError(problem);
   }
   return undefined;

@@ -470,7 +470,10 @@ export interface CompareOptions {
 
 /** Reads two judged files and compares them: everything `awb compare` prints. */
 export async function compareFiles(baselineFile: string, candidateFile: string, opts: CompareOptions): Promise<CompareReport> {
-  const [base, cand] = [await readJudged(baselineFile, undefined, opts.invocation), await readJudged(candidateFile, undefined, opts.invocation)];
+  const [base, cand] = [
+    await readJudged(baselineFile, undefined, opts.invocation),
+    await readJudged(candidateFile, undefined, opts.invocation),
+  ];
   // Said of the file itself, as score says it, rather than as "no rows in common".
   for (const [file, read] of [
     [baselineFile, base],
