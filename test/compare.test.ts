@@ -218,7 +218,6 @@ describe('compare', () => {
       dims: [60 * grade, 60 * grade, 60 * grade, 60 * grade, 60 * grade],
       total: 60 * grade,
       failed: false,
-      kind: 'judged',
       mode: 'rubric',
       lineNo: id,
     });

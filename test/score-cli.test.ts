@@ -142,7 +142,7 @@ describe('awb score (end to end)', () => {
     }
     const d = awb('score', dataset);
     assert.equal(d.code, 2);
-    assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen, no judge results\).*`(awb|node \S+) infer`/);
+    assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen\), not judged rows; run `(awb|node \S+) infer` first/);
   });
 
   it('a field that may take two types (id, failed) says which, in score and rows alike, not "Invalid input"', () => {

@@ -3,6 +3,7 @@ import { domainName } from '../../core/domains.js';
 import { UserError } from '../../core/errors.js';
 import { choiceOption, intOption } from '../shared/options.js';
 import { thisInvocation } from '../shared/invocation.js';
+import { printWarnings } from './score.js';
 
 export interface RowsOpts {
   domain?: string;
@@ -29,7 +30,8 @@ export async function run(file: string, opts: RowsOpts): Promise<void> {
   const { renderRowBlock, rowJson } = await import('../../render/rows.js');
   const width = process.stdout.columns || 120;
   let count = 0;
-  for await (const row of judgedRows(file, query, thisInvocation())) {
+  const warnings: string[] = [];
+  for await (const row of judgedRows(file, query, thisInvocation(), warnings)) {
     const text =
       format === 'json' ? `${count ? ',' : '['}\n${JSON.stringify(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
     count++;
@@ -37,4 +39,5 @@ export async function run(file: string, opts: RowsOpts): Promise<void> {
   }
   if (format === 'json') process.stdout.write(count ? '\n]\n' : '[]\n');
   else if (count === 0) process.stderr.write('awb: no rows match\n');
+  printWarnings(warnings);
 }

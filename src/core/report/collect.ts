@@ -55,7 +55,7 @@ export interface ReportRow {
   score: number | undefined;
   /** The score as printed; a choice-mode row's verdict. */
   scoreText: string;
-  /** As the scorer counts it: flagged failed, or every dimension 0; a choice-mode row: an order without a choice. */
+  /** As the scorer counts it: flagged failed, or no score at all (total and every dimension 0); a choice-mode row: an order without a choice. */
   failed: boolean;
   action: Kept;
   /** The generation as the judge saw it: think blocks and the observation wrapper removed. */

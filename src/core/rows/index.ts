@@ -10,3 +10,5 @@ export type { BadRow, ReadRow, Row } from './row.js';
 export { SAME_ROW, clusterOfKey, displayKey, rowKey, splitKey } from './row-key.js';
 export type { KeyedFields } from './row-key.js';
 export type { Shard } from './shard.js';
+export { STAGE_FIELDS, earlierStageProblem, rowStage } from './stage.js';
+export type { RowStage } from './stage.js';

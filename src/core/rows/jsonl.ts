@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 
 const NL = 0x0a;
+const CR = 0x0d;
 
 export interface LineBytes {
   /** The line's bytes without its `\n`: a view into a reused buffer, valid only until the next line is read. */
@@ -68,6 +69,7 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
   let pos = 0;
   let which = 0;
   let pending = read(reads[0], 0);
+  let endingsChecked = false;
   try {
     for (;;) {
       const chunkStart = pos;
@@ -80,6 +82,7 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
       let from = 0;
       // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
       if (chunkStart === 0 && bytesRead >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) offset = from = 3;
+      if (!endingsChecked) endingsChecked = checkEndings(path, chunk, from, long.subarray(0, carried));
       for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
         let bytes = chunk.subarray(from, nl);
         if (carried) {
@@ -105,6 +108,41 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
     if (size === READ_SIZE && spareBuffers.length < 2)
       spareBuffers.push({ reads, long: long.length > LONG_KEPT ? Buffer.allocUnsafe(0) : long });
     await handle.close();
+  }
+}
+
+/**
+ * Whether the first line's ending is known to be LF (true), or not yet
+ * (false: no line end in the chunk so far). A file whose lines end in CR
+ * alone (old Mac) would read as one line, taken for a line cut short or bad
+ * JSON: a first lone CR right after a whole JSON value, with more text after
+ * it on the line, is refused with a line that says so. Any other CR is JSON
+ * whitespace or part of a CRLF and stays; lines still split on LF alone.
+ */
+function checkEndings(path: string, chunk: Buffer, from: number, carried: Buffer): boolean {
+  const nl = chunk.indexOf(NL, from);
+  const cr = chunk.indexOf(CR, from);
+  if (cr === -1 || (nl !== -1 && cr >= nl - 1)) return nl !== -1;
+  // CRs and blanks up to the LF still end the line (`\r\r\n`, a CRLF file converted twice); at the chunk's end the next chunk decides.
+  let after = cr;
+  while (after < chunk.length && (chunk[after] === CR || chunk[after] === 0x20 || chunk[after] === 0x09)) after++;
+  if (after === chunk.length) return false;
+  if (chunk[after] === NL) return true;
+  const before = Buffer.concat([carried, chunk.subarray(from, cr)]).toString('utf8');
+  if (before.trim() !== '' && parses(before)) {
+    throw new UserError(
+      `${path}: its lines end in CR only (old Mac line endings), so it reads as one line; convert them to LF first, e.g. \`tr '\\r' '\\n' < ${path} > fixed.jsonl\``,
+    );
+  }
+  return true;
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import { domainOfTask } from '../domains.js';
+
+/** `task`: the domain, or a path ending in it (`agentworld/terminal`); one whose last segment is empty names no domain. */
+export const taskSchema = z
+  .string()
+  .min(1)
+  .refine((task) => domainOfTask(task) !== '', 'names no domain (its part after the last "/" is empty)');
 
 /**
  * One AgentWorldBench row: one evaluated turn of a trajectory. Extra fields
@@ -10,7 +17,7 @@ const turnList = z.union([z.array(z.string()), z.string().transform((s) => [s])]
 
 export const datasetRowSchema = z
   .object({
-    task: z.string().min(1),
+    task: taskSchema,
     id: z.union([z.number(), z.string().min(1)]),
     prompt: turnList,
     response: turnList,

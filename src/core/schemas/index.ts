@@ -1,4 +1,4 @@
-export { datasetRowSchema, turnProblem } from './dataset-row.js';
+export { datasetRowSchema, taskSchema, turnProblem } from './dataset-row.js';
 export type { DatasetRow } from './dataset-row.js';
 export {
   DIMENSIONS,

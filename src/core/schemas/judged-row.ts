@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { taskSchema } from './dataset-row.js';
 import { usageSchema, type Outcome } from './prediction-row.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
@@ -15,7 +16,7 @@ const score = z
  */
 export const judgedScoreSchema = z
   .object({
-    task: z.string().min(1),
+    task: taskSchema,
     id: z.union([z.number(), z.string()]),
     turn_idx: z.number().int().min(1),
     total_turns: z.number().int().optional(),
@@ -25,10 +26,19 @@ export const judgedScoreSchema = z
     consistency: score,
     realism: score,
     quality: score,
+    /*
+     * Required: every judge writes it (ours, and the official script, empty
+     * generations included). The official script counts a row without it as
+     * failed, grades or not; refused here rather than guessed either way.
+     */
     failed: z
-      .union([z.number(), z.boolean()])
-      .nullish()
-      .transform((v) => (v === undefined || v === null ? 1 : Number(v))),
+      .union([z.number(), z.boolean()], {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'is missing; a judged row says whether its judgement failed (0: graded, 1: failed), and the official script counts a row without it as failed'
+            : undefined,
+      })
+      .transform(Number),
     usage: usageSchema.nullish(),
     judge_usage: usageSchema.nullish(),
     batch_usage: usageSchema.nullish(),

@@ -8,10 +8,10 @@ import {
   type Interval,
 } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
-import { compareDomains, domainLabel } from '../domains.js';
+import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
-import { earlierStageOf, readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
+import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 
@@ -376,22 +376,28 @@ export interface ScoreReport {
 }
 
 /**
- * A file from an earlier stage, given to score by mistake, says which stage
- * and what to run next (and is never scored, not even with every row taken
- * as failed at the lowest grade).
+ * A run with a domain whose rows all failed, or whose valid rows all have a
+ * total_score of 0 (hand-made rows): its Overall (macro) leaves that domain out.
  */
-export function earlierStage(file: string, records: readonly JudgedRecord[], awb: string): string | undefined {
-  const kinds = new Set(records.map((r) => r.kind));
-  return kinds.size === 1 ? earlierStageOf(file, [...kinds][0]!, awb) : undefined;
-}
-
-/** A run with a domain whose rows all failed: its Overall (macro) leaves that domain out. */
 function partialOverallNote(r: RunReport): string[] {
-  const unscored = r.score.domains.filter((d) => d.score === undefined).map((d) => domainLabel(d.domain));
+  const unscored = r.score.domains.filter((d) => d.score === undefined);
   if (!unscored.length) return [];
   const which = unscored.length === 1 ? 'that domain' : 'those domains';
+  // "no valid rows" beside a Valid column that counts some would contradict it.
+  const what = unscored.some((d) => d.valid > 0) ? 'no valid rows with a total_score' : 'no valid rows';
+  const names = unscored.map((d) => domainLabel(d.domain)).join(', ');
   return [
-    `${r.label}: no valid rows in ${unscored.join(', ')}, so its Overall leaves ${which} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains)`,
+    `${r.label}: ${what} in ${names}, so its Overall leaves ${which} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains)`,
+  ];
+}
+
+/** Domains that are none of the seven (a typo in a hand-made `task`, say): each is a column, and each Overall averages it with the others. */
+function otherDomainsNote(domains: readonly string[]): string[] {
+  const others = domains.filter((d) => !(DOMAINS as readonly string[]).includes(d));
+  if (!others.length) return [];
+  const names = others.map((d) => `"${d}"`).join(', ');
+  return [
+    `${names} ${others.length === 1 ? 'is not an AgentWorldBench domain' : 'are not AgentWorldBench domains'} (${DOMAINS.join(', ')}), yet ${others.length === 1 ? 'it is' : 'they are'} scored as one and averaged into Overall`,
   ];
 }
 
@@ -403,10 +409,9 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const warnings: string[] = [];
   const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps'>> = [];
   for (const [i, file] of req.files.entries()) {
-    const judged = await readJudged(file, visit?.(i));
+    // A file of an earlier stage is refused with what to run next, never scored (not even at the lowest grade).
+    const judged = await readJudged(file, visit?.(i), req.invocation);
     warnings.push(...judged.warnings);
-    const stage = earlierStage(file, judged.records, req.invocation);
-    if (stage) throw new UserError(stage);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
     // --failures-as-lowest scores failed rows (at the lowest grade): a file of failures then has a figure, 0.
@@ -441,7 +446,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const comparability = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {});
   // Runs whose Overalls average different sets have the coverage note, which names each set; otherwise a run's own note says what its Overall leaves out.
   const partial = comparability.some((n) => n.kind === 'coverage') ? [] : runs.flatMap(partialOverallNote);
-  const notes = [...comparability.map((n) => n.text), ...partial];
+  const notes = [...comparability.map((n) => n.text), ...partial, ...otherDomainsNote([...domains])];
   return {
     runs,
     domains: [...domains].sort(compareDomains),

@@ -4,7 +4,6 @@ import { canonicalDomains, compareDomains, domainLabel } from '../domains.js';
 import { UserError } from '../errors.js';
 import { choiceFileError } from './judge-mode.js';
 import { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedMean } from './exact.js';
-import { earlierStage } from './aggregate.js';
 import { readJudged, type JudgedRecord } from './judged-reader.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
@@ -471,15 +470,16 @@ export interface CompareOptions {
 
 /** Reads two judged files and compares them: everything `awb compare` prints. */
 export async function compareFiles(baselineFile: string, candidateFile: string, opts: CompareOptions): Promise<CompareReport> {
-  const [base, cand] = [await readJudged(baselineFile), await readJudged(candidateFile)];
+  const [base, cand] = [
+    await readJudged(baselineFile, undefined, opts.invocation),
+    await readJudged(candidateFile, undefined, opts.invocation),
+  ];
   // Said of the file itself, as score says it, rather than as "no rows in common".
   for (const [file, read] of [
     [baselineFile, base],
     [candidateFile, cand],
   ] as const) {
     if (read.mode === 'turing' || read.mode === 'pairwise') throw choiceFileError(file, read.mode, opts.invocation);
-    const stage = earlierStage(file, read.records, opts.invocation);
-    if (stage) throw new UserError(stage);
     if (read.records.length === 0) throw new UserError(`${file}: no judged rows (the file has no rows)`);
   }
   const warnings = [...base.warnings, ...cand.warnings];

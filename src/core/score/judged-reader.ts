@@ -4,7 +4,7 @@ import { UserError, atLine } from '../errors.js';
 import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
-import { clusterOfKey, rowKey, type KeyedFields } from '../rows/index.js';
+import { clusterOfKey, earlierStageProblem, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
 import { mixedModes, modeOfRow, type JudgeMode } from './judge-mode.js';
 
@@ -31,11 +31,9 @@ export interface JudgedRecord {
   dims: number[];
   /** total_score in sixtieths; 0 = no score. */
   total: number;
-  /** Flagged failed, or parsed with every dimension 0 (the official script half-counts those; we count them as failed). */
+  /** As score counts it (countsAsFailed). */
   failed: boolean;
   lineNo: number;
-  /** What the row is: a judged row, or a prediction or dataset row given to score by mistake. */
-  kind: RowKind;
   /** The judge mode the row's fields say it was judged in: a file holds one. */
   mode: JudgeMode;
   /** Inference usage (`usage`). */
@@ -58,44 +56,45 @@ export interface JudgedFile {
 
 const SCORE_FIELDS = ['total_score', ...DIMENSIONS] as const;
 
-export type RowKind = 'judged' | 'prediction' | 'dataset';
-
-/** A row with any judge result (ours or the official script's, whose empty-generation rows carry only `failed`) is judged. */
-export function kindOf(has: (key: string) => boolean): RowKind {
-  if (has('failed') || has('total_score')) return 'judged';
-  return has('gen') ? 'prediction' : 'dataset';
-}
-
-/**
- * A file of an earlier stage (every row a prediction, or a dataset row) given
- * where judged rows belong says which stage it is and what to run next.
- */
-export function earlierStageOf(file: string, kind: RowKind, awb: string): string | undefined {
-  if (kind === 'prediction') {
-    return `${file}: is a predictions file (its rows have gen but no judge results), not a judged one; judge it first with \`${awb} judge --predictions ${file} --judge-base-url URL --judge-model MODEL\`, then use the judged.jsonl it writes`;
-  }
-  if (kind === 'dataset') {
-    return `${file}: holds dataset rows (no gen, no judge results), not judged ones; run \`${awb} infer\`, then \`${awb} judge\`, then use the judged.jsonl it writes`;
-  }
-  return undefined;
-}
-
 /** Sees each record with the line it was read from, while the line is still at hand. */
 export type JudgedVisitor = (record: JudgedRecord, line: LineBytes) => void;
 
 /**
  * Reads a judged JSONL file (ours or the official script's) into small
  * records, validating every line; `visit` lets a caller take more from each
- * line in the same pass (the report, its texts).
+ * line in the same pass (the report, its texts). `awb`: how the user started
+ * awb, for the commands a file of an earlier stage is told to run.
  */
-export async function readJudged(path: string, visit?: JudgedVisitor): Promise<JudgedFile> {
+export async function readJudged(path: string, visit?: JudgedVisitor, awb = 'awb'): Promise<JudgedFile> {
   const records: JudgedRecord[] = [];
   const warnings: string[] = [];
-  const seen = new Map<string, number>();
+  const read = judgedLines(path, warnings, awb);
   for await (const line of readLineBytes(path)) {
-    const record = scanLine(path, line) ?? parseLine(path, line, warnings);
+    const record = read(line);
     if (!record) continue;
-    if (record.mode !== (records[0] ?? record).mode) throw mixedModes(path, line.lineNo, records[0]!.mode, record.mode);
+    records.push(record);
+    visit?.(record, line);
+  }
+  return { path, mode: records[0]?.mode ?? 'rubric', records, warnings };
+}
+
+/**
+ * Checks the lines of one judged file in order, as every command that reads
+ * grades sees them (score, compare, report, rows): each line to its record
+ * (undefined for a blank or cut last line, with a warning for the latter); a
+ * first row of an earlier stage, a row of another judge mode, or a row given
+ * twice is refused.
+ */
+export function judgedLines(path: string, warnings: string[], awb: string): (line: LineBytes) => JudgedRecord | undefined {
+  const seen = new Map<string, number>();
+  let mode: JudgeMode | undefined;
+  return (line) => {
+    // Only the first row tells the file's stage (a later row without judge results is refused at its missing field).
+    const first = mode === undefined ? awb : undefined;
+    const record = scanLine(path, line, first) ?? parseLine(path, line, warnings, first);
+    if (!record) return undefined;
+    mode ??= record.mode;
+    if (record.mode !== mode) throw mixedModes(path, line.lineNo, mode, record.mode);
     const earlier = seen.get(record.key);
     if (earlier !== undefined) {
       throw new UserError(
@@ -108,10 +107,8 @@ export async function readJudged(path: string, visit?: JudgedVisitor): Promise<J
       );
     }
     seen.set(record.key, line.lineNo);
-    records.push(record);
-    visit?.(record, line);
-  }
-  return { path, mode: records[0]?.mode ?? 'rubric', records, warnings };
+    return record;
+  };
 }
 
 /**
@@ -120,12 +117,13 @@ export async function readJudged(path: string, visit?: JudgedVisitor): Promise<J
  * the previous parsed row (megabytes for long histories) would live on
  * while the next one is read and parsed.
  */
-function parseLine(path: string, line: LineBytes, warnings: string[]): JudgedRecord | undefined {
+function parseLine(path: string, line: LineBytes, warnings: string[], first: string | undefined): JudgedRecord | undefined {
   const json = parseJsonLine(path, line, warnings);
   if (!json) return undefined;
   const parsed = json.value;
   const has = (k: string) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k);
-  return toRecord(path, line.lineNo, idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text, parsed, has);
+  const raw = idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text;
+  return toRecord(path, line.lineNo, raw, parsed, has, first);
 }
 
 const ID_ONLY = new Set(['id']);
@@ -187,7 +185,7 @@ const SCAN = fieldScan(SMALL_FIELDS, { turnLists: ['prompt', 'response'], locate
  * line's bytes (scanFields), without decoding the histories. undefined
  * sends the line to parseLine, which also words every error.
  */
-function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
+function scanLine(path: string, line: LineBytes, first: string | undefined): JudgedRecord | undefined {
   const scanned = scanFields(line, SCAN);
   if (!scanned) return undefined;
   const { fields: row, at } = scanned;
@@ -195,19 +193,32 @@ function scanLine(path: string, line: LineBytes): JudgedRecord | undefined {
   const repeats = at.get('judge_repeats');
   if (repeats && line.bytes[repeats[0]] === 0x5b) row.judge_repeats = [];
   try {
-    return toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k));
+    return toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
   } catch {
     return undefined;
   }
 }
 
-/** `has`: whether the line has a top-level field of that name. */
-function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, has: (key: string) => boolean): JudgedRecord {
+/**
+ * `has`: whether the line has a top-level field of that name. `first`: set
+ * (to how the user started awb) for the file's first row, whose stage is the
+ * file's: a predictions or dataset file is told so, with what to run next.
+ */
+function toRecord(
+  path: string,
+  lineNo: number,
+  raw: string,
+  parsed: unknown,
+  has: (key: string) => boolean,
+  first: string | undefined,
+): JudgedRecord {
   const fail = (field: string | undefined, problem: string): never => {
     throw new UserError(atLine(path, lineNo, field, problem));
   };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail(undefined, 'not a JSON object');
   const row = parsed as Record<string, unknown>;
+  const stage = first === undefined ? undefined : earlierStageProblem(path, rowStage(has), 'judged', first);
+  if (stage) throw new UserError(stage);
 
   // Only the few small fields go through zod: validating (and copying) the
   // full row with its histories would dominate the time on large files.
@@ -245,9 +256,8 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ha
     turn: s.turn_idx,
     dims,
     total,
-    failed: countsAsFailed(s.failed, dims),
+    failed: countsAsFailed(s.failed, [total, ...dims]),
     lineNo,
-    kind: kindOf(has),
     mode: modeOfRow(has),
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
@@ -256,7 +266,14 @@ function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, ha
   };
 }
 
-/** As score counts a row: flagged failed, or parsed with every grade 0 (the official script half-counts those; we count them as failed). */
+/**
+ * As score counts a row: flagged failed, or with no score at all (`grades`:
+ * total_score and the five dimensions, all 0). The official script counts
+ * such a row valid in its domain's header, yet each of its means skips zeros,
+ * so the row is in no average and not in its final Valid count: here it is
+ * failed, everywhere. A row with some grades 0 and others not is valid, its
+ * zeros skipped value by value, as there.
+ */
 export function countsAsFailed(failed: number, grades: readonly number[]): boolean {
   return failed !== 0 || grades.every((g) => g === 0);
 }
@@ -355,8 +372,8 @@ function tokens(
 
 /** A zod issue in the words of our input errors. */
 export function describeIssue(issue: z.core.$ZodIssue): string {
-  // A union (id: number or string; failed: number or boolean) says only "Invalid input": name what each branch expected.
-  if (issue.code === 'invalid_union') {
+  // A union (id: number or string; failed: number or boolean) says only "Invalid input": name what each branch expected, unless the schema words it.
+  if (issue.code === 'invalid_union' && issue.message === 'Invalid input') {
     const branches = issue.errors.map((b) => b.find((i) => i.path.length === 0 && i.code === 'invalid_type'));
     if (branches.length && branches.every((b) => b !== undefined)) {
       const expected = [...new Set(branches.map((b) => (b as z.core.$ZodIssueInvalidType).expected))].join(' or ');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError, atLine } from '../errors.js';
 import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../rows/index.js';
-import { judgeRepeatsSchema, pairwiseResultSchema, turingResultSchema } from '../schemas/index.js';
+import { judgeRepeatsSchema, pairwiseResultSchema, taskSchema, turingResultSchema } from '../schemas/index.js';
 import { describeIssue, parseJsonLine } from './judged-reader.js';
 import { mixedModes, modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
 
@@ -43,7 +43,7 @@ export type ModeFile =
 const SCAN = fieldScan(['task', 'id', 'turn_idx', 'failed', 'turing', 'pairwise', 'judge_repeats']);
 
 const identity = {
-  task: z.string().min(1),
+  task: taskSchema,
   id: z.union([z.number(), z.string()]),
   turn_idx: z.number().int().min(1),
 };

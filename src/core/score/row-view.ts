@@ -1,9 +1,8 @@
-import { domainOfTask } from '../domains.js';
-import { UserError, atLine } from '../errors.js';
+import { UserError } from '../errors.js';
 import { judgedTexts } from '../rubrics/index.js';
-import { decodeLine, readLineBytes, topLevelValues } from '../rows/index.js';
-import { DIMENSIONS, judgedScoreSchema, type Dimension } from '../schemas/index.js';
-import { countsAsFailed, describeIssue, earlierStageOf, gradesOf, kindOf, type RowKind } from './judged-reader.js';
+import { decodeLine, fieldScan, readLineBytes, scanFields, splitKey, type LineBytes } from '../rows/index.js';
+import { DIMENSIONS, type Dimension } from '../schemas/index.js';
+import { judgedLines, type JudgedRecord } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */
 export interface RowView {
@@ -16,8 +15,6 @@ export interface RowView {
   total_score: number;
   grades: Record<Dimension, number>;
   failed: number;
-  /** A judged row, or a row of an earlier stage (a file given to rows by mistake). */
-  kind: RowKind;
   /** The current action (`current_prompt`, else `prompt[turn_idx-1]`). */
   action: string;
   /** The prediction as the judge saw it: `extracted_output`, else `gen` with think blocks and the observation wrapper removed. */
@@ -42,34 +39,27 @@ export interface RowQuery {
  * The selected rows of a judged file, streamed: in file order as they are
  * read, or with `pick` the N chosen rows once the file is read, best or
  * worst first (ties in file order). Memory holds N rows, never the file.
- * A file whose first row is a prediction or a dataset row is refused, as
- * score refuses it (`awb`: how the user started awb, for the commands it names),
- * rather than every row shown as failed.
+ * Every line is checked as score checks it (judgedLines): a file score
+ * refuses is refused here with the same line, and what score only warns
+ * about (a cut last line) goes to `warnings`. `awb`: how the user started
+ * awb, for the commands a refusal names.
  */
-export async function* judgedRows(path: string, query: RowQuery, awb: string): AsyncGenerator<RowView> {
+export async function* judgedRows(path: string, query: RowQuery, awb: string, warnings: string[]): AsyncGenerator<RowView> {
   const kept: RowView[] = [];
   const pick = query.pick;
   // Worst first: ascending totals; best first: descending. Equal totals keep file order.
   const before = (a: RowView, b: RowView): boolean =>
     pick?.order === 'best' ? a.total_score > b.total_score : a.total_score < b.total_score;
-  let first = true;
   // A --domain that matches no row (a typo) is told apart from a selection that matches nothing.
   const domains = new Set<string>();
+  const read = judgedLines(path, warnings, awb);
   for await (const line of readLineBytes(path)) {
-    const view = viewOf(path, line.lineNo, line.bytes, line.terminated);
-    if (!view) continue;
-    if (first) {
-      const stage = earlierStageOf(path, view.kind, awb);
-      if (stage) throw new UserError(stage);
-      first = false;
-    }
-    domains.add(view.domain);
-    if (query.domain !== undefined && view.domain !== query.domain) continue;
-    const failed = countsAsFailed(
-      view.failed,
-      DIMENSIONS.map((d) => view.grades[d]),
-    );
-    if (query.failed ? !failed : pick && failed) continue;
+    const record = read(line);
+    if (!record) continue;
+    domains.add(record.domain);
+    if (query.domain !== undefined && record.domain !== query.domain) continue;
+    if (query.failed ? !record.failed : pick && record.failed) continue;
+    const view = viewOf(record, line);
     if (!pick) {
       yield view;
       continue;
@@ -80,62 +70,62 @@ export async function* judgedRows(path: string, query: RowQuery, awb: string): A
     kept.splice(at, 0, view);
     if (kept.length > pick.n) kept.pop();
   }
+  // Said of the file, as score and compare say it, rather than as a selection that matches nothing.
+  if (!domains.size) throw new UserError(`${path}: no judged rows (the file has no rows)`);
   if (query.domain !== undefined && !domains.has(query.domain)) {
     throw new UserError(`${path}: no rows of domain "${query.domain}"; it has ${[...domains].join(', ') || 'no rows'}`);
   }
   yield* kept;
 }
 
-function viewOf(path: string, lineNo: number, bytes: Buffer, terminated: boolean): RowView | undefined {
-  const text = decodeLine(bytes);
-  if (text.trim() === '') return undefined;
-  let row: Record<string, unknown>;
-  try {
-    row = JSON.parse(text) as Record<string, unknown>;
-  } catch (err) {
-    // A last line cut by an interrupted run is left out, as score does.
-    if (!terminated) return undefined;
-    throw new UserError(atLine(path, lineNo, undefined, `not valid JSON (${(err as Error).message})`));
-  }
-  if (typeof row !== 'object' || row === null || Array.isArray(row))
-    throw new UserError(atLine(path, lineNo, undefined, 'not a JSON object'));
-  const checked = judgedScoreSchema.safeParse(row);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    throw new UserError(atLine(path, lineNo, issue.path.join('.') || undefined, describeIssue(issue)));
-  }
-  const s = checked.data;
-  // Grades score would refuse are refused here too, at their line and field.
-  gradesOf(s, Array.isArray(row.judge_repeats), (field, problem) => {
-    throw new UserError(atLine(path, lineNo, field, problem));
-  });
-  const turn = s.turn_idx;
-  const idSlice = topLevelValues(bytes, new Set(['id']))?.get('id');
-  // A numeric id beyond 2^53 is kept in its own digits.
-  const idText = idSlice && typeof s.id === 'number' ? bytes.toString('utf8', idSlice[0], idSlice[1]) : String(s.id);
-  const domain = domainOfTask(s.task);
-  const at = (field: string): string => {
-    const v = row[field];
-    const item = typeof v === 'string' ? (turn === 1 ? v : undefined) : Array.isArray(v) ? v[turn - 1] : undefined;
+const SCAN = fieldScan(
+  [
+    'task',
+    'id',
+    'total_score',
+    ...DIMENSIONS,
+    'failed',
+    'current_prompt',
+    'gen',
+    'extracted_output',
+    'strengths',
+    'weaknesses',
+    'error_message',
+  ],
+  { turnLists: ['prompt', 'response'] },
+);
+
+/**
+ * The row as shown, from a line the reader has checked: its fields found in
+ * the line's bytes without decoding the histories, or parsed whole when the
+ * scan is unsure of the line.
+ */
+function viewOf(record: JudgedRecord, line: LineBytes): RowView {
+  const row = scanFields(line, SCAN)?.fields ?? (JSON.parse(decodeLine(line.bytes)) as Record<string, unknown>);
+  const turn = record.turn;
+  const at = (v: unknown): string => {
+    const item = Array.isArray(v) ? (v[turn - 1] as unknown) : turn === 1 ? v : undefined;
     return typeof item === 'string' ? item : '';
   };
   const { action, prediction, truth } = judgedTexts({
     current_prompt: row.current_prompt,
-    prompt: at('prompt'),
+    prompt: at(row.prompt),
     gen: row.gen,
     extracted_output: row.extracted_output,
-    response: at('response'),
+    response: at(row.response),
   });
+  // The id's own text: a numeric id beyond 2^53 keeps its digits.
+  const id = splitKey(record.key).id;
+  const grade = (v: unknown): number => (typeof v === 'number' ? v : 0);
   return {
-    key: `${domain}/${idText}/${turn}`,
-    domain,
-    task: s.task,
-    id: typeof s.id === 'number' && !Number.isSafeInteger(s.id) ? idText : s.id,
+    key: `${record.domain}/${id}/${turn}`,
+    domain: record.domain,
+    task: row.task as string,
+    id: typeof row.id === 'number' && !Number.isSafeInteger(row.id) ? id : (row.id as string | number),
     turn_idx: turn,
-    total_score: s.total_score,
-    grades: Object.fromEntries(DIMENSIONS.map((d) => [d, s[d]])) as Record<Dimension, number>,
-    failed: s.failed,
-    kind: kindOf((field) => row[field] !== undefined),
+    total_score: grade(row.total_score),
+    grades: Object.fromEntries(DIMENSIONS.map((d) => [d, grade(row[d])])) as Record<Dimension, number>,
+    failed: Number(row.failed),
     action,
     prediction,
     groundTruth: truth,
