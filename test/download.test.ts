@@ -496,6 +496,57 @@ describe('downloadDataset failures', () => {
     assert.equal(fileRequests(server).filter((p) => p === 'terminal_test.jsonl').length, 3);
   });
 
+  it('a mirror answering with an HTML page (for the commit, the listing or an error) is one line, exit 3', async () => {
+    const page = { 'Content-Type': 'text/html' };
+    const html = '<!doctype html><html><body>Mirror under maintenance</body></html>';
+    for (const [route, status, headers] of [
+      ['/revision/', 200, page],
+      ['/tree/', 200, page],
+      ['/tree/', 502, { 'Content-Type': 'application/json' }],
+    ] as const) {
+      const server = await hub({ answer: (r) => (r.path.includes(route) ? { status, headers, body: html } : undefined) });
+      await assert.rejects(
+        downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retries: 0 }),
+        (err: unknown) =>
+          err instanceof UserError &&
+          err.exitCode === 3 &&
+          err.message ===
+            (status === 200
+              ? `unexpected answer from ${server.url} while ${route === '/tree/' ? 'listing the files of' : 'resolving'} Qwen/AgentWorldBench${route === '/tree/' ? '' : ' at main'} (not JSON); is it a Hugging Face Hub or mirror?`
+              : `${server.url} answered HTTP 502 while listing the files of Qwen/AgentWorldBench; try again later`),
+        `${route} ${status}`,
+      );
+    }
+  });
+
+  it('names the CDN a file was redirected to when it refuses, never blaming the token, and retries with a fresh link', async () => {
+    process.env.HF_TOKEN = 'hf_secret_token_value';
+    let refusals = Infinity;
+    const expired = { status: 403, headers: { 'Content-Type': 'application/xml' }, body: '<Error><Code>AccessDenied</Code></Error>' };
+    const cdn = await hub({ answer: () => (refusals-- > 0 ? expired : undefined) });
+    const server = await hub({ cdn: cdn.url, token: 'hf_secret_token_value' });
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retryDelayMs: 5 }),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 3 &&
+        err.message ===
+          `${cdn.url}, where ${server.url} sent mcp_test.jsonl, answered HTTP 403 while downloading mcp_test.jsonl; try again later`,
+    );
+    assert.equal(cdn.requests.length, 3, 'tried three times, each with a fresh link');
+    assert.ok(cdn.requests.every((r) => r.headers.authorization === undefined && r.path.includes('X-Amz-Signature')));
+
+    refusals = 1;
+    const got = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir: join(tmp, 'data'),
+      hubUrl: server.url,
+      retryDelayMs: 5,
+    });
+    for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+  });
+
   it('says which repo does not exist', async () => {
     const server = await hub();
     await assert.rejects(

@@ -110,7 +110,8 @@ export function watchedFetch(hub: Hub): typeof fetch {
       if (hub.signal?.aborted) throw err;
       throw fail(err, false);
     }
-    if (!res.ok) hub.failures.http = { url, status: res.status, errorCode: res.headers.get('X-Error-Code') ?? undefined };
+    // After a redirect, the URL that answered (the CDN the Hub sends files to), not the one asked.
+    if (!res.ok) hub.failures.http = { url: res.url || url, status: res.status, errorCode: res.headers.get('X-Error-Code') ?? undefined };
     if (!res.body) {
       clearTimeout(timer);
       return res;
@@ -210,7 +211,9 @@ export async function withRetries<T>(
       const status = hub.failures.http?.status;
       const transient =
         (net && net.oversize === undefined && (net.midBody || net.stalled || TRANSIENT_CODES.has(net.code))) ||
-        (status !== undefined && (status >= 500 || status === 429));
+        (status !== undefined && (status >= 500 || status === 429)) ||
+        // The host a file was redirected to refusing it (a signed link expired): the next try gets a fresh link from the hub.
+        redirectedHost(hub) !== undefined;
       if (!transient || attempt >= retry.retries || hub.signal?.aborted) throw err;
       await sleep(retry.delayMs * 2 ** attempt, hub.signal);
       onRetry?.();
@@ -274,6 +277,10 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     err instanceof HubApiError ? { status: err.statusCode, url: err.url, errorCode: hub.failures.http?.errorCode } : hub.failures.http;
   if (http) {
     const { status, errorCode: code } = http;
+    const host = redirectedHost(hub);
+    // Not the hub's answer: neither the token nor the repo is to blame.
+    if (host !== undefined)
+      return refuse(`${host}, where ${at} sent ${file ?? 'a file'}, answered HTTP ${status} while ${doing}; try again later`);
     // A wrong repo, revision or file name is the user's to fix (exit 2); the rest is the service's (exit 3).
     if (code === 'RevisionNotFound') return new UserError(`no revision "${visible(hub.revision)}" in dataset ${hub.repo} on ${at}`);
     if (code === 'EntryNotFound') return new UserError(`${file ?? 'a file'} is missing from ${what} on ${at}`);
@@ -304,7 +311,19 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
       `unexpected answer from ${at} while ${doing} (${visible(brief(err.message, [hub.accessToken]))}); is it a Hugging Face Hub or mirror?`,
     );
   }
+  // The library reads an answer as JSON without looking at it first: a mirror's HTML page (a login or maintenance page) lands here.
+  if (err instanceof SyntaxError) {
+    return refuse(`unexpected answer from ${at} while ${doing} (not JSON); is it a Hugging Face Hub or mirror?`);
+  }
   // The library passes stream failures on as bare strings, whose text may come from the server.
   if (typeof err === 'string') return refuse(`${doing} from ${at} failed: ${visible(brief(err, [hub.accessToken]))}`);
   return err;
+}
+
+/** The origin of the host that answered the last failed request, when a redirect took it away from the hub's. */
+function redirectedHost(hub: Hub): string | undefined {
+  const url = hub.failures.http?.url;
+  if (url === undefined) return undefined;
+  const origin = new URL(url).origin;
+  return origin === new URL(hub.hubUrl).origin ? undefined : shownUrl(origin);
 }
