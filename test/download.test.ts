@@ -343,6 +343,38 @@ describe('downloadDataset into the Hugging Face cache', () => {
   });
 });
 
+describe('a file of the Hugging Face cache edited by hand', () => {
+  it('is fetched again even at the same size and is not used offline; the same bytes written back pass without a download', async () => {
+    const server = await hub();
+    const online = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    const mcp = online.files.find((f) => f.domain === 'mcp')!.path;
+    // Written through the snapshot's link, as an editor does: the blob changes, its name (the hub's SHA-256) does not.
+    const edit = () => writeFile(mcp, FILES['mcp_test.jsonl']!.replace('mcp-0', 'mcp-9'));
+    await edit();
+
+    process.env.HF_HUB_OFFLINE = '1';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url }),
+      (err: unknown) => err instanceof UserError && /no complete local copy/.test(err.message),
+    );
+    const others = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', domains: ['search', 'terminal'] });
+    assert.equal(others.offline, 'HF_HUB_OFFLINE', 'the files left alone are still used offline');
+    delete process.env.HF_HUB_OFFLINE;
+
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    assert.deepEqual(fileRequests(server).sort(), ['mcp_test.jsonl', 'mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+    assert.equal(await readFile(mcp, 'utf8'), FILES['mcp_test.jsonl']);
+
+    // Rewritten with the same bytes: read again, found to be the hub's file, and not downloaded.
+    await writeFile(mcp, FILES['mcp_test.jsonl']!);
+    process.env.HF_HUB_OFFLINE = '1';
+    assert.equal((await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main' })).offline, 'HF_HUB_OFFLINE');
+    delete process.env.HF_HUB_OFFLINE;
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    assert.equal(fileRequests(server).length, 4);
+  });
+});
+
 describe('downloadDataset tokens', () => {
   it('sends HF_TOKEN as a Bearer header on every request', async () => {
     const server = await hub({ token: 'hf_secret123' });
@@ -546,6 +578,32 @@ describe('downloadDataset failures', () => {
     });
     for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
   });
+
+  it(
+    'retries a 503 or 429 from the commit, the listing or a file after the Retry-After the hub asks for',
+    { timeout: 30_000 },
+    async () => {
+      const busy = new Set<string>();
+      const server = await hub({
+        answer: (r) => {
+          const route = ['/revision/', '/tree/', '/resolve/'].find((x) => r.path.includes(x) && r.headers.range !== 'bytes=0-0');
+          if (route === undefined || busy.has(route)) return undefined;
+          busy.add(route);
+          return { status: route === '/revision/' ? 503 : 429, headers: { 'Retry-After': '1' }, body: '{"error":"busy"}' };
+        },
+      });
+      // The backoff alone would wait ten minutes, past the test's timeout: only the hub's Retry-After lets it finish.
+      const got = await downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir: join(tmp, 'data'),
+        hubUrl: server.url,
+        retryDelayMs: 600_000,
+      });
+      assert.deepEqual([...busy].sort(), ['/resolve/', '/revision/', '/tree/']);
+      for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+    },
+  );
 
   it('says which repo does not exist', async () => {
     const server = await hub();

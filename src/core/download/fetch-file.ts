@@ -30,16 +30,17 @@ export async function answeredFrom(hub: Hub, entry: Entry, offset: number, res: 
 /** Hashes bytes as the listing names the file: its SHA-256 (LFS, ModelScope) or its git blob id. */
 function entryDigest(entry: Pick<Entry, 'size' | 'sha256' | 'gitOid'>) {
   const sha256 = createHash('sha256');
-  const gitSha1 = createHash('sha1').update(`blob ${entry.size}\0`);
+  // Only the hash that decides is computed: hashing the dataset twice over costs a second a run.
+  const gitSha1 = entry.sha256 === undefined ? createHash('sha1').update(`blob ${entry.size}\0`) : undefined;
   return {
     update(chunk: Uint8Array): void {
-      sha256.update(chunk);
-      gitSha1.update(chunk);
+      if (gitSha1) gitSha1.update(chunk);
+      else sha256.update(chunk);
     },
     /** Whether the bytes hashed are the listed file's (only the size is known for a record without hashes). */
     matches(): boolean {
       if (entry.sha256 !== undefined) return sha256.digest('hex') === entry.sha256;
-      if (entry.gitOid !== undefined) return gitSha1.digest('hex') === entry.gitOid;
+      if (entry.gitOid !== undefined) return gitSha1!.digest('hex') === entry.gitOid;
       return true;
     },
   };

@@ -1,4 +1,5 @@
 import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub';
+import { honouredWaitMs } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, visible } from '../shown.js';
@@ -48,6 +49,8 @@ interface HttpFailure {
   url: string;
   status: number;
   errorCode: string | undefined;
+  /** The wait its Retry-After asks for, when it is one to honour. */
+  waitMs?: number;
 }
 
 export class FailureLog {
@@ -111,7 +114,14 @@ export function watchedFetch(hub: Hub): typeof fetch {
       throw fail(err, false);
     }
     // After a redirect, the URL that answered (the CDN the Hub sends files to), not the one asked.
-    if (!res.ok) hub.failures.http = { url: res.url || url, status: res.status, errorCode: res.headers.get('X-Error-Code') ?? undefined };
+    if (!res.ok) {
+      hub.failures.http = {
+        url: res.url || url,
+        status: res.status,
+        errorCode: res.headers.get('X-Error-Code') ?? undefined,
+        waitMs: honouredWaitMs(res.headers, Date.now()),
+      };
+    }
     if (!res.body) {
       clearTimeout(timer);
       return res;
@@ -215,7 +225,7 @@ export async function withRetries<T>(
         // The host a file was redirected to refusing it (a signed link expired): the next try gets a fresh link from the hub.
         redirectedHost(hub) !== undefined;
       if (!transient || attempt >= retry.retries || hub.signal?.aborted) throw err;
-      await sleep(retry.delayMs * 2 ** attempt, hub.signal);
+      await sleep(hub.failures.http?.waitMs ?? retry.delayMs * 2 ** attempt, hub.signal);
       onRetry?.();
     }
   }
