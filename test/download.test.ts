@@ -191,6 +191,29 @@ describe('downloadDataset into a folder (--dir)', () => {
     );
   });
 
+  it('keeps in the record the domains another download put into the folder while it ran', { timeout: 60_000 }, async () => {
+    const server = await hub({ files: { ...FILES, 'search_test.jsonl': bigRows() }, slowBodyMs: 100 });
+    const dir = join(tmp, 'data');
+    let started = false;
+    let ended = false;
+    const slow = downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir,
+      hubUrl: server.url,
+      domains: ['search'],
+      onProgress: (e) => (started ||= e.bytes > 0),
+    }).finally(() => (ended = true));
+    await waitFor(() => started, slow, 'the search download to start');
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    assert.equal(ended, false, 'the mcp download ended while the search download ran');
+    await slow;
+    assert.deepEqual(
+      (await readDatasetOrigin(dir))?.files.map((f) => f.domain),
+      ['mcp', 'search'],
+    );
+  });
+
   it('names the domains the repo has when asked for one it does not', async () => {
     const server = await hub();
     await assert.rejects(
