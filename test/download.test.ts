@@ -378,7 +378,11 @@ describe('a file of the Hugging Face cache edited by hand', () => {
     process.env.HF_HUB_OFFLINE = '1';
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url }),
-      (err: unknown) => err instanceof UserError && /no complete local copy/.test(err.message),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 2 &&
+        err.message ===
+          `HF_HUB_OFFLINE is set and there is no complete local copy of Qwen/AgentWorldBench at main in ${join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench')} (a file missing, or changed since its download); unset HF_HUB_OFFLINE to download it`,
     );
     const others = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', domains: ['search', 'terminal'] });
     assert.equal(others.offline, 'HF_HUB_OFFLINE', 'the files left alone are still used offline');

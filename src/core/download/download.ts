@@ -104,7 +104,7 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     const local = await findLocalCopy(opts, dir, 'HF_HUB_OFFLINE');
     if (local) return local;
     throw new UserError(
-      `HF_HUB_OFFLINE is set and there is no complete local copy of ${opts.repo} at ${opts.revision} in ${dir ?? cacheStorage(opts.repo)}`,
+      `HF_HUB_OFFLINE is set and there is no complete local copy of ${opts.repo} at ${opts.revision} in ${dir ?? cacheStorage(opts.repo)} (a file missing, or changed since its download); unset HF_HUB_OFFLINE to download it`,
     );
   }
 
