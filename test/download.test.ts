@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -505,6 +506,30 @@ describe('downloadDataset failures', () => {
     );
     const snapshot = join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench', 'snapshots', server.commit);
     assert.equal(existsSync(join(snapshot, 'mcp_test.jsonl')), false);
+  });
+
+  it('removes the temporary files a download killed outright left an hour ago, and no younger ones', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    const storage = join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench');
+    const sha = createHash('sha256').update(FILES['mcp_test.jsonl']!).digest('hex');
+    const left = [join(dir, 'mcp_test.jsonl'), join(storage, 'blobs', sha)].flatMap((target) => [
+      `${target}.awb-999999-0123456789ab.tmp`,
+      `${target}.awb-999998-ba9876543210.tmp`,
+    ]);
+    for (const [i, path] of left.entries()) {
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(path, 'half a file');
+      // Even ones: killed two hours ago; odd ones: written a minute ago, maybe by a download still alive.
+      const when = new Date(Date.now() - (i % 2 === 0 ? 7_200_000 : 60_000));
+      await utimes(path, when, when);
+    }
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['mcp'] });
+    assert.deepEqual(
+      left.map((p) => existsSync(p)),
+      [false, true, false, true],
+    );
   });
 
   it('resumes with a Range request after a cut connection and verifies the result', async () => {

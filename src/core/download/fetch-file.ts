@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { UserError } from '../errors.js';
-import { writeAtomically } from '../files.js';
+import { removeAbandonedTemps, writeAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
 import { shownUrl } from '../shown.js';
 import { HOSTILE_EXIT, withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
@@ -83,6 +83,8 @@ export async function fetchVerified(
   open: OpenBody,
 ): Promise<void> {
   const at = shownUrl(hub.hubUrl);
+  // A download that is alive writes at least every --timeout, or gives up; an hour covers its retries' waits too.
+  await removeAbandonedTemps(target, Math.max(3_600_000, 2 * hub.idleSeconds * 1000));
   hub.fileLimit = entry.size;
   try {
     await writeAtomically(target, async (handle) => {
