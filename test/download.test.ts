@@ -444,7 +444,8 @@ describe('downloadDataset tokens', () => {
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
       (err: unknown) =>
         err instanceof UserError &&
-        /^access denied to dataset Qwen\/AgentWorldBench on http:\/\/127\.0\.0\.1:\d+ \(HTTP 401\).*set HF_TOKEN/.test(err.message),
+        err.message ===
+          `access denied to dataset Qwen/AgentWorldBench on ${server.url} (HTTP 401) while resolving Qwen/AgentWorldBench at main; if it exists and is private or gated, accept its terms on its page, then set HF_TOKEN to a read token (Access Tokens in your account's settings) or sign in with \`hf auth login\``,
     );
     process.env.HF_TOKEN = 'hf_wrong';
     await assert.rejects(

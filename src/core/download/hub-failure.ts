@@ -309,7 +309,7 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     if (status === 401 || status === 403) {
       const fix = hub.tokenSource
         ? `${hub.tokenSource} was sent but does not give access: check it, and accept the dataset's terms on its page if it is gated`
-        : 'if it exists and is private or gated, set HF_TOKEN to a token that can read it';
+        : "if it exists and is private or gated, accept its terms on its page, then set HF_TOKEN to a read token (Access Tokens in your account's settings) or sign in with `hf auth login`";
       return refuse(`access denied to dataset ${hub.repo} on ${at} (HTTP ${status}) while ${doing}; ${fix}`);
     }
     if (status === 404) return new UserError(`no dataset repo/revision ${what} on ${at} (HTTP 404 for ${shownUrl(http.url)})`);
