@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -191,6 +192,29 @@ describe('downloadDataset into a folder (--dir)', () => {
     );
   });
 
+  it('keeps in the record the domains another download put into the folder while it ran', { timeout: 60_000 }, async () => {
+    const server = await hub({ files: { ...FILES, 'search_test.jsonl': bigRows() }, slowBodyMs: 100 });
+    const dir = join(tmp, 'data');
+    let started = false;
+    let ended = false;
+    const slow = downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir,
+      hubUrl: server.url,
+      domains: ['search'],
+      onProgress: (e) => (started ||= e.bytes > 0),
+    }).finally(() => (ended = true));
+    await waitFor(() => started, slow, 'the search download to start');
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    assert.equal(ended, false, 'the mcp download ended while the search download ran');
+    await slow;
+    assert.deepEqual(
+      (await readDatasetOrigin(dir))?.files.map((f) => f.domain),
+      ['mcp', 'search'],
+    );
+  });
+
   it('names the domains the repo has when asked for one it does not', async () => {
     const server = await hub();
     await assert.rejects(
@@ -343,6 +367,42 @@ describe('downloadDataset into the Hugging Face cache', () => {
   });
 });
 
+describe('a file of the Hugging Face cache edited by hand', () => {
+  it('is fetched again even at the same size and is not used offline; the same bytes written back pass without a download', async () => {
+    const server = await hub();
+    const online = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    const mcp = online.files.find((f) => f.domain === 'mcp')!.path;
+    // Written through the snapshot's link, as an editor does: the blob changes, its name (the hub's SHA-256) does not.
+    const edit = () => writeFile(mcp, FILES['mcp_test.jsonl']!.replace('mcp-0', 'mcp-9'));
+    await edit();
+
+    process.env.HF_HUB_OFFLINE = '1';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url }),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 2 &&
+        err.message ===
+          `HF_HUB_OFFLINE is set and there is no complete local copy of Qwen/AgentWorldBench at main in ${join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench')} (a file missing, or changed since its download); unset HF_HUB_OFFLINE to download it`,
+    );
+    const others = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', domains: ['search', 'terminal'] });
+    assert.equal(others.offline, 'HF_HUB_OFFLINE', 'the files left alone are still used offline');
+    delete process.env.HF_HUB_OFFLINE;
+
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    assert.deepEqual(fileRequests(server).sort(), ['mcp_test.jsonl', 'mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+    assert.equal(await readFile(mcp, 'utf8'), FILES['mcp_test.jsonl']);
+
+    // Rewritten with the same bytes: read again, found to be the hub's file, and not downloaded.
+    await writeFile(mcp, FILES['mcp_test.jsonl']!);
+    process.env.HF_HUB_OFFLINE = '1';
+    assert.equal((await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main' })).offline, 'HF_HUB_OFFLINE');
+    delete process.env.HF_HUB_OFFLINE;
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    assert.equal(fileRequests(server).length, 4);
+  });
+});
+
 describe('downloadDataset tokens', () => {
   it('sends HF_TOKEN as a Bearer header on every request', async () => {
     const server = await hub({ token: 'hf_secret123' });
@@ -384,7 +444,8 @@ describe('downloadDataset tokens', () => {
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
       (err: unknown) =>
         err instanceof UserError &&
-        /^access denied to dataset Qwen\/AgentWorldBench on http:\/\/127\.0\.0\.1:\d+ \(HTTP 401\).*set HF_TOKEN/.test(err.message),
+        err.message ===
+          `access denied to dataset Qwen/AgentWorldBench on ${server.url} (HTTP 401) while resolving Qwen/AgentWorldBench at main; if it exists and is private or gated, accept its terms on its page, then set HF_TOKEN to a read token (Access Tokens in your account's settings) or sign in with \`hf auth login\``,
     );
     process.env.HF_TOKEN = 'hf_wrong';
     await assert.rejects(
@@ -448,6 +509,30 @@ describe('downloadDataset failures', () => {
     assert.equal(existsSync(join(snapshot, 'mcp_test.jsonl')), false);
   });
 
+  it('removes the temporary files a download killed outright left an hour ago, and no younger ones', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    const storage = join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench');
+    const sha = createHash('sha256').update(FILES['mcp_test.jsonl']!).digest('hex');
+    const left = [join(dir, 'mcp_test.jsonl'), join(storage, 'blobs', sha)].flatMap((target) => [
+      `${target}.awb-999999-0123456789ab.tmp`,
+      `${target}.awb-999998-ba9876543210.tmp`,
+    ]);
+    for (const [i, path] of left.entries()) {
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(path, 'half a file');
+      // Even ones: killed two hours ago; odd ones: written a minute ago, maybe by a download still alive.
+      const when = new Date(Date.now() - (i % 2 === 0 ? 7_200_000 : 60_000));
+      await utimes(path, when, when);
+    }
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['mcp'] });
+    assert.deepEqual(
+      left.map((p) => existsSync(p)),
+      [false, true, false, true],
+    );
+  });
+
   it('resumes with a Range request after a cut connection and verifies the result', async () => {
     const server = await hub({ fail: { 'search_test.jsonl': { mode: 'cut', times: 1 } } });
     const dir = join(tmp, 'data');
@@ -495,6 +580,83 @@ describe('downloadDataset failures', () => {
     );
     assert.equal(fileRequests(server).filter((p) => p === 'terminal_test.jsonl').length, 3);
   });
+
+  it('a mirror answering with an HTML page (for the commit, the listing or an error) is one line, exit 3', async () => {
+    const page = { 'Content-Type': 'text/html' };
+    const html = '<!doctype html><html><body>Mirror under maintenance</body></html>';
+    for (const [route, status, headers] of [
+      ['/revision/', 200, page],
+      ['/tree/', 200, page],
+      ['/tree/', 502, { 'Content-Type': 'application/json' }],
+    ] as const) {
+      const server = await hub({ answer: (r) => (r.path.includes(route) ? { status, headers, body: html } : undefined) });
+      await assert.rejects(
+        downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retries: 0 }),
+        (err: unknown) =>
+          err instanceof UserError &&
+          err.exitCode === 3 &&
+          err.message ===
+            (status === 200
+              ? `unexpected answer from ${server.url} while ${route === '/tree/' ? 'listing the files of' : 'resolving'} Qwen/AgentWorldBench${route === '/tree/' ? '' : ' at main'} (not JSON); is it a Hugging Face Hub or mirror?`
+              : `${server.url} answered HTTP 502 while listing the files of Qwen/AgentWorldBench; try again later`),
+        `${route} ${status}`,
+      );
+    }
+  });
+
+  it('names the CDN a file was redirected to when it refuses, never blaming the token, and retries with a fresh link', async () => {
+    process.env.HF_TOKEN = 'hf_secret_token_value';
+    let refusals = Infinity;
+    const expired = { status: 403, headers: { 'Content-Type': 'application/xml' }, body: '<Error><Code>AccessDenied</Code></Error>' };
+    const cdn = await hub({ answer: () => (refusals-- > 0 ? expired : undefined) });
+    const server = await hub({ cdn: cdn.url, token: 'hf_secret_token_value' });
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retryDelayMs: 5 }),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 3 &&
+        err.message ===
+          `${cdn.url}, where ${server.url} sent mcp_test.jsonl, answered HTTP 403 while downloading mcp_test.jsonl; try again later`,
+    );
+    assert.equal(cdn.requests.length, 3, 'tried three times, each with a fresh link');
+    assert.ok(cdn.requests.every((r) => r.headers.authorization === undefined && r.path.includes('X-Amz-Signature')));
+
+    refusals = 1;
+    const got = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir: join(tmp, 'data'),
+      hubUrl: server.url,
+      retryDelayMs: 5,
+    });
+    for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+  });
+
+  it(
+    'retries a 503 or 429 from the commit, the listing or a file after the Retry-After the hub asks for',
+    { timeout: 30_000 },
+    async () => {
+      const busy = new Set<string>();
+      const server = await hub({
+        answer: (r) => {
+          const route = ['/revision/', '/tree/', '/resolve/'].find((x) => r.path.includes(x) && r.headers.range !== 'bytes=0-0');
+          if (route === undefined || busy.has(route)) return undefined;
+          busy.add(route);
+          return { status: route === '/revision/' ? 503 : 429, headers: { 'Retry-After': '1' }, body: '{"error":"busy"}' };
+        },
+      });
+      // The backoff alone would wait ten minutes, past the test's timeout: only the hub's Retry-After lets it finish.
+      const got = await downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir: join(tmp, 'data'),
+        hubUrl: server.url,
+        retryDelayMs: 600_000,
+      });
+      assert.deepEqual([...busy].sort(), ['/resolve/', '/revision/', '/tree/']);
+      for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+    },
+  );
 
   it('says which repo does not exist', async () => {
     const server = await hub();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { UserError } from './errors.js';
@@ -60,6 +60,22 @@ async function realTarget(path: string): Promise<string> {
 async function createTemp(path: string): Promise<{ path: string; handle: FileHandle }> {
   const tmp = `${path}.awb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   return { path: tmp, handle: await open(tmp, 'wx', 0o644) };
+}
+
+/**
+ * Removes the temporary files writeAtomically left next to `path` when killed outright (kill -9, a lost
+ * machine) and not written for `idleMs`: no live writer leaves its file alone that long. A download's
+ * can be as big as the file it was getting, and nothing else would ever remove it.
+ */
+export async function removeAbandonedTemps(path: string, idleMs: number): Promise<void> {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.awb-`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d+-[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) continue;
+    const st = await lstat(join(dir, name)).catch(() => undefined);
+    if (st?.isFile() && st.mtimeMs < Date.now() - idleMs) await rm(join(dir, name), { force: true }).catch(() => undefined);
+  }
 }
 
 /**

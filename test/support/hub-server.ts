@@ -59,6 +59,13 @@ export interface HubServerOptions {
   endlessListing?: boolean;
   /** A server (or proxy, or CDN) that answers a ranged download with the whole file, 200; the `bytes=0-0` probe still gets its range. */
   ignoreRange?: boolean;
+  /**
+   * Answers a request in place of the Hub when it returns something (a mirror's HTML page, a 503 with
+   * Retry-After, a CDN's 403); `count` is how many requests it was asked about before, from 0.
+   */
+  answer?: (req: HubRequest, count: number) => { status: number; headers?: Record<string, string>; body?: string } | undefined;
+  /** Redirect file requests (the probe too) with a 302 to this base URL, as the Hub sends large files to its CDN with a signed query. */
+  cdn?: string;
 }
 
 export type TreeEntry = Record<string, unknown> & { path: string };
@@ -101,6 +108,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   for (const [path, rule] of Object.entries(opts.fail ?? {})) failuresLeft.set(path, rule.times ?? Infinity);
 
   const requests: HubRequest[] = [];
+  let answered = 0;
   const sockets = new Set<Socket>();
 
   const resolveRev = (rev: string): string | undefined => (rev === commit ? commit : refs[rev] === commit ? commit : undefined);
@@ -135,6 +143,12 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     const rawPath = req.url ?? '/';
     requests.push({ method, path: rawPath, headers: { ...req.headers } });
     const url = new URL(rawPath, 'http://hub.invalid');
+    const answer = opts.answer?.(requests.at(-1)!, answered++);
+    if (answer) {
+      res.writeHead(answer.status, answer.headers ?? {});
+      res.end(answer.body ?? '');
+      return;
+    }
 
     if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) {
       sendJson(res, 401, { error: 'Invalid credentials in Authorization header' });
@@ -228,6 +242,11 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       if (!sha) return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
       const f = files.get(filePath);
       if (!f) return notFound(res, 'EntryNotFound', `${filePath} does not exist on "${rev}"`);
+      if (opts.cdn !== undefined) {
+        res.writeHead(302, { Location: `${opts.cdn}${path}?X-Amz-Signature=cdn-signature-secret` });
+        res.end();
+        return;
+      }
 
       const total = f.data.length;
       let start = 0;

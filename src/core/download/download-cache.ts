@@ -1,9 +1,9 @@
-import { lstat, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, posix, relative } from 'node:path';
+import { lstat, readlink, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join, posix, relative, resolve } from 'node:path';
 import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
 import { progressReporter } from './download-progress.js';
-import { fetchVerified, type OpenBody } from './fetch-file.js';
+import { fetchVerified, holdsEntry, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 import { makeFolders } from '../files.js';
@@ -48,14 +48,16 @@ export async function downloadToCache(
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
     await makeFolders(dirname(blob));
     await makeFolders(dirname(pointer));
-    if ((await plainSize(blob)) === entry.size) {
-      // Same content at another commit (or this one): only the link may be missing.
-      await link(pointer, blob);
+    if (await untouchedSinceLinked(pointer, blob, entry.size)) {
+      report(entry.size, true, true);
+    } else if (await holdsEntry(blob, entry)) {
+      // Same content at another commit, or this one's link missing or older than the blob: only the link is made again.
+      await verified(pointer, blob);
       report(entry.size, true, true);
     } else {
       report(0, false);
       await fetchVerified(hub, entry, blob, retry, (bytes) => report(bytes, false), open(entry));
-      await link(pointer, blob);
+      await verified(pointer, blob);
       report(entry.size, true);
     }
     files.push({ domain: entry.domain, path: pointer, bytes: entry.size, sha256: entry.sha256 });
@@ -71,17 +73,49 @@ export async function downloadToCache(
   };
 }
 
-async function plainSize(path: string): Promise<number | undefined> {
-  return lstat(path).then(
+/*
+ * A blob edited by hand (or by a tool through the snapshot's link) must not pass for the hub's file, yet
+ * hashing the whole dataset on every run costs seconds. So a blob, once its hash is checked, is dated a
+ * second back and its link made after: a blob written since is newer than its link, and is hashed again.
+ */
+
+/** The plain file `blob` has `size` bytes and was not written since `pointer` was linked to it, after its hash was checked. */
+export async function untouchedSinceLinked(pointer: string, blob: string, size: number): Promise<boolean> {
+  const [b, p, target] = await Promise.all([
+    lstat(blob).catch(() => undefined),
+    lstat(pointer).catch(() => undefined),
+    readlink(pointer).catch(() => undefined),
+  ]);
+  // Strictly older: file times tick in jiffies.
+  return !!b?.isFile() && b.size === size && target === relative(dirname(pointer), blob) && b.mtimeMs < p!.mtimeMs;
+}
+
+/** A file of a snapshot still as the hub sent it: a link to a blob named by its hash that was not written since, or still hashes to its name. */
+export async function snapshotFileIntact(pointer: string): Promise<boolean> {
+  const target = await readlink(pointer).catch(() => undefined);
+  const name = target === undefined ? undefined : /(?:^|[/\\])blobs[/\\]([0-9a-f]{64}|[0-9a-f]{40})$/.exec(target)?.[1];
+  if (target === undefined || name === undefined) return false;
+  const blob = resolve(dirname(pointer), target);
+  const size = await lstat(blob).then(
     (st) => (st.isFile() ? st.size : undefined),
     () => undefined,
   );
+  if (size === undefined) return false;
+  if (await untouchedSinceLinked(pointer, blob, size)) return true;
+  return holdsEntry(blob, name.length === 64 ? { size, sha256: name } : { size, gitOid: name });
+}
+
+/** Dates the checked blob back and links `pointer` to it anew, so that the link is newer than the blob until the blob is written. */
+async function verified(pointer: string, blob: string): Promise<void> {
+  const past = new Date(Date.now() - 1000);
+  // Another user's blob in a shared cache cannot be dated: the next run may only hash it again.
+  await utimes(blob, past, past).catch(() => undefined);
+  await link(pointer, blob);
 }
 
 /** Points `pointer` at `blob` with a relative link, as the Python client does, replacing whatever was there in one step. */
 async function link(pointer: string, blob: string): Promise<void> {
   const target = relative(dirname(pointer), blob);
-  if ((await readlink(pointer).catch(() => undefined)) === target) return;
   const tmp = `${pointer}.awb-${process.pid}-${Date.now()}.link`;
   try {
     await symlink(target, tmp);

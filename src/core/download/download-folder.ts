@@ -46,13 +46,16 @@ export async function downloadToFolder(
   }
 
   // Files of other domains from an earlier run stay listed while they are still there, with the commit they came from.
-  for (const old of trusted?.files ?? []) {
+  // The record is read again: a download of other domains into this folder may have ended meanwhile (two runs started at once).
+  const latest = await readDatasetOrigin(dir);
+  const earlier = latest?.repo === hub.repo ? latest : undefined;
+  for (const old of earlier?.files ?? []) {
     if (record.some((f) => f.file === old.file)) continue;
     if (
       (await unchangedSinceRecord(dir, old)) ||
       (await holdsEntry(join(dir, old.file), { size: old.bytes, sha256: old.sha256, gitOid: old.gitOid }))
     )
-      record.push({ ...old, commit: old.commit ?? trusted!.commit });
+      record.push({ ...old, commit: old.commit ?? earlier!.commit });
   }
   record.sort((a, b) => compareDomains(a.domain, b.domain));
   const origin: DatasetOrigin = {

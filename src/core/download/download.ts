@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, type LocalFile, unchangedSinceRecord } from '../dataset/index.js';
-import { downloadToCache } from './download-cache.js';
+import { downloadToCache, snapshotFileIntact } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
 import { holdsEntry } from './fetch-file.js';
 import type { DownloadProgress } from './download-progress.js';
@@ -104,17 +104,18 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     const local = await findLocalCopy(opts, dir, 'HF_HUB_OFFLINE');
     if (local) return local;
     throw new UserError(
-      `HF_HUB_OFFLINE is set and there is no complete local copy of ${opts.repo} at ${opts.revision} in ${dir ?? cacheStorage(opts.repo)}`,
+      `HF_HUB_OFFLINE is set and there is no complete local copy of ${opts.repo} at ${opts.revision} in ${dir ?? cacheStorage(opts.repo)} (a file missing, or changed since its download); unset HF_HUB_OFFLINE to download it`,
     );
   }
 
+  const retry = { retries: opts.retries ?? 2, delayMs: opts.retryDelayMs ?? 2000 };
   let commit: string;
   let entries: Entry[];
   try {
-    if (ms) ({ commit, entries } = await listModelScope(hub));
+    if (ms) ({ commit, entries } = await listModelScope(hub, retry));
     else {
-      commit = await resolveCommit(hub);
-      entries = await listTestFiles(hub, commit);
+      commit = await resolveCommit(hub, retry);
+      entries = await listTestFiles(hub, commit, retry);
     }
   } catch (err) {
     // Re-running on a machine that has lost the network (or never had it, on a cluster node) should not need the Hub.
@@ -133,7 +134,6 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
       HOSTILE_EXIT,
     );
   }
-  const retry = { retries: opts.retries ?? 2, delayMs: opts.retryDelayMs ?? 2000 };
   const open = (entry: Entry) => (ms ? openModelScopeFile(hub, entry) : openHubFile(hub, commit, entry));
   return dir === undefined
     ? downloadToCache(hub, commit, wanted, opts, retry, open)
@@ -185,5 +185,7 @@ async function findLocalCopy(
   if (!found) return undefined;
   const wanted = opts.domains?.length ? found.files.filter((f) => opts.domains!.includes(f.domain)) : found.files;
   if (wanted.length === 0 || (opts.domains?.length && wanted.length !== opts.domains.length)) return undefined;
+  // A blob edited since the download is not the hub's file, whatever its name says.
+  for (const f of wanted) if (!(await snapshotFileIntact(f.path))) return undefined;
   return { dir: found.dir, hub: 'huggingface', repo: opts.repo, revision: opts.revision, commit, files: wanted, offline };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { UserError } from '../errors.js';
-import { writeAtomically } from '../files.js';
+import { removeAbandonedTemps, writeAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
 import { shownUrl } from '../shown.js';
 import { HOSTILE_EXIT, withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
@@ -30,16 +30,17 @@ export async function answeredFrom(hub: Hub, entry: Entry, offset: number, res: 
 /** Hashes bytes as the listing names the file: its SHA-256 (LFS, ModelScope) or its git blob id. */
 function entryDigest(entry: Pick<Entry, 'size' | 'sha256' | 'gitOid'>) {
   const sha256 = createHash('sha256');
-  const gitSha1 = createHash('sha1').update(`blob ${entry.size}\0`);
+  // Only the hash that decides is computed: hashing the dataset twice over costs a second a run.
+  const gitSha1 = entry.sha256 === undefined ? createHash('sha1').update(`blob ${entry.size}\0`) : undefined;
   return {
     update(chunk: Uint8Array): void {
-      sha256.update(chunk);
-      gitSha1.update(chunk);
+      if (gitSha1) gitSha1.update(chunk);
+      else sha256.update(chunk);
     },
     /** Whether the bytes hashed are the listed file's (only the size is known for a record without hashes). */
     matches(): boolean {
       if (entry.sha256 !== undefined) return sha256.digest('hex') === entry.sha256;
-      if (entry.gitOid !== undefined) return gitSha1.digest('hex') === entry.gitOid;
+      if (entry.gitOid !== undefined) return gitSha1!.digest('hex') === entry.gitOid;
       return true;
     },
   };
@@ -82,6 +83,8 @@ export async function fetchVerified(
   open: OpenBody,
 ): Promise<void> {
   const at = shownUrl(hub.hubUrl);
+  // A download that is alive writes at least every --timeout, or gives up; an hour covers its retries' waits too.
+  await removeAbandonedTemps(target, Math.max(3_600_000, 2 * hub.idleSeconds * 1000));
   hub.fileLimit = entry.size;
   try {
     await writeAtomically(target, async (handle) => {

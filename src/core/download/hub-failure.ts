@@ -1,4 +1,5 @@
 import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub';
+import { honouredWaitMs } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
 import { UserError } from '../errors.js';
 import { brief, shownUrl, visible } from '../shown.js';
@@ -48,6 +49,8 @@ interface HttpFailure {
   url: string;
   status: number;
   errorCode: string | undefined;
+  /** The wait its Retry-After asks for, when it is one to honour. */
+  waitMs?: number;
 }
 
 export class FailureLog {
@@ -110,7 +113,15 @@ export function watchedFetch(hub: Hub): typeof fetch {
       if (hub.signal?.aborted) throw err;
       throw fail(err, false);
     }
-    if (!res.ok) hub.failures.http = { url, status: res.status, errorCode: res.headers.get('X-Error-Code') ?? undefined };
+    // After a redirect, the URL that answered (the CDN the Hub sends files to), not the one asked.
+    if (!res.ok) {
+      hub.failures.http = {
+        url: res.url || url,
+        status: res.status,
+        errorCode: res.headers.get('X-Error-Code') ?? undefined,
+        waitMs: honouredWaitMs(res.headers, Date.now()),
+      };
+    }
     if (!res.body) {
       clearTimeout(timer);
       return res;
@@ -210,9 +221,11 @@ export async function withRetries<T>(
       const status = hub.failures.http?.status;
       const transient =
         (net && net.oversize === undefined && (net.midBody || net.stalled || TRANSIENT_CODES.has(net.code))) ||
-        (status !== undefined && (status >= 500 || status === 429));
+        (status !== undefined && (status >= 500 || status === 429)) ||
+        // The host a file was redirected to refusing it (a signed link expired): the next try gets a fresh link from the hub.
+        redirectedHost(hub) !== undefined;
       if (!transient || attempt >= retry.retries || hub.signal?.aborted) throw err;
-      await sleep(retry.delayMs * 2 ** attempt, hub.signal);
+      await sleep(hub.failures.http?.waitMs ?? retry.delayMs * 2 ** attempt, hub.signal);
       onRetry?.();
     }
   }
@@ -274,6 +287,10 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     err instanceof HubApiError ? { status: err.statusCode, url: err.url, errorCode: hub.failures.http?.errorCode } : hub.failures.http;
   if (http) {
     const { status, errorCode: code } = http;
+    const host = redirectedHost(hub);
+    // Not the hub's answer: neither the token nor the repo is to blame.
+    if (host !== undefined)
+      return refuse(`${host}, where ${at} sent ${file ?? 'a file'}, answered HTTP ${status} while ${doing}; try again later`);
     // A wrong repo, revision or file name is the user's to fix (exit 2); the rest is the service's (exit 3).
     if (code === 'RevisionNotFound') return new UserError(`no revision "${visible(hub.revision)}" in dataset ${hub.repo} on ${at}`);
     if (code === 'EntryNotFound') return new UserError(`${file ?? 'a file'} is missing from ${what} on ${at}`);
@@ -292,7 +309,7 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     if (status === 401 || status === 403) {
       const fix = hub.tokenSource
         ? `${hub.tokenSource} was sent but does not give access: check it, and accept the dataset's terms on its page if it is gated`
-        : 'if it exists and is private or gated, set HF_TOKEN to a token that can read it';
+        : "if it exists and is private or gated, accept its terms on its page, then set HF_TOKEN to a read token (Access Tokens in your account's settings) or sign in with `hf auth login`";
       return refuse(`access denied to dataset ${hub.repo} on ${at} (HTTP ${status}) while ${doing}; ${fix}`);
     }
     if (status === 404) return new UserError(`no dataset repo/revision ${what} on ${at} (HTTP 404 for ${shownUrl(http.url)})`);
@@ -304,7 +321,19 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
       `unexpected answer from ${at} while ${doing} (${visible(brief(err.message, [hub.accessToken]))}); is it a Hugging Face Hub or mirror?`,
     );
   }
+  // The library reads an answer as JSON without looking at it first: a mirror's HTML page (a login or maintenance page) lands here.
+  if (err instanceof SyntaxError) {
+    return refuse(`unexpected answer from ${at} while ${doing} (not JSON); is it a Hugging Face Hub or mirror?`);
+  }
   // The library passes stream failures on as bare strings, whose text may come from the server.
   if (typeof err === 'string') return refuse(`${doing} from ${at} failed: ${visible(brief(err, [hub.accessToken]))}`);
   return err;
+}
+
+/** The origin of the host that answered the last failed request, when a redirect took it away from the hub's. */
+function redirectedHost(hub: Hub): string | undefined {
+  const url = hub.failures.http?.url;
+  if (url === undefined) return undefined;
+  const origin = new URL(url).origin;
+  return origin === new URL(hub.hubUrl).origin ? undefined : shownUrl(origin);
 }

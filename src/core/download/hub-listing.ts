@@ -5,7 +5,7 @@ import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { shownUrl, visible } from '../shown.js';
 import { answeredFrom, type OpenBody } from './fetch-file.js';
-import { hubCall, HOSTILE_EXIT, type Hub } from './hub-failure.js';
+import { HOSTILE_EXIT, withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
 
 /* Talking to the Hub: which commit a revision is, and which `*_test.jsonl` files it holds. */
 
@@ -56,9 +56,9 @@ export function openHubFile(hub: Hub, commit: string, entry: Entry): OpenBody {
   };
 }
 
-export async function resolveCommit(hub: Hub): Promise<string> {
+export async function resolveCommit(hub: Hub, retry: RetryPolicy): Promise<string> {
   const doing = `resolving ${hub.repo} at ${hub.revision}`;
-  return hubCall(hub, doing, undefined, async () => {
+  return withRetries(hub, retry, doing, undefined, undefined, async () => {
     const info = await datasetInfo({
       name: hub.repo,
       revision: hub.revision,
@@ -78,8 +78,8 @@ export async function resolveCommit(hub: Hub): Promise<string> {
   });
 }
 
-export async function listTestFiles(hub: Hub, commit: string): Promise<Entry[]> {
-  const listed = await hubCall(hub, `listing the files of ${hub.repo}`, undefined, async () => {
+export async function listTestFiles(hub: Hub, commit: string, retry: RetryPolicy): Promise<Entry[]> {
+  const listed = await withRetries(hub, retry, `listing the files of ${hub.repo}`, undefined, undefined, async () => {
     const out: (ListFileEntry & { oid: string })[] = [];
     let seen = 0;
     for await (const e of listFiles({

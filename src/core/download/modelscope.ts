@@ -5,7 +5,7 @@ import { compareDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { shownUrl, visible } from '../shown.js';
 import { answeredFrom, type OpenBody } from './fetch-file.js';
-import { hubCall, HOSTILE_EXIT, type Hub } from './hub-failure.js';
+import { HOSTILE_EXIT, withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
 import { checkListed, checkSha256, chooseFolder, MAX_LISTED, type Entry } from './hub-listing.js';
 import { checkedHubUrl } from './hub-settings.js';
 
@@ -84,10 +84,10 @@ async function envelope(hub: Hub, res: Response, doing: string): Promise<unknown
  * or empty, each checked like a Hugging Face listing, with its SHA-256. The
  * commit is what the entries name (`Revision`).
  */
-export async function listModelScope(hub: Hub): Promise<{ commit: string; entries: Entry[] }> {
+export async function listModelScope(hub: Hub, retry: RetryPolicy): Promise<{ commit: string; entries: Entry[] }> {
   const doing = `listing the files of ${hub.repo}`;
   const msFetch = modelScopeFetch(hub);
-  const listed = await hubCall(hub, doing, undefined, async () => {
+  const listed = await withRetries(hub, retry, doing, undefined, undefined, async () => {
     const out: (Entry & { revision: string })[] = [];
     let seen = 0;
     for (let page = 1; ; page++) {

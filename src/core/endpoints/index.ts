@@ -4,5 +4,6 @@ export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, Endpo
 export { collectStream, medianP90 } from './stream.js';
 export { estimatePromptTokens } from './estimate.js';
 export { JoinedText } from './json-bytes.js';
+export { honouredWaitMs } from './retry.js';
 export { BATCH_LIMITS, batchClient, clearBatches, customIdOf, runBatches } from './batch.js';
 export type { BatchLimits, BatchRequest, BatchResults, BatchStatus } from './batch.js';

@@ -41,6 +41,16 @@ export function backoffMs(retry: number, random: number): number {
 const MAX_SERVER_WAIT_MS = 60_000;
 
 /**
+ * The wait a server asked for, when it is one to honour. As the openai client: a wait over a minute
+ * (a daily quota's "retry in 86400 s") is not waited out, which would leave the run silent for hours;
+ * nor is a wait of 0 (or a date already past) taken at its word: every retry at once would spend them all in a moment.
+ */
+export function honouredWaitMs(headers: { get(name: string): string | null }, now: number): number | undefined {
+  const asked = retryAfterMs(headers, now);
+  return asked !== undefined && asked > 0 && asked <= MAX_SERVER_WAIT_MS ? asked : undefined;
+}
+
+/**
  * How long to wait before retry number `retry` (0-based) after `failure`, or
  * undefined when the request should fail now: not retryable, or out of retries.
  * The wait (a Retry-After, a backoff) is the failed endpoint's: a retry going
@@ -58,9 +68,6 @@ export function retryDelay(
 ): number | undefined {
   if (retry >= maxRetries || !isRetryable(failure)) return undefined;
   if (elsewhere) return 0;
-  const asked = failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined;
-  // As the openai client: a wait over a minute (a daily quota's "retry in 86400 s") is not waited out,
-  // which would leave the run silent for hours; the usual backoff goes on, and the row fails once its retries are spent.
-  // Nor is a wait of 0 (or a date already past) taken at its word: every retry at once would spend them all in a moment.
-  return asked !== undefined && asked > 0 && asked <= MAX_SERVER_WAIT_MS ? asked : backoffMs(retry, random);
+  // A wait not honoured gets the usual backoff, and the row fails once its retries are spent.
+  return (failure.kind === 'status' ? honouredWaitMs(failure.headers, now) : undefined) ?? backoffMs(retry, random);
 }
