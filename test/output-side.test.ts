@@ -176,6 +176,9 @@ describe('an output holding rows its data does not', () => {
     await writeFile(preds, kept);
     const r = await runAwb(judgeArgs(judge.url, preds, judged));
     assert.equal(r.code, 2, r.stderr);
-    assert.match(errorLines(r.stderr)[0]!, /judged\.jsonl holds 1 row that the data of this run does not \(the first at .*judged\.jsonl:\d \(mcp id 1000 turn 1\)\)/);
+    assert.match(
+      errorLines(r.stderr)[0]!,
+      /judged\.jsonl holds 1 row that the data of this run does not \(the first at .*judged\.jsonl:\d \(mcp id 1000 turn 1\)\)/,
+    );
   });
 });
