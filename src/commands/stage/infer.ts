@@ -10,6 +10,7 @@ import { resolveData } from '../data/data-source.js';
 import { apiKeyFrom, pathSegment } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
+import { checkOutputPath } from '../../core/output/index.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(INFER_OPTIONS, raw);
@@ -22,17 +23,20 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   }
 
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', keyHelp });
+  // A folder per run, so a second model never lands in the first one's file.
+  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
   const check = endpointCheck(pool, opts);
-  // Without --data the dataset may be downloaded first: a wrong URL, key or model should not wait for 400 MB to say so.
-  if (opts.data === undefined && !opts.dryRun) await check?.();
+  if (opts.data === undefined && !opts.dryRun) {
+    // The dataset may be downloaded first: a wrong output path, URL, key or model should not wait for 400 MB to say so.
+    await checkOutputPath(output);
+    await check?.();
+  }
   const data = await resolveData(opts.data, opts.source, opts.revision, domains, opts.progress);
   const files = await datasetFiles(data.dir, domains);
   const plan = await planLines(
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  // A folder per run, so a second model never lands in the first one's file.
-  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
   const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
   if (opts.dryRun) return printDryRun(stage, plan, opts);
   const result = await runStageCommand({

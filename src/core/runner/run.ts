@@ -192,7 +192,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
       return o === 'done' || (o === 'failed' && !opts.retryFailed);
     },
     onKept: (row, key, lineNo) => {
-      if (planned && !planned.has(key)) {
+      if (planned && !planned.keys.has(key)) {
         if (!outside.rows++) outside.first = `${opts.output}:${lineNo} (${displayKey(key)})`;
         return;
       }
@@ -201,22 +201,30 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   });
   if (outside.rows) {
     const what = `${opts.output} holds ${outside.rows === 1 ? '1 row' : `${outside.rows} rows`} that the data of this run does not (the first at ${outside.first})`;
-    if (!opts.force) {
+    // With rows of the data that fail their checks, those may be them as they were: the bad rows are reported as the run meets them.
+    if (!opts.force && !planned?.bad) {
       throw new UserError(
         `${what}: it was made from other data or edited; give this run a file of its own (-o FILE), or pass --force to resume it anyway (such rows are kept, not counted)`,
       );
     }
-    opts.onEvent?.({ type: 'outside', message: `${what}: --force keeps them in the file, not counted in this run` });
+    opts.onEvent?.({
+      type: 'outside',
+      message: `${what}: ${opts.force ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
+    });
   }
-  const todo = planned ? [...planned].some((k) => !resumed.doneKeys.has(k)) : true;
+  const todo = planned ? [...planned.keys].some((k) => !resumed.doneKeys.has(k)) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
 }
 
-/** The keys of the planned rows that pass their checks (the others are never sent). */
-async function plannedKeys(plan: LinePlan, schema: z.ZodType<DatasetRow>): Promise<Set<string>> {
+/** The keys of the planned rows that pass their checks (the others are never sent), and how many do not. */
+async function plannedKeys(plan: LinePlan, schema: z.ZodType<DatasetRow>): Promise<{ keys: Set<string>; bad: number }> {
   const keys = new Set<string>();
-  for await (const { read } of plannedRows(plan, schema)) if (read.ok) keys.add(read.key);
-  return keys;
+  let bad = 0;
+  for await (const { read } of plannedRows(plan, schema)) {
+    if (read.ok) keys.add(read.key);
+    else bad++;
+  }
+  return { keys, bad };
 }
 
 /**
