@@ -100,7 +100,7 @@ describe('a file name too long for the file system', () => {
       // Named as given, not as the lock file awb failed to make beside it.
       [
         'a'.repeat(240),
-        /^awb: cannot write --output .*a\.jsonl: the names of the files awb keeps beside it .* too long for the file system; choose a shorter name$/,
+        /^awb: cannot write --output .*a\.jsonl: the names of the files awb keeps beside it .* too long for the file system; choose a name of at most 212 bytes$/,
       ],
     ] as const) {
       const r = await runAwb(inferArgs(s.url, data.dir, join(out, `${name}.jsonl`)));

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { basename, dirname, resolve, sep } from 'node:path';
 import { createFolders, missingFolders, readJsonFile, writeAtomically } from '../files.js';
 import { canonicalDomains } from '../domains.js';
 import { UserError } from '../errors.js';
@@ -19,6 +19,12 @@ export async function isNonEmptyFile(path: string, option = '--output'): Promise
   }
 }
 
+/** The longest file name the usual file systems take, in bytes (ext4, XFS, Btrfs, tmpfs, APFS). */
+const NAME_MAX = 255;
+/** What the longest name awb writes beside an output adds to it: the manifest's temporary file (writeAtomically). */
+const LONGEST_BESIDE = '.manifest.json.awb-4194304-0123456789ab.tmp';
+const BESIDE_TOO_LONG = `the names of the files awb keeps beside it (its name + ".lock", + ".manifest.json") would be too long for the file system; choose a name of at most ${NAME_MAX - LONGEST_BESIDE.length} bytes`;
+
 /**
  * Checks, creating nothing, that an output file named by `option` can be written: a path that
  * cannot (a folder itself, under a file, in a folder awb may not write) is a user error before any
@@ -29,6 +35,9 @@ export async function checkOutputPath(path: string, option = '--output'): Promis
   if (path.trim() === '') throw new UserError(`${option} is empty; give it a file path`);
   if (path.endsWith('/') || path.endsWith(sep))
     throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; ${option} takes a file path`);
+  const name = Buffer.byteLength(basename(path));
+  if (name > NAME_MAX) throw new UserError(`${path}: the name is too long for the file system`);
+  if (name + LONGEST_BESIDE.length > NAME_MAX) throw new UserError(`cannot write ${option} ${path}: ${BESIDE_TOO_LONG}`);
   const dir = dirname(resolve(path));
   const missing = await missingFolders(dir, (at) => `${at}: is a file, not a folder; choose an ${option} inside a folder`);
   await isNonEmptyFile(path, option); // refuses a folder given as the file
@@ -60,7 +69,7 @@ export function cannotWrite(path: string, option: string, at: string, err: unkno
     EPERM: `permission denied in ${at}`,
     EROFS: `${at} is on a read-only file system`,
     ENOTDIR: `a part of ${at} is not a folder`,
-    ENAMETOOLONG: `the names of the files awb keeps beside it (its name + ".lock", + ".manifest.json") would be too long for the file system; choose a shorter name`,
+    ENAMETOOLONG: BESIDE_TOO_LONG,
     ENOSPC: `the disk is full`,
     // No file can be made there (/proc).
     ENOENT: `no file can be created in ${at}`,
