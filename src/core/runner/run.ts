@@ -20,7 +20,7 @@ export type StageEvent =
   | { type: 'bad'; bad: BadRow }
   /** --force resumed into rows made under other or unknown settings: the manifest records the file as mixed. */
   | { type: 'mixed'; rows: number; differences: string[] }
-  /** --force resumed into an output holding rows the run's data does not: they are kept, not counted. */
+  /** A resume into an output holding rows the run's data does not (--force, or the data has bad rows): kept, not counted. */
   | { type: 'outside'; message: string }
   | { type: 'row'; domain: string; ok: boolean; error?: string }
   | { type: 'stopping' };
