@@ -95,13 +95,21 @@ describe('a file name too long for the file system', () => {
     const s = await server({ reply: worldReply });
     const out = join(dir, 'out');
     // Too long itself, and long enough that only the names awb adds beside it (.lock…, .manifest.json) are too long.
-    for (const name of ['b'.repeat(270), 'a'.repeat(240)]) {
+    for (const [name, says] of [
+      ['b'.repeat(270), /^awb: .*b\.jsonl: the name is too long for the file system$/],
+      // Named as given, not as the lock file awb failed to make beside it.
+      [
+        'a'.repeat(240),
+        /^awb: cannot write --output .*a\.jsonl: the names of the files awb keeps beside it .* too long for the file system; choose a name of at most 212 bytes$/,
+      ],
+    ] as const) {
       const r = await runAwb(inferArgs(s.url, data.dir, join(out, `${name}.jsonl`)));
       assert.equal(r.code, 2, r.stderr);
       assert.deepEqual(stackLines(r.stderr), []);
-      assert.match(errorLines(r.stderr).join('\n'), /^awb: .*: the name is too long for the file system$/);
+      assert.match(errorLines(r.stderr).join('\n'), says);
     }
-    assert.deepEqual(await readdir(out), []);
+    // Refused before anything is made: not even the output's folder.
+    assert.equal(existsSync(out), false);
     const score = await runAwb(['score', join(dir, `${'c'.repeat(270)}.jsonl`)]);
     assert.equal(score.code, 2, score.stderr);
     assert.match(score.stderr, /the name is too long for the file system/);

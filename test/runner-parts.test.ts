@@ -10,7 +10,7 @@ import type { BadRow } from '../src/core/rows/row.js';
 import type { Manifest } from '../src/core/schemas/manifest.js';
 import { Dispatcher } from '../src/core/runner/dispatch.js';
 import { PlanInputs, fileOrder, orderedLines, type Order } from '../src/core/runner/plan.js';
-import { OutputWriter, resumeOutput } from '../src/core/runner/writer.js';
+import { OutputWriter, dropRedone, scanOutput } from '../src/core/runner/writer.js';
 import { UserError } from '../src/core/errors.js';
 import type { LinePlan, PlannedLine } from '../src/core/rows/input.js';
 import { datasetRowSchema } from '../src/core/schemas/dataset-row.js';
@@ -343,12 +343,13 @@ describe('writer', () => {
       [row(1, { gen: 'ok' }), row(2, { gen: '', error: 'timeout' }), row(3, { gen: '' }), '{"task":"mcp","id":4,'].join('\n'),
     );
     const kept: unknown[] = [];
-    const r = await resumeOutput(out, {
+    const r = await scanOutput(out, {
       schema: datasetRowSchema,
       keep: (x) => inferOutcome(x) !== 'incomplete',
       onKept: (x) => kept.push(x.id),
     });
     assert.deepEqual(r.dropped, { failed: 1, cut: 1, invalid: 0 });
+    await dropRedone(out, r);
     assert.deepEqual(kept, [1, 3]);
     assert.equal(await readFile(out, 'utf8'), `${row(1, { gen: 'ok' })}\n${row(3, { gen: '' })}\n`);
     const w = await OutputWriter.open(out, ['gen', 'error']);
@@ -365,7 +366,8 @@ describe('writer', () => {
     await writeFile(out, `${row(1, { gen: 'ok' })}\n{"task":"mcp",`);
     await chmod(dir, 0o555);
     try {
-      await assert.rejects(resumeOutput(out, { schema: datasetRowSchema, keep: () => true }), (err: Error) => {
+      const scan = await scanOutput(out, { schema: datasetRowSchema, keep: () => true });
+      await assert.rejects(dropRedone(out, scan), (err: Error) => {
         assert.ok(err instanceof UserError, String(err));
         assert.match(err.message, /permission denied/);
         return true;

@@ -52,6 +52,23 @@ async function realTarget(path: string): Promise<string> {
   return join(dir, basename(abs));
 }
 
+/** A temporary file's name (createTemp): the file it stands for, and the process that made it. */
+const TEMP_NAME = /^(.+)\.awb-(\d+)-[0-9a-f]{12}\.tmp$/;
+
+/**
+ * The temporary files a process killed mid-write (writeAtomically) left beside the files `paths`
+ * (one folder), each with the pid of the process that made it.
+ */
+export async function tempsOf(paths: readonly string[]): Promise<{ path: string; pid: number }[]> {
+  const dir = dirname(resolve(paths[0]!));
+  const names = new Set(paths.map((p) => basename(p)));
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  return entries.flatMap((name) => {
+    const m = TEMP_NAME.exec(name);
+    return m && names.has(m[1]!) ? [{ path: join(dir, name), pid: Number(m[2]) }] : [];
+  });
+}
+
 /**
  * Creates a new file next to `path` for writing, exclusively: `O_EXCL` fails
  * rather than follow a link or reuse a file someone left there. The name is
@@ -68,37 +85,38 @@ async function createTemp(path: string): Promise<{ path: string; handle: FileHan
  * can be as big as the file it was getting, and nothing else would ever remove it.
  */
 export async function removeAbandonedTemps(path: string, idleMs: number): Promise<void> {
-  const dir = dirname(path);
-  const prefix = `${basename(path)}.awb-`;
-  const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !/^\d+-[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) continue;
-    const st = await lstat(join(dir, name)).catch(() => undefined);
-    if (st?.isFile() && st.mtimeMs < Date.now() - idleMs) await rm(join(dir, name), { force: true }).catch(() => undefined);
+  for (const temp of await tempsOf([path])) {
+    const st = await lstat(temp.path).catch(() => undefined);
+    if (st?.isFile() && st.mtimeMs < Date.now() - idleMs) await rm(temp.path, { force: true }).catch(() => undefined);
   }
 }
 
 /**
- * Creates the folder `dir` and any missing above it; a file in the way, or a
- * place where no folder can be made, is one line (`fileInTheWay` words the
- * first). Node's recursive mkdir loops forever under /proc and reports a file
- * in the way as a bare EEXIST, so the missing folders are found by walking up
- * and made one level at a time.
+ * The folders `dir` needs made, outermost first (none when it exists), found without creating
+ * anything; a file in the way is one line (`fileInTheWay` words it). Node's recursive mkdir loops
+ * forever under /proc and reports a file in the way as a bare EEXIST, so the missing folders are
+ * found by walking up and made one level at a time (createFolders).
  */
-export async function makeFolders(dir: string, fileInTheWay = (at: string) => `${at}: is a file, not a folder`): Promise<void> {
+export async function missingFolders(dir: string, fileInTheWay = (at: string) => `${at}: is a file, not a folder`): Promise<string[]> {
   const missing: string[] = [];
   for (let at = resolve(dir); ; at = dirname(at)) {
     let isDir: boolean;
     try {
       isDir = (await stat(at)).isDirectory();
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(at) === at) throw fileError(at, err);
+      // ENOTDIR: a file further up is in the way, and is named when the walk reaches it.
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(at) === at) throw fileError(at, err);
       missing.unshift(at);
       continue;
     }
     if (!isDir) throw new UserError(fileInTheWay(at));
-    break;
+    return missing;
   }
+}
+
+/** Makes the folders missingFolders found, one level at a time; a place where no folder can be made is one line. */
+export async function createFolders(missing: readonly string[]): Promise<void> {
   for (const at of missing) {
     try {
       await mkdir(at);
@@ -108,6 +126,11 @@ export async function makeFolders(dir: string, fileInTheWay = (at: string) => `$
       throw code === 'ENOENT' ? new UserError(`${at}: cannot create a folder here`) : fileError(at, err);
     }
   }
+}
+
+/** Creates the folder `dir` and any missing above it (missingFolders, createFolders). */
+export async function makeFolders(dir: string, fileInTheWay?: (at: string) => string): Promise<void> {
+  await createFolders(await missingFolders(dir, fileInTheWay));
 }
 
 /**

@@ -4,12 +4,13 @@ import { urlSecrets } from '../../core/shown.js';
 import { inferStage, type Sampling } from '../../core/infer/index.js';
 import { datasetFiles, planLines } from '../../core/rows/index.js';
 import { parseOptions } from '../shared/option-table.js';
-import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from '../data/data-source.js';
 import { apiKeyFrom, pathSegment } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
+import { checkOutputPath } from '../../core/output/index.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
   const opts = parseOptions(INFER_OPTIONS, raw);
@@ -22,16 +23,20 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   }
 
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', keyHelp });
-  // Without --data the dataset may be downloaded first: a wrong URL, key or model should not wait for 400 MB to say so.
-  const preflighted = opts.data === undefined && opts.preflight && !opts.dryRun ? await pool.preflight() : undefined;
+  // A folder per run, so a second model never lands in the first one's file.
+  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
+  const check = endpointCheck(pool, opts);
+  if (opts.data === undefined && !opts.dryRun) {
+    // The dataset may be downloaded first: a wrong output path, URL, key or model should not wait for 400 MB to say so.
+    await checkOutputPath(output);
+    await check?.();
+  }
   const data = await resolveData(opts.data, opts.source, opts.revision, domains, opts.progress);
   const files = await datasetFiles(data.dir, domains);
   const plan = await planLines(
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  // A folder per run, so a second model never lands in the first one's file.
-  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
   const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
   if (opts.dryRun) return printDryRun(stage, plan, opts);
   const result = await runStageCommand({
@@ -55,7 +60,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'were cut off by max tokens' },
     ],
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
-    preflighted,
+    check,
   });
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
   if (!result.stopped && result.remaining === 0)

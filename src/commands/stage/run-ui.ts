@@ -193,6 +193,7 @@ export function resumeCommand(secrets: readonly (string | undefined)[]): string 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
   if (e.type === 'bad') err(errColor.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
+  if (e.type === 'outside') err(errColor.yellow(`${stage}: ${visible(e.message)}`));
   if (e.type === 'mixed') {
     err(
       errColor.yellow(

@@ -43,8 +43,22 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   /** Stage-specific columns of the summary table. */
   columns: SummaryColumn[];
   secrets: string[];
-  /** The warnings of the endpoint check the command made already (infer, before a download): the run does not check again. */
-  preflighted?: string[];
+  /** The endpoint check (endpointCheck), when the command made it (infer, to check before a download). */
+  check?: () => Promise<void>;
+}
+
+/**
+ * The endpoint check (preflight) of a run, undefined with --no-preflight: made once however often
+ * it is called (infer without --data calls it before downloading, the runner before the output is
+ * touched), its warnings printed once.
+ */
+export function endpointCheck(pool: EndpointPool, o: SharedOptions): (() => Promise<void>) | undefined {
+  if (!o.preflight) return undefined;
+  let checked: Promise<void> | undefined;
+  return () =>
+    (checked ??= pool.preflight().then((warnings) => {
+      for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
+    }));
 }
 
 /** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
@@ -92,11 +106,8 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         reasons.event(e);
       },
       chat: batch ? (key) => batch.chat(key, online) : () => online,
-      beforeDispatch: async (doneKeys) => {
-        const warnings = c.preflighted ?? (o.preflight ? await c.pool.preflight() : []);
-        for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
-        await batch?.run(doneKeys);
-      },
+      check: c.check ?? endpointCheck(c.pool, o),
+      ...(batch && { beforeDispatch: (doneKeys: ReadonlySet<string>) => batch.run(doneKeys) }),
       ...(batch && { batchIds: () => batch.ids }),
       endpointStats: () => c.pool.stats(),
     });

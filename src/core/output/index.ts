@@ -1,5 +1,6 @@
 /* An output file and its manifest: shared by the runner, merge and the commands, with no endpoint client. */
 export {
+  checkOutputPath,
   checkResumable,
   ensureOutputDir,
   hostless,
@@ -9,4 +10,4 @@ export {
   writeManifest,
 } from './output-file.js';
 export type { Resumable } from './output-file.js';
-export { lockOutput, lockPathFor } from './lock.js';
+export { lockOutput, lockPathFor, removeStaleTemps } from './lock.js';

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import { fileError } from '../rows/index.js';
+import { tempsOf } from '../files.js';
+import { cannotWrite } from './output-file.js';
 
 /** The lock beside an output while a run appends to it. */
 export function lockPathFor(output: string): string {
@@ -42,13 +44,13 @@ function busy(output: string, h: Holder, toDelete: string): UserError {
 }
 
 /** Links `from` to `to`; false when `to` exists. */
-async function linked(from: string, to: string): Promise<boolean> {
+async function linked(from: string, to: string, output: string): Promise<boolean> {
   try {
     await link(from, to);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw fileError(to, err);
+    throw cannotWrite(output, '--output', dirname(resolve(output)), err);
   }
 }
 
@@ -77,15 +79,15 @@ export async function lockOutput(output: string): Promise<() => Promise<void>> {
   try {
     await writeFile(mine, `${process.pid} ${hostname()}\n`);
   } catch (err) {
-    throw fileError(mine, err);
+    throw cannotWrite(output, '--output', dirname(resolve(output)), err);
   }
   try {
     // Twice at most: a lock found left by a run that is gone is removed once, then taken.
     for (let attempt = 0; ; attempt++) {
-      if (await linked(mine, path)) return () => rm(path, { force: true });
+      if (await linked(mine, path, output)) return () => rm(path, { force: true });
       const found = await holderOf(path);
       if (!found.gone || attempt > 0) throw busy(output, found, path);
-      if (!(await linked(mine, guard))) {
+      if (!(await linked(mine, guard, output))) {
         const taking = await holderOf(guard);
         if (!taking.gone) throw busy(output, taking, `${path} and ${guard}`);
         throw new UserError(
@@ -101,4 +103,14 @@ export async function lockOutput(output: string): Promise<() => Promise<void>> {
   } finally {
     await rm(mine, { force: true });
   }
+}
+
+/**
+ * Removes the temporary files a run killed mid-write (a resume's rewrite, a manifest) left beside
+ * an output's `files`: called by the output lock's holder, so no other run is writing them; one
+ * whose process is still alive (awb merge -o into the same file) is someone else's, and stays.
+ */
+export async function removeStaleTemps(files: readonly string[]): Promise<void> {
+  const temps = await tempsOf(files);
+  for (const t of temps) if (!alive(t.pid)) await rm(t.path, { force: true });
 }

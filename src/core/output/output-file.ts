@@ -1,6 +1,7 @@
-import { stat } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
-import { makeFolders, readJsonFile, writeAtomically } from '../files.js';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { basename, dirname, resolve, sep } from 'node:path';
+import { createFolders, missingFolders, readJsonFile, writeAtomically } from '../files.js';
 import { canonicalDomains } from '../domains.js';
 import { UserError } from '../errors.js';
 import { fileError } from '../rows/index.js';
@@ -18,17 +19,63 @@ export async function isNonEmptyFile(path: string, option = '--output'): Promise
   }
 }
 
+/** The longest file name the usual file systems take, in bytes (ext4, XFS, Btrfs, tmpfs, APFS). */
+const NAME_MAX = 255;
+/** What the longest name awb writes beside an output adds to it: the manifest's temporary file (writeAtomically). */
+const LONGEST_BESIDE = '.manifest.json.awb-4194304-0123456789ab.tmp';
+const BESIDE_TOO_LONG = `the names of the files awb keeps beside it (its name + ".lock", + ".manifest.json") would be too long for the file system; choose a name of at most ${NAME_MAX - LONGEST_BESIDE.length} bytes`;
+
 /**
- * Creates the folder of an output file named by `option`; a path that cannot be written (a folder itself,
- * under a file) is a user error before any request is sent or any input read.
+ * Checks, creating nothing, that an output file named by `option` can be written: a path that
+ * cannot (a folder itself, under a file, in a folder awb may not write) is a user error before any
+ * request is sent or any input read. Returns the folders to make for it (createFolders).
  */
-export async function ensureOutputDir(path: string, option = '--output'): Promise<void> {
+export async function checkOutputPath(path: string, option = '--output'): Promise<string[]> {
   // Neither names a file: "" (an unset variable in a script) would write beside the current folder's name.
   if (path.trim() === '') throw new UserError(`${option} is empty; give it a file path`);
   if (path.endsWith('/') || path.endsWith(sep))
     throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; ${option} takes a file path`);
-  await makeFolders(dirname(resolve(path)), (at) => `${at}: is a file, not a folder; choose an ${option} inside a folder`);
+  const name = Buffer.byteLength(basename(path));
+  if (name > NAME_MAX) throw new UserError(`${path}: the name is too long for the file system`);
+  if (name + LONGEST_BESIDE.length > NAME_MAX) throw new UserError(`cannot write ${option} ${path}: ${BESIDE_TOO_LONG}`);
+  const dir = dirname(resolve(path));
+  const missing = await missingFolders(dir, (at) => `${at}: is a file, not a folder; choose an ${option} inside a folder`);
   await isNonEmptyFile(path, option); // refuses a folder given as the file
+  const exists = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  // Where the file is made (the nearest folder that exists), or the file itself, must take writes.
+  const target = exists ? path : missing.length ? dirname(missing[0]!) : dir;
+  await access(target, constants.W_OK).catch((err: unknown) => {
+    throw cannotWrite(path, option, target, err);
+  });
+  return missing;
+}
+
+/** Creates the folder of an output file named by `option`, once checkOutputPath has passed it. */
+export async function ensureOutputDir(path: string, option = '--output'): Promise<void> {
+  await createFolders(await checkOutputPath(path, option));
+}
+
+/**
+ * One line for an output awb cannot write: what the user gave (`path`, named by `option`), and why
+ * (`at`, the file or folder the system refused, with `err`).
+ */
+export function cannotWrite(path: string, option: string, at: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const why: Record<string, string> = {
+    EACCES: `permission denied in ${at}`,
+    EPERM: `permission denied in ${at}`,
+    EROFS: `${at} is on a read-only file system`,
+    ENOTDIR: `a part of ${at} is not a folder`,
+    ENAMETOOLONG: BESIDE_TOO_LONG,
+    ENOSPC: `the disk is full`,
+    // No file can be made there (/proc).
+    ENOENT: `no file can be created in ${at}`,
+  };
+  const reason = code && why[code];
+  return reason ? new UserError(`cannot write ${option} ${path}: ${reason}`) : fileError(at, err);
 }
 
 /** `notJson`: what to say of a manifest that is not JSON (by default, a resume's way past it). */

@@ -1,24 +1,27 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError } from '../errors.js';
-import { refuseOverInputs } from '../files.js';
-import { type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
+import { createFolders, refuseOverInputs } from '../files.js';
+import { displayKey, type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings, type MixedRun } from '../schemas/index.js';
 import { Tallies, newManifest, type DomainTally } from './accounting.js';
 import { BadRows } from './bad-rows.js';
 import { Dispatcher } from './dispatch.js';
-import { checkResumable, ensureOutputDir, lockOutput } from '../output/index.js';
-import { PlanInputs, RowsSeen, scheduleRows, type Order } from './plan.js';
+import { checkOutputPath, checkResumable, isNonEmptyFile, lockOutput, removeStaleTemps } from '../output/index.js';
+import { batchStatePath } from './batch-phase.js';
+import { PlanInputs, RowsSeen, plannedRows, scheduleRows, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
-import { OutputWriter, resumeOutput, type Resumed } from './writer.js';
+import { OutputWriter, dropRedone, scanOutput, type Resumed } from './writer.js';
 
 export type StageEvent =
   | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
   | { type: 'bad'; bad: BadRow }
   /** --force resumed into rows made under other or unknown settings: the manifest records the file as mixed. */
   | { type: 'mixed'; rows: number; differences: string[] }
+  /** A resume into an output holding rows the run's data does not (--force, or the data has bad rows): kept, not counted. */
+  | { type: 'outside'; message: string }
   | { type: 'row'; domain: string; ok: boolean; error?: string }
   | { type: 'stopping' };
 
@@ -46,7 +49,12 @@ export interface RunOptions {
   onEvent?: (e: StageEvent) => void;
   /** How each row's requests are sent (Stage.job's `chat`), by its key. */
   chat: (key: string) => RowChat;
-  /** Runs after the resume scan (given the rows already done) and before anything is sent: preflight checks, batches. */
+  /**
+   * The endpoint check: run when some planned row is not finished yet, after the output's own
+   * checks and before anything on disk is made or changed (a refused run leaves nothing behind).
+   */
+  check?: () => Promise<void>;
+  /** Runs after the resume (given the rows already done) and before anything is sent: the batches. */
   beforeDispatch?: (doneKeys: ReadonlySet<string>) => Promise<void>;
   /** The Batch API batches this run's replies came from (--batch), added to the manifest's. */
   batchIds?: () => string[];
@@ -69,26 +77,38 @@ export interface StageResult {
  * concurrency, appending each result as one whole line the moment it is
  * ready, and record what produced the file. A row in flight holds only its
  * request (its line is read again to write the result); memory grows with concurrency, not with the data.
+ *
+ * Nothing on disk is made or changed before the output's own checks (cheap and certain) and the
+ * endpoint check (`check`, only when a row is left to send) have passed.
  */
 export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<StageResult> {
   const { plan } = opts;
   await refuseOverInputs([opts.output, manifestPathFor(opts.output)], plan.files);
-  await ensureOutputDir(opts.output);
+  const missing = await checkOutputPath(opts.output);
   if (plan.lines.length === 0) throw new UserError(`no rows to process in ${plan.files.join(', ')}`);
-  // One run per output: two appending to one file would each send and write every row.
-  const unlock = await lockOutput(opts.output);
+  // One run per output: two appending to one file would each send and write every row. A new
+  // output's folder has nothing to guard yet, and is made only once the checks have passed.
+  let unlock = missing.length ? undefined : await lockOutput(opts.output);
   try {
-    return await runLocked(stage, opts);
+    let found = await examine(stage, opts);
+    if (found.todo) await opts.check?.();
+    if (!unlock) {
+      await createFolders(missing);
+      unlock = await lockOutput(opts.output);
+      // Another run may have begun the output meanwhile: this one resumes what it holds.
+      found = await examine(stage, opts);
+    }
+    return await runLocked(stage, opts, found);
   } finally {
-    await unlock();
+    await unlock?.();
   }
 }
 
-async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<StageResult> {
+async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions, found: Found): Promise<StageResult> {
   const { plan } = opts;
-  const tallies = new Tallies();
-  for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
-  const { resumed, manifest } = await resume(stage, opts, tallies);
+  await removeStaleTemps([opts.output, manifestPathFor(opts.output), batchStatePath(opts.output)]);
+  const { resumed, tallies } = found;
+  const manifest = await resume(stage, opts, found);
 
   const writer = await OutputWriter.open(opts.output, stage.outputFields);
   const inputs = await PlanInputs.open(plan);
@@ -132,16 +152,27 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   };
 }
 
+/** What the output holds for this run, read without changing anything (examine). */
+interface Found {
+  dataset: Manifest['dataset'];
+  previous: Manifest | undefined;
+  overridden: string[];
+  resumed: Resumed;
+  /** The finished rows the run keeps, counted by domain. */
+  tallies: Tallies;
+  /** The finished rows the run keeps that its data holds. */
+  kept: number;
+  /** Whether some planned row is not finished: only then does the run need its endpoint. */
+  todo: boolean;
+}
+
 /**
- * Picks up where an earlier run on the output stopped: checks that it may
- * be resumed, keeps its finished rows (counted in `tallies`), runs
- * `beforeDispatch`, and writes the manifest the run starts from.
+ * Checks that the output may be resumed (its settings; its rows belong to the data) and reads the
+ * rows it keeps, counting them, changing nothing. Rows of the output that this run's data does not
+ * hold (hand-added, or from other data) are refused like other settings, and with --force kept
+ * but not counted.
  */
-async function resume<S extends z.ZodType<DatasetRow>>(
-  stage: Stage<S>,
-  opts: RunOptions,
-  tallies: Tallies,
-): Promise<{ resumed: Resumed; manifest: RunManifest }> {
+async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<Found> {
   const { plan } = opts;
   const dataset: Manifest['dataset'] = {
     ...opts.dataset,
@@ -149,25 +180,68 @@ async function resume<S extends z.ZodType<DatasetRow>>(
     rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
   };
   const { previous, overridden } = await checkResumable(opts.output, stage.name, opts.settings, dataset, opts.force);
-  const keep = (row: Record<string, unknown>) => {
-    const o = stage.outcome(row);
-    return o === 'done' || (o === 'failed' && !opts.retryFailed);
-  };
-  const resumed = await resumeOutput(opts.output, {
+  const tallies = new Tallies();
+  for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
+  // Only a resume needs the keys of the rows planned: a new output holds no row to match.
+  const planned = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema) : undefined;
+  const outside = { rows: 0, first: '' };
+  const resumed = await scanOutput(opts.output, {
     schema: stage.schema,
-    keep,
-    onKept: (row) => {
-      const domain = domainOfTask(String(row.task));
-      stage.tally(row, tallies.count(domain, stage.outcome(row)));
+    keep: (row) => {
+      const o = stage.outcome(row);
+      return o === 'done' || (o === 'failed' && !opts.retryFailed);
+    },
+    onKept: (row, key, lineNo) => {
+      if (planned && !planned.keys.has(key)) {
+        if (!outside.rows++) outside.first = `${opts.output}:${lineNo} (${displayKey(key)})`;
+        return;
+      }
+      stage.tally(row, tallies.count(domainOfTask(String(row.task)), stage.outcome(row)));
     },
   });
+  if (outside.rows) {
+    const what = `${opts.output} holds ${outside.rows === 1 ? '1 row' : `${outside.rows} rows`} that the data of this run does not (the first at ${outside.first})`;
+    // With rows of the data that fail their checks, those may be them as they were: the bad rows are reported as the run meets them.
+    if (!opts.force && !planned?.bad) {
+      throw new UserError(
+        `${what}: it was made from other data or edited; give this run a file of its own (-o FILE), or pass --force to resume it anyway (such rows are kept, not counted)`,
+      );
+    }
+    opts.onEvent?.({
+      type: 'outside',
+      message: `${what}: ${opts.force ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
+    });
+  }
+  const todo = planned ? [...planned.keys].some((k) => !resumed.doneKeys.has(k)) : true;
+  return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
+}
+
+/** The keys of the planned rows that pass their checks (the others are never sent), and how many do not. */
+async function plannedKeys(plan: LinePlan, schema: z.ZodType<DatasetRow>): Promise<{ keys: Set<string>; bad: number }> {
+  const keys = new Set<string>();
+  let bad = 0;
+  for await (const { read } of plannedRows(plan, schema)) {
+    if (read.ok) keys.add(read.key);
+    else bad++;
+  }
+  return { keys, bad };
+}
+
+/**
+ * Picks up where an earlier run on the output stopped: drops the lines to
+ * redo, runs `beforeDispatch`, and writes the manifest the run starts from.
+ */
+async function resume<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions, found: Found): Promise<RunManifest> {
+  const { plan } = opts;
+  const { dataset, previous, overridden, resumed, tallies, kept } = found;
+  await dropRedone(opts.output, resumed);
   const mixed = mixedRuns(previous, overridden, resumed.doneKeys.size);
   if (overridden.length && resumed.doneKeys.size) {
     opts.onEvent?.({ type: 'mixed', rows: resumed.doneKeys.size, differences: overridden });
   }
   await opts.beforeDispatch?.(resumed.doneKeys);
   const total = plan.lines.length;
-  const alreadyDone = Math.min(resumed.doneKeys.size, total);
+  const alreadyDone = Math.min(kept, total);
   opts.onEvent?.({ type: 'planned', total, alreadyDone, todo: total - alreadyDone, dropped: resumed.dropped });
 
   const start = {
@@ -190,7 +264,7 @@ async function resume<S extends z.ZodType<DatasetRow>>(
       : undefined;
   const manifest = new RunManifest(opts.output, own, earlier, tallies, opts.endpointStats);
   await manifest.save();
-  return { resumed, manifest };
+  return manifest;
 }
 
 type SaveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => () => Promise<void>;

@@ -10,6 +10,8 @@ export interface Resumed {
   doneKeys: Set<string>;
   /** Lines dropped so they are redone: rows without a final result, a line cut by a crash, lines that are not rows. */
   dropped: { failed: number; cut: number; invalid: number };
+  /** The byte ranges of the lines kept (dropRedone). */
+  keepRanges: [number, number][];
 }
 
 export interface ResumeOptions {
@@ -17,21 +19,16 @@ export interface ResumeOptions {
   schema: z.ZodType<DatasetRow>;
   /** Whether an earlier output row is kept as it is; the others are dropped and redone. */
   keep: (row: Record<string, unknown>) => boolean;
-  /** Called for each kept row, to rebuild the tallies. */
-  onKept?: (row: Record<string, unknown>) => void;
+  /** Called for each kept row, with its key and line number, to rebuild the tallies. */
+  onKept?: (row: Record<string, unknown>, key: string, lineNo: number) => void;
 }
 
-/**
- * Reads an earlier (possibly interrupted) output so a run can resume. Lines
- * to redo are removed by writing the kept lines to a new file and renaming
- * it over the original: until the rename the original is intact, so a crash
- * here loses nothing either.
- */
-export async function resumeOutput(path: string, opts: ResumeOptions): Promise<Resumed> {
+/** Reads an earlier (possibly interrupted) output so a run can resume, changing nothing (dropRedone does). */
+export async function scanOutput(path: string, opts: ResumeOptions): Promise<Resumed> {
   const doneKeys = new Set<string>();
   const dropped = { failed: 0, cut: 0, invalid: 0 };
-  if (!(await isNonEmptyFile(path))) return { doneKeys, dropped };
   const keepRanges: [number, number][] = [];
+  if (!(await isNonEmptyFile(path))) return { doneKeys, dropped, keepRanges };
   for await (const line of readLineBytes(path)) {
     if (isBlank(line.bytes)) continue;
     if (!line.terminated) {
@@ -48,13 +45,21 @@ export async function resumeOutput(path: string, opts: ResumeOptions): Promise<R
       continue;
     }
     doneKeys.add(read.key);
-    opts.onKept?.(read.parsed);
+    opts.onKept?.(read.parsed, read.key, line.lineNo);
     const last = keepRanges[keepRanges.length - 1];
     if (last && last[1] === line.start) last[1] = line.end;
     else keepRanges.push([line.start, line.end]);
   }
-  if (dropped.failed + dropped.cut + dropped.invalid > 0) await rewriteKeeping(path, keepRanges);
-  return { doneKeys, dropped };
+  return { doneKeys, dropped, keepRanges };
+}
+
+/**
+ * Removes the lines to redo that scanOutput found by writing the kept lines to a new file and
+ * renaming it over the original: until the rename the original is intact, so a crash here loses nothing either.
+ */
+export async function dropRedone(path: string, scan: Resumed): Promise<void> {
+  const { failed, cut, invalid } = scan.dropped;
+  if (failed + cut + invalid > 0) await rewriteKeeping(path, scan.keepRanges);
 }
 
 async function rewriteKeeping(path: string, ranges: [number, number][]): Promise<void> {
