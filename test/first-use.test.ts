@@ -1,0 +1,69 @@
+/*
+ * A new user's first hour with the installed CLI: keys pasted from files or
+ * left empty by CI, files that are not what the command wants, URLs copied
+ * from other tools' docs. Each is the real binary against real HTTP servers
+ * on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runAwb } from './support/cli.js';
+import { makeDataset, readRowsOf, rowMarker, stackLines, tempDirs, worldReply } from './support/dataset.js';
+import { inferArgs, useServers } from './support/harness.js';
+import { lastUserText } from './support/openai-server.js';
+import { refusalLine } from './support/refusal.js';
+
+const temps = tempDirs('first-use');
+after(() => temps.cleanup());
+const server = useServers();
+
+const SECRET = 'sk-test-SECRET123456789';
+const FRAGMENT = 'SECRET123456789';
+
+describe('API keys as people pass them', { concurrency: 2 }, () => {
+  it('a key with a line end (a key file saved on Windows) is sent as the key, and a server echoing it never shows it', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 7);
+    const marker = rowMarker(ds.rows[2]!);
+    const s = await server({
+      apiKey: SECRET,
+      reply: worldReply,
+      faults: (req) => (lastUserText(req).includes(marker) ? { kind: '500', message: `upstream refused key ${SECRET}` } : undefined),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--max-retries', '0']), { env: { AWB_MODEL_API_KEY: `${SECRET}\r\n` } });
+    // Every other row was accepted with the key: the line end is no part of it.
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.filter((row) => row.error === undefined).length, 6);
+    for (const f of await readdir(dir)) if (f.startsWith('pred')) assert.ok(!(await readFile(join(dir, f), 'utf8')).includes(FRAGMENT), f);
+    assert.ok(!r.stderr.includes(FRAGMENT), r.stderr);
+    assert.match(String(rows.find((row) => row.error !== undefined)!.error), /upstream refused key \*\*\*/);
+  });
+
+  it('an empty key (a CI secret that is not set) is no key: one line naming the empty variable, not a stack trace', async () => {
+    const locked = await server({ apiKey: 'sk-right' });
+    const models = refusalLine(await runAwb(['models', '--base-url', locked.url], { env: { OPENAI_API_KEY: '' } }), 3);
+    assert.match(
+      models,
+      /rejected the API key \(401 Unauthorized\): no key was given \(\$OPENAI_API_KEY is set but empty\): set OPENAI_API_KEY/,
+    );
+    const given = refusalLine(await runAwb(['models', '--base-url', locked.url, '--api-key', ' ']), 3);
+    assert.match(given, /no key was given \(--api-key is empty\)/);
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 3);
+    const infer = await runAwb(inferArgs(locked.url, ds.dir, join(dir, 'p.jsonl')), { env: { AWB_MODEL_API_KEY: '', OPENAI_API_KEY: '' } });
+    assert.equal(infer.code, 3, infer.stderr);
+    assert.deepEqual(stackLines(infer.stderr), []);
+    assert.match(infer.stderr, /\(\$AWB_MODEL_API_KEY and \$OPENAI_API_KEY are set but empty\)/);
+    // An empty variable before a set one is skipped, as unset.
+    const open = await server({ apiKey: 'sk-right' });
+    const fallback = await runAwb(['models', '--base-url', open.url], { env: { OPENAI_API_KEY: 'sk-right' } });
+    assert.equal(fallback.code, 0, fallback.stderr);
+    const judgeKey = await runAwb(inferArgs(open.url, ds.dir, join(dir, 'q.jsonl')), {
+      env: { AWB_MODEL_API_KEY: ' ', OPENAI_API_KEY: 'sk-right' },
+    });
+    assert.equal(judgeKey.code, 0, judgeKey.stderr);
+  });
+});
