@@ -5,10 +5,11 @@
  * on 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, readdir, symlink } from 'node:fs/promises';
+import { delimiter, dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runAwb } from './support/cli.js';
+import { invocation } from '../src/commands/shared/invocation.js';
+import { AWB_BIN, runAwb } from './support/cli.js';
 import { makeDataset, readRowsOf, rowMarker, stackLines, tempDirs, worldReply } from './support/dataset.js';
 import { inferArgs, useServers } from './support/harness.js';
 import { lastUserText } from './support/openai-server.js';
@@ -65,5 +66,26 @@ describe('API keys as people pass them', { concurrency: 2 }, () => {
       env: { AWB_MODEL_API_KEY: ' ', OPENAI_API_KEY: 'sk-right' },
     });
     assert.equal(judgeKey.code, 0, judgeKey.stderr);
+  });
+});
+
+describe('commands awb prints to be pasted', () => {
+  it('installed in a project and run with npx awb: they start with npx, since the shell has no awb on PATH', async () => {
+    const files = new Map([['/p/node_modules/.bin/awb', '/p/node_modules/agentworldbench/bin/awb.js']]);
+    const realpath = (p: string) => files.get(p) ?? (p.startsWith('/p/node_modules/agentworldbench/') ? p : undefined);
+    const script = '/p/node_modules/.bin/awb';
+    assert.equal(invocation({ script, cwd: '/p', env: { PATH: '/usr/bin:/p/node_modules/.bin' }, realpath }), 'npx agentworldbench');
+    // The same install linked into a bin folder of the user's own is on the shell's PATH.
+    files.set('/usr/local/bin/awb', '/p/node_modules/agentworldbench/bin/awb.js');
+    assert.equal(invocation({ script, cwd: '/p', env: { PATH: '/usr/local/bin:/p/node_modules/.bin' }, realpath }), 'awb');
+
+    const dir = await temps.make();
+    await mkdir(join(dir, 'node_modules', '.bin'), { recursive: true });
+    await symlink(AWB_BIN, join(dir, 'node_modules', '.bin', 'awb'));
+    const r = await runAwb(['merge', 'shard1.jsonl'], {
+      cwd: dir,
+      env: { PATH: `${dirname(process.execPath)}${delimiter}${join(dir, 'node_modules', '.bin')}` },
+    });
+    assert.match(refusalLine(r, 2), /\(npx agentworldbench merge -o merged\.jsonl shard1\.jsonl \.\.\.\)/);
   });
 });
