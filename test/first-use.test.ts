@@ -5,13 +5,15 @@
  * on 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readFile, readdir, symlink } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { invocation } from '../src/commands/shared/invocation.js';
 import { AWB_BIN, runAwb } from './support/cli.js';
 import { makeDataset, readRowsOf, rowMarker, stackLines, tempDirs, worldReply } from './support/dataset.js';
-import { inferArgs, useServers } from './support/harness.js';
+import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import { lastUserText } from './support/openai-server.js';
 import { refusalLine } from './support/refusal.js';
 
@@ -87,5 +89,30 @@ describe('commands awb prints to be pasted', () => {
       env: { PATH: `${dirname(process.execPath)}${delimiter}${join(dir, 'node_modules', '.bin')}` },
     });
     assert.match(refusalLine(r, 2), /\(npx agentworldbench merge -o merged\.jsonl shard1\.jsonl \.\.\.\)/);
+  });
+});
+
+describe('a file that is not what the command reads', () => {
+  it('a gzipped JSONL: one line saying how to decompress it, before the judge is asked anything', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 7);
+    const world = await server({ reply: worldReply });
+    const judge = await server({ reply: worldReply });
+    const pred = join(dir, 'pred.jsonl');
+    assert.equal((await runAwb(inferArgs(world.url, ds.dir, pred))).code, 0);
+    const gz = join(dir, 'pred.jsonl.gz');
+    await writeFile(gz, gzipSync(await readFile(pred)));
+    const out = join(dir, 'judged', 'judged.jsonl');
+    const line = refusalLine(await runAwb(judgeArgs(judge.url, gz, out)), 2);
+    assert.equal(line, `awb: ${gz}: is gzip-compressed, not JSONL; decompress it first (gunzip -k FILE)`);
+    assert.equal(judge.stats.requests, 0);
+    assert.equal(existsSync(join(dir, 'judged')), false);
+    for (const cmd of [
+      ['score', gz],
+      ['rows', gz],
+      ['report', gz, '-o', join(dir, 'r.html')],
+      ['compare', gz, pred],
+    ])
+      assert.match(refusalLine(await runAwb(cmd), 2), /pred\.jsonl\.gz: is gzip-compressed/, cmd[0]);
   });
 });
