@@ -116,3 +116,23 @@ describe('a file that is not what the command reads', () => {
       assert.match(refusalLine(await runAwb(cmd), 2), /pred\.jsonl\.gz: is gzip-compressed/, cmd[0]);
   });
 });
+
+describe('a base URL copied with its route', () => {
+  it('(…/v1/chat/completions, …/v1/models) is refused before anything is sent, with the base URL to give instead', async () => {
+    const s = await server({ reply: worldReply });
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 3);
+    const infer = refusalLine(await runAwb(inferArgs(`${s.url}/chat/completions?key=sk-in-query`, ds.dir, join(dir, 'p.jsonl'))), 2);
+    assert.equal(
+      infer,
+      `awb: --model-base-url ${s.url}/chat/completions ends in the route /chat/completions: give the base URL without it (${s.url}); awb adds the routes itself`,
+    );
+    const judge = refusalLine(await runAwb(judgeArgs(`${s.url}/models/`, join(dir, 'p.jsonl'), join(dir, 'j.jsonl'))), 2);
+    assert.match(
+      judge,
+      /--judge-base-url \S+\/v1\/models ends in the route \/models: give the base URL without it \(http:\/\/127\.0\.0\.1:\d+\/v1\)/,
+    );
+    assert.match(refusalLine(await runAwb(['models', '--base-url', `${s.url}/chat/completions`]), 2), /ends in the route/);
+    assert.equal(s.stats.requests, 0);
+  });
+});

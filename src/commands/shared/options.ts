@@ -81,6 +81,14 @@ export function urlOption(name: string, value: string, keyOption: string): strin
       `--${name} ${shownUrl(value)} carries credentials before the host (user:key@); awb does not send them: pass the key with --${keyOption} instead`,
     );
   }
+  // A route copied with the base URL (from a curl line or a server's docs): the client adds it again, and every request 404s.
+  const route = /\/(chat\/completions|completions|models)\/*$/i.exec(url.pathname);
+  if (route) {
+    url.pathname = url.pathname.slice(0, route.index);
+    throw new UserError(
+      `--${name} ${shownUrl(value)} ends in the route /${route[1]}: give the base URL without it (${shownUrl(url.href)}); awb adds the routes itself`,
+    );
+  }
   return value.replace(/\/+$/, '');
 }
 
