@@ -136,3 +136,20 @@ describe('a base URL copied with its route', () => {
     assert.equal(s.stats.requests, 0);
   });
 });
+
+describe('--domains', () => {
+  it('takes the names separated by spaces as by commas ("terminal swe", "Terminal, SWE")', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 14);
+    const s = await server({ reply: worldReply });
+    const requests = async (domains: string) => {
+      const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'p.jsonl'), ['--dry-run', '--format', 'json', '--domains', domains]));
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as { requests: number }).requests;
+    };
+    const both = await requests('terminal,swe');
+    assert.ok(both > 0);
+    assert.equal(await requests('terminal swe'), both);
+    assert.equal(await requests(' Terminal,  SWE '), both);
+  });
+});
