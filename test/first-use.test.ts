@@ -153,3 +153,18 @@ describe('--domains', () => {
     assert.equal(await requests(' Terminal,  SWE '), both);
   });
 });
+
+describe('judge given a file of another tool', () => {
+  it('says it is not AgentWorldBench predictions, rather than calling it dataset rows', async () => {
+    const dir = await temps.make();
+    const other = join(dir, 'chats.jsonl');
+    await writeFile(other, '{"messages":[{"role":"user","content":"hi"}],"label":1}\n');
+    const s = await server({ reply: worldReply });
+    const line = refusalLine(await runAwb(judgeArgs(s.url, other, join(dir, 'j.jsonl'))), 2);
+    assert.match(
+      line,
+      /chats\.jsonl: is not AgentWorldBench predictions \(its first row has neither task nor gen\); judge the predictions\.jsonl that `(awb|node \S+) infer` writes$/,
+    );
+    assert.equal(s.stats.requests, 0);
+  });
+});
