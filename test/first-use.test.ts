@@ -168,3 +168,51 @@ describe('judge given a file of another tool', () => {
     assert.equal(s.stats.requests, 0);
   });
 });
+
+describe('--help', { concurrency: 4 }, () => {
+  const help = async (args: string[]) => {
+    const r = await runAwb([...args, '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  const REQUIRED: Record<string, string[]> = {
+    infer: ['--model-base-url', '--model-name'],
+    judge: ['--predictions', '--judge-base-url', '--judge-model'],
+    models: ['--base-url'],
+  };
+  for (const cmd of ['download', 'infer', 'judge', 'models', 'score', 'report', 'compare', 'rows', 'merge']) {
+    it(`${cmd}: an example, defaults as typed, required options marked`, async () => {
+      const text = await help([cmd]);
+      assert.match(text, new RegExp(`\\nExamples?:\\n  \\$ awb ${cmd} `));
+      assert.doesNotMatch(text, /default: "/);
+      for (const flag of REQUIRED[cmd] ?? []) {
+        const from = text.indexOf(`\n  ${flag} <`);
+        assert.ok(from >= 0, flag);
+        assert.match(text.slice(from, text.indexOf('\n  -', from + 1)), /\(required\)$/, flag);
+      }
+    });
+  }
+  it('infer, judge and models name the variables their key comes from, and that OPENAI_BASE_URL is not one awb reads', async () => {
+    for (const [cmd, vars] of [
+      ['infer', /AWB_MODEL_API_KEY, OPENAI_API_KEY: the key when --model-api-key is not given/],
+      ['judge', /AWB_JUDGE_API_KEY, OPENAI_API_KEY: the key when --judge-api-key is not given/],
+      ['models', /OPENAI_API_KEY: the key when --api-key is not given/],
+    ] as const) {
+      const text = await help([cmd]);
+      assert.match(text, /\nEnvironment:\n/, cmd);
+      assert.match(text, vars, cmd);
+      assert.match(text, /OPENAI_BASE_URL is not read/, cmd);
+    }
+    assert.match(await help(['infer']), /HF_ENDPOINT, HF_TOKEN/);
+  });
+  it('awb --help lists the exit codes README documents, with a quick start', async () => {
+    const text = await help([]);
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('Exit codes answer one question'));
+    const codes = [...section.slice(0, section.indexOf('\n\n', section.indexOf('- `130`'))).matchAll(/^- `(\d+)`:/gm)].map((m) => m[1]);
+    assert.deepEqual(codes, ['0', '1', '2', '3', '4', '130']);
+    const listed = [...text.slice(text.indexOf('Exit codes:')).matchAll(/^ {2}(\d+) /gm)].map((m) => m[1]);
+    assert.deepEqual(listed, codes);
+    assert.match(text, /Quick start[^\n]*\n {2}\$ awb infer /);
+  });
+});
