@@ -34,6 +34,22 @@ function withScoreOptions(cmd: Command): Command {
     .option('--price-judge-cached-input <usd>', 'price per million cached prompt tokens of the judge; wins over --price-cached-input');
 }
 
+/**
+ * Another command's name for an option (infer's --model-name given to judge,
+ * the --base-url of models given to infer): commander finds no spelling close
+ * enough to suggest, so the option names the one this command takes. Its
+ * value is never repeated: it may be a key.
+ */
+function withOtherNames(cmd: Command, names: Record<string, string>): Command {
+  for (const [other, ours] of Object.entries(names)) {
+    const wrong = () => {
+      throw new UserError(`${cmd.name()} takes ${ours}, not ${other}`);
+    };
+    cmd.addOption(new Option(`${other} [value]`).preset('').hideHelp().argParser(wrong));
+  }
+  return cmd;
+}
+
 /** Shown after a command's options: how it is typically run and what it reads from the environment. */
 function withExamples(cmd: Command, examples: string[], env: string[] = []): Command {
   const sections = [`Examples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`];
@@ -112,9 +128,14 @@ Environment:
 
   withExamples(
     declare(
-      withoutOperands(program.command('infer'), 'the dataset folder', '--data DIR').description(
-        'Run a world model on every row and write predictions JSONL (resumable)',
-      ),
+      withOtherNames(withoutOperands(program.command('infer'), 'the dataset folder', '--data DIR'), {
+        '--judge-base-url': '--model-base-url',
+        '--base-url': '--model-base-url',
+        '--judge-model': '--model-name',
+        '--model': '--model-name',
+        '--judge-api-key': '--model-api-key',
+        '--api-key': '--model-api-key',
+      }).description('Run a world model on every row and write predictions JSONL (resumable)'),
       INFER_OPTIONS,
     ),
     [
@@ -130,9 +151,14 @@ Environment:
 
   withExamples(
     declare(
-      withoutOperands(program.command('judge'), 'the predictions file', '--predictions FILE').description(
-        'Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)',
-      ),
+      withOtherNames(withoutOperands(program.command('judge'), 'the predictions file', '--predictions FILE'), {
+        '--model-base-url': '--judge-base-url',
+        '--base-url': '--judge-base-url',
+        '--model-name': '--judge-model',
+        '--model': '--judge-model',
+        '--model-api-key': '--judge-api-key',
+        '--api-key': '--judge-api-key',
+      }).description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)'),
       JUDGE_OPTIONS,
     ),
     [
@@ -143,9 +169,12 @@ Environment:
 
   withExamples(
     declare(
-      withoutOperands(program.command('models'), 'the endpoint', '--base-url URL').description(
-        'List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)',
-      ),
+      withOtherNames(withoutOperands(program.command('models'), 'the endpoint', '--base-url URL'), {
+        '--model-base-url': '--base-url',
+        '--judge-base-url': '--base-url',
+        '--model-api-key': '--api-key',
+        '--judge-api-key': '--api-key',
+      }).description('List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)'),
       MODELS_OPTIONS,
     ),
     ['awb models --base-url http://localhost:8000/v1'],

@@ -216,3 +216,19 @@ describe('--help', { concurrency: 4 }, () => {
     assert.match(text, /Quick start[^\n]*\n {2}\$ awb infer /);
   });
 });
+
+describe("another command's name for an option", { concurrency: 3 }, () => {
+  it('names the option this command takes, in one line, exit 2, never repeating the value (a key)', async () => {
+    for (const [args, line] of [
+      [['judge', '--predictions', 'p.jsonl', '--model-name', 'm'], 'awb: judge takes --judge-model, not --model-name'],
+      [['judge', '--model-api-key=sk-secret-000000000'], 'awb: judge takes --judge-api-key, not --model-api-key'],
+      [['infer', '--base-url', 'http://127.0.0.1:9/v1'], 'awb: infer takes --model-base-url, not --base-url'],
+      [['infer', '--judge-model'], 'awb: infer takes --model-name, not --judge-model'],
+      [['models', '--model-base-url', 'http://127.0.0.1:9/v1'], 'awb: models takes --base-url, not --model-base-url'],
+    ] as const)
+      assert.equal(refusalLine(await runAwb([...args]), 2), line, args.join(' '));
+    // They stay out of the help: each command lists only its own options.
+    const help = (await runAwb(['judge', '--help'])).stdout;
+    assert.doesNotMatch(help, /--model-name|--model-base-url|--model-api-key|--base-url/);
+  });
+});
