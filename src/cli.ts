@@ -35,6 +35,33 @@ function withScoreOptions(cmd: Command): Command {
 }
 
 /**
+ * Another command's name for an option (infer's --model-name given to judge,
+ * the --base-url of models given to infer): commander finds no spelling close
+ * enough to suggest, so the option names the one this command takes. Its
+ * value is never repeated: it may be a key.
+ */
+function withOtherNames(cmd: Command, names: Record<string, string>): Command {
+  for (const [other, ours] of Object.entries(names)) {
+    const wrong = () => {
+      throw new UserError(`${cmd.name()} takes ${ours}, not ${other}`);
+    };
+    cmd.addOption(new Option(`${other} [value]`).preset('').hideHelp().argParser(wrong));
+  }
+  return cmd;
+}
+
+/** Shown after a command's options: how it is typically run and what it reads from the environment. */
+function withExamples(cmd: Command, examples: string[], env: string[] = []): Command {
+  const sections = [`Examples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`];
+  if (env.length) sections.push(`Environment:\n${env.map((e) => `  ${e}`).join('\n')}`);
+  return cmd.addHelpText('after', `\n${sections.join('\n\n')}`);
+}
+
+const KEY_ENV = (option: string, vars: string) =>
+  `${vars}: the key when ${option} is not given${vars.includes(',') ? ', the first one set' : ''} (trimmed; empty counts as unset; OPENAI_BASE_URL is not read)`;
+const COLOR_ENV = 'NO_COLOR, FORCE_COLOR: colours off, or on without a terminal (FORCE_COLOR=0: never)';
+
+/**
  * The commands that take no operands accept stray ones only to say where
  * they belong (a path or URL typed without its option is the usual slip),
  * rather than commander's bare "too many arguments". The stray words are not
@@ -52,6 +79,22 @@ function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: false })
+    .addHelpText(
+      'after',
+      `
+Quick start (awb CMD --help for each command's options, defaults and examples):
+  $ awb infer --model-base-url http://localhost:8000/v1 --model-name MODEL -c 64
+  $ awb judge --predictions results/MODEL/predictions.jsonl --judge-base-url https://api.openai.com/v1 --judge-model gpt-5.2-2025-12-11
+  $ awb score results/MODEL/judged.jsonl
+
+Exit codes:
+  0    every row has a final result
+  1    rows are left that the same command run again completes
+  2    a usage or input mistake
+  3    an endpoint or hub that cannot be used (bad key, unknown model, unreachable)
+  4    the regression gate of compare --fail-below failed
+  130  interrupted`,
+    )
     .exitOverride();
 
   withoutOperands(program.command('download'), 'the folder to download into', '--dir DIR')
@@ -61,6 +104,10 @@ function buildProgram(): Command {
     .addHelpText(
       'after',
       `
+Examples:
+  $ awb download --dir ./AgentWorldBench
+  $ awb download --revision <commit> --domains terminal,swe
+
 Environment:
   HF_ENDPOINT             a Hugging Face mirror, a bare http(s)://host[/path]
   HF_TOKEN                token for gated or private copies (hf_...)
@@ -75,29 +122,63 @@ Environment:
     .option('--dir <dir>', "download into this folder instead of the hub's cache")
     .option('--domains <list>', 'comma-separated domains to fetch (default: all seven)')
     .option('--repo <id>', 'dataset repository, OWNER/NAME', DATASET_REPO)
-    .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default 60)')
-    .option('--max-file-mb <n>', 'refuse files listed larger than this many MB (default 2048)')
+    .option('--timeout <s>', 'give a request up after this many seconds without a byte from the hub (default: 60)')
+    .option('--max-file-mb <n>', 'refuse files listed larger than this many MB (default: 2048)')
     .action(async (opts) => (await import('./commands/data/download.js')).run(opts));
 
-  declare(
-    withoutOperands(program.command('infer'), 'the dataset folder', '--data DIR').description(
-      'Run a world model on every row and write predictions JSONL (resumable)',
+  withExamples(
+    declare(
+      withOtherNames(withoutOperands(program.command('infer'), 'the dataset folder', '--data DIR'), {
+        '--judge-base-url': '--model-base-url',
+        '--base-url': '--model-base-url',
+        '--judge-model': '--model-name',
+        '--model': '--model-name',
+        '--judge-api-key': '--model-api-key',
+        '--api-key': '--model-api-key',
+      }).description('Run a world model on every row and write predictions JSONL (resumable)'),
+      INFER_OPTIONS,
     ),
-    INFER_OPTIONS,
+    [
+      'awb infer --model-base-url http://localhost:8000/v1 --model-name Qwen/Qwen3-8B -c 64',
+      'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --data ./AgentWorldBench --domains terminal --limit 10',
+    ],
+    [
+      KEY_ENV('--model-api-key', 'AWB_MODEL_API_KEY, OPENAI_API_KEY'),
+      'HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE: when the dataset is downloaded (awb download --help)',
+      COLOR_ENV,
+    ],
   ).action(async (opts) => (await import('./commands/stage/infer.js')).run(opts));
 
-  declare(
-    withoutOperands(program.command('judge'), 'the predictions file', '--predictions FILE').description(
-      'Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)',
+  withExamples(
+    declare(
+      withOtherNames(withoutOperands(program.command('judge'), 'the predictions file', '--predictions FILE'), {
+        '--model-base-url': '--judge-base-url',
+        '--base-url': '--judge-base-url',
+        '--model-name': '--judge-model',
+        '--model': '--judge-model',
+        '--model-api-key': '--judge-api-key',
+        '--api-key': '--judge-api-key',
+      }).description('Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)'),
+      JUDGE_OPTIONS,
     ),
-    JUDGE_OPTIONS,
+    [
+      'awb judge --predictions results/Qwen--Qwen3-8B/predictions.jsonl --judge-base-url https://api.openai.com/v1 --judge-model gpt-5.2-2025-12-11 -c 32',
+    ],
+    [KEY_ENV('--judge-api-key', 'AWB_JUDGE_API_KEY, OPENAI_API_KEY'), COLOR_ENV],
   ).action(async (opts) => (await import('./commands/stage/judge.js')).run(opts));
 
-  declare(
-    withoutOperands(program.command('models'), 'the endpoint', '--base-url URL').description(
-      'List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)',
+  withExamples(
+    declare(
+      withOtherNames(withoutOperands(program.command('models'), 'the endpoint', '--base-url URL'), {
+        '--model-base-url': '--base-url',
+        '--judge-base-url': '--base-url',
+        '--model-api-key': '--api-key',
+        '--judge-api-key': '--api-key',
+      }).description('List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)'),
+      MODELS_OPTIONS,
     ),
-    MODELS_OPTIONS,
+    ['awb models --base-url http://localhost:8000/v1'],
+    [KEY_ENV('--api-key', 'OPENAI_API_KEY')],
   ).action(async (opts) => (await import('./commands/stage/models.js')).run(opts));
 
   const score = program
@@ -110,7 +191,10 @@ Environment:
         .default('table'),
     )
     .option('--by <what>', '"turn": break each domain down by turn_idx buckets');
-  withScoreOptions(score).action(async (judged, opts) => (await import('./commands/results/score.js')).run(judged, opts));
+  withExamples(withScoreOptions(score), [
+    'awb score results/*/judged.jsonl',
+    'awb score results/my-model/judged.jsonl --with-published --format markdown',
+  ]).action(async (judged, opts) => (await import('./commands/results/score.js')).run(judged, opts));
 
   const report = program
     .command('report')
@@ -119,7 +203,9 @@ Environment:
     )
     .argument('<judged...>', "judged JSONL files (ours or the official script's; rubric, turing, pairwise or --repeat), a run each")
     .option('-o, --output <file>', 'the HTML file to write', 'report.html');
-  withScoreOptions(report).action(async (judged, opts) => (await import('./commands/results/report.js')).run(judged, opts));
+  withExamples(withScoreOptions(report), ['awb report results/*/judged.jsonl -o report.html']).action(async (judged, opts) =>
+    (await import('./commands/results/report.js')).run(judged, opts),
+  );
 
   program
     .command('compare')
@@ -150,6 +236,13 @@ Environment:
       new Option('-f, --format <format>', 'output format (md: markdown)').choices(['table', 'markdown', 'md', 'json']).default('table'),
     )
     .option('--summary <file>', 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ awb compare baseline/judged.jsonl candidate/judged.jsonl --rows 10
+  $ awb compare baseline/judged.jsonl candidate/judged.jsonl --fail-below 1 --summary "$GITHUB_STEP_SUMMARY"`,
+    )
     .action(async (baseline, candidate, opts) => (await import('./commands/results/compare.js')).run(baseline, candidate, opts));
 
   program
@@ -161,6 +254,13 @@ Environment:
     .option('--best <n>', 'the N rows with the highest total score')
     .option('--failed', 'only failed rows')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ awb rows results/my-model/judged.jsonl --domain terminal --worst 5
+  $ awb rows results/my-model/judged.jsonl --failed`,
+    )
     .action(async (judged, opts) => (await import('./commands/results/rows.js')).run(judged, opts));
 
   program
@@ -171,8 +271,19 @@ Environment:
     .option('--data <dir>', 'dataset folder to check coverage against (default: the cached download the shards used)')
     .option('--allow-gaps', 'write what there is and list the missing rows instead of refusing')
     .option('--force', 'overwrite the merged file if it exists')
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ awb merge -o results/predictions.jsonl shards/predictions-*.jsonl`,
+    )
     .action(async (shards, opts) => (await import('./commands/results/merge.js')).run(shards, opts));
 
+  // Defaults as typed ("default: 16"), not as the JSON of commander's string ("default: \"16\"").
+  for (const cmd of [program, ...program.commands])
+    for (const option of cmd.options)
+      if (typeof option.defaultValue === 'string' && option.defaultValueDescription === undefined)
+        option.defaultValueDescription = option.defaultValue;
   return program;
 }
 

@@ -61,12 +61,16 @@ export function domainName(name: string): string {
 }
 
 /**
- * Parses `--domains a,b` (case-insensitive for the seven; other names are kept, and the data decides whether they exist).
+ * Parses `--domains a,b` (or `a b`; case-insensitive for the seven; other names are kept, and the data decides whether they exist).
  * A list naming nothing (`--domains "$EMPTY"` in a CI script) is refused rather than read as every domain.
  */
 export function parseDomainList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const names = value.split(',').map(domainName).filter(Boolean);
+  // Spaces separate too: no domain has one in its name, and "terminal swe" read as one name matched nothing.
+  const names = value
+    .split(/[\s,]+/)
+    .map(domainName)
+    .filter(Boolean);
   if (!names.length) throw new UserError(`--domains names no domain (got "${value}"); leave the option out for every domain`);
   return canonicalDomains(names);
 }

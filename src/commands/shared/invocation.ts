@@ -23,14 +23,17 @@ export interface InvocationContext {
 
 /**
  * How to start awb again the way it was started: `npx agentworldbench` under
- * npx (its cache is not on PATH), `awb` when the `awb` on PATH is this very
- * script, else `node <script>` (relative to the current folder when inside it).
+ * npx (its cache is not on PATH) or from a project's node_modules/.bin (`npx
+ * awb` in a project that installed it), `awb` when the `awb` on PATH is this
+ * very script, else `node <script>` (relative to the current folder when inside it).
  */
 export function invocation(c: InvocationContext): string {
   if (c.script.split(/[\\/]/).includes('_npx')) return 'npx agentworldbench';
   const self = c.realpath(c.script);
   const dirs = (c.env.PATH ?? '').split(delimiter).filter(Boolean);
-  if (self && dirs.some((d) => c.realpath(join(d, 'awb')) === self)) return 'awb';
+  const onPath = self && dirs.find((d) => c.realpath(join(d, 'awb')) === self);
+  // A project's node_modules/.bin is on PATH only inside npx and npm scripts: the shell the command is pasted into runs it with npx.
+  if (onPath) return /(^|[\\/])node_modules[\\/]\.bin[\\/]*$/.test(onPath) ? 'npx agentworldbench' : 'awb';
   const rel = relative(c.cwd, c.script);
   const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : c.script;
   return `node ${shellWord(shown)}`;

@@ -29,7 +29,7 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 /** Declares the table's options on a command; a key that is not the option's attribute name is a bug caught here. */
 export function declare(cmd: Command, table: OptionTable): Command {
   for (const [key, spec] of Object.entries(table)) {
-    const option = new Option(spec.flags, spec.help);
+    const option = new Option(spec.flags, spec.required ? `${spec.help} (required)` : spec.help);
     if (option.attributeName() !== key) throw new Error(`option table: ${spec.flags} is read as "${option.attributeName()}", not "${key}"`);
     if (spec.default !== undefined) option.default(spec.default);
     if (spec.repeat) option.argParser(collect);

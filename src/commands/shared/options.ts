@@ -81,6 +81,14 @@ export function urlOption(name: string, value: string, keyOption: string): strin
       `--${name} ${shownUrl(value)} carries credentials before the host (user:key@); awb does not send them: pass the key with --${keyOption} instead`,
     );
   }
+  // A route copied with the base URL (from a curl line or a server's docs): the client adds it again, and every request 404s.
+  const route = /\/(chat\/completions|completions|models)\/*$/i.exec(url.pathname);
+  if (route) {
+    url.pathname = url.pathname.slice(0, route.index);
+    throw new UserError(
+      `--${name} ${shownUrl(value)} ends in the route /${route[1]}: give the base URL without it (${shownUrl(url.href)}); awb adds the routes itself`,
+    );
+  }
   return value.replace(/\/+$/, '');
 }
 
@@ -105,11 +113,20 @@ export function pathSegment(name: string): string {
 /**
  * The API key from the option, else the first of `envs` that is set (local
  * servers accept anything: "EMPTY"), and what to do when an endpoint rejects
- * it, naming where it came from.
+ * it, naming where it came from. Keys are trimmed, as the openai client trims
+ * the variables it reads: a key file's line end (CRLF) or a stray space would
+ * be dropped from the header by fetch but kept in the secret redacted from
+ * errors, which then missed the key. An empty key (an unset CI secret) counts
+ * as none given: the client refuses an empty key with a stack trace.
  */
 export function apiKeyFrom(given: string | undefined, option: string, envs: readonly string[]): { apiKey: string; keyHelp: string } {
-  if (given !== undefined) return { apiKey: given, keyHelp: `check the key given with ${option}` };
-  const env = envs.find((name) => process.env[name] !== undefined);
-  if (env !== undefined) return { apiKey: process.env[env]!, keyHelp: `check the key in $${env}, or pass another with ${option}` };
-  return { apiKey: 'EMPTY', keyHelp: `no key was given: set ${envs.join(' or ')}, or pass ${option} KEY` };
+  const none = (why: string) => ({ apiKey: 'EMPTY', keyHelp: `no key was given${why}: set ${envs.join(' or ')}, or pass ${option} KEY` });
+  if (given !== undefined) {
+    const key = given.trim();
+    return key ? { apiKey: key, keyHelp: `check the key given with ${option}` } : none(` (${option} is empty)`);
+  }
+  const env = envs.find((name) => process.env[name]?.trim());
+  if (env !== undefined) return { apiKey: process.env[env]!.trim(), keyHelp: `check the key in $${env}, or pass another with ${option}` };
+  const empty = envs.filter((name) => process.env[name] !== undefined);
+  return none(empty.length ? ` (${empty.map((n) => `$${n}`).join(' and ')} ${empty.length > 1 ? 'are' : 'is'} set but empty)` : '');
 }

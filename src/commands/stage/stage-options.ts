@@ -202,13 +202,13 @@ export const INFER_OPTIONS = {
   },
   shard: { ...shard, help: 'take only shard K of N (1-based), a deterministic split balanced by size' },
   concurrency,
-  temperature: { ...temperature, help: 'sampling temperature (official default)' },
+  temperature: { ...temperature, help: "sampling temperature (the default is the official script's)" },
   topP: {
     flags: '--top-p <p>',
     help: 'nucleus sampling (default: server default)',
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1),
   },
-  maxTokens: { ...maxTokens, help: 'generation limit (official default)' },
+  maxTokens: { ...maxTokens, help: "generation limit in tokens (the default is the official script's)" },
   extraBody: {
     ...extraBody,
     help: 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'',
@@ -275,8 +275,8 @@ export const JUDGE_OPTIONS = {
   domains: { ...domains, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
   concurrency,
-  temperature: { ...temperature, help: 'judge temperature (official default)' },
-  maxTokens: { ...maxTokens, help: 'judge generation limit (official default)' },
+  temperature: { ...temperature, help: "judge temperature (the default is the official script's)" },
+  maxTokens: { ...maxTokens, help: "judge generation limit in tokens (the default is the official script's)" },
   extraBody,
   parseAttempts: {
     flags: '--parse-attempts <n>',

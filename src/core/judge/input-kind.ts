@@ -1,6 +1,9 @@
 import { UserError } from '../errors.js';
 import { STAGE_FIELDS, earlierStageProblem, isBlank, readLineBytes, rowStage, topLevelValues } from '../rows/index.js';
 
+/** rowStage's fields, and `task`: a row with neither `task` nor `gen` is not from this benchmark at all. */
+const FIELDS: ReadonlySet<string> = new Set([...STAGE_FIELDS, 'task']);
+
 /**
  * A dataset file given to judge where predictions belong, told by its first
  * row (rowStage). Refused before anything is sent, rather than every row
@@ -11,15 +14,19 @@ export async function notPredictions(file: string, awb: string): Promise<UserErr
   // Small reads: only the first row is wanted.
   for await (const line of readLineBytes(file, { highWaterMark: 1 << 16 })) {
     if (isBlank(line.bytes)) continue;
-    const fields = topLevelValues(line.bytes, STAGE_FIELDS);
-    const problem =
-      fields &&
-      earlierStageProblem(
-        file,
-        rowStage((f) => fields.has(f)),
-        'prediction',
-        awb,
+    const fields = topLevelValues(line.bytes, FIELDS);
+    if (!fields) return undefined;
+    // Neither field: a file of another tool (chat logs, an eval set), which "dataset rows" would misname.
+    if (!fields.has('task') && !fields.has('gen'))
+      return new UserError(
+        `${file}: is not AgentWorldBench predictions (its first row has neither task nor gen); judge the predictions.jsonl that \`${awb} infer\` writes`,
       );
+    const problem = earlierStageProblem(
+      file,
+      rowStage((f) => fields.has(f)),
+      'prediction',
+      awb,
+    );
     return problem === undefined ? undefined : new UserError(problem);
   }
   return undefined;

@@ -23,9 +23,22 @@ const LONG_KEPT = 4 * READ_SIZE;
  */
 const spareBuffers: { reads: [Buffer, Buffer]; long: Buffer }[] = [];
 
+/** Signatures of the compressed formats JSONL is shipped in: a `.jsonl.gz` given where the file is wanted. */
+const COMPRESSED = [
+  { magic: [0x1f, 0x8b], name: 'gzip', tool: 'gunzip -k' },
+  { magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd', tool: 'zstd -d' },
+  { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], name: 'xz', tool: 'unxz -k' },
+  { magic: [0x42, 0x5a, 0x68], name: 'bzip2', tool: 'bunzip2 -k' },
+  { magic: [0x50, 0x4b, 0x03, 0x04], name: 'zip', tool: 'unzip' },
+];
+
+function compression(start: Buffer): { name: string; tool: string } | undefined {
+  return COMPRESSED.find((c) => c.magic.every((b, i) => start[i] === b));
+}
+
 /**
  * Reads a file line by line as bytes, splitting on `\n` only, without a
- * leading byte order mark. JSONL from the
+ * leading byte order mark; a compressed file is refused at its first bytes. JSONL from the
  * real data holds raw U+2028/U+2029 inside strings, which readline-style
  * splitters may treat as line breaks; here they stay inside their line.
  * Memory holds two read buffers and one buffer as large as the longest line
@@ -80,6 +93,11 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
       which ^= 1;
       pending = read(reads[which]!, pos);
       let from = 0;
+      if (chunkStart === 0) {
+        const packed = compression(chunk);
+        // Read as text, a compressed file is 'not valid JSON' at line 1 after a planning scan counted its binary lines as rows.
+        if (packed) throw new UserError(`${path}: is ${packed.name}-compressed, not JSONL; decompress it first (${packed.tool} FILE)`);
+      }
       // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
       if (chunkStart === 0 && bytesRead >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) offset = from = 3;
       if (!endingsChecked) endingsChecked = checkEndings(path, chunk, from, long.subarray(0, carried));
