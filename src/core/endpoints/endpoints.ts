@@ -212,8 +212,8 @@ export function modelIds(body: unknown): { ids?: string[]; notJson?: true } {
   };
 }
 
-/** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
-export function isMalformedReply(err: unknown): boolean {
+/** Whether the error came from a reply that is no chat completion, or that the client could not read (bad JSON and the like). */
+function isMalformedReply(err: unknown): boolean {
   return err instanceof MalformedReplyError || err instanceof SyntaxError;
 }
 
@@ -363,7 +363,8 @@ export class EndpointPool {
   /**
    * Sends one chat completion. Each attempt goes to the endpoint in use with
    * the fewest requests in flight; a failed one is retried (retry.ts: the
-   * openai client's rules, Retry-After honoured) up to maxRetries times.
+   * openai client's rules, Retry-After honoured) up to maxRetries times,
+   * whatever the failure: a malformed reply is one more kind of it.
    * Errors that would repeat for every row (rejected key, unknown model)
    * become FatalEndpointError; others are thrown once the retries are spent.
    */
@@ -404,12 +405,13 @@ export class EndpointPool {
         if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
           failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
-        else {
-          // A reply that is not a chat completion: the caller decides whether to ask again.
+        else if (isMalformedReply(err)) {
+          // The server answered, so its health stands; the reply is asked again within the same --max-retries.
+          failure = { kind: 'malformed' };
           this.noteSuccess(ep);
-          throw err;
-        }
-        if (failure.kind === 'connection' || isFailureStatus(failure.status)) this.noteFailure(ep);
+          ep.stats.failures++;
+        } else throw err;
+        if (failure.kind === 'connection' || (failure.kind === 'status' && isFailureStatus(failure.status))) this.noteFailure(ep);
         this.noteConnection(ep, err);
         failedOn.add(index);
         // Another endpoint in use, which has not failed this request, takes the retry at once (retry.ts).
