@@ -216,7 +216,11 @@ describe('replies that are not what they claim', { concurrency: 3 }, () => {
         assert.match(String(row.error), why);
         assert.equal(row.gen_reasoning, undefined);
       }
-      assert.equal(seen.filter((s) => s.startsWith('POST')).length, 2 * rows.length, 'each malformed reply asked again once, as --max-retries 1 says');
+      assert.equal(
+        seen.filter((s) => s.startsWith('POST')).length,
+        2 * rows.length,
+        'each malformed reply asked again once, as --max-retries 1 says',
+      );
       const judgedOut = join(dir, 'judged.jsonl');
       const j = await runAwb(judgeArgs(url, join(root, 'run', 'pred.jsonl'), judgedOut, ['--domains', 'mcp', '--max-retries', '0']));
       assert.equal(j.code, 1, j.stderr);

@@ -20,7 +20,10 @@ const chunk = (delta: object, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
 type Fault = (res: ServerResponse, req: IncomingMessage) => void;
-const ok200 = (body: string, type = 'application/json'): Fault => (res) => res.writeHead(200, { 'content-type': type }).end(body);
+const ok200 =
+  (body: string, type = 'application/json'): Fault =>
+  (res) =>
+    res.writeHead(200, { 'content-type': type }).end(body);
 const completion = (choices: unknown[]) => JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'test-model', choices });
 
 /** Every kind of failed attempt, as a server gives it to a streamed and to an unstreamed request alike. */
@@ -50,7 +53,10 @@ const STREAM_FAULTS: Record<string, Fault> = {
     `${chunk({ role: 'assistant', content: 'half' })}event: error\ndata: {"error": {"message": "engine died"}}\n\n`,
     'text/event-stream',
   ),
-  'a stream of events without a choice': ok200(`data: {"id": "x", "object": "chat.completion.chunk", "choices": []}\n\ndata: [DONE]\n\n`, 'text/event-stream'),
+  'a stream of events without a choice': ok200(
+    `data: {"id": "x", "object": "chat.completion.chunk", "choices": []}\n\ndata: [DONE]\n\n`,
+    'text/event-stream',
+  ),
 };
 
 describe('--max-retries N: N + 1 attempts for every kind of failure', { concurrency: 8 }, () => {
