@@ -216,3 +216,69 @@ for (const [field, delta, finish] of [
     assert.match(String(rows[0]!.error), new RegExp(`returned a choice whose ${field} is not text`));
     assert.doesNotMatch(r.stderr, /no choice in its stream|\n\s+at /);
   });
+
+/** One server-sent event of a chat completion stream. */
+const event = (choices: unknown[], extra: object = {}) =>
+  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices, ...extra })}\n\n`;
+const delta = (d: object, finish: string | null = null) => event([{ index: 0, delta: d, finish_reason: finish }]);
+const usageEvent = event([], { usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
+
+test('a stream that stalls or breaks after its finish reason keeps its answer, without usage, sent once, and the run says so', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 3, ['mcp']);
+  let posts = 0;
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    const n = ++posts;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(delta({ role: 'assistant', content: 'the ' }) + delta({ content: 'answer' }) + delta({}, 'stop'));
+    // First: silent for good before the usage chunk; second: the connection reset there; third: silent after usage, before [DONE].
+    if (n === 2) setTimeout(() => res.socket?.destroy(), 50);
+    if (n === 3) res.write(usageEvent);
+  });
+  const out = join(dir, 'tail.jsonl');
+  // An idle limit above the grace: the answer is kept once the grace is over, not when the stream is given up on.
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream', '--stream-idle', '8', '--max-retries', '0', '-c', '1']));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(posts, 3, 'no answer was asked for again');
+  const rows = await readRowsOf(out);
+  assert.equal(rows.length, 3);
+  for (const row of rows) {
+    assert.equal(row.gen, 'the answer');
+    assert.equal(row.finish_reason, 'stop');
+    assert.equal(row.error, undefined);
+  }
+  assert.equal(rows.filter((row) => row.usage === null).length, 2);
+  assert.equal(rows.filter((row) => (row.usage as { total_tokens?: number } | null)?.total_tokens === 8).length, 1);
+  assert.match(
+    r.stderr,
+    /warning: 2 streams stalled or broke after the finish reason, before the usage chunk: their answers were kept, without token usage/,
+  );
+});
+
+test('behind a proxy that buffers the events (the reply in one piece), no decode speed is recorded; the time to first token is', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 2, ['mcp']);
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    const events = ['one ', 'two ', 'three'].map((content) => delta({ content })).join('');
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${delta({ role: 'assistant', content: '' })}${events}${delta({}, 'stop')}${usageEvent}data: [DONE]\n\n`);
+    }, 200);
+  });
+  const out = join(dir, 'buffered.jsonl');
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream']));
+  assert.equal(r.code, 0, r.stderr);
+  const rows = await readRowsOf(out);
+  assert.equal(rows.length, 2);
+  for (const row of rows) {
+    assert.equal(row.gen, 'one two three');
+    assert.equal(typeof row.ttft_ms, 'number');
+    assert.equal(row.decode_tokens_per_s, undefined);
+  }
+  assert.doesNotMatch(r.stderr, /decode speed/);
+  assert.match(r.stderr, /time to first token/);
+});

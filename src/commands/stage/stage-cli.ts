@@ -105,6 +105,15 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     if (batch && !result.stopped) await batch.clear();
     printSummary(name, result, c.columns, reasons);
     timings?.print();
+    const lost = c.pool.usageLost;
+    if (lost > 0)
+      process.stderr.write(
+        errColor.yellow(
+          `warning: ${lost === 1 ? '1 stream' : `${lost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
+            `${lost === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)
+`,
+        ),
+      );
     printEndpoints(result.manifest.endpoints);
     finish(name, result.stopped, result.remaining, c.output, c.secrets);
     return result;

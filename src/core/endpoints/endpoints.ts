@@ -271,6 +271,9 @@ function requestOptions(body: ChatBody) {
 /** Idle limit on a reply once it has started: a working server sends a finished completion in one go. */
 const DEFAULT_IDLE_MS = 120_000;
 
+/** How long a stream that sent its finish reason is waited for (its usage chunk, `[DONE]`): servers send them at once. */
+const USAGE_GRACE_MS = 5_000;
+
 /**
  * One or more OpenAI-compatible endpoints serving the same model, each an
  * openai client (its timeout, its errors; its fetch reads replies within
@@ -285,6 +288,7 @@ export class EndpointPool {
   private readonly secrets: string[];
   /** Aborted by stopSending(): no attempt starts after it, and waits for a retry end at once. */
   private readonly stopping = new AbortController();
+  private lostUsage = 0;
 
   constructor(private readonly opts: PoolOptions) {
     this.policy = opts.health ?? DEFAULT_HEALTH;
@@ -435,18 +439,24 @@ export class EndpointPool {
   /**
    * One streamed attempt. The client's timeout ends when the headers come, so
    * the whole stream gets its own; a stream that stalls, breaks or runs out
-   * of time is a failed attempt (StreamFailure), retried like a timeout.
+   * of time is a failed attempt (StreamFailure), retried like a timeout,
+   * unless its finish reason came: then the answer is kept (collectStream),
+   * and counted in usageLost when its usage never came.
    */
   private async streamed(ep: Endpoint, body: ChatBody, started: number, signal?: AbortSignal) {
     const deadline = AbortSignal.timeout(this.opts.timeoutMs);
-    const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const cut = new AbortController();
+    const all = AbortSignal.any([deadline, cut.signal, ...(signal ? [signal] : [])]);
     try {
       const stream = await ep.client.post<AsyncIterable<ChatCompletionChunk>>(CHAT_ROUTE, {
         ...requestOptions(body),
         stream: true,
-        signal: both,
+        signal: all,
       });
-      return await collectStream(stream, started);
+      const graceMs = Math.min(USAGE_GRACE_MS, this.opts.idleMs ?? DEFAULT_IDLE_MS);
+      const reply = await collectStream(stream, started, { graceMs, cut: () => cut.abort() });
+      if (reply.usageLost) this.lostUsage++;
+      return reply;
     } catch (err) {
       // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).
       if (signal?.aborted || (err instanceof APIError && err.status !== undefined)) throw err;
@@ -535,6 +545,11 @@ export class EndpointPool {
       throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${shown}`);
     }
     return undefined;
+  }
+
+  /** Streamed answers kept whole after their stream stalled or broke past the finish reason, recorded without their usage. */
+  get usageLost(): number {
+    return this.lostUsage;
   }
 
   /** Per endpoint as shown: a URL given twice (`/v1` and `/v1/`) is one endpoint, its copies' counts added up. */
