@@ -8,7 +8,7 @@ import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from './sup
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import { requestHash, type ChatRequest } from './support/openai-server.js';
 import { models, rawServer } from './support/raw-server.js';
-import { collectStream, medianP90 } from '../src/core/endpoints/index.js';
+import { collectStream, EndpointPool, medianP90 } from '../src/core/endpoints/index.js';
 
 /* --stream: the same rows as unstreamed, through a proxy that cuts connections silent for 1.5 s. */
 
@@ -282,3 +282,62 @@ test('behind a proxy that buffers the events (the reply in one piece), no decode
   assert.doesNotMatch(r.stderr, /decode speed/);
   assert.match(r.stderr, /time to first token/);
 });
+
+/** A streamed pool on `url` that tries once. */
+const streamedPool = (url: string) =>
+  new EndpointPool({
+    urls: [url],
+    apiKey: 'k',
+    model: 'test-model',
+    timeoutMs: 5000,
+    idleMs: 2000,
+    maxRetries: 0,
+    maxReplyBytes: 1 << 20,
+    role: 'world model',
+    stream: true,
+  });
+
+test('events as servers and proxies spell them: CRLF, comments, `data:` without a space, every byte its own TCP write', async () => {
+  const events = [
+    ': keep-alive',
+    delta({ role: 'assistant', reasoning_content: 'th' }).trim(),
+    ': ping',
+    delta({ reasoning_content: 'ink', content: 'hé' }).trim().replace('data: ', 'data:'),
+    delta({ content: '😀 done' }, 'stop').trim(),
+    usageEvent.trim(),
+    'data:[DONE]',
+  ];
+  const body = Buffer.from(`${events.join('\r\n\r\n')}\r\n\r\n`);
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    res.socket!.setNoDelay(true);
+    let i = 0;
+    const next = () => (i < body.length ? res.write(body.subarray(i, ++i), () => setImmediate(next)) : res.end());
+    next();
+  });
+  const pool = streamedPool(url);
+  const { completion } = await pool.chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] }));
+  assert.deepEqual(completion.choices[0]!.message, { role: 'assistant', content: 'hé😀 done', reasoning_content: 'think' });
+  assert.equal(completion.choices[0]!.finish_reason, 'stop');
+  assert.equal(completion.usage?.total_tokens, 8);
+});
+
+for (const [what, sent] of [
+  ['as SGLang and older vLLM send it', 'data: {"object": "error", "message": "prompt is too long", "type": "BadRequestError", "code": 400}'],
+  ['as an `error` event without the `error` wrapper', 'event: error\ndata: {"message": "prompt is too long"}'],
+] as const)
+  test(`an error sent in the stream ${what} is the reason given, not "no finish reason" or "no choice"`, async () => {
+    for (const before of ['', delta({ role: 'assistant', content: 'half' })]) {
+      const { url } = await rawServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`${before}${sent}\n\ndata: [DONE]\n\n`);
+      });
+      const pool = streamedPool(url);
+      const failed = await pool
+        .chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] }))
+        .catch((err: unknown) => pool.describe(err));
+      assert.match(String(failed), /sent an error instead of the rest of the stream: prompt is too long/);
+    }
+  });

@@ -63,6 +63,19 @@ type Delta = { content?: unknown; reasoning_content?: unknown; reasoning?: unkno
 const TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning'] as const;
 
 /**
+ * The message of an error sent as an event the openai client hands on as a chunk: SGLang's and older
+ * vLLM's `{"object": "error", "message": …}`, or an `event: error` whose data has no `error` wrapper
+ * (the client throws on those with one). Without this, the reason was lost: the stream read as cut short.
+ */
+function errorIn(chunk: unknown): string | undefined {
+  const c = chunk as { object?: unknown; choices?: unknown; message?: unknown; detail?: unknown };
+  if (c.object !== 'error' && c.choices !== undefined) return undefined;
+  const said = c.message ?? c.detail;
+  if (typeof said === 'string') return said;
+  return c.object === 'error' ? JSON.stringify(chunk) : undefined;
+}
+
+/**
  * Reads a chat completion stream (with `include_usage`) into the completion
  * the same request unstreamed returns: content and each reasoning field
  * concatenated, the last finish reason, the usage chunk. A field no delta
@@ -97,6 +110,8 @@ export async function collectStream(
   try {
     for await (const chunk of chunks) {
       clearTimeout(grace);
+      const said = errorIn(chunk);
+      if (said !== undefined) throw new Error(`the server sent an error instead of the rest of the stream: ${said}`);
       id ||= chunk.id;
       model ||= chunk.model;
       created ||= chunk.created;
