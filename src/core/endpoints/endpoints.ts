@@ -409,13 +409,11 @@ export class EndpointPool {
         if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
           failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
-        else if (isMalformedReply(err)) {
-          // The server answered, so its health stands; the reply is asked again within the same --max-retries.
-          failure = { kind: 'malformed' };
-          this.noteSuccess(ep);
-          ep.stats.failures++;
-        } else throw err;
-        if (failure.kind === 'connection' || (failure.kind === 'status' && isFailureStatus(failure.status))) this.noteFailure(ep);
+        // No chat completion in a 200 (a web page from a proxy, cut JSON): asked again within the same --max-retries, and
+        // counted against the endpoint, so one that keeps answering so is set aside as one failing with 5xx is.
+        else if (isMalformedReply(err)) failure = { kind: 'malformed' };
+        else throw err;
+        if (failure.kind !== 'status' || isFailureStatus(failure.status)) this.noteFailure(ep);
         this.noteConnection(ep, err);
         failedOn.add(index);
         // Another endpoint in use, which has not failed this request, takes the retry at once (retry.ts).
