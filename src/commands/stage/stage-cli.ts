@@ -124,13 +124,23 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   }
 }
 
-/** With --batch: a line on stderr whenever a batch's status or counts change. */
+/**
+ * With --batch: a line on stderr whenever a batch's status or counts change, and a warning when a
+ * batch ended (expired, cancelled at the endpoint) with requests it never ran: those go online, at the full price.
+ */
 function batchProgress(stage: string): (s: BatchStatus) => void {
   let last = '';
   return (s) => {
     const line = `${stage}: batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`;
     if (line !== last) process.stderr.write(`${line}\n`);
     last = line;
+    const unrun = s.total - s.completed - s.failed;
+    if ((s.status === 'expired' || s.status === 'cancelled') && unrun > 0)
+      process.stderr.write(
+        errColor.yellow(
+          `warning: batch ${visible(s.id)} ${s.status} with ${unrun} of its ${s.total} requests not run: they are asked online, at the online price\n`,
+        ),
+      );
   };
 }
 
