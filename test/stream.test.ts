@@ -324,7 +324,10 @@ test('events as servers and proxies spell them: CRLF, comments, `data:` without 
 });
 
 for (const [what, sent] of [
-  ['as SGLang and older vLLM send it', 'data: {"object": "error", "message": "prompt is too long", "type": "BadRequestError", "code": 400}'],
+  [
+    'as SGLang and older vLLM send it',
+    'data: {"object": "error", "message": "prompt is too long", "type": "BadRequestError", "code": 400}',
+  ],
   ['as an `error` event without the `error` wrapper', 'event: error\ndata: {"message": "prompt is too long"}'],
 ] as const)
   test(`an error sent in the stream ${what} is the reason given, not "no finish reason" or "no choice"`, async () => {
