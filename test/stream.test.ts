@@ -344,3 +344,22 @@ for (const [what, sent] of [
       assert.match(String(failed), /sent an error instead of the rest of the stream: prompt is too long/);
     }
   });
+
+test('a stream whose first delta carries an empty reasoning_content and its thinking in `reasoning` keeps the thinking', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 1, ['mcp']);
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const thinking =
+      delta({ role: 'assistant', content: '', reasoning_content: '' }) + delta({ reasoning: 'let me ' }) + delta({ reasoning: 'think' });
+    res.end(`${thinking}${delta({ content: 'answer' }, 'stop')}${usageEvent}data: [DONE]\n\n`);
+  });
+  const out = join(dir, 'reasoning.jsonl');
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream']));
+  assert.equal(r.code, 0, r.stderr);
+  const [row] = await readRowsOf(out);
+  assert.equal(row!.gen, 'answer');
+  assert.equal(row!.gen_reasoning, 'let me think');
+});

@@ -106,10 +106,11 @@ export function inferStage(
           const reply = await chat.send(0, body, signal);
           const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
           const choice = completion.choices[0];
-          // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
+          // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`); an empty
+          // one (a stream whose first delta carries `reasoning_content: ""`, its thinking then in `reasoning`) is none.
           const message = choice?.message as
             { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
-          const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
+          const reasoning = message?.reasoning_content || message?.reasoning || undefined;
           const usage = usageOf(completion);
           return {
             gen: message?.content ?? '',
