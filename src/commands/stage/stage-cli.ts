@@ -110,8 +110,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       process.stderr.write(
         errColor.yellow(
           `warning: ${lost === 1 ? '1 stream' : `${lost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
-            `${lost === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)
-`,
+            `${lost === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)\n`,
         ),
       );
     printEndpoints(result.manifest.endpoints);
