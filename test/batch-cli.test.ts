@@ -351,3 +351,21 @@ test('an endpoint without the Batch API or refusing the key: one line, exit 3, n
 function byGen(a: Record<string, unknown>, b: Record<string, unknown>): number {
   return String(a.gen) < String(b.gen) ? -1 : 1;
 }
+
+test('a batch cancelled at the endpoint while awb waits: its unrun requests go online, and a warning says so with their count', async () => {
+  const server = await batchServer(answering(judgeReply), { pollsPerStatus: 1000 });
+  const run = startAwb(judgeArgs(server.url, predictions, join(dir, 'cancelled.jsonl'), ['--batch', '--batch-poll', '0.05']));
+  for (let i = 0; server.batches.size === 0 && i < 1200; i++) await new Promise((r) => setTimeout(r, 50));
+  const [id] = [...server.batches.keys()];
+  await fetch(`${server.url}/batches/${id!}/cancel`, { method: 'POST' });
+  const r = await run.exited;
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(`warning: batch ${id!} cancelled with ${N} of its ${N} requests not run: they are asked online, at the online price`),
+  );
+  assert.equal(server.online.length, N);
+  const rows = await judged('cancelled.jsonl');
+  assert.equal(rows.length, N);
+  assert.ok(rows.every((row) => row.failed === 0 && row.judge_batch_usage === undefined));
+});

@@ -148,6 +148,25 @@ describe('runBatches against a local Batch API', () => {
     assert.equal(await results.get(customIdOf('nope')), undefined);
   });
 
+  it('error lines as other Batch APIs write them (a numeric code, a text error, a status without a body) are failures, not a refused file', async () => {
+    const spellings: object[] = [
+      { response: null, error: { code: 400, message: 'prompt too long' } },
+      { error: 'upstream timed out' },
+      { response: { status_code: 400, request_id: 'r' }, error: { object: 'error', message: 'bad', code: 400 } },
+      { id: 'x', response: { status_code: 429, body: { error: { message: 'slow down' } } }, error: null },
+    ];
+    server = await startBatchServer({
+      reply: (line) => {
+        const i = Number(line.body.messages.at(-1)!.content.slice(1));
+        return i < spellings.length ? { errorLine: spellings[i]! } : echo(line);
+      },
+    });
+    const results = await run(spellings.length + 1);
+    for (let i = 0; i < spellings.length; i++) assert.deepEqual(await results.get(customIdOf(`row-${i}`)), { ok: false }, `row ${i}`);
+    assert.equal((await results.get(customIdOf(`row-${spellings.length}`)))?.ok, true);
+    await results.close();
+  });
+
   it(
     'keeps each results file open across lookups, one handle per file, and closes them at close',
     { skip: process.platform !== 'linux' },

@@ -93,7 +93,7 @@ after(async () => {
 });
 
 describe('awb infer over several endpoints', () => {
-  for (const fault of ['500', 'reset'] as const) {
+  for (const fault of ['500', 'reset', 'malformed'] as const) {
     it(`one endpoint failing every request (${fault}): every row done, the broken one set aside early`, async () => {
       // Listed first: among equally idle endpoints the first is picked, so it is certain to be tried.
       const broken = await start({ faults: () => fault });

@@ -145,12 +145,12 @@ describe('replies without an answer', () => {
   it('an empty choices list is a malformed reply: asked again, and the row left for the next run (exit 1), not an empty generation', async () => {
     const s = await server({ faults: () => 'no-choices' });
     const out = join(root, 'no-choices', 'pred.jsonl');
-    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '1']));
     assert.equal(r.code, 1, r.stderr);
     const rows = await readRowsOf(out);
     assert.ok(rows.length > 0);
     for (const row of rows) assert.match(String(row.error), /without choices/);
-    assert.ok(s.stats.requests > rows.length, 'the malformed replies were not asked again');
+    assert.equal(s.stats.requests, 2 * rows.length, 'each malformed reply asked again once, as --max-retries 1 says');
   });
 
   it('with --stream, a server that answers plain JSON instead of events leaves its rows failed (exit 1), not empty', async () => {
@@ -206,7 +206,7 @@ describe('replies that are not what they claim', { concurrency: 3 }, () => {
       const { url, seen } = await answering(body, type);
       const dir = join(root, `odd-${what.replace(/\W+/g, '-')}`);
       const out = join(dir, 'pred.jsonl');
-      const r = await runAwb(inferArgs(url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '0']));
+      const r = await runAwb(inferArgs(url, ds.dir, out, ['--domains', 'mcp', '--max-retries', '1']));
       assert.equal(r.code, 1, r.stderr);
       assert.deepEqual(stackLines(r.stderr), []);
       const rows = await readRowsOf(out);
@@ -216,7 +216,11 @@ describe('replies that are not what they claim', { concurrency: 3 }, () => {
         assert.match(String(row.error), why);
         assert.equal(row.gen_reasoning, undefined);
       }
-      assert.ok(seen.filter((s) => s.startsWith('POST')).length > rows.length, 'the malformed replies were not asked again');
+      assert.equal(
+        seen.filter((s) => s.startsWith('POST')).length,
+        2 * rows.length,
+        'each malformed reply asked again once, as --max-retries 1 says',
+      );
       const judgedOut = join(dir, 'judged.jsonl');
       const j = await runAwb(judgeArgs(url, join(root, 'run', 'pred.jsonl'), judgedOut, ['--domains', 'mcp', '--max-retries', '0']));
       assert.equal(j.code, 1, j.stderr);

@@ -81,6 +81,14 @@ describe('retry policy', () => {
     assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0), undefined);
   });
 
+  it('a malformed 200 (no chat completion in it) is retried as a reset is, within the same maxRetries', () => {
+    assert.equal(isRetryable({ kind: 'malformed' }), true);
+    assert.equal(retryDelay({ kind: 'malformed' }, 0, 1, 0, 0), 500);
+    assert.equal(retryDelay({ kind: 'malformed' }, 0, 1, 0, 0, true), 0);
+    assert.equal(retryDelay({ kind: 'malformed' }, 1, 1, 0, 0), undefined);
+    assert.equal(retryDelay({ kind: 'malformed' }, 0, 0, 0, 0), undefined);
+  });
+
   it("a retry going to another endpoint, one that has not failed the request, goes at once: the wait was the failed one's", () => {
     const asking = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '30' }) };
     assert.equal(retryDelay(asking, 0, 3, 0, 0, true), 0);

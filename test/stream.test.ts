@@ -8,7 +8,7 @@ import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from './sup
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import { requestHash, type ChatRequest } from './support/openai-server.js';
 import { models, rawServer } from './support/raw-server.js';
-import { collectStream, medianP90 } from '../src/core/endpoints/index.js';
+import { collectStream, EndpointPool, medianP90 } from '../src/core/endpoints/index.js';
 
 /* --stream: the same rows as unstreamed, through a proxy that cuts connections silent for 1.5 s. */
 
@@ -216,3 +216,150 @@ for (const [field, delta, finish] of [
     assert.match(String(rows[0]!.error), new RegExp(`returned a choice whose ${field} is not text`));
     assert.doesNotMatch(r.stderr, /no choice in its stream|\n\s+at /);
   });
+
+/** One server-sent event of a chat completion stream. */
+const event = (choices: unknown[], extra: object = {}) =>
+  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices, ...extra })}\n\n`;
+const delta = (d: object, finish: string | null = null) => event([{ index: 0, delta: d, finish_reason: finish }]);
+const usageEvent = event([], { usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
+
+test('a stream that stalls or breaks after its finish reason keeps its answer, without usage, sent once, and the run says so', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 3, ['mcp']);
+  let posts = 0;
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    const n = ++posts;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(delta({ role: 'assistant', content: 'the ' }) + delta({ content: 'answer' }) + delta({}, 'stop'));
+    // First: silent for good before the usage chunk; second: the connection reset there; third: silent after usage, before [DONE].
+    if (n === 2) setTimeout(() => res.socket?.destroy(), 50);
+    if (n === 3) res.write(usageEvent);
+  });
+  const out = join(dir, 'tail.jsonl');
+  // An idle limit above the grace: the answer is kept once the grace is over, not when the stream is given up on.
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream', '--stream-idle', '8', '--max-retries', '0', '-c', '1']));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(posts, 3, 'no answer was asked for again');
+  const rows = await readRowsOf(out);
+  assert.equal(rows.length, 3);
+  for (const row of rows) {
+    assert.equal(row.gen, 'the answer');
+    assert.equal(row.finish_reason, 'stop');
+    assert.equal(row.error, undefined);
+  }
+  assert.equal(rows.filter((row) => row.usage === null).length, 2);
+  assert.equal(rows.filter((row) => (row.usage as { total_tokens?: number } | null)?.total_tokens === 8).length, 1);
+  assert.match(
+    r.stderr,
+    /warning: 2 streams stalled or broke after the finish reason, before the usage chunk: their answers were kept, without token usage/,
+  );
+});
+
+test('behind a proxy that buffers the events (the reply in one piece), no decode speed is recorded; the time to first token is', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 2, ['mcp']);
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    const events = ['one ', 'two ', 'three'].map((content) => delta({ content })).join('');
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${delta({ role: 'assistant', content: '' })}${events}${delta({}, 'stop')}${usageEvent}data: [DONE]\n\n`);
+    }, 200);
+  });
+  const out = join(dir, 'buffered.jsonl');
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream']));
+  assert.equal(r.code, 0, r.stderr);
+  const rows = await readRowsOf(out);
+  assert.equal(rows.length, 2);
+  for (const row of rows) {
+    assert.equal(row.gen, 'one two three');
+    assert.equal(typeof row.ttft_ms, 'number');
+    assert.equal(row.decode_tokens_per_s, undefined);
+  }
+  assert.doesNotMatch(r.stderr, /decode speed/);
+  assert.match(r.stderr, /time to first token/);
+});
+
+/** A streamed pool on `url` that tries once. */
+const streamedPool = (url: string) =>
+  new EndpointPool({
+    urls: [url],
+    apiKey: 'k',
+    model: 'test-model',
+    timeoutMs: 5000,
+    idleMs: 2000,
+    maxRetries: 0,
+    maxReplyBytes: 1 << 20,
+    role: 'world model',
+    stream: true,
+  });
+
+test('events as servers and proxies spell them: CRLF, comments, `data:` without a space, every byte its own TCP write', async () => {
+  const events = [
+    ': keep-alive',
+    delta({ role: 'assistant', reasoning_content: 'th' }).trim(),
+    ': ping',
+    delta({ reasoning_content: 'ink', content: 'hé' }).trim().replace('data: ', 'data:'),
+    delta({ content: '😀 done' }, 'stop').trim(),
+    usageEvent.trim(),
+    'data:[DONE]',
+  ];
+  const body = Buffer.from(`${events.join('\r\n\r\n')}\r\n\r\n`);
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    res.socket!.setNoDelay(true);
+    let i = 0;
+    const next = () => (i < body.length ? res.write(body.subarray(i, ++i), () => setImmediate(next)) : res.end());
+    next();
+  });
+  const pool = streamedPool(url);
+  const { completion } = await pool.chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] }));
+  assert.deepEqual(completion.choices[0]!.message, { role: 'assistant', content: 'hé😀 done', reasoning_content: 'think' });
+  assert.equal(completion.choices[0]!.finish_reason, 'stop');
+  assert.equal(completion.usage?.total_tokens, 8);
+});
+
+for (const [what, sent] of [
+  [
+    'as SGLang and older vLLM send it',
+    'data: {"object": "error", "message": "prompt is too long", "type": "BadRequestError", "code": 400}',
+  ],
+  ['as an `error` event without the `error` wrapper', 'event: error\ndata: {"message": "prompt is too long"}'],
+] as const)
+  test(`an error sent in the stream ${what} is the reason given, not "no finish reason" or "no choice"`, async () => {
+    for (const before of ['', delta({ role: 'assistant', content: 'half' })]) {
+      const { url } = await rawServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`${before}${sent}\n\ndata: [DONE]\n\n`);
+      });
+      const pool = streamedPool(url);
+      const failed = await pool
+        .chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] }))
+        .catch((err: unknown) => pool.describe(err));
+      assert.match(String(failed), /sent an error instead of the rest of the stream: prompt is too long/);
+    }
+  });
+
+test('a stream whose first delta carries an empty reasoning_content and its thinking in `reasoning` keeps the thinking', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 1, ['mcp']);
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const thinking =
+      delta({ role: 'assistant', content: '', reasoning_content: '' }) + delta({ reasoning: 'let me ' }) + delta({ reasoning: 'think' });
+    res.end(`${thinking}${delta({ content: 'answer' }, 'stop')}${usageEvent}data: [DONE]\n\n`);
+  });
+  const out = join(dir, 'reasoning.jsonl');
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream']));
+  assert.equal(r.code, 0, r.stderr);
+  const [row] = await readRowsOf(out);
+  assert.equal(row!.gen, 'answer');
+  assert.equal(row!.gen_reasoning, 'let me think');
+});

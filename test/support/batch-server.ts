@@ -19,8 +19,8 @@ export interface BatchLine {
   body: { model: string; messages: Array<{ role: string; content: string }>; [k: string]: unknown };
 }
 
-/** A chat completion body for a line, or a failure of that line. */
-export type BatchReplyFn = (line: BatchLine) => { status: number; body: unknown } | { error: string } | 'expire';
+/** A chat completion body for a line, a failure of that line, or the line of the error file as given (its custom_id added). */
+export type BatchReplyFn = (line: BatchLine) => { status: number; body: unknown } | { error: string } | { errorLine: object } | 'expire';
 
 export interface BatchServerOptions {
   reply: BatchReplyFn;
@@ -98,6 +98,11 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
         );
         continue;
       }
+      if ('errorLine' in r) {
+        b.request_counts.failed++;
+        errors.push(JSON.stringify({ custom_id: line.custom_id, ...r.errorLine }));
+        continue;
+      }
       if ('error' in r) {
         b.request_counts.failed++;
         errors.push(
@@ -152,7 +157,7 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
         };
         online.push(line.body);
         const r = opts.reply(line);
-        if (r === 'expire' || 'error' in r) return json(res, 500, { error: { message: r === 'expire' ? 'expired' : r.error } });
+        if (r === 'expire' || 'error' in r || 'errorLine' in r) return json(res, 500, { error: { message: 'failed online too' } });
         return json(res, r.status, r.body);
       }
       if (req.method === 'POST' && url.pathname === '/v1/files') {

@@ -116,6 +116,14 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     if (batch && !result.stopped) await batch.clear();
     printSummary(name, result, c.columns, reasons);
     timings?.print();
+    const lost = c.pool.usageLost;
+    if (lost > 0)
+      process.stderr.write(
+        errColor.yellow(
+          `warning: ${lost === 1 ? '1 stream' : `${lost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
+            `${lost === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)\n`,
+        ),
+      );
     printEndpoints(result.manifest.endpoints);
     finish(name, result.stopped, result.remaining, c.output, c.secrets);
     return result;
@@ -126,13 +134,23 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   }
 }
 
-/** With --batch: a line on stderr whenever a batch's status or counts change. */
+/**
+ * With --batch: a line on stderr whenever a batch's status or counts change, and a warning when a
+ * batch ended (expired, cancelled at the endpoint) with requests it never ran: those go online, at the full price.
+ */
 function batchProgress(stage: string): (s: BatchStatus) => void {
   let last = '';
   return (s) => {
     const line = `${stage}: batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`;
     if (line !== last) process.stderr.write(`${line}\n`);
     last = line;
+    const unrun = s.total - s.completed - s.failed;
+    if ((s.status === 'expired' || s.status === 'cancelled') && unrun > 0)
+      process.stderr.write(
+        errColor.yellow(
+          `warning: batch ${visible(s.id)} ${s.status} with ${unrun} of its ${s.total} requests not run: they are asked online, at the online price\n`,
+        ),
+      );
   };
 }
 

@@ -56,7 +56,7 @@ const RUN_OPTIONS = {
   },
   maxRetries: {
     flags: '--max-retries <n>',
-    help: 'retries per request for 429, 5xx, resets and timeouts, with backoff',
+    help: 'retries per request for 429, 5xx, resets, timeouts and malformed replies, with backoff (at most N + 1 attempts)',
     default: '6',
     parse: (v: string, n: string) => intOption(n, v, 0, 100)!,
   },

@@ -208,8 +208,8 @@ export function modelIds(body: unknown): { ids?: string[]; notJson?: true } {
   };
 }
 
-/** Whether the error came from a reply the client could not read (bad JSON and the like), worth one more try. */
-export function isMalformedReply(err: unknown): boolean {
+/** Whether the error came from a reply that is no chat completion, or that the client could not read (bad JSON and the like). */
+function isMalformedReply(err: unknown): boolean {
   return err instanceof MalformedReplyError || err instanceof SyntaxError;
 }
 
@@ -267,6 +267,9 @@ function requestOptions(body: ChatBody) {
 /** Idle limit on a reply once it has started: a working server sends a finished completion in one go. */
 const DEFAULT_IDLE_MS = 120_000;
 
+/** How long a stream that sent its finish reason is waited for (its usage chunk, `[DONE]`): servers send them at once. */
+const USAGE_GRACE_MS = 5_000;
+
 /**
  * One or more OpenAI-compatible endpoints serving the same model, each an
  * openai client (its timeout, its errors; its fetch reads replies within
@@ -281,6 +284,7 @@ export class EndpointPool {
   private readonly secrets: string[];
   /** Aborted by stopSending(): no attempt starts after it, and waits for a retry end at once. */
   private readonly stopping = new AbortController();
+  private lostUsage = 0;
 
   constructor(private readonly opts: PoolOptions) {
     this.policy = opts.health ?? DEFAULT_HEALTH;
@@ -358,7 +362,8 @@ export class EndpointPool {
   /**
    * Sends one chat completion. Each attempt goes to the endpoint in use with
    * the fewest requests in flight; a failed one is retried (retry.ts: the
-   * openai client's rules, Retry-After honoured) up to maxRetries times.
+   * openai client's rules, Retry-After honoured) up to maxRetries times,
+   * whatever the failure: a malformed reply is one more kind of it.
    * Errors that would repeat for every row (rejected key, unknown model)
    * become FatalEndpointError; others are thrown once the retries are spent.
    */
@@ -399,12 +404,11 @@ export class EndpointPool {
         if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
           failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
-        else {
-          // A reply that is not a chat completion: the caller decides whether to ask again.
-          this.noteSuccess(ep);
-          throw err;
-        }
-        if (failure.kind === 'connection' || isFailureStatus(failure.status)) this.noteFailure(ep);
+        // No chat completion in a 200 (a web page from a proxy, cut JSON): asked again within the same --max-retries, and
+        // counted against the endpoint, so one that keeps answering so is set aside as one failing with 5xx is.
+        else if (isMalformedReply(err)) failure = { kind: 'malformed' };
+        else throw err;
+        if (failure.kind !== 'status' || isFailureStatus(failure.status)) this.noteFailure(ep);
         this.noteConnection(ep, err);
         failedOn.add(index);
         // Another endpoint in use, which has not failed this request, takes the retry at once (retry.ts).
@@ -428,18 +432,24 @@ export class EndpointPool {
   /**
    * One streamed attempt. The client's timeout ends when the headers come, so
    * the whole stream gets its own; a stream that stalls, breaks or runs out
-   * of time is a failed attempt (StreamFailure), retried like a timeout.
+   * of time is a failed attempt (StreamFailure), retried like a timeout,
+   * unless its finish reason came: then the answer is kept (collectStream),
+   * and counted in usageLost when its usage never came.
    */
   private async streamed(ep: Endpoint, body: ChatBody, started: number, signal?: AbortSignal) {
     const deadline = AbortSignal.timeout(this.opts.timeoutMs);
-    const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const cut = new AbortController();
+    const all = AbortSignal.any([deadline, cut.signal, ...(signal ? [signal] : [])]);
     try {
       const stream = await ep.client.post<AsyncIterable<ChatCompletionChunk>>(CHAT_ROUTE, {
         ...requestOptions(body),
         stream: true,
-        signal: both,
+        signal: all,
       });
-      return await collectStream(stream, started);
+      const graceMs = Math.min(USAGE_GRACE_MS, this.opts.idleMs ?? DEFAULT_IDLE_MS);
+      const reply = await collectStream(stream, started, { graceMs, cut: () => cut.abort() });
+      if (reply.usageLost) this.lostUsage++;
+      return reply;
     } catch (err) {
       // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).
       if (signal?.aborted || (err instanceof APIError && err.status !== undefined)) throw err;
@@ -528,6 +538,11 @@ export class EndpointPool {
       throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${shown}`);
     }
     return undefined;
+  }
+
+  /** Streamed answers kept whole after their stream stalled or broke past the finish reason, recorded without their usage. */
+  get usageLost(): number {
+    return this.lostUsage;
   }
 
   /** Per endpoint as shown: a URL given twice (`/v1` and `/v1/`) is one endpoint, its copies' counts added up. */

@@ -1,5 +1,5 @@
 export { Client } from './client.js';
-export { EndpointPool, FatalEndpointError, isChatCompletion, isMalformedReply, isStopped, modelIds, unreachableHint } from './endpoints.js';
+export { EndpointPool, FatalEndpointError, isChatCompletion, isStopped, modelIds, unreachableHint } from './endpoints.js';
 export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';
 export { collectStream, medianP90 } from './stream.js';
 export { estimatePromptTokens } from './estimate.js';

@@ -8,12 +8,14 @@
 export type AttemptFailure =
   /** No usable reply: refused, reset, timed out, cut off, too large. */
   | { kind: 'connection' }
+  /** A 200 whose body is no chat completion (empty, a web page, cut JSON, no choices): a proxy or server fault that may pass. */
+  | { kind: 'malformed' }
   /** An HTTP error status, with the reply's headers. */
   | { kind: 'status'; status: number; headers: { get(name: string): string | null } };
 
 /** Whether the failure is worth another attempt: the server says so, or it is a status that heals (408, 409, 429, 5xx). */
 export function isRetryable(f: AttemptFailure): boolean {
-  if (f.kind === 'connection') return true;
+  if (f.kind !== 'status') return true;
   const says = f.headers.get('x-should-retry');
   if (says === 'true') return true;
   if (says === 'false') return false;

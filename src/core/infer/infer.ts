@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { domainOfTask } from '../domains.js';
-import { FatalEndpointError, isMalformedReply, isStopped, type EndpointPool } from '../endpoints/index.js';
+import { FatalEndpointError, isStopped, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
@@ -75,9 +75,6 @@ export function usageOf(c: ChatCompletion): Usage | undefined {
   });
 }
 
-/** Requests the endpoint answered with something that is not a chat completion get this many more tries. */
-const MALFORMED_RETRIES = 2;
-
 /**
  * `awb infer` as a stage: ask the world model, and turn the reply (or a
  * failure that outlasted the retries) into the fields appended to the row.
@@ -105,33 +102,31 @@ export function inferStage(
     job: (row, _key, chat) => {
       const body = chat.encode(requestOf(row));
       return async (signal): Promise<PredictionFields | undefined> => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            const reply = await chat.send(0, body, signal);
-            const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
-            const choice = completion.choices[0];
-            // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
-            const message = choice?.message as
-              { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
-            const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
-            const usage = usageOf(completion);
-            return {
-              gen: message?.content ?? '',
-              ...(reasoning ? { gen_reasoning: reasoning } : {}),
-              finish_reason: choice?.finish_reason ?? null,
-              usage: usage ?? null,
-              ...(reply.batch && { batch_usage: usage ?? {} }),
-              latency_ms: latencyMs,
-              ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
-              ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),
-              endpoint,
-            };
-          } catch (err) {
-            if (isStopped(err, signal)) return undefined;
-            if (err instanceof FatalEndpointError) throw err;
-            if (isMalformedReply(err) && attempt < MALFORMED_RETRIES) continue;
-            return { gen: '', error: pool.describe(err) };
-          }
+        try {
+          const reply = await chat.send(0, body, signal);
+          const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
+          const choice = completion.choices[0];
+          // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`); an empty
+          // one (a stream whose first delta carries `reasoning_content: ""`, its thinking then in `reasoning`) is none.
+          const message = choice?.message as
+            { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
+          const reasoning = message?.reasoning_content || message?.reasoning || undefined;
+          const usage = usageOf(completion);
+          return {
+            gen: message?.content ?? '',
+            ...(reasoning ? { gen_reasoning: reasoning } : {}),
+            finish_reason: choice?.finish_reason ?? null,
+            usage: usage ?? null,
+            ...(reply.batch && { batch_usage: usage ?? {} }),
+            latency_ms: latencyMs,
+            ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
+            ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),
+            endpoint,
+          };
+        } catch (err) {
+          if (isStopped(err, signal)) return undefined;
+          if (err instanceof FatalEndpointError) throw err;
+          return { gen: '', error: pool.describe(err) };
         }
       };
     },

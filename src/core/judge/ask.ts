@@ -1,4 +1,4 @@
-import { FatalEndpointError, isMalformedReply, isStopped, type ChatBody, type EndpointPool } from '../endpoints/index.js';
+import { FatalEndpointError, isStopped, type ChatBody, type EndpointPool } from '../endpoints/index.js';
 import { usageOf } from '../infer/index.js';
 import type { RowChat } from '../runner/index.js';
 import type { Usage } from '../schemas/index.js';
@@ -20,9 +20,8 @@ type Asked<T> = {
 /**
  * Asks the judge request `n` of a row through `chat` until its reply parses,
  * up to `parseAttempts` requests in all (the official re-ask loop), for every
- * judge mode; a reply the parser calls final ends the loop. A request that outlasted the client's retries ends the loop (it
- * will not heal in the next second; a garbled body might). undefined when
- * cancelled.
+ * judge mode; a reply the parser calls final ends the loop. A request that outlasted the pool's retries (a garbled
+ * body, no chat completion, among them: --max-retries bounds every failure) ends the loop. undefined when cancelled.
  */
 export async function askUntilParsed<T>(
   pool: Pick<EndpointPool, 'describe'>,
@@ -63,7 +62,7 @@ export async function askUntilParsed<T>(
       if (isStopped(err, signal)) return undefined;
       if (err instanceof FatalEndpointError) throw err;
       problem = `request failed: ${pool.describe(err)}`;
-      if (!isMalformedReply(err)) break;
+      break;
     }
   }
   return { ok: false, problem, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts };

@@ -35,15 +35,19 @@ export const batchStateSchema = z.object({
 export type BatchEntry = z.infer<typeof batchEntrySchema>;
 export type BatchState = z.infer<typeof batchStateSchema>;
 
-/** One line of a batch's output or error file; `custom_id` matches it to its request, since the order is not kept. */
+/**
+ * One line of a batch's output or error file; `custom_id` matches it to its request, since the order is not kept.
+ * Only a 200's body is used; a failed line is asked online, so its error (a numeric code, a text, as Batch APIs
+ * other than OpenAI's write it) and a failed response without a body are taken as they come.
+ */
 export const batchResultLineSchema = z.object({
   custom_id: z.string(),
   response: z
     .object({
       status_code: z.number(),
-      body: z.unknown(),
+      body: z.unknown().optional(),
     })
     .nullable()
     .optional(),
-  error: z.object({ code: z.string().nullable().optional(), message: z.string().nullable().optional() }).nullable().optional(),
+  error: z.unknown().optional(),
 });

@@ -64,7 +64,7 @@ export const judgeFieldsSchema = z.object({
   /** The part of judge_usage the Batch API answered (--batch): score prices it at the batch discount. */
   judge_batch_usage: usageSchema.optional(),
   judge_latency_ms: z.number().optional(),
-  /** Streamed requests: the last attempt's time to first token and decode speed. */
+  /** Streamed requests: the last attempt's time to first token and decode speed (absent as decode_tokens_per_s is). */
   judge_ttft_ms: z.number().optional(),
   judge_decode_tokens_per_s: z.number().optional(),
   judge_attempts: z.number().optional(),

@@ -50,7 +50,10 @@ export const predictionFieldsSchema = z.object({
   /** Set when the Batch API answered (--batch): the usage score prices at the batch discount. */
   batch_usage: usageSchema.optional(),
   latency_ms: z.number().optional(),
-  /** Streamed requests: ms to the first content or reasoning token, and completion tokens per second after it. */
+  /**
+   * Streamed requests: ms to the first content or reasoning token, and completion tokens per second from it to the
+   * last (absent when the tokens came in one burst, as behind a proxy that buffers events: no decoding was measured).
+   */
   ttft_ms: z.number().optional(),
   decode_tokens_per_s: z.number().optional(),
   endpoint: z.string().optional(),
