@@ -370,3 +370,91 @@ describe('a row that keeps failing', () => {
     assert.deepEqual(s.repeatedSuccesses(), []);
   });
 });
+
+describe('refusals that are the settings, not the rows', { concurrency: 2 }, () => {
+  const unknownField = 'Unrecognized request argument supplied: foo';
+
+  it('infer: the same 400 for request after request, none answered, stops the run (exit 3) rather than failing every row', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const s = await server({ reply: worldReply, faults: () => ({ kind: '400', message: unknownField }) });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
+    assert.equal(r.code, 3, r.stderr);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(
+      lines[0]!,
+      /refused 10 requests in a row with the same error and answered none: 400 Unrecognized request argument supplied: foo; .*--extra-body/,
+    );
+    assert.ok(lines[0]!.includes(s.url));
+    assert.deepEqual(stackLines(r.stderr), []);
+    assert.ok(s.stats.requests >= 10 && s.stats.requests <= 13, `${s.stats.requests} requests`);
+  });
+
+  it('judge: the same', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+    const s = await server({ reply: judgeReply, faults: () => ({ kind: '400', message }) });
+    const r = await runAwb(judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['-c', '4']));
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(
+      errorLines(r.stderr).join('\n'),
+      /^awb: judge endpoint .* refused 10 requests in a row with the same error and answered none: 400 Unsupported parameter/,
+    );
+    assert.ok(s.stats.requests <= 13, `${s.stats.requests} requests`);
+  });
+
+  it("a refusal the same for several rows once the settings were answered is the rows' own: each fails, the run goes on", async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 40);
+    const filtered = new Set(
+      ds.rows
+        .filter((r) => r.turn_idx === r.total_turns)
+        .slice(0, 12)
+        .map(rowMarker),
+    );
+    const message = 'The response was filtered due to the prompt triggering the content management policy.';
+    const s = await server({
+      reply: worldReply,
+      faults: (req) => ([...filtered].some((m) => lastUserText(req).includes(m)) ? { kind: '400', message } : undefined),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const args = inferArgs(s.url, ds.dir, out, ['-c', '4']);
+    const first = await runAwb(args);
+    assert.equal(first.code, 1, first.stderr);
+    // Run again, only the 12 refused rows are sent: none is answered, yet the rows before them were, with the same settings.
+    const before = s.stats.requests;
+    const second = await runAwb(args);
+    assert.equal(second.code, 1, second.stderr);
+    assert.equal(s.stats.requests - before, filtered.size);
+    const rows = await readRowsOf(out);
+    assertCoversOnce(rows, ds);
+    const failed = rows.filter((r) => r.error !== undefined);
+    assert.equal(failed.length, filtered.size);
+    for (const row of failed) assert.equal(row.error, `400 ${message}`);
+  });
+
+  it('a 429 asking to wait longer than awb waits (a daily quota) fails its rows saying so', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 3);
+    const s = await server({
+      reply: worldReply,
+      faults: () => ({ kind: '429', retryAfter: 86_400, message: 'Daily request limit reached.' }),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--max-retries', '1']));
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, 3);
+    for (const row of rows)
+      assert.equal(
+        row.error,
+        '429 Daily request limit reached. (the server asked to wait 86400 s; awb waits at most 60 s: run the same command again once it takes requests)',
+      );
+    assert.match(r.stderr, /3 × 429 Daily request limit reached\. \(the server asked to wait 86400 s/);
+  });
+});

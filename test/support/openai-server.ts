@@ -57,8 +57,23 @@ export interface ReplyContext {
 
 export type ReplyFn = (req: ChatRequest, ctx: ReplyContext) => Reply | Promise<Reply>;
 
-/** `no-choices`: a 200 completion whose `choices` is empty (a gateway that lost the answer); `unstreamed`: plain JSON even when asked to stream. */
-export const FAULT_KINDS = ['429', '500', '503', 'reset', 'hang', 'malformed', 'empty', 'length', 'no-choices', 'unstreamed'] as const;
+/**
+ * `no-choices`: a 200 completion whose `choices` is empty (a gateway that lost the answer); `unstreamed`: plain JSON even when
+ * asked to stream; `400`: a refusal of the request (its `message`: a context too long, an unknown field).
+ */
+export const FAULT_KINDS = [
+  '400',
+  '429',
+  '500',
+  '503',
+  'reset',
+  'hang',
+  'malformed',
+  'empty',
+  'length',
+  'no-choices',
+  'unstreamed',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /**
@@ -412,6 +427,8 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     detail: { retryAfter?: number | null; message?: string; code?: string },
   ): void {
     switch (kind) {
+      case '400':
+        return send(res, 400, errorBody(detail.message ?? 'Invalid request.', 'invalid_request_error', null));
       case '429': {
         const after = detail.retryAfter === undefined ? (opts.retryAfterSec ?? 0) : detail.retryAfter;
         const headers: Record<string, string> = after === null ? {} : { 'retry-after': String(after) };

@@ -93,6 +93,8 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       },
       chat: batch ? (key) => batch.chat(key, online) : () => online,
       beforeDispatch: async (doneKeys) => {
+        // Rows answered with these settings (the manifest guards them): a refusal that comes for every row is then not theirs.
+        if (doneKeys.size) c.pool.noteAnswered();
         const warnings = c.preflighted ?? (o.preflight ? await c.pool.preflight() : []);
         for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
         await batch?.run(doneKeys);

@@ -27,7 +27,16 @@ import {
 import { Client } from './client.js';
 import { nodeFetch } from './http-fetch.js';
 import { collectStream, type StreamedReply } from './stream.js';
-import { retryDelay, type AttemptFailure } from './retry.js';
+import {
+  MAX_SERVER_WAIT_MS,
+  afterRefusal,
+  isRetryable,
+  retryDelay,
+  settingsRefused,
+  unheededWaitS,
+  type AttemptFailure,
+  type RefusalStreak,
+} from './retry.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
@@ -285,6 +294,9 @@ export class EndpointPool {
   private readonly secrets: string[];
   /** Aborted by stopSending(): no attempt starts after it, and waits for a retry end at once. */
   private readonly stopping = new AbortController();
+  /** Whether an endpoint has answered these settings (this run, or rows already in the output), and the refusals since the last answer. */
+  private answered = false;
+  private refusals?: RefusalStreak;
 
   constructor(private readonly opts: PoolOptions) {
     this.policy = opts.health ?? DEFAULT_HEALTH;
@@ -333,6 +345,27 @@ export class EndpointPool {
   private noteSuccess(ep: Endpoint): void {
     ep.health = afterSuccess(this.policy);
     ep.streak = undefined;
+    this.answered = true;
+    this.refusals = undefined;
+  }
+
+  /** The output already holds rows answered with these settings (a resumed run): a refusal the same for every row is then no setting's. */
+  noteAnswered(): void {
+    this.answered = true;
+  }
+
+  /**
+   * Counts a refusal not worth a retry (a 4xx); the error that stops the run once the same one
+   * has come for request after request and nothing was ever answered (retry.ts).
+   */
+  private noteRefusal(err: unknown, ep: Endpoint): FatalEndpointError | undefined {
+    const reason = this.describe(err);
+    this.refusals = afterRefusal(this.refusals, reason);
+    if (!settingsRefused(this.refusals, this.answered)) return undefined;
+    return new FatalEndpointError(
+      `${this.opts.role} endpoint ${ep.shown} refused ${this.refusals.count} requests in a row with the same error and answered none: ${reason}; ` +
+        'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again',
+    );
   }
 
   /** Keeps each endpoint's run of failed connections: only refused, reset or unreachable ones count, not slow answers. */
@@ -418,7 +451,16 @@ export class EndpointPool {
         const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random(), elsewhere);
         const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
         if (dead) throw dead;
-        if (wait === undefined) throw err;
+        if (wait === undefined) {
+          const refused = failure.kind === 'status' && !isRetryable(failure) ? this.noteRefusal(err, ep) : undefined;
+          if (refused) throw refused;
+          const waitS = unheededWaitS(failure, Date.now());
+          if (waitS === undefined) throw err;
+          throw new Error(
+            `${this.describe(err)} (the server asked to wait ${waitS} s; awb waits at most ${MAX_SERVER_WAIT_MS / 1000} s: run the same command again once it takes requests)`,
+            { cause: err },
+          );
+        }
         await sleep(wait, undefined, { signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal }).catch(
           (sleepErr: unknown) => {
             throw signal?.aborted ? sleepErr : new StoppedError('the run is stopping');
