@@ -458,3 +458,31 @@ describe('refusals that are the settings, not the rows', { concurrency: 2 }, () 
     assert.match(r.stderr, /3 × 429 Daily request limit reached\. \(the server asked to wait 86400 s/);
   });
 });
+
+describe('judge replies that cannot be parsed say why, when the reply tells', () => {
+  it('a refusal (content null) and a reply cut off at --max-tokens are named in the row, not taken for a judge writing the wrong format', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 6);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const refused = rowMarker(ds.rows.find((r) => r.turn_idx === r.total_turns)!);
+    const s = await server({
+      reply: (req) =>
+        lastUserText(req).includes(refused)
+          ? { content: null, refusal: "I'm sorry, I can't help with that." }
+          : { content: '<think>Let me weigh the format first', finish_reason: 'length' },
+    });
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['--parse-attempts', '2']));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, 6);
+    for (const row of rows) {
+      assert.equal(row.failed, 1);
+      const why =
+        rowMarker(row as never) === refused ? " (the judge refused: I'm sorry, I can't help with that.)" : ' (cut off by --max-tokens)';
+      assert.match(String(row.error_message), /^Judge scoring failed: reply could not be parsed: /);
+      assert.ok(String(row.error_message).endsWith(why), String(row.error_message));
+    }
+  });
+});

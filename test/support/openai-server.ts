@@ -46,6 +46,8 @@ export type Reply =
   | {
       content: string | null;
       reasoning_content?: string;
+      /** OpenAI's refusal, sent with `content: null` when the model declines. */
+      refusal?: string;
       finish_reason?: string;
       /** Replaces the estimated usage; `null` leaves `usage` out, as some servers do. */
       usage?: UsageOverride | null;
@@ -345,7 +347,7 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     const r = typeof reply === 'string' ? { content: reply } : reply;
     stats.successes++;
     successCounts.set(entry.hash, (successCounts.get(entry.hash) ?? 0) + 1);
-    const full = completion(body, r.content, r.finish_reason ?? 'stop', r.reasoning_content, r.usage);
+    const full = completion(body, r.content, r.finish_reason ?? 'stop', r.reasoning_content, r.usage, r.refusal);
     if (body.stream) return streamCompletion(res, body, full, latency, () => settle('ok'));
     settle('ok');
     send(res, 200, JSON.stringify(full));
@@ -393,9 +395,11 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     finishReason: string,
     reasoning: string | undefined,
     usageOverride: UsageOverride | null | undefined,
+    refusal?: string,
   ): Record<string, unknown> {
     const message: Record<string, unknown> = { role: 'assistant', content };
     if (reasoning !== undefined) message.reasoning_content = reasoning;
+    if (refusal !== undefined) message.refusal = refusal;
     const promptTokens = estimateTokens(body.messages.map((m) => messageText(m)).join('\n'));
     const reasoningTokens = reasoning ? estimateTokens(reasoning) : 0;
     const completionTokens = estimateTokens(content ?? '') + reasoningTokens;
