@@ -266,12 +266,12 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     assert.equal(s.stats.requests, 0);
   });
 
-  it('an unknown model without preflight stops on the first 404', async () => {
+  it('an unknown model without preflight stops on the first 404, naming what the endpoint serves', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 60);
     const s = await server({ models: ['served-model'], reply: worldReply, latencyMs: 10 });
     const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'pred.jsonl'), ['-c', '4', '--no-preflight']));
-    assertFatal(r, s.url, /does not know model "test-model".*\(404\)/);
+    assertFatal(r, s.url, /does not know model "test-model" \(404\): 404 The model `test-model` does not exist.*; it serves: served-model$/);
     assert.ok(s.stats.requests >= 1 && s.stats.requests <= 4, `${s.stats.requests} requests`);
   });
 

@@ -432,7 +432,7 @@ export class EndpointPool {
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
-        const fatal = this.fatalFor(err, ep);
+        const fatal = this.fatalFor(err, ep, err instanceof APIError && err.status === 404 ? await this.servedModels(ep) : undefined);
         if (fatal) throw fatal;
         if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
@@ -495,11 +495,17 @@ export class EndpointPool {
     }
   }
 
-  private fatalFor(err: unknown, ep: Endpoint): FatalEndpointError | undefined {
+  /** `served`: the endpoint's models list, when a 404 made the pool ask for it. */
+  private fatalFor(err: unknown, ep: Endpoint, served?: string[]): FatalEndpointError | undefined {
     if (!(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
     const what = `${this.opts.role} endpoint ${ep.shown}`;
     const refused = refusedAccess(err, what, () => this.describe(err), this.opts.keyHelp);
     if (refused) return refused;
+    if (err.status === 404 && served?.length && !served.includes(this.opts.model)) {
+      return new FatalEndpointError(
+        `${what} does not know model "${visible(this.opts.model)}" (404): ${this.describe(err)}; it serves: ${this.shownModels(served)}`,
+      );
+    }
     if (err.status === 404) {
       return new FatalEndpointError(
         `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404): ${this.describe(err)}; is the model name right, and does the URL end in /v1?`,
@@ -571,10 +577,32 @@ export class EndpointPool {
       );
     }
     if (ids?.length && !ids.includes(this.opts.model)) {
-      const shown = brief(ids.slice(0, 8).join(', '), this.secrets, 1000) + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
-      throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${shown}`);
+      throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${this.shownModels(ids)}`);
     }
     return undefined;
+  }
+
+  /** Model ids as one line: the first eight, and how many in all. */
+  private shownModels(ids: string[]): string {
+    return brief(ids.slice(0, 8).join(', '), this.secrets, 1000) + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
+  }
+
+  /**
+   * The models an endpoint lists, asked once a chat request got a 404 (run without the preflight,
+   * or a server whose list did not answer it): the model name is the usual mistake, and the list
+   * shows the right one. Undefined when the list does not answer.
+   */
+  private async servedModels(ep: Endpoint): Promise<string[] | undefined> {
+    try {
+      const body = await ep.client.get('/models', {
+        maxRetries: 0,
+        timeout: Math.min(this.opts.timeoutMs, PREFLIGHT_TIMEOUT_MS),
+        signal: this.stopping.signal,
+      });
+      return modelIds(body).ids;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Per endpoint as shown: a URL given twice (`/v1` and `/v1/`) is one endpoint, its copies' counts added up. */
