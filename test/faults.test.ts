@@ -271,7 +271,11 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     const ds = await makeDataset(dir, 60);
     const s = await server({ models: ['served-model'], reply: worldReply, latencyMs: 10 });
     const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'pred.jsonl'), ['-c', '4', '--no-preflight']));
-    assertFatal(r, s.url, /does not know model "test-model" \(404\): 404 The model `test-model` does not exist.*; it serves: served-model$/);
+    assertFatal(
+      r,
+      s.url,
+      /does not know model "test-model" \(404\): 404 The model `test-model` does not exist.*; it serves: served-model$/,
+    );
     assert.ok(s.stats.requests >= 1 && s.stats.requests <= 4, `${s.stats.requests} requests`);
   });
 
@@ -459,7 +463,28 @@ describe('refusals that are the settings, not the rows', { concurrency: 2 }, () 
   });
 });
 
-describe('judge replies that cannot be parsed say why, when the reply tells', () => {
+describe('replies that carry no answer say why, when the reply tells', () => {
+  it("infer: a refusal (content null) is recorded in gen_refusal, and the summary counts the model's words, not an empty reply", async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 4);
+    const refused = rowMarker(ds.rows[1]!);
+    const words = "I'm sorry, I can't help with that.";
+    const s = await server({
+      reply: (req) => (lastUserText(req).includes(refused) ? { content: null, refusal: words } : worldReply(req, { requestNo: 0 })),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    const byRefusal = rows.filter((row) => row.gen_refusal !== undefined);
+    assert.equal(byRefusal.length, 1);
+    assert.equal(byRefusal[0]!.gen, '');
+    assert.equal(byRefusal[0]!.gen_refusal, words);
+    assert.equal(byRefusal[0]!.error, undefined);
+    assert.match(r.stderr, /1 × the model refused: I'm sorry, I can't help with that\./);
+    assert.match(r.stderr, /warning: 1 row came back empty/);
+  });
+
   it('a refusal (content null) and a reply cut off at --max-tokens are named in the row, not taken for a judge writing the wrong format', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 6);

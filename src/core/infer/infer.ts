@@ -112,12 +112,14 @@ export function inferStage(
             const choice = completion.choices[0];
             // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`).
             const message = choice?.message as
-              { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
+              { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; refusal?: unknown } | undefined;
             const reasoning = message?.reasoning_content ?? message?.reasoning ?? undefined;
+            const refusal = typeof message?.refusal === 'string' ? message.refusal : undefined;
             const usage = usageOf(completion);
             return {
               gen: message?.content ?? '',
               ...(reasoning ? { gen_reasoning: reasoning } : {}),
+              ...(refusal ? { gen_refusal: refusal } : {}),
               finish_reason: choice?.finish_reason ?? null,
               usage: usage ?? null,
               ...(reply.batch && { batch_usage: usage ?? {} }),
