@@ -126,6 +126,7 @@ describe('refusals and waits not taken', () => {
     assert.equal(unheededWaitS(status({ 'retry-after': '60' }), 0), undefined);
     assert.equal(unheededWaitS(status({ 'retry-after': 'soon' }), 0), undefined);
     assert.equal(unheededWaitS(status({}), 0), undefined);
+    assert.equal(unheededWaitS(status({ 'retry-after': '1e400' }), 0), undefined);
     assert.equal(unheededWaitS({ kind: 'connection' }, 0), undefined);
   });
 

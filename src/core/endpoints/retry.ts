@@ -72,7 +72,8 @@ export function retryDelay(
  */
 export function unheededWaitS(failure: AttemptFailure, now: number): number | undefined {
   const asked = failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined;
-  return asked !== undefined && asked > MAX_SERVER_WAIT_MS ? Math.round(asked / 1000) : undefined;
+  // A wait past any clock (`1e400` reads as Infinity) names no time to come back.
+  return asked !== undefined && asked > MAX_SERVER_WAIT_MS && Number.isFinite(asked) ? Math.round(asked / 1000) : undefined;
 }
 
 /** Refusals in a row that were the same (a 4xx not worth a retry, told by its message), since the last answer. */
