@@ -375,7 +375,7 @@ describe('a row that keeps failing', () => {
   });
 });
 
-describe('refusals that are the settings, not the rows', { concurrency: 2 }, () => {
+describe('failures that say what to change: refusals that are the settings, waits not taken, timeouts', { concurrency: 2 }, () => {
   const unknownField = 'Unrecognized request argument supplied: foo';
 
   it('infer: the same 400 for request after request, none answered, stops the run (exit 3) rather than failing every row', async () => {
@@ -440,6 +440,20 @@ describe('refusals that are the settings, not the rows', { concurrency: 2 }, () 
     const failed = rows.filter((r) => r.error !== undefined);
     assert.equal(failed.length, filtered.size);
     for (const row of failed) assert.equal(row.error, `400 ${message}`);
+  });
+
+  it('a request that outlasts --timeout fails its row naming the limit, so a longer one can be given', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 2);
+    const s = await server({ reply: worldReply, faults: () => 'hang' });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--timeout', '1', '--max-retries', '0']));
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.deepEqual(
+      rows.map((row) => row.error),
+      ['request timed out after 1 s (--timeout)', 'request timed out after 1 s (--timeout)'],
+    );
   });
 
   it('a 429 asking to wait longer than awb waits (a daily quota) fails its rows saying so', async () => {

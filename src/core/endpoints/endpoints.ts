@@ -517,7 +517,9 @@ export class EndpointPool {
   /** An error as one line for files and the terminal, secrets removed before it is cut: some servers echo the key back. */
   describe(err: unknown): string {
     let text: string;
-    if (err instanceof APIConnectionError && err.cause instanceof Error && !(err instanceof APIConnectionTimeoutError)) {
+    // The client says only "Request timed out.": the limit, and the option that sets it, say whether a longer one would help.
+    if (err instanceof APIConnectionTimeoutError) text = `request timed out after ${this.opts.timeoutMs / 1000} s (--timeout)`;
+    else if (err instanceof APIConnectionError && err.cause instanceof Error) {
       text = `${err.message.replace(/\.$/, '')}: ${err.cause.message}`;
     } else if (err instanceof APIError) text = err.message;
     else if (err instanceof Error) text = `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
