@@ -522,6 +522,8 @@ export class EndpointPool {
     else if (err instanceof APIConnectionError && err.cause instanceof Error) {
       text = `${err.message.replace(/\.$/, '')}: ${err.cause.message}`;
     } else if (err instanceof APIError) text = err.message;
+    // awb's own words for a reply it could not use: the class name would only be noise in a row's error.
+    else if (err instanceof MalformedReplyError || err instanceof StreamFailure) text = err.message;
     else if (err instanceof Error) text = `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
     else text = String(err);
     return brief(text, this.secrets);
