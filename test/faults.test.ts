@@ -525,3 +525,19 @@ describe('replies that carry no answer say why, when the reply tells', () => {
     }
   });
 });
+
+describe("a model that refuses max_tokens (OpenAI's gpt-5 and o-series)", () => {
+  it('is judged with max_completion_tokens from --extra-body, sent instead of max_tokens', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 4);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+    const s = await server({ reply: judgeReply, faults: (req) => (req.max_tokens !== undefined ? { kind: '400', message } : undefined) });
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['--extra-body', '{"max_completion_tokens": 4000}']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await readRowsOf(out)).length, 4);
+    for (const e of s.log) assert.equal(e.request!.max_completion_tokens, 4000);
+  });
+});

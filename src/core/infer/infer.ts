@@ -27,10 +27,13 @@ export interface Routing {
  */
 export function requestParams(s: Sampling, cacheKeyOf?: { task: string; id: string | number }): Record<string, unknown> {
   const key = cacheKeyOf && promptCacheKey(cacheKeyOf);
+  // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens` next to `max_completion_tokens`, or at all:
+  // a budget given as `max_completion_tokens` in --extra-body is the one sent.
+  const budget = s.extra_body && Object.hasOwn(s.extra_body, 'max_completion_tokens') ? undefined : s.max_tokens;
   return {
     temperature: s.temperature,
     top_p: s.top_p,
-    max_tokens: s.max_tokens,
+    max_tokens: budget,
     ...(key ? { prompt_cache_key: key } : {}),
     ...s.extra_body,
   };
