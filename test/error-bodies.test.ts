@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb } from './support/cli.js';
-import { errorLines, makeDataset, readRowsOf, tempDirs } from './support/dataset.js';
+import { errorLines, makeDataset, readRowsOf, rowMarker, tempDirs } from './support/dataset.js';
+import { htmlPageGist } from '../src/core/endpoints/client.js';
 import { inferArgs } from './support/harness.js';
 import { json, models, rawServer } from './support/raw-server.js';
 
@@ -76,6 +77,46 @@ describe('error bodies that are not shaped as OpenAI shapes them', () => {
     const [row] = await readRowsOf(out);
     assert.ok(String(row!.error).includes(message), String(row!.error));
     assert.ok(r.stderr.includes(message), r.stderr);
+  });
+});
+
+describe('an error body that is a web page (a proxy in front of the API)', () => {
+  it("is the row's reason as the page's title, not a screenful of markup: nginx's 413 for one row, its 502 for the others", async () => {
+    const page = (title: string) =>
+      `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n`;
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 3, ['mcp']);
+    const big = rowMarker(ds.rows[0]!);
+    const { url } = await rawServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.url?.startsWith('/v1/models')) return models(res);
+        const tooLarge = body.includes(big);
+        res.writeHead(tooLarge ? 413 : 502, { 'content-type': 'text/html' });
+        res.end(page(tooLarge ? '413 Request Entity Too Large' : '502 Bad Gateway'));
+      });
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(url, ds.dir, out, ['--max-retries', '0']));
+    assert.equal(r.code, 1, r.stderr);
+    const proxy = ' (an HTML page: a proxy or web server in front of the API answered)';
+    const rows = await readRowsOf(out);
+    assert.deepEqual(rows.map((row) => row.error).sort(), [
+      `413 Request Entity Too Large${proxy}`,
+      `502 Bad Gateway${proxy}`,
+      `502 Bad Gateway${proxy}`,
+    ]);
+    assert.ok(r.stderr.includes(`2 × 502 Bad Gateway${proxy}`), r.stderr);
+    assert.ok(!r.stderr.includes('<'), r.stderr);
+  });
+
+  it('a page without a title is its text without tags; a body that is no page is kept as it is', () => {
+    assert.equal(
+      htmlPageGist(504, '<!DOCTYPE html><html><body><style>p{}</style><p>Gateway   Timeout</p></body></html>'),
+      'Gateway Timeout (an HTML page: a proxy or web server in front of the API answered)',
+    );
+    assert.equal(htmlPageGist(500, 'upstream <b>failed</b>'), 'upstream <b>failed</b>');
   });
 });
 

@@ -266,12 +266,16 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     assert.equal(s.stats.requests, 0);
   });
 
-  it('an unknown model without preflight stops on the first 404', async () => {
+  it('an unknown model without preflight stops on the first 404, naming what the endpoint serves', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 60);
     const s = await server({ models: ['served-model'], reply: worldReply, latencyMs: 10 });
     const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'pred.jsonl'), ['-c', '4', '--no-preflight']));
-    assertFatal(r, s.url, /does not know model "test-model".*\(404\)/);
+    assertFatal(
+      r,
+      s.url,
+      /does not know model "test-model" \(404\): 404 The model `test-model` does not exist.*; it serves: served-model$/,
+    );
     assert.ok(s.stats.requests >= 1 && s.stats.requests <= 4, `${s.stats.requests} requests`);
   });
 
@@ -368,5 +372,172 @@ describe('a row that keeps failing', () => {
     assertCoversOnce(again, ds);
     for (const row of again) assert.equal(row.error, undefined);
     assert.deepEqual(s.repeatedSuccesses(), []);
+  });
+});
+
+describe('failures that say what to change: refusals that are the settings, waits not taken, timeouts', { concurrency: 2 }, () => {
+  const unknownField = 'Unrecognized request argument supplied: foo';
+
+  it('infer: the same 400 for request after request, none answered, stops the run (exit 3) rather than failing every row', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const s = await server({ reply: worldReply, faults: () => ({ kind: '400', message: unknownField }) });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
+    assert.equal(r.code, 3, r.stderr);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(
+      lines[0]!,
+      /refused 10 requests in a row with the same error and answered none: 400 Unrecognized request argument supplied: foo; .*--extra-body/,
+    );
+    assert.ok(lines[0]!.includes(s.url));
+    assert.deepEqual(stackLines(r.stderr), []);
+    assert.ok(s.stats.requests >= 10 && s.stats.requests <= 13, `${s.stats.requests} requests`);
+  });
+
+  it('judge: the same', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+    const s = await server({ reply: judgeReply, faults: () => ({ kind: '400', message }) });
+    const r = await runAwb(judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['-c', '4']));
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(
+      errorLines(r.stderr).join('\n'),
+      /^awb: judge endpoint .* refused 10 requests in a row with the same error and answered none: 400 Unsupported parameter/,
+    );
+    assert.ok(s.stats.requests <= 13, `${s.stats.requests} requests`);
+  });
+
+  it("a refusal the same for several rows once the settings were answered is the rows' own: each fails, the run goes on", async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 40);
+    const filtered = new Set(
+      ds.rows
+        .filter((r) => r.turn_idx === r.total_turns)
+        .slice(0, 12)
+        .map(rowMarker),
+    );
+    const message = 'The response was filtered due to the prompt triggering the content management policy.';
+    const s = await server({
+      reply: worldReply,
+      faults: (req) => ([...filtered].some((m) => lastUserText(req).includes(m)) ? { kind: '400', message } : undefined),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const args = inferArgs(s.url, ds.dir, out, ['-c', '4']);
+    const first = await runAwb(args);
+    assert.equal(first.code, 1, first.stderr);
+    // Run again, only the 12 refused rows are sent: none is answered, yet the rows before them were, with the same settings.
+    const before = s.stats.requests;
+    const second = await runAwb(args);
+    assert.equal(second.code, 1, second.stderr);
+    assert.equal(s.stats.requests - before, filtered.size);
+    const rows = await readRowsOf(out);
+    assertCoversOnce(rows, ds);
+    const failed = rows.filter((r) => r.error !== undefined);
+    assert.equal(failed.length, filtered.size);
+    for (const row of failed) assert.equal(row.error, `400 ${message}`);
+  });
+
+  it('a request that outlasts --timeout fails its row naming the limit, so a longer one can be given', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 2);
+    const s = await server({ reply: worldReply, faults: () => 'hang' });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--timeout', '1', '--max-retries', '0']));
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.deepEqual(
+      rows.map((row) => row.error),
+      ['request timed out after 1 s (--timeout)', 'request timed out after 1 s (--timeout)'],
+    );
+  });
+
+  it('a 429 asking to wait longer than awb waits (a daily quota) fails its rows saying so', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 3);
+    const s = await server({
+      reply: worldReply,
+      faults: () => ({ kind: '429', retryAfter: 86_400, message: 'Daily request limit reached.' }),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--max-retries', '1']));
+    assert.equal(r.code, 1, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, 3);
+    for (const row of rows)
+      assert.equal(
+        row.error,
+        '429 Daily request limit reached. (the server asked to wait 86400 s; awb waits at most 60 s: run the same command again once it takes requests)',
+      );
+    assert.match(r.stderr, /3 × 429 Daily request limit reached\. \(the server asked to wait 86400 s/);
+  });
+});
+
+describe('replies that carry no answer say why, when the reply tells', () => {
+  it("infer: a refusal (content null) is recorded in gen_refusal, and the summary counts the model's words, not an empty reply", async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 4);
+    const refused = rowMarker(ds.rows[1]!);
+    const words = "I'm sorry, I can't help with that.";
+    const s = await server({
+      reply: (req) => (lastUserText(req).includes(refused) ? { content: null, refusal: words } : worldReply(req, { requestNo: 0 })),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    const byRefusal = rows.filter((row) => row.gen_refusal !== undefined);
+    assert.equal(byRefusal.length, 1);
+    assert.equal(byRefusal[0]!.gen, '');
+    assert.equal(byRefusal[0]!.gen_refusal, words);
+    assert.equal(byRefusal[0]!.error, undefined);
+    assert.match(r.stderr, /1 × the model refused: I'm sorry, I can't help with that\./);
+    assert.match(r.stderr, /warning: 1 row came back empty/);
+  });
+
+  it('a refusal (content null) and a reply cut off at --max-tokens are named in the row, not taken for a judge writing the wrong format', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 6);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const refused = rowMarker(ds.rows.find((r) => r.turn_idx === r.total_turns)!);
+    const s = await server({
+      reply: (req) =>
+        lastUserText(req).includes(refused)
+          ? { content: null, refusal: "I'm sorry, I can't help with that." }
+          : { content: '<think>Let me weigh the format first', finish_reason: 'length' },
+    });
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['--parse-attempts', '2']));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.equal(rows.length, 6);
+    for (const row of rows) {
+      assert.equal(row.failed, 1);
+      const why =
+        rowMarker(row as never) === refused ? " (the judge refused: I'm sorry, I can't help with that.)" : ' (cut off by --max-tokens)';
+      assert.match(String(row.error_message), /^Judge scoring failed: reply could not be parsed: /);
+      assert.ok(String(row.error_message).endsWith(why), String(row.error_message));
+    }
+  });
+});
+
+describe("a model that refuses max_tokens (OpenAI's gpt-5 and o-series)", () => {
+  it('is judged with max_completion_tokens from --extra-body, sent instead of max_tokens', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 4);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+    const s = await server({ reply: judgeReply, faults: (req) => (req.max_tokens !== undefined ? { kind: '400', message } : undefined) });
+    const out = join(dir, 'judged.jsonl');
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['--extra-body', '{"max_completion_tokens": 4000}']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await readRowsOf(out)).length, 4);
+    for (const e of s.log) assert.equal(e.request!.max_completion_tokens, 4000);
   });
 });

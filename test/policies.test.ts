@@ -9,7 +9,17 @@ import {
   setAside,
   type Candidate,
 } from '../src/core/endpoints/health.js';
-import { backoffMs, isRetryable, retryAfterMs, retryDelay } from '../src/core/endpoints/retry.js';
+import {
+  SAME_REFUSALS,
+  afterRefusal,
+  backoffMs,
+  isRetryable,
+  retryAfterMs,
+  retryDelay,
+  settingsRefused,
+  unheededWaitS,
+  type RefusalStreak,
+} from '../src/core/endpoints/retry.js';
 
 const policy = { setAsideAfter: 3, cooldownMs: 1000, maxCooldownMs: 3000 };
 const headers = (h: Record<string, string> = {}) => new Headers(h);
@@ -113,5 +123,31 @@ describe('retry policy', () => {
     assert.equal(retryDelay(asking({ 'retry-after': '0' }), 0, 3, 0, 0), 500);
     assert.equal(retryDelay(asking({ 'retry-after-ms': '0' }), 2, 3, 0, 0), 2000);
     assert.equal(retryDelay(asking({ 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' }), 1, 3, Date.parse('2026-01-02T00:00:00Z'), 0), 1000);
+  });
+});
+
+describe('refusals and waits not taken', () => {
+  it('names a Retry-After over a minute, in seconds, and nothing else', () => {
+    const status = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h) });
+    assert.equal(unheededWaitS(status({ 'retry-after': '86400' }), 0), 86_400);
+    assert.equal(unheededWaitS(status({ 'retry-after-ms': '90500' }), 0), 91);
+    assert.equal(unheededWaitS(status({ 'retry-after': '60' }), 0), undefined);
+    assert.equal(unheededWaitS(status({ 'retry-after': 'soon' }), 0), undefined);
+    assert.equal(unheededWaitS(status({}), 0), undefined);
+    assert.equal(unheededWaitS(status({ 'retry-after': '1e400' }), 0), undefined);
+    assert.equal(unheededWaitS({ kind: 'connection' }, 0), undefined);
+  });
+
+  it('stops on the same refusal SAME_REFUSALS times in a row, only while nothing was ever answered', () => {
+    let streak: RefusalStreak | undefined;
+    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '400 no');
+    assert.equal(settingsRefused(streak, false), false);
+    streak = afterRefusal(streak, '400 no');
+    assert.equal(streak.count, SAME_REFUSALS);
+    assert.equal(settingsRefused(streak, false), true);
+    assert.equal(settingsRefused(streak, true), false);
+    // Another message (a context too long names the row's tokens) starts over.
+    assert.deepEqual(afterRefusal(streak, '400 too long: 40001 tokens'), { reason: '400 too long: 40001 tokens', count: 1 });
+    assert.equal(settingsRefused(undefined, false), false);
   });
 });

@@ -62,33 +62,34 @@ async function interruptAt(args: string[], out: string, lines: number, signal: N
   return { ...(await run.exited), seen };
 }
 
-describe('Ctrl-C', () => {
-  it('lets requests in flight finish, exits 130 with a resume command that completes the rest', async () => {
-    const dir = await temps.make();
-    const ds = await makeDataset(dir, 40);
-    const s = await server({ reply: worldReply, latencyMs: 150 });
-    const out = join(dir, 'pred.jsonl');
-    const r = await interruptAt(inferArgs(s.url, ds.dir, out, ['-c', '4']), out, 8, 'SIGINT');
-    assert.equal(r.code, 130, r.stderr);
-    assert.match(r.stderr, /Resume with:/);
-    assert.deepEqual(stackLines(r.stderr), []);
+describe('Ctrl-C, and SIGTERM (a scheduler ending the job) alike', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    it(`${signal} lets requests in flight finish, exits 130 with a resume command that completes the rest`, async () => {
+      const dir = await temps.make();
+      const ds = await makeDataset(dir, 40);
+      const s = await server({ reply: worldReply, latencyMs: 150 });
+      const out = join(dir, 'pred.jsonl');
+      const r = await interruptAt(inferArgs(s.url, ds.dir, out, ['-c', '4']), out, 8, signal);
+      assert.equal(r.code, 130, r.stderr);
+      assert.match(r.stderr, /Resume with:/);
+      assert.deepEqual(stackLines(r.stderr), []);
 
-    const { lines, terminated } = await readJsonlFile(out);
-    assert.ok(terminated, 'a partial line was left');
-    for (const l of lines) JSON.parse(l);
-    assert.ok(lines.length < ds.rows.length, 'the run finished before the interrupt');
-    // Requests in flight were answered and written, none abandoned.
-    assert.equal(s.stats.clientClosed, 0);
-    assert.equal(s.stats.successes, lines.length);
-    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { complete: boolean; counts: { done: number } };
-    assert.equal(manifest.complete, false);
-    assert.equal(manifest.counts.done, lines.length);
+      const { lines, terminated } = await readJsonlFile(out);
+      assert.ok(terminated, 'a partial line was left');
+      for (const l of lines) JSON.parse(l);
+      assert.ok(lines.length < ds.rows.length, 'the run finished before the interrupt');
+      // Requests in flight were answered and written, none abandoned.
+      assert.equal(s.stats.clientClosed, 0);
+      assert.equal(s.stats.successes, lines.length);
+      const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { complete: boolean; counts: { done: number } };
+      assert.equal(manifest.complete, false);
+      assert.equal(manifest.counts.done, lines.length);
 
-    const again = await runAwb(parseResumeCommand(r.stderr));
-    assert.equal(again.code, 0, again.stderr);
-    await assertComplete(out, ds);
-    assert.deepEqual(s.repeatedSuccesses(), []);
-  });
+      const again = await runAwb(parseResumeCommand(r.stderr));
+      assert.equal(again.code, 0, again.stderr);
+      await assertComplete(out, ds);
+      assert.deepEqual(s.repeatedSuccesses(), []);
+    });
 });
 
 describe('a second Ctrl-C', () => {

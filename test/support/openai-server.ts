@@ -46,6 +46,8 @@ export type Reply =
   | {
       content: string | null;
       reasoning_content?: string;
+      /** OpenAI's refusal, sent with `content: null` when the model declines. */
+      refusal?: string;
       finish_reason?: string;
       /** Replaces the estimated usage; `null` leaves `usage` out, as some servers do. */
       usage?: UsageOverride | null;
@@ -57,8 +59,23 @@ export interface ReplyContext {
 
 export type ReplyFn = (req: ChatRequest, ctx: ReplyContext) => Reply | Promise<Reply>;
 
-/** `no-choices`: a 200 completion whose `choices` is empty (a gateway that lost the answer); `unstreamed`: plain JSON even when asked to stream. */
-export const FAULT_KINDS = ['429', '500', '503', 'reset', 'hang', 'malformed', 'empty', 'length', 'no-choices', 'unstreamed'] as const;
+/**
+ * `no-choices`: a 200 completion whose `choices` is empty (a gateway that lost the answer); `unstreamed`: plain JSON even when
+ * asked to stream; `400`: a refusal of the request (its `message`: a context too long, an unknown field).
+ */
+export const FAULT_KINDS = [
+  '400',
+  '429',
+  '500',
+  '503',
+  'reset',
+  'hang',
+  'malformed',
+  'empty',
+  'length',
+  'no-choices',
+  'unstreamed',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /**
@@ -330,7 +347,7 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     const r = typeof reply === 'string' ? { content: reply } : reply;
     stats.successes++;
     successCounts.set(entry.hash, (successCounts.get(entry.hash) ?? 0) + 1);
-    const full = completion(body, r.content, r.finish_reason ?? 'stop', r.reasoning_content, r.usage);
+    const full = completion(body, r.content, r.finish_reason ?? 'stop', r.reasoning_content, r.usage, r.refusal);
     if (body.stream) return streamCompletion(res, body, full, latency, () => settle('ok'));
     settle('ok');
     send(res, 200, JSON.stringify(full));
@@ -378,9 +395,11 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     finishReason: string,
     reasoning: string | undefined,
     usageOverride: UsageOverride | null | undefined,
+    refusal?: string,
   ): Record<string, unknown> {
     const message: Record<string, unknown> = { role: 'assistant', content };
     if (reasoning !== undefined) message.reasoning_content = reasoning;
+    if (refusal !== undefined) message.refusal = refusal;
     const promptTokens = estimateTokens(body.messages.map((m) => messageText(m)).join('\n'));
     const reasoningTokens = reasoning ? estimateTokens(reasoning) : 0;
     const completionTokens = estimateTokens(content ?? '') + reasoningTokens;
@@ -412,6 +431,8 @@ export async function startOpenAIServer(initial: ServerOptions = {}): Promise<Fa
     detail: { retryAfter?: number | null; message?: string; code?: string },
   ): void {
     switch (kind) {
+      case '400':
+        return send(res, 400, errorBody(detail.message ?? 'Invalid request.', 'invalid_request_error', null));
       case '429': {
         const after = detail.retryAfter === undefined ? (opts.retryAfterSec ?? 0) : detail.retryAfter;
         const headers: Record<string, string> = after === null ? {} : { 'retry-after': String(after) };

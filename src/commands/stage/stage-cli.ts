@@ -107,7 +107,11 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       },
       chat: batch ? (key) => batch.chat(key, online) : () => online,
       check: c.check ?? endpointCheck(c.pool, o),
-      ...(batch && { beforeDispatch: (doneKeys: ReadonlySet<string>) => batch.run(doneKeys) }),
+      beforeDispatch: async (doneKeys: ReadonlySet<string>) => {
+        // Rows answered with these settings (the manifest guards them): a refusal that comes for every row is then not theirs.
+        if (doneKeys.size) c.pool.noteAnswered();
+        await batch?.run(doneKeys);
+      },
       ...(batch && { batchIds: () => batch.ids }),
       endpointStats: () => c.pool.stats(),
     });

@@ -22,7 +22,16 @@ import {
 import { Client } from './client.js';
 import { nodeFetch } from './http-fetch.js';
 import { collectStream, type StreamedReply } from './stream.js';
-import { retryDelay, type AttemptFailure } from './retry.js';
+import {
+  MAX_SERVER_WAIT_MS,
+  afterRefusal,
+  isRetryable,
+  retryDelay,
+  settingsRefused,
+  unheededWaitS,
+  type AttemptFailure,
+  type RefusalStreak,
+} from './retry.js';
 import { jsonBytes, type JoinedText } from './json-bytes.js';
 
 export interface PoolOptions {
@@ -285,6 +294,9 @@ export class EndpointPool {
   /** Aborted by stopSending(): no attempt starts after it, and waits for a retry end at once. */
   private readonly stopping = new AbortController();
   private lostUsage = 0;
+  /** Whether an endpoint has answered these settings (this run, or rows already in the output), and the refusals since the last answer. */
+  private answered = false;
+  private refusals?: RefusalStreak;
 
   constructor(private readonly opts: PoolOptions) {
     this.policy = opts.health ?? DEFAULT_HEALTH;
@@ -333,6 +345,27 @@ export class EndpointPool {
   private noteSuccess(ep: Endpoint): void {
     ep.health = afterSuccess(this.policy);
     ep.streak = undefined;
+    this.answered = true;
+    this.refusals = undefined;
+  }
+
+  /** The output already holds rows answered with these settings (a resumed run): a refusal the same for every row is then no setting's. */
+  noteAnswered(): void {
+    this.answered = true;
+  }
+
+  /**
+   * Counts a refusal not worth a retry (a 4xx); the error that stops the run once the same one
+   * has come for request after request and nothing was ever answered (retry.ts).
+   */
+  private noteRefusal(err: unknown, ep: Endpoint): FatalEndpointError | undefined {
+    const reason = this.describe(err);
+    this.refusals = afterRefusal(this.refusals, reason);
+    if (!settingsRefused(this.refusals, this.answered)) return undefined;
+    return new FatalEndpointError(
+      `${this.opts.role} endpoint ${ep.shown} refused ${this.refusals.count} requests in a row with the same error and answered none: ${reason}; ` +
+        'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again',
+    );
   }
 
   /** Keeps each endpoint's run of failed connections: only refused, reset or unreachable ones count, not slow answers. */
@@ -399,7 +432,7 @@ export class EndpointPool {
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
-        const fatal = this.fatalFor(err, ep);
+        const fatal = this.fatalFor(err, ep, err instanceof APIError && err.status === 404 ? await this.servedModels(ep) : undefined);
         if (fatal) throw fatal;
         if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
         else if (err instanceof APIError && err.status !== undefined)
@@ -417,7 +450,16 @@ export class EndpointPool {
         const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random(), elsewhere);
         const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
         if (dead) throw dead;
-        if (wait === undefined) throw err;
+        if (wait === undefined) {
+          const refused = failure.kind === 'status' && !isRetryable(failure) ? this.noteRefusal(err, ep) : undefined;
+          if (refused) throw refused;
+          const waitS = unheededWaitS(failure, Date.now());
+          if (waitS === undefined) throw err;
+          throw new Error(
+            `${this.describe(err)} (the server asked to wait ${waitS} s; awb waits at most ${MAX_SERVER_WAIT_MS / 1000} s: run the same command again once it takes requests)`,
+            { cause: err },
+          );
+        }
         await sleep(wait, undefined, { signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal }).catch(
           (sleepErr: unknown) => {
             throw signal?.aborted ? sleepErr : new StoppedError('the run is stopping');
@@ -458,11 +500,17 @@ export class EndpointPool {
     }
   }
 
-  private fatalFor(err: unknown, ep: Endpoint): FatalEndpointError | undefined {
+  /** `served`: the endpoint's models list, when a 404 made the pool ask for it. */
+  private fatalFor(err: unknown, ep: Endpoint, served?: string[]): FatalEndpointError | undefined {
     if (!(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
     const what = `${this.opts.role} endpoint ${ep.shown}`;
     const refused = refusedAccess(err, what, () => this.describe(err), this.opts.keyHelp);
     if (refused) return refused;
+    if (err.status === 404 && served?.length && !served.includes(this.opts.model)) {
+      return new FatalEndpointError(
+        `${what} does not know model "${visible(this.opts.model)}" (404): ${this.describe(err)}; it serves: ${this.shownModels(served)}`,
+      );
+    }
     if (err.status === 404) {
       return new FatalEndpointError(
         `${what} does not know model "${visible(this.opts.model)}" or the chat completions route (404): ${this.describe(err)}; is the model name right, and does the URL end in /v1?`,
@@ -474,9 +522,13 @@ export class EndpointPool {
   /** An error as one line for files and the terminal, secrets removed before it is cut: some servers echo the key back. */
   describe(err: unknown): string {
     let text: string;
-    if (err instanceof APIConnectionError && err.cause instanceof Error && !(err instanceof APIConnectionTimeoutError)) {
+    // The client says only "Request timed out.": the limit, and the option that sets it, say whether a longer one would help.
+    if (err instanceof APIConnectionTimeoutError) text = `request timed out after ${this.opts.timeoutMs / 1000} s (--timeout)`;
+    else if (err instanceof APIConnectionError && err.cause instanceof Error) {
       text = `${err.message.replace(/\.$/, '')}: ${err.cause.message}`;
     } else if (err instanceof APIError) text = err.message;
+    // awb's own words for a reply it could not use: the class name would only be noise in a row's error.
+    else if (err instanceof MalformedReplyError || err instanceof StreamFailure) text = err.message;
     else if (err instanceof Error) text = `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
     else text = String(err);
     return brief(text, this.secrets);
@@ -534,8 +586,7 @@ export class EndpointPool {
       );
     }
     if (ids?.length && !ids.includes(this.opts.model)) {
-      const shown = brief(ids.slice(0, 8).join(', '), this.secrets, 1000) + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
-      throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${shown}`);
+      throw new FatalEndpointError(`${what} does not serve model "${visible(this.opts.model)}"; it serves: ${this.shownModels(ids)}`);
     }
     return undefined;
   }
@@ -543,6 +594,29 @@ export class EndpointPool {
   /** Streamed answers kept whole after their stream stalled or broke past the finish reason, recorded without their usage. */
   get usageLost(): number {
     return this.lostUsage;
+  }
+
+  /** Model ids as one line: the first eight, and how many in all. */
+  private shownModels(ids: string[]): string {
+    return brief(ids.slice(0, 8).join(', '), this.secrets, 1000) + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
+  }
+
+  /**
+   * The models an endpoint lists, asked once a chat request got a 404 (run without the preflight,
+   * or a server whose list did not answer it): the model name is the usual mistake, and the list
+   * shows the right one. Undefined when the list does not answer.
+   */
+  private async servedModels(ep: Endpoint): Promise<string[] | undefined> {
+    try {
+      const body = await ep.client.get('/models', {
+        maxRetries: 0,
+        timeout: Math.min(this.opts.timeoutMs, PREFLIGHT_TIMEOUT_MS),
+        signal: this.stopping.signal,
+      });
+      return modelIds(body).ids;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Per endpoint as shown: a URL given twice (`/v1` and `/v1/`) is one endpoint, its copies' counts added up. */

@@ -40,7 +40,7 @@ export function backoffMs(retry: number, random: number): number {
 }
 
 /** The longest wait a server's Retry-After is honoured for. */
-const MAX_SERVER_WAIT_MS = 60_000;
+export const MAX_SERVER_WAIT_MS = 60_000;
 
 /**
  * The wait a server asked for, when it is one to honour. As the openai client: a wait over a minute
@@ -72,4 +72,42 @@ export function retryDelay(
   if (elsewhere) return 0;
   // A wait not honoured gets the usual backoff, and the row fails once its retries are spent.
   return (failure.kind === 'status' ? honouredWaitMs(failure.headers, now) : undefined) ?? backoffMs(retry, random);
+}
+
+/**
+ * The wait a failed attempt asked for that retryDelay does not take (over a minute), in whole
+ * seconds, or undefined: a request given up on says so, else a daily quota's 429 reads as a row
+ * that failed for no reason, and the user cannot tell that running again later is the cure.
+ */
+export function unheededWaitS(failure: AttemptFailure, now: number): number | undefined {
+  const asked = failure.kind === 'status' ? retryAfterMs(failure.headers, now) : undefined;
+  // A wait past any clock (`1e400` reads as Infinity) names no time to come back.
+  return asked !== undefined && asked > MAX_SERVER_WAIT_MS && Number.isFinite(asked) ? Math.round(asked / 1000) : undefined;
+}
+
+/** Refusals in a row that were the same (a 4xx not worth a retry, told by its message), since the last answer. */
+export interface RefusalStreak {
+  reason: string;
+  count: number;
+}
+
+/** The streak after a refusal: one more when it is the same as the streak's, else a new one. */
+export function afterRefusal(streak: RefusalStreak | undefined, reason: string): RefusalStreak {
+  return streak?.reason === reason ? { reason, count: streak.count + 1 } : { reason, count: 1 };
+}
+
+/** As many same refusals as this in a row, before any answer, are the settings' doing (see settingsRefused). */
+export const SAME_REFUSALS = 10;
+
+/**
+ * Whether a run should stop on its refusals: the endpoint has refused SAME_REFUSALS requests in a
+ * row with the same message and has never answered one with these settings (in this run, or rows
+ * already in the output). A refusal that is the row's own (context too long: its message names
+ * the row's token count) differs from row to row; one that is the same for every row (an unknown
+ * --extra-body field, `max_tokens` on a model that wants `max_completion_tokens`) would fail the
+ * whole run row by row. A server that has answered these settings once refuses rows for their own
+ * reasons (a content filter: the same message each time), so those never stop a run.
+ */
+export function settingsRefused(streak: RefusalStreak | undefined, answered: boolean): boolean {
+  return !answered && streak !== undefined && streak.count >= SAME_REFUSALS;
 }

@@ -27,10 +27,13 @@ export interface Routing {
  */
 export function requestParams(s: Sampling, cacheKeyOf?: { task: string; id: string | number }): Record<string, unknown> {
   const key = cacheKeyOf && promptCacheKey(cacheKeyOf);
+  // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens` next to `max_completion_tokens`, or at all:
+  // a budget given as `max_completion_tokens` in --extra-body is the one sent.
+  const budget = s.extra_body && Object.hasOwn(s.extra_body, 'max_completion_tokens') ? undefined : s.max_tokens;
   return {
     temperature: s.temperature,
     top_p: s.top_p,
-    max_tokens: s.max_tokens,
+    max_tokens: budget,
     ...(key ? { prompt_cache_key: key } : {}),
     ...s.extra_body,
   };
@@ -109,12 +112,14 @@ export function inferStage(
           // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`); an empty
           // one (a stream whose first delta carries `reasoning_content: ""`, its thinking then in `reasoning`) is none.
           const message = choice?.message as
-            { content?: string | null; reasoning_content?: string | null; reasoning?: string | null } | undefined;
+            { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; refusal?: unknown } | undefined;
           const reasoning = message?.reasoning_content || message?.reasoning || undefined;
+          const refusal = typeof message?.refusal === 'string' ? message.refusal : undefined;
           const usage = usageOf(completion);
           return {
             gen: message?.content ?? '',
             ...(reasoning ? { gen_reasoning: reasoning } : {}),
+            ...(refusal ? { gen_refusal: refusal } : {}),
             finish_reason: choice?.finish_reason ?? null,
             usage: usage ?? null,
             ...(reply.batch && { batch_usage: usage ?? {} }),

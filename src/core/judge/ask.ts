@@ -1,4 +1,5 @@
 import { FatalEndpointError, isStopped, type ChatBody, type EndpointPool } from '../endpoints/index.js';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { usageOf } from '../infer/index.js';
 import type { RowChat } from '../runner/index.js';
 import type { Usage } from '../schemas/index.js';
@@ -52,11 +53,12 @@ export async function askUntilParsed<T>(
         ...(reply.decodeTokensPerS !== undefined ? { decodeTokensPerS: reply.decodeTokensPerS } : {}),
       };
       sumUsage(usage, usageOf(reply.completion));
-      raw = reply.completion.choices[0]?.message?.content ?? '';
+      const choice = reply.completion.choices[0];
+      raw = choice?.message?.content ?? '';
       const parsed = parse(raw);
       if (parsed.ok)
         return { ok: true, value: parsed.value, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts, ...timings };
-      problem = `reply could not be parsed: ${parsed.reason}`;
+      problem = `reply could not be parsed: ${parsed.reason}${unparsedWhy(pool, choice)}`;
       if (parsed.final) break;
     } catch (err) {
       if (isStopped(err, signal)) return undefined;
@@ -66,6 +68,18 @@ export async function askUntilParsed<T>(
     }
   }
   return { ok: false, problem, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts };
+}
+
+/**
+ * What the reply says of why it could not be parsed: the judge refused (OpenAI's `refusal`, with no
+ * content), or the generation was cut off at --max-tokens (a reasoning judge spending its budget
+ * thinking). Without it, both read as a judge that answers in the wrong format.
+ */
+function unparsedWhy(pool: Pick<EndpointPool, 'describe'>, choice: ChatCompletion.Choice | undefined): string {
+  const refusal = choice?.message?.refusal;
+  // Shown as errors are: one line, secrets removed.
+  if (!choice?.message?.content && typeof refusal === 'string' && refusal) return ` (the judge refused: ${pool.describe(refusal)})`;
+  return choice?.finish_reason === 'length' ? ' (cut off by --max-tokens)' : '';
 }
 
 export function sumUsage(total: Usage, add: Usage | undefined): void {

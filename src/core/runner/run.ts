@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError } from '../errors.js';
+import { brief } from '../shown.js';
 import { createFolders, refuseOverInputs } from '../files.js';
 import { displayKey, type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings, type MixedRun } from '../schemas/index.js';
@@ -274,6 +275,13 @@ type SaveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: 
  * what it returns holds only what it is given: a closure made in the loop
  * would keep the row's request (its job) alive until the write.
  */
+/** Why a row failed, for the summary: its error (infer), its error message (judge), or the refusal an empty prediction was. */
+function reasonOf(fields: Record<string, unknown>): string | undefined {
+  if (typeof fields.error === 'string') return fields.error;
+  if (typeof fields.error_message === 'string') return fields.error_message;
+  return typeof fields.gen_refusal === 'string' && fields.gen === '' ? `the model refused: ${brief(fields.gen_refusal, [])}` : undefined;
+}
+
 function rowSaver<S extends z.ZodType<DatasetRow>>(run: {
   stage: Stage<S>;
   inputs: PlanInputs;
@@ -290,8 +298,7 @@ function rowSaver<S extends z.ZodType<DatasetRow>>(run: {
     const row = inputError === undefined ? fields : { error: inputError, ...fields };
     const outcome = stage.outcome(row);
     stage.tally(row, tallies.count(domain, outcome));
-    const error =
-      typeof fields.error === 'string' ? fields.error : typeof fields.error_message === 'string' ? fields.error_message : undefined;
+    const error = reasonOf(fields);
     onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
   };
 }

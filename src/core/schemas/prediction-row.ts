@@ -45,6 +45,8 @@ export const predictionFieldsSchema = z.object({
     .nullable()
     .transform((g) => g ?? ''),
   gen_reasoning: z.string().optional(),
+  /** The model declined (OpenAI's `refusal`, sent with no content): its words, else lost in an empty `gen`. */
+  gen_refusal: z.string().optional(),
   finish_reason: z.string().nullish(),
   usage: usageSchema.nullish(),
   /** Set when the Batch API answered (--batch): the usage score prices at the batch discount. */
