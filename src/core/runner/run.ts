@@ -268,13 +268,6 @@ async function resume<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: Ru
   return manifest;
 }
 
-type SaveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => () => Promise<void>;
-
-/**
- * Writes an answered row and counts it. Made once, not in the send loop, so
- * what it returns holds only what it is given: a closure made in the loop
- * would keep the row's request (its job) alive until the write.
- */
 /** Why a row failed, for the summary: its error (infer), its error message (judge), or the refusal an empty prediction was. */
 function reasonOf(fields: Record<string, unknown>): string | undefined {
   if (typeof fields.error === 'string') return fields.error;
@@ -282,6 +275,13 @@ function reasonOf(fields: Record<string, unknown>): string | undefined {
   return typeof fields.gen_refusal === 'string' && fields.gen === '' ? `the model refused: ${brief(fields.gen_refusal, [])}` : undefined;
 }
 
+type SaveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => () => Promise<void>;
+
+/**
+ * Writes an answered row and counts it. Made once, not in the send loop, so
+ * what it returns holds only what it is given: a closure made in the loop
+ * would keep the row's request (its job) alive until the write.
+ */
 function rowSaver<S extends z.ZodType<DatasetRow>>(run: {
   stage: Stage<S>;
   inputs: PlanInputs;
