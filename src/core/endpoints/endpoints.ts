@@ -158,8 +158,8 @@ class StreamFailure extends Error {
 /**
  * What keeps a reply body from being a chat completion awb can record, or undefined when it is one,
  * whichever route it came by. An empty `choices` list carries no answer at all, not an empty one; a
- * choice without a message, or whose text fields are not text (`content: 42`), is no answer either:
- * each is a malformed reply, asked again, never written into a row as it came.
+ * choice without a message, or whose text fields are not text (`content: 42`), is no answer either,
+ * nor is a generation the server aborted: each is a malformed reply, asked again, never written into a row as it came.
  */
 export function replyProblem(body: unknown, secrets: readonly string[] = []): string | undefined {
   // The client hands on a body that is not JSON as its text; its start says what answered (a web page, a proxy).
@@ -178,6 +178,8 @@ export function replyProblem(body: unknown, secrets: readonly string[] = []): st
     const value = fields[name];
     if (value !== undefined && value !== null && typeof value !== 'string') return `a choice whose ${name} is not text`;
   }
+  // SGLang (and some vLLM versions) end a generation they aborted so, its content partial or empty: it was never finished.
+  if (fields.finish_reason === 'abort') return 'an aborted generation (finish_reason "abort")';
   return undefined;
 }
 

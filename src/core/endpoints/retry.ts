@@ -8,7 +8,7 @@
 export type AttemptFailure =
   /** No usable reply: refused, reset, timed out, cut off, too large. */
   | { kind: 'connection' }
-  /** A 200 whose body is no chat completion (empty, a web page, cut JSON, no choices): a proxy or server fault that may pass. */
+  /** A 200 whose body is no chat completion (empty, a web page, cut JSON, no choices, an aborted generation): a server or proxy fault that may pass. */
   | { kind: 'malformed' }
   /** An HTTP error status, with the reply's headers. */
   | { kind: 'status'; status: number; headers: { get(name: string): string | null } };
