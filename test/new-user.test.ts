@@ -28,8 +28,9 @@ import {
 } from './support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from './support/harness.js';
 import type { FakeServer } from './support/openai-server.js';
-import { models, rawServer } from './support/raw-server.js';
+import { json, models, rawServer } from './support/raw-server.js';
 import { refusalLine, snapshot } from './support/refusal.js';
+import { manifestPathFor } from '../src/core/schemas/index.js';
 
 const temps = tempDirs('new-user');
 const server = useServers();
@@ -350,17 +351,41 @@ describe('a run with a domain whose rows all failed', () => {
 });
 
 describe('Ctrl-C during the preflight check', () => {
-  it('ends the run as interrupted (130) at once, not as a dead endpoint (3) after the check times out', async () => {
-    // Takes the request and never answers.
-    const { url, seen } = await rawServer(() => undefined);
-    const out = join(root, 'preflight-stop', 'pred.jsonl');
-    const run = startAwb(inferArgs(url, ds.dir, out));
+  /** Starts `args` against an endpoint that takes the models check and never answers, and presses Ctrl-C during it. */
+  async function interruptCheck(seen: string[], args: string[]) {
+    const run = startAwb(args);
     await waitFor(() => seen.length >= 1, run.exited, 'the models check');
     run.child.kill('SIGINT');
-    const { code, stderr } = await run.exited;
-    assert.equal(code, 130, stderr);
-    assert.doesNotMatch(stderr, /did not answer the models check/);
-    assert.match(stderr, /interrupted with \d+ rows left/);
+    return run.exited;
+  }
+
+  it('ends the run as interrupted (130) at once, not as a dead endpoint (3), and writes nothing', async () => {
+    const { url, seen } = await rawServer(() => undefined);
+    const out = join(root, 'preflight-stop', 'pred.jsonl');
+    const r = await interruptCheck(seen, inferArgs(url, ds.dir, out));
+    assert.match(refusalLine(r, 130), /^awb: infer interrupted during the endpoint check: nothing was sent or written$/);
+    assert.doesNotMatch(r.stderr, /did not answer the models check/);
+    assert.equal(existsSync(join(root, 'preflight-stop')), false);
+  });
+
+  it('leaves an output it would resume as it was', async () => {
+    // Fails every row at first (left for the next run to redo), then takes the models check and never answers.
+    let hang = false;
+    const { url, seen } = await rawServer((req, res) => {
+      if (hang) return;
+      if (req.url?.endsWith('/models')) models(res);
+      else json(res, 500, { error: { message: 'down' } });
+    });
+    const out = join(root, 'preflight-resume', 'pred.jsonl');
+    const args = inferArgs(url, ds.dir, out, ['--max-retries', '0']);
+    assert.equal((await runAwb(args)).code, 1);
+    const files = [out, manifestPathFor(out), `${out}.lock`];
+    const before = await snapshot(files);
+    hang = true;
+    seen.length = 0;
+    const r = await interruptCheck(seen, args);
+    assert.match(refusalLine(r, 130), /interrupted during the endpoint check/);
+    assert.deepEqual(await snapshot(files), before);
   });
 });
 

@@ -92,7 +92,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   let unlock = missing.length ? undefined : await lockOutput(opts.output);
   try {
     let found = await examine(stage, opts);
-    if (found.todo) await opts.check?.();
+    if (found.todo) {
+      await opts.check?.();
+      // Ctrl-C during the check: nothing was sent, so nothing is made or changed, as when the check fails.
+      if (opts.stop.aborted) throw new UserError(`${stage.name} interrupted during the endpoint check: nothing was sent or written`, 130);
+    }
     if (!unlock) {
       await createFolders(missing);
       unlock = await lockOutput(opts.output);
