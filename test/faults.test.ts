@@ -396,20 +396,39 @@ describe('failures that say what to change: refusals that are the settings, wait
     assert.ok(s.stats.requests >= 10 && s.stats.requests <= 13, `${s.stats.requests} requests`);
   });
 
-  it('judge: the same', async () => {
+  it("judge: the same; OpenAI's refusal of max_tokens names the --extra-body that sends the run's budget instead", async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 60);
     const preds = join(dir, 'pred.jsonl');
     await writePredictions(ds, preds);
     const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
     const s = await server({ reply: judgeReply, faults: () => ({ kind: '400', message }) });
-    const r = await runAwb(judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['-c', '4']));
+    const r = await runAwb(judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['-c', '4', '--max-tokens', '4096']));
     assert.equal(r.code, 3, r.stderr);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
     assert.match(
-      errorLines(r.stderr).join('\n'),
+      lines[0]!,
       /^awb: judge endpoint .* refused 10 requests in a row with the same error and answered none: 400 Unsupported parameter/,
     );
+    assert.ok(lines[0]!.endsWith(`run the same command again with --extra-body '{"max_completion_tokens":4096}'`), lines[0]);
     assert.ok(s.stats.requests <= 13, `${s.stats.requests} requests`);
+  });
+
+  it("infer: OpenAI's refusal of any temperature but the default names --temperature 1", async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 60);
+    const message = "Unsupported value: 'temperature' does not support 0.6 with this model. Only the default (1) value is supported.";
+    const s = await server({ reply: worldReply, faults: () => ({ kind: '400', message }) });
+    const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'pred.jsonl'), ['-c', '4']));
+    assert.equal(r.code, 3, r.stderr);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, /refused 10 requests in a row with the same error and answered none: 400 Unsupported value: 'temperature'/);
+    assert.ok(
+      lines[0]!.endsWith('this model takes only its default temperature: run the same command again with --temperature 1'),
+      lines[0],
+    );
   });
 
   it("a refusal the same for several rows once the settings were answered is the rows' own: each fails, the run goes on", async () => {

@@ -20,6 +20,7 @@ import {
   unheededWaitS,
   type RefusalStreak,
 } from '../src/core/endpoints/retry.js';
+import { settingsFix } from '../src/commands/stage/settings-fix.js';
 
 const policy = { setAsideAfter: 3, cooldownMs: 1000, maxCooldownMs: 3000 };
 const headers = (h: Record<string, string> = {}) => new Headers(h);
@@ -149,5 +150,40 @@ describe('refusals and waits not taken', () => {
     // Another message (a context too long names the row's tokens) starts over.
     assert.deepEqual(afterRefusal(streak, '400 too long: 40001 tokens'), { reason: '400 too long: 40001 tokens', count: 1 });
     assert.equal(settingsRefused(undefined, false), false);
+  });
+});
+
+describe('settingsFix: the change that ends a refusal of the settings awb knows', () => {
+  const noMaxTokens = "400 Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+  const onlyDefault = "400 Unsupported value: 'temperature' does not support 0.6 with this model. Only the default (1) value is supported.";
+
+  it("max_tokens: the run's own budget as max_completion_tokens in --extra-body, beside the fields already there", () => {
+    assert.equal(
+      settingsFix(noMaxTokens, { maxTokens: 32768 }),
+      `this model takes its budget as max_completion_tokens, not max_tokens: run the same command again with --extra-body '{"max_completion_tokens":32768}'`,
+    );
+    assert.match(
+      settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { reasoning_effort: "it's low" } })!,
+      /with --extra-body '\{"reasoning_effort":"it'\\''s low","max_completion_tokens":1000\}'$/,
+    );
+    // max_tokens in --extra-body is sent as it is: its budget moves to max_completion_tokens.
+    assert.match(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_tokens: 50 } })!, /'\{"max_completion_tokens":50\}'$/);
+    // With max_completion_tokens in --extra-body awb sends no max_tokens: nothing it knows to change.
+    assert.equal(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_completion_tokens: 50 } }), undefined);
+  });
+
+  it('temperature: the default the server names, with --temperature, or in --extra-body when it sets one', () => {
+    assert.equal(
+      settingsFix(onlyDefault, { maxTokens: 32768 }),
+      'this model takes only its default temperature: run the same command again with --temperature 1',
+    );
+    assert.match(
+      settingsFix(onlyDefault, { extraBody: { temperature: 0.2, seed: 1 } })!,
+      /with --extra-body '\{"temperature":1,"seed":1\}'$/,
+    );
+  });
+
+  it('another refusal: nothing to name', () => {
+    assert.equal(settingsFix('400 Unrecognized request argument supplied: foo', { maxTokens: 32768 }), undefined);
   });
 });

@@ -17,6 +17,7 @@ import {
   resumeCommand,
   type SummaryColumn,
 } from './run-ui.js';
+import { settingsFix } from './settings-fix.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
@@ -192,6 +193,7 @@ export function poolSettings(o: SharedOptions) {
     maxRetries: o.maxRetries,
     maxReplyBytes: o.maxReplyMb * 2 ** 20,
     ...(o.stream ? { stream: true, idleMs: o.streamIdle } : {}),
+    settingsFix: (refusal: string) => settingsFix(refusal, o),
   };
 }
 

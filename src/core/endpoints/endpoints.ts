@@ -56,6 +56,8 @@ export interface PoolOptions {
   role: string;
   /** What to do when the key is rejected (401): where the key came from, from the command. */
   keyHelp?: string;
+  /** What to change when every request is refused for the settings (noteRefusal), for a refusal the command knows. */
+  settingsFix?: (refusal: string) => string | undefined;
 }
 
 /** A message as awb sends it: a role and plain text, whole or in pieces sent as one string. */
@@ -366,7 +368,8 @@ export class EndpointPool {
     if (!settingsRefused(this.refusals, this.answered)) return undefined;
     return new FatalEndpointError(
       `${this.opts.role} endpoint ${ep.shown} refused ${this.refusals.count} requests in a row with the same error and answered none: ${reason}; ` +
-        'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again',
+        (this.opts.settingsFix?.(reason) ??
+          'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again'),
     );
   }
 
