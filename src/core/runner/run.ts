@@ -337,11 +337,10 @@ async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
     }
     const file = plan.files[line.file]!;
     const known = lineKeys?.get(line);
-    if (known !== undefined && doneKeys.has(known)) {
-      // Finished in an earlier run: passed over without reading the row, still checked for repeats.
+    // Finished in an earlier run: passed over unread. A line repeating a key seen before is read and
+    // checked below, so it is reported as it always was (its own fault first, else the repeat).
+    if (known !== undefined && doneKeys.has(known) && !seen.repeat(known, file, line.lineNo)) {
       schedule.finish(item);
-      const repeat = seen.repeat(known, file, line.lineNo);
-      if (repeat) badRows.met(repeat, line.domain, item.index);
       continue;
     }
     const read = await inputs.row(line, stage.schema);
