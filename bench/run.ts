@@ -10,7 +10,8 @@
  *   BENCH_SCALE        fraction of the rows, e.g. 0.1 for a quick run (default 1)
  *   BENCH_REUSE=1      keep predictions/judged outputs from an earlier run
  *                      instead of making them again (their rows then say "reused")
- *   BENCH_STEPS        comma list of infer,judge,score,report,startup (default all)
+ *   BENCH_STEPS        comma list of infer,judge,resume,score,report,startup (default all;
+ *                      resume: the judge command again on its finished output)
  *   BENCH_AWB_NODE_ARGS  extra node flags for the awb children, e.g.
  *                      "--cpu-prof --cpu-prof-dir=.bench/prof" to profile them
  *   BENCH_AWB_ARGS     extra awb options for infer and judge, e.g.
@@ -58,7 +59,7 @@ const concurrency = concurrencies[0]!;
 const prefillMsPerMB = envNumber('BENCH_PREFILL_MS_PER_MB', 1000);
 const scale = envNumber('BENCH_SCALE', 1);
 const reuse = process.env.BENCH_REUSE === '1';
-const steps = new Set((process.env.BENCH_STEPS ?? 'infer,judge,score,report,startup').split(',').map((s) => s.trim()));
+const steps = new Set((process.env.BENCH_STEPS ?? 'infer,judge,resume,score,report,startup').split(',').map((s) => s.trim()));
 const awbNodeArgs = (process.env.BENCH_AWB_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const awbArgs = (process.env.BENCH_AWB_ARGS ?? '').split(/\s+/).filter(Boolean);
 const memTrace = process.env.BENCH_MEM_TRACE === '1';
@@ -261,6 +262,25 @@ const mb = (x: number) => `${x.toFixed(0)} MB`;
 const sec = (x: number) => `${x.toFixed(2)} s`;
 const verdict = (ok: boolean): Row['result'] => (ok ? 'PASS' : 'MISS');
 
+/** The same judge command run again on its finished output: it reads what is there and sends nothing. */
+async function resumeRow(ep: Endpoint, output: string): Promise<Row> {
+  await ep.reset();
+  noteLoad('resume');
+  log('resume: the judge command again, on its finished output ...');
+  const m = await run('judge-resume', awbArgv(stageArgs(ep, 'judge', predictions, concurrency, output)));
+  const sent = (await ep.stats()).requests;
+  if (m.code !== 0)
+    throw new Error(
+      `the judge's resume failed (exit ${m.code ?? m.signal}); its stderr ends:\n${tail(join(logDir, 'judge-resume.stderr'))}`,
+    );
+  return {
+    figure: 'judge run again on its finished output',
+    value: `${sec(m.wallS)} wall, ${sec(m.userS + m.sysS)} CPU, ${mb(m.peakRssMB)} peak RSS; ${sent} requests sent`,
+    target: 'figure only (0 requests)',
+    result: sent === 0 ? '—' : 'MISS',
+  };
+}
+
 function stageRows(label: string, f: StageFigures | 'reused' | undefined, n: number): Row[] {
   if (f === undefined) return [{ figure: `${label}`, value: 'not run (BENCH_STEPS)', target: '', result: '—' }];
   if (f === 'reused')
@@ -428,6 +448,7 @@ const rows: Row[] = [];
 
 let inferFigures: StageFigures | 'reused' | undefined;
 let judgeFigures: StageFigures | 'reused' | undefined;
+let resumeFigure: Row | undefined;
 if (steps.has('infer') || steps.has('judge')) {
   const ep = await startEndpoint();
   try {
@@ -437,13 +458,14 @@ if (steps.has('infer') || steps.has('judge')) {
     if (steps.has('judge')) {
       if (!existsSync(predictions)) throw new Error(`${predictions} is missing: run the infer step first`);
       judgeFigures = await runStageBench(ep, 'judge', stageArgs(ep, 'judge', predictions, concurrency, judged), judged, n);
+      if (steps.has('resume') && judgeFigures !== 'reused') resumeFigure = await resumeRow(ep, judged);
     }
   } finally {
     await ep.stop();
   }
 }
 for (const f of [inferFigures, judgeFigures]) if (f && f !== 'reused') how = f.m.how;
-rows.push(...stageRows('infer', inferFigures, n), ...stageRows('judge', judgeFigures, n));
+rows.push(...stageRows('infer', inferFigures, n), ...stageRows('judge', judgeFigures, n), ...(resumeFigure ? [resumeFigure] : []));
 
 if (steps.has('score')) {
   if (!existsSync(join(root, 'dist', 'commands', 'score.js'))) {

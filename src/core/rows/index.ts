@@ -1,4 +1,4 @@
-export { datasetFiles, isBlank, lineId, planLines } from './input.js';
+export { datasetFiles, isBlank, lineId, lineKey, planLines } from './input.js';
 export type { BadRowMode, LinePlan, PlannedLine, SelectOptions } from './input.js';
 export { arrayElement, fieldScan, parseSlice, scanFields, topLevelValues } from './json-scan.js';
 export type { Slice } from './json-scan.js';

@@ -6,7 +6,7 @@ import { domainName, domainOfTask } from '../domains.js';
 import { arrayElement } from './json-scan.js';
 import { topLevelMembers } from './members.js';
 import { readLineBytes } from './jsonl.js';
-import { idText } from './row-key.js';
+import { idText, turnKey } from './row-key.js';
 import { assignShards, type Shard } from './shard.js';
 
 export type BadRowMode = 'stop' | 'skip';
@@ -82,15 +82,48 @@ interface LineFacts {
 }
 
 /**
- * The facts of a row as JSON.parse would read them (the last of repeated
- * keys, escaped spellings decoded, nested objects skipped), found by walking
- * the top-level members without parsing the (possibly multi-MB) texts; by
- * JSON.parse itself when the walk cannot read the line. The domain is
- * undefined for a line that is not an object with a string task.
+ * A line's top-level values as JSON.parse reads them (the last of repeated
+ * keys, escaped spellings decoded, nested objects skipped), each decoded on
+ * its own, so the (possibly multi-MB) texts not asked for are never parsed.
+ * undefined when the walk cannot read the line as an object.
+ */
+function lineValues(bytes: Buffer) {
+  const members = topLevelMembers(bytes);
+  if (!members) return undefined;
+  const last = (key: string) => members.findLast((x) => x.key === key)?.value;
+  const at = (v: [number, number] | undefined): unknown => {
+    try {
+      return v && JSON.parse(bytes.toString('utf8', v[0], v[1]));
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    last,
+    at,
+    value: (key: string) => at(last(key)),
+    /** Element `index` of a turn list (a bare string is a list of one), as JSON.parse reads it. */
+    element: (slice: [number, number], index: number): unknown => {
+      if (bytes[slice[0]] !== 0x5b) return index === 0 ? at(slice) : undefined;
+      const element = arrayElement(bytes, slice, index);
+      return element && at(element);
+    },
+    /** The id as row keys spell it (idText). */
+    id: () => {
+      const slice = last('id');
+      return slice && idText(at(slice), () => bytes.toString('utf8', slice[0], slice[1]));
+    },
+  };
+}
+
+/**
+ * The facts of a row (see lineValues); by JSON.parse itself when the walk
+ * cannot read the line. The domain is undefined for a line that is not an
+ * object with a string task.
  */
 function lineFacts(bytes: Buffer): LineFacts {
-  const members = topLevelMembers(bytes);
-  if (!members) {
+  const values = lineValues(bytes);
+  if (!values) {
     let row: Record<string, unknown> | undefined;
     try {
       const v: unknown = JSON.parse(bytes.toString('utf8'));
@@ -104,40 +137,58 @@ function lineFacts(bytes: Buffer): LineFacts {
       turn: typeof row?.turn_idx === 'number' ? row.turn_idx : 0,
     };
   }
-  const last = (key: string) => members.findLast((x) => x.key === key)?.value;
-  const valueAt = (v: [number, number] | undefined): unknown => {
-    try {
-      return v && JSON.parse(bytes.toString('utf8', v[0], v[1]));
-    } catch {
-      return undefined;
-    }
-  };
-  const parsed = (key: string) => valueAt(last(key));
-  const task = parsed('task');
-  const turn = parsed('turn_idx');
-  const idSlice = last('id');
+  const task = values.value('task');
+  const turn = values.value('turn_idx');
   /*
    * The history's head as JSON.parse reads it (decoding only these two
    * texts, not the row): lines of one trajectory spelled differently, say
    * some rewritten by a tool that escapes non-ASCII, are still one chain.
    */
   const hash = createHash('sha1');
-  const textAt = (slice: [number, number]) => {
-    const v = valueAt(slice);
-    return typeof v === 'string' ? v : bytes.toString('utf8', slice[0], slice[1]);
-  };
-  const system = last('system_str');
-  if (system) hash.update(textAt(system));
+  const textAt = (slice: [number, number], v: unknown) => (typeof v === 'string' ? v : bytes.toString('utf8', slice[0], slice[1]));
+  const system = values.last('system_str');
+  if (system) hash.update(textAt(system, values.at(system)));
   hash.update('\0');
-  const prompt = last('prompt');
+  const prompt = values.last('prompt');
   const head = prompt && (bytes[prompt[0]] === 0x5b ? arrayElement(bytes, prompt, 0) : prompt);
-  if (head) hash.update(textAt(head));
+  if (head) hash.update(textAt(head, values.at(head)));
   return {
     domain: typeof task === 'string' ? domainOfTask(task) : undefined,
-    id: idSlice ? idText(parsed('id'), () => bytes.toString('utf8', idSlice[0], idSlice[1])) : '',
+    id: values.id() ?? '',
     turn: typeof turn === 'number' ? turn : 0,
     prefix: hash.digest('base64').slice(0, 12),
   };
+}
+
+/**
+ * The key readRow gives the line (rowKey), read from the few values it is
+ * made of without parsing the rest: a resume matches the rows it has planned
+ * with the rows already finished without parsing every line. undefined when
+ * those values are not all there with their types: such a line is read whole,
+ * and checked, like any other.
+ */
+export function lineKey(bytes: Buffer): string | undefined {
+  const values = lineValues(bytes);
+  if (!values) return undefined;
+  const task = values.value('task');
+  const turn = values.value('turn_idx');
+  const id = values.value('id');
+  // An optional text left out is '' in the key, as rowKey reads the checked row.
+  const text = (key: string) => {
+    const slice = values.last(key);
+    return slice ? values.at(slice) : '';
+  };
+  const system = text('system_str');
+  const current = text('current_prompt');
+  const prompt = values.last('prompt');
+  const response = values.last('response');
+  if (typeof task !== 'string' || typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
+  if (typeof id !== 'number' && (typeof id !== 'string' || id === '')) return undefined;
+  if (typeof system !== 'string' || typeof current !== 'string' || !prompt || !response) return undefined;
+  const action = current || (values.element(prompt, turn - 1) ?? '');
+  const truth = values.element(response, turn - 1) ?? '';
+  if (typeof action !== 'string' || typeof truth !== 'string') return undefined;
+  return turnKey(task, values.id()!, turn, system, action, truth);
 }
 
 /** The domain of a row (see lineFacts), or undefined for a line that is not an object with a string task. */

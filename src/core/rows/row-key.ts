@@ -21,11 +21,14 @@ export interface KeyedFields {
  * the dataset, in predictions and in judged files written in any order.
  */
 export function rowKey(raw: string, row: KeyedFields): string {
-  return keyOf(
+  const t = row.turn_idx - 1;
+  return turnKey(
     row.task,
     idText(row.id, () => lastValueText(Buffer.from(raw), 'id')),
     row.turn_idx,
-    fingerprint(row),
+    row.system_str ?? '',
+    row.current_prompt || (row.prompt?.[t] ?? ''),
+    row.response?.[t] ?? '',
   );
 }
 
@@ -38,19 +41,15 @@ export function idText(id: unknown, written: () => string | undefined): string {
   return String(id);
 }
 
-function keyOf(task: string, id: string, turn: number, fingerprint: string): string {
-  return `${domainOfTask(task)}:${id}:${turn}:${fingerprint}`;
-}
-
-function fingerprint(row: KeyedFields): string {
-  const t = row.turn_idx - 1;
-  const parts = [row.system_str ?? '', row.current_prompt || (row.prompt?.[t] ?? ''), row.response?.[t] ?? ''];
+/** The key of a turn from what it is made of: the id as idText spells it, the texts as JSON.parse reads them. */
+export function turnKey(task: string, id: string, turn: number, system: string, action: string, truth: string): string {
   const h = createHash('sha1');
-  parts.forEach((part, i) => {
-    if (i) h.update('\0');
-    h.update(part);
-  });
-  return h.digest('hex').slice(0, 10);
+  h.update(system);
+  h.update('\0');
+  h.update(action);
+  h.update('\0');
+  h.update(truth);
+  return `${domainOfTask(task)}:${id}:${turn}:${h.digest('hex').slice(0, 10)}`;
 }
 
 /** What two rows with the same key share, for messages: the history is not part of a key, so rows differing only there are one row. */

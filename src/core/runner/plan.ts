@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { z } from 'zod';
-import { SAME_ROW, readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
+import { SAME_ROW, lineKey, readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { ScheduleRow } from './schedule.js';
 
@@ -79,6 +79,47 @@ export async function* plannedRows<S extends z.ZodType<DatasetRow>>(
   const inputs = await PlanInputs.open(plan);
   try {
     for (const line of plan.lines) yield { read: await inputs.row(line, schema), file: plan.files[line.file]!, lineNo: line.lineNo };
+  } finally {
+    await inputs.close();
+  }
+}
+
+/**
+ * The planned lines' row keys, for a resume to match them with the rows it keeps: each read from
+ * the few values it is made of (lineKey), not by parsing the line; a line that cannot be read
+ * that way is read whole and checked, and is left out when it fails its checks.
+ */
+export async function plannedKeys<S extends z.ZodType<DatasetRow>>(plan: LinePlan, schema: S): Promise<Map<PlannedLine, string>> {
+  const keys = new Map<PlannedLine, string>();
+  const inputs = await PlanInputs.open(plan);
+  try {
+    for (const line of plan.lines) {
+      const key =
+        (await inputs.withLine(line, lineKey)) ?? (await inputs.row(line, schema).then((read) => (read.ok ? read.key : undefined)));
+      if (key !== undefined) keys.set(line, key);
+    }
+  } finally {
+    await inputs.close();
+  }
+  return keys;
+}
+
+/** Whether some planned row that passes its checks is not among `done`: only lines whose key is not done are read whole. */
+export async function somePlannedLeft<S extends z.ZodType<DatasetRow>>(
+  plan: LinePlan,
+  schema: S,
+  keys: ReadonlyMap<PlannedLine, string>,
+  done: ReadonlySet<string>,
+): Promise<boolean> {
+  const inputs = await PlanInputs.open(plan);
+  try {
+    for (const line of plan.lines) {
+      const key = keys.get(line);
+      if (key !== undefined && done.has(key)) continue;
+      const read = await inputs.row(line, schema);
+      if (read.ok && !done.has(read.key)) return true;
+    }
+    return false;
   } finally {
     await inputs.close();
   }

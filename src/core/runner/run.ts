@@ -10,7 +10,7 @@ import { BadRows } from './bad-rows.js';
 import { Dispatcher } from './dispatch.js';
 import { checkOutputPath, checkResumable, isNonEmptyFile, lockOutput, removeStaleTemps } from '../output/index.js';
 import { batchStatePath } from './batch-phase.js';
-import { PlanInputs, RowsSeen, plannedRows, scheduleRows, type Order } from './plan.js';
+import { PlanInputs, RowsSeen, plannedKeys, plannedRows, scheduleRows, somePlannedLeft, type Order } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
@@ -127,7 +127,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   let readError: { error: unknown } | undefined;
   try {
     try {
-      await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, saveRow });
+      await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, lineKeys: found.lineKeys, saveRow });
     } catch (error) {
       // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
       readError = { error };
@@ -169,6 +169,8 @@ interface Found {
   kept: number;
   /** Whether some planned row is not finished: only then does the run need its endpoint. */
   todo: boolean;
+  /** On a resume, the planned lines' keys (plannedKeys): a line whose row is finished is passed over unread. */
+  lineKeys?: ReadonlyMap<PlannedLine, string>;
 }
 
 /**
@@ -188,7 +190,8 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
   // Only a resume needs the keys of the rows planned: a new output holds no row to match.
-  const planned = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema) : undefined;
+  const lineKeys = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema) : undefined;
+  const planned = lineKeys && new Set(lineKeys.values());
   const outside = { rows: 0, first: '' };
   const resumed = await scanOutput(opts.output, {
     schema: stage.schema,
@@ -197,7 +200,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
       return o === 'done' || (o === 'failed' && !opts.retryFailed);
     },
     onKept: (row, key, lineNo) => {
-      if (planned && !planned.keys.has(key)) {
+      if (planned && !planned.has(key)) {
         if (!outside.rows++) outside.first = `${opts.output}:${lineNo} (${displayKey(key)})`;
         return;
       }
@@ -207,7 +210,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   if (outside.rows) {
     const what = `${opts.output} holds ${outside.rows === 1 ? '1 row' : `${outside.rows} rows`} that the data of this run does not (the first at ${outside.first})`;
     // With rows of the data that fail their checks, those may be them as they were: the bad rows are reported as the run meets them.
-    if (!opts.force && !planned?.bad) {
+    if (!opts.force && !(await someBad(plan, stage.schema))) {
       throw new UserError(
         `${what}: it was made from other data or edited; give this run a file of its own (-o FILE), or pass --force to resume it anyway (such rows are kept, not counted)`,
       );
@@ -217,19 +220,14 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
       message: `${what}: ${opts.force ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
     });
   }
-  const todo = planned ? [...planned.keys].some((k) => !resumed.doneKeys.has(k)) : true;
-  return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
+  const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
+  return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, lineKeys, todo };
 }
 
-/** The keys of the planned rows that pass their checks (the others are never sent), and how many do not. */
-async function plannedKeys(plan: LinePlan, schema: z.ZodType<DatasetRow>): Promise<{ keys: Set<string>; bad: number }> {
-  const keys = new Set<string>();
-  let bad = 0;
-  for await (const { read } of plannedRows(plan, schema)) {
-    if (read.ok) keys.add(read.key);
-    else bad++;
-  }
-  return { keys, bad };
+/** Whether some planned row fails its checks (each row read whole: only asked when the output holds rows the data lacks). */
+async function someBad(plan: LinePlan, schema: z.ZodType<DatasetRow>): Promise<boolean> {
+  for await (const { read } of plannedRows(plan, schema)) if (!read.ok) return true;
+  return false;
 }
 
 /**
@@ -320,9 +318,10 @@ async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
   inputs: PlanInputs;
   badRows: BadRows;
   doneKeys: ReadonlySet<string>;
+  lineKeys: ReadonlyMap<PlannedLine, string> | undefined;
   saveRow: SaveRow;
 }): Promise<void> {
-  const { stage, opts, schedule, slots, inputs, badRows, doneKeys, saveRow } = run;
+  const { stage, opts, schedule, slots, inputs, badRows, doneKeys, lineKeys, saveRow } = run;
   const { plan } = opts;
   const seen = new RowsSeen();
   while (!schedule.isDone()) {
@@ -341,6 +340,13 @@ async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
       continue;
     }
     const file = plan.files[line.file]!;
+    const known = lineKeys?.get(line);
+    // Finished in an earlier run: passed over unread. A line repeating a key seen before is read and
+    // checked below, so it is reported as it always was (its own fault first, else the repeat).
+    if (known !== undefined && doneKeys.has(known) && !seen.repeat(known, file, line.lineNo)) {
+      schedule.finish(item);
+      continue;
+    }
     const read = await inputs.row(line, stage.schema);
     if (!read.ok) {
       schedule.finish(item);
