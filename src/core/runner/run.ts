@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError } from '../errors.js';
@@ -171,7 +172,8 @@ interface Found {
  * Checks that the output may be resumed (its settings; its rows belong to the data) and reads the
  * rows it keeps, counting them, changing nothing. Rows of the output that this run's data does not
  * hold (hand-added, or from other data) are refused like other settings, and with --force kept
- * but not counted.
+ * but not counted. A judge's rows graded on other predictions than the input's (another model's, a
+ * re-run of infer) are refused, --force or not.
  */
 async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<Found> {
   const { plan } = opts;
@@ -184,24 +186,33 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
   // Only a resume needs the keys of the rows planned: a new output holds no row to match.
-  const planned = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema) : undefined;
+  const planned = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage) : undefined;
   const outside = { rows: 0, first: '' };
+  const otherPredictions = { rows: 0, first: '' };
   const resumed = await scanOutput(opts.output, {
     schema: stage.schema,
-    keep: (row) => {
+    keep: (row, key) => {
       const o = stage.outcome(row);
-      return o === 'done' || (o === 'failed' && !opts.retryFailed);
+      if (o !== 'done' && !(o === 'failed' && !opts.retryFailed)) return false;
+      // A row judged without a prediction was graded by no judge: it is judged once its input has one (infer --retry-failed).
+      const input = planned?.keys.get(key);
+      return !(stage.prediction?.(row) === '' && input !== undefined && input !== NO_PREDICTION);
     },
     onKept: (row, key, lineNo) => {
-      if (planned && !planned.keys.has(key)) {
-        if (!outside.rows++) outside.first = `${opts.output}:${lineNo} (${displayKey(key)})`;
+      const input = planned?.keys.get(key);
+      const where = () => `${opts.output}:${lineNo} (${displayKey(key)})`;
+      if (planned && input === undefined) {
+        if (!outside.rows++) outside.first = where();
         return;
+      }
+      if (input !== undefined && stage.prediction && predictionDigest(stage.prediction(row)) !== input) {
+        if (!otherPredictions.rows++) otherPredictions.first = where();
       }
       stage.tally(row, tallies.count(domainOfTask(String(row.task)), stage.outcome(row)));
     },
   });
   if (outside.rows) {
-    const what = `${opts.output} holds ${outside.rows === 1 ? '1 row' : `${outside.rows} rows`} that the data of this run does not (the first at ${outside.first})`;
+    const what = `${opts.output} holds ${countRows(outside.rows)} that the data of this run does not (the first at ${outside.first})`;
     // With rows of the data that fail their checks, those may be them as they were: the bad rows are reported as the run meets them.
     if (!opts.force && !planned?.bad) {
       throw new UserError(
@@ -213,17 +224,40 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
       message: `${what}: ${opts.force ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
     });
   }
-  const todo = planned ? [...planned.keys].some((k) => !resumed.doneKeys.has(k)) : true;
+  // Kept, they would be scored as this input's: --force mixes settings, never a prediction with another's judgement.
+  if (otherPredictions.rows) {
+    throw new UserError(
+      `${opts.output} holds judgements of other predictions than ${plan.files.join(', ')} (${countRows(otherPredictions.rows)} whose gen differs, the first at ${otherPredictions.first}); give this run a file of its own (-o FILE, or --label NAME), or move ${opts.output} away to judge these predictions into it afresh`,
+    );
+  }
+  const todo = planned ? [...planned.keys.keys()].some((k) => !resumed.doneKeys.has(k)) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
 }
 
-/** The keys of the planned rows that pass their checks (the others are never sent), and how many do not. */
-async function plannedKeys(plan: LinePlan, schema: z.ZodType<DatasetRow>): Promise<{ keys: Set<string>; bad: number }> {
-  const keys = new Set<string>();
+function countRows(n: number): string {
+  return n === 1 ? '1 row' : `${n} rows`;
+}
+
+/** A resume compares digests of the predictions a judge grades, not the predictions: memory stays flat. */
+function predictionDigest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+const NO_PREDICTION = predictionDigest('');
+
+/**
+ * The keys of the planned rows that pass their checks (the others are never sent), each with the
+ * digest of its prediction for a judge ('' for infer), and how many rows do not pass.
+ */
+async function plannedKeys<S extends z.ZodType<DatasetRow>>(
+  plan: LinePlan,
+  stage: Stage<S>,
+): Promise<{ keys: Map<string, string>; bad: number }> {
+  const keys = new Map<string, string>();
   let bad = 0;
-  for await (const { read } of plannedRows(plan, schema)) {
-    if (read.ok) keys.add(read.key);
-    else bad++;
+  for await (const { read } of plannedRows(plan, stage.schema)) {
+    if (!read.ok) bad++;
+    else keys.set(read.key, stage.prediction ? predictionDigest(stage.prediction(read.parsed)) : '');
   }
   return { keys, bad };
 }
