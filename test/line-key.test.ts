@@ -30,7 +30,7 @@ test('lineKey gives the key readRow gives, for every fixture row in many spellin
   for (const [r, row] of fixtureRows.entries()) {
     for (let seed = 1; seed <= 8; seed++) {
       const line = respell(row, seed * 977 + r, { repeatKeys: seed % 2 === 0, decoys: seed % 3 === 0 });
-      assert.equal(lineKey(Buffer.from(line)), keyOfRead(line), `row ${r} seed ${seed}`);
+      assert.equal(lineKey(Buffer.from(line))?.key, keyOfRead(line), `row ${r} seed ${seed}`);
     }
   }
 });
@@ -57,17 +57,17 @@ test('lineKey follows readRow where the key takes another field: an empty or mis
   ];
   for (const [i, v] of variants.entries()) {
     const line = JSON.stringify(v);
-    assert.equal(lineKey(Buffer.from(line)), keyOfRead(line), `variant ${i}`);
+    assert.equal(lineKey(Buffer.from(line))?.key, keyOfRead(line), `variant ${i}`);
   }
   // An id beyond 2^53 is kept as written, by both.
   const big = JSON.stringify(base).replace('"id":"traj-1"', '"id":12345678901234567890');
-  assert.equal(lineKey(Buffer.from(big)), keyOfRead(big));
-  assert.match(lineKey(Buffer.from(big))!, /:12345678901234567890:2:/);
+  assert.equal(lineKey(Buffer.from(big))?.key, keyOfRead(big));
+  assert.match(lineKey(Buffer.from(big))!.key, /:12345678901234567890:2:/);
   // Different ground truths make different keys (the duplicated android pair), the history does not.
   const other = JSON.stringify({ ...base, response: ['a b', 'another truth'] });
   const history = JSON.stringify({ ...base, prompt: ['pwd', 'cat a\u2028b 中文'], response: ['elsewhere', base.response[1]] });
-  assert.notEqual(lineKey(Buffer.from(other)), lineKey(Buffer.from(JSON.stringify(base))));
-  assert.equal(lineKey(Buffer.from(history)), lineKey(Buffer.from(JSON.stringify(base))));
+  assert.notEqual(lineKey(Buffer.from(other))?.key, lineKey(Buffer.from(JSON.stringify(base)))?.key);
+  assert.equal(lineKey(Buffer.from(history))?.key, lineKey(Buffer.from(JSON.stringify(base)))?.key);
 });
 
 test('lineKey gives up on lines whose key fields are missing or of the wrong type: those are read whole and checked', () => {
@@ -89,6 +89,11 @@ test('lineKey gives up on lines whose key fields are missing or of the wrong typ
     JSON.stringify({ ...base, prompt: [5] }),
     JSON.stringify({ ...base, response: [{ text: 'b' }] }),
   ];
-  for (const line of unreadable) assert.equal(lineKey(Buffer.from(line)), undefined, line);
-  assert.equal(typeof lineKey(Buffer.from(JSON.stringify(base))), 'string');
+  for (const line of unreadable) assert.equal(lineKey(Buffer.from(line))?.key, undefined, line);
+  assert.equal(typeof lineKey(Buffer.from(JSON.stringify(base)))?.key, 'string');
+  // The other values come as JSON.parse reads them, each decoded alone.
+  const keyed = lineKey(Buffer.from(JSON.stringify({ ...base, gen: 'a "b" 中文', usage: { n: 1 } })))!;
+  assert.equal(keyed.value('gen'), 'a "b" 中文');
+  assert.deepEqual(keyed.value('usage'), { n: 1 });
+  assert.equal(keyed.value('absent'), undefined);
 });

@@ -303,6 +303,35 @@ describe('awb infer --shard, then awb merge', () => {
     assert.equal((a.run.overall as { micro: { rows: number } }).micro.rows, FIXTURE_ROWS);
   });
 
+  it('without -o, the shards of a run get default files of their own (-shard-K-of-N), side by side, that merge joins', async () => {
+    const cwd = p('defaults');
+    await mkdir(cwd);
+    const run = async (args: string[]) => {
+      const at = args.indexOf('--output');
+      const argv = [...args.slice(0, at), ...args.slice(at + 2)];
+      const r = await runAwb(argv, { cwd });
+      assert.equal(r.code, 0, `awb ${argv.join(' ')} failed (${r.code}):\n${r.stderr}`);
+    };
+    const folder = join(cwd, 'results', 'wm');
+    const inFolder = async (prefix: string) => sorted((await readdir(folder)).filter((f) => f.startsWith(prefix) && f.endsWith('.jsonl')));
+    await Promise.all([1, 2, 3].map((k) => run(worldArgs('', '--shard', `${k}/3`))));
+    const preds = ['predictions-shard-1-of-3.jsonl', 'predictions-shard-2-of-3.jsonl', 'predictions-shard-3-of-3.jsonl'];
+    assert.deepEqual(await inFolder('predictions'), preds);
+    // One shard's predictions judged alone keep its name; so does a judge run cut in shards.
+    await Promise.all(preds.map((f) => run(judgeArgs(join(folder, f), ''))));
+    const merged = join(folder, 'predictions.jsonl');
+    await ok(['merge', '-o', merged, ...preds.map((f) => join(folder, f))]);
+    assert.deepEqual(sorted((await lines(merged)).map(ident)), sorted((await lines(made.all!)).map(ident)));
+    await Promise.all([1, 2].map((k) => run(judgeArgs(merged, '', '--shard', `${k}/2`))));
+    assert.deepEqual(await inFolder('judged'), [
+      'judged-shard-1-of-2.jsonl',
+      'judged-shard-1-of-3.jsonl',
+      'judged-shard-2-of-2.jsonl',
+      'judged-shard-2-of-3.jsonl',
+      'judged-shard-3-of-3.jsonl',
+    ]);
+  });
+
   it('checks coverage against --data when the folder recorded in the manifests is not on this machine', async () => {
     const { dir, files } = await copies('s1', 's2', 's3');
     for (const f of files) {

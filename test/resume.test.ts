@@ -324,3 +324,75 @@ describe('judging before infer is finished', () => {
     assert.deepEqual(judge.repeatedSuccesses(), []);
   });
 });
+
+describe('judging other predictions into a judged file', () => {
+  const observed = (r: { response: string[]; turn_idx: number }) =>
+    `<predicted_observation>${r.response[r.turn_idx - 1]}</predicted_observation>`;
+
+  it("is refused, --force or not, rather than keeping the other predictions' grades; the same predictions resume", async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 14);
+    const s = await server({ reply: judgeReply });
+    const predsA = join(dir, 'predA.jsonl');
+    const predsB = join(dir, 'predB.jsonl');
+    await writePredictions(ds, predsA, observed);
+    // Another model's predictions, or a re-run of infer: the same rows, one of them predicted otherwise.
+    await writePredictions(ds, predsB, (r, i) => (i === 9 ? '<predicted_observation>something else</predicted_observation>' : observed(r)));
+    const out = join(dir, 'judged.jsonl');
+    assert.equal((await runAwb(judgeArgs(s.url, predsA, out, ['-c', '4']))).code, 0);
+    const { lines } = await readJsonlFile(out);
+    const other = ds.rows[9]!;
+    const at = `${out}:${lines.findIndex((l) => keyOf(JSON.parse(l) as Record<string, unknown>) === keyOf(other)) + 1}`;
+    const where = `${other.task.replace('agentworld/', '')} id ${other.id} turn ${other.turn_idx}`;
+    const before = await readFile(out);
+    const manifestBefore = await readFile(`${out}.manifest.json`);
+    const requests = s.stats.requests;
+
+    for (const extra of [[], ['--force']]) {
+      const r = await runAwb(judgeArgs(s.url, predsB, out, ['-c', '4', ...extra]));
+      assert.equal(r.code, 2, r.stderr);
+      const errors = errorLines(r.stderr);
+      assert.equal(errors.length, 1, r.stderr);
+      assert.equal(
+        errors[0],
+        `awb: ${out} holds judgements of other predictions than ${predsB} (1 row whose gen differs, the first at ${at} (${where})); give this run a file of its own (-o FILE, or --label NAME), or move ${out} away to judge these predictions into it afresh`,
+      );
+      assert.deepEqual(stackLines(r.stderr), []);
+    }
+    assert.equal(s.stats.requests, requests, 'a refused run sent requests');
+    assert.ok((await readFile(out)).equals(before), 'the refused run changed the output');
+    assert.ok((await readFile(`${out}.manifest.json`)).equals(manifestBefore), 'the refused run changed the manifest');
+
+    // The same predictions still resume, keeping every row judged.
+    await writeFile(
+      out,
+      lines
+        .slice(0, -4)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    const again = await runAwb(judgeArgs(s.url, predsA, out, ['-c', '4']));
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(s.stats.requests, requests + 4);
+    await assertComplete(out, ds);
+  });
+
+  it('judges a row that had no prediction once infer --retry-failed has given it one', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 8);
+    const s = await server({ reply: judgeReply });
+    const preds = join(dir, 'pred.jsonl');
+    // The model's reply was empty: a final failure of infer, and of judge (No model generation).
+    await writePredictions(ds, preds, (r, i) => (i === 3 ? '' : observed(r)));
+    const out = join(dir, 'judged.jsonl');
+    assert.equal((await runAwb(judgeArgs(s.url, preds, out))).code, 0);
+    assert.equal(s.stats.requests, ds.rows.length - 1);
+    assert.equal((await readRowsOf(out)).filter((row) => row.failed === 1).length, 1);
+
+    await writePredictions(ds, preds, observed);
+    const r = await runAwb(judgeArgs(s.url, preds, out));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(s.stats.requests, ds.rows.length, 'only the filled-in row is judged');
+    for (const row of await assertComplete(out, ds)) assert.equal(row.failed, 0, `${keyOf(row)}: ${String(row.error_message)}`);
+  });
+});

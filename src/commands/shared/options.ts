@@ -110,6 +110,11 @@ export function pathSegment(name: string): string {
   return s || 'run';
 }
 
+/** What a default output name carries of a shard (`-shard-2-of-8`), so the shards of one run never share a file. */
+export function shardSuffix(shard: Shard | undefined): string {
+  return shard ? `-shard-${shard.index}-of-${shard.count}` : '';
+}
+
 /**
  * The API key from the option, else the first of `envs` that is set (local
  * servers accept anything: "EMPTY"), and what to do when an endpoint rejects

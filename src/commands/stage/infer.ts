@@ -7,7 +7,7 @@ import { parseOptions } from '../shared/option-table.js';
 import { dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from '../data/data-source.js';
-import { apiKeyFrom, pathSegment } from '../shared/options.js';
+import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
 import { checkOutputPath } from '../../core/output/index.js';
@@ -23,8 +23,8 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   }
 
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', keyHelp });
-  // A folder per run, so a second model never lands in the first one's file.
-  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), 'predictions.jsonl');
+  // A folder per run, so a second model never lands in the first one's file; a file per shard of it.
+  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), `predictions${shardSuffix(shard)}.jsonl`);
   const check = endpointCheck(pool, opts);
   if (opts.data === undefined && !opts.dryRun) {
     // The dataset may be downloaded first: a wrong output path, URL, key or model should not wait for 400 MB to say so.

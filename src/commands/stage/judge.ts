@@ -14,7 +14,7 @@ import { manifestPathFor } from '../../core/schemas/index.js';
 import { parseOptions } from '../shared/option-table.js';
 import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { JUDGE_OPTIONS } from './stage-options.js';
-import { apiKeyFrom, pathSegment } from '../shared/options.js';
+import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 
 export async function run(raw: Record<string, unknown>): Promise<void> {
@@ -41,7 +41,10 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
       `${errColor.yellow(`warning: ${visible(predictions)} is unfinished (its manifest counts ${unwritten} of ${upstream.counts.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
     );
   }
-  const output = opts.output ?? join(dirname(predictions), opts.label ? `judged-${pathSegment(opts.label)}.jsonl` : 'judged.jsonl');
+  // Beside the predictions, a file per judge (--label) and per shard: the predictions' (one infer shard's, judged alone) and this run's.
+  const predictionsShard = shardSuffix(upstream?.stage === 'infer' ? upstream.settings.shard : undefined);
+  const named = opts.label ? `-${pathSegment(opts.label)}` : '';
+  const output = opts.output ?? join(dirname(predictions), `judged${named}${predictionsShard}${shardSuffix(shard)}.jsonl`);
   // The reference is read while the output is written: an input like the predictions, never written over.
   if (opts.reference !== undefined) await refuseOverInputs([output, manifestPathFor(output)], [opts.reference]);
   const plan = await planLines([predictions], { domains, shard });

@@ -191,7 +191,7 @@ export const INFER_OPTIONS = {
   },
   output: {
     flags: '-o, --output <file>',
-    help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run)',
+    help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run; predictions-shard-K-of-N.jsonl with --shard)',
     parse: str,
   },
   domains,
@@ -253,7 +253,7 @@ export const JUDGE_OPTIONS = {
   },
   output: {
     flags: '-o, --output <file>',
-    help: 'judged file (default: judged.jsonl beside the predictions; judged-<label>.jsonl with --label)',
+    help: 'judged file (default: judged.jsonl beside the predictions; judged-<label>.jsonl with --label; -shard-K-of-N added for a shard)',
     parse: str,
   },
   mode: {

@@ -9,6 +9,7 @@ import {
   judgeOutputFields,
   judgedOutcome,
   predictionRowSchema,
+  predictionText,
   type PredictionRow,
   type Usage,
 } from '../schemas/index.js';
@@ -135,6 +136,7 @@ export function turingStage(
     schema: predictionRowSchema,
     outputFields: judgeOutputFields,
     outcome: judgedOutcome,
+    prediction: predictionText,
     tally: tallyChoice,
     requests: async (row) => asking(row)?.bodies ?? [],
     job: (row, _key, chat) => {
@@ -207,6 +209,7 @@ export function pairwiseStage(
     schema: predictionRowSchema,
     outputFields: judgeOutputFields,
     outcome: judgedOutcome,
+    prediction: predictionText,
     tally: tallyChoice,
     requests: async (row, key) => {
       const ask = await asking(row, key);

@@ -9,7 +9,7 @@ import { cleanObservation, extractPrediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { NO_GENERATION, UNPARSED, judgeOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
-import { predictionRowSchema, type PredictionRow, type Usage } from '../schemas/index.js';
+import { predictionRowSchema, predictionText, type PredictionRow, type Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
@@ -39,6 +39,7 @@ export function judgeStage(
     schema: predictionRowSchema,
     outputFields: judgeOutputFields,
     outcome: judgeOutcome,
+    prediction: predictionText,
     tally: tallyJudgement,
     requests: async (row) => {
       const request = judgeRequest(row, rubrics, sampling, routing);

@@ -1,5 +1,5 @@
 export { datasetFiles, isBlank, lineId, lineKey, planLines } from './input.js';
-export type { BadRowMode, LinePlan, PlannedLine, SelectOptions } from './input.js';
+export type { BadRowMode, KeyedLine, LinePlan, PlannedLine, SelectOptions } from './input.js';
 export { arrayElement, fieldScan, parseSlice, scanFields, topLevelValues } from './json-scan.js';
 export type { Slice } from './json-scan.js';
 export { JsonlAppender, countLines, decodeLine, fileError, readLineAt, readLineBytes, withoutCr } from './jsonl.js';

@@ -160,6 +160,12 @@ function lineFacts(bytes: Buffer): LineFacts {
   };
 }
 
+/** A line's row key, and its other top-level values, each decoded alone when asked for (from the line's bytes: only while they are). */
+export interface KeyedLine {
+  key: string;
+  value: (field: string) => unknown;
+}
+
 /**
  * The key readRow gives the line (rowKey), read from the few values it is
  * made of without parsing the rest: a resume matches the rows it has planned
@@ -167,7 +173,7 @@ function lineFacts(bytes: Buffer): LineFacts {
  * those values are not all there with their types: such a line is read whole,
  * and checked, like any other.
  */
-export function lineKey(bytes: Buffer): string | undefined {
+export function lineKey(bytes: Buffer): KeyedLine | undefined {
   const values = lineValues(bytes);
   if (!values) return undefined;
   const task = values.value('task');
@@ -188,7 +194,7 @@ export function lineKey(bytes: Buffer): string | undefined {
   const action = current || (values.element(prompt, turn - 1) ?? '');
   const truth = values.element(response, turn - 1) ?? '';
   if (typeof action !== 'string' || typeof truth !== 'string') return undefined;
-  return turnKey(task, values.id()!, turn, system, action, truth);
+  return { key: turnKey(task, values.id()!, turn, system, action, truth), value: values.value };
 }
 
 /** The domain of a row (see lineFacts), or undefined for a line that is not an object with a string task. */

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { z } from 'zod';
 import { SAME_ROW, lineKey, readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { ScheduleRow } from './schedule.js';
+import type { Stage } from './stage.js';
 
 /**
  * The order of the plan's lines as the schedule (schedule.ts) sees it: it
@@ -84,19 +86,43 @@ export async function* plannedRows<S extends z.ZodType<DatasetRow>>(
   }
 }
 
+/** A planned line's row key, and for a judge the digest of the prediction it grades ('' for infer). */
+export interface PlannedKey {
+  key: string;
+  prediction: string;
+}
+
+/** A resume compares digests of the predictions a judge grades, not the predictions: memory stays flat. */
+export function predictionDigest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+export const NO_PREDICTION = predictionDigest('');
+
 /**
  * The planned lines' row keys, for a resume to match them with the rows it keeps: each read from
  * the few values it is made of (lineKey), not by parsing the line; a line that cannot be read
  * that way is read whole and checked, and is left out when it fails its checks.
  */
-export async function plannedKeys<S extends z.ZodType<DatasetRow>>(plan: LinePlan, schema: S): Promise<Map<PlannedLine, string>> {
-  const keys = new Map<PlannedLine, string>();
+export async function plannedKeys<S extends z.ZodType<DatasetRow>>(
+  plan: LinePlan,
+  schema: S,
+  prediction?: Stage['prediction'],
+): Promise<Map<PlannedLine, PlannedKey>> {
+  const keyed = (key: string, value: (field: string) => unknown) => ({
+    key,
+    prediction: prediction ? predictionDigest(prediction(value)) : '',
+  });
+  const keys = new Map<PlannedLine, PlannedKey>();
   const inputs = await PlanInputs.open(plan);
   try {
     for (const line of plan.lines) {
-      const key =
-        (await inputs.withLine(line, lineKey)) ?? (await inputs.row(line, schema).then((read) => (read.ok ? read.key : undefined)));
-      if (key !== undefined) keys.set(line, key);
+      const planned =
+        (await inputs.withLine(line, (bytes) => {
+          const read = lineKey(bytes);
+          return read && keyed(read.key, read.value);
+        })) ?? (await inputs.row(line, schema).then((read) => (read.ok ? keyed(read.key, (field) => read.parsed[field]) : undefined)));
+      if (planned) keys.set(line, planned);
     }
   } finally {
     await inputs.close();
@@ -108,13 +134,13 @@ export async function plannedKeys<S extends z.ZodType<DatasetRow>>(plan: LinePla
 export async function somePlannedLeft<S extends z.ZodType<DatasetRow>>(
   plan: LinePlan,
   schema: S,
-  keys: ReadonlyMap<PlannedLine, string>,
+  keys: ReadonlyMap<PlannedLine, PlannedKey>,
   done: ReadonlySet<string>,
 ): Promise<boolean> {
   const inputs = await PlanInputs.open(plan);
   try {
     for (const line of plan.lines) {
-      const key = keys.get(line);
+      const key = keys.get(line)?.key;
       if (key !== undefined && done.has(key)) continue;
       const read = await inputs.row(line, schema);
       if (read.ok && !done.has(read.key)) return true;

@@ -10,7 +10,18 @@ import { BadRows } from './bad-rows.js';
 import { Dispatcher } from './dispatch.js';
 import { checkOutputPath, checkResumable, isNonEmptyFile, lockOutput, removeStaleTemps } from '../output/index.js';
 import { batchStatePath } from './batch-phase.js';
-import { PlanInputs, RowsSeen, plannedKeys, plannedRows, scheduleRows, somePlannedLeft, type Order } from './plan.js';
+import {
+  NO_PREDICTION,
+  PlanInputs,
+  RowsSeen,
+  plannedKeys,
+  plannedRows,
+  predictionDigest,
+  scheduleRows,
+  somePlannedLeft,
+  type Order,
+  type PlannedKey,
+} from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
@@ -170,14 +181,15 @@ interface Found {
   /** Whether some planned row is not finished: only then does the run need its endpoint. */
   todo: boolean;
   /** On a resume, the planned lines' keys (plannedKeys): a line whose row is finished is passed over unread. */
-  lineKeys?: ReadonlyMap<PlannedLine, string>;
+  lineKeys?: ReadonlyMap<PlannedLine, PlannedKey>;
 }
 
 /**
  * Checks that the output may be resumed (its settings; its rows belong to the data) and reads the
  * rows it keeps, counting them, changing nothing. Rows of the output that this run's data does not
  * hold (hand-added, or from other data) are refused like other settings, and with --force kept
- * but not counted.
+ * but not counted. A judge's rows graded on other predictions than the input's (another model's, a
+ * re-run of infer) are refused, --force or not.
  */
 async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<Found> {
   const { plan } = opts;
@@ -190,25 +202,34 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
   // Only a resume needs the keys of the rows planned: a new output holds no row to match.
-  const lineKeys = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema) : undefined;
-  const planned = lineKeys && new Set(lineKeys.values());
+  const lineKeys = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema, stage.prediction) : undefined;
+  const planned = lineKeys && new Map([...lineKeys.values()].map((p) => [p.key, p.prediction]));
   const outside = { rows: 0, first: '' };
+  const otherPredictions = { rows: 0, first: '' };
   const resumed = await scanOutput(opts.output, {
     schema: stage.schema,
-    keep: (row) => {
+    keep: (row, key) => {
       const o = stage.outcome(row);
-      return o === 'done' || (o === 'failed' && !opts.retryFailed);
+      if (o !== 'done' && !(o === 'failed' && !opts.retryFailed)) return false;
+      // A row judged without a prediction was graded by no judge: it is judged once its input has one (infer --retry-failed).
+      const input = planned?.get(key);
+      return !(stage.prediction?.((field) => row[field]) === '' && input !== undefined && input !== NO_PREDICTION);
     },
     onKept: (row, key, lineNo) => {
-      if (planned && !planned.has(key)) {
-        if (!outside.rows++) outside.first = `${opts.output}:${lineNo} (${displayKey(key)})`;
+      const input = planned?.get(key);
+      const where = () => `${opts.output}:${lineNo} (${displayKey(key)})`;
+      if (planned && input === undefined) {
+        if (!outside.rows++) outside.first = where();
         return;
+      }
+      if (input !== undefined && stage.prediction && predictionDigest(stage.prediction((field) => row[field])) !== input) {
+        if (!otherPredictions.rows++) otherPredictions.first = where();
       }
       stage.tally(row, tallies.count(domainOfTask(String(row.task)), stage.outcome(row)));
     },
   });
   if (outside.rows) {
-    const what = `${opts.output} holds ${outside.rows === 1 ? '1 row' : `${outside.rows} rows`} that the data of this run does not (the first at ${outside.first})`;
+    const what = `${opts.output} holds ${countRows(outside.rows)} that the data of this run does not (the first at ${outside.first})`;
     // With rows of the data that fail their checks, those may be them as they were: the bad rows are reported as the run meets them.
     if (!opts.force && !(await someBad(plan, stage.schema))) {
       throw new UserError(
@@ -220,8 +241,18 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
       message: `${what}: ${opts.force ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
     });
   }
+  // Kept, they would be scored as this input's: --force mixes settings, never a prediction with another's judgement.
+  if (otherPredictions.rows) {
+    throw new UserError(
+      `${opts.output} holds judgements of other predictions than ${plan.files.join(', ')} (${countRows(otherPredictions.rows)} whose gen differs, the first at ${otherPredictions.first}); give this run a file of its own (-o FILE, or --label NAME), or move ${opts.output} away to judge these predictions into it afresh`,
+    );
+  }
   const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, lineKeys, todo };
+}
+
+function countRows(n: number): string {
+  return n === 1 ? '1 row' : `${n} rows`;
 }
 
 /** Whether some planned row fails its checks (each row read whole: only asked when the output holds rows the data lacks). */
@@ -318,7 +349,7 @@ async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
   inputs: PlanInputs;
   badRows: BadRows;
   doneKeys: ReadonlySet<string>;
-  lineKeys: ReadonlyMap<PlannedLine, string> | undefined;
+  lineKeys: ReadonlyMap<PlannedLine, PlannedKey> | undefined;
   saveRow: SaveRow;
 }): Promise<void> {
   const { stage, opts, schedule, slots, inputs, badRows, doneKeys, lineKeys, saveRow } = run;
@@ -340,7 +371,7 @@ async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
       continue;
     }
     const file = plan.files[line.file]!;
-    const known = lineKeys?.get(line);
+    const known = lineKeys?.get(line)?.key;
     // Finished in an earlier run: passed over unread. A line repeating a key seen before is read and
     // checked below, so it is reported as it always was (its own fault first, else the repeat).
     if (known !== undefined && doneKeys.has(known) && !seen.repeat(known, file, line.lineNo)) {

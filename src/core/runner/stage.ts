@@ -33,6 +33,12 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
   /** The fields this stage appends; an input that has some already (re-judging a judged file) gets them replaced. */
   outputFields: readonly string[];
   outcome(row: Record<string, unknown>): Outcome;
+  /**
+   * A judge's: the prediction a row's result grades, from the top-level values of an input row or
+   * an output row (the input's fields are kept there; a planned line's are read alone, unparsed).
+   * A resume keeps only results of the input's own predictions.
+   */
+  prediction?(value: (field: string) => unknown): string;
   /** Adds an output row's stage-specific figures (empty, truncated, usage) to its domain's tally. */
   tally(row: Record<string, unknown>, t: DomainTally): void;
   /** `key`: the row's key (rowKey), for stages that pair rows with another file; `chat`: how the row's requests are sent. */

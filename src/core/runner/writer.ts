@@ -17,8 +17,8 @@ export interface Resumed {
 export interface ResumeOptions {
   /** The stage's input schema (output rows are input rows with fields added). */
   schema: z.ZodType<DatasetRow>;
-  /** Whether an earlier output row is kept as it is; the others are dropped and redone. */
-  keep: (row: Record<string, unknown>) => boolean;
+  /** Whether an earlier output row (with its key) is kept as it is; the others are dropped and redone. */
+  keep: (row: Record<string, unknown>, key: string) => boolean;
   /** Called for each kept row, with its key and line number, to rebuild the tallies. */
   onKept?: (row: Record<string, unknown>, key: string, lineNo: number) => void;
 }
@@ -40,7 +40,7 @@ export async function scanOutput(path: string, opts: ResumeOptions): Promise<Res
       dropped.invalid++;
       continue;
     }
-    if (!opts.keep(read.parsed)) {
+    if (!opts.keep(read.parsed, read.key)) {
       dropped.failed++;
       continue;
     }

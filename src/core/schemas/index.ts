@@ -13,7 +13,7 @@ export {
 export type { Dimension, JudgeFields } from './judged-row.js';
 export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings, MixedRun } from './manifest.js';
-export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema } from './prediction-row.js';
+export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema, predictionText } from './prediction-row.js';
 export type { Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
 export {
   judgeRepeatSchema,
