@@ -1,4 +1,4 @@
-import { HUB_SOURCES } from '../../core/dataset/index.js';
+import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
 import { parseDomainList } from '../../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from '../shared/options.js';

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { compareDomains } from '../domains.js';
+import type { HubKind } from '../hubs.js';
 
 /*
  * Where a local dataset folder came from, read without loading the Hub
@@ -11,9 +12,6 @@ import { compareDomains } from '../domains.js';
 
 export const ORIGIN_FILE = '.awb-dataset.json';
 
-/** The hubs the dataset is downloaded from. */
-export const HUB_SOURCES = ['huggingface', 'modelscope'] as const;
-export type HubKind = (typeof HUB_SOURCES)[number];
 /** The branch each hub publishes the dataset on. */
 export const DEFAULT_REVISION: Record<HubKind, string> = { huggingface: 'main', modelscope: 'master' };
 

@@ -1,7 +1,6 @@
 export {
   COMMIT_SHA,
   DEFAULT_REVISION,
-  HUB_SOURCES,
   ORIGIN_FILE,
   TEST_FILE,
   findTestFiles,
@@ -10,7 +9,9 @@ export {
   sizeOf,
   unchangedSinceRecord,
 } from './dataset-origin.js';
-export type { DatasetOrigin, HubKind, LocalFile } from './dataset-origin.js';
+export type { DatasetOrigin, LocalFile } from './dataset-origin.js';
+export { HUB_SOURCES } from '../hubs.js';
+export type { HubKind } from '../hubs.js';
 export { PUBLISHED, PUBLISHED_JUDGE, PUBLISHED_SOURCE } from './published.js';
 export type { PublishedRow } from './published.js';
 export { sameData } from './dataset-identity.js';
