@@ -213,6 +213,18 @@ describe('bad data', { concurrency: 1 }, () => {
     );
   });
 
+  it('a finished row whose line has since gone bad outside its key is reported on a resume, not passed over', async () => {
+    const row = good.rows.find((r) => r.task === 'web')! as Record<string, unknown>;
+    const dir = await webWithLine(1, JSON.stringify({ ...row, total_turns: 0 }));
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}total_turns: `), { atRow: true });
+  });
+
+  it('a bad copy of a finished row put before it is reported for its own fault, not the good row as its repeat', async () => {
+    const row = good.rows.find((r) => r.task === 'web')! as Record<string, unknown>;
+    const dir = await webWithLine(1, JSON.stringify({ ...row, total_turns: 0 }), true);
+    await assertRefused(inferArgs(dir, existing), new RegExp(`${webLine(1).source}total_turns: `), { atRow: true });
+  });
+
   it('a bad prediction row stops the judge the same way', async () => {
     const dir = await temps.make();
     const preds = join(dir, 'pred.jsonl');
@@ -240,6 +252,25 @@ describe('bad data', { concurrency: 1 }, () => {
     });
     assert.equal(r.code, 2);
     assert.ok((await readRowsOf(out)).every((row) => row.gen !== undefined));
+  });
+
+  it('a predictions row that lost its gen after it was judged is reported at its line and field on a resume', async () => {
+    const dir = await temps.make();
+    const preds = join(dir, 'pred.jsonl');
+    const out = join(dir, 'judged.jsonl');
+    assert.equal((await runAwb(judgeArgs(predictions, out))).code, 0);
+    const lines = (await readFile(predictions, 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace(/,"gen":"(?:[^"\\]|\\.)*"/, '');
+    lines[3] = lines[3]!.replace(/"gen":"(?:[^"\\]|\\.)*"/, '"gen":42');
+    await writeFile(preds, lines.join('\n'));
+    // Stopped at the first, or each reported with --on-bad-row skip: never refused as judgements of other predictions.
+    const stopped = await runAwb(judgeArgs(preds, out));
+    assert.equal(stopped.code, 2, stopped.stderr);
+    assert.match(refusalLine(stopped), /pred\.jsonl:3: gen: is missing/);
+    const skipped = await runAwb(judgeArgs(preds, out, ['--on-bad-row', 'skip']));
+    assert.match(skipped.stderr, /pred\.jsonl:3: gen: is missing/, skipped.stderr);
+    assert.match(skipped.stderr, /pred\.jsonl:4: gen: /, skipped.stderr);
+    assert.doesNotMatch(skipped.stderr, /other predictions/, skipped.stderr);
   });
 
   it('a predictions row with gen null is a failed request, as the official script writes one', async () => {

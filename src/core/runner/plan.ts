@@ -109,10 +109,12 @@ export async function plannedKeys<S extends z.ZodType<DatasetRow>>(
   schema: S,
   prediction?: Stage['prediction'],
 ): Promise<Map<PlannedLine, PlannedKey>> {
-  const keyed = (key: string, value: (field: string) => unknown) => ({
-    key,
-    prediction: prediction ? predictionDigest(prediction(value)) : '',
-  });
+  const keyed = (key: string, value: (field: string) => unknown) => {
+    if (!prediction) return { key, prediction: '' };
+    const text = prediction(value);
+    // A line with no prediction a judge reads is read whole, so it is reported for its fault, not as another prediction.
+    return text === undefined ? undefined : { key, prediction: predictionDigest(text) };
+  };
   const keys = new Map<PlannedLine, PlannedKey>();
   const inputs = await PlanInputs.open(plan);
   try {

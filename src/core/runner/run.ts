@@ -20,7 +20,6 @@ import {
   scheduleRows,
   somePlannedLeft,
   type Order,
-  type PlannedKey,
 } from './plan.js';
 import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
@@ -138,7 +137,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   let readError: { error: unknown } | undefined;
   try {
     try {
-      await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, lineKeys: found.lineKeys, saveRow });
+      await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, saveRow });
     } catch (error) {
       // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
       readError = { error };
@@ -180,8 +179,6 @@ interface Found {
   kept: number;
   /** Whether some planned row is not finished: only then does the run need its endpoint. */
   todo: boolean;
-  /** On a resume, the planned lines' keys (plannedKeys): a line whose row is finished is passed over unread. */
-  lineKeys?: ReadonlyMap<PlannedLine, PlannedKey>;
 }
 
 /**
@@ -222,7 +219,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
         if (!outside.rows++) outside.first = where();
         return;
       }
-      if (input !== undefined && stage.prediction && predictionDigest(stage.prediction((field) => row[field])) !== input) {
+      if (input !== undefined && stage.prediction && predictionDigest(stage.prediction((field) => row[field]) ?? '') !== input) {
         if (!otherPredictions.rows++) otherPredictions.first = where();
       }
       stage.tally(row, tallies.count(domainOfTask(String(row.task)), stage.outcome(row)));
@@ -248,7 +245,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
     );
   }
   const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
-  return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, lineKeys, todo };
+  return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
 }
 
 function countRows(n: number): string {
@@ -349,10 +346,9 @@ async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
   inputs: PlanInputs;
   badRows: BadRows;
   doneKeys: ReadonlySet<string>;
-  lineKeys: ReadonlyMap<PlannedLine, PlannedKey> | undefined;
   saveRow: SaveRow;
 }): Promise<void> {
-  const { stage, opts, schedule, slots, inputs, badRows, doneKeys, lineKeys, saveRow } = run;
+  const { stage, opts, schedule, slots, inputs, badRows, doneKeys, saveRow } = run;
   const { plan } = opts;
   const seen = new RowsSeen();
   while (!schedule.isDone()) {
@@ -371,13 +367,6 @@ async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
       continue;
     }
     const file = plan.files[line.file]!;
-    const known = lineKeys?.get(line)?.key;
-    // Finished in an earlier run: passed over unread. A line repeating a key seen before is read and
-    // checked below, so it is reported as it always was (its own fault first, else the repeat).
-    if (known !== undefined && doneKeys.has(known) && !seen.repeat(known, file, line.lineNo)) {
-      schedule.finish(item);
-      continue;
-    }
     const read = await inputs.row(line, stage.schema);
     if (!read.ok) {
       schedule.finish(item);

@@ -36,9 +36,9 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
   /**
    * A judge's: the prediction a row's result grades, from the top-level values of an input row or
    * an output row (the input's fields are kept there; a planned line's are read alone, unparsed).
-   * A resume keeps only results of the input's own predictions.
+   * A resume keeps only results of the input's own predictions. undefined: the row holds none a judge accepts.
    */
-  prediction?(value: (field: string) => unknown): string;
+  prediction?(value: (field: string) => unknown): string | undefined;
   /** Adds an output row's stage-specific figures (empty, truncated, usage) to its domain's tally. */
   tally(row: Record<string, unknown>, t: DomainTally): void;
   /** `key`: the row's key (rowKey), for stages that pair rows with another file; `chat`: how the row's requests are sent. */

@@ -68,10 +68,10 @@ export type PredictionRow = z.infer<typeof predictionRowSchema>;
 /** The fields infer appends to a dataset row, as infer writes them. */
 export type PredictionFields = z.input<typeof predictionFieldsSchema>;
 
-/** A row's prediction as judges read it, from its top-level values (`null` is a failed request's ""). */
-export function predictionText(value: (field: string) => unknown): string {
+/** A row's prediction as judges read it, from its top-level values (`null` is a failed request's ""); undefined for a gen missing or not text. */
+export function predictionText(value: (field: string) => unknown): string | undefined {
   const gen = value('gen');
-  return typeof gen === 'string' ? gen : '';
+  return typeof gen === 'string' ? gen : gen === null ? '' : undefined;
 }
 
 /** What an output row says about its input row: a final result (`done`), a final failure, or none yet (redone on resume). */
