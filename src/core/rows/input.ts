@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
+import { datasetRowSchema } from '../schemas/index.js';
 import { domainName, domainOfTask } from '../domains.js';
 import { arrayElement } from './json-scan.js';
 import { topLevelMembers } from './members.js';
@@ -108,10 +109,10 @@ function lineValues(bytes: Buffer) {
       const element = arrayElement(bytes, slice, index);
       return element && at(element);
     },
-    /** The id as row keys spell it (idText). */
-    id: () => {
-      const slice = last('id');
-      return slice && idText(at(slice), () => bytes.toString('utf8', slice[0], slice[1]));
+    /** A value's JSON text as written in the line. */
+    text: (key: string) => {
+      const slice = last(key);
+      return slice && bytes.toString('utf8', slice[0], slice[1]);
     },
   };
 }
@@ -154,13 +155,16 @@ function lineFacts(bytes: Buffer): LineFacts {
   if (head) hash.update(textAt(head, values.at(head)));
   return {
     domain: typeof task === 'string' ? domainOfTask(task) : undefined,
-    id: values.id() ?? '',
+    id: values.last('id') ? idText(values.value('id'), () => values.text('id')) : '',
     turn: typeof turn === 'number' ? turn : 0,
     prefix: hash.digest('base64').slice(0, 12),
   };
 }
 
 /** A line's row key, and its other top-level values, each decoded alone when asked for (from the line's bytes: only while they are). */
+/** The fields of a key that the row's schema checks alone, as readRow would (the lists are read one element each). */
+const keyFields = datasetRowSchema.pick({ task: true, id: true, turn_idx: true, system_str: true, current_prompt: true });
+
 export interface KeyedLine {
   key: string;
   value: (field: string) => unknown;
@@ -176,25 +180,25 @@ export interface KeyedLine {
 export function lineKey(bytes: Buffer): KeyedLine | undefined {
   const values = lineValues(bytes);
   if (!values) return undefined;
-  const task = values.value('task');
-  const turn = values.value('turn_idx');
-  const id = values.value('id');
-  // An optional text left out is '' in the key, as rowKey reads the checked row.
-  const text = (key: string) => {
-    const slice = values.last(key);
-    return slice ? values.at(slice) : '';
-  };
-  const system = text('system_str');
-  const current = text('current_prompt');
+  const fields = keyFields.safeParse(Object.fromEntries(Object.keys(keyFields.shape).map((k) => [k, values.value(k)])));
   const prompt = values.last('prompt');
   const response = values.last('response');
-  if (typeof task !== 'string' || typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
-  if (typeof id !== 'number' && (typeof id !== 'string' || id === '')) return undefined;
-  if (typeof system !== 'string' || typeof current !== 'string' || !prompt || !response) return undefined;
+  if (!fields.success || !prompt || !response) return undefined;
+  const { task, id, turn_idx: turn, system_str: system = '', current_prompt: current } = fields.data;
   const action = current || (values.element(prompt, turn - 1) ?? '');
   const truth = values.element(response, turn - 1) ?? '';
   if (typeof action !== 'string' || typeof truth !== 'string') return undefined;
-  return { key: turnKey(task, values.id()!, turn, system, action, truth), value: values.value };
+  return {
+    key: turnKey(
+      task,
+      idText(id, () => values.text('id')),
+      turn,
+      system,
+      action,
+      truth,
+    ),
+    value: values.value,
+  };
 }
 
 /** The domain of a row (see lineFacts), or undefined for a line that is not an object with a string task. */
