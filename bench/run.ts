@@ -468,9 +468,7 @@ for (const f of [inferFigures, judgeFigures]) if (f && f !== 'reused') how = f.m
 rows.push(...stageRows('infer', inferFigures, n), ...stageRows('judge', judgeFigures, n), ...(resumeFigure ? [resumeFigure] : []));
 
 if (steps.has('score')) {
-  if (!existsSync(join(root, 'dist', 'commands', 'score.js'))) {
-    rows.push({ figure: 'score', value: 'not measured: `awb score` is not built yet', target: '', result: '—' });
-  } else if (!existsSync(judged)) {
+  if (!existsSync(judged)) {
     rows.push({ figure: 'score', value: `not measured: ${judged} is missing (run the judge step)`, target: '', result: '—' });
   } else {
     noteLoad('score');
