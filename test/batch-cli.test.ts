@@ -99,6 +99,7 @@ test('judge --batch writes the rows online judging writes, from one batch, and s
   assert.equal(server.online.length, 0, 'nothing asked online');
   assert.match(r.stderr, /judge: batch 1\/1 batch_\S+: in_progress, 0\/12 done/);
   assert.match(r.stderr, /judge: batch 1\/1 batch_\S+: completed, 12\/12 done/);
+  assert.doesNotMatch(r.stderr, /not in the batches/);
 
   const byKey = (rows: Record<string, unknown>[]) =>
     new Map(rows.map((row) => [`${String(row.task)}|${String(row.id)}|${String(row.turn_idx)}`, row]));
@@ -206,6 +207,54 @@ test('a run killed while its batch runs, given other settings, is refused: the b
   assert.equal(same.code, 0, same.stderr);
   assert.equal(server.created, 1, 'the same batch, collected');
   assert.equal((await readRowsOf(out)).length, N);
+});
+
+test('a run killed while its batch runs, then given changed predictions, takes no batch reply made for the old ones', async () => {
+  const server = await batchServer(answering(judgeReply), { pollsPerStatus: 100_000 });
+  const preds = join(dir, 'changing.jsonl');
+  await writePredictions(ds, preds);
+  const out = join(dir, 'changing-judged.jsonl');
+  const args = judgeArgs(server.url, preds, out, ['--batch', '--batch-poll', '0.01']);
+  const state = `${out}.batches.json`;
+  const { child, exited } = startAwb(args);
+  for (;;) {
+    const recorded = await readFile(state, 'utf8').then(
+      (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
+      () => undefined,
+    );
+    if (recorded && (server.batches.get(recorded)?.polls ?? 0) > 2) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  child.kill('SIGKILL');
+  await exited;
+
+  // The predictions are made again (another model, the same path) before the batch is collected: 3 rows change.
+  const changed = new Set([0, 4, 7]);
+  await writePredictions(ds, preds, (r, i) =>
+    changed.has(i)
+      ? `<predicted_observation>something else ${i}</predicted_observation>`
+      : `<predicted_observation>${r.response[r.turn_idx - 1]}</predicted_observation>`,
+  );
+  server.setPollsPerStatus(1);
+  server.online.length = 0;
+  const r = await runAwb(args);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(server.created, 1, 'the same batch, collected');
+  assert.equal(server.online.length, changed.size, 'the changed rows are asked online');
+  assert.match(r.stderr, /warning: 3 requests were not in the batches an earlier run submitted .*asked online/);
+
+  const reference = await runAwb(judgeArgs(server.url, preds, join(dir, 'changing-online.jsonl')));
+  assert.equal(reference.code, 0, reference.stderr);
+  const byKey = (rows: Record<string, unknown>[]) =>
+    new Map(rows.map((row) => [`${String(row.task)}|${String(row.id)}|${String(row.turn_idx)}`, judgement(row)]));
+  const got = byKey(await judged('changing-judged.jsonl'));
+  const want = byKey(await judged('changing-online.jsonl'));
+  assert.equal(got.size, N);
+  for (const [k, row] of want) {
+    const { judge_usage: _u, ...rest } = row;
+    const { judge_usage: _v, ...mine } = got.get(k)!;
+    assert.deepEqual(mine, rest, k);
+  }
 });
 
 test('lines that failed, expired or cannot be parsed in the batch are asked online and end right', async () => {

@@ -120,6 +120,13 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     // Every batch reply is in the output now; a later run batches what is left anew.
     if (batch && !result.stopped) await batch.clear();
     printSummary(name, result, c.columns, reasons);
+    const unbatched = batch?.notInBatch ?? 0;
+    if (unbatched > 0)
+      process.stderr.write(
+        errColor.yellow(
+          `warning: ${unbatched === 1 ? '1 request was' : `${unbatched} requests were`} not in the batches an earlier run submitted (${unbatched === 1 ? 'its row has' : 'their rows have'} changed since, or ${unbatched === 1 ? 'is' : 'are'} new): asked online, at the online price\n`,
+        ),
+      );
     timings?.print();
     const lost = c.pool.usageLost;
     if (lost > 0)

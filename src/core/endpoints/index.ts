@@ -3,7 +3,7 @@ export { EndpointPool, FatalEndpointError, isChatCompletion, isStopped, modelIds
 export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';
 export { collectStream, medianP90 } from './stream.js';
 export { estimatePromptTokens } from './estimate.js';
-export { JoinedText } from './json-bytes.js';
+export { JoinedText, jsonBytes } from './json-bytes.js';
 export { honouredWaitMs } from './retry.js';
 export { BATCH_LIMITS, batchClient, clearBatches, customIdOf, runBatches } from './batch.js';
 export type { BatchLimits, BatchRequest, BatchResults, BatchStatus } from './batch.js';

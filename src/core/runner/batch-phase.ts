@@ -1,15 +1,19 @@
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import {
   batchClient,
   clearBatches,
   customIdOf,
   isChatCompletion,
+  jsonBytes,
   runBatches,
   type BatchLimits,
   type BatchRequest,
   type BatchResults,
   type BatchStatus,
   type BatchTarget,
+  type ChatBody,
+  type ChatRequest,
   type ChatResult,
 } from '../endpoints/index.js';
 import { displayKey, type LinePlan } from '../rows/index.js';
@@ -46,11 +50,18 @@ export const batchStatePath = (output: string): string => `${output}.batches.jso
  */
 export class BatchPhase<S extends z.ZodType<DatasetRow>> {
   private results: BatchResults | undefined;
+  /** Requests the batches hold no line for: their rows changed (or came) since the batches were submitted. */
+  private unbatched = 0;
 
   constructor(
     private readonly stage: Stage<S>,
     private readonly opts: BatchPhaseOptions,
   ) {}
+
+  /** Requests asked online because no batch holds them (see `unbatched`). */
+  get notInBatch(): number {
+    return this.unbatched;
+  }
 
   /** The batches whose replies this run uses, for the manifest. */
   get ids(): string[] {
@@ -81,9 +92,22 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
     }
   }
 
-  /** The row's chat: each request's first answer from the batch when it holds a chat completion for it, else from `online`. */
+  /**
+   * The row's chat: each request's first answer from the batch when it holds a chat completion for
+   * that very request (the same messages: not one made for predictions or data since changed), else
+   * from `online`.
+   */
   chat(key: string, online: RowChat): RowChat {
-    return { encode: online.encode, send: batchFirst((n) => this.answer(key, n), online.send) };
+    // What each body asks, kept as a digest: a row in flight holds its bodies, not their texts.
+    const asks = new WeakMap<ChatBody, string>();
+    return {
+      encode: (request) => {
+        const body = online.encode(request);
+        asks.set(body, messagesDigest(request));
+        return body;
+      },
+      send: batchFirst((n, body) => this.answer(requestId(key, n, asks.get(body) ?? '')), online.send),
+    };
   }
 
   /** Closes the results files; the replies are no longer needed once the rows are written (or the run ends). */
@@ -97,8 +121,10 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
     await clearBatches(batchStatePath(this.opts.output));
   }
 
-  private async answer(key: string, n: number): Promise<ChatResult | undefined> {
-    const reply = await this.results?.get(requestId(key, n));
+  private async answer(customId: string): Promise<ChatResult | undefined> {
+    if (!this.results) return undefined;
+    const reply = await this.results.get(customId);
+    if (!reply) this.unbatched++;
     if (!reply?.ok || !isChatCompletion(reply.body)) return undefined;
     return { completion: reply.body, endpoint: this.opts.endpoint, latencyMs: 0, batch: true };
   }
@@ -112,27 +138,32 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
       seen.add(read.key);
       const bodies = await this.stage.requests(read.row, read.key);
       for (const [n, body] of bodies.entries())
-        yield { customId: requestId(read.key, n), what: displayKey(read.key), body: { ...body, model } };
+        yield { customId: requestId(read.key, n, messagesDigest(body)), what: displayKey(read.key), body: { ...body, model } };
     }
   }
 }
 
-/** A request's custom_id: the row and the request's place among the row's. */
-function requestId(key: string, n: number): string {
-  return customIdOf(`${key}\n${n}`);
+/** A request's custom_id: the row, the request's place among the row's, and what it asks (messagesDigest). */
+function requestId(key: string, n: number, asks: string): string {
+  return customIdOf(`${key}\n${n}\n${asks}`);
+}
+
+/** A digest of a request's messages as sent. */
+function messagesDigest(request: ChatRequest): string {
+  return createHash('sha256').update(jsonBytes(request.messages)).digest('base64');
 }
 
 /**
- * A row's chat that takes `answer(n)` (a reply got beforehand) as the first
+ * A row's chat that takes `answer(n, body)` (a reply got beforehand) as the first
  * answer to its request `n`, when there is one; every other ask, and asking
  * the same request again, goes to `online`.
  */
-export function batchFirst(answer: (n: number) => Promise<ChatResult | undefined>, online: RowSend): RowSend {
+export function batchFirst(answer: (n: number, body: ChatBody) => Promise<ChatResult | undefined>, online: RowSend): RowSend {
   const asked = new Set<number>();
   return async (n, body, signal) => {
     if (!asked.has(n)) {
       asked.add(n);
-      const reply = await answer(n);
+      const reply = await answer(n, body);
       if (reply) return reply;
     }
     return online(n, body, signal);
