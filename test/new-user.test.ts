@@ -368,6 +368,20 @@ describe('Ctrl-C during the preflight check', () => {
     assert.equal(existsSync(join(root, 'preflight-stop')), false);
   });
 
+  it('without --data (the check comes before the download): the same line, exit 130, nothing fetched or written', async () => {
+    const { url, seen } = await rawServer(() => undefined);
+    const hub = await rawServer((_req, res) => json(res, 500, { error: 'not to be asked' }));
+    const out = join(root, 'preflight-nodata', 'pred.jsonl');
+    const args = inferArgs(url, ds.dir, out).filter((a, i, all) => a !== '--data' && all[i - 1] !== '--data');
+    const run = startAwb(args, { env: { HF_ENDPOINT: hub.url, HF_HOME: join(root, 'preflight-nodata-hf') } });
+    await waitFor(() => seen.length >= 1, run.exited, 'the models check');
+    run.child.kill('SIGINT');
+    const r = await run.exited;
+    assert.match(refusalLine(r, 130), /^awb: infer interrupted during the endpoint check: nothing was sent or written$/);
+    assert.equal(hub.seen.length, 0, 'nothing asked of the hub');
+    assert.equal(existsSync(join(root, 'preflight-nodata')), false);
+  });
+
   it('leaves an output it would resume as it was', async () => {
     // Fails every row at first (left for the next run to redo), then takes the models check and never answers.
     let hang = false;
