@@ -6,7 +6,7 @@
  * off-heap buffers. Sampling is cheap; nothing is written while awb runs.
  */
 import { writeFileSync } from 'node:fs';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 
 const out = process.env.BENCH_MEM_TRACE_FILE;
 if (out) {
@@ -16,6 +16,7 @@ if (out) {
   const sample = () => {
     const m = process.memoryUsage();
     const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, mb(s.space_used_size)]));
+    const heap = getHeapStatistics();
     samples.push({
       t: Math.round(performance.now() - t0),
       rss: mb(m.rss),
@@ -26,6 +27,10 @@ if (out) {
       lo: spaces.large_object_space,
       newLo: spaces.new_large_object_space,
       old: spaces.old_space,
+      newSpace: spaces.new_space,
+      // V8's own malloc'd memory (compiler zones and the like): outside the heap and the buffers.
+      malloced: mb(heap.malloced_memory),
+      physical: mb(heap.total_physical_size),
     });
   };
   setInterval(sample, 100).unref();
