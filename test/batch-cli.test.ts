@@ -73,6 +73,17 @@ const batchLines = (server: BatchServer) =>
     .find((f) => f.purpose === 'batch')!
     .content.trim()
     .split('\n').length;
+/** Resolves once a run has recorded its (first) batch in `state` and the server was polled about it more than `polls` times. */
+async function batchPolled(server: BatchServer, state: string, polls: number): Promise<void> {
+  for (;;) {
+    const recorded = await readFile(state, 'utf8').then(
+      (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
+      () => undefined,
+    );
+    if (recorded && (server.batches.get(recorded)?.polls ?? 0) > polls) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 const judged = (out: string) => readRowsOf(join(dir, out));
 const manifest = async (out: string) => JSON.parse(await readFile(join(dir, `${out}.manifest.json`), 'utf8')) as { batches?: string[] };
 /** Whether a line judges this row: its marker in the action under evaluation (earlier turns hold other rows' markers). */
@@ -140,15 +151,8 @@ test('stopped by Ctrl-C, then killed mid-poll (SIGKILL), and run again, judge --
   /** Starts the run and resolves once its batch is recorded and being polled (it stays `validating` until the test lets it go on). */
   const polling = async () => {
     const { child, exited } = startAwb(args);
-    for (;;) {
-      const recorded = await readFile(state, 'utf8').then(
-        (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
-        () => undefined,
-      );
-      const polls = recorded ? (server.batches.get(recorded)?.polls ?? 0) : 0;
-      if (polls > 2) return { child, exited };
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await batchPolled(server, state, 2);
+    return { child, exited };
   };
   const first = await polling();
   first.child.kill('SIGINT');
@@ -181,14 +185,7 @@ test('a run killed while its batch runs, given other settings, is refused: the b
   const state = `${out}.batches.json`;
   const { child, exited } = startAwb(args(['--temperature', '0.6']));
   // Polled long enough for a client that leaks a listener per poll to warn (Node warns at 11).
-  for (;;) {
-    const recorded = await readFile(state, 'utf8').then(
-      (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
-      () => undefined,
-    );
-    if (recorded && (server.batches.get(recorded)?.polls ?? 0) > 15) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await batchPolled(server, state, 15);
   child.kill('SIGKILL');
   const killed = await exited;
   assert.doesNotMatch(killed.stderr, /MaxListenersExceededWarning|memory leak/);
@@ -217,14 +214,7 @@ test('a run killed while its batch runs, then given changed predictions, takes n
   const args = judgeArgs(server.url, preds, out, ['--batch', '--batch-poll', '0.01']);
   const state = `${out}.batches.json`;
   const { child, exited } = startAwb(args);
-  for (;;) {
-    const recorded = await readFile(state, 'utf8').then(
-      (t) => (JSON.parse(t) as { batches: Array<{ id?: string }> }).batches[0]?.id,
-      () => undefined,
-    );
-    if (recorded && (server.batches.get(recorded)?.polls ?? 0) > 2) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await batchPolled(server, state, 2);
   child.kill('SIGKILL');
   await exited;
 
