@@ -7,7 +7,6 @@ import { parseOptions } from '../shared/option-table.js';
 import { dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from '../data/data-source.js';
-import { interruptibly } from '../shared/interrupt.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
@@ -26,16 +25,11 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', keyHelp });
   // A folder per run, so a second model never lands in the first one's file; a file per shard of it.
   const output = opts.output ?? join('results', pathSegment(opts.label ?? model), `predictions${shardSuffix(shard)}.jsonl`);
-  const check = endpointCheck(pool, opts);
+  const check = endpointCheck('infer', pool, opts);
   if (opts.data === undefined && !opts.dryRun) {
     // The dataset may be downloaded first: a wrong output path, URL, key or model should not wait for 400 MB to say so.
     await checkOutputPath(output);
-    // Ctrl-C here ends the command as it would in the run's own check: one line, exit 130, nothing written.
-    await interruptibly(async (signal) => {
-      signal.addEventListener('abort', () => pool.stopSending(), { once: true });
-      await check?.();
-      signal.throwIfAborted();
-    }, 'infer interrupted during the endpoint check: nothing was sent or written');
+    await check?.();
   }
   const data = await resolveData(opts.data, opts.source, opts.revision, domains, opts.progress);
   const files = await datasetFiles(data.dir, domains);

@@ -4,7 +4,16 @@ import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
 import { medianP90, type BatchStatus, type EndpointPool } from '../../core/endpoints/index.js';
 import type { LinePlan } from '../../core/rows/index.js';
-import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../../core/runner/index.js';
+import {
+  BatchPhase,
+  dryRun,
+  interruptedDuringCheck,
+  runStage,
+  type RowChat,
+  type RunOptions,
+  type Stage,
+  type StageResult,
+} from '../../core/runner/index.js';
 import { UserError } from '../../core/errors.js';
 import { visible } from '../../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../../core/schemas/index.js';
@@ -18,6 +27,7 @@ import {
   type SummaryColumn,
 } from './run-ui.js';
 import { settingsFix } from './settings-fix.js';
+import { interruptibly } from '../shared/interrupt.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
@@ -53,13 +63,17 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
  * it is called (infer without --data calls it before downloading, the runner before the output is
  * touched), its warnings printed once.
  */
-export function endpointCheck(pool: EndpointPool, o: SharedOptions): (() => Promise<void>) | undefined {
+export function endpointCheck(stage: string, pool: EndpointPool, o: SharedOptions): (() => Promise<void>) | undefined {
   if (!o.preflight) return undefined;
   let checked: Promise<void> | undefined;
+  // Ctrl-C during it (before a download too, where no run is under way yet) ends the command: one line, exit 130, nothing written.
   return () =>
-    (checked ??= pool.preflight().then((warnings) => {
+    (checked ??= interruptibly(async (signal) => {
+      signal.addEventListener('abort', () => pool.stopSending(), { once: true });
+      const warnings = await pool.preflight();
+      signal.throwIfAborted();
       for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
-    }));
+    }, interruptedDuringCheck(stage)));
 }
 
 /** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
@@ -107,7 +121,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
         reasons.event(e);
       },
       chat: batch ? (key) => batch.chat(key, online) : () => online,
-      check: c.check ?? endpointCheck(c.pool, o),
+      check: c.check ?? endpointCheck(name, c.pool, o),
       beforeDispatch: async (doneKeys: ReadonlySet<string>) => {
         // Rows answered with these settings (the manifest guards them): a refusal that comes for every row is then not theirs.
         if (doneKeys.size) c.pool.noteAnswered();

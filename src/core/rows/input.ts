@@ -161,7 +161,6 @@ function lineFacts(bytes: Buffer): LineFacts {
   };
 }
 
-/** A line's row key, and its other top-level values, each decoded alone when asked for (from the line's bytes: only while they are). */
 /** The fields of a key that the row's schema checks alone, as readRow would (the lists are read one element each). */
 const keyFields = datasetRowSchema.pick({ task: true, id: true, turn_idx: true, system_str: true, current_prompt: true });
 
