@@ -72,8 +72,31 @@ export function endpointCheck(stage: string, pool: EndpointPool, o: SharedOption
       signal.addEventListener('abort', () => pool.stopSending(), { once: true });
       const warnings = await pool.preflight();
       signal.throwIfAborted();
-      for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
+      printWarnings(warnings);
     }, interruptedDuringCheck(stage)));
+}
+
+function printWarnings(warnings: readonly string[]): void {
+  for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
+}
+
+/** What a run ends by warning of: requests no earlier batch held (--batch), and streams whose usage never came (--stream). */
+function endWarnings(unbatched: number, usageLost: number): string[] {
+  const warnings: string[] = [];
+  if (unbatched > 0) {
+    const one = unbatched === 1;
+    warnings.push(
+      `${one ? '1 request was' : `${unbatched} requests were`} not in the batches an earlier run submitted (${one ? 'its row has' : 'their rows have'} changed since, or ${one ? 'is' : 'are'} new): asked online, at the online price`,
+    );
+  }
+  if (usageLost > 0) {
+    const one = usageLost === 1;
+    warnings.push(
+      `${one ? '1 stream' : `${usageLost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
+        `${one ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,
+    );
+  }
+  return warnings;
 }
 
 /** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
@@ -134,22 +157,8 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     // Every batch reply is in the output now; a later run batches what is left anew.
     if (batch && !result.stopped) await batch.clear();
     printSummary(name, result, c.columns, reasons);
-    const unbatched = batch?.notInBatch ?? 0;
-    if (unbatched > 0)
-      process.stderr.write(
-        errColor.yellow(
-          `warning: ${unbatched === 1 ? '1 request was' : `${unbatched} requests were`} not in the batches an earlier run submitted (${unbatched === 1 ? 'its row has' : 'their rows have'} changed since, or ${unbatched === 1 ? 'is' : 'are'} new): asked online, at the online price\n`,
-        ),
-      );
     timings?.print();
-    const lost = c.pool.usageLost;
-    if (lost > 0)
-      process.stderr.write(
-        errColor.yellow(
-          `warning: ${lost === 1 ? '1 stream' : `${lost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
-            `${lost === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)\n`,
-        ),
-      );
+    printWarnings(endWarnings(batch?.notInBatch ?? 0, c.pool.usageLost));
     printEndpoints(result.manifest.endpoints);
     finish(name, result.stopped, result.remaining, c.output, c.secrets);
     return result;
