@@ -63,7 +63,7 @@ const RUN_OPTIONS = {
   maxInflightMb: {
     flags: '--max-inflight-mb <n>',
     help: 'the rows sent or ready to send hold at most N MB of input between them (a larger row goes alone): bounds memory with multi-MB rows; 0: no limit',
-    default: '64',
+    default: '32',
     parse: (v: string, n: string) => numberOption(n, v, 0, 1e6)!,
   },
   onBadRow: {
