@@ -4,16 +4,7 @@ import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
 import { medianP90, type BatchStatus, type EndpointPool } from '../../core/endpoints/index.js';
 import type { LinePlan } from '../../core/rows/index.js';
-import {
-  BatchPhase,
-  dryRun,
-  interruptedDuringCheck,
-  runStage,
-  type RowChat,
-  type RunOptions,
-  type Stage,
-  type StageResult,
-} from '../../core/runner/index.js';
+import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../../core/runner/index.js';
 import { UserError } from '../../core/errors.js';
 import { visible } from '../../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../../core/schemas/index.js';
@@ -73,7 +64,7 @@ export function endpointCheck(stage: string, pool: EndpointPool, o: SharedOption
       const warnings = await pool.preflight();
       signal.throwIfAborted();
       printWarnings(warnings);
-    }, interruptedDuringCheck(stage)));
+    }, `${stage} interrupted during the endpoint check: nothing was sent or written`));
 }
 
 function printWarnings(warnings: readonly string[]): void {

@@ -104,8 +104,8 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     let found = await examine(stage, opts);
     if (found.todo) {
       await opts.check?.();
-      // Ctrl-C during the check: nothing was sent, so nothing is made or changed, as when the check fails.
-      if (opts.stop.aborted) throw new UserError(interruptedDuringCheck(stage.name), 130);
+      // Ctrl-C before the first request (the check ends itself when stopped during it): nothing is made or changed.
+      if (opts.stop.aborted) throw new UserError(`${stage.name} interrupted before its first request: nothing was sent or written`, 130);
     }
     if (!unlock) {
       await createFolders(missing);
@@ -246,11 +246,6 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   }
   const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
-}
-
-/** The one line a run stopped by Ctrl-C during its endpoint check ends with. */
-export function interruptedDuringCheck(stage: string): string {
-  return `${stage} interrupted during the endpoint check: nothing was sent or written`;
 }
 
 function countRows(n: number): string {
