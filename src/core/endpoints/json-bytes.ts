@@ -1,3 +1,5 @@
+import { PART, textParts } from '../text-parts.js';
+
 /**
  * A text sent as one JSON string but kept as its pieces, so that a judge
  * message of several MB is never joined into one string: `jsonBytes` writes
@@ -16,8 +18,12 @@ export class JoinedText {
   }
 }
 
-/** Longer strings are escaped in parts of this many characters. */
-const PART = 16_384;
+/**
+ * A body larger than this goes into a resizable ArrayBuffer (never resized), whose pages V8 maps
+ * and unmaps itself: one from malloc, once freed, raises glibc's mmap threshold to its size, and
+ * later bodies then come from a heap that keeps its freed middle resident (bench/README.md).
+ */
+const OWN_PAGES = 1 << 16;
 
 /**
  * The UTF-8 bytes of `JSON.stringify(value)`, identical to them, for the
@@ -32,7 +38,7 @@ export function jsonBytes(value: unknown): Buffer {
   write(value, parts);
   let length = 0;
   for (const p of parts) length += Buffer.byteLength(p);
-  const out = Buffer.allocUnsafe(length);
+  const out = length > OWN_PAGES ? Buffer.from(new ArrayBuffer(length, { maxByteLength: length }), 0, length) : Buffer.allocUnsafe(length);
   let at = 0;
   for (const p of parts) at += out.write(p, at);
   return out;
@@ -79,15 +85,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** One JSON string made of `pieces`, each escaped in parts that never split a surrogate pair. */
 function writeString(pieces: readonly string[], parts: string[]): void {
   parts.push('"');
-  for (const piece of pieces) {
-    for (let start = 0; start < piece.length;) {
-      let end = Math.min(piece.length, start + PART);
-      const last = piece.charCodeAt(end - 1);
-      // A pair cut in two would be escaped as two lone halves (\ud83d\ude00), not sent as the character.
-      if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end--;
-      parts.push(JSON.stringify(piece.slice(start, end)).slice(1, -1));
-      start = end;
-    }
-  }
+  // Parts that never split a surrogate pair: a pair cut in two would be escaped as two lone halves (\ud83d\ude00).
+  for (const piece of pieces) for (const part of textParts(piece)) parts.push(JSON.stringify(part).slice(1, -1));
   parts.push('"');
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { datasetRowSchema } from '../schemas/index.js';
 import { domainName, domainOfTask } from '../domains.js';
+import { updateText } from '../text-parts.js';
 import { arrayElement } from './json-scan.js';
 import { topLevelMembers } from './members.js';
 import { readLineBytes } from './jsonl.js';
@@ -148,11 +149,11 @@ function lineFacts(bytes: Buffer): LineFacts {
   const hash = createHash('sha1');
   const textAt = (slice: [number, number], v: unknown) => (typeof v === 'string' ? v : bytes.toString('utf8', slice[0], slice[1]));
   const system = values.last('system_str');
-  if (system) hash.update(textAt(system, values.at(system)));
+  if (system) updateText(hash, textAt(system, values.at(system)));
   hash.update('\0');
   const prompt = values.last('prompt');
   const head = prompt && (bytes[prompt[0]] === 0x5b ? arrayElement(bytes, prompt, 0) : prompt);
-  if (head) hash.update(textAt(head, values.at(head)));
+  if (head) updateText(hash, textAt(head, values.at(head)));
   return {
     domain: typeof task === 'string' ? domainOfTask(task) : undefined,
     id: values.last('id') ? idText(values.value('id'), () => values.text('id')) : '',

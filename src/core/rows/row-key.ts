@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { domainOfTask } from '../domains.js';
+import { updateText } from '../text-parts.js';
 import { lastValueText } from './members.js';
 
 export interface KeyedFields {
@@ -44,11 +45,11 @@ export function idText(id: unknown, written: () => string | undefined): string {
 /** The key of a turn from what it is made of: the id as idText spells it, the texts as JSON.parse reads them. */
 export function turnKey(task: string, id: string, turn: number, system: string, action: string, truth: string): string {
   const h = createHash('sha1');
-  h.update(system);
+  updateText(h, system);
   h.update('\0');
-  h.update(action);
+  updateText(h, action);
   h.update('\0');
-  h.update(truth);
+  updateText(h, truth);
   return `${domainOfTask(task)}:${id}:${turn}:${h.digest('hex').slice(0, 10)}`;
 }
 

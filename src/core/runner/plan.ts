@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { z } from 'zod';
 import { SAME_ROW, lineKey, readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
+import { updateText } from '../text-parts.js';
 import type { ScheduleRow } from './schedule.js';
 import type { Stage } from './stage.js';
 
@@ -94,7 +95,7 @@ export interface PlannedKey {
 
 /** A resume compares digests of the predictions a judge grades, not the predictions: memory stays flat. */
 export function predictionDigest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
+  return updateText(createHash('sha256'), text).digest('base64url');
 }
 
 export const NO_PREDICTION = predictionDigest('');
