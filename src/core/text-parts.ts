@@ -7,10 +7,10 @@ import type { Hash } from 'node:crypto';
  */
 export const PART = 16_384;
 
-/** `text` in slices of at most `size` units that never split a surrogate pair, so each encodes as its piece of the whole. */
-export function* textParts(text: string, size = PART): Generator<string> {
+/** `text` in slices of at most PART units that never split a surrogate pair, so each encodes as its piece of the whole. */
+export function* textParts(text: string): Generator<string> {
   for (let start = 0; start < text.length;) {
-    let end = Math.min(text.length, start + size);
+    let end = Math.min(text.length, start + PART);
     const last = text.charCodeAt(end - 1);
     // A pair cut in two would encode as two lone halves, not as the character.
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;

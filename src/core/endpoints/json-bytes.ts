@@ -85,7 +85,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** One JSON string made of `pieces`, each escaped in parts that never split a surrogate pair. */
 function writeString(pieces: readonly string[], parts: string[]): void {
   parts.push('"');
-  // Parts that never split a surrogate pair: a pair cut in two would be escaped as two lone halves (\ud83d\ude00).
   for (const piece of pieces) for (const part of textParts(piece)) parts.push(JSON.stringify(part).slice(1, -1));
   parts.push('"');
 }
