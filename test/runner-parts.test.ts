@@ -93,6 +93,22 @@ describe('plan inputs', () => {
       await inputs.close();
     }
   });
+
+  it('reads a line longer than any its plan holds', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-inputs-'));
+    const file = join(dir, 'rows.jsonl');
+    await writeFile(file, `short\n${'z'.repeat(70000)}\n`);
+    const short = { ...line(1), start: 0, length: 5 };
+    const long = { ...line(2), start: 6, length: 70000 };
+    const inputs = await PlanInputs.open({ ...plan(0), files: [file], lines: [short] });
+    try {
+      assert.equal(await inputs.withLine(short, (b) => b.toString()), 'short');
+      assert.equal(await inputs.withLine(long, (b) => b.toString()), 'z'.repeat(70000));
+      assert.equal(await inputs.withLine(short, (b) => b.toString()), 'short');
+    } finally {
+      await inputs.close();
+    }
+  });
 });
 
 /** Whether `p` is still pending after a turn of the event loop. */

@@ -39,24 +39,29 @@ export function scheduleRows(plan: LinePlan, order?: Order): (ScheduleRow & { li
 
 /**
  * The plan's files, open: a planned line is read again from its file
- * whenever it is needed, one line at a time, into one buffer kept for the
- * next (a multi-MB line read into fresh memory each time is garbage that
- * the GC frees late and the allocator keeps).
+ * whenever it is needed, one line at a time, into one buffer as long as the
+ * plan's longest line, made once: a multi-MB line read into fresh memory each
+ * time is garbage that the GC frees late, and a buffer grown and freed raises
+ * glibc's mmap threshold (bench/README.md).
  */
 export class PlanInputs {
-  private scratch = Buffer.alloc(0);
   private queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly inputs: { path: string; handle: FileHandle }[]) {}
+  private constructor(
+    private readonly inputs: { path: string; handle: FileHandle }[],
+    private scratch: Buffer,
+  ) {}
 
   static async open(plan: LinePlan): Promise<PlanInputs> {
-    return new PlanInputs(await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') }))));
+    const longest = plan.lines.reduce((n, line) => Math.max(n, line.length), 0);
+    const inputs = await Promise.all(plan.files.map(async (path) => ({ path, handle: await open(path, 'r') })));
+    return new PlanInputs(inputs, Buffer.allocUnsafe(longest));
   }
 
   /** Lends the line's bytes (without its newline) to `use`, until what it returns has settled; lines are lent one after another. */
   withLine<T>(line: PlannedLine, use: (bytes: Buffer) => T | Promise<T>): Promise<T> {
     const turn = this.queue.then(async () => {
-      if (this.scratch.length < line.length) this.scratch = Buffer.allocUnsafe(Math.max(line.length, 2 * this.scratch.length));
+      if (this.scratch.length < line.length) this.scratch = Buffer.allocUnsafe(line.length);
       return use(await readLineAt(this.inputs[line.file]!, line.start, line.length, this.scratch));
     });
     this.queue = turn.catch(() => undefined);
