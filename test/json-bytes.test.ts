@@ -57,7 +57,10 @@ test('a request body is byte for byte what Buffer.from(JSON.stringify(body)) giv
       stop: ['\n', undefined],
       extra: { nested: [1, 2.5, -0, 1e21, NaN, Infinity, null, true, false], empty: {}, list: [] },
     };
-    assert.ok(jsonBytes(body).equals(reference(body)), `length ${n}`);
+    const bytes = jsonBytes(body);
+    assert.ok(bytes.equals(reference(body)), `length ${n}`);
+    // Only a body over 64 KB lies in memory of its own (ES2024's resizable ArrayBuffer), a small one in Node's pool or malloc.
+    assert.equal((bytes.buffer as { resizable?: boolean }).resizable, bytes.length > 65_536, `length ${n}`);
   }
 });
 

@@ -25,6 +25,9 @@ export class JoinedText {
  */
 const OWN_PAGES = 1 << 16;
 
+/** ArrayBuffer's resizable form (Node ≥ 20), typed alone: the ES2024 lib would also type `transfer`, which Node 20 lacks. */
+const Resizable = ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => ArrayBuffer;
+
 /**
  * The UTF-8 bytes of `JSON.stringify(value)`, identical to them, for the
  * plain data of a request body. Long strings are escaped part by part and
@@ -38,7 +41,7 @@ export function jsonBytes(value: unknown): Buffer {
   write(value, parts);
   let length = 0;
   for (const p of parts) length += Buffer.byteLength(p);
-  const out = length > OWN_PAGES ? Buffer.from(new ArrayBuffer(length, { maxByteLength: length }), 0, length) : Buffer.allocUnsafe(length);
+  const out = length > OWN_PAGES ? Buffer.from(new Resizable(length, { maxByteLength: length }), 0, length) : Buffer.allocUnsafe(length);
   let at = 0;
   for (const p of parts) at += out.write(p, at);
   return out;
