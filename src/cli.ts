@@ -292,8 +292,10 @@ export async function main(argv: string[]): Promise<number> {
   // A reader that stops early (`awb rows … | head`) is no error: stop writing, as Unix tools do, with the
   // exit code already decided (a failed gate stays 4 under `set -o pipefail`).
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    process.exit();
+    if (err.code === 'EPIPE') process.exit();
+    // A full disk or a closed descriptor behind `>`: the user's to fix, said in one line, as a file written with -o would be.
+    process.stderr.write(`awb: cannot write to standard output: ${visible(err.message)}\n`);
+    process.exit(2);
   });
   // Messages are for a person: their reader gone (`2>&1 | head`, a log collector that died) must not end a run
   // that is writing results, so they are dropped from then on and the run finishes with its own exit code.

@@ -355,7 +355,7 @@ describe('a row that keeps failing', () => {
     assert.equal(failed[0]!.gen, '');
     assert.match(String(failed[0]!.error), /500/);
     assert.match(first.stderr, /^all\s+29\s+30\s+1\s/m, 'the summary does not count the failure');
-    assert.match(first.stderr, /1 rows failed/);
+    assert.match(first.stderr, /1 row failed/);
     // --max-retries 1: the first try and one retry.
     assert.equal(s.log.filter((e) => e.outcome === '500').length, 2);
     assert.deepEqual(s.repeatedSuccesses(), []);

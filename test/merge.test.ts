@@ -303,6 +303,31 @@ describe('awb infer --shard, then awb merge', () => {
     assert.equal((a.run.overall as { micro: { rows: number } }).micro.rows, FIXTURE_ROWS);
   });
 
+  it('judge runs of infer shards that hold different domains (each loads only its rubrics) merge, with the rubrics of every domain', async () => {
+    const whole = await manifestOf(p('judged-all.jsonl'));
+    assert.ok(whole.settings.rubrics?.domains, 'needs the unsharded judged file of an earlier test');
+    const parts = [1, 2, 3].map((k) => p(`judged-of-s${k}.jsonl`));
+    await Promise.all(parts.map((part, i) => ok(judgeArgs(made[`s${i + 1}`]!, part))));
+    const recorded = await Promise.all(parts.map(async (part) => Object.keys((await manifestOf(part)).settings.rubrics?.domains ?? {})));
+    assert.ok(
+      recorded.some((domains) => domains.length < 7),
+      `some infer shard of 3 should lack a domain: ${JSON.stringify(recorded)}`,
+    );
+    const merged = p('judged-of-merged.jsonl');
+    await ok(['merge', '-o', merged, ...parts]);
+    assert.deepEqual((await manifestOf(merged)).settings.rubrics?.domains, whole.settings.rubrics.domains);
+
+    // A shard judged with another rubric for a domain it shares with another shard is refused, naming the domain.
+    const domain = recorded[0]!.find((d) => recorded[1]!.includes(d));
+    assert.ok(domain, `shards 1 and 2 should share a domain: ${JSON.stringify(recorded)}`);
+    parts.forEach((part, i) => (made[`judged-of-s${i + 1}`] = part));
+    const { dir, files } = await copies('judged-of-s1', 'judged-of-s2', 'judged-of-s3');
+    const m = await manifestOf(files[1]!);
+    m.settings.rubrics!.domains![domain] = 'f'.repeat(64);
+    await writeFile(`${files[1]!}.manifest.json`, JSON.stringify(m));
+    assert.match(await refused(join(dir, 'out.jsonl'), files), new RegExp(`another ${domain} rubric`));
+  });
+
   it('without -o, the shards of a run get default files of their own (-shard-K-of-N), side by side, that merge joins', async () => {
     const cwd = p('defaults');
     await mkdir(cwd);
@@ -439,7 +464,7 @@ describe('awb merge refuses what does not belong together', () => {
     const { files } = await copies('s1', 's3');
     const out = join(dir, 'out.jsonl');
     const msg = await refused(out, [files[0]!, failing, files[1]!]);
-    assert.match(msg, /1 rows failed/);
+    assert.match(msg, /1 row failed/);
     assert.ok(msg.includes(display(bad[0]!)), msg);
 
     const r = await runAwb(['merge', '-o', out, files[0]!, failing, files[1]!, '--allow-gaps']);
@@ -488,6 +513,16 @@ describe('awb merge refuses what does not belong together', () => {
 
     await ok(['merge', '-o', out, ...files, '--force']);
     assert.equal((await lines(out)).length, FIXTURE_ROWS);
+  });
+
+  it('without -o, a first file that is a shard is never written over, --force or not: the shard kept', async () => {
+    const { files } = await copies('s1', 's2', 's3');
+    const before = await readFile(files[0]!, 'utf8');
+    const r = await runAwb(['merge', ...files, '--force', '--allow-gaps']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /is shard 1\/3 of a run .*merge never writes over a shard; name the merged file with -o FILE/);
+    assert.equal(await readFile(files[0]!, 'utf8'), before);
   });
 
   it('with -o every positional is a shard, the first one too; without -o a lone file is a usage error', async () => {

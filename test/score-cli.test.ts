@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,21 @@ describe('awb score (end to end)', () => {
     assert.match(r.stdout, /^\s+3\/4\s+2\/2\s+5\/6\s+5\/6$/m);
     assert.match(r.stdout, /^MCP\s+3\/4\s+1\s+75\.00\s+75\.00\s+75\.00\s+75\.00\s+75\.00\s+75\.00 ±\d+\.\d\d\s+4\.00$/m);
     assert.match(r.stdout, /resampling whole trajectories/);
+  });
+
+  it('a standard output that cannot be written (a full disk behind >) is one line and exit 2, not a stack', (t) => {
+    if (!existsSync('/dev/full')) return t.skip('no /dev/full here');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'score', good], {
+        encoding: 'utf8',
+        stdio: ['ignore', full, 'pipe'],
+      });
+      assert.equal(r.status, 2);
+      assert.equal(r.stderr, 'awb: cannot write to standard output: ENOSPC: no space left on device, write\n');
+    } finally {
+      closeSync(full);
+    }
   });
 
   it('a file given twice, under any name, is named in a warning: its run is shown twice', () => {

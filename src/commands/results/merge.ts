@@ -41,7 +41,7 @@ export async function run(files: string[], opts: MergeCliOptions): Promise<void>
     for (const k of report.missing) process.stderr.write(`missing: ${visible(displayKey(k))}\n`);
     for (const k of report.failed) process.stderr.write(`failed: ${visible(displayKey(k))}\n`);
     process.stderr.write(
-      errColor.yellow(`merge: ${report.missing.length} rows missing and ${report.failed.length} failed; the merged file is incomplete\n`),
+      errColor.yellow(`merge: ${count(report.missing.length, 'row')} missing and ${report.failed.length} failed; the merged file is incomplete\n`),
     );
     process.exitCode = 1;
   }

@@ -57,7 +57,7 @@ export async function run(raw: Record<string, unknown>): Promise<void> {
     options: opts,
     columns: [
       { title: 'empty', value: (t) => t.empty, warn: 'came back empty' },
-      { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'were cut off by max tokens' },
+      { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'stopped at --max-tokens' },
     ],
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
     check,

@@ -193,7 +193,7 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
   } else if (remaining > 0) {
     process.stderr.write(
       errColor.yellow(
-        `${stage}: ${remaining} rows failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+        `${stage}: ${remaining === 1 ? '1 row' : `${remaining} rows`} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
       ),
     );
     process.exitCode = 1;

@@ -51,6 +51,12 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   );
   const present = await stat(opts.out).catch(() => undefined);
   if (present?.isDirectory()) throw new UserError(`${opts.out}: is a folder; merge writes the merged rows to a file`);
+  // --force overwrites an earlier merged file, never a shard (a merge without -o takes its first file as the merged one).
+  const shard = present && (await readManifest(opts.out).catch(() => undefined))?.settings.shard;
+  if (shard)
+    throw new UserError(
+      `${opts.out} is shard ${shard.index}/${shard.count} of a run (its manifest says so): merge never writes over a shard; name the merged file with -o FILE, then the shards`,
+    );
   if (!opts.force && present) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
   // A shard that is not there, or a folder, is said so, not reported as a shard without a manifest.
   for (const shard of opts.shards) {
@@ -76,6 +82,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     manifests.push(m);
   }
   const first = manifests[0]!;
+  const rubrics = joinedRubrics(manifests, opts.shards);
   const common = shardIndependent(first.settings);
   const counts = new Set<number>();
   const shardOwner = new Map<string, string>();
@@ -97,8 +104,9 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   });
   if (counts.size > 1) throw new UserError(`the shards come from different splits (N = ${[...counts].join(', ')})`);
 
-  const source = opts.source ?? [first.dataset.source];
-  const expected = await expectedKeys(source, first, opts.signal);
+  // Judge runs of each infer shard's predictions each read their own file: together they cover those files.
+  const source = opts.source ?? [...new Set(manifests.map((m) => m.dataset.source))];
+  const expected = await expectedKeys(source, first, opts.source !== undefined, opts.signal);
   const outcome = first.stage === 'infer' ? inferOutcome : judgedOutcome;
 
   const seen = new Map<string, string>();
@@ -138,8 +146,9 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
       throw new UserError(`rows not in ${source.join(', ')}: ${listKeys(unexpected)}; the shards were made from other data`);
     if (!opts.allowGaps && (missing.length || failed.length)) {
       const parts = [];
-      if (missing.length) parts.push(`${missing.length} rows missing: ${listKeys(missing)}`);
-      if (failed.length) parts.push(`${failed.length} rows failed: ${listKeys(failed)}`);
+      const rows = (n: number) => (n === 1 ? '1 row' : `${n} rows`);
+      if (missing.length) parts.push(`${rows(missing.length)} missing: ${listKeys(missing)}`);
+      if (failed.length) parts.push(`${rows(failed.length)} failed: ${listKeys(failed)}`);
       throw new UserError(
         `the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`,
       );
@@ -148,20 +157,19 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     throw fileError(opts.out, err);
   });
 
-  const manifest = mergedManifest(manifests, source, expected, written, failed.length, missing);
+  const manifest = mergedManifest(manifests, source, expected, written, failed.length, missing, rubrics);
   await writeManifest(opts.out, manifest);
   return { written, missing, failed, manifest };
 }
 
-async function expectedKeys(source: string[], m: Manifest, signal?: AbortSignal): Promise<Set<string>> {
-  for (const s of source) {
-    if (!(await exists(s))) throw new UserError(`${s}: the input the shards were made from is not there; pass --data to say where it is`);
-  }
-  let files = source;
-  const st = await stat(source[0]!);
-  if (st.isDirectory()) {
-    files = (await datasetFiles(source[0]!, m.settings.domains)).map((f) => f.path);
-  }
+/** The keys the shards must cover: a dataset folder's (the first named: shards of one run read the same data), or the rows of the files named. */
+async function expectedKeys(source: string[], m: Manifest, given: boolean, signal?: AbortSignal): Promise<Set<string>> {
+  const missing = (s: string) =>
+    new UserError(`${s}: the input the shards were made from is not there; ${given ? 'check --data' : 'pass --data to say where it is'}`);
+  const first = await stat(source[0]!).catch(() => undefined);
+  if (!first) throw missing(source[0]!);
+  const files = first.isDirectory() ? (await datasetFiles(source[0]!, m.settings.domains)).map((f) => f.path) : source;
+  for (const s of files) if (!(await exists(s))) throw missing(s);
   return collectKeys(files, datasetRowSchema, { domains: m.settings.domains, limit: m.settings.limit }, signal);
 }
 
@@ -172,9 +180,11 @@ function mergedManifest(
   written: number,
   failed: number,
   missing: string[],
+  rubrics: Rubrics,
 ): Manifest {
   const first = ms[0]!;
-  const { shard: _s, ...settings } = first.settings;
+  const { shard: _s, rubrics: _r, ...rest } = first.settings;
+  const settings: Manifest['settings'] = { ...rest, ...(rubrics && { rubrics }) };
   const hostsOf = (pick: (m: Manifest) => { hosts: string[] } | undefined) => [...new Set(ms.flatMap((m) => pick(m)?.hosts ?? []))];
   if (settings.world_model) settings.world_model = { ...settings.world_model, hosts: hostsOf((m) => m.settings.world_model) };
   if (settings.judge) settings.judge = { ...settings.judge, hosts: hostsOf((m) => m.settings.judge) };
@@ -255,8 +265,37 @@ async function exists(path: string): Promise<boolean> {
  * model behind their own URL is the normal way to run shards.
  */
 function shardIndependent(settings: Manifest['settings']): Manifest['settings'] {
-  const { shard: _shard, ...rest } = hostless(settings);
-  return rest;
+  const { shard: _shard, rubrics, ...rest } = hostless(settings);
+  // Rubrics recorded domain by domain are checked by joinedRubrics: a shard loads those of its own rows' domains.
+  return { ...rest, ...(rubrics && { rubrics: rubrics.domains ? { ...rubrics, sha256: '', domains: {} } : rubrics }) };
+}
+
+type Rubrics = Manifest['settings']['rubrics'];
+
+/**
+ * The rubrics of the merged run. A judge shard loads the rubrics of the domains its rows hold, so
+ * shards of one run record the same rubrics over different domains: they belong together when each
+ * domain has one hash in all of them. The record kept is the widest shard's, over every domain.
+ */
+function joinedRubrics(ms: readonly Manifest[], files: readonly string[]): Rubrics {
+  let widest: Rubrics;
+  const domains: Record<string, string> = {};
+  const from = new Map<string, string>();
+  ms.forEach((m, i) => {
+    const r = m.settings.rubrics;
+    if (!r?.domains) return;
+    for (const [domain, sha] of Object.entries(r.domains)) {
+      const before = domains[domain];
+      if (before !== undefined && before !== sha)
+        throw new UserError(
+          `${files[i]} was judged with another ${domain} rubric than ${from.get(domain)} (sha256 ${sha.slice(0, 12)}… against ${before.slice(0, 12)}…)`,
+        );
+      domains[domain] = sha;
+      if (!from.has(domain)) from.set(domain, files[i]!);
+    }
+    if (Object.keys(r.domains).length > Object.keys(widest?.domains ?? {}).length) widest = r;
+  });
+  return widest ? { ...widest, domains } : ms[0]!.settings.rubrics;
 }
 
 /**
