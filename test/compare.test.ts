@@ -79,6 +79,15 @@ describe('compare', () => {
     assert.match(md, /Gate FAILED/);
     // The verdict leads the summary, before the tables.
     assert.ok(md.indexOf('Gate FAILED') < md.indexOf('| Overall (macro) |'));
+    // Appended again to a markdown file, and never to a JSON one (a judged file named by mistake).
+    await runCompare(baselineFile, worse, { failBelow: '1', summary });
+    assert.equal(readFileSync(summary, 'utf8').split('## awb compare').length, 3);
+    const judged = readFileSync(worse, 'utf8');
+    await assert.rejects(
+      runCompare(baselineFile, baselineFile, { summary: worse }),
+      /holds JSON: compare --summary appends markdown to it/,
+    );
+    assert.equal(readFileSync(worse, 'utf8'), judged);
   });
 
   it('does not flag a zero-mean difference (exit 0)', async () => {

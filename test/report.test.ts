@@ -157,6 +157,23 @@ describe('awb report (command)', () => {
     assert.equal(readFileSync(file, 'utf8'), before);
   });
 
+  it('replaces an earlier report, but never a JSON file (a judged file given to -o by mistake)', () => {
+    const file = writeJudged(dir, 'kinds.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
+    const other = writeJudged(dir, 'other-run.jsonl', [judgedRow({ domain: 'mcp', id: 2 })]);
+    const before = readFileSync(other, 'utf8');
+    const awb = (out: string) =>
+      spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', out, '--no-ci'], { encoding: 'utf8' });
+    const r = awb(other);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `awb: ${other} exists and holds JSON: report -o writes an HTML page over it; name another file\n`);
+    assert.equal(readFileSync(other, 'utf8'), before);
+    const page = join(dir, 'again.html');
+    assert.equal(awb(page).status, 0);
+    const again = awb(page);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(readFileSync(page, 'utf8'), /^<!doctype html>/);
+  });
+
   it('writes into a pipe or device given as -o (`/dev/stdout`) instead of replacing it with a file', async () => {
     const file = writeJudged(dir, 'piped.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
     const fifo = join(dir, 'report.fifo');

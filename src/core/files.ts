@@ -24,6 +24,31 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 }
 
 /**
+ * Refuses to write to an existing file whose first bytes show it is of
+ * another kind than the one written there: a judged JSONL given to report -o
+ * or compare --summary by mistake stays as it was. `why` ends the message:
+ * what the file holds, and what the option would do to it.
+ */
+export async function refuseOverOtherKind(path: string, looksRight: (head: string) => boolean, why: string): Promise<void> {
+  // Only a regular file: opening a pipe given as the output (`-o /dev/stdout`) to read it would wait for a writer.
+  if (!(await stat(path).catch(() => undefined))?.isFile()) return;
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return;
+  try {
+    const head = Buffer.alloc(256);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const text = head
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
+    if (bytesRead === 0 || looksRight(text)) return;
+  } finally {
+    await handle.close();
+  }
+  throw new UserError(`${path} exists and ${why}; name another file`);
+}
+
+/**
  * Refuses, with or without --force, an output (or a file written beside it,
  * such as its manifest) that is one of the inputs, or an input's manifest
  * (read for its provenance), under any name: a link, a linked folder, `..`.
