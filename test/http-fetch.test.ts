@@ -120,7 +120,7 @@ test('a reply larger than --max-reply-mb is a failed attempt with one line, cut 
   try {
     const p = pool(url, { maxReplyBytes: 2 << 20 });
     await assert.rejects(send(p, { messages: [] }), (err: Error) => {
-      assert.equal(p.describe(err), 'Connection error: reply larger than 2 MB (--max-reply-mb)');
+      assert.equal(p.describe(err), 'reply larger than 2 MB (--max-reply-mb)');
       return true;
     });
     assert.ok(sent < 64 << 20, `the server got to send ${sent} bytes`);
@@ -141,7 +141,7 @@ test('a reply that stalls after its headers is a failed attempt once the idle li
   try {
     const p = pool(url, { idleMs: 200 });
     await assert.rejects(send(p, { messages: [] }), (err: Error) => {
-      assert.equal(p.describe(err), 'Connection error: reply stalled: no bytes for 0.2 s');
+      assert.equal(p.describe(err), 'reply stalled: no bytes for 0.2 s');
       return true;
     });
   } finally {
@@ -220,7 +220,37 @@ test('a compressed reply is held to --max-reply-mb once unpacked: a small gzip b
     assert.ok(bomb.length < 1 << 20);
     const p = pool(url, { maxReplyBytes: 1 << 20 });
     await assert.rejects(send(p, { messages: [] }), (err: Error) => {
-      assert.equal(p.describe(err), 'Connection error: reply larger than 1 MB (--max-reply-mb)');
+      assert.equal(p.describe(err), 'reply larger than 1 MB (--max-reply-mb)');
+      return true;
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test('a reply declared JSON that is not, or whose compressed body is damaged, is named as such, not as a SyntaxError or a connection error', async () => {
+  const { url, server } = await serve((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url?.includes('damaged')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(Buffer.from('not gzip at all'));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('hello, this is no JSON');
+      }
+    });
+  });
+  try {
+    const plain = pool(url);
+    await assert.rejects(send(plain, { messages: [] }), (err: Error) => {
+      assert.match(plain.describe(err), /^http:\/\/127\.0\.0\.1:\d+\/v1 returned a reply that is not JSON \(Unexpected token/);
+      return true;
+    });
+    const damaged = pool(`${url}/damaged`);
+    await assert.rejects(send(damaged, { messages: [] }), (err: Error) => {
+      assert.equal(damaged.describe(err), 'the compressed reply could not be decoded (incorrect header check)');
       return true;
     });
   } finally {

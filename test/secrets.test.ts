@@ -148,7 +148,10 @@ describe('API keys stay secret', { concurrency: 2 }, () => {
     const judged = join(dir, 'judged.jsonl');
     const r3 = await interrupted(judgeArgs(judge.url, preds, judged, ['--judge-api-key', SECRET, '-c', '2']), judged);
     assert.equal(r3.code, 130, r3.stderr);
-    assert.match(r3.stderr, /Resume with:\n\s+node \S+ judge .*--judge-api-key "\$AWB_JUDGE_API_KEY"/);
+    assert.match(
+      r3.stderr,
+      /Resume with:\n\s+node \S+ judge .*--judge-api-key "\$AWB_JUDGE_API_KEY".*\n {2}\(the key is not repeated here: set AWB_JUDGE_API_KEY to it first\)\n/,
+    );
     await assertNoKey(dir, [r1, resumed, r2, r3]);
   });
 

@@ -171,23 +171,28 @@ const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_AP
 /**
  * The command line to run again, without the secrets given on it. A key
  * option's value becomes a reference to the variable awb reads the key from,
- * double-quoted so a shell expands it and the command works as printed.
+ * double-quoted so a shell expands it and the command works as printed once
+ * that variable is set, which a line after it says.
  * Only whole values are swapped (dummy keys like "x" occur inside other
  * words); a longer secret (a URL's query value too) is masked wherever else it appears.
  */
 export function resumeCommand(secrets: readonly (string | undefined)[]): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
   const argv = process.argv.slice(2);
+  const variables = new Set<string>();
   const words = argv.map((a, i) => {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const [option, value] = eq === -1 ? [argv[i - 1] ?? '', a] : [a.slice(0, eq), a.slice(eq + 1)];
     if (hidden.has(value)) {
-      const variable = `"$${KEY_VARIABLES[option] ?? 'KEY'}"`;
-      return eq === -1 ? variable : `${shellWord(`${option}=`)}${variable}`;
+      const name = KEY_VARIABLES[option] ?? 'KEY';
+      variables.add(name);
+      return eq === -1 ? `"$${name}"` : `${shellWord(`${option}=`)}"$${name}"`;
     }
     return shellWord(redact(a, [...hidden]));
   });
-  return [thisInvocation(), ...words].join(' ');
+  // On a line of its own, so the command above stays one to copy whole.
+  const note = [...variables].map((name) => `\n  (the key is not repeated here: set ${name} to it first)`).join('');
+  return [thisInvocation(), ...words].join(' ') + note;
 }
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */

@@ -91,7 +91,7 @@ const RUN_OPTIONS = {
   },
   streamIdle: {
     flags: '--stream-idle <s>',
-    help: 'with --stream, a reply that sends nothing for this many seconds is a failed attempt, retried like a timeout',
+    help: 'with --stream, a reply that has begun (its headers came) and then sends nothing for this many seconds is a failed attempt, retried like a timeout; before its headers, --timeout applies',
     default: '60',
     parse: (v: string, n: string) => numberOption(n, v, 0.1, 86_400)! * 1000,
   },

@@ -20,7 +20,7 @@ import {
   type HealthPolicy,
 } from './health.js';
 import { Client } from './client.js';
-import { nodeFetch } from './http-fetch.js';
+import { nodeFetch, replyFault } from './http-fetch.js';
 import { collectStream, type StreamedReply } from './stream.js';
 import {
   MAX_SERVER_WAIT_MS,
@@ -421,7 +421,12 @@ export class EndpointPool {
           ? await this.streamed(ep, body, started, signal)
           : {
               completion: jsonOfText(
-                await ep.client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) }),
+                await ep.client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) }).catch((err: unknown) => {
+                  // The client parses a body declared JSON itself: one that is not is named as a reply, not as a SyntaxError.
+                  throw err instanceof SyntaxError
+                    ? new MalformedReplyError(`${ep.shown} returned a reply that is not JSON (${err.message})`)
+                    : err;
+                }),
               ) as ChatCompletion,
             };
         const { completion } = reply;
@@ -500,7 +505,7 @@ export class EndpointPool {
     } catch (err) {
       // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).
       if (signal?.aborted || (err instanceof APIError && err.status !== undefined)) throw err;
-      const why = deadline.aborted ? `timed out after ${this.opts.timeoutMs / 1000} s` : this.describe(err);
+      const why = deadline.aborted ? `timed out after ${this.opts.timeoutMs / 1000} s (--timeout)` : this.describe(err);
       throw new StreamFailure(`stream broke off: ${why}`);
     }
   }
@@ -527,8 +532,11 @@ export class EndpointPool {
   /** An error as one line for files and the terminal, secrets removed before it is cut: some servers echo the key back. */
   describe(err: unknown): string {
     let text: string;
+    // A limit of awb's or a damaged body: not the "Connection error" the client wraps it in.
+    const fault = replyFault(err) ?? replyFault(err instanceof Error ? err.cause : undefined);
     // The client says only "Request timed out.": the limit, and the option that sets it, say whether a longer one would help.
     if (err instanceof APIConnectionTimeoutError) text = `request timed out after ${this.opts.timeoutMs / 1000} s (--timeout)`;
+    else if (fault !== undefined) text = fault;
     else if (err instanceof APIConnectionError && err.cause instanceof Error) {
       text = `${err.message.replace(/\.$/, '')}: ${err.cause.message}`;
     } else if (err instanceof APIError) text = err.message;

@@ -15,6 +15,16 @@ class ReplyLimitError extends Error {
   override name = 'ReplyLimitError';
 }
 
+/** Why a reply could not be read, in words for a row's error, when the reason is this fetch's own (a limit, a damaged compressed body). */
+export function replyFault(err: unknown): string | undefined {
+  if (err instanceof ReplyLimitError) return err.message;
+  // zlib's codes (Z_DATA_ERROR, …); an API error's `code` may be anything the server sent.
+  const code: unknown = (err as { code?: unknown } | undefined)?.code;
+  if (err instanceof Error && typeof code === 'string' && code.startsWith('Z_'))
+    return `the compressed reply could not be decoded (${err.message})`;
+  return undefined;
+}
+
 /**
  * The fetch given to the openai client (its documented `fetch` option), over
  * Node's own HTTP client: undici's fetch cuts a reply whose headers take over
@@ -131,7 +141,8 @@ function capBody(body: Readable, res: IncomingMessage, { maxReplyBytes, idleMs }
   };
   const idle = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => fail(new ReplyLimitError(`${what} stalled: no bytes for ${idleMs / 1000} s`)), idleMs);
+    const option = what === 'stream' ? ' (--stream-idle)' : '';
+    timer = setTimeout(() => fail(new ReplyLimitError(`${what} stalled: no bytes for ${idleMs / 1000} s${option}`)), idleMs);
   };
   idle();
   body.on('data', (chunk: Buffer) => {

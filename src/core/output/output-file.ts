@@ -185,7 +185,7 @@ export async function checkResumable(
     throw new UserError(`${output} was written by \`awb ${previous.stage}\`, not \`awb ${stage}\`; choose another --output`);
   }
   throw new UserError(
-    `${output} was made with other settings (${differences.join('; ')}); to resume it, use the same settings; for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
+    `${output} was made with other settings (${differences.join('; ')}); to resume it, use the same settings, or pass --force to keep its rows and go on with these (where results may differ, its manifest records the mix); for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
   );
 }
 
