@@ -115,6 +115,26 @@ describe('a file that is not what the command reads', () => {
     ])
       assert.match(refusalLine(await runAwb(cmd), 2), /pred\.jsonl\.gz: is gzip-compressed/, cmd[0]);
   });
+
+  it("a UTF-16 file (PowerShell's >), with or without its byte order mark: one line saying to convert it", async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 3);
+    const world = await server({ reply: worldReply });
+    const pred = join(dir, 'pred.jsonl');
+    assert.equal((await runAwb(inferArgs(world.url, ds.dir, pred))).code, 0);
+    const text = await readFile(pred, 'utf8');
+    const le = join(dir, 'le.jsonl');
+    const be = join(dir, 'be.jsonl');
+    await writeFile(le, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    await writeFile(be, Buffer.from(text, 'utf16le').swap16());
+    for (const file of [le, be]) {
+      const line = refusalLine(await runAwb(['score', file]), 2);
+      assert.equal(
+        line,
+        `awb: ${file}: is UTF-16 text (as Windows PowerShell's > writes it), not UTF-8; convert it first (iconv -f UTF-16 -t UTF-8 FILE > fixed.jsonl)`,
+      );
+    }
+  });
 });
 
 describe('a base URL copied with its route', () => {

@@ -36,6 +36,13 @@ function compression(start: Buffer): { name: string; tool: string } | undefined 
   return COMPRESSED.find((c) => c.magic.every((b, i) => start[i] === b));
 }
 
+/** UTF-16 by its byte order mark, or by the NUL beside each ASCII character of a JSON line's start (`{"` as 7B 00 22 00). */
+function isUtf16(start: Buffer): boolean {
+  if (start.length < 2) return false;
+  const [a, b] = [start[0]!, start[1]!];
+  return (a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff) || (a !== 0 && b === 0) || (a === 0 && b !== 0);
+}
+
 /**
  * Reads a file line by line as bytes, splitting on `\n` only, without a
  * leading byte order mark; a compressed file is refused at its first bytes. JSONL from the
@@ -97,6 +104,10 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
         const packed = compression(chunk);
         // Read as text, a compressed file is 'not valid JSON' at line 1 after a planning scan counted its binary lines as rows.
         if (packed) throw new UserError(`${path}: is ${packed.name}-compressed, not JSONL; decompress it first (${packed.tool} FILE)`);
+        if (isUtf16(chunk))
+          throw new UserError(
+            `${path}: is UTF-16 text (as Windows PowerShell's > writes it), not UTF-8; convert it first (iconv -f UTF-16 -t UTF-8 FILE > fixed.jsonl)`,
+          );
       }
       // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
       if (chunkStart === 0 && bytesRead >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) offset = from = 3;
