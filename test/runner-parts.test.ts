@@ -308,7 +308,10 @@ describe('bad rows', () => {
     assert.equal(t.of('mcp').total, 9);
     const err = rows.stopError(false)!;
     assert.ok(err instanceof UserError);
-    assert.equal(err.message, 'a:4: turn_idx: is missing (rows before it are done and saved; fix it and run the same command to go on)');
+    assert.equal(
+      err.message,
+      'a:4: turn_idx: is missing (rows before it are done and saved, as are rows after it sent before it was read; fix it and run the same command to go on)',
+    );
     // Interrupted, or stopped at the first row: no "rows before it are saved".
     assert.equal(rows.stopError(true)!.message, 'a:4: turn_idx: is missing');
     const first = new BadRows('stop', t, () => undefined);

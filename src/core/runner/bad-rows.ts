@@ -40,7 +40,9 @@ export class BadRows {
   stopError(interrupted: boolean): UserError | undefined {
     if (!this.cutoff) return undefined;
     const before =
-      this.cutoff.index > 0 && !interrupted ? ' (rows before it are done and saved; fix it and run the same command to go on)' : '';
+      this.cutoff.index > 0 && !interrupted
+        ? ' (rows before it are done and saved, as are rows after it sent before it was read; fix it and run the same command to go on)'
+        : '';
     return new UserError(`${this.cutoff.bad.message}${before}`);
   }
 }
