@@ -61,7 +61,7 @@ const answering =
     body: completion(line.body as ChatRequest, reply(line.body as ChatRequest, { requestNo: 0 }) as string),
   });
 
-async function batchServer(reply: BatchReplyFn, extra: { pollsPerStatus?: number } = {}): Promise<BatchServer> {
+async function batchServer(reply: BatchReplyFn, extra: { pollsPerStatus?: number; dropCreateAnswers?: number } = {}): Promise<BatchServer> {
   const s = await startBatchServer({ reply, ...extra });
   servers.push(s);
   return s;
@@ -96,6 +96,16 @@ const judgement = (r: Record<string, unknown>) => {
   const { judge_latency_ms: _l, judge_batch_usage: _b, ...rest } = r;
   return rest;
 };
+
+test('a batch whose create answer is lost on the way is found, not submitted again', async () => {
+  const server = await batchServer(answering(judgeReply), { dropCreateAnswers: 1 });
+  const r = await runAwb(judgeArgs(server.url, predictions, join(dir, 'lost-create.jsonl'), ['--batch', '--batch-poll', '0.01']));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(server.created, 1, 'never submitted twice');
+  assert.equal(server.batches.size, 1);
+  assert.equal(server.online.length, 0, 'nothing asked online');
+  assert.equal((await judged('lost-create.jsonl')).length, 12);
+});
 
 test('judge --batch writes the rows online judging writes, from one batch, and score prices it at half', async () => {
   const server = await batchServer(answering(judgeReply));

@@ -31,6 +31,8 @@ export interface BatchServerOptions {
   apiKey?: string;
   /** Validation fails for the whole batch with this message. */
   failValidation?: string;
+  /** The first this many creates make their batch, then hang up before answering (a reply lost on the way). */
+  dropCreateAnswers?: number;
 }
 
 export interface BatchServer {
@@ -198,6 +200,7 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
           polls: 0,
         };
         batches.set(b.id, b);
+        if (state.created <= (opts.dropCreateAnswers ?? 0)) return res.socket?.destroy();
         return json(res, 200, view(b));
       }
       if (req.method === 'GET' && url.pathname === '/v1/batches') {

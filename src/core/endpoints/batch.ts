@@ -12,6 +12,7 @@ import { withOwnSignal } from '../signals.js';
 import { Client } from './client.js';
 import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
 import { jsonBytes } from './json-bytes.js';
+import { retryDelay, type AttemptFailure } from './retry.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState, type ManifestSettings } from '../schemas/index.js';
 
@@ -195,16 +196,7 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
     }
     if (!entry.id) {
       const inputFileId = entry.input_file_id;
-      const found = await withOwnSignal(opts.signal, (signal) => findBatch(opts.client, inputFileId, signal));
-      entry.id = (
-        found ??
-        (await withOwnSignal(opts.signal, (signal) =>
-          opts.client.batches.create(
-            { input_file_id: inputFileId, endpoint: '/v1/chat/completions', completion_window: '24h' },
-            { signal },
-          ),
-        ))
-      ).id;
+      entry.id = (await withOwnSignal(opts.signal, (signal) => submitOnce(opts.client, inputFileId, signal))).id;
       await save();
       opts.onRecorded?.(state);
     }
@@ -323,7 +315,39 @@ async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: 
   return entries;
 }
 
-/** A batch an earlier run created for this input file, if any: a kill between creating it and recording its id must not submit it again. */
+/** Tries at submitting one batch, each after looking for it again. */
+const SUBMIT_TRIES = 6;
+
+/**
+ * The batch of this input file: one an earlier try or run created (a kill between creating it and
+ * recording its id, or a create whose answer was lost to a dropped connection or a 5xx, may have
+ * made it all the same), else a new one. The client never retries a create by itself: each retry
+ * first lists the batches again, so a file is never submitted, and billed, twice.
+ */
+async function submitOnce(client: OpenAI, inputFileId: string, signal?: AbortSignal): Promise<OpenAI.Batches.Batch> {
+  for (let retry = 0; ; retry++) {
+    const found = await findBatch(client, inputFileId, signal);
+    if (found) return found;
+    try {
+      return await client.batches.create(
+        { input_file_id: inputFileId, endpoint: '/v1/chat/completions', completion_window: '24h' },
+        { signal, maxRetries: 0 },
+      );
+    } catch (err) {
+      const failure: AttemptFailure | undefined =
+        err instanceof APIConnectionError
+          ? { kind: 'connection' }
+          : err instanceof APIError && err.status !== undefined
+            ? { kind: 'status', status: err.status, headers: err.headers ?? new Headers() }
+            : undefined;
+      const wait = failure && !signal?.aborted ? retryDelay(failure, retry, SUBMIT_TRIES - 1, Date.now(), Math.random()) : undefined;
+      if (wait === undefined) throw err;
+      await sleep(wait, undefined, { signal });
+    }
+  }
+}
+
+/** A batch an earlier try or run created for this input file, if any. */
 async function findBatch(client: OpenAI, inputFileId: string, signal?: AbortSignal): Promise<OpenAI.Batches.Batch | undefined> {
   for await (const b of client.batches.list({ limit: 100 }, { signal })) {
     if (b.input_file_id === inputFileId && b.status !== 'cancelled' && b.status !== 'cancelling') return b;
