@@ -120,7 +120,7 @@ test('judge --batch writes the rows online judging writes, from one batch, and s
   assert.equal(server.online.length, 0, 'nothing asked online');
   assert.match(r.stderr, /judge: batch 1\/1 batch_\S+: in_progress, 0\/12 done/);
   assert.match(r.stderr, /judge: batch 1\/1 batch_\S+: completed, 12\/12 done/);
-  assert.doesNotMatch(r.stderr, /not in the batches/);
+  assert.doesNotMatch(r.stderr, /not in the batches' results/);
 
   const byKey = (rows: Record<string, unknown>[]) =>
     new Map(rows.map((row) => [`${String(row.task)}|${String(row.id)}|${String(row.turn_idx)}`, row]));
@@ -241,7 +241,10 @@ test('a run killed while its batch runs, then given changed predictions, takes n
   assert.equal(r.code, 0, r.stderr);
   assert.equal(server.created, 1, 'the same batch, collected');
   assert.equal(server.online.length, changed.size, 'the changed rows are asked online');
-  assert.match(r.stderr, /warning: 3 requests were not in the batches an earlier run submitted .*asked online/);
+  assert.match(
+    r.stderr,
+    /warning: 3 requests were not in the batches' results \(their rows changed or new since the batch was submitted, .*asked online/,
+  );
 
   const reference = await runAwb(judgeArgs(server.url, preds, join(dir, 'changing-online.jsonl')));
   assert.equal(reference.code, 0, reference.stderr);

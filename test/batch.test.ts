@@ -88,6 +88,35 @@ describe('runBatches against a local Batch API', () => {
     assert.equal(first.url, '/v1/chat/completions');
   });
 
+  it('a results line that cannot be read leaves only its request without a result; a results file removed is downloaded again', async () => {
+    server = await startBatchServer({ reply: echo });
+    await (await run(5)).close();
+    const state = JSON.parse(await readFile(join(dir, 'judged.jsonl.batches.json'), 'utf8')) as { batches: { results: string }[] };
+    const file = state.batches[0]!.results;
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    const cut = (JSON.parse(lines[1]!) as { custom_id: string }).custom_id;
+    await writeFile(file, [lines[0], lines[1]!.slice(0, 20), ...lines.slice(2)].join('\n') + '\n');
+    const damaged = await run(5);
+    assert.equal(damaged.size, 4);
+    assert.equal(await damaged.get(cut), undefined, 'asked online by the caller');
+    await damaged.close();
+    // Nothing readable at all: one line that says how to fetch it again.
+    await writeFile(file, '<html>502</html>\n');
+    await assert.rejects(
+      run(5),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.exitCode === 3 &&
+        err.message.endsWith(`remove ${file} and run the same command to download it again`),
+    );
+    await rm(file);
+    const again = await run(5);
+    assert.equal(again.size, 5);
+    assert.ok((await again.get(cut))?.ok);
+    await again.close();
+    assert.equal(server.created, 1, 'the same batch, its results downloaded again');
+  });
+
   it('splits the requests over several files above the line limit', async () => {
     server = await startBatchServer({ reply: echo });
     const results = await run(7, { limits: { maxLines: 3, maxBytes: 1e6 } });

@@ -77,7 +77,7 @@ function endWarnings(unbatched: number, usageLost: number): string[] {
   if (unbatched > 0) {
     const one = unbatched === 1;
     warnings.push(
-      `${one ? '1 request was' : `${unbatched} requests were`} not in the batches an earlier run submitted (${one ? 'its row has' : 'their rows have'} changed since, or ${one ? 'is' : 'are'} new): asked online, at the online price`,
+      `${one ? '1 request was' : `${unbatched} requests were`} not in the batches' results (${one ? 'its row' : 'their rows'} changed or new since the batch was submitted, or the batch left ${one ? 'it' : 'them'} out or returned ${one ? 'it' : 'them'} unreadable): asked online, at the online price`,
     );
   }
   if (usageLost > 0) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { open, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
@@ -205,7 +205,9 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
     if (entry.lines === 0) continue;
     const id = entry.id!;
     ids.push(id);
-    if (!entry.results) {
+    // Results recorded but removed since (damaged, or to fetch them again) are downloaded again.
+    if (entry.results && !(await stat(entry.results).catch(() => undefined))?.isFile()) delete entry.results;
+    if (!entry.results && entry.output_file_id === undefined) {
       const done = await waitFor(opts, id, n, state.batches.length);
       entry.status = done.status;
       entry.output_file_id = done.output_file_id ?? null;
@@ -221,6 +223,8 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
           `batch ${visible(id)} failed as a whole, none of its ${entry.lines} requests ran: ${brief(why.join('; ') || 'no reason given', opts.secrets ?? [])} (${entry.file}; run the same command to submit it again)`,
         );
       }
+    }
+    if (!entry.results) {
       const results = `${entry.file.replace(/\.jsonl$/, '')}.results.jsonl`;
       const fileIds = [entry.output_file_id, entry.error_file_id];
       await withOwnSignal(opts.signal, (signal) => downloadResults(opts.client, fileIds, results, signal));
@@ -388,24 +392,36 @@ async function downloadResults(client: OpenAI, fileIds: (string | null | undefin
   });
 }
 
-/** Records where each result line is, by `custom_id`; a later line for the same id (the output file before the error file) is kept only if the first was not a success. */
+/**
+ * Records where each result line is, by `custom_id`; a later line for the same id (the output file
+ * before the error file) is kept only if the first was not a success. A line that cannot be read
+ * (cut short, no custom_id) is passed over: its request has no result and is asked online. A file
+ * with no readable line at all (a proxy's page) is refused, naming the first line.
+ */
 async function indexResults(path: string, index: Map<string, { file: string; start: number; end: number }>): Promise<void> {
+  let first: string | undefined;
+  let read = 0;
   for await (const { bytes, lineNo, start } of readLineBytes(path)) {
     const text = bytes.toString('utf8').trim();
     if (!text) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new UserError(`${path}:${lineNo}: the batch endpoint's results are not JSONL (this line is not JSON)`, 3);
-    }
-    const r = batchResultLineSchema.safeParse(parsed);
+    const r = batchResultLineSchema.safeParse(parseOrUndefined(text));
     if (!r.success) {
       const issue = r.error.issues[0]!;
-      throw new UserError(`${path}:${lineNo}: not a batch result line: ${issue.path.join('.') || 'line'}: ${issue.message}`, 3);
+      first ??= `${path}:${lineNo}: ${issue.path.length ? `not a batch result line: ${issue.path.join('.')}: ${issue.message}` : "the batch endpoint's results are not JSONL (this line is not a JSON object)"}`;
+      continue;
     }
+    read++;
     const prior = index.get(r.data.custom_id);
     if (!prior || r.data.response?.status_code === 200) index.set(r.data.custom_id, { file: path, start, end: start + bytes.length });
+  }
+  if (first !== undefined && read === 0) throw new UserError(`${first}; remove ${path} and run the same command to download it again`, 3);
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
