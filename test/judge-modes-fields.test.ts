@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { turingOrders, pairwiseOrders } from '../src/core/judge/choice-messages.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult } from '../src/core/judge/choice-results.js';
 import { combineRepeats } from '../src/core/judge/repeats.js';
+import { sampleSd } from '../src/core/score/index.js';
 import {
   judgeRepeatSchema,
   pairwiseFieldsSchema,
@@ -111,6 +112,13 @@ describe('combineRepeats', () => {
       total_score: (4 + 15 / 4) / 2,
       failed: 0,
     });
+  });
+
+  test('repeats that agree combine to their own total, without float noise; their spread is 0', () => {
+    const same = [rep([3, 3, 3, 3, 2]), rep([2, 3, 3, 3, 3]), rep([3, 2, 3, 3, 3])];
+    assert.equal(combineRepeats(same).total_score, 2.8);
+    assert.equal(sampleSd(same.map((r) => r.total_score)), 0);
+    assert.equal(combineRepeats([rep([5, 5, 5, 5, 4]), rep([1, 1, 1, 1, 1])]).total_score, (4.8 + 1) / 2);
   });
 
   test('failed only when every repeat failed', () => {

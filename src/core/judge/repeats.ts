@@ -18,7 +18,9 @@ export function combineRepeats(repeats: readonly JudgeRepeat[]): RepeatSummary {
   const valid = repeats.filter((r) => r.failed === 0);
   const dims = Object.fromEntries(DIMENSIONS.map((d) => [d, meanNonZero(valid.map((r) => r[d]))])) as Record<Dimension, number>;
   if (valid.length === 0) return { ...dims, total_score: 0, failed: 1 };
-  return { ...dims, total_score: valid.reduce((s, r) => s + r.total_score, 0) / valid.length, failed: 0 };
+  // Summed in sixtieths, exact: a total is the mean of up to five whole grades, so three totals of 2.8 give 2.8, not 2.7999999999999994.
+  const sixtieths = valid.reduce((s, r) => s + Math.round(r.total_score * 60), 0);
+  return { ...dims, total_score: sixtieths / (60 * valid.length), failed: 0 };
 }
 
 function meanNonZero(values: readonly number[]): number {

@@ -99,6 +99,8 @@ export function scoreRepeatRows(records: readonly RepeatRecord[], bootstrap?: Bo
  * anything about spread.
  */
 export function sampleSd(values: readonly number[]): number {
+  // Repeats that agree have no spread: not the 1e-15 their rounded mean would leave.
+  if (values.every((v) => v === values[0])) return 0;
   const k = values.length;
   const mean = values.reduce((a, b) => a + b, 0) / k;
   return Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (k - 1));
