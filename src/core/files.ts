@@ -24,12 +24,11 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 }
 
 /**
- * Refuses to write to an existing file whose first bytes show it is of
- * another kind than the one written there: a judged JSONL given to report -o
- * or compare --summary by mistake stays as it was. `why` ends the message:
- * what the file holds, and what the option would do to it.
+ * Refuses to write a page or a summary over an existing file that opens like
+ * JSON: a judged JSONL given to report -o or compare --summary by mistake
+ * stays as it was. `what` ends the message: what the option would do to it.
  */
-export async function refuseOverOtherKind(path: string, looksRight: (head: string) => boolean, why: string): Promise<void> {
+export async function refuseOverJson(path: string, what: string): Promise<void> {
   // Only a regular file: opening a pipe given as the output (`-o /dev/stdout`) to read it would wait for a writer.
   if (!(await stat(path).catch(() => undefined))?.isFile()) return;
   const handle = await open(path, 'r').catch(() => undefined);
@@ -41,11 +40,11 @@ export async function refuseOverOtherKind(path: string, looksRight: (head: strin
       .subarray(0, bytesRead)
       .toString('utf8')
       .replace(/^\uFEFF/, '');
-    if (bytesRead === 0 || looksRight(text)) return;
+    if (!/^\s*[[{]/.test(text)) return;
   } finally {
     await handle.close();
   }
-  throw new UserError(`${path} exists and ${why}; name another file`);
+  throw new UserError(`${path} exists and holds JSON: ${what}; name another file`);
 }
 
 /**

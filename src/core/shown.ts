@@ -92,3 +92,8 @@ export function urlSecrets(url: string): string[] {
     return [];
   }
 }
+
+/** `n` things in words: "1 row", "3 rows". */
+export function counted(n: number, thing: string): string {
+  return n === 1 ? `1 ${thing}` : `${n} ${thing}s`;
+}

@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { compareFiles, type CompareReport } from '../../core/score/index.js';
 import { fileError } from '../../core/rows/index.js';
-import { refuseOverInputs, refuseOverOtherKind } from '../../core/files.js';
+import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
 import { UserError } from '../../core/errors.js';
 import { formatOption, intOption, numberOption } from '../shared/options.js';
@@ -42,7 +42,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
   if (opts.summary) {
     await refuseOverInputs([opts.summary], [baseline, candidate]);
     // A step summary is markdown: one that opens like JSON is a judged file or a manifest named by mistake.
-    await refuseOverOtherKind(opts.summary, (head) => !/^\s*[[{]/.test(head), 'holds JSON: compare --summary appends markdown to it');
+    await refuseOverJson(opts.summary, 'compare --summary appends markdown to it');
     // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
     await ensureOutputDir(opts.summary, '--summary');
   }

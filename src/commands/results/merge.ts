@@ -2,7 +2,7 @@ import { errColor } from '../../render/color.js';
 import { mergeShards } from '../../core/merge/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { UserError } from '../../core/errors.js';
-import { visible } from '../../core/shown.js';
+import { counted, visible } from '../../core/shown.js';
 import { thisInvocation } from '../shared/invocation.js';
 import { interruptibly } from '../shared/interrupt.js';
 
@@ -35,13 +35,12 @@ export async function run(files: string[], opts: MergeCliOptions): Promise<void>
     `merge interrupted; nothing was written to ${out}`,
   );
   const gaps = report.missing.length + report.failed.length;
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  process.stderr.write(`merge: wrote ${count(report.written, 'row')} from ${count(shards.length, 'shard')} to ${out}\n`);
+  process.stderr.write(`merge: wrote ${counted(report.written, 'row')} from ${counted(shards.length, 'shard')} to ${out}\n`);
   if (gaps) {
     for (const k of report.missing) process.stderr.write(`missing: ${visible(displayKey(k))}\n`);
     for (const k of report.failed) process.stderr.write(`failed: ${visible(displayKey(k))}\n`);
     process.stderr.write(
-      errColor.yellow(`merge: ${count(report.missing.length, 'row')} missing and ${report.failed.length} failed; the merged file is incomplete\n`),
+      errColor.yellow(`merge: ${counted(report.missing.length, 'row')} missing and ${report.failed.length} failed; the merged file is incomplete\n`),
     );
     process.exitCode = 1;
   }

@@ -1,4 +1,4 @@
-import { refuseOverInputs, refuseOverOtherKind, writeAtomically } from '../../core/files.js';
+import { refuseOverInputs, refuseOverJson, writeAtomically } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
 import { collectReport } from '../../core/report/index.js';
 import { fileError } from '../../core/rows/index.js';
@@ -13,7 +13,7 @@ export async function run(files: string[], opts: ReportOpts): Promise<void> {
   const request = scoreRequest(files, opts, false);
   await refuseOverInputs([opts.output], files);
   // Any file is replaced but one that opens like JSON: a judged or predictions file named by mistake.
-  await refuseOverOtherKind(opts.output, (head) => !/^\s*[[{]/.test(head), 'holds JSON: report -o writes an HTML page over it');
+  await refuseOverJson(opts.output, 'report -o writes an HTML page over it');
   const started = performance.now();
   const collected = await collectReport(request);
   printWarnings(collected.warnings);

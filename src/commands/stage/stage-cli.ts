@@ -6,7 +6,7 @@ import { medianP90, type BatchStatus, type EndpointPool } from '../../core/endpo
 import type { LinePlan } from '../../core/rows/index.js';
 import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../../core/runner/index.js';
 import { UserError } from '../../core/errors.js';
-import { visible } from '../../core/shown.js';
+import { counted, visible } from '../../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../../core/schemas/index.js';
 import {
   FailureReasons,
@@ -193,7 +193,7 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
   } else if (remaining > 0) {
     process.stderr.write(
       errColor.yellow(
-        `${stage}: ${remaining === 1 ? '1 row' : `${remaining} rows`} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
       ),
     );
     process.exitCode = 1;

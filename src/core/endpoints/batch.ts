@@ -10,9 +10,9 @@ import { readJsonFile, writeAtomically } from '../files.js';
 import { brief, shownUrl, visible } from '../shown.js';
 import { withOwnSignal } from '../signals.js';
 import { Client } from './client.js';
-import { FatalEndpointError, refusedAccess, type Connection } from './endpoints.js';
+import { FatalEndpointError, attemptFailure, refusedAccess, type Connection } from './endpoints.js';
 import { jsonBytes } from './json-bytes.js';
-import { retryDelay, type AttemptFailure } from './retry.js';
+import { retryDelay } from './retry.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
 import { batchResultLineSchema, batchStateSchema, type BatchEntry, type BatchState, type ManifestSettings } from '../schemas/index.js';
 
@@ -338,12 +338,7 @@ async function submitOnce(client: OpenAI, inputFileId: string, signal?: AbortSig
         { signal, maxRetries: 0 },
       );
     } catch (err) {
-      const failure: AttemptFailure | undefined =
-        err instanceof APIConnectionError
-          ? { kind: 'connection' }
-          : err instanceof APIError && err.status !== undefined
-            ? { kind: 'status', status: err.status, headers: err.headers ?? new Headers() }
-            : undefined;
+      const failure = attemptFailure(err);
       const wait = failure && !signal?.aborted ? retryDelay(failure, retry, SUBMIT_TRIES - 1, Date.now(), Math.random()) : undefined;
       if (wait === undefined) throw err;
       await sleep(wait, undefined, { signal });

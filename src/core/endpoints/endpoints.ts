@@ -222,6 +222,14 @@ export function modelIds(body: unknown): { ids?: string[]; notJson?: true } {
 }
 
 /** Whether the error came from a reply that is no chat completion, or that the client could not read (bad JSON and the like). */
+/** A failed request as the retry policy sees it: a connection that failed (or a stream that broke), or a status; undefined for any other error. */
+export function attemptFailure(err: unknown): AttemptFailure | undefined {
+  if (err instanceof APIConnectionError || err instanceof StreamFailure) return { kind: 'connection' };
+  if (err instanceof APIError && err.status !== undefined)
+    return { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
+  return undefined;
+}
+
 function isMalformedReply(err: unknown): boolean {
   return err instanceof MalformedReplyError || err instanceof SyntaxError;
 }
@@ -444,13 +452,11 @@ export class EndpointPool {
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         const fatal = this.fatalFor(err, ep, err instanceof APIError && err.status === 404 ? await this.servedModels(ep) : undefined);
         if (fatal) throw fatal;
-        if (err instanceof APIConnectionError || err instanceof StreamFailure) failure = { kind: 'connection' };
-        else if (err instanceof APIError && err.status !== undefined)
-          failure = { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
+        const sent = attemptFailure(err);
         // No chat completion in a 200 (a web page from a proxy, cut JSON): asked again within the same --max-retries, and
         // counted against the endpoint, so one that keeps answering so is set aside as one failing with 5xx is.
-        else if (isMalformedReply(err)) failure = { kind: 'malformed' };
-        else throw err;
+        if (!sent && !isMalformedReply(err)) throw err;
+        failure = sent ?? { kind: 'malformed' };
         if (failure.kind !== 'status' || isFailureStatus(failure.status)) this.noteFailure(ep);
         this.noteConnection(ep, err);
         failedOn.add(index);

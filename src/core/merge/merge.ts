@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { refuseOverInputs, sameFile, writeAtomically } from '../files.js';
 import { UserError } from '../errors.js';
+import { counted } from '../shown.js';
 import { fileError, readLineBytes, withoutCr } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
@@ -146,9 +147,8 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
       throw new UserError(`rows not in ${source.join(', ')}: ${listKeys(unexpected)}; the shards were made from other data`);
     if (!opts.allowGaps && (missing.length || failed.length)) {
       const parts = [];
-      const rows = (n: number) => (n === 1 ? '1 row' : `${n} rows`);
-      if (missing.length) parts.push(`${rows(missing.length)} missing: ${listKeys(missing)}`);
-      if (failed.length) parts.push(`${rows(failed.length)} failed: ${listKeys(failed)}`);
+      if (missing.length) parts.push(`${counted(missing.length, 'row')} missing: ${listKeys(missing)}`);
+      if (failed.length) parts.push(`${counted(failed.length, 'row')} failed: ${listKeys(failed)}`);
       throw new UserError(
         `the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`,
       );

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { UserError } from '../errors.js';
-import { brief } from '../shown.js';
+import { brief, counted } from '../shown.js';
 import { createFolders, refuseOverInputs } from '../files.js';
 import { displayKey, type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings, type MixedRun } from '../schemas/index.js';
@@ -226,7 +226,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
     },
   });
   if (outside.rows) {
-    const what = `${opts.output} holds ${countRows(outside.rows)} that the data of this run does not (the first at ${outside.first})`;
+    const what = `${opts.output} holds ${counted(outside.rows, 'row')} that the data of this run does not (the first at ${outside.first})`;
     // With rows of the data that fail their checks, those may be them as they were: the bad rows are reported as the run meets them.
     if (!opts.force && !(await someBad(plan, stage.schema))) {
       throw new UserError(
@@ -241,15 +241,11 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   // Kept, they would be scored as this input's: --force mixes settings, never a prediction with another's judgement.
   if (otherPredictions.rows) {
     throw new UserError(
-      `${opts.output} holds judgements of other predictions than ${plan.files.join(', ')} (${countRows(otherPredictions.rows)} whose gen differs, the first at ${otherPredictions.first}); give this run a file of its own (-o FILE, or --label NAME), or move ${opts.output} away to judge these predictions into it afresh`,
+      `${opts.output} holds judgements of other predictions than ${plan.files.join(', ')} (${counted(otherPredictions.rows, 'row')} whose gen differs, the first at ${otherPredictions.first}); give this run a file of its own (-o FILE, or --label NAME), or move ${opts.output} away to judge these predictions into it afresh`,
     );
   }
   const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
-}
-
-function countRows(n: number): string {
-  return n === 1 ? '1 row' : `${n} rows`;
 }
 
 /** Whether some planned row fails its checks (each row read whole: only asked when the output holds rows the data lacks). */
