@@ -3,6 +3,7 @@ import { DATASET_REPO } from './core/domains.js';
 import { UserError } from './core/errors.js';
 import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
+import { toUserError } from './commands/words/index.js';
 import { declare } from './commands/shared/option-table.js';
 import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './commands/stage/stage-options.js';
 
@@ -306,7 +307,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
-  } catch (err) {
+  } catch (thrown) {
+    const err = toUserError(thrown);
     if (err instanceof CommanderError) {
       // commander has already printed help, the version or its own one-line error.
       return err.exitCode === 0 ? 0 : 2;

@@ -1,4 +1,4 @@
-import { UserError } from './errors.js';
+import { fail } from './errors.js';
 
 /** The Hugging Face dataset the benchmark is published as. */
 export const DATASET_REPO = 'Qwen/AgentWorldBench';
@@ -71,7 +71,7 @@ export function parseDomainList(value: string | undefined): string[] | undefined
     .split(/[\s,]+/)
     .map(domainName)
     .filter(Boolean);
-  if (!names.length) throw new UserError(`--domains names no domain (got "${value}"); leave the option out for every domain`);
+  if (!names.length) throw fail({ kind: 'domain-list-empty', value });
   return canonicalDomains(names);
 }
 

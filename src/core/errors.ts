@@ -1,7 +1,35 @@
+import type { Fault } from './faults.js';
+
+export type { Fault, TopFault } from './faults.js';
+
 /**
- * A mistake the user can fix (bad input, bad option, unreachable endpoint).
- * The CLI prints only the message and exits with `exitCode`; anything that is
- * not a UserError is a bug and keeps its stack trace.
+ * What core throws when the user can fix it: a typed fault, never a sentence.
+ * `src/commands/words` turns each kind into the message and exit code the
+ * user sees; anything else that reaches the CLI is a bug.
+ */
+export class FaultError<F extends Fault = Fault> extends Error {
+  readonly fault: F;
+  constructor(fault: F) {
+    super(fault.kind);
+    this.name = 'FaultError';
+    this.fault = fault;
+  }
+}
+
+/** Throws the fault: `throw fail({ kind: 'no-such-file', path })` reads as what it is. */
+export function fail<F extends Fault>(fault: F): FaultError<F> {
+  return new FaultError(fault);
+}
+
+/** The fault of this kind, if `err` is one: for the few callers that handle a kind themselves. */
+export function faultOf<K extends Fault['kind']>(err: unknown, kind: K): Extract<Fault, { kind: K }> | undefined {
+  return err instanceof FaultError && err.fault.kind === kind ? (err.fault as Extract<Fault, { kind: K }>) : undefined;
+}
+
+/**
+ * A mistake the user can fix, already worded (bad input, bad option, unreachable endpoint).
+ * The CLI prints only the message and exits with `exitCode`.
+ * Being replaced in core by FaultError: new code in core throws faults.
  */
 export class UserError extends Error {
   readonly exitCode: number;

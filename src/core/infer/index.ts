@@ -1,3 +1,4 @@
 export { addUsage, inferStage, requestParams, usageOf } from './infer.js';
 export type { Routing, Sampling } from './infer.js';
 export { fenced, judgeMessages } from './messages.js';
+export type { InferFault } from './faults.js';

@@ -8,3 +8,4 @@ export { combineRepeats } from './repeats.js';
 export { pairwiseStage, turingStage } from './choice-stage.js';
 export { ReferenceFile } from './reference.js';
 export { notPredictions } from './input-kind.js';
+export type { JudgeFault } from './faults.js';

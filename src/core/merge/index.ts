@@ -1,1 +1,2 @@
 export { mergeShards } from './merge.js';
+export type { MergeFault } from './faults.js';

@@ -11,3 +11,4 @@ export {
 } from './output-file.js';
 export type { Resumable } from './output-file.js';
 export { lockOutput, lockPathFor, removeStaleTemps } from './lock.js';
+export type { OutputFault } from './faults.js';

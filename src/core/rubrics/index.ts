@@ -7,3 +7,4 @@ export { loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
 export type { ModePrompt, RubricSet } from './rubrics.js';
 export { cleanObservation, extractPrediction, judgedTexts } from './prediction-text.js';
 export { lastBlock, stripThink } from './think.js';
+export type { RubricsFault } from './faults.js';

@@ -25,3 +25,4 @@ export { judgedRows } from './row-view.js';
 export type { RowQuery, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';
 export type { JudgedFile, JudgedRecord, TokenUsage } from './judged-reader.js';
+export type { ScoreFault } from './faults.js';

@@ -1,0 +1,51 @@
+import { FaultError, UserError, type Fault } from '../../core/errors.js';
+import { DATASET_WORDS } from './dataset.js';
+import { DOWNLOAD_WORDS } from './download.js';
+import { ENDPOINT_WORDS } from './endpoints.js';
+import { INFER_WORDS } from './infer.js';
+import { JUDGE_WORDS } from './judge.js';
+import { MERGE_WORDS } from './merge.js';
+import { OUTPUT_WORDS } from './output.js';
+import { REPORT_WORDS } from './report.js';
+import { ROWS_WORDS } from './rows.js';
+import { RUBRICS_WORDS } from './rubrics.js';
+import { RUNNER_WORDS } from './runner.js';
+import { SCORE_WORDS } from './score.js';
+import { TOP_WORDS } from './top.js';
+import type { Words } from './words.js';
+
+/*
+ * The one place where core's faults become sentences: each kind's message,
+ * the flag that fixes it, and its exit code. The table is typed by kind, so a
+ * fault without words does not compile.
+ */
+const WORDS: Words<Fault> = {
+  ...DATASET_WORDS,
+  ...DOWNLOAD_WORDS,
+  ...ENDPOINT_WORDS,
+  ...INFER_WORDS,
+  ...JUDGE_WORDS,
+  ...MERGE_WORDS,
+  ...OUTPUT_WORDS,
+  ...REPORT_WORDS,
+  ...ROWS_WORDS,
+  ...RUBRICS_WORDS,
+  ...RUNNER_WORDS,
+  ...SCORE_WORDS,
+  ...TOP_WORDS,
+};
+
+/** The fault as the user reads it: one line (newlines allowed only where a command is quoted) and an exit code. */
+export function worded(fault: Fault): UserError {
+  const word = WORDS[fault.kind as keyof typeof WORDS] as (f: Fault) => ReturnType<Words<Fault>[keyof Words<Fault>]>;
+  const said = word(fault);
+  return typeof said === 'string' ? new UserError(said) : new UserError(said.message, said.exit);
+}
+
+/** A fault thrown by core, worded; any other error unchanged. */
+export function toUserError(err: unknown): unknown {
+  return err instanceof FaultError ? worded(err.fault) : err;
+}
+
+export { EXIT } from './words.js';
+export type { Said, Words } from './words.js';

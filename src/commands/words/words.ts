@@ -1,0 +1,20 @@
+import type { Fault } from '../../core/errors.js';
+
+/** Exit codes, as the README's CI section documents them. */
+export const EXIT = {
+  /** Rows are left that the same command run again completes. */
+  rowsLeft: 1,
+  /** A usage or input mistake. */
+  usage: 2,
+  /** An endpoint or hub that cannot be used. */
+  endpoint: 3,
+  /** The regression gate failed. */
+  gate: 4,
+  interrupted: 130,
+} as const;
+
+/** What a fault says: its message (exit 2, a usage or input mistake), or the message and another exit code. */
+export type Said = string | { message: string; exit: number };
+
+/** The words of every kind of F, each given its own fault's fields. */
+export type Words<F extends Fault> = { [K in F['kind']]: (fault: Extract<F, { kind: K }>) => Said };
