@@ -1,22 +1,24 @@
 /*
- * What `--help` tells a new user, held to what README.md says: every option a
- * command's README table lists is in its help, the download's environment
- * variables are named, and `compare` names the intervals it computes.
+ * What `--help` tells a new user, held to what the docs say: every option a
+ * command's table in docs/commands.md lists is in its help, the download's
+ * environment variables are named, and `compare` names the intervals it
+ * computes (as docs/statistics.md does).
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { runAwb } from './support/cli.js';
 
-const README = new URL('../README.md', import.meta.url);
+const COMMANDS_DOC = new URL('../docs/commands.md', import.meta.url);
+const STATISTICS_DOC = new URL('../docs/statistics.md', import.meta.url);
 const COMMANDS = ['download', 'infer', 'judge', 'models', 'score', 'compare', 'rows', 'merge', 'report'];
 
-/** The options in the first column of the table under README's `### \`awb CMD\`` heading. */
+/** The options in the first column of the table under docs/commands.md's `## \`awb CMD\`` heading. */
 async function tableOptions(cmd: string): Promise<string[]> {
-  const readme = await readFile(README, 'utf8');
-  const start = readme.indexOf(`### \`awb ${cmd}\``);
-  assert.ok(start >= 0, `README has a section for awb ${cmd}`);
-  const section = readme.slice(start).split(/\n##+ /)[0]!;
+  const doc = await readFile(COMMANDS_DOC, 'utf8');
+  const start = doc.indexOf(`## \`awb ${cmd}\``);
+  assert.ok(start >= 0, `docs/commands.md has a section for awb ${cmd}`);
+  const section = doc.slice(start + 1).split(/\n##+ /)[0]!;
   const firstCells = section
     .split('\n')
     .filter((line) => line.startsWith('| `-'))
@@ -32,14 +34,16 @@ async function help(cmd: string): Promise<string> {
 
 describe('awb CMD --help', { concurrency: 4 }, () => {
   for (const cmd of COMMANDS) {
-    it(`${cmd}: every option of its README table is in its help`, async () => {
+    it(`${cmd}: every option of its table in docs/commands.md is in its help`, async () => {
       const text = await help(cmd);
-      const missing = (await tableOptions(cmd)).filter((opt) => !new RegExp(`${opt}(?![a-z0-9-])`).test(text));
-      assert.deepEqual(missing, [], `awb ${cmd} --help lacks options README lists`);
+      const listed = await tableOptions(cmd);
+      assert.ok(listed.length > 0, `docs/commands.md has an options table for awb ${cmd}`);
+      const missing = listed.filter((opt) => !new RegExp(`${opt}(?![a-z0-9-])`).test(text));
+      assert.deepEqual(missing, [], `awb ${cmd} --help lacks options docs/commands.md lists`);
     });
   }
 
-  it('download names the environment variables README lists for it', async () => {
+  it('download names the environment variables docs/commands.md lists for it', async () => {
     const text = await help('download');
     for (const name of [
       'HF_ENDPOINT',
@@ -59,7 +63,7 @@ describe('awb CMD --help', { concurrency: 4 }, () => {
     const text = (await help('compare')).replace(/\s+/g, ' ');
     assert.match(text, /cluster-robust/);
     assert.doesNotMatch(text, /bootstrap/);
-    const readme = await readFile(README, 'utf8');
-    assert.match(readme, /\*\*Intervals\*\* are cluster-robust t intervals over trajectories/, 'README says so too');
+    const doc = await readFile(STATISTICS_DOC, 'utf8');
+    assert.match(doc, /\*\*Intervals\*\* are cluster-robust t intervals over trajectories/, 'docs/statistics.md says so too');
   });
 });
