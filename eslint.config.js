@@ -60,7 +60,7 @@ export default tseslint.config(
   },
   {
     // Reading files of results never needs an endpoint: these load no openai client.
-    files: ['src/core/{score,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
+    files: ['src/core/{agreement,score,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -71,7 +71,7 @@ export default tseslint.config(
             {
               group: ['openai', 'openai/*', '../endpoints/*', '../infer/*', '../judge/*', '../runner/*'],
               message:
-                'score, report, merge and the readers load no endpoint client: import what they share from rubrics/, rows/ or schemas/',
+                'agreement, score, report, merge and the readers load no endpoint client: import what they share from rubrics/, rows/ or schemas/',
             },
           ],
         },

@@ -4,6 +4,7 @@
  * joins them. A kind is unique across subsystems: kebab-case, naming what
  * happened (`no-such-file`, `key-rejected`), never the fix.
  */
+import type { AgreementFault } from './agreement/index.js';
 import type { DatasetFault } from './dataset/index.js';
 import type { DownloadFault } from './download/index.js';
 import type { EndpointFault } from './endpoints/index.js';
@@ -18,6 +19,7 @@ import type { RunnerFault } from './runner/index.js';
 import type { ScoreFault } from './score/index.js';
 
 export type Fault =
+  | AgreementFault
   | DatasetFault
   | DownloadFault
   | EndpointFault

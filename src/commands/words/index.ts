@@ -1,4 +1,5 @@
 import { FaultError, UserError, type Fault } from '../../core/errors.js';
+import { AGREEMENT_WORDS } from './agreement.js';
 import { DATASET_WORDS } from './dataset.js';
 import { DOWNLOAD_WORDS } from './download.js';
 import { ENDPOINT_WORDS } from './endpoints.js';
@@ -20,6 +21,7 @@ import type { Words } from './words.js';
  * fault without words does not compile.
  */
 const WORDS: Words<Fault> = {
+  ...AGREEMENT_WORDS,
   ...DATASET_WORDS,
   ...DOWNLOAD_WORDS,
   ...ENDPOINT_WORDS,

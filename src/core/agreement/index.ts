@@ -1,0 +1,11 @@
+export { agreementFiles, rankFiles, runArgs } from './inputs.js';
+export type { RunArg } from './inputs.js';
+export { AGREEMENT_DIMENSIONS, ALL, agreementOf } from './pairs.js';
+export type { AgreementDimension, AgreementReport, DimensionAgreement, DomainAgreement, PairAgreement, PanelAgreement } from './pairs.js';
+export { rankStability } from './ranks.js';
+export type { JudgePairTau, ModelPair, RankReport, RankedRun } from './ranks.js';
+export { ORDINAL, exactAgreement, kendallTau, krippendorffAlpha, pearson, quadraticKappa } from './stats.js';
+export type { Metric } from './stats.js';
+export { matchUnits } from './match.js';
+export type { GradedRow, Unit } from './match.js';
+export type { AgreementFault } from './faults.js';
