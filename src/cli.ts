@@ -197,6 +197,30 @@ Environment:
     'awb score results/my-model/judged.jsonl --with-published --format markdown',
   ]).action(async (judged, opts) => (await import('./commands/results/score.js')).run(judged, opts));
 
+  program
+    .command('agreement')
+    .description(
+      'How far judges agree: the same predictions judged by several judges (kappa, alpha, mean difference), or --by-model their leaderboards',
+    )
+    .argument('<judged...>', 'judged JSONL files, each FILE or LABEL=FILE (with --by-model: MODEL@JUDGE=FILE, or the manifests say)')
+    .option(
+      '--by-model',
+      "several models each judged by several judges: a leaderboard per judge, Kendall's tau between them, pairs that swap",
+    )
+    .addOption(
+      new Option('-f, --format <format>', 'output format (md: markdown)')
+        .choices(['table', 'markdown', 'md', 'csv', 'json'])
+        .default('table'),
+    )
+    .option('--no-ci', 'no bootstrap intervals')
+    .option('--bootstrap <n>', 'bootstrap resamples (resampling whole trajectories)', '1000')
+    .option('--seed <n>', 'bootstrap seed', '20260624')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ awb agreement gpt=judged-gpt.jsonl claude=judged-claude.jsonl\n  $ awb agreement --by-model results/*/judged-*.jsonl',
+    )
+    .action(async (judged, opts) => (await import('./commands/results/agreement.js')).run(judged, opts));
+
   const report = program
     .command('report')
     .description(

@@ -57,9 +57,18 @@ const GEN = new Set(['gen']);
 async function loadRuns(req: AgreementRequest): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
   const rows: GradedRow[][] = req.args.map(() => []);
   const report = await scoreFiles(
-    { files: req.args.map((a) => a.file), failuresAsLowest: false, bootstrap: undefined, withPublished: false, prices: undefined, byTurn: false, invocation: req.invocation },
+    {
+      files: req.args.map((a) => a.file),
+      failuresAsLowest: false,
+      bootstrap: undefined,
+      withPublished: false,
+      prices: undefined,
+      byTurn: false,
+      invocation: req.invocation,
+    },
     (i) => (record, line) => {
-      if (record.mode === 'turing' || record.mode === 'pairwise') throw fail({ kind: 'agreement-choice-file', path: req.args[i]!.file, mode: record.mode });
+      if (record.mode === 'turing' || record.mode === 'pairwise')
+        throw fail({ kind: 'agreement-choice-file', path: req.args[i]!.file, mode: record.mode });
       const gen = topLevelValues(line.bytes, GEN)?.get('gen');
       rows[i]!.push({
         key: record.key,

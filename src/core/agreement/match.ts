@@ -54,7 +54,13 @@ export function matchUnits(files: ReadonlyArray<readonly GradedRow[]>): Unit[] {
     }
     // The rows no other file shares a fingerprint with, in file order (a file's rows keep their order in `files`).
     const most = Math.max(...leftovers.map((l) => l.length));
-    for (let k = 0; k < most; k++) units.push(unitOf(`${base}:#${k + 1}`, leftovers.map((l) => l[k])));
+    for (let k = 0; k < most; k++)
+      units.push(
+        unitOf(
+          `${base}:#${k + 1}`,
+          leftovers.map((l) => l[k]),
+        ),
+      );
   }
   return units.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }

@@ -78,8 +78,7 @@ const valid = (r: GradedRow | undefined): r is GradedRow => r !== undefined && !
 export function agreementOf(runs: readonly JudgeRun[], bootstrap: BootstrapSettings | undefined): AgreementReport {
   const units = matchUnits(runs.map((r) => r.rows));
   const pairs: PairAgreement[] = [];
-  for (let a = 0; a < runs.length; a++)
-    for (let b = a + 1; b < runs.length; b++) pairs.push(pairOf(runs, units, a, b, bootstrap));
+  for (let a = 0; a < runs.length; a++) for (let b = a + 1; b < runs.length; b++) pairs.push(pairOf(runs, units, a, b, bootstrap));
   const warnings = pairs.flatMap((p) =>
     p.differentGen
       ? [
@@ -106,7 +105,13 @@ function byDomain(units: readonly Unit[]): Array<[string, Unit[]]> {
   return [...[...out].sort(([x], [y]) => compareDomains(x, y)), [ALL, [...units]]];
 }
 
-function pairOf(runs: readonly JudgeRun[], all: readonly Unit[], a: number, b: number, bootstrap: BootstrapSettings | undefined): PairAgreement {
+function pairOf(
+  runs: readonly JudgeRun[],
+  all: readonly Unit[],
+  a: number,
+  b: number,
+  bootstrap: BootstrapSettings | undefined,
+): PairAgreement {
   const shared = all.filter((u) => u.rows[a] && u.rows[b]);
   if (shared.length === 0) throw fail({ kind: 'agreement-no-common-rows', a: runs[a]!.file, b: runs[b]!.file });
   const used = shared.filter((u) => valid(u.rows[a]) && valid(u.rows[b]));
@@ -115,7 +120,10 @@ function pairOf(runs: readonly JudgeRun[], all: readonly Unit[], a: number, b: n
     const dims = {} as Record<AgreementDimension, DimensionAgreement>;
     AGREEMENT_DIMENSIONS.forEach((dim, d) => {
       const pairs = us.flatMap((u) => gradePair(u, a, b, d));
-      const stats = pairStats(pairs.map((p) => p[0]), pairs.map((p) => p[1]));
+      const stats = pairStats(
+        pairs.map((p) => p[0]),
+        pairs.map((p) => p[1]),
+      );
       dims[dim] = { ...stats, ci: intervals?.[d]!.get(domain) };
       // Over all domains the difference is the mean of the domains' (each domain weighs the same, as in Overall).
       if (domain === ALL) dims[dim].meanDiff = meanOfDomains(shared, a, b, d);

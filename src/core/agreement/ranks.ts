@@ -84,9 +84,21 @@ export function rankStability(runs: readonly RankedRun[], bootstrap: BootstrapSe
   const order = names.map((_, i) => i).sort((x, y) => lead(y) - lead(x) || (names[x]! < names[y]! ? -1 : 1));
   const models = order.map((i) => names[i]!);
   const at = (m: string, j: number) => runs.find((x) => x.model === m && x.judge === judges[j]);
-  const scores = models.map((m) => judges.map((_, j) => { const r = at(m, j); return r && overall(r); }));
+  const scores = models.map((m) =>
+    judges.map((_, j) => {
+      const r = at(m, j);
+      return r && overall(r);
+    }),
+  );
   const values = scores.map((row) => row.map((s) => s?.toNumber() ?? NaN));
-  const ranks = models.map((_, m) => judges.map((_, j) => rankOf(values.map((row) => row[j]!), m)));
+  const ranks = models.map((_, m) =>
+    judges.map((_, j) =>
+      rankOf(
+        values.map((row) => row[j]!),
+        m,
+      ),
+    ),
+  );
 
   const samples = bootstrap ? resampleOveralls(runs, models, judges, domains, bootstrap) : undefined;
   const taus: JudgePairTau[] = [];
@@ -98,7 +110,16 @@ export function rankStability(runs: readonly RankedRun[], bootstrap: BootstrapSe
         b,
         models: values.filter((row) => !Number.isNaN(row[a]!) && !Number.isNaN(row[b]!)).length,
         tau: kendallTau(col(a), col(b)),
-        ci: samples && percentileInterval(Float64Array.from(samples, (s) => kendallTau(s.map((row) => row[a]!), s.map((row) => row[b]!)))),
+        ci:
+          samples &&
+          percentileInterval(
+            Float64Array.from(samples, (s) =>
+              kendallTau(
+                s.map((row) => row[a]!),
+                s.map((row) => row[b]!),
+              ),
+            ),
+          ),
       });
     }
   const pairs: ModelPair[] = [];
