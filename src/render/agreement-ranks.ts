@@ -1,9 +1,7 @@
-import { stringify } from 'csv-stringify/sync';
 import type { RankReport } from '../core/agreement/index.js';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
-import { visible, visibleJson } from '../core/shown.js';
-import { decimals } from './agreement.js';
+import { csvText, decimals, jsonText } from './agreement.js';
 import type { Cell, Grid, View } from './model.js';
 
 /* `awb agreement --by-model`: a leaderboard per judge side by side, tau between them, and the model pairs' stability. */
@@ -102,7 +100,7 @@ export function rankJson(report: RankReport): string {
       disagree: num(p.disagree),
     })),
   };
-  return visibleJson(JSON.stringify(doc, null, 2)) + '\n';
+  return jsonText(doc);
 }
 
 const CSV_COLUMNS = [
@@ -153,5 +151,5 @@ export function rankCsv(report: RankReport): string {
     );
     records.push({ record: 'disagree', ...pair, disagree: blank(p.disagree) });
   }
-  return stringify(records, { header: true, columns: [...CSV_COLUMNS], cast: { string: visible } });
+  return csvText(records, CSV_COLUMNS);
 }

@@ -152,6 +152,11 @@ export function agreementJson(report: AgreementReport): string {
         )
       : null,
   };
+  return jsonText(doc);
+}
+
+/** A JSON document as every --format json prints it: indented, with characters beyond C0 escaped. */
+export function jsonText(doc: unknown): string {
   return visibleJson(JSON.stringify(doc, null, 2)) + '\n';
 }
 
@@ -205,5 +210,10 @@ export function agreementCsv(report: AgreementReport): string {
   for (const p of report.panel ?? [])
     for (const dim of AGREEMENT_DIMENSIONS)
       records.push({ judges: 'all', domain: p.domain, dimension: dim, rows: p.units, alpha: blank(num(p.alpha[dim])) });
-  return stringify(records, { header: true, columns: [...CSV_COLUMNS], cast: { string: visible } });
+  return csvText(records, CSV_COLUMNS);
+}
+
+/** Records under a header of `columns`, text made visible: the CSV goes to stdout, often a terminal. */
+export function csvText(records: Array<Record<string, string | number>>, columns: readonly string[]): string {
+  return stringify(records, { header: true, columns: [...columns], cast: { string: visible } });
 }

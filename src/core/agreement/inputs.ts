@@ -18,7 +18,9 @@ export async function runArgs(args: readonly string[]): Promise<RunArg[]> {
   const out: RunArg[] = [];
   for (const arg of args) {
     const at = arg.indexOf('=');
-    if (at < 0 || (await exists(arg))) {
+    // A file whose very name holds '=' is that file.
+    const labelled = at >= 0 && !(await isThere(arg));
+    if (!labelled) {
       out.push({ file: arg });
       continue;
     }
@@ -28,14 +30,11 @@ export async function runArgs(args: readonly string[]): Promise<RunArg[]> {
   return out;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const isThere = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 export interface AgreementRequest {
   args: readonly RunArg[];
