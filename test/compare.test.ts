@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../src/commands/results/compare.js';
+import { COMPARE_OPTIONS } from '../src/commands/results/results-options.js';
+import { parseOptions } from '../src/commands/shared/option-table.js';
 import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/compare.js';
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
@@ -32,8 +34,8 @@ async function load(path: string) {
   return (await readJudged(path)).records;
 }
 
-/** Runs the command as the CLI would, returning stdout and the exit code it set. */
-async function runCompare(baseline: string, candidate: string, extra: Partial<Parameters<typeof run>[2]> = {}) {
+/** Runs the command as the CLI would (options as commander collects them), returning stdout and the exit code it set. */
+async function runCompare(baseline: string, candidate: string, extra: Record<string, string> = {}) {
   const write = process.stdout.write;
   const saved = process.exitCode;
   let out = '';
@@ -43,7 +45,7 @@ async function runCompare(baseline: string, candidate: string, extra: Partial<Pa
     return true;
   }) as typeof process.stdout.write;
   try {
-    await run(baseline, candidate, { format: 'table', ...extra });
+    await run(baseline, candidate, parseOptions(COMPARE_OPTIONS, { format: 'table', ...extra }));
     return { out, exitCode: process.exitCode };
   } finally {
     process.stdout.write = write;

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { pricesOption } from '../src/commands/results/score.js';
+import { Command } from 'commander';
+import { pricesOption, SCORE_OPTIONS } from '../src/commands/results/results-options.js';
+import { declare, parseOptions } from '../src/commands/shared/option-table.js';
 import { domainName, parseDomainList, PUBLISHED_ROW_COUNTS } from '../src/core/domains.js';
 import { scoreFiles, type ScoreRequest } from '../src/core/score/aggregate.js';
 import { comparabilityNotes, type Provenance } from '../src/core/score/comparability.js';
@@ -174,10 +176,16 @@ describe('small things', () => {
   });
 
   it('prices each stage separately; --price-input/--price-output price both', async () => {
-    assert.equal(pricesOption({ ci: true, bootstrap: '1', seed: '1' }), undefined);
-    assert.deepEqual(pricesOption({ ci: true, bootstrap: '1', seed: '1', priceInput: '1', priceOutput: '2', priceJudgeInput: '5' }), {
+    const prices = (...args: string[]) =>
+      pricesOption(parseOptions(SCORE_OPTIONS, declare(new Command('score'), SCORE_OPTIONS).parse(args, { from: 'user' }).opts()));
+    assert.equal(prices(), undefined);
+    assert.deepEqual(prices('--price-input', '1', '--price-output', '2', '--price-judge-input', '5'), {
       infer: { input: 1, output: 2 },
       judge: { input: 5, output: 2 },
+    });
+    assert.deepEqual(prices('--price-cached-input', '0.5', '--price-model-cached-input', '0.1', '--price-judge-output', '3'), {
+      infer: { input: 0, output: 0, cachedInput: 0.1 },
+      judge: { input: 0, output: 3, cachedInput: 0.5 },
     });
     const file = writeJudged(dir, 'usage.jsonl', [
       {

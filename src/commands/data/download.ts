@@ -1,28 +1,19 @@
 import { outColor } from '../../render/color.js';
 import cliProgress from 'cli-progress';
-import { DEFAULT_REVISION, HUB_SOURCES } from '../../core/dataset/index.js';
+import { DEFAULT_REVISION } from '../../core/dataset/index.js';
 import type { DownloadProgress } from '../../core/download/index.js';
-import { DATASET_REPO, domainLabel, parseDomainList, PUBLISHED_ROW_COUNTS } from '../../core/domains.js';
+import { DATASET_REPO, domainLabel, PUBLISHED_ROW_COUNTS } from '../../core/domains.js';
 import { countLines } from '../../core/rows/index.js';
 import { visible } from '../../core/shown.js';
-import { choiceOption, intOption, numberOption } from '../shared/options.js';
+import type { Parsed } from '../shared/option-table.js';
+import type { DOWNLOAD_OPTIONS } from './download-options.js';
 import { downloadInterruptibly } from './data-source.js';
 
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;
 
-export async function run(opts: {
-  source: string;
-  revision?: string;
-  dir?: string;
-  domains?: string;
-  repo: string;
-  timeout?: string;
-  maxFileMb?: string;
-}): Promise<void> {
-  const timeoutSeconds = numberOption('timeout', opts.timeout, 1, 86_400);
-  const maxFileMb = intOption('max-file-mb', opts.maxFileMb, 1);
-  const source = choiceOption('source', opts.source, HUB_SOURCES);
+export async function run(opts: Parsed<typeof DOWNLOAD_OPTIONS>): Promise<void> {
+  const { source, maxFileMb } = opts;
   const progress = process.stderr.isTTY ? barProgress() : lineProgress();
   let result;
   try {
@@ -31,9 +22,9 @@ export async function run(opts: {
       repo: opts.repo,
       revision: opts.revision ?? DEFAULT_REVISION[source],
       dir: opts.dir,
-      domains: parseDomainList(opts.domains),
+      domains: opts.domains,
       onProgress: progress.update,
-      timeoutSeconds,
+      timeoutSeconds: opts.timeout,
       maxFileBytes: maxFileMb === undefined ? undefined : maxFileMb * 1024 ** 2,
     });
   } finally {

@@ -4,18 +4,10 @@ import { fileError } from '../../core/rows/index.js';
 import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
 import { UserError } from '../../core/errors.js';
-import { formatOption, intOption, numberOption } from '../shared/options.js';
+import type { Parsed } from '../shared/option-table.js';
+import type { COMPARE_OPTIONS } from './results-options.js';
 import { printWarnings } from './score.js';
 import { thisInvocation } from '../shared/invocation.js';
-
-export interface CompareOpts {
-  failBelow?: string;
-  allowPartial?: boolean;
-  allowIncomparable?: boolean;
-  rows?: string;
-  format: string;
-  summary?: string;
-}
 
 /** A failed gate's exit code: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken run. */
 export const GATE_FAILED_EXIT = 4;
@@ -27,17 +19,15 @@ export const GATE_FAILED_EXIT = 4;
  * also when the candidate lacks baseline rows or the runs are known not to
  * be comparable, unless --allow-partial / --allow-incomparable. Exit 0 otherwise.
  */
-export async function run(baseline: string, candidate: string, opts: CompareOpts): Promise<void> {
-  const format = formatOption(opts.format, ['table', 'markdown', 'json'] as const);
-  const failBelow = numberOption('fail-below', opts.failBelow, 0, 100);
-  const rows = intOption('rows', opts.rows, 1, 100_000);
+export async function run(baseline: string, candidate: string, opts: Parsed<typeof COMPARE_OPTIONS>): Promise<void> {
+  const { format, failBelow, rows } = opts;
   if (failBelow === undefined && (opts.allowPartial || opts.allowIncomparable)) {
     throw new UserError('--allow-partial and --allow-incomparable only apply to the gate: add --fail-below DELTA');
   }
   const gate =
     failBelow === undefined
       ? undefined
-      : { threshold: failBelow, allowPartial: opts.allowPartial === true, allowIncomparable: opts.allowIncomparable === true };
+      : { threshold: failBelow, allowPartial: opts.allowPartial, allowIncomparable: opts.allowIncomparable };
   // Refused before anything is read or printed: a report on stdout followed by a refusal reads as a run that half worked.
   if (opts.summary) {
     await refuseOverInputs([opts.summary], [baseline, candidate]);

@@ -5,16 +5,11 @@ import { UserError } from '../../core/errors.js';
 import { counted, visible } from '../../core/shown.js';
 import { thisInvocation } from '../shared/invocation.js';
 import { interruptibly } from '../shared/interrupt.js';
-
-export interface MergeCliOptions {
-  output?: string;
-  data?: string;
-  allowGaps?: boolean;
-  force?: boolean;
-}
+import type { Parsed } from '../shared/option-table.js';
+import type { MERGE_OPTIONS } from './results-options.js';
 
 /** With -o every positional is a shard; without it the first is the merged file, as scripts written before -o expect. */
-export async function run(files: string[], opts: MergeCliOptions): Promise<void> {
+export async function run(files: string[], opts: Parsed<typeof MERGE_OPTIONS>): Promise<void> {
   const [out, ...shards] = opts.output !== undefined ? [opts.output, ...files] : files;
   if (out === undefined || !shards.length) {
     throw new UserError(
@@ -28,8 +23,8 @@ export async function run(files: string[], opts: MergeCliOptions): Promise<void>
         out,
         shards,
         source: opts.data ? [opts.data] : undefined,
-        allowGaps: opts.allowGaps === true,
-        force: opts.force === true,
+        allowGaps: opts.allowGaps,
+        force: opts.force,
         signal,
       }),
     `merge interrupted; nothing was written to ${out}`,

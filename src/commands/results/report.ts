@@ -3,13 +3,11 @@ import { ensureOutputDir } from '../../core/output/index.js';
 import { collectReport } from '../../core/report/index.js';
 import { fileError } from '../../core/rows/index.js';
 import { renderReportHtml } from '../../render/html/report.js';
-import { printWarnings, scoreRequest, type ScoreSettingsOpts } from './score.js';
+import type { Parsed } from '../shared/option-table.js';
+import type { REPORT_OPTIONS } from './results-options.js';
+import { printWarnings, scoreRequest } from './score.js';
 
-export interface ReportOpts extends ScoreSettingsOpts {
-  output: string;
-}
-
-export async function run(files: string[], opts: ReportOpts): Promise<void> {
+export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>): Promise<void> {
   const request = scoreRequest(files, opts, false);
   await refuseOverInputs([opts.output], files);
   // Any file is replaced but one that opens like JSON: a judged or predictions file named by mistake.

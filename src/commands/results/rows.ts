@@ -1,28 +1,18 @@
 import { choiceFileError, judgedRows, judgeModeOf, type RowQuery } from '../../core/score/index.js';
-import { domainName } from '../../core/domains.js';
 import { UserError } from '../../core/errors.js';
-import { choiceOption, intOption } from '../shared/options.js';
+import type { Parsed } from '../shared/option-table.js';
+import type { ROWS_OPTIONS } from './results-options.js';
 import { thisInvocation } from '../shared/invocation.js';
 import { printWarnings } from './score.js';
 
-export interface RowsOpts {
-  domain?: string;
-  worst?: string;
-  best?: string;
-  failed?: boolean;
-  format: string;
-}
-
 /** `awb rows FILE`: the rows streamed to stdout as they are selected. */
-export async function run(file: string, opts: RowsOpts): Promise<void> {
-  const format = choiceOption('format', opts.format, ['table', 'json'] as const);
-  if (opts.worst !== undefined && opts.best !== undefined) throw new UserError('--worst and --best exclude each other: pick one');
-  const worst = intOption('worst', opts.worst, 1, 1_000_000);
-  const best = intOption('best', opts.best, 1, 1_000_000);
+export async function run(file: string, opts: Parsed<typeof ROWS_OPTIONS>): Promise<void> {
+  const { format, worst, best } = opts;
+  if (worst !== undefined && best !== undefined) throw new UserError('--worst and --best exclude each other: pick one');
   const query: RowQuery = {
-    domain: opts.domain === undefined ? undefined : domainName(opts.domain),
+    domain: opts.domain,
     pick: worst !== undefined ? { order: 'worst', n: worst } : best !== undefined ? { order: 'best', n: best } : undefined,
-    failed: opts.failed === true,
+    failed: opts.failed,
   };
   // Its rows hold choices: shown as grades of 0 they would read as judged and graded.
   const mode = await judgeModeOf(file);

@@ -1,36 +1,13 @@
 import { scoreInputs, type ScoreReport } from '../../core/score/index.js';
 import type { ModeReport } from '../../render/modes.js';
-import type { BootstrapSettings, Prices, ScoreRequest } from '../../core/score/index.js';
+import type { ScoreRequest } from '../../core/score/index.js';
 import { visibleLines } from '../../core/shown.js';
-import { choiceOption, formatOption, intOption, numberOption } from '../shared/options.js';
+import type { Parsed } from '../shared/option-table.js';
+import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
 import { thisInvocation } from '../shared/invocation.js';
 
-/** The options score and report share (see withScoreOptions in cli.ts). */
-export interface ScoreSettingsOpts {
-  failuresAsLowest?: boolean;
-  ci: boolean;
-  bootstrap: string;
-  seed: string;
-  withPublished?: boolean;
-  priceInput?: string;
-  priceOutput?: string;
-  priceModelInput?: string;
-  priceModelOutput?: string;
-  priceJudgeInput?: string;
-  priceJudgeOutput?: string;
-  priceCachedInput?: string;
-  priceModelCachedInput?: string;
-  priceJudgeCachedInput?: string;
-}
-
-export interface ScoreOpts extends ScoreSettingsOpts {
-  format: string;
-  by?: string;
-}
-
-export async function run(files: string[], opts: ScoreOpts): Promise<void> {
-  const format = formatOption(opts.format, ['table', 'markdown', 'csv', 'json'] as const);
-  if (opts.by !== undefined) choiceOption('by', opts.by, ['turn'] as const);
+export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): Promise<void> {
+  const { format } = opts;
   const request = scoreRequest(files, opts, opts.by === 'turn');
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.
   const { report, figures: modes, warnings } = await scoreInputs(request);
@@ -68,53 +45,16 @@ async function render(
   }
 }
 
-/**
- * --price-input/--price-output price both stages; --price-model-* and
- * --price-judge-* price one stage each and win over them. Cached prompt
- * tokens cost the --price-*cached-input price when one is given (per stage
- * winning over both), else the input price. Unpriced: undefined.
- */
-export function pricesOption(opts: ScoreSettingsOpts): Prices | undefined {
-  const price = (name: string, value: string | undefined) => numberOption(name, value, 0, 1e6);
-  const both = {
-    input: price('price-input', opts.priceInput),
-    output: price('price-output', opts.priceOutput),
-    cachedInput: price('price-cached-input', opts.priceCachedInput),
-  };
-  const stage = (kind: 'model' | 'judge', input: string | undefined, output: string | undefined, cached: string | undefined) => ({
-    input: price(`price-${kind}-input`, input) ?? both.input,
-    output: price(`price-${kind}-output`, output) ?? both.output,
-    cachedInput: price(`price-${kind}-cached-input`, cached) ?? both.cachedInput,
-  });
-  const infer = stage('model', opts.priceModelInput, opts.priceModelOutput, opts.priceModelCachedInput);
-  const judge = stage('judge', opts.priceJudgeInput, opts.priceJudgeOutput, opts.priceJudgeCachedInput);
-  if ([infer, judge].every((p) => Object.values(p).every((v) => v === undefined))) return undefined;
-  const zero = (p: { input?: number; output?: number; cachedInput?: number }) => ({
-    input: p.input ?? 0,
-    output: p.output ?? 0,
-    ...(p.cachedInput !== undefined ? { cachedInput: p.cachedInput } : {}),
-  });
-  return { infer: zero(infer), judge: zero(judge) };
-}
-
 /** What to score, from the shared options. */
-export function scoreRequest(files: string[], opts: ScoreSettingsOpts, byTurn: boolean): ScoreRequest {
+export function scoreRequest(files: string[], opts: ScoreSettings, byTurn: boolean): ScoreRequest {
   return {
     files,
-    failuresAsLowest: opts.failuresAsLowest === true,
-    bootstrap: opts.ci === false ? undefined : bootstrapOptions(opts),
-    withPublished: opts.withPublished === true,
+    failuresAsLowest: opts.failuresAsLowest,
+    bootstrap: opts.ci ? { resamples: opts.bootstrap, seed: opts.seed } : undefined,
+    withPublished: opts.withPublished,
     prices: pricesOption(opts),
     byTurn,
     invocation: thisInvocation(),
-  };
-}
-
-/** --bootstrap and --seed, shared with compare. */
-export function bootstrapOptions(opts: { bootstrap: string; seed: string }): BootstrapSettings {
-  return {
-    resamples: intOption('bootstrap', opts.bootstrap, 10, 1_000_000)!,
-    seed: intOption('seed', opts.seed, 0, 2 ** 32 - 1)!,
   };
 }
 

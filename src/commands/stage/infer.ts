@@ -3,17 +3,16 @@ import { UserError } from '../../core/errors.js';
 import { urlSecrets } from '../../core/shown.js';
 import { inferStage, type Sampling } from '../../core/infer/index.js';
 import { datasetFiles, planLines } from '../../core/rows/index.js';
-import { parseOptions } from '../shared/option-table.js';
+import type { Parsed } from '../shared/option-table.js';
 import { dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
-import { INFER_OPTIONS } from './stage-options.js';
+import type { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from '../data/data-source.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
 import { checkOutputPath } from '../../core/output/index.js';
 
-export async function run(raw: Record<string, unknown>): Promise<void> {
-  const opts = parseOptions(INFER_OPTIONS, raw);
+export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
   const { apiKey, keyHelp } = apiKeyFrom(opts.modelApiKey, '--model-api-key', ['AWB_MODEL_API_KEY', 'OPENAI_API_KEY']);
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };

@@ -11,14 +11,13 @@ import { planLines } from '../../core/rows/index.js';
 import { readManifest } from '../../core/output/index.js';
 import { refuseOverInputs } from '../../core/files.js';
 import { manifestPathFor } from '../../core/schemas/index.js';
-import { parseOptions } from '../shared/option-table.js';
+import type { Parsed } from '../shared/option-table.js';
 import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
-import { JUDGE_OPTIONS } from './stage-options.js';
+import type { JUDGE_OPTIONS } from './stage-options.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 
-export async function run(raw: Record<string, unknown>): Promise<void> {
-  const opts = parseOptions(JUDGE_OPTIONS, raw);
+export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   const { judgeBaseUrl: urls, judgeModel: model, domains, shard, parseAttempts, predictions } = opts;
   const { apiKey, keyHelp } = apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']);
   const sampling = samplingOf(opts);

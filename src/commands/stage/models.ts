@@ -2,13 +2,12 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { Client, modelIds, unreachableHint } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../../core/shown.js';
-import { parseOptions } from '../shared/option-table.js';
+import type { Parsed } from '../shared/option-table.js';
 import { apiKeyFrom } from '../shared/options.js';
-import { MODELS_OPTIONS } from './stage-options.js';
+import type { MODELS_OPTIONS } from './stage-options.js';
 
 /** `awb models`: what an endpoint serves, one model id a line on stdout, through the same client infer and judge use. */
-export async function run(raw: Record<string, unknown>): Promise<void> {
-  const opts = parseOptions(MODELS_OPTIONS, raw);
+export async function run(opts: Parsed<typeof MODELS_OPTIONS>): Promise<void> {
   const url = opts.baseUrl;
   const { apiKey, keyHelp } = apiKeyFrom(opts.apiKey, '--api-key', ['OPENAI_API_KEY']);
   const secrets = [apiKey, ...urlSecrets(url)];

@@ -2,14 +2,10 @@ import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
 import { parseDomainList } from '../../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from '../shared/options.js';
-import type { OptionTable, Parsed } from '../shared/option-table.js';
+import { flag, onUnlessNo, text, type OptionTable, type Parsed } from '../shared/option-table.js';
 
-/* The options of infer and judge, each with its parser (see option-table.ts). */
+/* The options of infer, judge and models, each with its parser (see option-table.ts). */
 
-const str = (v: string | undefined) => v;
-const flag = (v: boolean | undefined) => v === true;
-/** `--no-x` flags: on unless turned off. */
-const onUnlessNo = (v: boolean | undefined) => v !== false;
 /** Base URLs; credentials before the host are refused, pointing at the stage's key option. */
 const urls = (keyOption: string) => (v: string[] | undefined, name: string) => (v ?? []).map((u) => urlOption(name, u, keyOption));
 const required = (v: string | undefined) => v!;
@@ -171,12 +167,12 @@ export const INFER_OPTIONS = {
   modelApiKey: {
     flags: '--model-api-key <key>',
     help: 'API key (default: $AWB_MODEL_API_KEY, else $OPENAI_API_KEY, else "EMPTY")',
-    parse: str,
+    parse: text,
   },
   data: {
     flags: '--data <dir>',
     help: 'local copy of the dataset in the official layout ({domain}_test.jsonl); default: download it',
-    parse: str,
+    parse: text,
   },
   source: {
     flags: '--source <hub>',
@@ -187,12 +183,12 @@ export const INFER_OPTIONS = {
   revision: {
     flags: '--revision <rev>',
     help: 'dataset revision when downloading (default: main on Hugging Face, master on ModelScope)',
-    parse: str,
+    parse: text,
   },
   output: {
     flags: '-o, --output <file>',
     help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run; predictions-shard-K-of-N.jsonl with --shard)',
-    parse: str,
+    parse: text,
   },
   domains,
   limit: {
@@ -244,17 +240,17 @@ export const JUDGE_OPTIONS = {
   judgeApiKey: {
     flags: '--judge-api-key <key>',
     help: 'API key (default: $AWB_JUDGE_API_KEY, else $OPENAI_API_KEY, else "EMPTY")',
-    parse: str,
+    parse: text,
   },
   rubrics: {
     flags: '--rubrics <dir>',
     help: 'rubric folder: {domain}.md, or the official {domain}/judge_system_prompt.txt layout (default: bundled)',
-    parse: str,
+    parse: text,
   },
   output: {
     flags: '-o, --output <file>',
     help: 'judged file (default: judged.jsonl beside the predictions; judged-<label>.jsonl with --label; -shard-K-of-N added for a shard)',
-    parse: str,
+    parse: text,
   },
   mode: {
     flags: '--mode <mode>',
@@ -265,7 +261,7 @@ export const JUDGE_OPTIONS = {
   reference: {
     flags: '--reference <file>',
     help: 'pairwise: the predictions to compare against (rows paired by row key)',
-    parse: str,
+    parse: text,
   },
   repeat: {
     flags: '--repeat <k>',
@@ -305,6 +301,6 @@ export const MODELS_OPTIONS = {
     required: true,
     parse: (v: string | undefined, name: string) => urlOption(name, v!, 'api-key'),
   },
-  apiKey: { flags: '--api-key <key>', help: 'API key (default: $OPENAI_API_KEY, else "EMPTY")', parse: str },
+  apiKey: { flags: '--api-key <key>', help: 'API key (default: $OPENAI_API_KEY, else "EMPTY")', parse: text },
   timeout: { ...RUN_OPTIONS.timeout, help: 'seconds to wait for the answer', default: '30' },
 } satisfies OptionTable;

@@ -1,0 +1,149 @@
+import { command, noOperands, type AnyCommand } from './shared/option-table.js';
+import { DOWNLOAD_OPTIONS } from './data/download-options.js';
+import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './stage/stage-options.js';
+import { COMPARE_OPTIONS, MERGE_OPTIONS, REPORT_OPTIONS, ROWS_OPTIONS, SCORE_OPTIONS } from './results/results-options.js';
+
+/*
+ * Every command, declared once, in --help's order: a new command is an entry
+ * here and a module whose `run` takes the entry's operands and parsed options.
+ */
+
+const KEY_ENV = (option: string, vars: string) =>
+  `${vars}: the key when ${option} is not given${vars.includes(',') ? ', the first one set' : ''} (trimmed; empty counts as unset; OPENAI_BASE_URL is not read)`;
+const COLOR_ENV = 'NO_COLOR, FORCE_COLOR: colours off, or on without a terminal (FORCE_COLOR=0: never)';
+
+export const COMMANDS: readonly AnyCommand[] = [
+  command({
+    name: 'download',
+    description:
+      'Download the AgentWorldBench dataset from the Hugging Face Hub or ModelScope, each file checked against its listed size and hash',
+    operands: [],
+    tooMany: noOperands('download', 'the folder to download into', '--dir DIR'),
+    options: DOWNLOAD_OPTIONS,
+    examples: ['awb download --dir ./AgentWorldBench', 'awb download --revision <commit> --domains terminal,swe'],
+    environment: [
+      'HF_ENDPOINT             a Hugging Face mirror, a bare http(s)://host[/path]',
+      'HF_TOKEN                token for gated or private copies (hf_...)',
+      'HF_HOME, HF_HUB_CACHE   where the Hugging Face cache is',
+      'HF_HUB_OFFLINE=1        use the complete copy in the cache without asking the hub',
+      "MODELSCOPE_ENDPOINT     ModelScope's URL (else MODELSCOPE_DOMAIN, a host)",
+      'MODELSCOPE_API_TOKEN    token for private copies on ModelScope',
+      "MODELSCOPE_CACHE        ModelScope's cache (default ~/.cache/modelscope)",
+    ],
+    load: () => import('./data/download.js'),
+  }),
+  command({
+    name: 'infer',
+    description: 'Run a world model on every row and write predictions JSONL (resumable)',
+    operands: [],
+    tooMany: noOperands('infer', 'the dataset folder', '--data DIR'),
+    options: INFER_OPTIONS,
+    otherNames: {
+      '--judge-base-url': '--model-base-url',
+      '--base-url': '--model-base-url',
+      '--judge-model': '--model-name',
+      '--model': '--model-name',
+      '--judge-api-key': '--model-api-key',
+      '--api-key': '--model-api-key',
+    },
+    examples: [
+      'awb infer --model-base-url http://localhost:8000/v1 --model-name Qwen/Qwen3-8B -c 64',
+      'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --data ./AgentWorldBench --domains terminal --limit 10',
+    ],
+    environment: [
+      KEY_ENV('--model-api-key', 'AWB_MODEL_API_KEY, OPENAI_API_KEY'),
+      'HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE: when the dataset is downloaded (awb download --help)',
+      COLOR_ENV,
+    ],
+    load: () => import('./stage/infer.js'),
+  }),
+  command({
+    name: 'judge',
+    description: 'Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)',
+    operands: [],
+    tooMany: noOperands('judge', 'the predictions file', '--predictions FILE'),
+    options: JUDGE_OPTIONS,
+    otherNames: {
+      '--model-base-url': '--judge-base-url',
+      '--base-url': '--judge-base-url',
+      '--model-name': '--judge-model',
+      '--model': '--judge-model',
+      '--model-api-key': '--judge-api-key',
+      '--api-key': '--judge-api-key',
+    },
+    examples: [
+      'awb judge --predictions results/Qwen--Qwen3-8B/predictions.jsonl --judge-base-url https://api.openai.com/v1 --judge-model gpt-5.2-2025-12-11 -c 32',
+    ],
+    environment: [KEY_ENV('--judge-api-key', 'AWB_JUDGE_API_KEY, OPENAI_API_KEY'), COLOR_ENV],
+    load: () => import('./stage/judge.js'),
+  }),
+  command({
+    name: 'models',
+    description: 'List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)',
+    operands: [],
+    tooMany: noOperands('models', 'the endpoint', '--base-url URL'),
+    options: MODELS_OPTIONS,
+    otherNames: {
+      '--model-base-url': '--base-url',
+      '--judge-base-url': '--base-url',
+      '--model-api-key': '--api-key',
+      '--judge-api-key': '--api-key',
+    },
+    examples: ['awb models --base-url http://localhost:8000/v1'],
+    environment: [KEY_ENV('--api-key', 'OPENAI_API_KEY')],
+    load: () => import('./stage/models.js'),
+  }),
+  command({
+    name: 'score',
+    description: 'Aggregate judged files into per-domain 0-100 scores; several files make a leaderboard, a row per run',
+    operands: [{ name: '<judged...>', help: "judged JSONL files (ours or the official script's)" }],
+    options: SCORE_OPTIONS,
+    examples: ['awb score results/*/judged.jsonl', 'awb score results/my-model/judged.jsonl --with-published --format markdown'],
+    load: () => import('./results/score.js'),
+  }),
+  command({
+    name: 'report',
+    description:
+      'Write one self-contained HTML page of judged runs: leaderboard, judge-mode figures, charts and every row, viewable offline',
+    operands: [
+      { name: '<judged...>', help: "judged JSONL files (ours or the official script's; rubric, turing, pairwise or --repeat), a run each" },
+    ],
+    options: REPORT_OPTIONS,
+    examples: ['awb report results/*/judged.jsonl -o report.html'],
+    load: () => import('./results/report.js'),
+  }),
+  command({
+    name: 'compare',
+    description:
+      'Paired comparison of two judged runs, with cluster-robust intervals over trajectories; a CI regression gate (--fail-below)',
+    operands: [
+      { name: '<baseline>', help: 'judged JSONL of the baseline' },
+      { name: '<candidate>', help: 'judged JSONL of the candidate' },
+    ],
+    // A third run is the usual slip of someone comparing several models: say where that goes.
+    tooMany: (count) =>
+      `compare takes two judged files, a baseline and a candidate (got ${count}): to rank more runs side by side use awb score or awb report with all of them, or compare them two at a time`,
+    options: COMPARE_OPTIONS,
+    examples: [
+      'awb compare baseline/judged.jsonl candidate/judged.jsonl --rows 10',
+      'awb compare baseline/judged.jsonl candidate/judged.jsonl --fail-below 1 --summary "$GITHUB_STEP_SUMMARY"',
+    ],
+    load: () => import('./results/compare.js'),
+  }),
+  command({
+    name: 'rows',
+    description: "Show judged rows: grades, action, cleaned prediction beside the ground truth, the judge's strengths and weaknesses",
+    operands: [{ name: '<judged>', help: 'judged JSONL file' }],
+    options: ROWS_OPTIONS,
+    examples: ['awb rows results/my-model/judged.jsonl --domain terminal --worst 5', 'awb rows results/my-model/judged.jsonl --failed'],
+    load: () => import('./results/rows.js'),
+  }),
+  command({
+    name: 'merge',
+    description: 'Join shard outputs into one file after checking settings, coverage and integrity',
+    operands: [{ name: '<shards...>', help: 'shard output files (without -o, as in older versions: the merged file, then the shards)' }],
+    options: MERGE_OPTIONS,
+    examples: ['awb merge -o results/predictions.jsonl shards/predictions-*.jsonl'],
+    load: () => import('./results/merge.js'),
+  }),
+];

@@ -1,0 +1,163 @@
+import type { Prices, StagePrices } from '../../core/score/index.js';
+import { domainName } from '../../core/domains.js';
+import { choiceOption, intOption, numberOption } from '../shared/options.js';
+import { flag, formatChoice, onUnlessNo, text, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
+
+/* The options of score, report, compare, rows and merge, each with its parser (see option-table.ts). */
+
+/** Whose tokens a price is for: both stages, or one of them (winning over both). */
+type PriceStage = 'both' | 'model' | 'judge';
+type PriceKind = keyof StagePrices;
+
+/** Every --price-* option, in --help's order: one per (stage, kind). */
+const PRICES = [
+  ['both', 'input'],
+  ['both', 'output'],
+  ['model', 'input'],
+  ['model', 'output'],
+  ['judge', 'input'],
+  ['judge', 'output'],
+  ['both', 'cachedInput'],
+  ['model', 'cachedInput'],
+  ['judge', 'cachedInput'],
+] as const satisfies ReadonlyArray<readonly [PriceStage, PriceKind]>;
+
+type PriceKey<S extends PriceStage, K extends PriceKind> = `price${S extends 'both' ? '' : Capitalize<S>}${Capitalize<K>}`;
+type PriceOptions = { [P in (typeof PRICES)[number] as PriceKey<P[0], P[1]>]: OptionSpec<number | undefined> };
+
+const capital = <S extends string>(s: S) => (s.charAt(0).toUpperCase() + s.slice(1)) as Capitalize<S>;
+const priceKey = <S extends PriceStage, K extends PriceKind>(stage: S, kind: K) =>
+  `price${stage === 'both' ? '' : capital(stage)}${capital(kind)}` as PriceKey<S, K>;
+const priceFlag = (stage: PriceStage, kind: PriceKind) =>
+  `--price${stage === 'both' ? '' : `-${stage}`}-${kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+const TOKENS: Record<PriceKind, string> = { input: 'input tokens', output: 'output tokens', cachedInput: 'cached prompt tokens' };
+const WHOSE: Record<PriceStage, string> = { both: '(both stages)', model: 'of the world model (infer)', judge: 'of the judge' };
+const BOTH_NOTE: Record<PriceKind, string> = {
+  input: ', to turn usage into cost',
+  output: '',
+  cachedInput: '; the rest of the prompt costs the input price',
+};
+
+const PRICE_OPTIONS = Object.fromEntries(
+  PRICES.map(([stage, kind]) => [
+    priceKey(stage, kind),
+    {
+      flags: `${priceFlag(stage, kind)} <usd>`,
+      help: `price per million ${TOKENS[kind]} ${WHOSE[stage]}${stage === 'both' ? BOTH_NOTE[kind] : `; wins over ${priceFlag('both', kind)}`}`,
+      parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
+    },
+  ]),
+) as unknown as PriceOptions;
+
+/**
+ * --price-input/--price-output price both stages; --price-model-* and
+ * --price-judge-* price one stage each and win over them. Cached prompt
+ * tokens cost the --price-*cached-input price when one is given (per stage
+ * winning over both), else the input price. Unpriced: undefined.
+ */
+export function pricesOption(opts: Parsed<PriceOptions>): Prices | undefined {
+  const stage = (s: 'model' | 'judge') => {
+    const price = (kind: PriceKind) => opts[priceKey(s, kind)] ?? opts[priceKey('both', kind)];
+    return { input: price('input'), output: price('output'), cachedInput: price('cachedInput') };
+  };
+  const infer = stage('model');
+  const judge = stage('judge');
+  if ([infer, judge].every((p) => Object.values(p).every((v) => v === undefined))) return undefined;
+  const zero = (p: ReturnType<typeof stage>): StagePrices => ({
+    input: p.input ?? 0,
+    output: p.output ?? 0,
+    ...(p.cachedInput !== undefined ? { cachedInput: p.cachedInput } : {}),
+  });
+  return { infer: zero(infer), judge: zero(judge) };
+}
+
+/** What score and report share: how the numbers are made. */
+export const SCORE_SETTINGS = {
+  failuresAsLowest: {
+    flags: '--failures-as-lowest',
+    help: 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure',
+    parse: flag,
+  },
+  ci: { flags: '--no-ci', help: 'no bootstrap confidence intervals', parse: onUnlessNo },
+  bootstrap: {
+    flags: '--bootstrap <n>',
+    help: 'bootstrap resamples (resampling whole trajectories)',
+    default: '1000',
+    parse: (v: string, n: string) => intOption(n, v, 10, 1_000_000)!,
+  },
+  seed: { flags: '--seed <n>', help: 'bootstrap seed', default: '20260624', parse: (v: string, n: string) => intOption(n, v, 0, 2 ** 32 - 1)! },
+  withPublished: {
+    flags: '--with-published',
+    help: 'add the published leaderboard rows (official README) for context',
+    parse: flag,
+  },
+  ...PRICE_OPTIONS,
+} satisfies OptionTable;
+
+export type ScoreSettings = Parsed<typeof SCORE_SETTINGS>;
+
+export const SCORE_OPTIONS = {
+  format: formatChoice(['table', 'markdown', 'csv', 'json']),
+  by: {
+    flags: '--by <what>',
+    help: '"turn": break each domain down by turn_idx buckets',
+    parse: (v: string | undefined, n: string) => (v === undefined ? undefined : choiceOption(n, v, ['turn'] as const)),
+  },
+  ...SCORE_SETTINGS,
+} satisfies OptionTable;
+
+export const REPORT_OPTIONS = {
+  output: { flags: '-o, --output <file>', help: 'the HTML file to write', default: 'report.html', parse: (v: string) => v },
+  ...SCORE_SETTINGS,
+} satisfies OptionTable;
+
+export const COMPARE_OPTIONS = {
+  failBelow: {
+    flags: '--fail-below <delta>',
+    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error)',
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 100),
+  },
+  allowPartial: {
+    flags: '--allow-partial',
+    help: 'with --fail-below: let a candidate that lacks rows of the baseline, or failed rows the baseline has valid, pass on the rows in common',
+    parse: flag,
+  },
+  allowIncomparable: {
+    flags: '--allow-incomparable',
+    help: 'with --fail-below: let runs made with a different judge, rubrics, history protocol or dataset pass',
+    parse: flag,
+  },
+  rows: {
+    flags: '--rows <n>',
+    help: 'also list the N rows whose total changed most',
+    parse: (v: string | undefined, n: string) => intOption(n, v, 1, 100_000),
+  },
+  format: formatChoice(['table', 'markdown', 'json']),
+  summary: { flags: '--summary <file>', help: 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)', parse: text },
+} satisfies OptionTable;
+
+const pick = (v: string | undefined, n: string) => intOption(n, v, 1, 1_000_000);
+
+export const ROWS_OPTIONS = {
+  domain: {
+    flags: '--domain <name>',
+    help: 'only this domain',
+    parse: (v: string | undefined) => (v === undefined ? undefined : domainName(v)),
+  },
+  worst: { flags: '--worst <n>', help: 'the N rows with the lowest total score', parse: pick },
+  best: { flags: '--best <n>', help: 'the N rows with the highest total score', parse: pick },
+  failed: { flags: '--failed', help: 'only failed rows', parse: flag },
+  format: formatChoice(['table', 'json'], 'output format'),
+} satisfies OptionTable;
+
+export const MERGE_OPTIONS = {
+  output: { flags: '-o, --output <file>', help: 'the merged file to write', parse: text },
+  data: {
+    flags: '--data <dir>',
+    help: 'dataset folder to check coverage against (default: the cached download the shards used)',
+    parse: text,
+  },
+  allowGaps: { flags: '--allow-gaps', help: 'write what there is and list the missing rows instead of refusing', parse: flag },
+  force: { flags: '--force', help: 'overwrite the merged file if it exists', parse: flag },
+} satisfies OptionTable;
