@@ -1,8 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { UserError } from './core/errors.js';
+import { FaultError, UserError } from './core/errors.js';
 import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
-import { toUserError } from './commands/words/index.js';
 import { addCommand } from './commands/shared/option-table.js';
 import { COMMANDS } from './commands/commands.js';
 
@@ -60,7 +59,8 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (thrown) {
-    const err = toUserError(thrown);
+    // The words of every fault are loaded only when one is to be said.
+    const err = thrown instanceof FaultError ? (await import('./commands/words/index.js')).toUserError(thrown) : thrown;
     if (err instanceof CommanderError) {
       // commander has already printed help, the version or its own one-line error.
       return err.exitCode === 0 ? 0 : 2;
