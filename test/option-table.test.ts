@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Command } from 'commander';
-import { declare, parseOptions } from '../src/commands/shared/option-table.js';
+import { addCommand, command, declare, parseOptions } from '../src/commands/shared/option-table.js';
+import { intOption } from '../src/commands/shared/options.js';
 import { poolSettings } from '../src/commands/stage/stage-cli.js';
 import { INFER_OPTIONS, JUDGE_OPTIONS } from '../src/commands/stage/stage-options.js';
 import { UserError } from '../src/core/errors.js';
@@ -41,4 +42,43 @@ test('a missing required option and a bad value are one-line user errors naming 
 
 test('a table key that is not the option commander reads is caught when declared', () => {
   assert.throws(() => declare(new Command('x'), { wrong: { flags: '--right <v>', help: '', parse: (v: string) => v } }), /read as "right"/);
+});
+
+test('a command entry: its operands and parsed options reach its run; a bad value or an operand too many is one line', async () => {
+  let got: unknown[] = [];
+  const awb = (...args: string[]) => {
+    const program = new Command('awb').exitOverride();
+    const rows = { flags: '--rows <n>', help: 'rows', default: '3', parse: (v: string, n: string) => intOption(n, v, 1)! };
+    addCommand(
+      program,
+      command({
+        name: 'pair',
+        description: 'two files',
+        operands: [
+          { name: '<a>', help: 'first' },
+          { name: '[b]', help: 'second' },
+        ],
+        tooMany: (n) => `pair takes two files, got ${n}`,
+        options: { rows },
+        examples: ['awb pair x y'],
+        load: async () => ({
+          run: async (a: string, b: string | undefined, o: { rows: number }) => {
+            got = [a, b, o];
+          },
+        }),
+      }),
+    );
+    return { program, done: program.parseAsync(args, { from: 'user' }) };
+  };
+  await awb('pair', 'x', '--rows', '7').done;
+  assert.deepEqual(got, ['x', undefined, { rows: 7 }]);
+  await awb('pair', 'x', 'y').done;
+  assert.deepEqual(got, ['x', 'y', { rows: 3 }], 'the default, parsed');
+  await assert.rejects(
+    awb('pair', 'x', 'y', 'z').done,
+    (e: Error) => e instanceof UserError && e.message === 'pair takes two files, got 3',
+  );
+  await assert.rejects(awb('pair', 'x', '--rows', '0').done, /^UserError: --rows must be a whole number >= 1, got "0"$/);
+  const help = awb('pair', 'x').program.commands[0]!.helpInformation();
+  assert.match(help, /--rows <n>\s+rows \(default: 3\)/);
 });
