@@ -72,13 +72,8 @@ export function pricesOption(opts: Parsed<PriceOptions>): Prices | undefined {
   return { infer: zero(infer), judge: zero(judge) };
 }
 
-/** What score and report share: how the numbers are made. */
-export const SCORE_SETTINGS = {
-  failuresAsLowest: {
-    flags: '--failures-as-lowest',
-    help: 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure',
-    parse: flag,
-  },
+/** The intervals' options, for every command that bootstraps over trajectories. */
+export const BOOTSTRAP_OPTIONS = {
   ci: { flags: '--no-ci', help: 'no bootstrap confidence intervals', parse: onUnlessNo },
   bootstrap: {
     flags: '--bootstrap <n>',
@@ -87,6 +82,16 @@ export const SCORE_SETTINGS = {
     parse: (v: string, n: string) => intOption(n, v, 10, 1_000_000)!,
   },
   seed: { flags: '--seed <n>', help: 'bootstrap seed', default: '20260624', parse: (v: string, n: string) => intOption(n, v, 0, 2 ** 32 - 1)! },
+} satisfies OptionTable;
+
+/** What score and report share: how the numbers are made. */
+export const SCORE_SETTINGS = {
+  failuresAsLowest: {
+    flags: '--failures-as-lowest',
+    help: 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure',
+    parse: flag,
+  },
+  ...BOOTSTRAP_OPTIONS,
   withPublished: {
     flags: '--with-published',
     help: 'add the published leaderboard rows (official README) for context',
