@@ -1,7 +1,14 @@
 import { command, noOperands, type AnyCommand } from './shared/option-table.js';
 import { DOWNLOAD_OPTIONS } from './data/download-options.js';
 import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './stage/stage-options.js';
-import { COMPARE_OPTIONS, MERGE_OPTIONS, REPORT_OPTIONS, ROWS_OPTIONS, SCORE_OPTIONS } from './results/results-options.js';
+import {
+  AGREEMENT_OPTIONS,
+  COMPARE_OPTIONS,
+  MERGE_OPTIONS,
+  REPORT_OPTIONS,
+  ROWS_OPTIONS,
+  SCORE_OPTIONS,
+} from './results/results-options.js';
 
 /*
  * Every command, declared once, in --help's order: a new command is an entry
@@ -100,6 +107,20 @@ export const COMMANDS: readonly AnyCommand[] = [
     options: SCORE_OPTIONS,
     examples: ['awb score results/*/judged.jsonl', 'awb score results/my-model/judged.jsonl --with-published --format markdown'],
     load: () => import('./results/score.js'),
+  }),
+  command({
+    name: 'agreement',
+    description:
+      'How far judges agree: the same predictions judged by several judges (kappa, alpha, mean difference), or --by-model their leaderboards',
+    operands: [
+      {
+        name: '<judged...>',
+        help: 'judged JSONL files, each FILE or LABEL=FILE (with --by-model: MODEL@JUDGE=FILE, or the manifests say)',
+      },
+    ],
+    options: AGREEMENT_OPTIONS,
+    examples: ['awb agreement gpt=judged-gpt.jsonl claude=judged-claude.jsonl', 'awb agreement --by-model results/*/judged-*.jsonl'],
+    load: () => import('./results/agreement.js'),
   }),
   command({
     name: 'report',

@@ -102,6 +102,17 @@ export const SCORE_SETTINGS = {
 
 export type ScoreSettings = Parsed<typeof SCORE_SETTINGS>;
 
+export const AGREEMENT_OPTIONS = {
+  byModel: {
+    flags: '--by-model',
+    help: "several models each judged by several judges: a leaderboard per judge, Kendall's tau between them, pairs that swap",
+    parse: flag,
+  },
+  format: formatChoice(['table', 'markdown', 'csv', 'json']),
+  ...BOOTSTRAP_OPTIONS,
+  ci: { ...BOOTSTRAP_OPTIONS.ci, help: 'no bootstrap intervals' },
+} satisfies OptionTable;
+
 export const SCORE_OPTIONS = {
   format: formatChoice(['table', 'markdown', 'csv', 'json']),
   by: {

@@ -1,0 +1,31 @@
+import { agreementFiles, rankFiles, runArgs } from '../../core/agreement/index.js';
+import { thisInvocation } from '../shared/invocation.js';
+import type { Parsed } from '../shared/option-table.js';
+import type { AGREEMENT_OPTIONS } from './results-options.js';
+import { printWarnings } from './score.js';
+
+/** `awb agreement`: how far judges agree on the same predictions, or (--by-model) on the order of several models. */
+export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS>): Promise<void> {
+  const { format } = opts;
+  const bootstrap = opts.ci ? { resamples: opts.bootstrap, seed: opts.seed } : undefined;
+  const request = { args: await runArgs(files), bootstrap, invocation: thisInvocation() };
+  if (opts.byModel) {
+    const report = await rankFiles(request);
+    printWarnings(report.warnings);
+    const r = await import('../../render/agreement-ranks.js');
+    process.stdout.write(format === 'json' ? r.rankJson(report) : format === 'csv' ? r.rankCsv(report) : await laid(format, r.rankView(report)));
+    return;
+  }
+  const report = await agreementFiles(request);
+  printWarnings(report.warnings);
+  const r = await import('../../render/agreement.js');
+  process.stdout.write(
+    format === 'json' ? r.agreementJson(report) : format === 'csv' ? r.agreementCsv(report) : await laid(format, r.agreementView(report)),
+  );
+}
+
+async function laid(format: 'table' | 'markdown', view: import('../../render/model.js').View): Promise<string> {
+  if (format === 'markdown') return (await import('../../render/markdown.js')).renderView(view);
+  const [{ renderViewTable }, { terminalColorLevel }] = await Promise.all([import('../../render/table.js'), import('../../render/color.js')]);
+  return renderViewTable(view, terminalColorLevel());
+}
