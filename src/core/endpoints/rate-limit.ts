@@ -1,0 +1,258 @@
+/*
+ * Pacing requests to an endpoint's rate limits (issue 38): pure functions over
+ * plain state, so the policy is tested without a server or a clock. OpenAI and
+ * most proxies say where a key stands in every reply's headers
+ * (`x-ratelimit-limit-*`, `-remaining-*`, `-reset-*`, for requests and tokens);
+ * the limits replenish continuously, `reset` being the time until the
+ * remainder is back at the limit. Each endpoint keeps a budget: a bucket per
+ * limit it has been told of, refilled at the rate the headers imply and drawn
+ * on by each attempt's estimated tokens as it starts, set to the server's
+ * figure (less what was sent since) with each reply. Until an endpoint sends
+ * such a header or a 429, its budget has no bucket and lets every request go:
+ * vLLM, llama.cpp and SGLang send none, and run as they did, at `-c`.
+ */
+
+export interface Headers {
+  get(name: string): string | null;
+}
+
+/** One limit as a reply states it. */
+export interface Gauge {
+  limit: number;
+  remaining: number;
+  /** Until the remainder is back at the limit. */
+  resetMs: number;
+}
+
+export interface LimitHeaders {
+  requests?: Gauge;
+  tokens?: Gauge;
+}
+
+export type LimitKind = keyof LimitHeaders;
+
+/** What holds a request back: the slots (`-c`, or fewer after a 429), or one of the per-minute limits. */
+export type LimitingFactor = 'concurrency' | 'tokens/min' | 'requests/min';
+
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 1e-6 };
+
+/** A Go-style duration as OpenAI writes it ("6m0s", "1s", "20ms", "1h2m3.5s"), or a bare number of seconds, in ms. */
+export function parseDuration(text: string | null): number | undefined {
+  if (text === null) return undefined;
+  const s = text.trim();
+  if (/^\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
+  if (!/^(\d+(\.\d+)?(h|ms|m|s|us|µs|ns))+$/.test(s)) return undefined;
+  let ms = 0;
+  for (const [, n, unit] of s.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) ms += Number(n) * UNIT_MS[unit!]!;
+  return ms;
+}
+
+function count(text: string | null): number | undefined {
+  if (text === null || !/^\s*\d+(\.\d+)?\s*$/.test(text)) return undefined;
+  return Number(text);
+}
+
+/** The limits a reply states; a limit is read only when its limit, remainder and reset are all there. */
+export function readLimitHeaders(h: Headers): LimitHeaders {
+  const out: LimitHeaders = {};
+  for (const kind of ['requests', 'tokens'] as const) {
+    const limit = count(h.get(`x-ratelimit-limit-${kind}`));
+    const remaining = count(h.get(`x-ratelimit-remaining-${kind}`));
+    const resetMs = parseDuration(h.get(`x-ratelimit-reset-${kind}`));
+    if (limit !== undefined && limit > 0 && remaining !== undefined && resetMs !== undefined) out[kind] = { limit, remaining, resetMs };
+  }
+  return out;
+}
+
+/**
+ * What an OpenAI 429 says in words: which limit (its error `type` is "tokens" or "requests", and
+ * its message names "tokens per min" or "requests per min") and what the request was counted at
+ * ("Requested 2000"): the server's own count, which corrects the estimate.
+ */
+export function read429(body: { type?: unknown; message?: unknown } | undefined): { kind?: LimitKind; requested?: number } {
+  const message = typeof body?.message === 'string' ? body.message : '';
+  const type = typeof body?.type === 'string' ? body.type : '';
+  const kind =
+    type === 'tokens' || /tokens per min|\(TPM\)/i.test(message)
+      ? 'tokens'
+      : type === 'requests' || /requests per min|\(RPM\)/i.test(message)
+        ? 'requests'
+        : undefined;
+  const requested = /Requested (\d+)/.exec(message)?.[1];
+  return { ...(kind ? { kind } : {}), ...(requested ? { requested: Number(requested) } : {}) };
+}
+
+/** A limit's bucket: what is left at `at`, refilled at `perMs` up to `limit`. */
+export interface Bucket {
+  limit: number;
+  perMs: number;
+  level: number;
+  at: number;
+}
+
+/** The budget of one endpoint (one key): its buckets once known, the slots it may use, and how it sizes a request. */
+export interface Budget {
+  tokens?: Bucket;
+  requests?: Bucket;
+  /** Whether the endpoint has said anything about its limits: a header or a 429. Until then nothing is paced. */
+  limited: boolean;
+  /** Attempts it may have in flight: `-c` at first, halved on a 429, grown back while the headers show room. */
+  cap: number;
+  inFlight: number;
+  /** Running totals of what was started, so a reply's figures can be brought up to date (see `learn`). */
+  sentTokens: number;
+  sentRequests: number;
+  /** No attempt starts before this (a 429's wait), and why. */
+  pausedUntil: number;
+  pausedFor?: LimitKind;
+  /** When the slots were last halved: the 429s of attempts started before then are the same congestion. */
+  lastCut: number;
+  /** The estimate of a request: prompt tokens per body byte, completion tokens, and what the server adds to that. */
+  tokensPerByte: number;
+  completionTokens: number;
+  overhead: number;
+}
+
+/** JSON bodies of English text run at about four bytes a token; the first replies' usage corrects it. */
+export const START_TOKENS_PER_BYTE = 0.25;
+/** How much each observation moves an estimate (an exponential moving average). */
+const LEARN = 0.2;
+/** The rate assumed before one can be read off the headers: limits are per minute. */
+const MINUTE_MS = 60_000;
+/** Without a retry-after, a 429 pauses the endpoint this long. */
+const PAUSE_MS = 1000;
+
+export function freshBudget(ceiling: number): Budget {
+  return {
+    limited: false,
+    cap: ceiling,
+    inFlight: 0,
+    sentTokens: 0,
+    sentRequests: 0,
+    pausedUntil: 0,
+    lastCut: -Infinity,
+    tokensPerByte: START_TOKENS_PER_BYTE,
+    completionTokens: 0,
+    overhead: 0,
+  };
+}
+
+/** A request's tokens as the server will count them, from its body's size. */
+export function estimateTokens(b: Budget, bytes: number): number {
+  return Math.max(1, Math.round(bytes * b.tokensPerByte + b.completionTokens + b.overhead));
+}
+
+export function levelAt(k: Bucket, now: number): number {
+  return Math.min(k.limit, k.level + Math.max(0, now - k.at) * k.perMs);
+}
+
+export type Decision = { go: true } | { go: false; factor: LimitingFactor; /** undefined: until an attempt ends. */ waitMs?: number };
+
+/**
+ * Whether an attempt of `tokens` may start now. A request larger than the
+ * whole limit goes once the bucket is full: it cannot do better, and the
+ * server's answer to it is the one to report.
+ */
+export function decide(b: Budget, tokens: number, now: number): Decision {
+  if (!b.limited) return { go: true };
+  if (now < b.pausedUntil)
+    return { go: false, factor: b.pausedFor === 'requests' ? 'requests/min' : 'tokens/min', waitMs: b.pausedUntil - now };
+  if (b.inFlight >= b.cap) return { go: false, factor: 'concurrency' };
+  for (const [k, need, factor] of [
+    [b.requests, 1, 'requests/min'],
+    [b.tokens, tokens, 'tokens/min'],
+  ] as const) {
+    if (!k) continue;
+    const short = Math.min(need, k.limit) - levelAt(k, now);
+    if (short > 0) return { go: false, factor, waitMs: Math.ceil(short / k.perMs) };
+  }
+  return { go: true };
+}
+
+/** An attempt under way: what it was counted at, and the running totals just after it, for `learn`. */
+export interface Ticket {
+  tokens: number;
+  bytes: number;
+  at: number;
+  sentTokens: number;
+  sentRequests: number;
+}
+
+function draw(k: Bucket | undefined, n: number, now: number): Bucket | undefined {
+  return k && { ...k, level: levelAt(k, now) - n, at: now };
+}
+
+/** The budget once an attempt of `tokens` (a body of `bytes`) has started. */
+export function started(b: Budget, tokens: number, bytes: number, now: number): { budget: Budget; ticket: Ticket } {
+  const budget: Budget = {
+    ...b,
+    inFlight: b.inFlight + 1,
+    sentTokens: b.sentTokens + tokens,
+    sentRequests: b.sentRequests + 1,
+    tokens: draw(b.tokens, tokens, now),
+    requests: draw(b.requests, 1, now),
+  };
+  return { budget, ticket: { tokens, bytes, at: now, sentTokens: budget.sentTokens, sentRequests: budget.sentRequests } };
+}
+
+/**
+ * A bucket as a reply states it. The server counted the remainder when it
+ * took the request (about when it was sent): what has been sent since is
+ * taken off it, what has been refilled since added. The refill rate is read
+ * off the headers (what is missing ÷ the time to refill it) when enough is
+ * missing for the figure to mean something, else kept (at first a minute's).
+ */
+export function bucketFrom(g: Gauge, old: Bucket | undefined, sentSince: number, since: number, now: number): Bucket {
+  const missing = g.limit - g.remaining;
+  const read = missing >= g.limit * 0.05 && g.resetMs > 0 ? missing / g.resetMs : undefined;
+  const fallback = old && old.limit === g.limit ? old.perMs : g.limit / MINUTE_MS;
+  const perMs = read === undefined ? fallback : old && old.limit === g.limit ? old.perMs + LEARN * (read - old.perMs) : read;
+  const level = Math.min(g.limit, g.remaining + Math.max(0, now - since) * perMs) - sentSince;
+  return { limit: g.limit, perMs, level, at: now };
+}
+
+/** Brings the budget's buckets to what a reply (an answer or a 429) of the attempt `t` states. */
+export function learn(b: Budget, t: Ticket, h: LimitHeaders, now: number): Budget {
+  const out: Budget = { ...b };
+  if (h.tokens) out.tokens = bucketFrom(h.tokens, b.tokens, b.sentTokens - t.sentTokens, t.at, now);
+  if (h.requests) out.requests = bucketFrom(h.requests, b.requests, b.sentRequests - t.sentRequests, t.at, now);
+  if (h.tokens || h.requests) out.limited = true;
+  return out;
+}
+
+/** What an answer's usage says of the estimate: prompt tokens per byte, and the completion's tokens. */
+export function learnUsage(b: Budget, t: Ticket, usage: { prompt_tokens?: number; completion_tokens?: number } | undefined): Budget {
+  const out = { ...b };
+  if (usage?.prompt_tokens && t.bytes > 0) out.tokensPerByte += LEARN * (usage.prompt_tokens / t.bytes - out.tokensPerByte);
+  if (usage?.completion_tokens !== undefined) out.completionTokens += LEARN * (usage.completion_tokens - out.completionTokens);
+  return out;
+}
+
+/** The attempt `t` ended; `room`: its reply showed the limits with room for one more such request, so a slot is won back. */
+export function ended(b: Budget, t: Ticket, now: number, ceiling: number): Budget {
+  const known = [
+    [b.tokens, t.tokens],
+    [b.requests, 1],
+  ] as const;
+  const room = (b.tokens || b.requests) && known.every(([k, need]) => !k || levelAt(k, now) >= need);
+  return { ...b, inFlight: b.inFlight - 1, cap: room ? Math.min(ceiling, b.cap + 1) : b.cap };
+}
+
+/**
+ * After a 429 of the attempt `t` (before `ended`): no attempt starts until
+ * the wait it asked for is over (a second if it named none), the slots are
+ * halved (once for the 429s of attempts sent together) and the bucket it
+ * names is empty; "Requested N" corrects what the server adds to the estimate.
+ */
+export function rateLimited(b: Budget, t: Ticket, said: { kind?: LimitKind; requested?: number; waitMs?: number }, now: number): Budget {
+  const out: Budget = { ...b, limited: true, pausedUntil: Math.max(b.pausedUntil, now + (said.waitMs ?? PAUSE_MS)) };
+  if (said.kind) out.pausedFor = said.kind;
+  if (t.at >= b.lastCut) {
+    out.cap = Math.max(1, Math.floor(Math.min(b.cap, b.inFlight) / 2));
+    out.lastCut = now;
+  }
+  const k = said.kind && out[said.kind];
+  if (k) out[said.kind!] = { ...k, level: Math.min(levelAt(k, now), 0), at: now };
+  if (said.requested !== undefined) out.overhead += LEARN * (said.requested - (t.tokens - b.overhead) - out.overhead);
+  return out;
+}
