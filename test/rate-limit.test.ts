@@ -60,10 +60,13 @@ describe('rate-limit headers', () => {
 });
 
 describe('rate-limit budget', () => {
-  it('lets every request go while the endpoint has said nothing of its limits', () => {
-    let b = freshBudget(4);
+  it('sends the first attempt alone, then every request while the endpoint has said nothing of its limits', () => {
+    const first = started(freshBudget(4), 1e9, 1, 0);
+    assert.deepEqual(decide(first.budget, 1e9, 0), { go: false, factor: 'concurrency' });
+    let b = ended(first.budget, first.ticket, 0, 4);
     for (let i = 0; i < 10; i++) b = started(b, 1e9, 1, 0).budget;
     assert.deepEqual(decide(b, 1e9, 0), { go: true });
+    assert.equal(b.cap, 4);
   });
 
   it('learns the bucket and its refill rate from a reply, less what was sent since', () => {
@@ -80,7 +83,7 @@ describe('rate-limit budget', () => {
   });
 
   it('holds a request until the bucket has refilled enough, and says it is the tokens limit', () => {
-    let b: Budget = { ...freshBudget(8), limited: true, tokens: { limit: 30_000, perMs: 15, level: 1000, at: 0 } };
+    let b: Budget = { ...freshBudget(8), heard: true, limited: true, tokens: { limit: 30_000, perMs: 15, level: 1000, at: 0 } };
     assert.deepEqual(decide(b, 4000, 0), { go: false, factor: 'tokens/min', waitMs: 200 });
     assert.deepEqual(decide(b, 4000, 200), { go: true });
     // Larger than the whole limit: it goes once the bucket is full.
@@ -90,7 +93,7 @@ describe('rate-limit budget', () => {
   });
 
   it('halves the slots once per burst of 429s, pauses for the wait asked, and grows back one per roomy answer', () => {
-    let b = { ...freshBudget(16), limited: true };
+    let b = { ...freshBudget(16), heard: true, limited: true };
     const tickets = [];
     for (let i = 0; i < 16; i++) {
       const s = started(b, 100, 400, 0);
@@ -128,8 +131,8 @@ describe('Limiter', () => {
   it('lets waiters go in the order they came as the bucket refills, and an abort takes one out', async () => {
     const limiter = new Limiter(8);
     const first = await limiter.acquire(400, new AbortController().signal);
-    // 100 tokens each, 1000 a "minute" of 100 ms: 10 per ms; none left.
-    limiter.answered(first, openai([1000, 0, '100ms']));
+    // 100 tokens each, 1000 a "minute" of 1 s: 1 per ms, 100 ms a request; none left.
+    limiter.answered(first, openai([1000, 0, '1s']));
     const order: number[] = [];
     const gone = new AbortController();
     const waits = [0, 1, 2, 3].map((i) =>
@@ -142,6 +145,6 @@ describe('Limiter', () => {
     gone.abort('gone');
     await Promise.all(waits);
     assert.deepEqual(order, [-1, 0, 1, 3]);
-    assert.equal(limiter.stats().tokensPerMin, 600_000);
+    assert.equal(limiter.stats().tokensPerMin, 60_000);
   });
 });

@@ -7,9 +7,10 @@
  * remainder is back at the limit. Each endpoint keeps a budget: a bucket per
  * limit it has been told of, refilled at the rate the headers imply and drawn
  * on by each attempt's estimated tokens as it starts, set to the server's
- * figure (less what was sent since) with each reply. Until an endpoint sends
- * such a header or a 429, its budget has no bucket and lets every request go:
- * vLLM, llama.cpp and SGLang send none, and run as they did, at `-c`.
+ * figure (less what was sent since) with each reply. The first attempt to an
+ * endpoint goes alone; until an endpoint sends such a header or a 429, its
+ * budget has no bucket and lets every request go: vLLM, llama.cpp and SGLang
+ * send none, and run as they did, at `-c`, after that one round trip.
  */
 
 export interface Headers {
@@ -94,6 +95,11 @@ export interface Bucket {
 export interface Budget {
   tokens?: Bucket;
   requests?: Bucket;
+  /**
+   * Whether an attempt has ended: until then one goes alone, so the headers of its reply pace the
+   * first burst instead of `-c` requests meeting the limit blind. One round trip, once per endpoint.
+   */
+  heard: boolean;
   /** Whether the endpoint has said anything about its limits: a header or a 429. Until then nothing is paced. */
   limited: boolean;
   /** Attempts it may have in flight: `-c` at first, halved on a 429, grown back while the headers show room. */
@@ -124,6 +130,7 @@ const PAUSE_MS = 1000;
 
 export function freshBudget(ceiling: number): Budget {
   return {
+    heard: false,
     limited: false,
     cap: ceiling,
     inFlight: 0,
@@ -154,6 +161,7 @@ export type Decision = { go: true } | { go: false; factor: LimitingFactor; /** u
  * server's answer to it is the one to report.
  */
 export function decide(b: Budget, tokens: number, now: number): Decision {
+  if (!b.heard && b.inFlight > 0) return { go: false, factor: 'concurrency' };
   if (!b.limited) return { go: true };
   if (now < b.pausedUntil)
     return { go: false, factor: b.pausedFor === 'requests' ? 'requests/min' : 'tokens/min', waitMs: b.pausedUntil - now };
@@ -235,7 +243,7 @@ export function ended(b: Budget, t: Ticket, now: number, ceiling: number): Budge
     [b.requests, 1],
   ] as const;
   const room = (b.tokens || b.requests) && known.every(([k, need]) => !k || levelAt(k, now) >= need);
-  return { ...b, inFlight: b.inFlight - 1, cap: room ? Math.min(ceiling, b.cap + 1) : b.cap };
+  return { ...b, heard: true, inFlight: b.inFlight - 1, cap: room ? Math.min(ceiling, b.cap + 1) : b.cap };
 }
 
 /**
