@@ -7,6 +7,7 @@ import {
   freshBudget,
   learn,
   learnUsage,
+  maybeUncounted,
   parseDuration,
   rateLimited,
   read429,
@@ -82,14 +83,28 @@ describe('rate-limit budget', () => {
     assert.equal(b.limited, true);
   });
 
+  it('takes off a reply the attempts sent shortly before it and not answered: they may have reached the server after it', () => {
+    let b = freshBudget(8);
+    const sent = [0, 10, 1500, 1600].map((at) => {
+      const s = started(b, 1000, 4000, at);
+      b = s.budget;
+      return s.ticket;
+    });
+    // The one at 10 is answered; the one at 0 was sent more than REORDER_MS before the one at 1500: counted.
+    assert.deepEqual(maybeUncounted(sent[3]!, [sent[0]!, sent[2]!, sent[3]!]), { tokens: 1000, requests: 1 });
+    b = learn(b, sent[3]!, readLimitHeaders(openai([30_000, 20_000, '20s'])), 1600, maybeUncounted(sent[3]!, [sent[0]!, sent[2]!]));
+    assert.equal(b.tokens!.level, 19_000);
+  });
+
   it('holds a request until the bucket has refilled enough, and says it is the tokens limit', () => {
     let b: Budget = { ...freshBudget(8), heard: true, limited: true, tokens: { limit: 30_000, perMs: 15, level: 1000, at: 0 } };
-    assert.deepEqual(decide(b, 4000, 0), { go: false, factor: 'tokens/min', waitMs: 200 });
-    assert.deepEqual(decide(b, 4000, 200), { go: true });
+    // 4000 and the reserve (3 % of the limit, 900) less the 1000 there: 260 ms of refill.
+    assert.deepEqual(decide(b, 4000, 0), { go: false, factor: 'tokens/min', waitMs: 260 });
+    assert.deepEqual(decide(b, 4000, 260), { go: true });
     // Larger than the whole limit: it goes once the bucket is full.
     assert.deepEqual(decide(b, 90_000, 0), { go: false, factor: 'tokens/min', waitMs: Math.ceil(29_000 / 15) });
     b = { ...b, requests: { limit: 60, perMs: 0.001, level: 0.5, at: 0 } };
-    assert.deepEqual(decide(b, 1, 0), { go: false, factor: 'requests/min', waitMs: 500 });
+    assert.deepEqual(decide(b, 1, 0), { go: false, factor: 'requests/min', waitMs: 2300 });
   });
 
   it('halves the slots once per burst of 429s, pauses for the wait asked, and grows back one per roomy answer', () => {

@@ -37,6 +37,8 @@ export interface ProgressState {
   done: number;
   failed: number;
   elapsedSeconds: number;
+  /** What holds requests back when an endpoint states rate limits (the pool's pacing): concurrency, tokens/min, requests/min. */
+  limitedBy?: string;
 }
 
 /**
@@ -58,16 +60,17 @@ export function progressFigures(p: ProgressState): { value: number; total: numbe
 /** The plain progress line of a log (no terminal). */
 export function progressLine(stage: string, p: ProgressState): string {
   const f = progressFigures(p);
-  return `${stage}: ${f.value}/${f.total} (${f.percent}%), ${f.rate} rows/s, ETA ${f.eta}, ${p.failed} failed`;
+  return `${stage}: ${f.value}/${f.total} (${f.percent}%), ${f.rate} rows/s, ETA ${f.eta}, ${p.failed} failed${p.limitedBy ? `, limited by ${p.limitedBy}` : ''}`;
 }
 
 /**
  * The bar's format. Its own tokens are cli-progress's (`{value}`, `{total}`);
  * ours have names of their own, since `{eta}` is cli-progress's unitless seconds.
  */
-export const BAR_FORMAT = (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed`;
+export const BAR_FORMAT = (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed{limit}`;
 
-export function createProgress(stage: string, enabled: boolean): Progress {
+/** `limitedBy`: what holds requests back now, when the endpoints state rate limits. */
+export function createProgress(stage: string, enabled: boolean, limitedBy: () => string | undefined = () => undefined): Progress {
   const state: ProgressState = { total: 0, resumed: 0, done: 0, failed: 0, elapsedSeconds: 0 };
   let started = 0;
   let bar: cliProgress.SingleBar | undefined;
@@ -75,11 +78,12 @@ export function createProgress(stage: string, enabled: boolean): Progress {
   const tty = process.stderr.isTTY === true;
   const now = () => {
     state.elapsedSeconds = (performance.now() - started) / 1000;
+    state.limitedBy = limitedBy();
     return state;
   };
   const payload = () => {
     const f = progressFigures(now());
-    return { speed: f.rate, left: f.eta, failed: state.failed };
+    return { speed: f.rate, left: f.eta, failed: state.failed, limit: state.limitedBy ? ` | limited by ${state.limitedBy}` : '' };
   };
   const clearBar = () => {
     bar?.stop();

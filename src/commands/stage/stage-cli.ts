@@ -94,7 +94,7 @@ function endWarnings(unbatched: number, usageLost: number): string[] {
 export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
   const name = c.stage.name;
   const o = c.options;
-  const progress = createProgress(name, o.progress);
+  const progress = createProgress(name, o.progress, () => c.pool.pacing()?.limitedBy);
   const interrupts = installInterrupts(name, o.grace, () => progress.interrupted());
   // Ctrl-C stops sending: the grace is for replies under way, not for requests waiting to be tried again.
   interrupts.stop.addEventListener('abort', () => c.pool.stopSending(), { once: true });
@@ -213,6 +213,7 @@ export function poolSettings(o: SharedOptions) {
     timeoutMs: o.timeout,
     maxRetries: o.maxRetries,
     maxReplyBytes: o.maxReplyMb * 2 ** 20,
+    ...(o.pace ? { pacing: { concurrency: o.concurrency } } : {}),
     ...(o.stream ? { stream: true, idleMs: o.streamIdle } : {}),
     settingsFix: (refusal: string) => settingsFix(refusal, o),
   };

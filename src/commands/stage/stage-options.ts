@@ -146,6 +146,11 @@ const RUN_OPTIONS = {
     parse: (v: string | undefined, n: string) => labelOption(n, v),
   },
   force: { flags: '--force', help: 'resume even if the settings differ from the ones the output was made with', parse: flag },
+  pace: {
+    flags: '--no-pace',
+    help: "don't pace requests to the rate limits an endpoint states (x-ratelimit-* headers, 429s): send at -c regardless",
+    parse: onUnlessNo,
+  },
   preflight: { flags: '--no-preflight', help: 'skip the check that the endpoint answers and serves the model', parse: onUnlessNo },
   promptCacheKey: {
     flags: '--prompt-cache-key',

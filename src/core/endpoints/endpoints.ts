@@ -33,6 +33,8 @@ import {
   type RefusalStreak,
 } from './retry.js';
 import { jsonBytes, type JoinedText } from './json-bytes.js';
+import { Limiter, type LimiterStats } from './limiter.js';
+import type { Ticket } from './rate-limit.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */
@@ -58,6 +60,8 @@ export interface PoolOptions {
   keyHelp?: string;
   /** What to change when every request is refused for the settings (noteRefusal), for a refusal the command knows. */
   settingsFix?: (refusal: string) => string | undefined;
+  /** Pace each endpoint to the rate limits its replies state (limiter.ts), `concurrency` (-c) its most attempts at once; undefined: no pacing. */
+  pacing?: { concurrency: number };
 }
 
 /** A message as awb sends it: a role and plain text, whole or in pieces sent as one string. */
@@ -243,6 +247,8 @@ interface Endpoint {
   /** Failed connections in a row (health.ts); undefined once the server answers anything. */
   streak?: ConnectionStreak;
   stats: EndpointStats;
+  /** Its rate-limit budget (each endpoint, each key, has its own); undefined without pacing. */
+  limiter?: Limiter;
 }
 
 /** The system error code under a connection error (ECONNREFUSED, ...), if any. */
@@ -324,6 +330,7 @@ export class EndpointPool {
         inFlight: 0,
         health: freshHealth(this.policy),
         stats: { requests: 0, failures: 0 },
+        ...(opts.pacing ? { limiter: new Limiter(opts.pacing.concurrency) } : {}),
         client: new Client({
           ...connection,
           timeout: opts.timeoutMs,
@@ -421,22 +428,25 @@ export class EndpointPool {
       const index = pickEndpoint(this.endpoints, failedOn, Date.now()).index;
       const ep = this.endpoints[index]!;
       ep.inFlight++;
-      ep.stats.requests++;
-      const started = performance.now();
+      let ticket: Ticket | undefined;
       let failure: AttemptFailure;
       try {
-        const reply: StreamedReply = this.opts.stream
+        // Waiting for the endpoint's rate limits holds the row's slot, not an attempt: it is counted once sent.
+        ticket = await ep.limiter?.acquire(body.json.byteLength, this.untilStopped(signal)).catch(this.stopped(signal));
+        ep.stats.requests++;
+        const started = performance.now();
+        const { headers, ...reply }: StreamedReply & { headers: Headers } = this.opts.stream
           ? await this.streamed(ep, body, started, signal)
-          : {
-              completion: jsonOfText(
-                await ep.client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) }).catch((err: unknown) => {
-                  // The client parses a body declared JSON itself: one that is not is named as a reply, not as a SyntaxError.
-                  throw err instanceof SyntaxError
-                    ? new MalformedReplyError(`${ep.shown} returned a reply that is not JSON (${err.message})`)
-                    : err;
-                }),
-              ) as ChatCompletion,
-            };
+          : await ep.client
+              .post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) })
+              .withResponse()
+              .then(({ data, response }) => ({ completion: jsonOfText(data) as ChatCompletion, headers: response.headers }))
+              .catch((err: unknown) => {
+                // The client parses a body declared JSON itself: one that is not is named as a reply, not as a SyntaxError.
+                throw err instanceof SyntaxError
+                  ? new MalformedReplyError(`${ep.shown} returned a reply that is not JSON (${err.message})`)
+                  : err;
+              });
         const { completion } = reply;
         const problem = replyProblem(completion, this.secrets);
         if (problem)
@@ -447,8 +457,12 @@ export class EndpointPool {
               : `${ep.shown} returned ${problem}`,
           );
         this.noteSuccess(ep);
+        if (ticket) ep.limiter!.answered(ticket, headers, completion.usage);
+        ticket = undefined;
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
+        if (ticket) ep.limiter!.failed(ticket, ...(err instanceof APIError ? ([err.status, err.headers, err.error] as const) : []));
+        ticket = undefined;
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         const fatal = this.fatalFor(err, ep, err instanceof APIError && err.status === 404 ? await this.servedModels(ep) : undefined);
         if (fatal) throw fatal;
@@ -476,15 +490,23 @@ export class EndpointPool {
             { cause: err },
           );
         }
-        await sleep(wait, undefined, { signal: signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal }).catch(
-          (sleepErr: unknown) => {
-            throw signal?.aborted ? sleepErr : new StoppedError('the run is stopping');
-          },
-        );
+        await sleep(wait, undefined, { signal: this.untilStopped(signal) }).catch(this.stopped(signal));
       } finally {
         ep.inFlight--;
       }
     }
+  }
+
+  /** The row's signal, aborted too once the run is stopping: what a wait before an attempt ends on. */
+  private untilStopped(signal?: AbortSignal): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal;
+  }
+
+  /** A wait before an attempt that ended: the row's abort as it is, the run stopping as StoppedError (the row is left for the next run). */
+  private stopped(signal?: AbortSignal): (err: unknown) => never {
+    return (err) => {
+      throw signal?.aborted ? err : new StoppedError('the run is stopping');
+    };
   }
 
   /**
@@ -499,15 +521,13 @@ export class EndpointPool {
     const cut = new AbortController();
     const all = AbortSignal.any([deadline, cut.signal, ...(signal ? [signal] : [])]);
     try {
-      const stream = await ep.client.post<AsyncIterable<ChatCompletionChunk>>(CHAT_ROUTE, {
-        ...requestOptions(body),
-        stream: true,
-        signal: all,
-      });
+      const { data: stream, response } = await ep.client
+        .post<AsyncIterable<ChatCompletionChunk>>(CHAT_ROUTE, { ...requestOptions(body), stream: true, signal: all })
+        .withResponse();
       const graceMs = Math.min(USAGE_GRACE_MS, this.opts.idleMs ?? DEFAULT_IDLE_MS);
       const reply = await collectStream(stream, started, { graceMs, cut: () => cut.abort() });
       if (reply.usageLost) this.lostUsage++;
-      return reply;
+      return { ...reply, headers: response.headers };
     } catch (err) {
       // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).
       if (signal?.aborted || (err instanceof APIError && err.status !== undefined)) throw err;
@@ -646,6 +666,16 @@ export class EndpointPool {
       out[ep.shown] = { requests: (seen?.requests ?? 0) + ep.stats.requests, failures: (seen?.failures ?? 0) + ep.stats.failures };
     }
     return out;
+  }
+
+  /**
+   * What holds the requests back now, for the progress line: the tightest of the endpoints' limits
+   * (a per-minute limit over the slots), undefined while none has stated a limit.
+   */
+  pacing(): LimiterStats | undefined {
+    const all = this.endpoints.flatMap((ep) => (ep.limiter ? [ep.limiter.stats()] : [])).filter((s) => s.limitedBy);
+    const rank = (s: LimiterStats) => (s.limitedBy === 'concurrency' ? 0 : 1) * 1e9 + s.waiting;
+    return all.length ? all.reduce((a, b) => (rank(b) > rank(a) ? b : a)) : undefined;
   }
 
   /** The endpoints as recorded in manifests: host and port only. */

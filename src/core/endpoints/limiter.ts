@@ -5,6 +5,7 @@ import {
   freshBudget,
   learn,
   learnUsage,
+  maybeUncounted,
   rateLimited,
   read429,
   readLimitHeaders,
@@ -49,6 +50,7 @@ const SHOWN_MS = 3000;
 export class Limiter {
   private budget: Budget;
   private readonly queue: Waiter[] = [];
+  private readonly inFlight = new Set<Ticket>();
   private timer: NodeJS.Timeout | undefined;
   private lastFactor: { factor: LimitingFactor; at: number } | undefined;
 
@@ -72,14 +74,17 @@ export class Limiter {
   /** The attempt got an answer: its headers and usage teach the budget. */
   answered(t: Ticket, headers: Headers, usage?: { prompt_tokens?: number; completion_tokens?: number }): void {
     const now = Date.now();
-    this.budget = ended(learnUsage(learn(this.budget, t, readLimitHeaders(headers), now), t, usage), t, now, this.ceiling);
+    this.inFlight.delete(t);
+    const learnt = learn(this.budget, t, readLimitHeaders(headers), now, maybeUncounted(t, this.inFlight));
+    this.budget = ended(learnUsage(learnt, t, usage), t, now, this.ceiling);
     this.pump();
   }
 
   /** The attempt failed: a 429 pauses the endpoint and halves its slots; any status's headers teach the budget. */
   failed(t: Ticket, status?: number, headers?: Headers, body?: unknown): void {
     const now = Date.now();
-    let b = headers ? learn(this.budget, t, readLimitHeaders(headers), now) : this.budget;
+    this.inFlight.delete(t);
+    let b = headers ? learn(this.budget, t, readLimitHeaders(headers), now, maybeUncounted(t, this.inFlight)) : this.budget;
     if (status === 429) {
       const said = read429(typeof body === 'object' && body !== null ? (body as { type?: unknown; message?: unknown }) : undefined);
       b = rateLimited(b, t, { ...said, waitMs: headers && honouredWaitMs(headers, now) }, now);
@@ -104,6 +109,7 @@ export class Limiter {
   private start(bytes: number): Ticket {
     const { budget, ticket } = started(this.budget, estimateTokens(this.budget, bytes), bytes, Date.now());
     this.budget = budget;
+    this.inFlight.add(ticket);
     return ticket;
   }
 

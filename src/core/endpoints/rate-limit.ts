@@ -113,8 +113,13 @@ export interface Budget {
   pausedFor?: LimitKind;
   /** When the slots were last halved: the 429s of attempts started before then are the same congestion. */
   lastCut: number;
-  /** The estimate of a request: prompt tokens per body byte, completion tokens, and what the server adds to that. */
+  /**
+   * The estimate of a request: prompt tokens per body byte (its mean and mean deviation over the
+   * answers' usage, of which there were `samples`), completion tokens, and what the server adds to that.
+   */
   tokensPerByte: number;
+  tokensPerByteDev: number;
+  samples: number;
   completionTokens: number;
   overhead: number;
 }
@@ -125,6 +130,12 @@ export const START_TOKENS_PER_BYTE = 0.25;
 const LEARN = 0.2;
 /** The rate assumed before one can be read off the headers: limits are per minute. */
 const MINUTE_MS = 60_000;
+/**
+ * The part of a limit left unspent: a reply's remainder was counted when the server took the
+ * request, a little after it was sent, so what refilled in between is counted twice. Leaving this
+ * much in the bucket costs one short wait at the start, not throughput (a bucket that is not full keeps refilling).
+ */
+export const RESERVE = 0.03;
 /** Without a retry-after, a 429 pauses the endpoint this long. */
 const PAUSE_MS = 1000;
 
@@ -139,14 +150,19 @@ export function freshBudget(ceiling: number): Budget {
     pausedUntil: 0,
     lastCut: -Infinity,
     tokensPerByte: START_TOKENS_PER_BYTE,
+    tokensPerByteDev: 0,
+    samples: 0,
     completionTokens: 0,
     overhead: 0,
   };
 }
 
-/** A request's tokens as the server will count them, from its body's size. */
+/**
+ * A request's tokens as the server will count them, from its body's size: on the high side (a
+ * mean deviation of the rate over its mean), since one counted short is a 429 and one counted long only a short wait.
+ */
 export function estimateTokens(b: Budget, bytes: number): number {
-  return Math.max(1, Math.round(bytes * b.tokensPerByte + b.completionTokens + b.overhead));
+  return Math.max(1, Math.round(bytes * (b.tokensPerByte + b.tokensPerByteDev) + b.completionTokens + b.overhead));
 }
 
 export function levelAt(k: Bucket, now: number): number {
@@ -171,7 +187,7 @@ export function decide(b: Budget, tokens: number, now: number): Decision {
     [b.tokens, tokens, 'tokens/min'],
   ] as const) {
     if (!k) continue;
-    const short = Math.min(need, k.limit) - levelAt(k, now);
+    const short = Math.min(need + k.limit * RESERVE, k.limit) - levelAt(k, now);
     if (short > 0) return { go: false, factor, waitMs: Math.ceil(short / k.perMs) };
   }
   return { go: true };
@@ -219,11 +235,31 @@ export function bucketFrom(g: Gauge, old: Bucket | undefined, sentSince: number,
   return { limit: g.limit, perMs, level, at: now };
 }
 
-/** Brings the budget's buckets to what a reply (an answer or a 429) of the attempt `t` states. */
-export function learn(b: Budget, t: Ticket, h: LimitHeaders, now: number): Budget {
+/** How long before an attempt another may have been sent and still reach the server after it (a larger body, a slower connection). */
+export const REORDER_MS = 1000;
+
+/**
+ * What a reply to `t` may not count yet: the attempts sent shortly before it and not answered, which
+ * may have reached the server after it. Those sent longer before were surely counted.
+ */
+export function maybeUncounted(t: Ticket, inFlight: Iterable<Ticket>): { tokens: number; requests: number } {
+  const out = { tokens: 0, requests: 0 };
+  for (const o of inFlight) {
+    if (o.sentRequests >= t.sentRequests || o.at < t.at - REORDER_MS) continue;
+    out.tokens += o.tokens;
+    out.requests++;
+  }
+  return out;
+}
+
+/**
+ * Brings the budget's buckets to what a reply (an answer or a 429) of the attempt `t` states;
+ * `uncounted`: what the server may not have counted in it yet (maybeUncounted).
+ */
+export function learn(b: Budget, t: Ticket, h: LimitHeaders, now: number, uncounted = { tokens: 0, requests: 0 }): Budget {
   const out: Budget = { ...b };
-  if (h.tokens) out.tokens = bucketFrom(h.tokens, b.tokens, b.sentTokens - t.sentTokens, t.at, now);
-  if (h.requests) out.requests = bucketFrom(h.requests, b.requests, b.sentRequests - t.sentRequests, t.at, now);
+  if (h.tokens) out.tokens = bucketFrom(h.tokens, b.tokens, b.sentTokens - t.sentTokens + uncounted.tokens, t.at, now);
+  if (h.requests) out.requests = bucketFrom(h.requests, b.requests, b.sentRequests - t.sentRequests + uncounted.requests, t.at, now);
   if (h.tokens || h.requests) out.limited = true;
   return out;
 }
@@ -231,8 +267,14 @@ export function learn(b: Budget, t: Ticket, h: LimitHeaders, now: number): Budge
 /** What an answer's usage says of the estimate: prompt tokens per byte, and the completion's tokens. */
 export function learnUsage(b: Budget, t: Ticket, usage: { prompt_tokens?: number; completion_tokens?: number } | undefined): Budget {
   const out = { ...b };
-  if (usage?.prompt_tokens && t.bytes > 0) out.tokensPerByte += LEARN * (usage.prompt_tokens / t.bytes - out.tokensPerByte);
-  if (usage?.completion_tokens !== undefined) out.completionTokens += LEARN * (usage.completion_tokens - out.completionTokens);
+  if (!usage?.prompt_tokens || t.bytes <= 0) return out;
+  out.samples++;
+  // The first answers are averaged alike, so the start's guess is soon gone; later ones weigh LEARN each.
+  const w = Math.max(LEARN, 1 / out.samples);
+  const rate = usage.prompt_tokens / t.bytes;
+  out.tokensPerByteDev = out.samples === 1 ? 0 : out.tokensPerByteDev + w * (Math.abs(rate - out.tokensPerByte) - out.tokensPerByteDev);
+  out.tokensPerByte = out.samples === 1 ? rate : out.tokensPerByte + w * (rate - out.tokensPerByte);
+  if (usage.completion_tokens !== undefined) out.completionTokens += w * (usage.completion_tokens - out.completionTokens);
   return out;
 }
 
