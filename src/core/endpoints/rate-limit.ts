@@ -235,8 +235,8 @@ export function bucketFrom(g: Gauge, old: Bucket | undefined, sentSince: number,
   return { limit: g.limit, perMs, level, at: now };
 }
 
-/** How long before an attempt another may have been sent and still reach the server after it (a larger body, a slower connection). */
-export const REORDER_MS = 1000;
+/** How long before an attempt another may have been sent and still reach the server after it: those let go together (one refill), whose bodies race. */
+export const REORDER_MS = 50;
 
 /**
  * What a reply to `t` may not count yet: the attempts sent shortly before it and not answered, which
