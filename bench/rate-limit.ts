@@ -86,6 +86,13 @@ interface Row {
   identical: string;
 }
 
+/** A fresh output each time: an earlier one would be resumed, sending nothing. */
+async function fresh(output: string): Promise<string> {
+  await rm(output, { force: true });
+  await rm(`${output}.manifest.json`, { force: true });
+  return output;
+}
+
 async function measured(
   s: RateLimitedServer,
   name: string,
@@ -95,9 +102,7 @@ async function measured(
   boundS: number,
 ) {
   s.reset();
-  const output = join(outDir, `${name}.jsonl`);
-  await rm(output, { force: true });
-  await rm(`${output}.manifest.json`, { force: true });
+  const output = await fresh(join(outDir, `${name}.jsonl`));
   const { wallS, code } = await judge(s.url, predictions, output, extra);
   const got = await judgements(output);
   const differ = [...expected].filter(([k, v]) => got.get(k) !== v).length;
@@ -120,7 +125,7 @@ await writePredictions(data.dir, predictions);
 
 const free = await startRateLimitedServer({ latencyMs });
 log(`reference run without a limit (-c 64), ${data.rows} rows ...`);
-const ref = await judge(free.url, predictions, join(outDir, 'reference.jsonl'), ['-c', '64']);
+const ref = await judge(free.url, predictions, await fresh(join(outDir, 'reference.jsonl')), ['-c', '64']);
 const total = free.stats.tokens;
 await free.close();
 const expected = await judgements(join(outDir, 'reference.jsonl'));
