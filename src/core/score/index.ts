@@ -28,3 +28,8 @@ export type { RowQuery, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';
 export type { JudgedFile, JudgedRecord, JudgedVisitor, TokenUsage } from './judged-reader.js';
 export type { ScoreFault } from './faults.js';
+export { scoreWithBias, selfPreference } from './bias.js';
+export type { RunBias, ScoredWithBias } from './bias.js';
+export { fitLength, lengthBias, logLengthRatio } from './length-bias.js';
+export type { DomainLengthBias, LengthBias, LengthPoint } from './length-bias.js';
+export { modelFamily } from './model-family.js';
