@@ -7,7 +7,13 @@ const SETTINGS = { resamples: 1000, seed: 7 };
 test('fitLength recovers a line exactly and refuses equal lengths', () => {
   const fit = fitLength([0, 1, 2, -1].map((x) => ({ logRatio: x, total: 40 + 8 * x })))!;
   assert.ok(Math.abs(fit.slope - 8) < 1e-9 && Math.abs(fit.intercept - 40) < 1e-9);
-  assert.equal(fitLength([{ logRatio: 1, total: 50 }, { logRatio: 1, total: 70 }]), undefined);
+  assert.equal(
+    fitLength([
+      { logRatio: 1, total: 50 },
+      { logRatio: 1, total: 70 },
+    ]),
+    undefined,
+  );
   assert.equal(logLengthRatio(200, 100), 1);
   assert.equal(logLengthRatio(0, 100), undefined);
   assert.equal(logLengthRatio(10, 0), undefined);

@@ -75,12 +75,13 @@ function turnsJson(turns: readonly TurnScore[], intervals: ReadonlyMap<string, I
  * judge modes' figures under `modes` when there are mode files (`modes`, as
  * modesJson makes them); without graded files `runs` is empty.
  */
-export function renderScoreJson(report: ScoreReport | undefined, modes?: unknown): string {
+export function renderScoreJson(report: ScoreReport | undefined, modes?: unknown, bias?: unknown): string {
   const doc = {
     format: 'agentworldbench-score',
     version: 1,
     ...(report ? scoreDocument(report) : { runs: [] }),
     ...(modes ? { modes } : {}),
+    ...(bias ? { bias } : {}),
   };
   return visibleJson(JSON.stringify(doc, null, 2)) + '\n';
 }

@@ -14,7 +14,10 @@ export function mulberry32Points(seed: number, perDoubling: number): LengthPoint
   const rng = mulberry32(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
   const out: LengthPoint[] = [];
-  for (const [domain, base] of [['mcp', 55], ['web', 40]] as const)
+  for (const [domain, base] of [
+    ['mcp', 55],
+    ['web', 40],
+  ] as const)
     for (let t = 0; t < 60; t++) {
       const skill = 6 * normal();
       for (let turn = 0; turn < 4; turn++) {

@@ -1,4 +1,4 @@
-import { scoreInputs, type ScoreReport } from '../../core/score/index.js';
+import { scoreInputs, scoreWithBias, type RunBias, type ScoreReport } from '../../core/score/index.js';
 import type { ModeReport } from '../../render/modes.js';
 import type { ScoreRequest } from '../../core/score/index.js';
 import { visibleLines } from '../../core/shown.js';
@@ -10,11 +10,11 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   const { format } = opts;
   const request = scoreRequest(files, opts, opts.by === 'turn');
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.
-  const { report, figures: modes, warnings } = await scoreInputs(request);
+  const { report, figures: modes, warnings, bias } = opts.bias ? await scoreWithBias(request) : { ...(await scoreInputs(request)), bias: undefined };
   printWarnings(warnings);
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
   if (format === 'csv') for (const n of report?.notes ?? []) process.stderr.write(`awb: note: ${visibleLines(n)}\n`);
-  process.stdout.write(await render(format, report, modes));
+  process.stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));
 }
 
 // Only the chosen renderer is loaded: every module kept alive while a large
@@ -23,16 +23,22 @@ async function render(
   format: 'table' | 'markdown' | 'csv' | 'json',
   report: ScoreReport | undefined,
   modes: ModeReport[],
+  bias: RunBias[] | undefined,
 ): Promise<string> {
   const m = modes.length ? await import('../../render/modes.js') : undefined;
+  const b = bias && (await import('../../render/bias.js'));
   switch (format) {
     case 'json':
-      return (await import('../../render/json.js')).renderScoreJson(report, m?.modesJson(modes));
+      return (await import('../../render/json.js')).renderScoreJson(report, m?.modesJson(modes), b?.biasJson(bias!));
     case 'csv':
-      return [report && (await import('../../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes)].filter(Boolean).join('\n');
+      return [report && (await import('../../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes), b?.biasCsv(bias!)]
+        .filter(Boolean)
+        .join('\n');
     case 'markdown': {
       const { renderScoreMarkdown, renderView } = await import('../../render/markdown.js');
-      return [report && renderScoreMarkdown(report), m && renderView(m.modesView(modes))].filter(Boolean).join('\n');
+      return [report && renderScoreMarkdown(report), m && renderView(m.modesView(modes)), b && renderView(b.biasView(bias!))]
+        .filter(Boolean)
+        .join('\n');
     }
     case 'table': {
       const [{ renderScoreTable, renderViewTable }, { terminalColorLevel }] = await Promise.all([
@@ -40,7 +46,8 @@ async function render(
         import('../../render/color.js'),
       ]);
       const level = terminalColorLevel();
-      return [report && renderScoreTable(report, level), m && renderViewTable(m.modesView(modes), level)].filter(Boolean).join('\n');
+      const views = [m?.modesView(modes), b?.biasView(bias!)].flatMap((v) => (v ? [renderViewTable(v, level)] : []));
+      return [report && renderScoreTable(report, level), ...views].filter(Boolean).join('\n');
     }
   }
 }

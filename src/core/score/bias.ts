@@ -22,7 +22,10 @@ export interface RunBias {
 }
 
 /** Self-preference from the model ids the manifests name. */
-export function selfPreference(model: string | undefined, judge: string | undefined): Pick<RunBias, 'modelFamily' | 'judgeFamily' | 'selfPreference'> {
+export function selfPreference(
+  model: string | undefined,
+  judge: string | undefined,
+): Pick<RunBias, 'modelFamily' | 'judgeFamily' | 'selfPreference'> {
   const m = modelFamily(model);
   const j = modelFamily(judge);
   return { modelFamily: m, judgeFamily: j, selfPreference: m !== undefined && m === j };

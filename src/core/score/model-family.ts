@@ -19,6 +19,12 @@ const FAMILIES: ReadonlyArray<readonly [RegExp, string]> = [
 /** The family of a model id (`gpt-4o-mini` → openai, `Qwen/Qwen3-32B` → qwen), or undefined when it is none we know. */
 export function modelFamily(id: string | undefined): string | undefined {
   if (!id) return undefined;
-  const name = id.trim().toLowerCase().split(/[/\\:]/).filter(Boolean).pop() ?? '';
+  const name =
+    id
+      .trim()
+      .toLowerCase()
+      .split(/[/\\:]/)
+      .filter(Boolean)
+      .pop() ?? '';
   return FAMILIES.find(([re]) => re.test(name))?.[1];
 }

@@ -1,0 +1,177 @@
+import { stringify } from 'csv-stringify/sync';
+import { domainLabel } from '../core/domains.js';
+import { formatFixed, formatSigned, type Interval, type RunBias } from '../core/score/index.js';
+import { visible } from '../core/shown.js';
+import type { Cell, Grid, View } from './model.js';
+
+/** `awb score --bias`: the bias checks beside the leaderboard, in every format. */
+
+const OVERALL = 'Overall (macro)';
+
+function ciText(ci: Interval | undefined, signed = false): string | undefined {
+  const f = signed ? formatSigned : formatFixed;
+  return ci ? `[${f(ci.lo)}, ${f(ci.hi)}]` : undefined;
+}
+
+function cell(value: number | undefined, ci: Interval | undefined, signed = false): Cell {
+  const extra = ciText(ci, signed);
+  return { text: signed ? formatSigned(value) : formatFixed(value), ...(extra ? { extra } : {}) };
+}
+
+/** One line per run on its judge and world model: the self-preference check. */
+export function selfPreferenceNote(b: RunBias): string {
+  const named = (id: string | undefined, family: string | undefined) => (id ? `${id} (${family ?? 'family unknown'})` : 'not recorded');
+  const what = `judge ${named(b.judge, b.judgeFamily)}, world model ${named(b.model, b.modelFamily)}`;
+  if (b.selfPreference) return `${b.label}: self-preference risk: the judge is of the world model's family (${b.judgeFamily}); ${what}`;
+  return `${b.label}: ${what}`;
+}
+
+/** The runs whose judge favours longer (or shorter) predictions in some domain: the slope's interval excludes 0. */
+export function lengthFlags(b: RunBias): string[] {
+  const flagged = b.length.domains.filter((d) => d.biased);
+  if (!flagged.length) return [];
+  const names = flagged.map((d) => `${domainLabel(d.domain)} (${formatSigned(d.fit!.slope)} per doubling)`).join(', ');
+  return [`${b.label}: length bias: totals move with the prediction's relative length in ${names}; read the LC score beside the raw one`];
+}
+
+export function biasView(runs: readonly RunBias[]): View {
+  const grids: Grid[] = runs.map((b) => ({
+    title: `${b.label}: length bias (total 0-100 on log2 of prediction/truth length)`,
+    columns: [
+      { title: 'Domain', align: 'left' },
+      { title: 'Rows', align: 'right' },
+      { title: 'Median length ratio', align: 'right' },
+      { title: 'Mean', align: 'right' },
+      { title: 'Slope per doubling', align: 'right' },
+      { title: 'LC score', align: 'right' },
+      { title: 'Flag', align: 'left' },
+    ],
+    rows: [
+      ...b.length.domains.map((d) => ({
+        cells: [
+          { text: domainLabel(d.domain) },
+          { text: String(d.rows) },
+          { text: `${formatFixed(d.medianRatio)}x` },
+          { text: formatFixed(d.mean) },
+          cell(d.fit?.slope, d.slopeCi, true),
+          cell(d.fit?.intercept, d.lcCi),
+          d.biased ? { text: 'length bias', tone: 'bad' as const } : { text: '' },
+        ],
+      })),
+      {
+        cells: [
+          { text: OVERALL },
+          { text: String(b.length.domains.reduce((n, d) => n + d.rows, 0)) },
+          { text: '' },
+          { text: formatFixed(b.length.mean) },
+          { text: '' },
+          cell(b.length.lc, b.length.lcCi),
+          { text: '' },
+        ],
+      },
+    ],
+  }));
+  const unmeasured = runs
+    .filter((b) => b.unmeasured > 0)
+    .map((b) => `${b.label}: ${b.unmeasured} counted rows with an empty prediction or truth are out of the length fit`);
+  return {
+    intro: ['Bias checks', ...runs.map(selfPreferenceNote), ...runs.flatMap(lengthFlags), ...unmeasured],
+    grids,
+    footnotes: [
+      "Slope: points of total per doubling of the prediction's length relative to the truth's (characters); flagged when its 95% interval excludes 0.",
+      "LC score: the total the line predicts at the truth's own length (AlpacaEval-LC's idea); Overall: mean over the domains with a fit.",
+      'Mean: of the same rows (failed rows are no judgement of length and stay out). Brackets: 95% trajectory-bootstrap interval. See docs/judge-bias.md.',
+    ],
+    verdict: [],
+  };
+}
+
+const ci = (i: Interval | undefined) => (i ? [i.lo, i.hi] : null);
+
+/** What `--format json` carries under `bias`. */
+export function biasJson(runs: readonly RunBias[]) {
+  return runs.map((b) => ({
+    label: b.label,
+    model: b.model ?? null,
+    judge: b.judge ?? null,
+    model_family: b.modelFamily ?? null,
+    judge_family: b.judgeFamily ?? null,
+    self_preference: b.selfPreference,
+    unmeasured_rows: b.unmeasured,
+    length: {
+      domains: Object.fromEntries(
+        b.length.domains.map((d) => [
+          d.domain,
+          {
+            rows: d.rows,
+            median_length_ratio: d.medianRatio,
+            mean: d.mean,
+            slope_per_doubling: d.fit?.slope ?? null,
+            slope_ci95: ci(d.slopeCi),
+            lc_score: d.fit?.intercept ?? null,
+            lc_ci95: ci(d.lcCi),
+            length_bias: d.biased,
+          },
+        ]),
+      ),
+      overall: { mean: b.length.mean ?? null, lc_score: b.length.lc ?? null, lc_ci95: ci(b.length.lcCi) },
+    },
+  }));
+}
+
+/** One line per run and domain (and its Overall); self-preference on every line of the run. */
+export function biasCsv(runs: readonly RunBias[]): string {
+  const rows: Array<Array<string | number | boolean | null>> = [
+    [
+      'run',
+      'judge_family',
+      'model_family',
+      'self_preference',
+      'domain',
+      'rows',
+      'median_length_ratio',
+      'mean',
+      'slope_per_doubling',
+      'slope_ci_low',
+      'slope_ci_high',
+      'lc_score',
+      'lc_ci_low',
+      'lc_ci_high',
+      'length_bias',
+    ],
+  ];
+  for (const b of runs) {
+    const run = [b.label, b.judgeFamily ?? null, b.modelFamily ?? null, b.selfPreference] as const;
+    for (const d of b.length.domains)
+      rows.push([
+        ...run,
+        d.domain,
+        d.rows,
+        d.medianRatio,
+        d.mean,
+        d.fit?.slope ?? null,
+        d.slopeCi?.lo ?? null,
+        d.slopeCi?.hi ?? null,
+        d.fit?.intercept ?? null,
+        d.lcCi?.lo ?? null,
+        d.lcCi?.hi ?? null,
+        d.biased,
+      ]);
+    const l = b.length;
+    rows.push([
+      ...run,
+      OVERALL,
+      l.domains.reduce((n, d) => n + d.rows, 0),
+      null,
+      l.mean ?? null,
+      null,
+      null,
+      null,
+      l.lc ?? null,
+      l.lcCi?.lo ?? null,
+      l.lcCi?.hi ?? null,
+      l.domains.some((d) => d.biased),
+    ]);
+  }
+  return stringify(rows, { cast: { boolean: (b) => (b ? 'true' : 'false'), string: visible } });
+}
