@@ -51,6 +51,7 @@
         el('a', { href: '#leaderboard' }, 'Leaderboard'),
         DATA.modes ? el('a', { href: '#modes' }, 'Judge modes') : null,
         DATA.charts.runs.length ? el('a', { href: '#charts' }, 'Charts') : null,
+        DATA.compare ? el('a', { href: '#compare' }, 'Comparison') : null,
         el('a', { href: '#rows' }, 'Rows'),
       ),
     ),
@@ -676,6 +677,8 @@
 
     applyFilters();
     showHash();
+    // The comparison view (compare.js) draws itself from the same rows.
+    document.dispatchEvent(new CustomEvent('awb-rows', { detail: { data: DATA, el } }));
     performance.mark('awb-ready');
     document.body.setAttribute('data-ready', '1');
   }

@@ -1,6 +1,6 @@
 import { refuseOverInputs, refuseOverJson, writeAtomically } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
-import { collectReport } from '../../core/report/index.js';
+import { collectWithPairs } from '../../core/report/index.js';
 import { fileError } from '../../core/rows/index.js';
 import { renderReportHtml } from '../../render/html/report.js';
 import type { Parsed } from '../shared/option-table.js';
@@ -13,9 +13,9 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
   // Any file is replaced but one that opens like JSON: a judged or predictions file named by mistake.
   await refuseOverJson(opts.output, 'report -o writes an HTML page over it');
   const started = performance.now();
-  const collected = await collectReport(request);
+  const { collected, pairs } = await collectWithPairs(request);
   printWarnings(collected.warnings);
-  const html = renderReportHtml({ collected, generated: new Date() });
+  const html = renderReportHtml({ collected, generated: new Date(), pairs });
   // Made only now: a report refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.output);
   await writeAtomically(opts.output, html).catch((err: unknown) => {

@@ -8,6 +8,7 @@ import {
   type ChoiceRecord,
   type JudgeMode,
   type JudgedRecord,
+  type JudgedVisitor,
   type ModeScore,
   type ScoreReport,
   type ScoreRequest,
@@ -111,11 +112,17 @@ export interface CollectedReport {
  * as they are read and then at a common lower limit when they would make the
  * page too large together.
  */
-export async function collectReport(req: ScoreRequest): Promise<CollectedReport> {
+export async function collectReport(req: ScoreRequest, visit?: (run: number) => JudgedVisitor): Promise<CollectedReport> {
   const rows: ReportRow[] = [];
   const scored = await scoreInputs(req, {
     choice: (run, mode) => (record, line) => rows.push(choiceRowOf(run, mode, record as ChoiceRecord, line)),
-    graded: (run) => (record, line) => rows.push(rowOf(run, record, line)),
+    graded: (run) => {
+      const seen = visit?.(run);
+      return (record, line) => {
+        seen?.(record, line);
+        rows.push(rowOf(run, record, line));
+      };
+    },
   });
   const { report, graded } = scored;
   const files = req.files.map((path, run) => {

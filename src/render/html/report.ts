@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { compareDomains, domainLabel } from '../../core/domains.js';
-import type { CollectedReport, Kept, ReportRow } from '../../core/report/index.js';
+import type { CollectedReport, Kept, ReportRow, RunPair } from '../../core/report/index.js';
 import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
 import { FIGURES, modesJson, modesView } from '../modes.js';
+import { comparisonJson } from './comparison.js';
 
 /*
  * The report page: one HTML file with its script, style and data inline.
@@ -87,6 +88,8 @@ export interface PageInput {
   collected: CollectedReport;
   /** When the report was made, shown on the page. */
   generated: Date;
+  /** Ordered pairs of graded runs, for the comparison view (none: no view). */
+  pairs?: readonly RunPair[];
 }
 
 /** JSON that can sit inside a <script> element: no `<` survives, so neither `</script>` nor `<!--` can end or bend the block. */
@@ -136,9 +139,10 @@ export function renderReportHtml(input: PageInput): string {
     modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes), names: FIGURES } : undefined,
     warnings: input.collected.warnings,
     charts: charts(report),
+    compare: input.pairs?.length ? comparisonJson(input.pairs) : undefined,
   };
-  const script = asset('page.js');
-  const style = asset('page.css');
+  const script = `${asset('page.js')}\n${asset('compare.js')}`;
+  const style = `${asset('page.css')}\n${asset('compare.css')}`;
   // Inlined as they are: text that would end their element early is a bug of ours.
   if (/<\/script|<!--/i.test(script) || /<\/style/i.test(style)) throw new Error('report assets must not hold </script, <!-- or </style');
   const csp = [

@@ -1,0 +1,31 @@
+import { domainLabel } from '../../core/domains.js';
+import type { RunPair } from '../../core/report/index.js';
+import { formatFixed, formatSigned, type Delta, type Ratio } from '../../core/score/index.js';
+
+/** What the page's comparison view draws: per ordered pair of runs, its paired deltas as `awb compare` computes and prints them. */
+
+const num = (r: Ratio | undefined): number | null => (r === undefined ? null : r.toNumber());
+
+function deltaJson(d: Delta, paired: number) {
+  return {
+    base: formatFixed(d.baseline),
+    cand: formatFixed(d.candidate),
+    delta: num(d.delta),
+    dt: formatSigned(d.delta),
+    ci: d.ci ? `[${formatSigned(d.ci.lo)}, ${formatSigned(d.ci.hi)}]` : 'n/a',
+    // The interval excludes 0: a change the paired rows support.
+    sure: d.ci !== undefined && (d.ci.lo > 0 || d.ci.hi < 0),
+    paired,
+  };
+}
+
+export function comparisonJson(pairs: readonly RunPair[]) {
+  return pairs.map(({ baseline, candidate, result }) => ({
+    b: baseline,
+    c: candidate,
+    domains: result.domains.map((d) => ({ id: d.domain, label: domainLabel(d.domain), ...deltaJson(d, d.paired) })),
+    overall: deltaJson(result.overall, result.overall.paired),
+    onlyB: result.onlyBaseline.count,
+    onlyC: result.onlyCandidate.count,
+  }));
+}
