@@ -4,7 +4,15 @@ import { EndpointPool } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { errColor } from '../../render/color.js';
 import { urlSecrets, visible } from '../../core/shown.js';
-import { ReferenceFile, earlierPanels, judgeStage, notPredictions, pairwiseStage, panelStage, turingStage } from '../../core/judge/index.js';
+import {
+  ReferenceFile,
+  earlierPanels,
+  judgeStage,
+  notPredictions,
+  pairwiseStage,
+  panelStage,
+  turingStage,
+} from '../../core/judge/index.js';
 import { loadModePrompt, loadRubrics, rubricsSetting } from '../../core/rubrics/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { planLines } from '../../core/rows/index.js';

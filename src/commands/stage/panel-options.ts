@@ -14,7 +14,8 @@ export function panelMembersOption(name: string, value: string): string[] {
 /** NAME=VALUE of --member-base-url and --member-api-key: the member's name is everything before the first `=`. */
 export function memberPair(name: string, pair: string): { member: string; value: string } {
   const at = pair.indexOf('=');
-  if (at <= 0 || at === pair.length - 1) throw new UserError(`--${name} takes NAME=VALUE, NAME one of --judge-model's members, got "${pair}"`);
+  if (at <= 0 || at === pair.length - 1)
+    throw new UserError(`--${name} takes NAME=VALUE, NAME one of --judge-model's members, got "${pair}"`);
   return { member: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim() };
 }
 
@@ -35,7 +36,11 @@ export function refusePanelMisuse(o: {
     return;
   }
   if (o.mode !== 'rubric') throw new UserError(`a panel of judges (--judge-model a,b,c) grades with --mode rubric, not ${o.mode}`);
-  if (o.repeat !== undefined) throw new UserError('--repeat and a panel of judges (--judge-model a,b,c) cannot be combined; use one or the other');
+  if (o.repeat !== undefined)
+    throw new UserError('--repeat and a panel of judges (--judge-model a,b,c) cannot be combined; use one or the other');
   // A batch file holds one model: a panel would need a batch per member, not built yet.
-  if (o.batch) throw new UserError('--batch does not take a panel of judges yet (a batch holds one model): judge with each member on its own with --batch, or drop --batch');
+  if (o.batch)
+    throw new UserError(
+      '--batch does not take a panel of judges yet (a batch holds one model): judge with each member on its own with --batch, or drop --batch',
+    );
 }

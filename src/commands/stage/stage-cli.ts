@@ -55,7 +55,11 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
  * it is called (infer without --data calls it before downloading, the runner before the output is
  * touched), its warnings printed once.
  */
-export function endpointCheck(stage: string, pool: Pick<StagePool, 'preflight' | 'stopSending'>, o: SharedOptions): (() => Promise<void>) | undefined {
+export function endpointCheck(
+  stage: string,
+  pool: Pick<StagePool, 'preflight' | 'stopSending'>,
+  o: SharedOptions,
+): (() => Promise<void>) | undefined {
   if (!o.preflight) return undefined;
   let checked: Promise<void> | undefined;
   // Ctrl-C during it (before a download too, where no run is under way yet) ends the command: one line, exit 130, nothing written.

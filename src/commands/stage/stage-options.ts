@@ -227,7 +227,7 @@ export const JUDGE_OPTIONS = {
   },
   judgeBaseUrl: {
     flags: '--judge-base-url <url>',
-    help: 'OpenAI-compatible base URL of the judge (repeat for several replicas of it; a panel\'s members all use these unless --member-base-url names their own)',
+    help: "OpenAI-compatible base URL of the judge (repeat for several replicas of it; a panel's members all use these unless --member-base-url names their own)",
     repeat: true,
     parse: urls('judge-api-key'),
   },

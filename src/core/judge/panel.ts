@@ -130,7 +130,9 @@ export function combinePanel(entries: readonly PanelEntry[], rule: PanelRule): J
 function memberError(e: PanelEntry): string {
   const message = e.error_message ?? UNPARSED;
   const prefix = 'Judge scoring failed: ';
-  return message.startsWith(prefix) ? `${prefix}${message.slice(prefix.length)} (panel member ${e.judge})` : `${message} (panel member ${e.judge})`;
+  return message.startsWith(prefix)
+    ? `${prefix}${message.slice(prefix.length)} (panel member ${e.judge})`
+    : `${message} (panel member ${e.judge})`;
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

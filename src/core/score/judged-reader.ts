@@ -178,7 +178,10 @@ const SMALL_FIELDS = [
   'system_str',
 ] as const;
 // `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats and panel also for whether they are lists.
-const SCAN = fieldScan(SMALL_FIELDS, { turnLists: ['prompt', 'response'], locate: ['gen', 'judge_repeats', 'panel', 'turing', 'pairwise'] });
+const SCAN = fieldScan(SMALL_FIELDS, {
+  turnLists: ['prompt', 'response'],
+  locate: ['gen', 'judge_repeats', 'panel', 'turing', 'pairwise'],
+});
 
 /**
  * The fast path: the record from the few values it needs, found in the
