@@ -136,7 +136,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       if (members) {
         // Read before the run drops the rows it redoes: their members' final judgements are kept (resume per member).
         const earlier = await earlierPanels(output, opts.retryFailed);
-        const stage = panelStage(members, rubrics, sampling, parseAttempts, opts.panel ?? 'mean', (key) => earlier.get(key), routing);
+        const stage = panelStage(members, { rubrics, sampling, parseAttempts, routing }, opts.panel ?? 'mean', (key) => earlier.get(key));
         return { stage, settings };
       }
       return { stage: judgeStage(single!, rubrics, sampling, parseAttempts, repeat, routing), settings };

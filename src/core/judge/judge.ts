@@ -14,10 +14,20 @@ import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
 /** Counts, in `empty`, rows that have no prediction to judge because their inference failed. */
-export function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
+function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
   addUsage(t, row.judge_usage as Usage | undefined);
 }
+
+/** What the rubric stages (one judge, a panel) share: the input, the fields, and how a row's result counts. */
+export const RUBRIC_STAGE = {
+  name: 'judge',
+  schema: predictionRowSchema,
+  outputFields: judgeOutputFields,
+  outcome: judgeOutcome,
+  prediction: predictionText,
+  tally: tallyJudgement,
+} as const;
 
 /**
  * `awb judge` as a stage: show the judge the history, the action, the
@@ -35,12 +45,7 @@ export function judgeStage(
   routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
   return {
-    name: 'judge',
-    schema: predictionRowSchema,
-    outputFields: judgeOutputFields,
-    outcome: judgeOutcome,
-    prediction: predictionText,
-    tally: tallyJudgement,
+    ...RUBRIC_STAGE,
     requests: async (row) => {
       const request = judgeRequest(row, rubrics, sampling, routing);
       return request ? Array.from({ length: repeat ?? 1 }, () => request.body) : [];

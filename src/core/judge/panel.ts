@@ -5,10 +5,10 @@ import type { RubricSet } from '../rubrics/index.js';
 import { isNonEmptyFile } from '../output/index.js';
 import { isBlank, readLineBytes, readRow } from '../rows/index.js';
 import type { RowChat, Stage } from '../runner/index.js';
-import { DIMENSIONS, NO_GENERATION, UNPARSED, judgeOutcome, judgeOutputFields, panelEntrySchema } from '../schemas/index.js';
-import { predictionRowSchema, predictionText, type JudgeFields, type PanelEntry, type Usage } from '../schemas/index.js';
+import { DIMENSIONS, NO_GENERATION, UNPARSED, panelEntrySchema, predictionRowSchema } from '../schemas/index.js';
+import type { JudgeFields, PanelEntry, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
-import { NO_GRADES, gradeOnce, judgeRequest, tallyJudgement } from './judge.js';
+import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest } from './judge.js';
 
 /** How a panel's grade of a dimension comes from its members' valid grades. */
 export type PanelRule = 'mean' | 'median';
@@ -33,20 +33,13 @@ export interface EarlierPanel {
  */
 export function panelStage(
   members: readonly PanelMember[],
-  rubrics: RubricSet,
-  sampling: Sampling,
-  parseAttempts: number,
+  judging: { rubrics: RubricSet; sampling: Sampling; parseAttempts: number; routing?: Routing },
   rule: PanelRule,
   earlier: (key: string) => EarlierPanel | undefined,
-  routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
+  const { rubrics, sampling, parseAttempts, routing = {} } = judging;
   return {
-    name: 'judge',
-    schema: predictionRowSchema,
-    outputFields: judgeOutputFields,
-    outcome: judgeOutcome,
-    prediction: predictionText,
-    tally: tallyJudgement,
+    ...RUBRIC_STAGE,
     requests: async (row) => {
       const request = judgeRequest(row, rubrics, sampling, routing);
       return request ? members.map(() => request.body) : [];
