@@ -28,10 +28,10 @@ test('each option is parsed by its own parser, defaults included, into typed val
 
 test('a missing required option and a bad value are one-line user errors naming the option', () => {
   const cmd = declare(new Command('judge').exitOverride(), JUDGE_OPTIONS);
-  cmd.parse(['--predictions', 'p.jsonl', '--judge-model', 'j'], { from: 'user' });
+  cmd.parse(['--judge-base-url', 'http://x/v1', '--judge-model', 'j'], { from: 'user' });
   assert.throws(
     () => parseOptions(JUDGE_OPTIONS, cmd.opts()),
-    (e: Error) => e instanceof UserError && e.message === '--judge-base-url is required',
+    (e: Error) => e instanceof UserError && e.message === '--predictions is required',
   );
   const bad = declare(new Command('judge').exitOverride(), JUDGE_OPTIONS);
   bad.parse(['--predictions', 'p.jsonl', '--judge-model', 'j', '--judge-base-url', 'http://x/v1', '--parse-attempts', '0'], {

@@ -4,7 +4,15 @@ import { EndpointPool } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { errColor } from '../../render/color.js';
 import { urlSecrets, visible } from '../../core/shown.js';
-import { ReferenceFile, judgeStage, notPredictions, pairwiseStage, turingStage } from '../../core/judge/index.js';
+import {
+  ReferenceFile,
+  earlierPanels,
+  judgeStage,
+  notPredictions,
+  pairwiseStage,
+  panelStage,
+  turingStage,
+} from '../../core/judge/index.js';
 import { loadModePrompt, loadRubrics, rubricsSetting } from '../../core/rubrics/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { planLines } from '../../core/rows/index.js';
@@ -14,11 +22,14 @@ import { manifestPathFor } from '../../core/schemas/index.js';
 import type { Parsed } from '../shared/option-table.js';
 import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { JUDGE_OPTIONS } from './stage-options.js';
+import { PanelPools, panelMembers } from './panel-pools.js';
+import { refusePanelMisuse } from './panel-options.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 
 export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
-  const { judgeBaseUrl: urls, judgeModel: model, domains, shard, parseAttempts, predictions } = opts;
+  const { judgeBaseUrl: urls, judgeModel: models, domains, shard, parseAttempts, predictions } = opts;
+  const model = models.join(',');
   const { apiKey, keyHelp } = apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']);
   const sampling = samplingOf(opts);
   try {
@@ -32,6 +43,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   if (opts.reference !== undefined && mode !== 'pairwise') throw new UserError('--reference goes with --mode pairwise');
   if (mode === 'pairwise' && opts.reference === undefined) throw new UserError('--mode pairwise needs --reference OTHER.jsonl');
   if (repeat !== undefined && mode !== 'rubric') throw new UserError('--repeat goes with --mode rubric');
+  refusePanelMisuse(opts);
   const upstream = await readManifest(predictions).catch(() => undefined);
   const unwritten = upstream?.stage === 'infer' ? upstream.counts.total - upstream.counts.done - upstream.counts.failed : 0;
   if (upstream && unwritten > 0) {
@@ -47,7 +59,16 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   // The reference is read while the output is written: an input like the predictions, never written over.
   if (opts.reference !== undefined) await refuseOverInputs([output, manifestPathFor(output)], [opts.reference]);
   const plan = await planLines([predictions], { domains, shard });
-  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'judge', keyHelp });
+  const makePool = (o: { urls: string[]; apiKey: string; model: string; keyHelp: string }) =>
+    new EndpointPool({ ...o, ...poolSettings(opts), role: 'judge' });
+  const members =
+    models.length > 1
+      ? panelMembers({ models, urls, apiKey, keyHelp, memberUrls: opts.memberBaseUrl, memberKeys: opts.memberApiKey }, makePool)
+      : undefined;
+  if (!members && !urls.length) throw new UserError('--judge-base-url is required');
+  const pool = members ? new PanelPools(members) : makePool({ urls, apiKey, model, keyHelp });
+  const single = members ? undefined : (pool as EndpointPool);
+  const hosts = members ? [...new Set(members.flatMap((m) => m.pool.hosts()))] : single!.hosts();
   const routing = { promptCacheKey: opts.promptCacheKey };
   let reference: ReferenceFile | undefined;
   try {
@@ -60,7 +81,8 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       output,
       label: opts.label ?? upstream?.label,
       settings: {
-        judge: { hosts: pool.hosts(), model },
+        judge: { hosts, model },
+        ...(members && { panel: { members: members.map((m) => ({ hosts: m.pool.hosts(), model: m.name })), rule: opts.panel ?? 'mean' } }),
         judge_sampling: dropUndefined(sampling),
         ...built.settings,
         parse_attempts: parseAttempts,
@@ -79,7 +101,12 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
         { title: 'final failures', value: (t) => t.finalFailed, warn: 'failed for good' },
         { title: 'no prediction (infer failed)', value: (t) => t.empty },
       ],
-      secrets: [apiKey, ...urls.flatMap(urlSecrets)],
+      secrets: [
+        apiKey,
+        ...urls.flatMap(urlSecrets),
+        ...opts.memberApiKey.map((k) => k.value),
+        ...opts.memberBaseUrl.flatMap((u) => urlSecrets(u.value)),
+      ],
     });
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) {
@@ -93,28 +120,36 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
     await reference?.close();
   }
 
+  /** Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting. */
+  async function rubricsFor() {
+    return loadRubrics(opts.rubrics, plan.selectedDomains, (domain) => {
+      const line = plan.lines.find((l) => l.domain === domain);
+      return line && `${plan.files[line.file]}:${line.lineNo}`;
+    });
+  }
+
   /** The stage of the chosen mode, and the settings that make its results what they are. */
   async function buildStage() {
     if (mode === 'rubric') {
-      // Every domain in the data needs a rubric before a single request goes out; the set's hash is a setting.
-      const rubrics = await loadRubrics(opts.rubrics, plan.selectedDomains, (domain) => {
-        const line = plan.lines.find((l) => l.domain === domain);
-        return line && `${plan.files[line.file]}:${line.lineNo}`;
-      });
-      return {
-        stage: judgeStage(pool, rubrics, sampling, parseAttempts, repeat, routing),
-        settings: { rubrics: rubricsSetting(rubrics), ...(repeat === undefined ? {} : { repeat }) },
-      };
+      const rubrics = await rubricsFor();
+      const settings = { rubrics: rubricsSetting(rubrics), ...(repeat === undefined ? {} : { repeat }) };
+      if (members) {
+        // Read before the run drops the rows it redoes: their members' final judgements are kept (resume per member).
+        const earlier = await earlierPanels(output, opts.retryFailed);
+        const stage = panelStage(members, { rubrics, sampling, parseAttempts, routing }, opts.panel ?? 'mean', (key) => earlier.get(key));
+        return { stage, settings };
+      }
+      return { stage: judgeStage(single!, rubrics, sampling, parseAttempts, repeat, routing), settings };
     }
     const prompt = await loadModePrompt(opts.rubrics, mode);
     const modeSettings = { mode, mode_prompt: { source: prompt.source, sha256: prompt.sha256 } };
-    if (mode === 'turing') return { stage: turingStage(pool, prompt, sampling, parseAttempts, routing), settings: modeSettings };
+    if (mode === 'turing') return { stage: turingStage(single!, prompt, sampling, parseAttempts, routing), settings: modeSettings };
     reference = await ReferenceFile.open(opts.reference!, plan.selectedDomains);
     const sides = await reference.unpaired(predictions, plan.selectedDomains);
     reportUnpaired(sides.candidateOnly, `in ${predictions} but not in the reference: written as "No reference row", not sent`);
     reportUnpaired(sides.referenceOnly, `in the reference ${opts.reference} only: left out`);
     return {
-      stage: pairwiseStage(pool, prompt, sampling, parseAttempts, reference, routing),
+      stage: pairwiseStage(single!, prompt, sampling, parseAttempts, reference, routing),
       settings: { ...modeSettings, reference: { source: resolve(opts.reference!), sha256: reference.sha256 } },
     };
   }

@@ -2,7 +2,7 @@ import { errColor } from '../../render/color.js';
 import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
-import { medianP90, type BatchStatus, type EndpointPool } from '../../core/endpoints/index.js';
+import { medianP90, type BatchStatus } from '../../core/endpoints/index.js';
 import type { LinePlan } from '../../core/rows/index.js';
 import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../../core/runner/index.js';
 import { UserError } from '../../core/errors.js';
@@ -18,6 +18,7 @@ import {
   type SummaryColumn,
 } from './run-ui.js';
 import { settingsFix } from './settings-fix.js';
+import type { StagePool } from './panel-pools.js';
 import { interruptibly } from '../shared/interrupt.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
@@ -33,8 +34,8 @@ export function printEndpoints(endpoints: Record<string, { requests: number; fai
  */
 export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   stage: Stage<S>;
-  /** Sends the rows' requests; with --batch, also where the batches go (its first base URL). */
-  pool: EndpointPool;
+  /** Sends the rows' requests; with --batch, also where the batches go (its first base URL). A panel's: its members' (PanelPools). */
+  pool: StagePool;
   plan: LinePlan;
   output: string;
   settings: ManifestSettings;
@@ -54,7 +55,11 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
  * it is called (infer without --data calls it before downloading, the runner before the output is
  * touched), its warnings printed once.
  */
-export function endpointCheck(stage: string, pool: EndpointPool, o: SharedOptions): (() => Promise<void>) | undefined {
+export function endpointCheck(
+  stage: string,
+  pool: Pick<StagePool, 'preflight' | 'stopSending'>,
+  o: SharedOptions,
+): (() => Promise<void>) | undefined {
   if (!o.preflight) return undefined;
   let checked: Promise<void> | undefined;
   // Ctrl-C during it (before a download too, where no run is under way yet) ends the command: one line, exit 130, nothing written.

@@ -3,6 +3,7 @@ import { UserError } from '../../core/errors.js';
 import { parseDomainList } from '../../core/domains.js';
 import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from '../shared/options.js';
 import { flag, onUnlessNo, text, type OptionTable, type Parsed } from '../shared/option-table.js';
+import { memberPair, panelMembersOption } from './panel-options.js';
 
 /* The options of infer, judge and models, each with its parser (see option-table.ts). */
 
@@ -231,21 +232,41 @@ export const JUDGE_OPTIONS = {
   },
   judgeBaseUrl: {
     flags: '--judge-base-url <url>',
-    help: 'OpenAI-compatible base URL of the judge (repeat for several)',
+    help: "OpenAI-compatible base URL of the judge (repeat for several replicas of it; a panel's members all use these unless --member-base-url names their own)",
     repeat: true,
-    required: true,
     parse: urls('judge-api-key'),
   },
   judgeModel: {
     flags: '--judge-model <name>',
-    help: 'judge model (published numbers: gpt-5.2-2025-12-11)',
+    help: 'judge model (published numbers: gpt-5.2-2025-12-11); several, comma-separated (a,b,c), make a panel that judges every row with each (docs/judge-panels.md)',
     required: true,
-    parse: required,
+    parse: (v: string | undefined, n: string) => panelMembersOption(n, v!),
   },
   judgeApiKey: {
     flags: '--judge-api-key <key>',
     help: 'API key (default: $AWB_JUDGE_API_KEY, else $OPENAI_API_KEY, else "EMPTY")',
     parse: text,
+  },
+  memberBaseUrl: {
+    flags: '--member-base-url <name=url>',
+    help: "a panel: the base URL of member NAME (one of --judge-model's), in place of --judge-base-url; repeat, also for several replicas of one member",
+    repeat: true,
+    parse: (v: string[] | undefined, n: string) =>
+      (v ?? []).map((p) => {
+        const pair = memberPair(n, p);
+        return { ...pair, value: urlOption(n, pair.value, 'member-api-key') };
+      }),
+  },
+  memberApiKey: {
+    flags: '--member-api-key <name=key>',
+    help: "a panel: the API key of member NAME, in place of --judge-api-key's (repeat for each member)",
+    repeat: true,
+    parse: (v: string[] | undefined, n: string) => (v ?? []).map((p) => memberPair(n, p)),
+  },
+  panel: {
+    flags: '--panel <rule>',
+    help: "a panel: how the members' grades of a dimension combine, mean or median (default: mean)",
+    parse: (v: string | undefined, n: string) => (v === undefined ? undefined : choiceOption(n, v, ['mean', 'median'] as const)),
   },
   rubrics: {
     flags: '--rubrics <dir>',

@@ -9,3 +9,5 @@ export { pairwiseStage, turingStage } from './choice-stage.js';
 export { ReferenceFile } from './reference.js';
 export { notPredictions } from './input-kind.js';
 export type { JudgeFault } from './faults.js';
+export { combinePanel, earlierPanels, panelStage } from './panel.js';
+export type { EarlierPanel, PanelMember, PanelRule } from './panel.js';

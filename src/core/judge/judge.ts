@@ -1,4 +1,4 @@
-import type { EndpointPool } from '../endpoints/index.js';
+import type { ChatBody, EndpointPool } from '../endpoints/index.js';
 import { askUntilParsed, sumUsage } from './ask.js';
 import { combineRepeats } from './repeats.js';
 import { UserError } from '../errors.js';
@@ -10,7 +10,7 @@ import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { NO_GENERATION, UNPARSED, judgeOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
 import { predictionRowSchema, predictionText, type PredictionRow, type Usage } from '../schemas/index.js';
-import type { DomainTally, Stage } from '../runner/index.js';
+import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
 /** Counts, in `empty`, rows that have no prediction to judge because their inference failed. */
@@ -18,6 +18,16 @@ function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
   addUsage(t, row.judge_usage as Usage | undefined);
 }
+
+/** What the rubric stages (one judge, a panel) share: the input, the fields, and how a row's result counts. */
+export const RUBRIC_STAGE = {
+  name: 'judge',
+  schema: predictionRowSchema,
+  outputFields: judgeOutputFields,
+  outcome: judgeOutcome,
+  prediction: predictionText,
+  tally: tallyJudgement,
+} as const;
 
 /**
  * `awb judge` as a stage: show the judge the history, the action, the
@@ -35,12 +45,7 @@ export function judgeStage(
   routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
   return {
-    name: 'judge',
-    schema: predictionRowSchema,
-    outputFields: judgeOutputFields,
-    outcome: judgeOutcome,
-    prediction: predictionText,
-    tally: tallyJudgement,
+    ...RUBRIC_STAGE,
     requests: async (row) => {
       const request = judgeRequest(row, rubrics, sampling, routing);
       return request ? Array.from({ length: repeat ?? 1 }, () => request.body) : [];
@@ -58,45 +63,59 @@ export function judgeStage(
       const { body: request, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
       const body = chat.encode(request);
       /** Judgement number `n` (of --repeat's K). */
-      const judgeOnce = async (signal: AbortSignal, n: number): Promise<JudgeFields | undefined> => {
-        const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal);
-        if (!asked) return undefined;
-        const common = {
-          extracted_output: extracted,
-          judge_usage: asked.usage,
-          ...(asked.batchUsage && { judge_batch_usage: asked.batchUsage }),
-          judge_attempts: asked.attempts,
-        };
-        if (asked.ok) {
-          const parsed = asked.value;
-          return {
-            total_score: parsed.total,
-            ...parsed.scores,
-            failed: 0,
-            strengths: parsed.strengths,
-            weaknesses: parsed.weaknesses,
-            ...common,
-            judge_raw_output: asked.raw,
-            judge_latency_ms: asked.latencyMs,
-            ...(asked.ttftMs !== undefined ? { judge_ttft_ms: asked.ttftMs } : {}),
-            ...(asked.decodeTokensPerS !== undefined ? { judge_decode_tokens_per_s: asked.decodeTokensPerS } : {}),
-            judge_endpoint: asked.endpoint,
-          };
-        }
-        return {
-          total_score: 0,
-          failed: 1,
-          error_message: `Judge scoring failed: ${asked.problem}`,
-          ...(asked.raw ? { judge_raw_output: asked.raw } : {}),
-          ...common,
-        };
-      };
+      const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal);
       return repeat === undefined ? (signal) => judgeOnce(signal, 0) : async (signal) => repeated(repeat, judgeOnce, signal, extracted);
     },
   };
 }
 
-const NO_GRADES = { format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0 };
+/**
+ * One judgement of a row: request `n` asked through `chat` until its reply parses (askUntilParsed),
+ * as the official judged.jsonl fields; undefined when cancelled. Shared by --repeat and panels.
+ */
+export async function gradeOnce(
+  pool: Pick<EndpointPool, 'describe'>,
+  chat: RowChat,
+  n: number,
+  body: ChatBody,
+  extracted: string,
+  parseAttempts: number,
+  signal: AbortSignal,
+): Promise<JudgeFields | undefined> {
+  const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal);
+  if (!asked) return undefined;
+  const common = {
+    extracted_output: extracted,
+    judge_usage: asked.usage,
+    ...(asked.batchUsage && { judge_batch_usage: asked.batchUsage }),
+    judge_attempts: asked.attempts,
+  };
+  if (asked.ok) {
+    const parsed = asked.value;
+    return {
+      total_score: parsed.total,
+      ...parsed.scores,
+      failed: 0,
+      strengths: parsed.strengths,
+      weaknesses: parsed.weaknesses,
+      ...common,
+      judge_raw_output: asked.raw,
+      judge_latency_ms: asked.latencyMs,
+      ...(asked.ttftMs !== undefined ? { judge_ttft_ms: asked.ttftMs } : {}),
+      ...(asked.decodeTokensPerS !== undefined ? { judge_decode_tokens_per_s: asked.decodeTokensPerS } : {}),
+      judge_endpoint: asked.endpoint,
+    };
+  }
+  return {
+    total_score: 0,
+    failed: 1,
+    error_message: `Judge scoring failed: ${asked.problem}`,
+    ...(asked.raw ? { judge_raw_output: asked.raw } : {}),
+    ...common,
+  };
+}
+
+export const NO_GRADES = { format: 0, factuality: 0, consistency: 0, realism: 0, quality: 0 };
 
 function parseReply(raw: string) {
   const parsed = parseJudgeReply(raw);
@@ -157,7 +176,7 @@ async function repeated(
 }
 
 /** What the judge is asked about a row, and the prediction as extracted; undefined for a row without a generation. */
-function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling, routing: Routing) {
+export function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling, routing: Routing) {
   if (!row.gen) return undefined;
   const domain = domainOfTask(row.task);
   const rubric = rubrics.texts.get(domain);

@@ -9,8 +9,9 @@ export {
   judgeOutcome,
   judgedOutcome,
   judgedScoreSchema,
+  panelEntrySchema,
 } from './judged-row.js';
-export type { Dimension, JudgeFields } from './judged-row.js';
+export type { Dimension, JudgeFields, PanelEntry } from './judged-row.js';
 export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings, MixedRun } from './manifest.js';
 export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema, predictionText } from './prediction-row.js';

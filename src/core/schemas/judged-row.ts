@@ -46,6 +46,24 @@ export const judgedScoreSchema = z
   })
   .loose();
 
+/**
+ * One member's judgement of a row judged by a panel (`--judge-model a,b,c`), kept in the row's
+ * `panel` in the members' order; the row's official fields hold the panel's grades (panelFields).
+ */
+export const panelEntrySchema = z.object({
+  /** The member's model name, as given to --judge-model. */
+  judge: z.string(),
+  scores: z.object(Object.fromEntries(DIMENSIONS.map((d) => [d, z.number()])) as Record<Dimension, z.ZodNumber>),
+  total_score: z.number(),
+  failed: z.number(),
+  error_message: z.string().optional(),
+  judge_raw_output: z.string().optional(),
+  judge_attempts: z.number().optional(),
+  judge_usage: usageSchema.optional(),
+  judge_endpoint: z.string().optional(),
+});
+export type PanelEntry = z.infer<typeof panelEntrySchema>;
+
 /** The fields judge appends to a prediction row (names of the official judged.jsonl, then awb's). */
 export const judgeFieldsSchema = z.object({
   total_score: z.number(),
@@ -69,6 +87,8 @@ export const judgeFieldsSchema = z.object({
   judge_decode_tokens_per_s: z.number().optional(),
   judge_attempts: z.number().optional(),
   judge_endpoint: z.string().optional(),
+  /** A panel's row: every member's judgement (panelEntrySchema). */
+  panel: z.array(panelEntrySchema).optional(),
 });
 export type JudgeFields = z.infer<typeof judgeFieldsSchema>;
 

@@ -33,6 +33,8 @@ export const settingsSchema = z.object({
   sampling: samplingSchema.optional(),
   history: z.enum(['full', 'none']).optional(),
   judge: endpointInfoSchema.optional(),
+  /** A panel of judges (--judge-model a,b,c): each member's endpoint and the rule combining their grades; `judge` names them all. */
+  panel: z.object({ members: z.array(endpointInfoSchema), rule: z.enum(['mean', 'median']) }).optional(),
   judge_sampling: samplingSchema.optional(),
   rubrics: z
     .object({

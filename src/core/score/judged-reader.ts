@@ -177,8 +177,11 @@ const SMALL_FIELDS = [
   'current_prompt',
   'system_str',
 ] as const;
-// `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats also for whether it is a list.
-const SCAN = fieldScan(SMALL_FIELDS, { turnLists: ['prompt', 'response'], locate: ['gen', 'judge_repeats', 'turing', 'pairwise'] });
+// `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats and panel also for whether they are lists.
+const SCAN = fieldScan(SMALL_FIELDS, {
+  turnLists: ['prompt', 'response'],
+  locate: ['gen', 'judge_repeats', 'panel', 'turing', 'pairwise'],
+});
 
 /**
  * The fast path: the record from the few values it needs, found in the
@@ -192,6 +195,8 @@ function scanLine(path: string, line: LineBytes, first: string | undefined): Jud
   // Only whether it is a list matters (a --repeat row's grades are means); its items are never decoded.
   const repeats = at.get('judge_repeats');
   if (repeats && line.bytes[repeats[0]] === 0x5b) row.judge_repeats = [];
+  const panel = at.get('panel');
+  if (panel && line.bytes[panel[0]] === 0x5b) row.panel = [];
   try {
     return toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
   } catch {
@@ -245,8 +250,8 @@ function toRecord(
   }
   const s = checked.data;
 
-  // A --repeat row's grades are means over up to K repeats (11/3, 17/7, …): taken to the nearest sixtieth, see repeatGrade.
-  const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats), fail);
+  // A --repeat row's grades are means over up to K repeats (11/3, 17/7, …), a panel's over its members: taken to the nearest sixtieth, see repeatGrade.
+  const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats) || Array.isArray(row.panel), fail);
   const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, fail));
   const domain = domainOfTask(s.task);
   return {

@@ -1,0 +1,46 @@
+import { UserError } from '../../core/errors.js';
+
+/* The words of a panel's options (--judge-model a,b,c, --member-base-url NAME=URL): parsed here, used by judge. */
+
+/** --judge-model: one model, or several comma-separated (a panel); each named once. */
+export function panelMembersOption(name: string, value: string): string[] {
+  const members = value.split(',').map((m) => m.trim());
+  if (members.some((m) => m === '')) throw new UserError(`--${name} has an empty name in "${value}" (a panel is given as a,b,c)`);
+  const twice = members.find((m, i) => members.indexOf(m) !== i);
+  if (twice !== undefined) throw new UserError(`--${name} names ${twice} twice; a panel's members are different models`);
+  return members;
+}
+
+/** NAME=VALUE of --member-base-url and --member-api-key: the member's name is everything before the first `=`. */
+export function memberPair(name: string, pair: string): { member: string; value: string } {
+  const at = pair.indexOf('=');
+  if (at <= 0 || at === pair.length - 1)
+    throw new UserError(`--${name} takes NAME=VALUE, NAME one of --judge-model's members, got "${pair}"`);
+  return { member: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim() };
+}
+
+/** The panel's options without a panel, and what a panel cannot do yet: one line each, before anything is read. */
+export function refusePanelMisuse(o: {
+  judgeModel: readonly string[];
+  memberBaseUrl: readonly unknown[];
+  memberApiKey: readonly unknown[];
+  panel: string | undefined;
+  mode: string;
+  repeat: number | undefined;
+  batch: boolean;
+}): void {
+  if (o.judgeModel.length === 1) {
+    const given = [o.memberBaseUrl.length && '--member-base-url', o.memberApiKey.length && '--member-api-key', o.panel && '--panel'];
+    const first = given.find(Boolean);
+    if (first) throw new UserError(`${first} goes with a panel of judges (--judge-model a,b,c)`);
+    return;
+  }
+  if (o.mode !== 'rubric') throw new UserError(`a panel of judges (--judge-model a,b,c) grades with --mode rubric, not ${o.mode}`);
+  if (o.repeat !== undefined)
+    throw new UserError('--repeat and a panel of judges (--judge-model a,b,c) cannot be combined; use one or the other');
+  // A batch file holds one model: a panel would need a batch per member, not built yet.
+  if (o.batch)
+    throw new UserError(
+      '--batch does not take a panel of judges yet (a batch holds one model): judge with each member on its own with --batch, or drop --batch',
+    );
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { EndpointPool } from '../endpoints/index.js';
+import type { Routing, Sampling } from '../infer/index.js';
+import type { RubricSet } from '../rubrics/index.js';
+import { isNonEmptyFile } from '../output/index.js';
+import { isBlank, readLineBytes, readRow } from '../rows/index.js';
+import type { RowChat, Stage } from '../runner/index.js';
+import { DIMENSIONS, NO_GENERATION, UNPARSED, panelEntrySchema, predictionRowSchema } from '../schemas/index.js';
+import type { JudgeFields, PanelEntry, Usage } from '../schemas/index.js';
+import { sumUsage } from './ask.js';
+import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest } from './judge.js';
+
+/** How a panel's grade of a dimension comes from its members' valid grades. */
+export type PanelRule = 'mean' | 'median';
+
+export interface PanelMember {
+  /** The model, as given to --judge-model (each member's pool sends to it). */
+  name: string;
+  pool: Pick<EndpointPool, 'describe' | 'encode' | 'chat'>;
+}
+
+/** What an earlier run wrote for a row this run redoes: its members' judgements, and which prediction they graded. */
+export interface EarlierPanel {
+  extracted: string;
+  entries: PanelEntry[];
+}
+
+/**
+ * `awb judge --judge-model a,b,c`: every row judged by each member through its own pool (at
+ * the same time: the row holds one slot of --concurrency); the official fields hold the
+ * panel's grades (combinePanel), `panel` each member's. A row redone after an interrupted or
+ * failed run asks only the members without a final judgement of the same prediction (`earlier`).
+ */
+export function panelStage(
+  members: readonly PanelMember[],
+  judging: { rubrics: RubricSet; sampling: Sampling; parseAttempts: number; routing?: Routing },
+  rule: PanelRule,
+  earlier: (key: string) => EarlierPanel | undefined,
+): Stage<typeof predictionRowSchema> {
+  const { rubrics, sampling, parseAttempts, routing = {} } = judging;
+  return {
+    ...RUBRIC_STAGE,
+    requests: async (row) => {
+      const request = judgeRequest(row, rubrics, sampling, routing);
+      return request ? members.map(() => request.body) : [];
+    },
+    job: (row, key) => {
+      if (!row.gen) {
+        const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
+        return async () => ({ ...none, panel: members.map((m) => ({ judge: m.name, scores: { ...NO_GRADES }, ...none })) });
+      }
+      const { body: request, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
+      const before = earlier(key);
+      const kept = before?.extracted === digest(extracted) ? before.entries : [];
+      // Each member's body is encoded now (its pool's model), while the row is in hand; a kept judgement is reused as it is.
+      const work = members.map((m) => kept.find((e) => e.judge === m.name && isFinal(e)) ?? { member: m, body: m.pool.encode(request) });
+      return async (signal) => {
+        const entries = await Promise.all(
+          work.map(async (w, n) => {
+            if (!('member' in w)) return w;
+            const pool = w.member.pool;
+            const chat: RowChat = { encode: (r) => pool.encode(r), send: (_n, body, s) => pool.chat(body, s) };
+            const one = await gradeOnce(w.member.pool, chat, n, w.body, extracted, parseAttempts, signal);
+            return one && entryOf(w.member.name, one);
+          }),
+        );
+        if (entries.some((e) => e === undefined)) return undefined;
+        return { ...combinePanel(entries as PanelEntry[], rule), extracted_output: extracted, ...panelUsage(entries as PanelEntry[]) };
+      };
+    },
+  };
+}
+
+/** A member's judgement is final when it graded the row or its replies could not be parsed; a failed request is asked again. */
+function isFinal(e: PanelEntry): boolean {
+  return e.failed === 0 || (e.error_message ?? '').startsWith(UNPARSED);
+}
+
+function entryOf(judge: string, f: JudgeFields): PanelEntry {
+  return {
+    judge,
+    scores: Object.fromEntries(DIMENSIONS.map((d) => [d, f[d] ?? 0])) as PanelEntry['scores'],
+    total_score: f.total_score,
+    failed: f.failed,
+    ...(f.error_message === undefined ? {} : { error_message: f.error_message }),
+    ...(f.judge_raw_output === undefined ? {} : { judge_raw_output: f.judge_raw_output }),
+    ...(f.judge_attempts === undefined ? {} : { judge_attempts: f.judge_attempts }),
+    ...(f.judge_usage === undefined ? {} : { judge_usage: f.judge_usage }),
+    ...(f.judge_endpoint === undefined ? {} : { judge_endpoint: f.judge_endpoint }),
+  };
+}
+
+function panelUsage(entries: readonly PanelEntry[]) {
+  const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  for (const e of entries) sumUsage(usage, e.judge_usage);
+  return { judge_usage: usage, judge_attempts: entries.reduce((n, e) => n + (e.judge_attempts ?? 0), 0) };
+}
+
+/**
+ * The panel's fields from its members' judgements (pure). Each dimension: the mean (or median)
+ * of the grades of the members that graded the row, zeros (no grade) left out; the total, as
+ * the official rule has it, the mean of the dimensions that have a grade. A member whose
+ * request failed leaves the row to redo (its error, not final); when no member graded it, the
+ * first member's unparsed reply is the row's error (final, as for one judge).
+ */
+export function combinePanel(entries: readonly PanelEntry[], rule: PanelRule): JudgeFields {
+  const panel = [...entries];
+  const unsent = entries.find((e) => !isFinal(e));
+  if (unsent) return { ...NO_GRADES, total_score: 0, failed: 1, error_message: memberError(unsent), panel };
+  const valid = entries.filter((e) => e.failed === 0);
+  if (!valid.length) return { ...NO_GRADES, total_score: 0, failed: 1, error_message: memberError(entries[0]!), panel };
+  const scores = Object.fromEntries(
+    DIMENSIONS.map((d) => {
+      const grades = valid.map((e) => e.scores[d]).filter((g) => g > 0);
+      return [d, grades.length ? (rule === 'mean' ? mean(grades) : median(grades)) : 0];
+    }),
+  ) as PanelEntry['scores'];
+  const graded = Object.values(scores).filter((g) => g > 0);
+  return { total_score: graded.length ? mean(graded) : 0, ...scores, failed: 0, panel };
+}
+
+/** A member's error as the row's: it keeps the official prefix (its kind: UNPARSED is final), and names the member. */
+function memberError(e: PanelEntry): string {
+  const message = e.error_message ?? UNPARSED;
+  const prefix = 'Judge scoring failed: ';
+  return message.startsWith(prefix)
+    ? `${prefix}${message.slice(prefix.length)} (panel member ${e.judge})`
+    : `${message} (panel member ${e.judge})`;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64');
+}
+
+/**
+ * The members' judgements of the rows of an earlier output that a resume will redo (rows not
+ * graded, with a `panel`), by row key: read before the run, so a redone row asks only the
+ * members that have no final judgement yet. Rows graded are kept by the run itself.
+ */
+export async function earlierPanels(output: string, retryFailed: boolean): Promise<Map<string, EarlierPanel>> {
+  const found = new Map<string, EarlierPanel>();
+  if (!(await isNonEmptyFile(output))) return found;
+  for await (const line of readLineBytes(output)) {
+    if (isBlank(line.bytes) || !line.terminated) continue;
+    const read = readRow(line.bytes, predictionRowSchema, { file: output, lineNo: line.lineNo, terminated: true });
+    if (!read.ok || Number(read.parsed.failed) === 0 || typeof read.parsed.extracted_output !== 'string') continue;
+    const entries = panelEntrySchema.array().safeParse(read.parsed.panel);
+    if (!entries.success) continue;
+    // --retry-failed asks again the members whose replies could not be parsed, as it does a single judge.
+    const final = entries.data.filter((e) => e.failed === 0 || (!retryFailed && isFinal(e)));
+    if (final.length) found.set(read.key, { extracted: digest(read.parsed.extracted_output), entries: final });
+  }
+  return found;
+}
