@@ -4,7 +4,7 @@ import { UserError } from '../../core/errors.js';
 /** What a stage command asks of the endpoints besides its rows' requests: one pool's, or a panel's over its members' pools. */
 export type StagePool = Pick<
   EndpointPool,
-  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'usageLost'
+  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'usageLost' | 'pacing'
 >;
 
 /**
@@ -49,6 +49,11 @@ export class PanelPools implements StagePool {
     return Object.fromEntries(
       this.members.flatMap((m) => Object.entries(m.pool.stats()).map(([url, s]) => [`${m.name} ${url}`, s] as const)),
     );
+  }
+
+  /** The members' pacing: the first member that is held back by its limits, if any. */
+  pacing(): ReturnType<EndpointPool['pacing']> {
+    return this.members.map((m) => m.pool.pacing()).find((p) => p !== undefined);
   }
 
   get usageLost(): number {
