@@ -678,7 +678,7 @@
     applyFilters();
     showHash();
     // The comparison view (compare.js) draws itself from the same rows.
-    document.dispatchEvent(new CustomEvent('awb-rows', { detail: { data: DATA, el } }));
+    document.dispatchEvent(new window.CustomEvent('awb-rows', { detail: { data: DATA, el } }));
     performance.mark('awb-ready');
     document.body.setAttribute('data-ready', '1');
   }
