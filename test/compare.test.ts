@@ -8,6 +8,8 @@ import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.j
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { runAwb } from './support/cli.js';
 import { refusalLine } from './support/refusal.js';
+import { isFault } from './support/fault-of.js';
+import { gateReasons } from '../src/render/model.js';
 
 const dir = tempDir('awb-compare-');
 
@@ -109,9 +111,9 @@ describe('compare', () => {
 
     const same = await runCompare(baselineFile, baselineFile, { failBelow: '0.5' });
     assert.equal(same.exitCode, undefined);
-    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 }, invocation: 'awb' });
+    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 } });
     assert.match(report.warnings.join('\n'), /are the same file: every difference is 0, so the gate cannot fail/);
-    assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 }, invocation: 'awb' })).warnings, []);
+    assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 } })).warnings, []);
   });
 
   it('reports rows present on one side only, with examples', async () => {
@@ -138,11 +140,11 @@ describe('compare', () => {
       'predictions.jsonl',
       rows(base).map((r) => ({ task: r.task, id: r.id, turn_idx: r.turn_idx, prompt: r.prompt, response: r.response, gen: r.gen })),
     );
-    const opts = { gate: undefined, invocation: 'awb' };
-    await assert.rejects(compareFiles(empty, baselineFile, opts), /^UserError: .*empty\.jsonl: no judged rows \(the file has no rows\)$/);
+    const opts = { gate: undefined };
+    await assert.rejects(compareFiles(empty, baselineFile, opts), isFault('judged-file-empty', { file: empty }));
     await assert.rejects(
       compareFiles(baselineFile, predictions, opts),
-      /^UserError: .*predictions\.jsonl: is a predictions file .*`awb judge --predictions /,
+      isFault('judged-file-of-earlier-stage', { file: predictions, stage: 'prediction' }),
     );
   });
 
@@ -188,7 +190,7 @@ describe('compare', () => {
         : r;
     });
     const file = writeJudged(dir, 'lost.jsonl', cand);
-    const report = await compareFiles(baselineFile, file, { gate: { threshold: 1 }, invocation: 'node bin/awb.js' });
+    const report = await compareFiles(baselineFile, file, { gate: { threshold: 1 } });
     assert.deepEqual(
       report.result.domains.map((d) => [d.domain, d.candidateLost]),
       [
@@ -203,10 +205,14 @@ describe('compare', () => {
     assert.deepEqual(report.gate!.reasons, [
       "incomplete candidate: MCP: 1 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
       "incomplete candidate: OS: 10 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
-      'to complete lost.jsonl, ask its failed rows again: run the commands that made it once more with --retry-failed added (`node bin/awb.js infer ... --retry-failed` for rows without a generation, then `node bin/awb.js judge ... --retry-failed`); or gate on the rows in common with --allow-partial',
     ]);
+    assert.equal(report.gate!.retry, 'lost.jsonl');
+    assert.equal(
+      gateReasons(report.gate!, 'node bin/awb.js').at(-1),
+      'to complete lost.jsonl, ask its failed rows again: run the commands that made it once more with --retry-failed added (`node bin/awb.js infer ... --retry-failed` for rows without a generation, then `node bin/awb.js judge ... --retry-failed`); or gate on the rows in common with --allow-partial',
+    );
     // Allowed: judged on the rows in common, as before, saying how many were left out.
-    const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true }, invocation: 'awb' });
+    const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true } });
     assert.equal(allowed.gate!.failed, false);
     assert.deepEqual(allowed.gate!.reasons, []);
     assert.match(
@@ -215,7 +221,7 @@ describe('compare', () => {
     );
     // Rows failed on both sides take nothing from the candidate: the baseline has no valid row there either.
     const both = writeJudged(dir, 'both-failed-base.jsonl', cand);
-    assert.equal((await compareFiles(both, file, { gate: { threshold: 1 }, invocation: 'awb' })).gate!.failed, false);
+    assert.equal((await compareFiles(both, file, { gate: { threshold: 1 } })).gate!.failed, false);
   });
 
   it('tests each line by sign flips, holds the family to 5% with Holm, and calls too few trajectories untested', () => {

@@ -13,6 +13,7 @@ import { comparabilityNotes, type Provenance } from '../src/core/score/comparabi
 import { loadRubrics } from '../src/core/rubrics/rubrics.js';
 import { renderScoreJson } from '../src/render/json.js';
 import { renderScoreTable } from '../src/render/table.js';
+import { isFault } from './support/fault-of.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-honest-');
@@ -24,7 +25,6 @@ const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreReque
   withPublished: false,
   prices: undefined,
   byTurn: false,
-  invocation: 'awb',
   ...extra,
 });
 
@@ -196,9 +196,6 @@ describe('small things', () => {
   it('a predictions file given to score is named as such, with how to judge it', async () => {
     const file = join(dir, 'predictions.jsonl');
     writeFileSync(file, JSON.stringify({ task: 'mcp', id: 1, turn_idx: 1, prompt: ['a'], response: ['b'], gen: 'x' }) + '\n');
-    await assert.rejects(
-      scoreFiles(request([file])),
-      /is a predictions file \(its rows have gen but no judge results\), not a judged one; judge it first with `awb judge --predictions/,
-    );
+    await assert.rejects(scoreFiles(request([file])), isFault('judged-file-of-earlier-stage', { file, stage: 'prediction' }));
   });
 });

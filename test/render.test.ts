@@ -35,7 +35,6 @@ const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreReque
   withPublished: false,
   prices: { infer: { input: 1, output: 2 }, judge: { input: 1, output: 2 } },
   byTurn: false,
-  invocation: 'awb',
   ...extra,
 });
 
@@ -219,7 +218,7 @@ describe('renderers', () => {
   });
 
   it('compare: json and markdown shapes, the verdict first', async () => {
-    const report = await compareFiles(a, b, { gate: { threshold: 2, allowIncomparable: true }, invocation: 'awb' });
+    const report = { ...(await compareFiles(a, b, { gate: { threshold: 2, allowIncomparable: true } })), invocation: 'awb' };
     const j = JSON.parse(renderCompareJson(report));
     assert.equal(j.format, 'agentworldbench-compare');
     assert.deepEqual(Object.keys(j.domains), ['mcp', 'search']);
@@ -243,7 +242,7 @@ describe('renderers', () => {
   });
 
   it('compare: runs known not to be comparable fail the gate unless allowed', async () => {
-    const report = await compareFiles(a, b, { gate: { threshold: 2 }, invocation: 'awb' });
+    const report = { ...(await compareFiles(a, b, { gate: { threshold: 2 } })), invocation: 'awb' };
     assert.equal(report.gate!.failed, true);
     assert.match(report.gate!.reasons.join('\n'), /not comparable: judge differs .*--allow-incomparable/);
     const md = renderCompareMarkdown(report);

@@ -1,6 +1,6 @@
 import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta, Provenance } from '../core/score/index.js';
+import type { Delta, Provenance } from '../core/score/index.js';
 import {
   ALL_DOMAINS,
   cacheHitRatio,
@@ -14,7 +14,7 @@ import {
 import { formatFixed, formatSigned, rawMean, statScore, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
-import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
+import { MACRO, MICRO, gateReasons, leaderboard, methodNotes, type ComparePage, type ScoreCell } from './model.js';
 
 /*
  * One object per command. Numbers are unrounded (exact means converted to
@@ -168,7 +168,7 @@ function scoreDocument(report: ScoreReport) {
   };
 }
 
-export function renderCompareJson(report: CompareReport): string {
+export function renderCompareJson(report: ComparePage): string {
   const delta = (d: Delta) => ({
     baseline: num(d.baseline),
     candidate: num(d.candidate),
@@ -215,7 +215,7 @@ export function renderCompareJson(report: CompareReport): string {
                 alpha: report.gate.alpha,
                 rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), or when the candidate is partial or the runs are not comparable (unless allowed)',
                 failed: report.gate.failed,
-                reasons: report.gate.reasons,
+                reasons: gateReasons(report.gate, report.invocation),
                 tests: report.gate.tests,
                 not_tested: report.gate.inconclusive,
               }

@@ -384,7 +384,13 @@ const verdict = (d: Delta): Cell => {
 
 const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
 
-export function compareView(report: CompareReport): View {
+/** What the compare renderers show: the report, and how the user started awb for the commands it names. */
+export interface ComparePage extends CompareReport {
+  /** `awb`, `npx agentworldbench`, `node bin/awb.js`. */
+  invocation: string;
+}
+
+export function compareView(report: ComparePage): View {
   const { result, baseline, candidate } = report;
   const right = (title: string) => ({ title, align: 'right' as const });
   const deltaCells = (d: Delta): Cell[] => {
@@ -457,7 +463,7 @@ export function compareView(report: CompareReport): View {
     ],
     grids,
     footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
-    verdict: report.gate ? gateVerdict(report.gate) : [],
+    verdict: report.gate ? gateVerdict(report.gate, report.invocation) : [],
   };
 }
 
@@ -483,12 +489,20 @@ export function visibleView(view: View): View {
   };
 }
 
-function gateVerdict(g: GateResult): string[] {
+function gateVerdict(g: GateResult, awb: string): string[] {
   const threshold = formatFixed(g.threshold);
   const head = g.failed
     ? `Gate FAILED (--fail-below ${threshold}):`
     : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points (${g.tests.length} tested, family-wise error ${percentText(g.alpha)}).`;
-  return [head, ...g.reasons.map((r) => `  ${r}`), ...g.inconclusive.map((r) => `  not tested: ${r}`)];
+  return [head, ...gateReasons(g, awb).map((r) => `  ${r}`), ...g.inconclusive.map((r) => `  not tested: ${r}`)];
+}
+
+/** Why the gate failed, and how to complete an incomplete candidate when its failed rows can be asked again. */
+export function gateReasons(g: GateResult, awb: string): string[] {
+  const retry = g.retry
+    ? `to complete ${g.retry}, ask its failed rows again: run the commands that made it once more with --retry-failed added (\`${awb} infer ... --retry-failed\` for rows without a generation, then \`${awb} judge ... --retry-failed\`); or gate on the rows in common with --allow-partial`
+    : undefined;
+  return retry ? [...g.reasons, retry] : g.reasons;
 }
 
 function gateMethod(g: GateResult): string {

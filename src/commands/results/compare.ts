@@ -1,5 +1,6 @@
 import { appendFile } from 'node:fs/promises';
-import { compareFiles, type CompareReport } from '../../core/score/index.js';
+import { compareFiles } from '../../core/score/index.js';
+import type { ComparePage } from '../../render/model.js';
 import { fileError } from '../../core/rows/index.js';
 import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
@@ -46,7 +47,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
     // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
     await ensureOutputDir(opts.summary, '--summary');
   }
-  const report = await compareFiles(baseline, candidate, { gate, rows, invocation: thisInvocation() });
+  const report: ComparePage = { ...(await compareFiles(baseline, candidate, { gate, rows })), invocation: thisInvocation() };
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
@@ -62,7 +63,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
 }
 
 /** Only the renderer wanted is loaded, as for score: the two judged files stream through first. */
-async function render(format: 'table' | 'markdown' | 'json', report: CompareReport): Promise<string> {
+async function render(format: 'table' | 'markdown' | 'json', report: ComparePage): Promise<string> {
   switch (format) {
     case 'json':
       return (await import('../../render/json.js')).renderCompareJson(report);

@@ -1,8 +1,7 @@
-import { choiceFileError, judgedRows, judgeModeOf, type RowQuery } from '../../core/score/index.js';
+import { judgedRows, judgeModeOf, type RowQuery } from '../../core/score/index.js';
 import { domainName } from '../../core/domains.js';
-import { UserError } from '../../core/errors.js';
+import { UserError, fail } from '../../core/errors.js';
 import { choiceOption, intOption } from '../shared/options.js';
-import { thisInvocation } from '../shared/invocation.js';
 import { printWarnings } from './score.js';
 
 export interface RowsOpts {
@@ -26,12 +25,12 @@ export async function run(file: string, opts: RowsOpts): Promise<void> {
   };
   // Its rows hold choices: shown as grades of 0 they would read as judged and graded.
   const mode = await judgeModeOf(file);
-  if (mode === 'turing' || mode === 'pairwise') throw choiceFileError(file, mode, thisInvocation());
+  if (mode === 'turing' || mode === 'pairwise') throw fail({ kind: 'choice-file-has-no-grades', file, mode });
   const { renderRowBlock, rowJson } = await import('../../render/rows.js');
   const width = process.stdout.columns || 120;
   let count = 0;
   const warnings: string[] = [];
-  for await (const row of judgedRows(file, query, thisInvocation(), warnings)) {
+  for await (const row of judgedRows(file, query, warnings)) {
     const text =
       format === 'json' ? `${count ? ',' : '['}\n${JSON.stringify(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
     count++;

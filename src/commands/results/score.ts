@@ -3,7 +3,6 @@ import type { ModeReport } from '../../render/modes.js';
 import type { BootstrapSettings, Prices, ScoreRequest } from '../../core/score/index.js';
 import { visibleLines } from '../../core/shown.js';
 import { choiceOption, formatOption, intOption, numberOption } from '../shared/options.js';
-import { thisInvocation } from '../shared/invocation.js';
 
 /** The options score and report share (see withScoreOptions in cli.ts). */
 export interface ScoreSettingsOpts {
@@ -106,7 +105,6 @@ export function scoreRequest(files: string[], opts: ScoreSettingsOpts, byTurn: b
     withPublished: opts.withPublished === true,
     prices: pricesOption(opts),
     byTurn,
-    invocation: thisInvocation(),
   };
 }
 

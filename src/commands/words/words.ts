@@ -16,5 +16,8 @@ export const EXIT = {
 /** What a fault says: its message (exit 2, a usage or input mistake), or the message and another exit code. */
 export type Said = string | { message: string; exit: number };
 
-/** The words of every kind of F, each given its own fault's fields. */
-export type Words<F extends Fault> = { [K in F['kind']]: (fault: Extract<F, { kind: K }>) => Said };
+/**
+ * The words of every kind of F, each given its own fault's fields and `awb`,
+ * how the user started awb (`awb`, `npx agentworldbench`), for the commands a message names.
+ */
+export type Words<F extends Fault> = { [K in F['kind']]: (fault: Extract<F, { kind: K }>, awb: string) => Said };

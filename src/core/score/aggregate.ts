@@ -9,7 +9,7 @@ import {
 } from './bootstrap.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
 import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
 import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
 import { readJudged, type JudgedRecord, type JudgedVisitor, type TokenUsage } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
@@ -356,8 +356,6 @@ export interface ScoreRequest extends ScoreOptions {
   withPublished: boolean;
   prices: Prices | undefined;
   byTurn: boolean;
-  /** How the user started awb (`awb`, `npx agentworldbench`, `node bin/awb.js`), for the commands a refusal tells them to run. */
-  invocation: string;
 }
 
 export interface ScoreReport {
@@ -410,14 +408,13 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps'>> = [];
   for (const [i, file] of req.files.entries()) {
     // A file of an earlier stage is refused with what to run next, never scored (not even at the lowest grade).
-    const judged = await readJudged(file, visit?.(i), req.invocation);
+    const judged = await readJudged(file, visit?.(i));
     warnings.push(...judged.warnings);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
     // --failures-as-lowest scores failed rows (at the lowest grade): a file of failures then has a figure, 0.
     if (score.valid === 0 && !(req.failuresAsLowest && score.rows > 0)) {
-      const why = score.rows === 0 ? 'the file has no rows' : `all ${score.rows} rows failed`;
-      throw new UserError(`${file}: no valid judged rows (${why})`);
+      throw fail({ kind: 'no-valid-judged-rows', file, rows: score.rows });
     }
     warnings.push(...manifestWarnings);
     loaded.push({

@@ -1,8 +1,7 @@
 import { sameFile } from '../files.js';
 import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
 import { canonicalDomains, compareDomains, domainLabel } from '../domains.js';
-import { UserError } from '../errors.js';
-import { choiceFileError } from './judge-mode.js';
+import { fail } from '../errors.js';
 import { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedMean } from './exact.js';
 import { readJudged, type JudgedRecord } from './judged-reader.js';
 import { displayKey, splitKey } from '../rows/index.js';
@@ -306,6 +305,8 @@ export interface GateResult {
   reasons: string[];
   /** Domains with too few trajectories for any outcome to be significant, and so not tested. */
   inconclusive: string[];
+  /** The candidate's label when it failed rows the baseline has valid and is gated as incomplete: asking them again (--retry-failed) completes it. */
+  retry: string | undefined;
 }
 
 export interface GateOptions {
@@ -319,8 +320,8 @@ export interface GateOptions {
 export interface GateContext {
   /** Why the candidate is incomplete (rows of the baseline missing, rows failed where the baseline's are valid, its manifest says unfinished). */
   partial: string[];
-  /** How to complete it, when it is incomplete: said once after the reasons. */
-  remedy?: string;
+  /** The candidate's label, when rows it failed could be asked again: how is said once after the reasons. */
+  retry?: string;
   /** Known differences that make the runs not comparable. */
   incomparable: string[];
 }
@@ -427,14 +428,20 @@ export function applyGate(result: CompareResult, opts: GateOptions, context: Gat
       (t) =>
         `${t.name}: ${formatSigned(t.delta)} points, worse by more than ${formatFixed(threshold)} (one-sided p = ${t.p.toPrecision(2)}, at most ${percent(t.level!)} by Holm over ${tests.length === 1 ? 'one test' : `${tests.length} tests`})`,
     );
-  if (context.partial.length && !opts.allowPartial) {
-    reasons.push(...context.partial.map((p) => `incomplete candidate: ${p} (--allow-partial to gate on the rows in common)`));
-    if (context.remedy) reasons.push(context.remedy);
-  }
+  const partial = context.partial.length > 0 && !opts.allowPartial;
+  if (partial) reasons.push(...context.partial.map((p) => `incomplete candidate: ${p} (--allow-partial to gate on the rows in common)`));
   if (context.incomparable.length && !opts.allowIncomparable) {
     reasons.push(...context.incomparable.map((p) => `${p} (--allow-incomparable to gate anyway)`));
   }
-  return { threshold, alpha: GATE_ALPHA, failed: reasons.length > 0, tests, reasons, inconclusive };
+  return {
+    threshold,
+    alpha: GATE_ALPHA,
+    failed: reasons.length > 0,
+    tests,
+    reasons,
+    inconclusive,
+    retry: partial ? context.retry : undefined,
+  };
 }
 
 function percent(x: number): string {
@@ -455,8 +462,6 @@ export interface CompareReport {
   gate: GateResult | undefined;
   notes: string[];
   warnings: string[];
-  /** As given in CompareOptions, for the commands the report names. */
-  invocation: string;
 }
 
 export interface CompareOptions {
@@ -464,23 +469,18 @@ export interface CompareOptions {
   gate: GateOptions | undefined;
   /** How many most-changed rows to list. */
   rows?: number;
-  /** How the user started awb (`awb`, `npx agentworldbench`, `node bin/awb.js`), for the commands the report tells them to run. */
-  invocation: string;
 }
 
 /** Reads two judged files and compares them: everything `awb compare` prints. */
 export async function compareFiles(baselineFile: string, candidateFile: string, opts: CompareOptions): Promise<CompareReport> {
-  const [base, cand] = [
-    await readJudged(baselineFile, undefined, opts.invocation),
-    await readJudged(candidateFile, undefined, opts.invocation),
-  ];
+  const [base, cand] = [await readJudged(baselineFile), await readJudged(candidateFile)];
   // Said of the file itself, as score says it, rather than as "no rows in common".
   for (const [file, read] of [
     [baselineFile, base],
     [candidateFile, cand],
   ] as const) {
-    if (read.mode === 'turing' || read.mode === 'pairwise') throw choiceFileError(file, read.mode, opts.invocation);
-    if (read.records.length === 0) throw new UserError(`${file}: no judged rows (the file has no rows)`);
+    if (read.mode === 'turing' || read.mode === 'pairwise') throw fail({ kind: 'choice-file-has-no-grades', file, mode: read.mode });
+    if (read.records.length === 0) throw fail({ kind: 'judged-file-empty', file });
   }
   const warnings = [...base.warnings, ...cand.warnings];
   // A CI job wired to the wrong path would otherwise pass its gate for ever.
@@ -490,11 +490,8 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   const result = compareRecords(base.records, cand.records, { rows: opts.rows });
   const { used, paired, baselineFailed: failedBase, candidateFailed: failedCand } = result.overall;
   if (used === 0) {
-    throw new UserError(
-      paired === 0
-        ? `${baselineFile} and ${candidateFile} have no rows in common (were they made from the same dataset?)`
-        : `${baselineFile} and ${candidateFile}: none of the ${paired} rows in common is valid on both sides`,
-    );
+    const files = { baseline: baselineFile, candidate: candidateFile };
+    throw fail(paired === 0 ? { kind: 'no-rows-in-common', ...files } : { kind: 'no-valid-rows-in-common', ...files, paired });
   }
   const prov = [await readProvenance(baselineFile), await readProvenance(candidateFile)];
   for (const p of prov) warnings.push(...p.warnings);
@@ -536,19 +533,15 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   for (const d of lost) {
     partial.push(`${domainLabel(d.domain)}: ${d.candidateLost} of ${d.paired} candidate rows failed where the baseline's are valid`);
   }
-  const i = opts.invocation;
-  const remedy = lost.length
-    ? `to complete ${lc}, ask its failed rows again: run the commands that made it once more with --retry-failed added (\`${i} infer ... --retry-failed\` for rows without a generation, then \`${i} judge ... --retry-failed\`); or gate on the rows in common with --allow-partial`
-    : undefined;
+
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {
     baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.records.length },
     candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.records.length },
     result,
-    gate: opts.gate && applyGate(result, opts.gate, { partial, remedy, incomparable }),
+    gate: opts.gate && applyGate(result, opts.gate, { partial, retry: lost.length ? lc : undefined, incomparable }),
     notes,
     warnings,
-    invocation: opts.invocation,
   };
 }
 

@@ -18,11 +18,11 @@ export { Ratio, SIXTIETHS, formatFixed, formatSigned, normalizedMean, rawMean } 
 export { sampleSd, scoreModeFile, scoreRepeatRows } from './modes.js';
 export type { Figure, ModeDomainScore, ModeFigure, ModeScore } from './modes.js';
 export { judgeModeOf, readModeFile } from './modes-reader.js';
-export { choiceFileError } from './judge-mode.js';
+export { MODE_FIELD } from './judge-mode.js';
 export type { ChoiceRecord, JudgeMode, RepeatRecord } from './modes-reader.js';
 export { scoreInputs } from './inputs.js';
 export { judgedRows } from './row-view.js';
 export type { RowQuery, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';
 export type { JudgedFile, JudgedRecord, TokenUsage } from './judged-reader.js';
-export type { ScoreFault } from './faults.js';
+export type { At, ScoreFault } from './faults.js';
