@@ -2,16 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  aggregate,
-  BATCH_PRICE,
-  costOf,
-  scoreFiles,
-  statScore,
-  turnBucket,
-  TURN_BUCKETS,
-  type UsageTotals,
-} from '../src/core/score/aggregate.js';
+import { aggregate, statScore, turnBucket, TURN_BUCKETS } from '../src/core/score/aggregate.js';
+import { BATCH_PRICE, costOf, type UsageTotals } from '../src/core/score/usage.js';
+import { scoreFiles } from '../src/core/score/score-files.js';
 import { isFault } from './support/fault-of.js';
 import { readProvenance } from '../src/core/score/comparability.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';

@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../src/commands/results/compare.js';
-import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/compare.js';
+import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/index.js';
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { runAwb } from './support/cli.js';
 import { refusalLine } from './support/refusal.js';
 import { isFault } from './support/fault-of.js';
-import { gateReasons } from '../src/render/model.js';
+import { gateReasons } from '../src/render/compare-view.js';
 
 const dir = tempDir('awb-compare-');
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pricesOption } from '../src/commands/results/score.js';
 import { domainName, parseDomainList, PUBLISHED_ROW_COUNTS } from '../src/core/domains.js';
-import { scoreFiles, type ScoreRequest } from '../src/core/score/aggregate.js';
+import { scoreFiles, type ScoreRequest } from '../src/core/score/score-files.js';
 import { comparabilityNotes, type Provenance } from '../src/core/score/comparability.js';
 import { loadRubrics } from '../src/core/rubrics/rubrics.js';
 import { renderScoreJson } from '../src/render/json.js';

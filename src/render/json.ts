@@ -14,7 +14,8 @@ import {
 import { formatFixed, formatSigned, rawMean, statScore, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
-import { MACRO, MICRO, gateReasons, leaderboard, methodNotes, type ComparePage, type ScoreCell } from './model.js';
+import { gateReasons, type ComparePage } from './compare-view.js';
+import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
 
 /*
  * One object per command. Numbers are unrounded (exact means converted to

@@ -1,5 +1,7 @@
 import type { ScoreReport } from '../core/score/index.js';
-import { compareView, scoreView, visibleView, type Cell, type ComparePage, type Grid, type View } from './model.js';
+import { compareView, type ComparePage } from './compare-view.js';
+import { scoreView } from './model.js';
+import { visibleView, type Cell, type Grid, type View } from './view.js';
 
 /** GitHub-flavoured markdown: a heading and a table per grid, footnotes as a list. */
 export function renderScoreMarkdown(report: ScoreReport): string {

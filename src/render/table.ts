@@ -1,6 +1,8 @@
 import { Chalk, type ChalkInstance, type ColorSupportLevel } from 'chalk';
 import type { ScoreReport } from '../core/score/index.js';
-import { compareView, scoreView, visibleView, type Cell, type ComparePage, type Grid, type View } from './model.js';
+import { compareView, type ComparePage } from './compare-view.js';
+import { scoreView } from './model.js';
+import { visibleView, type Cell, type Grid, type View } from './view.js';
 
 export function renderScoreTable(report: ScoreReport, level: ColorSupportLevel = 0): string {
   return renderView(scoreView(report), new Chalk({ level }));

@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises';
 import { compareFiles } from '../../core/score/index.js';
-import type { ComparePage } from '../../render/model.js';
+import type { ComparePage } from '../../render/compare-view.js';
 import { fileError } from '../../core/rows/index.js';
 import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';

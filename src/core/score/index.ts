@@ -1,18 +1,16 @@
-export { ALL_DOMAINS, TURN_BUCKETS, cacheHitRatio, costOf, hasUsage, scoreFiles, statScore } from './aggregate.js';
-export type {
-  MeanStat,
-  Prices,
-  RunReport,
-  ScoreReport,
-  ScoreRequest,
-  StagePrices,
-  StageUsage,
-  TurnScore,
-  UsageTotals,
-} from './aggregate.js';
+export { ALL_DOMAINS, TURN_BUCKETS, statScore } from './aggregate.js';
+export type { MeanStat, TurnScore } from './aggregate.js';
+export { cacheHitRatio, costOf, hasUsage } from './usage.js';
+export type { Prices, StagePrices, StageUsage, UsageTotals } from './usage.js';
+export { scoreFiles } from './score-files.js';
+export type { RunReport, ScoreReport, ScoreRequest } from './score-files.js';
 export type { BootstrapSettings, Interval } from './bootstrap.js';
-export { GATE_ALPHA, applyGate, compareFiles, compareRecords } from './compare.js';
-export type { ChangedRow, CompareReport, CompareResult, Delta, GateResult } from './compare.js';
+export { compareRecords } from './compare.js';
+export type { ChangedRow, CompareResult, Delta } from './compare.js';
+export { GATE_ALPHA, applyGate } from './gate.js';
+export type { GateResult } from './gate.js';
+export { compareFiles } from './compare-files.js';
+export type { CompareReport } from './compare-files.js';
 export type { Provenance } from './comparability.js';
 export { Ratio, SIXTIETHS, formatFixed, formatSigned, normalizedMean, rawMean } from './exact.js';
 export { sampleSd, scoreModeFile, scoreRepeatRows } from './modes.js';
