@@ -9,7 +9,8 @@ import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { runAwb } from './support/cli.js';
 import { refusalLine } from './support/refusal.js';
 import { isFault } from './support/fault-of.js';
-import { gateReasons } from '../src/render/compare-view.js';
+import { gateRemedy, reasonText, untestedText } from '../src/render/gate.js';
+import type { ComparePage } from '../src/render/compare-view.js';
 
 const dir = tempDir('awb-compare-');
 
@@ -163,8 +164,9 @@ describe('compare', () => {
     );
     const gate = applyGate(result, { threshold: 1 });
     assert.equal(gate.tests.length, 1);
+    const overall = gate.reasons.filter((r) => r.code === 'regression' && r.domain === 'overall');
     assert.deepEqual(
-      gate.reasons.filter((r) => r.startsWith('Overall')),
+      overall.map((r) => reasonText(r, page('few-cand.jsonl'))),
       ['Overall: -25.00 points, worse by more than 1.00 (one-sided p = 0.0020, at most 5% by Holm over one test)'],
     );
   });
@@ -202,13 +204,18 @@ describe('compare', () => {
     assert.equal(report.result.overall.delta!.toNumber(), 0);
     assert.ok(report.gate!.tests.every((t) => !t.rejected));
     assert.equal(report.gate!.failed, true);
+    assert.equal(report.gate!.outcome, 'incomplete');
     assert.deepEqual(report.gate!.reasons, [
-      "incomplete candidate: MCP: 1 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
-      "incomplete candidate: OS: 10 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
+      { code: 'incomplete', cause: 'no-generation', domain: 'mcp', rows: 1, paired: 24 },
+      { code: 'incomplete', cause: 'no-generation', domain: 'os', rows: 10, paired: 24 },
     ]);
-    assert.equal(report.gate!.retry, 'lost.jsonl');
+    const shown = { ...report, invocation: 'node bin/awb.js' };
     assert.equal(
-      gateReasons(report.gate!, 'node bin/awb.js').at(-1),
+      reasonText(report.gate!.reasons[1]!, shown),
+      "incomplete candidate: OS: 10 of 24 candidate rows have no generation (their inference failed) where the baseline's are valid (--allow-partial to gate on the rows in common)",
+    );
+    assert.equal(
+      gateRemedy(report.gate!, shown),
       'to complete lost.jsonl, ask its failed rows again: run the commands that made it once more with --retry-failed added (`node bin/awb.js infer ... --retry-failed` for rows without a generation, then `node bin/awb.js judge ... --retry-failed`); or gate on the rows in common with --allow-partial',
     );
     // Allowed: judged on the rows in common, as before, saying how many were left out.
@@ -233,6 +240,7 @@ describe('compare', () => {
       dims: [60 * grade, 60 * grade, 60 * grade, 60 * grade, 60 * grade],
       total: 60 * grade,
       failed: false,
+      noGeneration: false,
       mode: 'rubric',
       lineNo: id,
     });
@@ -273,7 +281,7 @@ describe('compare', () => {
     );
     assert.equal(applyGate(everywhere, { threshold: 1 }).failed, true);
     assert.equal(applyGate(everywhere, { threshold: 30 }).failed, false);
-    // Three trajectories, all a grade worse: 1/8 could never be significant, so nothing is tested, and that is said.
+    // Three trajectories, all a grade worse: 1/8 could never be significant, so nothing is tested: Overall fails the gate as untestable.
     const few = applyGate(
       compareRecords(
         run(['web'], 3, () => 4),
@@ -281,9 +289,15 @@ describe('compare', () => {
       ),
       { threshold: 0 },
     );
-    assert.equal(few.failed, false);
+    assert.equal(few.failed, true);
+    assert.equal(few.outcome, 'untestable');
     assert.deepEqual(few.tests, []);
-    assert.match(few.inconclusive.join('\n'), /^Overall: 3 trajectories, too few to conclude anything.*\nWeb: 3 trajectories, too few/);
+    assert.deepEqual(few.reasons, [{ code: 'untestable', domain: 'overall', trajectories: 3, needed: 6, tests: 2 }]);
+    assert.match(
+      reasonText(few.reasons[0]!, page('web.jsonl')),
+      /^Overall could not be tested: 3 trajectories cannot show a drop of any size .*at least 6 trajectories/,
+    );
+    assert.match(few.inconclusive.map(untestedText).join('\n'), /^Web: 3 trajectories, too few to conclude anything/);
     // With Overall testable (3 + 10 trajectories), the small domain alone is left out.
     const mixed = applyGate(
       compareRecords(
@@ -293,22 +307,37 @@ describe('compare', () => {
       { threshold: 0 },
     );
     assert.deepEqual(mixed.tests.map((t) => t.name).sort(), ['MCP', 'Overall']);
+    assert.equal(mixed.failed, false);
     assert.deepEqual(
-      mixed.inconclusive.map((l) => l.split(':')[0]),
-      ['Web'],
+      mixed.inconclusive.map((u) => u.domain),
+      ['web'],
     );
   });
 
   it('fails a partial or incomparable candidate unless allowed', () => {
     const ok = compareRecordsOf([]);
-    const context = { partial: ['3 row(s) of the baseline are missing'], incomparable: ['not comparable: judge differs (a in x; b in y)'] };
+    const context = {
+      incomplete: [{ code: 'incomplete' as const, cause: 'missing-rows' as const, rows: 3, emptyDomains: [] }],
+      incomparable: ['not comparable: judge differs (a in x; b in y)'],
+    };
     const g = applyGate(ok, { threshold: 1 }, context);
     assert.equal(g.failed, true);
-    assert.equal(g.reasons.length, 2);
-    assert.match(g.reasons[0]!, /--allow-partial/);
+    // Runs not comparable come before an incomplete candidate, and decide the outcome (exit 4).
+    assert.deepEqual(
+      g.reasons.map((r) => r.code),
+      ['incomparable', 'incomplete'],
+    );
+    assert.equal(g.outcome, 'incomparable');
+    assert.equal(applyGate(ok, { threshold: 1, allowIncomparable: true }, context).outcome, 'incomplete');
     assert.equal(applyGate(ok, { threshold: 1, allowPartial: true, allowIncomparable: true }, context).failed, false);
   });
 });
+
+/** What the renderers are given, for a candidate file of this name. */
+function page(candidate: string): ComparePage {
+  const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0 };
+  return { baseline: side, candidate: side, result: compareRecordsOf([]), gate: undefined, notes: [], warnings: [], invocation: 'awb' };
+}
 
 function compareRecordsOf(records: Parameters<typeof compareRecords>[0]): CompareResult {
   return compareRecords(records, records);

@@ -67,6 +67,7 @@ function judge(rows: readonly Row[], rng: () => number, shift: (r: Row) => numbe
       dims,
       total: Math.round(dims.reduce((a, b) => a + b, 0) / 5),
       failed: false,
+      noGeneration: false,
       kind: 'judged',
       mode: 'rubric',
       lineNo: lineNo + 1,

@@ -244,7 +244,8 @@ describe('renderers', () => {
   it('compare: runs known not to be comparable fail the gate unless allowed', async () => {
     const report = { ...(await compareFiles(a, b, { gate: { threshold: 2 } })), invocation: 'awb' };
     assert.equal(report.gate!.failed, true);
-    assert.match(report.gate!.reasons.join('\n'), /not comparable: judge differs .*--allow-incomparable/);
+    assert.equal(report.gate!.outcome, 'incomparable');
+    assert.match(JSON.parse(renderCompareJson(report)).gate.reasons[0].message, /not comparable: judge differs .*--allow-incomparable/);
     const md = renderCompareMarkdown(report);
     assert.ok(md.indexOf('Gate FAILED') < md.indexOf('| Domain |'), 'the verdict leads the summary');
   });

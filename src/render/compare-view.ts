@@ -4,6 +4,7 @@ import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import type { Cell, Grid, View } from './view.js';
+import { gateRemedy, percentText, reasonText, untestedText } from './gate.js';
 
 /* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
 
@@ -99,28 +100,24 @@ export function compareView(report: ComparePage): View {
     ],
     grids,
     footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
-    verdict: report.gate ? gateVerdict(report.gate, report.invocation) : [],
+    verdict: report.gate ? gateVerdict(report.gate, report) : [],
   };
 }
 
-function gateVerdict(g: GateResult, awb: string): string[] {
+function gateVerdict(g: GateResult, page: ComparePage): string[] {
   const threshold = formatFixed(g.threshold);
   const head = g.failed
     ? `Gate FAILED (--fail-below ${threshold}):`
     : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points (${g.tests.length} tested, family-wise error ${percentText(g.alpha)}).`;
-  return [head, ...gateReasons(g, awb).map((r) => `  ${r}`), ...g.inconclusive.map((r) => `  not tested: ${r}`)];
-}
-
-/** Why the gate failed, and how to complete an incomplete candidate when its failed rows can be asked again. */
-export function gateReasons(g: GateResult, awb: string): string[] {
-  const retry = g.retry
-    ? `to complete ${g.retry}, ask its failed rows again: run the commands that made it once more with --retry-failed added (\`${awb} infer ... --retry-failed\` for rows without a generation, then \`${awb} judge ... --retry-failed\`); or gate on the rows in common with --allow-partial`
-    : undefined;
-  return retry ? [...g.reasons, retry] : g.reasons;
+  const remedy = gateRemedy(g, page);
+  return [
+    head,
+    ...g.reasons.map((r) => `  ${reasonText(r, page)}`),
+    ...(remedy ? [`  ${remedy}`] : []),
+    ...g.inconclusive.map((u) => `  not tested: ${untestedText(u)}`),
+  ];
 }
 
 function gateMethod(g: GateResult): string {
-  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length === 1 ? 'one test' : `${g.tests.length} tests`} keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure.`;
+  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length === 1 ? 'one test' : `${g.tests.length} tests`} keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure; Overall too small to test fails the gate, which passes nothing it could not test.`;
 }
-
-const percentText = (x: number): string => `${Number((x * 100).toPrecision(3))}%`;

@@ -1,5 +1,6 @@
 import { appendFile } from 'node:fs/promises';
-import { compareFiles } from '../../core/score/index.js';
+import { compareFiles, type GateOutcome } from '../../core/score/index.js';
+import { EXIT } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
 import { fileError } from '../../core/rows/index.js';
 import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
@@ -18,15 +19,22 @@ export interface CompareOpts {
   summary?: string;
 }
 
-/** A failed gate's exit code: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken run. */
-export const GATE_FAILED_EXIT = 4;
+/** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
+const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
+  regression: EXIT.gate,
+  incomparable: EXIT.gate,
+  incomplete: EXIT.gateIncomplete,
+  untestable: EXIT.gateUntestable,
+};
 
 /**
  * Gate (--fail-below DELTA): exit 4 when the candidate is significantly worse
  * by more than DELTA points for Overall (macro) or any domain, with the
- * family-wise error held to 5% (Holm over one-sided cluster-robust t tests);
- * also when the candidate lacks baseline rows or the runs are known not to
- * be comparable, unless --allow-partial / --allow-incomparable. Exit 0 otherwise.
+ * family-wise error held to 5% (Holm over one-sided sign-flip tests), or the
+ * runs are known not to be comparable (unless --allow-incomparable); exit 5
+ * when the candidate lacks baseline rows or failed rows the baseline has
+ * valid (unless --allow-partial); exit 6 when Overall has too few
+ * trajectories to test. Exit 0 otherwise.
  */
 export async function run(baseline: string, candidate: string, opts: CompareOpts): Promise<void> {
   const format = formatOption(opts.format, ['table', 'markdown', 'json'] as const);
@@ -51,7 +59,7 @@ export async function run(baseline: string, candidate: string, opts: CompareOpts
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
-  if (report.gate?.failed) process.exitCode = GATE_FAILED_EXIT;
+  if (report.gate && report.gate.outcome !== 'passed') process.exitCode = GATE_EXIT[report.gate.outcome];
   if (opts.summary) {
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');

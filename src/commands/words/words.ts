@@ -8,8 +8,12 @@ export const EXIT = {
   usage: 2,
   /** An endpoint or hub that cannot be used. */
   endpoint: 3,
-  /** The regression gate failed. */
+  /** The regression gate failed: a regression, or runs not comparable. */
   gate: 4,
+  /** The gate failed on an incomplete candidate: rows missing, or failed (no generation, no readable judgement) where the baseline's are valid. */
+  gateIncomplete: 5,
+  /** The gate could not test Overall: too few trajectories for any drop to be significant. */
+  gateUntestable: 6,
   interrupted: 130,
 } as const;
 

@@ -1,10 +1,10 @@
 import { sameFile } from '../files.js';
 import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
-import { canonicalDomains, domainLabel } from '../domains.js';
+import { canonicalDomains } from '../domains.js';
 import { fail } from '../errors.js';
 import { readJudged, type JudgedRecord } from './judged-reader.js';
 import { compareRecords, type CompareResult } from './compare.js';
-import { applyGate, type GateOptions, type GateResult } from './gate.js';
+import { applyGate, type GateOptions, type GateResult, type Incomplete } from './gate.js';
 
 export interface ComparedSide {
   file: string;
@@ -77,27 +77,27 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
       `failed rows among the paired ones: ${failedBase} in ${lb}, ${failedCand} in ${lc}; deltas use only rows valid on both sides (${paired - used} of ${paired} paired rows left out)`,
     );
   }
-  const partial: string[] = [];
+  const incomplete: Incomplete[] = [];
   if (result.onlyBaseline.count) {
-    const missing = domainsOf(base.records).filter((d) => !cand.records.some((r) => r.domain === d));
-    partial.push(
-      `${result.onlyBaseline.count} row(s) of the baseline are missing from ${lc}${missing.length ? ` (no rows at all in ${missing.map(domainLabel).join(', ')})` : ''}`,
-    );
+    const emptyDomains = domainsOf(base.records).filter((d) => !cand.records.some((r) => r.domain === d));
+    incomplete.push({ code: 'incomplete', cause: 'missing-rows', rows: result.onlyBaseline.count, emptyDomains });
   }
-  if (pc.complete === false) partial.push(`the manifest of ${lc} says the run is unfinished`);
+  if (pc.complete === false) incomplete.push({ code: 'incomplete', cause: 'unfinished' });
   // Rows the candidate failed (no generation, no parsable judgement) drop out of the pairs: a domain could lose
   // most of them and still pass; with all of them it has no delta that a test could see fall.
-  const lost = result.domains.filter((d) => d.candidateLost > 0);
-  for (const d of lost) {
-    partial.push(`${domainLabel(d.domain)}: ${d.candidateLost} of ${d.paired} candidate rows failed where the baseline's are valid`);
+  for (const d of result.domains) {
+    const judged = d.candidateLost - d.candidateUngenerated;
+    if (d.candidateUngenerated) {
+      incomplete.push({ code: 'incomplete', cause: 'no-generation', domain: d.domain, rows: d.candidateUngenerated, paired: d.paired });
+    }
+    if (judged) incomplete.push({ code: 'judge-failures', domain: d.domain, rows: judged, paired: d.paired });
   }
-
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {
     baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.records.length },
     candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.records.length },
     result,
-    gate: opts.gate && applyGate(result, opts.gate, { partial, retry: lost.length ? lc : undefined, incomparable }),
+    gate: opts.gate && applyGate(result, opts.gate, { incomplete, incomparable }),
     notes,
     warnings,
   };

@@ -43,6 +43,8 @@ export interface DomainDelta extends Delta {
   candidateFailed: number;
   /** Paired rows failed in the candidate whose baseline row is valid: left out of the delta, they make the candidate incomplete. */
   candidateLost: number;
+  /** Those of them without a generation (inference failed); the others the judge gave no grade. */
+  candidateUngenerated: number;
 }
 
 /** One paired row's change in total (0-100 points). */
@@ -112,6 +114,7 @@ export function compareRecords(
           baselineFailed: 0,
           candidateFailed: 0,
           candidateLost: 0,
+          candidateUngenerated: 0,
           ...emptyDelta(),
         },
         base: emptySide(),
@@ -134,7 +137,10 @@ export function compareRecords(
     a.d.paired++;
     if (b.failed) a.d.baselineFailed++;
     if (c.failed) a.d.candidateFailed++;
-    if (c.failed && !b.failed) a.d.candidateLost++;
+    if (c.failed && !b.failed) {
+      a.d.candidateLost++;
+      if (c.noGeneration) a.d.candidateUngenerated++;
+    }
     if (b.failed || c.failed || b.total === 0 || c.total === 0) continue;
     a.d.used++;
     addSide(a.base, b);
@@ -193,6 +199,7 @@ export function compareRecords(
       baselineFailed: sum((d) => d.baselineFailed),
       candidateFailed: sum((d) => d.candidateFailed),
       candidateLost: sum((d) => d.candidateLost),
+      candidateUngenerated: sum((d) => d.candidateUngenerated),
     },
     changed: changed.slice(0, opts.rows ?? 0),
   };

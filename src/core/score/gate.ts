@@ -1,5 +1,4 @@
 import { domainLabel } from '../domains.js';
-import { formatFixed, formatSigned, type Ratio } from './exact.js';
 import { deriveSeed, mulberry32 } from './bootstrap.js';
 import type { CompareResult, Delta } from './compare.js';
 
@@ -8,10 +7,15 @@ export const GATE_ALPHA = 0.05;
 /** Random sign patterns drawn per gate test when there are too many to enumerate. */
 const FLIPS = 9_999;
 
+/** Overall's place where a domain's id would be, in tests and reasons. */
+export const OVERALL = 'overall';
+
 /** One test of the gate: is the candidate worse by more than the threshold here? */
 export interface GateTest {
   /** 'Overall' or a domain label. */
   name: string;
+  /** OVERALL or the domain's id. */
+  domain: string;
   delta: number;
   /** One-sided p-value of "the drop is no larger than the threshold" (sign-flip randomization test). */
   p: number;
@@ -20,19 +24,52 @@ export interface GateTest {
   rejected: boolean;
 }
 
+/** A line the gate could not test: so few trajectories that even all of them moving the same way would not be significant. */
+export interface Untested {
+  /** OVERALL or the domain's id. */
+  domain: string;
+  trajectories: number;
+  /** The fewest trajectories that could show a drop among this many tests. */
+  needed: number;
+  /** The tests the level is shared among (Overall and each domain with a delta). */
+  tests: number;
+}
+
+/** Why the candidate is incomplete: rows missing or failed where the baseline has them, or a run its manifest calls unfinished. */
+export type Incomplete =
+  | { code: 'incomplete'; cause: 'missing-rows'; rows: number; emptyDomains: string[] }
+  | { code: 'incomplete'; cause: 'unfinished' }
+  /** Paired rows the candidate has no generation for (its inference failed) where the baseline's are valid. */
+  | { code: 'incomplete'; cause: 'no-generation'; domain: string; rows: number; paired: number }
+  /** Paired rows the candidate's judge gave no grade (a reply it could not read) where the baseline's are valid. */
+  | { code: 'judge-failures'; domain: string; rows: number; paired: number };
+
+/** Why the gate failed, as data (the renderers word each one; JSON carries both). */
+export type GateReason =
+  | { code: 'regression'; domain: string; delta: number; threshold: number; p: number; level: number; tests: number }
+  | ({ code: 'untestable' } & Untested)
+  | Incomplete
+  /** A known difference (judge, rubrics, history protocol, dataset); `detail` is the comparability note. */
+  | { code: 'incomparable'; detail: string };
+
+/**
+ * The gate's outcome, one per exit code: a regression first, then runs not
+ * comparable, then an incomplete candidate, then a run too small to test.
+ */
+export type GateOutcome = 'passed' | 'regression' | 'incomparable' | 'incomplete' | 'untestable';
+
 export interface GateResult {
   /** DELTA from --fail-below, in points (>= 0). */
   threshold: number;
   alpha: number;
   failed: boolean;
+  outcome: GateOutcome;
   /** The tests, in the order Holm's procedure visits them (smallest p first). */
   tests: GateTest[];
-  /** Why the gate failed: regressions, a partial candidate, runs not comparable. */
-  reasons: string[];
-  /** Domains with too few trajectories for any outcome to be significant, and so not tested. */
-  inconclusive: string[];
-  /** The candidate's label when it failed rows the baseline has valid and is gated as incomplete: asking them again (--retry-failed) completes it. */
-  retry: string | undefined;
+  /** Why the gate failed, in the order of GateOutcome. */
+  reasons: GateReason[];
+  /** Domains too small to test: said, not failed (Overall too small fails, as an untestable reason). */
+  inconclusive: Untested[];
 }
 
 export interface GateOptions {
@@ -44,11 +81,8 @@ export interface GateOptions {
 }
 
 export interface GateContext {
-  /** Why the candidate is incomplete (rows of the baseline missing, rows failed where the baseline's are valid, its manifest says unfinished). */
-  partial: string[];
-  /** The candidate's label, when rows it failed could be asked again: how is said once after the reasons. */
-  retry?: string;
-  /** Known differences that make the runs not comparable. */
+  incomplete: Incomplete[];
+  /** Known differences that make the runs not comparable (the comparability notes). */
   incomparable: string[];
 }
 
@@ -111,35 +145,38 @@ function termsOf(d: Delta, threshold: number, weight = 1): Term[] {
  * The regression gate. For Overall (macro) and every domain, a one-sided
  * sign-flip randomization test of "candidate − baseline >= −threshold"
  * over trajectories; Holm's step-down procedure over all of them holds the
- * chance that judge noise alone fails the gate to GATE_ALPHA. A domain with
+ * chance that judge noise alone fails the gate to GATE_ALPHA. A line with
  * so few trajectories that even all of them moving the same way could not
- * reach the first Holm level (1/2^G > alpha/m) is reported as not tested.
- * A candidate missing rows (or failing them where the baseline has valid
- * ones), or runs known to differ in judge, rubrics, history or dataset,
- * fail too unless allowed.
+ * reach the first Holm level (1/2^G > alpha/m) is not tested: a domain is
+ * said to be so, Overall fails the gate (nothing was tested, so nothing may
+ * pass). A candidate missing rows (or failing them where the baseline has
+ * valid ones), or runs known to differ in judge, rubrics, history or
+ * dataset, fail too unless allowed.
  */
-export function applyGate(result: CompareResult, opts: GateOptions, context: GateContext = { partial: [], incomparable: [] }): GateResult {
+export function applyGate(
+  result: CompareResult,
+  opts: GateOptions,
+  context: GateContext = { incomplete: [], incomparable: [] },
+): GateResult {
   const threshold = opts.threshold;
   const measured = result.domains.filter((d) => d.delta);
   const m = measured.length + 1;
-  const inconclusive: string[] = [];
+  const inconclusive: Untested[] = [];
+  const untestable: GateReason[] = [];
   const tests: GateTest[] = [];
-  const test = (name: string, delta: Ratio, terms: Term[]): void => {
-    tests.push({ name, delta: delta.toNumber(), p: signFlipP(terms, name), level: undefined, rejected: false });
-  };
-  const lines: Array<[string, Delta, Term[]]> = [
-    ['Overall', result.overall, measured.flatMap((d) => termsOf(d, threshold, 1 / measured.length))],
-    ...measured.map((d): [string, Delta, Term[]] => [domainLabel(d.domain), d, termsOf(d, threshold)]),
+  const lines: Array<[string, string, Delta, Term[]]> = [
+    [OVERALL, 'Overall', result.overall, measured.flatMap((d) => termsOf(d, threshold, 1 / measured.length))],
+    ...measured.map((d): [string, string, Delta, Term[]] => [d.domain, domainLabel(d.domain), d, termsOf(d, threshold)]),
   ];
-  for (const [name, d, terms] of lines) {
+  for (const [domain, name, d, terms] of lines) {
     if (!d.delta) continue;
     if (2 ** -d.trajectories > GATE_ALPHA / m) {
-      inconclusive.push(
-        `${name}: ${d.trajectories} ${d.trajectories === 1 ? 'trajectory' : 'trajectories'}, too few to conclude anything (even all of them moving the same way would not be significant among ${m} tests)`,
-      );
+      const untested = { domain, trajectories: d.trajectories, needed: Math.ceil(Math.log2(m / GATE_ALPHA)), tests: m };
+      if (domain === OVERALL) untestable.push({ code: 'untestable', ...untested });
+      else inconclusive.push(untested);
       continue;
     }
-    test(name, d.delta, terms);
+    tests.push({ name, domain, delta: d.delta.toNumber(), p: signFlipP(terms, name), level: undefined, rejected: false });
   }
   tests.sort((a, b) => a.p - b.p);
   for (let i = 0; i < tests.length; i++) {
@@ -148,28 +185,21 @@ export function applyGate(result: CompareResult, opts: GateOptions, context: Gat
     t.rejected = t.p <= t.level;
     if (!t.rejected) break;
   }
-  const reasons = tests
+  const regressions = tests
     .filter((t) => t.rejected)
-    .map(
-      (t) =>
-        `${t.name}: ${formatSigned(t.delta)} points, worse by more than ${formatFixed(threshold)} (one-sided p = ${t.p.toPrecision(2)}, at most ${percent(t.level!)} by Holm over ${tests.length === 1 ? 'one test' : `${tests.length} tests`})`,
-    );
-  const partial = context.partial.length > 0 && !opts.allowPartial;
-  if (partial) reasons.push(...context.partial.map((p) => `incomplete candidate: ${p} (--allow-partial to gate on the rows in common)`));
-  if (context.incomparable.length && !opts.allowIncomparable) {
-    reasons.push(...context.incomparable.map((p) => `${p} (--allow-incomparable to gate anyway)`));
-  }
-  return {
-    threshold,
-    alpha: GATE_ALPHA,
-    failed: reasons.length > 0,
-    tests,
-    reasons,
-    inconclusive,
-    retry: partial ? context.retry : undefined,
-  };
-}
-
-function percent(x: number): string {
-  return `${Number((x * 100).toPrecision(2))}%`;
+    .map((t): GateReason => ({
+      code: 'regression',
+      domain: t.domain,
+      delta: t.delta,
+      threshold,
+      p: t.p,
+      level: t.level!,
+      tests: tests.length,
+    }));
+  const incomparable = opts.allowIncomparable ? [] : context.incomparable.map((detail): GateReason => ({ code: 'incomparable', detail }));
+  const incomplete = opts.allowPartial ? [] : context.incomplete;
+  const reasons = [...regressions, ...incomparable, ...incomplete, ...untestable];
+  const first = reasons[0]?.code;
+  const outcome: GateOutcome = first === undefined ? 'passed' : first === 'judge-failures' ? 'incomplete' : first;
+  return { threshold, alpha: GATE_ALPHA, failed: reasons.length > 0, outcome, tests, reasons, inconclusive };
 }

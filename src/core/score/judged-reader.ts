@@ -34,6 +34,8 @@ export interface JudgedRecord {
   total: number;
   /** As score counts it (countsAsFailed). */
   failed: boolean;
+  /** Its `gen` is empty: inference failed, so no judge graded it. */
+  noGeneration: boolean;
   lineNo: number;
   /** The judge mode the row's fields say it was judged in: a file holds one. */
   mode: JudgeMode;
@@ -115,7 +117,8 @@ function parseLine(path: string, line: LineBytes, warnings: string[], first: boo
   const parsed = json.value;
   const has = (k: string) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k);
   const raw = idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text;
-  return toRecord(path, line.lineNo, raw, parsed, has, first);
+  const noGeneration = has('gen') && (parsed as { gen?: unknown }).gen === '';
+  return { ...toRecord(path, line.lineNo, raw, parsed, has, first), noGeneration };
 }
 
 const ID_ONLY = new Set(['id']);
@@ -185,7 +188,10 @@ function scanLine(path: string, line: LineBytes, first: boolean): JudgedRecord |
   const repeats = at.get('judge_repeats');
   if (repeats && line.bytes[repeats[0]] === 0x5b) row.judge_repeats = [];
   try {
-    return toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
+    const record = toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
+    // `""` is two bytes: an empty generation, written when inference failed.
+    const gen = at.get('gen');
+    return { ...record, noGeneration: gen !== undefined && gen[1] - gen[0] === 2 && line.bytes[gen[0]] === 0x22 };
   } catch {
     return undefined;
   }
@@ -196,7 +202,14 @@ function scanLine(path: string, line: LineBytes, first: boolean): JudgedRecord |
  * the file's first row, whose stage is the file's: a predictions or dataset
  * file is told so.
  */
-function toRecord(path: string, lineNo: number, raw: string, parsed: unknown, has: (key: string) => boolean, first: boolean): JudgedRecord {
+function toRecord(
+  path: string,
+  lineNo: number,
+  raw: string,
+  parsed: unknown,
+  has: (key: string) => boolean,
+  first: boolean,
+): Omit<JudgedRecord, 'noGeneration'> {
   const at = { file: path, line: lineNo };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail({ kind: 'judged-line-not-object', ...at });
   const row = parsed as Record<string, unknown>;
