@@ -2,17 +2,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  aggregate,
-  BATCH_PRICE,
-  costOf,
-  scoreFiles,
-  statScore,
-  turnBucket,
-  TURN_BUCKETS,
-  type UsageTotals,
-} from '../src/core/score/aggregate.js';
-import { UserError } from '../src/core/errors.js';
+import { aggregate, statScore, turnBucket, TURN_BUCKETS } from '../src/core/score/aggregate.js';
+import { BATCH_PRICE, costOf, type UsageTotals } from '../src/core/score/usage.js';
+import { scoreFiles } from '../src/core/score/score-files.js';
+import { isFault } from './support/fault-of.js';
 import { readProvenance } from '../src/core/score/comparability.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
@@ -229,34 +222,25 @@ describe('exact formatting', () => {
 });
 
 describe('reading judged files', () => {
-  const expectUserError = async (path: string, pattern: RegExp) => {
-    await assert.rejects(readJudged(path), (err: unknown) => {
-      assert.ok(err instanceof UserError, String(err));
-      assert.match(err.message, pattern);
-      assert.doesNotMatch(err.message, /\n/);
-      return true;
-    });
-  };
-
   it('names file, line and field for a wrong field', async () => {
     const path = writeJudged(dir, 'badfield.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), turn_idx: 'two' }]);
-    await expectUserError(path, /badfield\.jsonl:2: turn_idx: expected number/);
+    await assert.rejects(readJudged(path), isFault('judged-field-invalid', { file: path, line: 2, field: 'turn_idx' }));
   });
 
   it('names file and line for bad JSON', async () => {
     const path = join(dir, 'badjson.jsonl');
     writeFileSync(path, jsonl([judgedRow({ id: 1 })]) + '{"task": "mcp", oops}\n' + jsonl([judgedRow({ id: 3 })]));
-    await expectUserError(path, /badjson\.jsonl:2: not valid JSON/);
+    await assert.rejects(readJudged(path), isFault('judged-line-not-json', { file: path, line: 2 }));
   });
 
   it('refuses a total that is not a mean of grades', async () => {
     const path = writeJudged(dir, 'badtotal.jsonl', [judgedRow({ id: 1, total: 3.14159 })]);
-    await expectUserError(path, /badtotal\.jsonl:1: total_score: must be 0 \(no score\) or a grade/);
+    await assert.rejects(readJudged(path), isFault('judged-grade-invalid', { file: path, line: 1, field: 'total_score', value: 3.14159 }));
   });
 
   it('names both lines of a duplicated row', async () => {
     const path = writeJudged(dir, 'dup.jsonl', [judgedRow({ id: 1 }), judgedRow({ id: 2 }), judgedRow({ id: 1, dims: [1, 1, 1, 1, 1] })]);
-    await expectUserError(path, /dup\.jsonl:3: the same row as line 1/);
+    await assert.rejects(readJudged(path), isFault('judged-row-repeated', { file: path, line: 3, earlier: 1 }));
   });
 
   it('keeps turns that share (domain, id, turn_idx) but differ in content', async () => {
@@ -321,12 +305,8 @@ describe('scoreFiles', () => {
     const empty = join(dir, 'empty.jsonl');
     writeFileSync(empty, '');
     const allFailed = writeJudged(dir, 'allfailed.jsonl', [judgedRow({ id: 1, bare: true })]);
-    for (const file of [empty, allFailed]) {
-      await assert.rejects(
-        scoreFiles(scoreRequestOf([file])),
-        (err: unknown) => err instanceof UserError && err.message.startsWith(`${file}: no valid judged rows`),
-      );
-    }
+    await assert.rejects(scoreFiles(scoreRequestOf([empty])), isFault('no-valid-judged-rows', { file: empty, rows: 0 }));
+    await assert.rejects(scoreFiles(scoreRequestOf([allFailed])), isFault('no-valid-judged-rows', { file: allFailed, rows: 1 }));
   });
 
   it('labels runs by model name or file, disambiguating equal ones', async () => {

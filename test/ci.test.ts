@@ -140,7 +140,7 @@ describe('merge interrupted', () => {
 });
 
 describe('a reader of stdout that stops early', () => {
-  it('leaves the gate its exit code (4 under set -o pipefail) and the step summary written', async () => {
+  it('leaves the gate its exit code (5 for an incomplete candidate, under set -o pipefail) and the step summary written', async () => {
     const dir = await temps.make();
     const data = await makeDataset(dir, 4, ['terminal']);
     const world = await server({ reply: worldReply });
@@ -162,7 +162,7 @@ describe('a reader of stdout that stops early', () => {
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const code = await exitCode(child);
-    assert.equal(code, 4, stderr);
+    assert.equal(code, 5, stderr);
     assert.match(await readFile(summary, 'utf8'), /^## awb compare/m);
   });
 });

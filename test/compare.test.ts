@@ -5,11 +5,14 @@ import { describe, it } from 'node:test';
 import { run } from '../src/commands/results/compare.js';
 import { COMPARE_OPTIONS } from '../src/commands/results/results-options.js';
 import { parseOptions } from '../src/commands/shared/option-table.js';
-import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/compare.js';
+import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/index.js';
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { runAwb } from './support/cli.js';
 import { refusalLine } from './support/refusal.js';
+import { isFault } from './support/fault-of.js';
+import { gateRemedy, reasonText, untestedText } from '../src/render/gate.js';
+import type { ComparePage } from '../src/render/compare-view.js';
 
 const dir = tempDir('awb-compare-');
 
@@ -111,9 +114,9 @@ describe('compare', () => {
 
     const same = await runCompare(baselineFile, baselineFile, { failBelow: '0.5' });
     assert.equal(same.exitCode, undefined);
-    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 }, invocation: 'awb' });
+    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 } });
     assert.match(report.warnings.join('\n'), /are the same file: every difference is 0, so the gate cannot fail/);
-    assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 }, invocation: 'awb' })).warnings, []);
+    assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 } })).warnings, []);
   });
 
   it('reports rows present on one side only, with examples', async () => {
@@ -140,11 +143,11 @@ describe('compare', () => {
       'predictions.jsonl',
       rows(base).map((r) => ({ task: r.task, id: r.id, turn_idx: r.turn_idx, prompt: r.prompt, response: r.response, gen: r.gen })),
     );
-    const opts = { gate: undefined, invocation: 'awb' };
-    await assert.rejects(compareFiles(empty, baselineFile, opts), /^UserError: .*empty\.jsonl: no judged rows \(the file has no rows\)$/);
+    const opts = { gate: undefined };
+    await assert.rejects(compareFiles(empty, baselineFile, opts), isFault('judged-file-empty', { file: empty }));
     await assert.rejects(
       compareFiles(baselineFile, predictions, opts),
-      /^UserError: .*predictions\.jsonl: is a predictions file .*`awb judge --predictions /,
+      isFault('judged-file-of-earlier-stage', { file: predictions, stage: 'prediction' }),
     );
   });
 
@@ -163,8 +166,9 @@ describe('compare', () => {
     );
     const gate = applyGate(result, { threshold: 1 });
     assert.equal(gate.tests.length, 1);
+    const overall = gate.reasons.filter((r) => r.code === 'regression' && r.domain === 'overall');
     assert.deepEqual(
-      gate.reasons.filter((r) => r.startsWith('Overall')),
+      overall.map((r) => reasonText(r, page('few-cand.jsonl'))),
       ['Overall: -25.00 points, worse by more than 1.00 (one-sided p = 0.0020, at most 5% by Holm over one test)'],
     );
   });
@@ -190,7 +194,7 @@ describe('compare', () => {
         : r;
     });
     const file = writeJudged(dir, 'lost.jsonl', cand);
-    const report = await compareFiles(baselineFile, file, { gate: { threshold: 1 }, invocation: 'node bin/awb.js' });
+    const report = await compareFiles(baselineFile, file, { gate: { threshold: 1 } });
     assert.deepEqual(
       report.result.domains.map((d) => [d.domain, d.candidateLost]),
       [
@@ -202,13 +206,22 @@ describe('compare', () => {
     assert.equal(report.result.overall.delta!.toNumber(), 0);
     assert.ok(report.gate!.tests.every((t) => !t.rejected));
     assert.equal(report.gate!.failed, true);
+    assert.equal(report.gate!.outcome, 'incomplete');
     assert.deepEqual(report.gate!.reasons, [
-      "incomplete candidate: MCP: 1 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
-      "incomplete candidate: OS: 10 of 24 candidate rows failed where the baseline's are valid (--allow-partial to gate on the rows in common)",
-      'to complete lost.jsonl, ask its failed rows again: run the commands that made it once more with --retry-failed added (`node bin/awb.js infer ... --retry-failed` for rows without a generation, then `node bin/awb.js judge ... --retry-failed`); or gate on the rows in common with --allow-partial',
+      { code: 'incomplete', cause: 'no-generation', domain: 'mcp', rows: 1, paired: 24 },
+      { code: 'incomplete', cause: 'no-generation', domain: 'os', rows: 10, paired: 24 },
     ]);
+    const shown = { ...report, invocation: 'node bin/awb.js' };
+    assert.equal(
+      reasonText(report.gate!.reasons[1]!, shown),
+      "incomplete candidate: OS: 10 of 24 candidate rows have no generation (their inference failed) where the baseline's are valid (--allow-partial to gate on the rows in common)",
+    );
+    assert.equal(
+      gateRemedy(report.gate!, shown),
+      'to complete lost.jsonl, ask its failed rows again: run the commands that made it once more with --retry-failed added (`node bin/awb.js infer ... --retry-failed` for rows without a generation, then `node bin/awb.js judge ... --retry-failed`); or gate on the rows in common with --allow-partial',
+    );
     // Allowed: judged on the rows in common, as before, saying how many were left out.
-    const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true }, invocation: 'awb' });
+    const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true } });
     assert.equal(allowed.gate!.failed, false);
     assert.deepEqual(allowed.gate!.reasons, []);
     assert.match(
@@ -217,7 +230,7 @@ describe('compare', () => {
     );
     // Rows failed on both sides take nothing from the candidate: the baseline has no valid row there either.
     const both = writeJudged(dir, 'both-failed-base.jsonl', cand);
-    assert.equal((await compareFiles(both, file, { gate: { threshold: 1 }, invocation: 'awb' })).gate!.failed, false);
+    assert.equal((await compareFiles(both, file, { gate: { threshold: 1 } })).gate!.failed, false);
   });
 
   it('tests each line by sign flips, holds the family to 5% with Holm, and calls too few trajectories untested', () => {
@@ -229,6 +242,7 @@ describe('compare', () => {
       dims: [60 * grade, 60 * grade, 60 * grade, 60 * grade, 60 * grade],
       total: 60 * grade,
       failed: false,
+      noGeneration: false,
       mode: 'rubric',
       lineNo: id,
     });
@@ -269,7 +283,7 @@ describe('compare', () => {
     );
     assert.equal(applyGate(everywhere, { threshold: 1 }).failed, true);
     assert.equal(applyGate(everywhere, { threshold: 30 }).failed, false);
-    // Three trajectories, all a grade worse: 1/8 could never be significant, so nothing is tested, and that is said.
+    // Three trajectories, all a grade worse: 1/8 could never be significant, so nothing is tested: Overall fails the gate as untestable.
     const few = applyGate(
       compareRecords(
         run(['web'], 3, () => 4),
@@ -277,9 +291,15 @@ describe('compare', () => {
       ),
       { threshold: 0 },
     );
-    assert.equal(few.failed, false);
+    assert.equal(few.failed, true);
+    assert.equal(few.outcome, 'untestable');
     assert.deepEqual(few.tests, []);
-    assert.match(few.inconclusive.join('\n'), /^Overall: 3 trajectories, too few to conclude anything.*\nWeb: 3 trajectories, too few/);
+    assert.deepEqual(few.reasons, [{ code: 'untestable', domain: 'overall', trajectories: 3, needed: 6, tests: 2 }]);
+    assert.match(
+      reasonText(few.reasons[0]!, page('web.jsonl')),
+      /^Overall could not be tested: 3 trajectories cannot show a drop of any size .*at least 6 trajectories/,
+    );
+    assert.match(few.inconclusive.map(untestedText).join('\n'), /^Web: 3 trajectories, too few to conclude anything/);
     // With Overall testable (3 + 10 trajectories), the small domain alone is left out.
     const mixed = applyGate(
       compareRecords(
@@ -289,22 +309,37 @@ describe('compare', () => {
       { threshold: 0 },
     );
     assert.deepEqual(mixed.tests.map((t) => t.name).sort(), ['MCP', 'Overall']);
+    assert.equal(mixed.failed, false);
     assert.deepEqual(
-      mixed.inconclusive.map((l) => l.split(':')[0]),
-      ['Web'],
+      mixed.inconclusive.map((u) => u.domain),
+      ['web'],
     );
   });
 
   it('fails a partial or incomparable candidate unless allowed', () => {
     const ok = compareRecordsOf([]);
-    const context = { partial: ['3 row(s) of the baseline are missing'], incomparable: ['not comparable: judge differs (a in x; b in y)'] };
+    const context = {
+      incomplete: [{ code: 'incomplete' as const, cause: 'missing-rows' as const, rows: 3, emptyDomains: [] }],
+      incomparable: ['not comparable: judge differs (a in x; b in y)'],
+    };
     const g = applyGate(ok, { threshold: 1 }, context);
     assert.equal(g.failed, true);
-    assert.equal(g.reasons.length, 2);
-    assert.match(g.reasons[0]!, /--allow-partial/);
+    // Runs not comparable come before an incomplete candidate, and decide the outcome (exit 4).
+    assert.deepEqual(
+      g.reasons.map((r) => r.code),
+      ['incomparable', 'incomplete'],
+    );
+    assert.equal(g.outcome, 'incomparable');
+    assert.equal(applyGate(ok, { threshold: 1, allowIncomparable: true }, context).outcome, 'incomplete');
     assert.equal(applyGate(ok, { threshold: 1, allowPartial: true, allowIncomparable: true }, context).failed, false);
   });
 });
+
+/** What the renderers are given, for a candidate file of this name. */
+function page(candidate: string): ComparePage {
+  const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0 };
+  return { baseline: side, candidate: side, result: compareRecordsOf([]), gate: undefined, notes: [], warnings: [], invocation: 'awb' };
+}
 
 function compareRecordsOf(records: Parameters<typeof compareRecords>[0]): CompareResult {
   return compareRecords(records, records);

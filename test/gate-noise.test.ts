@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mulberry32 } from '../src/core/score/bootstrap.js';
-import { applyGate, compareRecords } from '../src/core/score/compare.js';
+import { applyGate, compareRecords } from '../src/core/score/index.js';
 import type { JudgedRecord } from '../src/core/score/judged-reader.js';
 import { DOMAINS } from '../src/core/domains.js';
 
@@ -67,6 +67,7 @@ function judge(rows: readonly Row[], rng: () => number, shift: (r: Row) => numbe
       dims,
       total: Math.round(dims.reduce((a, b) => a + b, 0) / 5),
       failed: false,
+      noGeneration: false,
       kind: 'judged',
       mode: 'rubric',
       lineNo: lineNo + 1,

@@ -15,6 +15,8 @@ import { formatFixed, normalizedMean } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { AWB_BIN, awbEnv } from './support/cli.js';
+import { isFault } from './support/fault-of.js';
+import { worded } from '../src/commands/words/index.js';
 
 const dir = tempDir('awb-held-out-');
 
@@ -147,13 +149,16 @@ describe('one file, one verdict', () => {
     const opening = `${data}: holds dataset rows (no gen), not `;
     const judge = await notPredictions(data, 'awb');
     assert.ok(judge?.message.startsWith(`${opening}predictions; run \`awb infer\` first`), judge?.message);
-    await assert.rejects(readJudged(data, undefined, 'awb'), (err: Error) =>
-      err.message.startsWith(`${opening}judged rows; run \`awb infer\` first`),
+    await assert.rejects(readJudged(data), isFault('judged-file-of-earlier-stage', { file: data, stage: 'dataset' }));
+    assert.ok(
+      worded({ kind: 'judged-file-of-earlier-stage', file: data, stage: 'dataset' }, 'awb').message.startsWith(
+        `${opening}judged rows; run \`awb infer\` first`,
+      ),
     );
     // A predictions row (gen, no judge results) goes on to judge; to score it is a predictions file.
     const preds = writeJudged(dir, 'predictions.jsonl', [{ ...unjudged, gen: '' }]);
     assert.equal(await notPredictions(preds, 'awb'), undefined);
-    await assert.rejects(readJudged(preds, undefined, 'awb'), /predictions\.jsonl: is a predictions file/);
+    await assert.rejects(readJudged(preds), isFault('judged-file-of-earlier-stage', { file: preds, stage: 'prediction' }));
   });
 });
 

@@ -10,11 +10,12 @@ import { Command } from 'commander';
 import { pricesOption, SCORE_OPTIONS } from '../src/commands/results/results-options.js';
 import { declare, parseOptions } from '../src/commands/shared/option-table.js';
 import { domainName, parseDomainList, PUBLISHED_ROW_COUNTS } from '../src/core/domains.js';
-import { scoreFiles, type ScoreRequest } from '../src/core/score/aggregate.js';
+import { scoreFiles, type ScoreRequest } from '../src/core/score/score-files.js';
 import { comparabilityNotes, type Provenance } from '../src/core/score/comparability.js';
 import { loadRubrics } from '../src/core/rubrics/rubrics.js';
 import { renderScoreJson } from '../src/render/json.js';
 import { renderScoreTable } from '../src/render/table.js';
+import { isFault } from './support/fault-of.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-honest-');
@@ -26,7 +27,6 @@ const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreReque
   withPublished: false,
   prices: undefined,
   byTurn: false,
-  invocation: 'awb',
   ...extra,
 });
 
@@ -204,9 +204,6 @@ describe('small things', () => {
   it('a predictions file given to score is named as such, with how to judge it', async () => {
     const file = join(dir, 'predictions.jsonl');
     writeFileSync(file, JSON.stringify({ task: 'mcp', id: 1, turn_idx: 1, prompt: ['a'], response: ['b'], gen: 'x' }) + '\n');
-    await assert.rejects(
-      scoreFiles(request([file])),
-      /is a predictions file \(its rows have gen but no judge results\), not a judged one; judge it first with `awb judge --predictions/,
-    );
+    await assert.rejects(scoreFiles(request([file])), isFault('judged-file-of-earlier-stage', { file, stage: 'prediction' }));
   });
 });

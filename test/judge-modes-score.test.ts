@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { UserError } from '../src/core/errors.js';
+import { isFault } from './support/fault-of.js';
 import {
   pairwiseMessages,
   pairwiseOrderResult,
@@ -247,36 +247,27 @@ describe('readModeFile', () => {
     const [a] = runTuring(alwaysA);
     const [b] = runPairwise(alwaysA);
     const file = await writeRows([a, b]);
-    await assert.rejects(
-      readModeFile(file),
-      (e) => e instanceof UserError && e.message.startsWith(`${file}:2: a turing file`) && e.message.includes('has pairwise'),
-    );
+    await assert.rejects(readModeFile(file), isFault('judge-modes-mixed', { file, line: 2, fileMode: 'turing', rowMode: 'pairwise' }));
     const rubricRow = await writeRows([a, { task: 'web', id: 1, turn_idx: 1, total_score: 4, failed: 0 }]);
-    await assert.rejects(
-      readModeFile(rubricRow),
-      (e) => e instanceof UserError && /:2: .*none of turing, pairwise, judge_repeats/.test(e.message),
-    );
+    await assert.rejects(readModeFile(rubricRow), isFault('judge-modes-mixed', { line: 2, fileMode: 'turing', rowMode: 'rubric' }));
   });
 
   test('a stored field that contradicts the others names file, line and field', async () => {
     const rows = runTuring(alwaysA);
     rows[1]!.turing.orders[0].picked_real = !rows[1]!.turing.orders[0].picked_real;
     const file = await writeRows(rows);
-    await assert.rejects(
-      readModeFile(file),
-      (e) => e instanceof UserError && e.message.startsWith(`${file}:2: turing.orders.0.picked_real: `),
-    );
+    await assert.rejects(readModeFile(file), isFault('judged-field-invalid', { file, line: 2, field: 'turing.orders.0.picked_real' }));
   });
 
   test("a row's failed that contradicts its mode object's is refused at its line and field", async () => {
     const turing = runTuring(alwaysA);
     turing[1]!.failed = 1;
     const t = await writeRows(turing);
-    await assert.rejects(readModeFile(t), (e) => e instanceof UserError && e.message.startsWith(`${t}:2: failed: `));
+    await assert.rejects(readModeFile(t), isFault('choice-failed-mismatch', { file: t, line: 2, mode: 'turing', expected: 0 }));
     const pairwise = runPairwise(alwaysA);
     pairwise[2]!.failed = 1;
     const p = await writeRows(pairwise);
-    await assert.rejects(readModeFile(p), (e) => e instanceof UserError && e.message.startsWith(`${p}:3: failed: `));
+    await assert.rejects(readModeFile(p), isFault('choice-failed-mismatch', { file: p, line: 3, mode: 'pairwise', expected: 0 }));
   });
 
   test('a cut last line is skipped with a warning; ids keep trajectories apart', async () => {

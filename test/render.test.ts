@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { scoreFiles, type ScoreReport, type ScoreRequest } from '../src/core/score/aggregate.js';
-import { compareFiles } from '../src/core/score/compare.js';
+import { scoreFiles, type ScoreReport, type ScoreRequest } from '../src/core/score/score-files.js';
+import { compareFiles } from '../src/core/score/index.js';
 import { CSV_COLUMNS, renderScoreCsv } from '../src/render/csv.js';
 import { renderCompareJson, renderScoreJson } from '../src/render/json.js';
 import { renderCompareMarkdown, renderScoreMarkdown } from '../src/render/markdown.js';
@@ -35,7 +35,6 @@ const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreReque
   withPublished: false,
   prices: { infer: { input: 1, output: 2 }, judge: { input: 1, output: 2 } },
   byTurn: false,
-  invocation: 'awb',
   ...extra,
 });
 
@@ -219,7 +218,7 @@ describe('renderers', () => {
   });
 
   it('compare: json and markdown shapes, the verdict first', async () => {
-    const report = await compareFiles(a, b, { gate: { threshold: 2, allowIncomparable: true }, invocation: 'awb' });
+    const report = { ...(await compareFiles(a, b, { gate: { threshold: 2, allowIncomparable: true } })), invocation: 'awb' };
     const j = JSON.parse(renderCompareJson(report));
     assert.equal(j.format, 'agentworldbench-compare');
     assert.deepEqual(Object.keys(j.domains), ['mcp', 'search']);
@@ -243,9 +242,10 @@ describe('renderers', () => {
   });
 
   it('compare: runs known not to be comparable fail the gate unless allowed', async () => {
-    const report = await compareFiles(a, b, { gate: { threshold: 2 }, invocation: 'awb' });
+    const report = { ...(await compareFiles(a, b, { gate: { threshold: 2 } })), invocation: 'awb' };
     assert.equal(report.gate!.failed, true);
-    assert.match(report.gate!.reasons.join('\n'), /not comparable: judge differs .*--allow-incomparable/);
+    assert.equal(report.gate!.outcome, 'incomparable');
+    assert.match(JSON.parse(renderCompareJson(report)).gate.reasons[0].message, /not comparable: judge differs .*--allow-incomparable/);
     const md = renderCompareMarkdown(report);
     assert.ok(md.indexOf('Gate FAILED') < md.indexOf('| Domain |'), 'the verdict leads the summary');
   });

@@ -138,11 +138,11 @@ describe('awb compare: exit codes and rows', () => {
   const base = writeJudged(dir, 'base.jsonl', rows(0));
   writeManifest(base, judgedManifest({ model: 'm', judge: 'j' }));
 
-  it('a candidate missing baseline rows fails the gate (exit 4) unless --allow-partial', () => {
+  it('a candidate missing baseline rows fails the gate (exit 5) unless --allow-partial', () => {
     const partial = writeJudged(dir, 'partial.jsonl', rows(0, [1, 2, 3, 4, 5, 6, 7, 8]));
     writeManifest(partial, judgedManifest({ model: 'm2', judge: 'j' }));
     const r = awb('compare', base, partial, '--fail-below', '1', '--format', 'markdown');
-    assert.equal(r.code, 4, r.stderr);
+    assert.equal(r.code, 5, r.stderr);
     assert.match(r.stdout, /^## awb compare\n\n\*\*Gate FAILED/);
     assert.match(r.stdout, /incomplete candidate: 4 row\(s\) of the baseline are missing/);
     assert.equal(awb('compare', base, partial, '--fail-below', '1', '--allow-partial').code, 0);

@@ -91,7 +91,6 @@ async function report(path: string): Promise<ScoreReport> {
     withPublished: false,
     prices: { infer: { input: 1, output: 2 }, judge: { input: 1, output: 2 } },
     byTurn: true,
-    invocation: 'awb',
   });
   // The file's own name (and the label made from it) is the one thing allowed to differ.
   for (const run of r.runs) Object.assign(run, { file: 'FILE', label: 'LABEL' });

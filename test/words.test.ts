@@ -6,20 +6,21 @@ import { worded } from '../src/commands/words/index.js';
 import type { Fault } from '../src/core/errors.js';
 import type { Samples } from './support/fault-samples.js';
 import { AGREEMENT_SAMPLES } from './words/samples-agreement.js';
+import { SCORE_SAMPLES } from './words/samples-score.js';
 import { TOP_SAMPLES } from './words/samples-top.js';
 
 /*
  * Tests elsewhere assert kinds; this one keeps the wording: every kind said
  * once, compared with a snapshot. UPDATE_SNAPSHOTS=1 writes it anew (review the diff).
  */
-const SAMPLES: Samples = { ...AGREEMENT_SAMPLES, ...TOP_SAMPLES };
+const SAMPLES: Samples = { ...AGREEMENT_SAMPLES, ...SCORE_SAMPLES, ...TOP_SAMPLES };
 const SNAPSHOT = fileURLToPath(new URL('./snapshots/words.txt', import.meta.url));
 
 function said(): string {
   return (
     Object.values(SAMPLES)
       .map((fault: Fault) => {
-        const e = worded(fault);
+        const e = worded(fault, 'awb');
         return `${fault.kind} (exit ${e.exitCode})\n  ${e.message.replaceAll('\n', '\n  ')}`;
       })
       .sort()
@@ -36,7 +37,7 @@ describe('the words of every fault', () => {
 
   it('are one line each, with an exit code of the documented set', () => {
     for (const fault of Object.values(SAMPLES) as Fault[]) {
-      const e = worded(fault);
+      const e = worded(fault, 'awb');
       assert.ok(e.message.length > 0, fault.kind);
       assert.ok(!e.message.includes('\n') || /\n {2}\$ |\n {2}[A-Z_]+=/.test(e.message), `${fault.kind}: one line`);
       assert.ok([1, 2, 3, 4, 5, 6, 130].includes(e.exitCode), `${fault.kind}: exit ${e.exitCode}`);

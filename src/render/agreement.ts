@@ -9,7 +9,7 @@ import {
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import { visible, visibleJson } from '../core/shown.js';
-import type { Cell, Grid, View } from './model.js';
+import type { Cell, Grid, View } from './view.js';
 
 /*
  * `awb agreement`: the view the table and markdown renderers lay out (per

@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval, type RunBias } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
-import type { Cell, Grid, View } from './model.js';
+import type { Cell, Grid, View } from './view.js';
 
 /** `awb score --bias`: the bias checks beside the leaderboard, in every format. */
 

@@ -1,6 +1,6 @@
 import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta, Provenance } from '../core/score/index.js';
+import type { Delta, Provenance } from '../core/score/index.js';
 import {
   ALL_DOMAINS,
   cacheHitRatio,
@@ -14,6 +14,8 @@ import {
 import { formatFixed, formatSigned, rawMean, statScore, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
+import type { ComparePage } from './compare-view.js';
+import { gateRemedy, reasonText, untestedText } from './gate.js';
 import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
 
 /*
@@ -169,7 +171,7 @@ function scoreDocument(report: ScoreReport) {
   };
 }
 
-export function renderCompareJson(report: CompareReport): string {
+export function renderCompareJson(report: ComparePage): string {
   const delta = (d: Delta) => ({
     baseline: num(d.baseline),
     candidate: num(d.candidate),
@@ -187,7 +189,7 @@ export function renderCompareJson(report: CompareReport): string {
       JSON.stringify(
         {
           format: 'agentworldbench-compare',
-          version: 2,
+          version: 3,
           baseline: { ...report.baseline, provenance: provenanceJson(report.baseline.provenance) },
           candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance) },
           intervals: {
@@ -214,11 +216,13 @@ export function renderCompareJson(report: CompareReport): string {
             ? {
                 fail_below: report.gate.threshold,
                 alpha: report.gate.alpha,
-                rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), or when the candidate is partial or the runs are not comparable (unless allowed)',
+                rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
                 failed: report.gate.failed,
-                reasons: report.gate.reasons,
+                outcome: report.gate.outcome,
+                reasons: report.gate.reasons.map((r) => ({ ...r, message: reasonText(r, report) })),
+                remedy: gateRemedy(report.gate, report) ?? null,
                 tests: report.gate.tests,
-                not_tested: report.gate.inconclusive,
+                not_tested: report.gate.inconclusive.map((u) => ({ ...u, message: untestedText(u) })),
               }
             : null,
           notes: report.notes,

@@ -1,6 +1,7 @@
 import type { ScoreReport } from '../core/score/index.js';
-import type { CompareReport } from '../core/score/index.js';
-import { compareView, scoreView, visibleView, type Cell, type Grid, type View } from './model.js';
+import { compareView, type ComparePage } from './compare-view.js';
+import { scoreView } from './model.js';
+import { visibleView, type Cell, type Grid, type View } from './view.js';
 
 /** GitHub-flavoured markdown: a heading and a table per grid, footnotes as a list. */
 export function renderScoreMarkdown(report: ScoreReport): string {
@@ -8,7 +9,7 @@ export function renderScoreMarkdown(report: ScoreReport): string {
 }
 
 /** Also what `--summary` appends to $GITHUB_STEP_SUMMARY, so it starts with its own heading. */
-export function renderCompareMarkdown(report: CompareReport): string {
+export function renderCompareMarkdown(report: ComparePage): string {
   return renderView(compareView(report), '## awb compare');
 }
 

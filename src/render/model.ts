@@ -1,8 +1,6 @@
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta, GateResult } from '../core/score/index.js';
 import { domainLabel } from '../core/domains.js';
-import { visible } from '../core/shown.js';
-import { Ratio, formatFixed, formatSigned, rawMean, statScore } from '../core/score/index.js';
+import { Ratio, formatFixed, rawMean, statScore } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import {
@@ -18,6 +16,7 @@ import {
   type UsageTotals,
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
+import type { Cell, Grid, View } from './view.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -145,40 +144,6 @@ function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): vo
 /** The interval as "±half-width": percentile intervals are near-symmetric here, and tables stay narrow; JSON and CSV carry both bounds. */
 function ciText(ci: Interval | undefined): string | undefined {
   return ci ? `±${formatFixed((ci.hi - ci.lo) / 2)}` : undefined;
-}
-
-function intervalText(ci: Interval | undefined): string {
-  return ci ? `[${formatSigned(ci.lo)}, ${formatSigned(ci.hi)}]` : 'n/a';
-}
-
-export type Align = 'left' | 'right';
-
-export interface Cell {
-  /** The value; what is bolded when best. */
-  text: string;
-  /** Shown after the value, never bolded (the ± half-width). */
-  extra?: string;
-  /** Secondary line (terminal) or parenthesis (markdown): counts such as valid/total. */
-  sub?: string;
-  best?: boolean;
-  tone?: 'good' | 'bad';
-}
-
-export interface Grid {
-  title: string;
-  columns: Array<{ title: string; align: Align }>;
-  rows: Array<{ cells: Cell[]; muted?: boolean }>;
-}
-
-export interface View {
-  /** Lines before the tables. */
-  intro: string[];
-  grids: Grid[];
-  footnotes: string[];
-  /** The gate's verdict: first in markdown (the CI summary), last on a terminal. */
-  verdict: string[];
-  /** Some cells carry best-in-column marks; each renderer explains its own way of showing them. */
-  marksBest?: boolean;
 }
 
 const count = (valid: number | undefined, rows: number | undefined): string | undefined =>
@@ -374,125 +339,3 @@ export function methodNotes(report: ScoreReport): string[] {
     notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);
   return notes;
 }
-
-const verdict = (d: Delta): Cell => {
-  if (!d.ci) return { text: 'n/a' };
-  if (d.ci.hi < 0) return { text: 'worse', tone: 'bad' };
-  if (d.ci.lo > 0) return { text: 'better', tone: 'good' };
-  return { text: 'no clear difference' };
-};
-
-const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
-
-export function compareView(report: CompareReport): View {
-  const { result, baseline, candidate } = report;
-  const right = (title: string) => ({ title, align: 'right' as const });
-  const deltaCells = (d: Delta): Cell[] => {
-    const v = verdict(d);
-    return [
-      { text: formatFixed(d.baseline) },
-      { text: formatFixed(d.candidate) },
-      { text: formatSigned(d.delta), tone: v.tone },
-      { text: intervalText(d.ci) },
-      v,
-    ];
-  };
-  const overallName = 'Overall (macro)';
-  const named = [...result.domains.map((d) => ({ name: domainLabel(d.domain), d })), { name: overallName, d: result.overall }];
-  const grids: Grid[] = [
-    {
-      title: 'Candidate - baseline, on rows valid in both (0-100 points)',
-      columns: [
-        { title: 'Domain', align: 'left' },
-        right('Paired'),
-        right('Used'),
-        right('Trajectories'),
-        right('Failed (base/cand)'),
-        right('Baseline'),
-        right('Candidate'),
-        right('Delta'),
-        right('95% interval'),
-        { title: 'Verdict', align: 'left' },
-      ],
-      rows: named.map(({ name, d }) => ({
-        cells: [
-          { text: name },
-          { text: String(d.paired) },
-          { text: String(d.used) },
-          { text: String(d.trajectories) },
-          { text: `${d.baselineFailed}/${d.candidateFailed}` },
-          ...deltaCells(d),
-        ],
-      })),
-    },
-    {
-      title: 'Per dimension: candidate - baseline (0-100 points, same rows)',
-      columns: [{ title: 'Domain', align: 'left' }, ...DIMENSIONS.map((d) => right(capital(d)))],
-      rows: named.map(({ name, d }) => ({ cells: [{ text: name }, ...d.dims.map((v) => ({ text: formatSigned(v) }))] })),
-    },
-  ];
-  if (result.changed.length) {
-    grids.push({
-      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with ${report.invocation} rows)`,
-      columns: [{ title: 'Row (domain/id/turn)', align: 'left' }, right('Baseline'), right('Candidate'), right('Delta')],
-      rows: result.changed.map((r) => ({
-        cells: [
-          { text: visible(r.key) },
-          { text: formatFixed(r.baseline) },
-          { text: formatFixed(r.candidate) },
-          { text: formatSigned(r.delta), tone: r.delta.num < 0n ? 'bad' : r.delta.num > 0n ? 'good' : undefined },
-        ],
-      })),
-    });
-  }
-  const footnotes = [
-    'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
-    'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
-    ...report.notes.map((n) => `Note: ${n}`),
-  ];
-  return {
-    intro: [
-      `Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`,
-      `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`,
-    ],
-    grids,
-    footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
-    verdict: report.gate ? gateVerdict(report.gate) : [],
-  };
-}
-
-/** The view with every text made visible: labels, tasks, judges and file names come from files. */
-export function visibleView(view: View): View {
-  const cell = (c: Cell): Cell => ({
-    ...c,
-    text: visible(c.text),
-    ...(c.extra !== undefined ? { extra: visible(c.extra) } : {}),
-    ...(c.sub !== undefined ? { sub: visible(c.sub) } : {}),
-  });
-  return {
-    ...view,
-    intro: view.intro.map(visible),
-    grids: view.grids.map((g) => ({
-      ...g,
-      title: visible(g.title),
-      columns: g.columns.map((c) => ({ ...c, title: visible(c.title) })),
-      rows: g.rows.map((r) => ({ ...r, cells: r.cells.map(cell) })),
-    })),
-    footnotes: view.footnotes.map(visible),
-    verdict: view.verdict.map(visible),
-  };
-}
-
-function gateVerdict(g: GateResult): string[] {
-  const threshold = formatFixed(g.threshold);
-  const head = g.failed
-    ? `Gate FAILED (--fail-below ${threshold}):`
-    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points (${g.tests.length} tested, family-wise error ${percentText(g.alpha)}).`;
-  return [head, ...g.reasons.map((r) => `  ${r}`), ...g.inconclusive.map((r) => `  not tested: ${r}`)];
-}
-
-function gateMethod(g: GateResult): string {
-  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length === 1 ? 'one test' : `${g.tests.length} tests`} keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure.`;
-}
-
-const percentText = (x: number): string => `${Number((x * 100).toPrecision(3))}%`;

@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, type Figure, type ModeFigure, type ModeScore } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
-import type { Cell, Grid, View } from './model.js';
+import type { Cell, Grid, View } from './view.js';
 
 /** The figures of a judge-mode file (issue 14), with the file it came from. */
 export interface ModeReport {

@@ -1,13 +1,14 @@
 import { Chalk, type ChalkInstance, type ColorSupportLevel } from 'chalk';
-import type { CompareReport } from '../core/score/index.js';
 import type { ScoreReport } from '../core/score/index.js';
-import { compareView, scoreView, visibleView, type Cell, type Grid, type View } from './model.js';
+import { compareView, type ComparePage } from './compare-view.js';
+import { scoreView } from './model.js';
+import { visibleView, type Cell, type Grid, type View } from './view.js';
 
 export function renderScoreTable(report: ScoreReport, level: ColorSupportLevel = 0): string {
   return renderView(scoreView(report), new Chalk({ level }));
 }
 
-export function renderCompareTable(report: CompareReport, level: ColorSupportLevel = 0): string {
+export function renderCompareTable(report: ComparePage, level: ColorSupportLevel = 0): string {
   return renderView(compareView(report), new Chalk({ level }));
 }
 

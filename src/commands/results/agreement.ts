@@ -1,5 +1,4 @@
 import { agreementFiles, rankFiles, runArgs } from '../../core/agreement/index.js';
-import { thisInvocation } from '../shared/invocation.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { AGREEMENT_OPTIONS } from './results-options.js';
 import { printWarnings } from './score.js';
@@ -8,7 +7,7 @@ import { printWarnings } from './score.js';
 export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS>): Promise<void> {
   const { format } = opts;
   const bootstrap = opts.ci ? { resamples: opts.bootstrap, seed: opts.seed } : undefined;
-  const request = { args: await runArgs(files), bootstrap, invocation: thisInvocation() };
+  const request = { args: await runArgs(files), bootstrap };
   if (opts.byModel) {
     const report = await rankFiles(request);
     printWarnings(report.warnings);
@@ -24,7 +23,7 @@ export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS
   );
 }
 
-async function laid(format: 'table' | 'markdown', view: import('../../render/model.js').View): Promise<string> {
+async function laid(format: 'table' | 'markdown', view: import('../../render/view.js').View): Promise<string> {
   if (format === 'markdown') return (await import('../../render/markdown.js')).renderView(view);
   const [{ renderViewTable }, { terminalColorLevel }] = await Promise.all([import('../../render/table.js'), import('../../render/color.js')]);
   return renderViewTable(view, terminalColorLevel());

@@ -1,5 +1,7 @@
 import { appendFile } from 'node:fs/promises';
-import { compareFiles, type CompareReport } from '../../core/score/index.js';
+import { compareFiles, type GateOutcome } from '../../core/score/index.js';
+import { EXIT } from '../words/index.js';
+import type { ComparePage } from '../../render/compare-view.js';
 import { fileError } from '../../core/rows/index.js';
 import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
@@ -9,15 +11,22 @@ import type { COMPARE_OPTIONS } from './results-options.js';
 import { printWarnings } from './score.js';
 import { thisInvocation } from '../shared/invocation.js';
 
-/** A failed gate's exit code: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken run. */
-export const GATE_FAILED_EXIT = 4;
+/** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
+const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
+  regression: EXIT.gate,
+  incomparable: EXIT.gate,
+  incomplete: EXIT.gateIncomplete,
+  untestable: EXIT.gateUntestable,
+};
 
 /**
  * Gate (--fail-below DELTA): exit 4 when the candidate is significantly worse
  * by more than DELTA points for Overall (macro) or any domain, with the
- * family-wise error held to 5% (Holm over one-sided cluster-robust t tests);
- * also when the candidate lacks baseline rows or the runs are known not to
- * be comparable, unless --allow-partial / --allow-incomparable. Exit 0 otherwise.
+ * family-wise error held to 5% (Holm over one-sided sign-flip tests), or the
+ * runs are known not to be comparable (unless --allow-incomparable); exit 5
+ * when the candidate lacks baseline rows or failed rows the baseline has
+ * valid (unless --allow-partial); exit 6 when Overall has too few
+ * trajectories to test. Exit 0 otherwise.
  */
 export async function run(baseline: string, candidate: string, opts: Parsed<typeof COMPARE_OPTIONS>): Promise<void> {
   const { format, failBelow, rows } = opts;
@@ -36,11 +45,11 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
     // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
     await ensureOutputDir(opts.summary, '--summary');
   }
-  const report = await compareFiles(baseline, candidate, { gate, rows, invocation: thisInvocation() });
+  const report: ComparePage = { ...(await compareFiles(baseline, candidate, { gate, rows })), invocation: thisInvocation() };
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
-  if (report.gate?.failed) process.exitCode = GATE_FAILED_EXIT;
+  if (report.gate && report.gate.outcome !== 'passed') process.exitCode = GATE_EXIT[report.gate.outcome];
   if (opts.summary) {
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
@@ -52,7 +61,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
 }
 
 /** Only the renderer wanted is loaded, as for score: the two judged files stream through first. */
-async function render(format: 'table' | 'markdown' | 'json', report: CompareReport): Promise<string> {
+async function render(format: 'table' | 'markdown' | 'json', report: ComparePage): Promise<string> {
   switch (format) {
     case 'json':
       return (await import('../../render/json.js')).renderCompareJson(report);

@@ -1,8 +1,7 @@
-import { choiceFileError, judgedRows, judgeModeOf, type RowQuery } from '../../core/score/index.js';
-import { UserError } from '../../core/errors.js';
+import { judgedRows, judgeModeOf, type RowQuery } from '../../core/score/index.js';
+import { UserError, fail } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { ROWS_OPTIONS } from './results-options.js';
-import { thisInvocation } from '../shared/invocation.js';
 import { printWarnings } from './score.js';
 
 /** `awb rows FILE`: the rows streamed to stdout as they are selected. */
@@ -16,12 +15,12 @@ export async function run(file: string, opts: Parsed<typeof ROWS_OPTIONS>): Prom
   };
   // Its rows hold choices: shown as grades of 0 they would read as judged and graded.
   const mode = await judgeModeOf(file);
-  if (mode === 'turing' || mode === 'pairwise') throw choiceFileError(file, mode, thisInvocation());
+  if (mode === 'turing' || mode === 'pairwise') throw fail({ kind: 'choice-file-has-no-grades', file, mode });
   const { renderRowBlock, rowJson } = await import('../../render/rows.js');
   const width = process.stdout.columns || 120;
   let count = 0;
   const warnings: string[] = [];
-  for await (const row of judgedRows(file, query, thisInvocation(), warnings)) {
+  for await (const row of judgedRows(file, query, warnings)) {
     const text =
       format === 'json' ? `${count ? ',' : '['}\n${JSON.stringify(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
     count++;

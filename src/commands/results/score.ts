@@ -4,7 +4,6 @@ import type { ScoreRequest } from '../../core/score/index.js';
 import { visibleLines } from '../../core/shown.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
-import { thisInvocation } from '../shared/invocation.js';
 
 export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): Promise<void> {
   const { format } = opts;
@@ -61,7 +60,6 @@ export function scoreRequest(files: string[], opts: ScoreSettings, byTurn: boole
     withPublished: opts.withPublished,
     prices: pricesOption(opts),
     byTurn,
-    invocation: thisInvocation(),
   };
 }
 

@@ -13,6 +13,7 @@ import { RUBRICS_WORDS } from './rubrics.js';
 import { RUNNER_WORDS } from './runner.js';
 import { SCORE_WORDS } from './score.js';
 import { TOP_WORDS } from './top.js';
+import { thisInvocation } from '../shared/invocation.js';
 import type { Words } from './words.js';
 
 /*
@@ -37,10 +38,13 @@ const WORDS: Words<Fault> = {
   ...TOP_WORDS,
 };
 
-/** The fault as the user reads it: one line (newlines allowed only where a command is quoted) and an exit code. */
-export function worded(fault: Fault): UserError {
-  const word = WORDS[fault.kind as keyof typeof WORDS] as (f: Fault) => ReturnType<Words<Fault>[keyof Words<Fault>]>;
-  const said = word(fault);
+/**
+ * The fault as the user reads it: one line (newlines allowed only where a command is quoted) and an exit code.
+ * `awb`: how the user started awb, for the commands the message names (this process's, unless told).
+ */
+export function worded(fault: Fault, awb = thisInvocation()): UserError {
+  const word = WORDS[fault.kind as keyof typeof WORDS] as (f: Fault, awb: string) => ReturnType<Words<Fault>[keyof Words<Fault>]>;
+  const said = word(fault, awb);
   return typeof said === 'string' ? new UserError(said) : new UserError(said.message, said.exit);
 }
 

@@ -39,8 +39,6 @@ const isThere = (path: string): Promise<boolean> =>
 export interface AgreementRequest {
   args: readonly RunArg[];
   bootstrap: BootstrapSettings | undefined;
-  /** How the user started awb, for what a file of an earlier stage is told to run. */
-  invocation: string;
 }
 
 interface LoadedRun {
@@ -63,7 +61,6 @@ async function loadRuns(req: AgreementRequest): Promise<{ runs: LoadedRun[]; war
       withPublished: false,
       prices: undefined,
       byTurn: false,
-      invocation: req.invocation,
     },
     (i) => (record, line) => {
       if (record.mode === 'turing' || record.mode === 'pairwise')

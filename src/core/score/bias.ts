@@ -1,6 +1,6 @@
 import { decodeLine, fieldScan, scanFields, type LineBytes } from '../rows/index.js';
 import { judgedTexts } from '../rubrics/index.js';
-import type { RunReport, ScoreRequest } from './aggregate.js';
+import type { RunReport, ScoreRequest } from './score-files.js';
 import type { JudgedRecord } from './judged-reader.js';
 import { lengthBias, logLengthRatio, type LengthBias, type LengthPoint } from './length-bias.js';
 import { modelFamily } from './model-family.js';

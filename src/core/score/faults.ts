@@ -1,2 +1,32 @@
+import type { JudgeMode } from './judge-mode.js';
+
+/** Where in a judged file: the file and its 1-based line. */
+export interface At {
+  file: string;
+  line: number;
+}
+
+type ChoiceMode = 'turing' | 'pairwise';
+
 /** What can go wrong in score/ that the user can fix, as data; worded in src/commands/words/score.ts. */
-export type ScoreFault = never;
+export type ScoreFault =
+  | ({ kind: 'judged-line-not-json'; reason: string } & At)
+  | ({ kind: 'judged-line-not-object' } & At)
+  /** A field the schema refuses; `problem` is the schema's reason (describeIssue). */
+  | ({ kind: 'judged-field-invalid'; field: string | undefined; problem: string } & At)
+  | ({ kind: 'judged-grade-invalid'; field: string; value: number } & At)
+  | ({ kind: 'judged-field-type'; field: string; expected: 'a list of strings' | 'a string'; got: string } & At)
+  | ({ kind: 'judged-row-repeated'; earlier: number } & At)
+  | ({ kind: 'judge-modes-mixed'; fileMode: JudgeMode; rowMode: JudgeMode } & At)
+  | ({ kind: 'choice-failed-mismatch'; mode: ChoiceMode; expected: number } & At)
+  /** The file's first row is of a stage before judging. */
+  | { kind: 'judged-file-of-earlier-stage'; file: string; stage: 'dataset' | 'prediction' }
+  /** A turing or pairwise file given to a command that reads grades (compare, rows). */
+  | { kind: 'choice-file-has-no-grades'; file: string; mode: ChoiceMode }
+  /** A file with no rows, where rows are listed or compared. */
+  | { kind: 'judged-file-empty'; file: string }
+  /** A file with no valid row to score (`rows` 0: no rows at all). */
+  | { kind: 'no-valid-judged-rows'; file: string; rows: number }
+  | { kind: 'no-rows-in-common'; baseline: string; candidate: string }
+  | { kind: 'no-valid-rows-in-common'; baseline: string; candidate: string; paired: number }
+  | { kind: 'no-rows-of-domain'; file: string; domain: string; has: string[] };

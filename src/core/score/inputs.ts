@@ -1,6 +1,6 @@
 import { sameFile } from '../files.js';
 import { manifestPathFor } from '../schemas/index.js';
-import { scoreFiles, type ScoreReport, type ScoreRequest } from './aggregate.js';
+import { scoreFiles, type ScoreReport, type ScoreRequest } from './score-files.js';
 import type { JudgedVisitor } from './judged-reader.js';
 import { scoreModeFile, scoreRepeatRows, type ModeScore } from './modes.js';
 import { judgeModeOf, modeRecordOf, type JudgeMode, type ModeVisitor, type RepeatRecord } from './modes-reader.js';

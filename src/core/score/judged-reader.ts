@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
-import { UserError, atLine } from '../errors.js';
+import { atLine, fail } from '../errors.js';
+import type { At } from './faults.js';
 import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
-import { clusterOfKey, earlierStageProblem, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
+import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
-import { mixedModes, modeOfRow, type JudgeMode } from './judge-mode.js';
+import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
   prompt: number;
@@ -33,6 +34,8 @@ export interface JudgedRecord {
   total: number;
   /** As score counts it (countsAsFailed). */
   failed: boolean;
+  /** Its `gen` is empty: inference failed, so no judge graded it. */
+  noGeneration: boolean;
   lineNo: number;
   /** The judge mode the row's fields say it was judged in: a file holds one. */
   mode: JudgeMode;
@@ -62,13 +65,12 @@ export type JudgedVisitor = (record: JudgedRecord, line: LineBytes) => void;
 /**
  * Reads a judged JSONL file (ours or the official script's) into small
  * records, validating every line; `visit` lets a caller take more from each
- * line in the same pass (the report, its texts). `awb`: how the user started
- * awb, for the commands a file of an earlier stage is told to run.
+ * line in the same pass (the report, its texts).
  */
-export async function readJudged(path: string, visit?: JudgedVisitor, awb = 'awb'): Promise<JudgedFile> {
+export async function readJudged(path: string, visit?: JudgedVisitor): Promise<JudgedFile> {
   const records: JudgedRecord[] = [];
   const warnings: string[] = [];
-  const read = judgedLines(path, warnings, awb);
+  const read = judgedLines(path, warnings);
   for await (const line of readLineBytes(path)) {
     const record = read(line);
     if (!record) continue;
@@ -85,27 +87,19 @@ export async function readJudged(path: string, visit?: JudgedVisitor, awb = 'awb
  * first row of an earlier stage, a row of another judge mode, or a row given
  * twice is refused.
  */
-export function judgedLines(path: string, warnings: string[], awb: string): (line: LineBytes) => JudgedRecord | undefined {
+export function judgedLines(path: string, warnings: string[]): (line: LineBytes) => JudgedRecord | undefined {
   const seen = new Map<string, number>();
   let mode: JudgeMode | undefined;
   return (line) => {
     // Only the first row tells the file's stage (a later row without judge results is refused at its missing field).
-    const first = mode === undefined ? awb : undefined;
+    const first = mode === undefined;
     const record = scanLine(path, line, first) ?? parseLine(path, line, warnings, first);
     if (!record) return undefined;
     mode ??= record.mode;
-    if (record.mode !== mode) throw mixedModes(path, line.lineNo, mode, record.mode);
+    if (record.mode !== mode)
+      throw fail({ kind: 'judge-modes-mixed', file: path, line: line.lineNo, fileMode: mode, rowMode: record.mode });
     const earlier = seen.get(record.key);
-    if (earlier !== undefined) {
-      throw new UserError(
-        atLine(
-          path,
-          line.lineNo,
-          undefined,
-          `the same row as line ${earlier} (task, id, turn_idx and content match); a file must hold each row once`,
-        ),
-      );
-    }
+    if (earlier !== undefined) throw fail({ kind: 'judged-row-repeated', file: path, line: line.lineNo, earlier });
     seen.set(record.key, line.lineNo);
     return record;
   };
@@ -117,13 +111,14 @@ export function judgedLines(path: string, warnings: string[], awb: string): (lin
  * the previous parsed row (megabytes for long histories) would live on
  * while the next one is read and parsed.
  */
-function parseLine(path: string, line: LineBytes, warnings: string[], first: string | undefined): JudgedRecord | undefined {
+function parseLine(path: string, line: LineBytes, warnings: string[], first: boolean): JudgedRecord | undefined {
   const json = parseJsonLine(path, line, warnings);
   if (!json) return undefined;
   const parsed = json.value;
   const has = (k: string) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k);
   const raw = idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text;
-  return toRecord(path, line.lineNo, raw, parsed, has, first);
+  const noGeneration = has('gen') && (parsed as { gen?: unknown }).gen === '';
+  return { ...toRecord(path, line.lineNo, raw, parsed, has, first), noGeneration };
 }
 
 const ID_ONLY = new Set(['id']);
@@ -139,7 +134,7 @@ function idJson(b: Buffer, slice: Slice | undefined): string | undefined {
 
 /**
  * A judged line as JSON: undefined for a blank line or a cut last line (with
- * a warning: an interrupted run leaves one), a UserError for any other line
+ * a warning: an interrupted run leaves one), a fault for any other line
  * that is not JSON.
  */
 export function parseJsonLine(path: string, line: LineBytes, warnings: string[]): { text: string; value: unknown } | undefined {
@@ -159,7 +154,7 @@ export function parseJsonLine(path: string, line: LineBytes, warnings: string[])
       );
       return undefined;
     }
-    throw new UserError(atLine(path, line.lineNo, undefined, `not valid JSON (${(err as Error).message})`));
+    throw fail({ kind: 'judged-line-not-json', file: path, line: line.lineNo, reason: (err as Error).message });
   }
 }
 
@@ -188,7 +183,7 @@ const SCAN = fieldScan(SMALL_FIELDS, {
  * line's bytes (scanFields), without decoding the histories. undefined
  * sends the line to parseLine, which also words every error.
  */
-function scanLine(path: string, line: LineBytes, first: string | undefined): JudgedRecord | undefined {
+function scanLine(path: string, line: LineBytes, first: boolean): JudgedRecord | undefined {
   const scanned = scanFields(line, SCAN);
   if (!scanned) return undefined;
   const { fields: row, at } = scanned;
@@ -198,16 +193,19 @@ function scanLine(path: string, line: LineBytes, first: string | undefined): Jud
   const panel = at.get('panel');
   if (panel && line.bytes[panel[0]] === 0x5b) row.panel = [];
   try {
-    return toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
+    const record = toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
+    // `""` is two bytes: an empty generation, written when inference failed.
+    const gen = at.get('gen');
+    return { ...record, noGeneration: gen !== undefined && gen[1] - gen[0] === 2 && line.bytes[gen[0]] === 0x22 };
   } catch {
     return undefined;
   }
 }
 
 /**
- * `has`: whether the line has a top-level field of that name. `first`: set
- * (to how the user started awb) for the file's first row, whose stage is the
- * file's: a predictions or dataset file is told so, with what to run next.
+ * `has`: whether the line has a top-level field of that name. `first`: for
+ * the file's first row, whose stage is the file's: a predictions or dataset
+ * file is told so.
  */
 function toRecord(
   path: string,
@@ -215,15 +213,13 @@ function toRecord(
   raw: string,
   parsed: unknown,
   has: (key: string) => boolean,
-  first: string | undefined,
-): JudgedRecord {
-  const fail = (field: string | undefined, problem: string): never => {
-    throw new UserError(atLine(path, lineNo, field, problem));
-  };
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail(undefined, 'not a JSON object');
+  first: boolean,
+): Omit<JudgedRecord, 'noGeneration'> {
+  const at = { file: path, line: lineNo };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail({ kind: 'judged-line-not-object', ...at });
   const row = parsed as Record<string, unknown>;
-  const stage = first === undefined ? undefined : earlierStageProblem(path, rowStage(has), 'judged', first);
-  if (stage) throw new UserError(stage);
+  const stage = first ? rowStage(has) : 'judged';
+  if (stage !== 'judged') throw fail({ kind: 'judged-file-of-earlier-stage', file: path, stage });
 
   // Only the few small fields go through zod: validating (and copying) the
   // full row with its histories would dominate the time on large files.
@@ -246,13 +242,13 @@ function toRecord(
   });
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    return fail(issue.path.join('.') || undefined, describeIssue(issue));
+    throw fail({ kind: 'judged-field-invalid', ...at, field: issue.path.join('.') || undefined, problem: describeIssue(issue) });
   }
   const s = checked.data;
 
   // A --repeat row's grades are means over up to K repeats (11/3, 17/7, …), a panel's over its members: taken to the nearest sixtieth, see repeatGrade.
-  const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats) || Array.isArray(row.panel), fail);
-  const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, fail));
+  const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats) || Array.isArray(row.panel), at);
+  const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, at));
   const domain = domainOfTask(s.task);
   return {
     key,
@@ -288,19 +284,12 @@ export function countsAsFailed(failed: number, grades: readonly number[]): boole
  * score) or a mean of 1-5 grades (`repeated`: a --repeat row's, taken to the
  * nearest sixtieth); anything else fails at its field.
  */
-export function gradesOf(
-  s: Record<(typeof SCORE_FIELDS)[number], number>,
-  repeated: boolean,
-  fail: (field: string, problem: string) => never,
-): [number, ...number[]] {
+function gradesOf(s: Record<(typeof SCORE_FIELDS)[number], number>, repeated: boolean, at: At): [number, ...number[]] {
   const grade = repeated ? repeatGrade : (v: number) => v;
   const scores = SCORE_FIELDS.map((field) => {
     const v = toSixtieths(grade(s[field]));
     if (v !== undefined) return v;
-    const x = s[field];
-    // Within 1..5 yet refused: say why, or "a grade from 1 to 5, got 4.123" contradicts itself.
-    const why = x >= 1 && x <= 5 ? ', which is no mean of up to five 1-5 grades (read in steps of 1/60)' : '';
-    return fail(field, `must be 0 (no score) or a grade from 1 to 5 (a mean of 1-5 grades), got ${x}${why}`);
+    throw fail({ kind: 'judged-grade-invalid', ...at, field, value: s[field] });
   });
   return scores as [number, ...number[]];
 }
@@ -321,26 +310,23 @@ function repeatGrade(v: number): number {
  * string prompt/response counts as a one-turn list, as the dataset schema
  * reads it, so keys agree with the ones infer and judge compute.
  */
-function keyedFields(
-  row: Record<string, unknown>,
-  task: string,
-  id: string | number,
-  turn: number,
-  fail: (field: string, problem: string) => never,
-): KeyedFields {
+function keyedFields(row: Record<string, unknown>, task: string, id: string | number, turn: number, at: At): KeyedFields {
+  const wrong = (field: string, expected: 'a list of strings' | 'a string', v: unknown): never => {
+    throw fail({ kind: 'judged-field-type', ...at, field, expected, got: typeof v });
+  };
   const turns = (field: 'prompt' | 'response'): string[] | undefined => {
     const v = row[field];
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return [v];
-    if (!Array.isArray(v)) return fail(field, `expected a list of strings, got ${typeof v}`);
-    const at = v[turn - 1];
-    if (at !== undefined && typeof at !== 'string') fail(`${field}[${turn - 1}]`, `expected a string, got ${typeof at}`);
+    if (!Array.isArray(v)) return wrong(field, 'a list of strings', v);
+    const item: unknown = v[turn - 1];
+    if (item !== undefined && typeof item !== 'string') wrong(`${field}[${turn - 1}]`, 'a string', item);
     return v as string[];
   };
   const text = (field: 'current_prompt' | 'system_str'): string | undefined => {
     const v = row[field];
     if (v === undefined || v === null) return undefined;
-    return typeof v === 'string' ? v : fail(field, `expected a string, got ${typeof v}`);
+    return typeof v === 'string' ? v : wrong(field, 'a string', v);
   };
   return {
     task,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { domainOfTask } from '../domains.js';
-import { UserError, atLine } from '../errors.js';
+import { fail } from '../errors.js';
 import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../rows/index.js';
 import { judgeRepeatsSchema, pairwiseResultSchema, taskSchema, turingResultSchema } from '../schemas/index.js';
 import { describeIssue, parseJsonLine } from './judged-reader.js';
-import { mixedModes, modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
+import { modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
 
 export type { JudgeMode, ModeWithField } from './judge-mode.js';
 
@@ -107,7 +107,7 @@ export function modeRecordOf(path: string, line: LineBytes, mode: ModeWithField)
 
 function recordOf(path: string, lineNo: number, mode: ModeWithField, row: SmallRow): ChoiceRecord | RepeatRecord {
   const rowMode = modeOf(row);
-  if (rowMode !== mode) throw mixedModes(path, lineNo, mode, rowMode);
+  if (rowMode !== mode) throw fail({ kind: 'judge-modes-mixed', file: path, line: lineNo, fileMode: mode, rowMode });
   return toRecord(path, lineNo, mode, row);
 }
 
@@ -136,7 +136,7 @@ function smallFields(path: string, line: LineBytes, warnings: string[]): SmallRo
   if (!parsed) return undefined;
   const v = parsed.value;
   if (typeof v !== 'object' || v === null || Array.isArray(v))
-    throw new UserError(atLine(path, line.lineNo, undefined, 'not a JSON object'));
+    throw fail({ kind: 'judged-line-not-object', file: path, line: line.lineNo });
   return v as SmallRow;
 }
 
@@ -144,7 +144,13 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
   const checked = ROW_SCHEMAS[mode].safeParse(row);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw new UserError(atLine(path, lineNo, issue.path.join('.') || undefined, describeIssue(issue)));
+    throw fail({
+      kind: 'judged-field-invalid',
+      file: path,
+      line: lineNo,
+      field: issue.path.join('.') || undefined,
+      problem: describeIssue(issue),
+    });
   }
   const s = checked.data;
   const domain = domainOfTask(s.task);
@@ -154,9 +160,13 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
   // The row's own failed is what resume and other tools read: it must say what the mode object says.
   const result = 'turing' in s ? s.turing : s.pairwise;
   if (row.failed !== undefined && row.failed !== result.failed)
-    throw new UserError(
-      atLine(path, lineNo, 'failed', `must be ${result.failed}, as ${mode}.failed: 1 exactly when an order has no choice`),
-    );
+    throw fail({
+      kind: 'choice-failed-mismatch',
+      file: path,
+      line: lineNo,
+      mode: 'turing' in s ? 'turing' : 'pairwise',
+      expected: result.failed,
+    });
   if ('turing' in s) return { ...base, hits: [fooled(s.turing.orders[0]), fooled(s.turing.orders[1])] };
   const pref = s.pairwise.orders.map((o) => (o.preferred === null ? null : o.preferred === 'candidate'));
   return { ...base, hits: [pref[0]!, pref[1]!] };

@@ -1,4 +1,4 @@
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
 import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, fieldScan, readLineBytes, scanFields, splitKey, type LineBytes } from '../rows/index.js';
 import { DIMENSIONS, type Dimension } from '../schemas/index.js';
@@ -41,10 +41,9 @@ export interface RowQuery {
  * worst first (ties in file order). Memory holds N rows, never the file.
  * Every line is checked as score checks it (judgedLines): a file score
  * refuses is refused here with the same line, and what score only warns
- * about (a cut last line) goes to `warnings`. `awb`: how the user started
- * awb, for the commands a refusal names.
+ * about (a cut last line) goes to `warnings`.
  */
-export async function* judgedRows(path: string, query: RowQuery, awb: string, warnings: string[]): AsyncGenerator<RowView> {
+export async function* judgedRows(path: string, query: RowQuery, warnings: string[]): AsyncGenerator<RowView> {
   const kept: RowView[] = [];
   const pick = query.pick;
   // Worst first: ascending totals; best first: descending. Equal totals keep file order.
@@ -52,7 +51,7 @@ export async function* judgedRows(path: string, query: RowQuery, awb: string, wa
     pick?.order === 'best' ? a.total_score > b.total_score : a.total_score < b.total_score;
   // A --domain that matches no row (a typo) is told apart from a selection that matches nothing.
   const domains = new Set<string>();
-  const read = judgedLines(path, warnings, awb);
+  const read = judgedLines(path, warnings);
   for await (const line of readLineBytes(path)) {
     const record = read(line);
     if (!record) continue;
@@ -71,9 +70,9 @@ export async function* judgedRows(path: string, query: RowQuery, awb: string, wa
     if (kept.length > pick.n) kept.pop();
   }
   // Said of the file, as score and compare say it, rather than as a selection that matches nothing.
-  if (!domains.size) throw new UserError(`${path}: no judged rows (the file has no rows)`);
+  if (!domains.size) throw fail({ kind: 'judged-file-empty', file: path });
   if (query.domain !== undefined && !domains.has(query.domain)) {
-    throw new UserError(`${path}: no rows of domain "${query.domain}"; it has ${[...domains].join(', ') || 'no rows'}`);
+    throw fail({ kind: 'no-rows-of-domain', file: path, domain: query.domain, has: [...domains] });
   }
   yield* kept;
 }

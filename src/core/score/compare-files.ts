@@ -1,0 +1,108 @@
+import { sameFile } from '../files.js';
+import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
+import { canonicalDomains } from '../domains.js';
+import { fail } from '../errors.js';
+import { readJudged, type JudgedRecord } from './judged-reader.js';
+import { compareRecords, type CompareResult } from './compare.js';
+import { applyGate, type GateOptions, type GateResult, type Incomplete } from './gate.js';
+
+export interface ComparedSide {
+  file: string;
+  label: string;
+  provenance: Provenance;
+  rows: number;
+}
+
+export interface CompareReport {
+  baseline: ComparedSide;
+  candidate: ComparedSide;
+  result: CompareResult;
+  gate: GateResult | undefined;
+  notes: string[];
+  warnings: string[];
+}
+
+export interface CompareOptions {
+  /** --fail-below and what the gate may let pass; undefined: no gate. */
+  gate: GateOptions | undefined;
+  /** How many most-changed rows to list. */
+  rows?: number;
+}
+
+/** Reads two judged files and compares them: everything `awb compare` prints. */
+export async function compareFiles(baselineFile: string, candidateFile: string, opts: CompareOptions): Promise<CompareReport> {
+  const [base, cand] = [await readJudged(baselineFile), await readJudged(candidateFile)];
+  // Said of the file itself, as score says it, rather than as "no rows in common".
+  for (const [file, read] of [
+    [baselineFile, base],
+    [candidateFile, cand],
+  ] as const) {
+    if (read.mode === 'turing' || read.mode === 'pairwise') throw fail({ kind: 'choice-file-has-no-grades', file, mode: read.mode });
+    if (read.records.length === 0) throw fail({ kind: 'judged-file-empty', file });
+  }
+  const warnings = [...base.warnings, ...cand.warnings];
+  // A CI job wired to the wrong path would otherwise pass its gate for ever.
+  if (await sameFile(baselineFile, candidateFile)) {
+    warnings.push(`${baselineFile} and ${candidateFile} are the same file: every difference is 0, so the gate cannot fail`);
+  }
+  const result = compareRecords(base.records, cand.records, { rows: opts.rows });
+  const { used, paired, baselineFailed: failedBase, candidateFailed: failedCand } = result.overall;
+  if (used === 0) {
+    const files = { baseline: baselineFile, candidate: candidateFile };
+    throw fail(paired === 0 ? { kind: 'no-rows-in-common', ...files } : { kind: 'no-valid-rows-in-common', ...files, paired });
+  }
+  const prov = [await readProvenance(baselineFile), await readProvenance(candidateFile)];
+  for (const p of prov) warnings.push(...p.warnings);
+  const [pb, pc] = [prov[0]!.provenance, prov[1]!.provenance];
+  const [lb, lc] = labelRuns([
+    { file: baselineFile, model: pb.model, label: pb.label },
+    { file: candidateFile, model: pc.model, label: pc.label },
+  ]);
+  const checked = comparabilityNotes(
+    [
+      { label: lb!, file: baselineFile, provenance: pb, domains: domainsOf(base.records) },
+      { label: lc!, file: candidateFile, provenance: pc, domains: domainsOf(cand.records) },
+    ],
+    { coverage: false },
+  ); // pairing already reports rows present on one side only
+  const notes = checked.map((n) => n.text);
+  for (const [side, u] of [
+    [lb!, result.onlyBaseline],
+    [lc!, result.onlyCandidate],
+  ] as const) {
+    if (u.count) notes.push(`${u.count} row(s) only in ${side}, left out of the deltas (e.g. ${u.examples.join('; ')})`);
+  }
+  if (failedBase || failedCand) {
+    notes.push(
+      `failed rows among the paired ones: ${failedBase} in ${lb}, ${failedCand} in ${lc}; deltas use only rows valid on both sides (${paired - used} of ${paired} paired rows left out)`,
+    );
+  }
+  const incomplete: Incomplete[] = [];
+  if (result.onlyBaseline.count) {
+    const emptyDomains = domainsOf(base.records).filter((d) => !cand.records.some((r) => r.domain === d));
+    incomplete.push({ code: 'incomplete', cause: 'missing-rows', rows: result.onlyBaseline.count, emptyDomains });
+  }
+  if (pc.complete === false) incomplete.push({ code: 'incomplete', cause: 'unfinished' });
+  // Rows the candidate failed (no generation, no parsable judgement) drop out of the pairs: a domain could lose
+  // most of them and still pass; with all of them it has no delta that a test could see fall.
+  for (const d of result.domains) {
+    const judged = d.candidateLost - d.candidateUngenerated;
+    if (d.candidateUngenerated) {
+      incomplete.push({ code: 'incomplete', cause: 'no-generation', domain: d.domain, rows: d.candidateUngenerated, paired: d.paired });
+    }
+    if (judged) incomplete.push({ code: 'judge-failures', domain: d.domain, rows: judged, paired: d.paired });
+  }
+  const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
+  return {
+    baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.records.length },
+    candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.records.length },
+    result,
+    gate: opts.gate && applyGate(result, opts.gate, { incomplete, incomparable }),
+    notes,
+    warnings,
+  };
+}
+
+function domainsOf(records: readonly JudgedRecord[]): string[] {
+  return canonicalDomains(records.map((r) => r.domain));
+}

@@ -1,0 +1,127 @@
+import type { BootstrapSettings } from './bootstrap.js';
+import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
+import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
+import { fail } from '../errors.js';
+import { readJudged, type JudgedVisitor } from './judged-reader.js';
+import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
+import { aggregate, scoreIntervals, type RunIntervals, type RunScore, type ScoreOptions } from './aggregate.js';
+import { usageOf, type Prices, type UsageSummary } from './usage.js';
+
+export interface RunReport {
+  file: string;
+  label: string;
+  provenance: Provenance;
+  score: RunScore;
+  intervals: RunIntervals | undefined;
+  usage: UsageSummary;
+  /** With --with-published: why the run cannot be compared with the published rows (empty: it can). */
+  publishedGaps: string[];
+}
+
+export interface ScoreRequest extends ScoreOptions {
+  files: readonly string[];
+  /** Undefined: no intervals. */
+  bootstrap: BootstrapSettings | undefined;
+  withPublished: boolean;
+  prices: Prices | undefined;
+  byTurn: boolean;
+}
+
+export interface ScoreReport {
+  runs: RunReport[];
+  /** Column order: the union of the runs' domains (all seven with published rows), leaderboard order. */
+  domains: string[];
+  published: readonly PublishedRow[];
+  failuresAsLowest: boolean;
+  bootstrap: BootstrapSettings | undefined;
+  byTurn: boolean;
+  prices: Prices | undefined;
+  /** Why the runs may not be comparable. */
+  notes: string[];
+  /** Problems that did not stop scoring (cut last lines, broken manifests). */
+  warnings: string[];
+}
+
+/**
+ * A run with a domain whose rows all failed, or whose valid rows all have a
+ * total_score of 0 (hand-made rows): its Overall (macro) leaves that domain out.
+ */
+function partialOverallNote(r: RunReport): string[] {
+  const unscored = r.score.domains.filter((d) => d.score === undefined);
+  if (!unscored.length) return [];
+  const which = unscored.length === 1 ? 'that domain' : 'those domains';
+  // "no valid rows" beside a Valid column that counts some would contradict it.
+  const what = unscored.some((d) => d.valid > 0) ? 'no valid rows with a total_score' : 'no valid rows';
+  const names = unscored.map((d) => domainLabel(d.domain)).join(', ');
+  return [
+    `${r.label}: ${what} in ${names}, so its Overall leaves ${which} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains)`,
+  ];
+}
+
+/** Domains that are none of the seven (a typo in a hand-made `task`, say): each is a column, and each Overall averages it with the others. */
+function otherDomainsNote(domains: readonly string[]): string[] {
+  const others = domains.filter((d) => !(DOMAINS as readonly string[]).includes(d));
+  if (!others.length) return [];
+  const names = others.map((d) => `"${d}"`).join(', ');
+  return [
+    `${names} ${others.length === 1 ? 'is not an AgentWorldBench domain' : 'are not AgentWorldBench domains'} (${DOMAINS.join(', ')}), yet ${others.length === 1 ? 'it is' : 'they are'} scored as one and averaged into Overall`,
+  ];
+}
+
+/**
+ * Reads, aggregates and compares judged files: everything `awb score` prints.
+ * `visit(i)` sees the records of req.files[i] with their lines as they are read.
+ */
+export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => JudgedVisitor): Promise<ScoreReport> {
+  const warnings: string[] = [];
+  const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps'>> = [];
+  for (const [i, file] of req.files.entries()) {
+    // A file of an earlier stage is refused with what to run next, never scored (not even at the lowest grade).
+    const judged = await readJudged(file, visit?.(i));
+    warnings.push(...judged.warnings);
+    const score = aggregate(judged.records, req);
+    const { provenance, warnings: manifestWarnings } = await readProvenance(file);
+    // --failures-as-lowest scores failed rows (at the lowest grade): a file of failures then has a figure, 0.
+    if (score.valid === 0 && !(req.failuresAsLowest && score.rows > 0)) {
+      throw fail({ kind: 'no-valid-judged-rows', file, rows: score.rows });
+    }
+    warnings.push(...manifestWarnings);
+    loaded.push({
+      file,
+      provenance,
+      score,
+      intervals: req.bootstrap ? scoreIntervals(judged.records, req, req.bootstrap, req.byTurn) : undefined,
+      usage: usageOf(judged.records),
+    });
+  }
+  const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model, label: r.provenance.label })));
+  const compared = loaded.map((r, i) => ({
+    label: labels[i]!,
+    file: r.file,
+    provenance: r.provenance,
+    domains: r.score.domains.map((d) => d.domain),
+    overall: r.score.domains.flatMap((d) => (d.score === undefined ? [] : [d.domain])),
+    rows: Object.fromEntries(r.score.domains.map((d) => [d.domain, d.rows])),
+  }));
+  const withPublished = req.withPublished;
+  const gaps = compared.map((c) => (withPublished ? publishedGaps(c) : []));
+  const runs: RunReport[] = loaded.map((r, i) => ({ ...r, label: labels[i]!, publishedGaps: gaps[i]! }));
+  const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
+  const published = withPublished ? PUBLISHED : [];
+  if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
+  const comparability = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {});
+  // Runs whose Overalls average different sets have the coverage note, which names each set; otherwise a run's own note says what its Overall leaves out.
+  const partial = comparability.some((n) => n.kind === 'coverage') ? [] : runs.flatMap(partialOverallNote);
+  const notes = [...comparability.map((n) => n.text), ...partial, ...otherDomainsNote([...domains])];
+  return {
+    runs,
+    domains: [...domains].sort(compareDomains),
+    published,
+    failuresAsLowest: req.failuresAsLowest,
+    bootstrap: req.bootstrap,
+    byTurn: req.byTurn,
+    prices: req.prices,
+    notes,
+    warnings,
+  };
+}

@@ -1,0 +1,123 @@
+import type { CompareReport, Delta, GateResult, Interval } from '../core/score/index.js';
+import { domainLabel } from '../core/domains.js';
+import { visible } from '../core/shown.js';
+import { formatFixed, formatSigned } from '../core/score/index.js';
+import { DIMENSIONS } from '../core/schemas/index.js';
+import type { Cell, Grid, View } from './view.js';
+import { gateRemedy, percentText, reasonText, untestedText } from './gate.js';
+
+/* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
+
+function intervalText(ci: Interval | undefined): string {
+  return ci ? `[${formatSigned(ci.lo)}, ${formatSigned(ci.hi)}]` : 'n/a';
+}
+
+const verdict = (d: Delta): Cell => {
+  if (!d.ci) return { text: 'n/a' };
+  if (d.ci.hi < 0) return { text: 'worse', tone: 'bad' };
+  if (d.ci.lo > 0) return { text: 'better', tone: 'good' };
+  return { text: 'no clear difference' };
+};
+
+const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
+
+/** What the compare renderers show: the report, and how the user started awb for the commands it names. */
+export interface ComparePage extends CompareReport {
+  /** `awb`, `npx agentworldbench`, `node bin/awb.js`. */
+  invocation: string;
+}
+
+export function compareView(report: ComparePage): View {
+  const { result, baseline, candidate } = report;
+  const right = (title: string) => ({ title, align: 'right' as const });
+  const deltaCells = (d: Delta): Cell[] => {
+    const v = verdict(d);
+    return [
+      { text: formatFixed(d.baseline) },
+      { text: formatFixed(d.candidate) },
+      { text: formatSigned(d.delta), tone: v.tone },
+      { text: intervalText(d.ci) },
+      v,
+    ];
+  };
+  const overallName = 'Overall (macro)';
+  const named = [...result.domains.map((d) => ({ name: domainLabel(d.domain), d })), { name: overallName, d: result.overall }];
+  const grids: Grid[] = [
+    {
+      title: 'Candidate - baseline, on rows valid in both (0-100 points)',
+      columns: [
+        { title: 'Domain', align: 'left' },
+        right('Paired'),
+        right('Used'),
+        right('Trajectories'),
+        right('Failed (base/cand)'),
+        right('Baseline'),
+        right('Candidate'),
+        right('Delta'),
+        right('95% interval'),
+        { title: 'Verdict', align: 'left' },
+      ],
+      rows: named.map(({ name, d }) => ({
+        cells: [
+          { text: name },
+          { text: String(d.paired) },
+          { text: String(d.used) },
+          { text: String(d.trajectories) },
+          { text: `${d.baselineFailed}/${d.candidateFailed}` },
+          ...deltaCells(d),
+        ],
+      })),
+    },
+    {
+      title: 'Per dimension: candidate - baseline (0-100 points, same rows)',
+      columns: [{ title: 'Domain', align: 'left' }, ...DIMENSIONS.map((d) => right(capital(d)))],
+      rows: named.map(({ name, d }) => ({ cells: [{ text: name }, ...d.dims.map((v) => ({ text: formatSigned(v) }))] })),
+    },
+  ];
+  if (result.changed.length) {
+    grids.push({
+      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with ${report.invocation} rows)`,
+      columns: [{ title: 'Row (domain/id/turn)', align: 'left' }, right('Baseline'), right('Candidate'), right('Delta')],
+      rows: result.changed.map((r) => ({
+        cells: [
+          { text: visible(r.key) },
+          { text: formatFixed(r.baseline) },
+          { text: formatFixed(r.candidate) },
+          { text: formatSigned(r.delta), tone: r.delta.num < 0n ? 'bad' : r.delta.num > 0n ? 'good' : undefined },
+        ],
+      })),
+    });
+  }
+  const footnotes = [
+    'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
+    'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
+    ...report.notes.map((n) => `Note: ${n}`),
+  ];
+  return {
+    intro: [
+      `Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`,
+      `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`,
+    ],
+    grids,
+    footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
+    verdict: report.gate ? gateVerdict(report.gate, report) : [],
+  };
+}
+
+function gateVerdict(g: GateResult, page: ComparePage): string[] {
+  const threshold = formatFixed(g.threshold);
+  const head = g.failed
+    ? `Gate FAILED (--fail-below ${threshold}):`
+    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points (${g.tests.length} tested, family-wise error ${percentText(g.alpha)}).`;
+  const remedy = gateRemedy(g, page);
+  return [
+    head,
+    ...g.reasons.map((r) => `  ${reasonText(r, page)}`),
+    ...(remedy ? [`  ${remedy}`] : []),
+    ...g.inconclusive.map((u) => `  not tested: ${untestedText(u)}`),
+  ];
+}
+
+function gateMethod(g: GateResult): string {
+  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length === 1 ? 'one test' : `${g.tests.length} tests`} keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure; Overall too small to test fails the gate, which passes nothing it could not test.`;
+}

@@ -1,0 +1,58 @@
+import { visible } from '../core/shown.js';
+
+/*
+ * A format-neutral view: titled grids of cells plus footnotes and a verdict,
+ * which the terminal and markdown renderers lay out.
+ */
+
+export type Align = 'left' | 'right';
+
+export interface Cell {
+  /** The value; what is bolded when best. */
+  text: string;
+  /** Shown after the value, never bolded (the ± half-width). */
+  extra?: string;
+  /** Secondary line (terminal) or parenthesis (markdown): counts such as valid/total. */
+  sub?: string;
+  best?: boolean;
+  tone?: 'good' | 'bad';
+}
+
+export interface Grid {
+  title: string;
+  columns: Array<{ title: string; align: Align }>;
+  rows: Array<{ cells: Cell[]; muted?: boolean }>;
+}
+
+export interface View {
+  /** Lines before the tables. */
+  intro: string[];
+  grids: Grid[];
+  footnotes: string[];
+  /** The gate's verdict: first in markdown (the CI summary), last on a terminal. */
+  verdict: string[];
+  /** Some cells carry best-in-column marks; each renderer explains its own way of showing them. */
+  marksBest?: boolean;
+}
+
+/** The view with every text made visible: labels, tasks, judges and file names come from files. */
+export function visibleView(view: View): View {
+  const cell = (c: Cell): Cell => ({
+    ...c,
+    text: visible(c.text),
+    ...(c.extra !== undefined ? { extra: visible(c.extra) } : {}),
+    ...(c.sub !== undefined ? { sub: visible(c.sub) } : {}),
+  });
+  return {
+    ...view,
+    intro: view.intro.map(visible),
+    grids: view.grids.map((g) => ({
+      ...g,
+      title: visible(g.title),
+      columns: g.columns.map((c) => ({ ...c, title: visible(c.title) })),
+      rows: g.rows.map((r) => ({ ...r, cells: r.cells.map(cell) })),
+    })),
+    footnotes: view.footnotes.map(visible),
+    verdict: view.verdict.map(visible),
+  };
+}
