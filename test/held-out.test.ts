@@ -4,6 +4,7 @@
  * official script's, worked out by hand below.
  */
 import assert from 'node:assert/strict';
+import { isFault } from './support/fault-kind.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,7 +99,7 @@ describe('one file, one verdict', () => {
       for await (const l of readLineBytes(path, { highWaterMark: 64 })) out.push(l.bytes.toString());
       return out;
     };
-    await assert.rejects(lines(mac), /mac-long\.jsonl: its lines end in CR only/);
+    await assert.rejects(lines(mac), isFault('input-cr-endings', { path: mac }));
     // A CR between tokens is JSON whitespace: the line is one row, as JSON.parse reads it.
     const spaced = join(dir, 'cr-space.jsonl');
     writeFileSync(spaced, '{"task":"mcp",\r"id":1}\n{"id":2}\r\n');

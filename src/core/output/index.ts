@@ -5,6 +5,7 @@ export {
   ensureOutputDir,
   hostless,
   isNonEmptyFile,
+  LONGEST_OUTPUT_NAME,
   readManifest,
   settingsDifferences,
   writeManifest,

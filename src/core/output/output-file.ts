@@ -3,15 +3,15 @@ import { access, stat } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
 import { createFolders, missingFolders, readJsonFile, writeAtomically } from '../files.js';
 import { canonicalDomains } from '../domains.js';
-import { UserError } from '../errors.js';
-import { fileError } from '../rows/index.js';
+import { fail } from '../errors.js';
+import { fileError, type FileErrorCode } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
 
 /** Whether `path` holds bytes; a folder there is refused, in the words of the `option` that named it. */
 export async function isNonEmptyFile(path: string, option = '--output'): Promise<boolean> {
   try {
     const st = await stat(path);
-    if (st.isDirectory()) throw new UserError(`${path}: is a folder; ${option} takes a file path`);
+    if (st.isDirectory()) throw fail({ kind: 'output-is-folder', path, option });
     return st.size > 0;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -23,7 +23,8 @@ export async function isNonEmptyFile(path: string, option = '--output'): Promise
 const NAME_MAX = 255;
 /** What the longest name awb writes beside an output adds to it: the manifest's temporary file (writeAtomically). */
 const LONGEST_BESIDE = '.manifest.json.awb-4194304-0123456789ab.tmp';
-const BESIDE_TOO_LONG = `the names of the files awb keeps beside it (its name + ".lock", + ".manifest.json") would be too long for the file system; choose a name of at most ${NAME_MAX - LONGEST_BESIDE.length} bytes`;
+/** The longest output name that leaves room for the files awb keeps beside it. */
+export const LONGEST_OUTPUT_NAME = NAME_MAX - LONGEST_BESIDE.length;
 
 /**
  * Checks, creating nothing, that an output file named by `option` can be written: a path that
@@ -32,14 +33,13 @@ const BESIDE_TOO_LONG = `the names of the files awb keeps beside it (its name + 
  */
 export async function checkOutputPath(path: string, option = '--output'): Promise<string[]> {
   // Neither names a file: "" (an unset variable in a script) would write beside the current folder's name.
-  if (path.trim() === '') throw new UserError(`${option} is empty; give it a file path`);
-  if (path.endsWith('/') || path.endsWith(sep))
-    throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; ${option} takes a file path`);
+  if (path.trim() === '') throw fail({ kind: 'output-empty', option });
+  if (path.endsWith('/') || path.endsWith(sep)) throw fail({ kind: 'output-ends-in-separator', path, option });
   const name = Buffer.byteLength(basename(path));
-  if (name > NAME_MAX) throw new UserError(`${path}: the name is too long for the file system`);
-  if (name + LONGEST_BESIDE.length > NAME_MAX) throw new UserError(`cannot write ${option} ${path}: ${BESIDE_TOO_LONG}`);
+  if (name > NAME_MAX) throw fail({ kind: 'output-name-too-long', path });
+  if (name > LONGEST_OUTPUT_NAME) throw fail({ kind: 'output-beside-too-long', path, option });
   const dir = dirname(resolve(path));
-  const missing = await missingFolders(dir, (at) => `${at}: is a file, not a folder; choose an ${option} inside a folder`);
+  const missing = await missingFolders(dir, { name: option, takes: 'file' });
   await isNonEmptyFile(path, option); // refuses a folder given as the file
   const exists = await stat(path).then(
     () => true,
@@ -58,32 +58,23 @@ export async function ensureOutputDir(path: string, option = '--output'): Promis
   await createFolders(await checkOutputPath(path, option));
 }
 
+/** The errors that say an output cannot be written there; ENOENT: no file can be made there (/proc). */
+const UNWRITABLE: readonly string[] = ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENAMETOOLONG', 'ENOSPC', 'ENOENT'] satisfies FileErrorCode[];
+
 /**
- * One line for an output awb cannot write: what the user gave (`path`, named by `option`), and why
+ * An output awb cannot write: what the user gave (`path`, named by `option`), and why
  * (`at`, the file or folder the system refused, with `err`).
  */
 export function cannotWrite(path: string, option: string, at: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const why: Record<string, string> = {
-    EACCES: `permission denied in ${at}`,
-    EPERM: `permission denied in ${at}`,
-    EROFS: `${at} is on a read-only file system`,
-    ENOTDIR: `a part of ${at} is not a folder`,
-    ENAMETOOLONG: BESIDE_TOO_LONG,
-    ENOSPC: `the disk is full`,
-    // No file can be made there (/proc).
-    ENOENT: `no file can be created in ${at}`,
-  };
-  const reason = code && why[code];
-  return reason ? new UserError(`cannot write ${option} ${path}: ${reason}`) : fileError(at, err);
+  return code && UNWRITABLE.includes(code)
+    ? fail({ kind: 'output-unwritable', path, option, at, code: code as FileErrorCode })
+    : fileError(at, err);
 }
 
-/** `notJson`: what to say of a manifest that is not JSON (by default, a resume's way past it). */
-export function readManifest(
-  output: string,
-  notJson = 'not valid JSON; delete it and pass --force to resume without the settings check',
-): Promise<Manifest | undefined> {
-  return readJsonFile(manifestPathFor(output), manifestSchema, { what: 'manifest', notJson });
+/** `use`: what the manifest is read for (a broken one is said in its terms). */
+export function readManifest(output: string, use: 'resume' | 'merge' = 'resume'): Promise<Manifest | undefined> {
+  return readJsonFile(manifestPathFor(output), manifestSchema, use);
 }
 
 /** Written whole to a temporary file and renamed, so a reader never sees half a manifest. */
@@ -176,17 +167,9 @@ export async function checkResumable(
   if (force) return { previous, overridden: previous ? resumeDifferences(previous, stage, settings, dataset, resultSettings) : unknown };
   const differences = previous ? resumeDifferences(previous, stage, settings, dataset) : unknown;
   if (!differences.length) return { previous, overridden: [] };
-  if (!previous) {
-    throw new UserError(
-      `${output} already has rows but no manifest (${manifestPathFor(output)}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
-    );
-  }
-  if (previous.stage !== stage) {
-    throw new UserError(`${output} was written by \`awb ${previous.stage}\`, not \`awb ${stage}\`; choose another --output`);
-  }
-  throw new UserError(
-    `${output} was made with other settings (${differences.join('; ')}); to resume it, use the same settings, or pass --force to keep its rows and go on with these (where results may differ, its manifest records the mix); for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
-  );
+  if (!previous) throw fail({ kind: 'resume-without-manifest', output, manifest: manifestPathFor(output) });
+  if (previous.stage !== stage) throw fail({ kind: 'resume-other-stage', output, was: previous.stage, now: stage });
+  throw fail({ kind: 'resume-other-settings', output, differences });
 }
 
 /**
