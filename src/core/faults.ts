@@ -47,6 +47,8 @@ export type TopFault =
   /** `option`, when a flag named the path, and what it takes. */
   | { kind: 'file-in-the-way'; at: string; option?: { name: string; takes: 'file' | 'folder' } }
   | { kind: 'cannot-create-folder'; at: string }
+  /** Interrupted while a FIFO given as the output waited for a reader. */
+  | { kind: 'stream-never-read'; path: string }
   | { kind: 'file-unreadable'; path: string; reason: string }
   | { kind: 'json-file-not-json'; path: string; use: JsonFileUse }
   /** `field`: the path of the field the format refused ('' for the whole file). */

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { FaultError, fail, type JsonFileUse } from './errors.js';
 import { fileError } from './rows/index.js';
@@ -158,14 +160,79 @@ export async function makeFolders(dir: string, option?: FolderOption): Promise<v
   await createFolders(await missingFolders(dir, option));
 }
 
+/** Where a write to a path lands: a file replaced whole (`file`, links followed), or a stream written in place. */
+export type WriteTarget = { stream: false; file: string } | { stream: true };
+
+/** Links followed at most before a path is given up on (Linux's own limit). */
+const MAX_HOPS = 40;
+
+/**
+ * Where writing `path` lands. A link is followed to what it names (a missing target is the file to
+ * create), so it is written through, never replaced by a file of its own. A device, FIFO or socket at
+ * the end is a stream, and so is anything reached through /proc (`/dev/stdout` is
+ * `/proc/self/fd/1`: the file the shell opened, at its offset, not a path to rename over).
+ */
+export async function writeTarget(path: string): Promise<WriteTarget> {
+  let at = resolve(path);
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    // The folder's own links resolved, so /dev/fd/1 is seen as /proc/<pid>/fd/1.
+    at = await realTarget(at);
+    const st = await lstat(at).catch(() => undefined);
+    if (!st) return { stream: false, file: at };
+    if (!st.isSymbolicLink()) return st.isFile() || st.isDirectory() ? { stream: false, file: at } : { stream: true };
+    if (at.startsWith('/proc/')) return { stream: true };
+    at = resolve(dirname(at), await readlink(at));
+  }
+  // A loop of links: opened in place, the system names it (ELOOP).
+  return { stream: true };
+}
+
+/** Whether writing `path` is writing a stream (writeTarget): then nothing is kept beside it and it cannot be resumed. */
+export async function isStream(path: string): Promise<boolean> {
+  return (await writeTarget(path)).stream;
+}
+
+/** How often a FIFO with no reader is tried again. */
+const FIFO_POLL_MS = 100;
+
+/**
+ * Opens `path` for writing in place (`w`, or `a` to append). A FIFO blocks its opener until a
+ * reader comes, in a thread nothing can interrupt: it is tried without blocking until one does,
+ * and `signal` (Ctrl-C, SIGTERM) ends the wait, with nothing written.
+ */
+export async function openForWriting(path: string, flags: 'w' | 'a', signal?: AbortSignal): Promise<FileHandle> {
+  if (!(await stat(path).catch(() => undefined))?.isFIFO()) return open(path, flags);
+  for (;;) {
+    try {
+      const probe = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      // A reader is there, so this open returns at once; its writes wait for the reader rather than fail with EAGAIN.
+      try {
+        return await open(path, flags);
+      } finally {
+        await probe.close();
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
+    }
+    await sleep(FIFO_POLL_MS, undefined, { signal }).catch(() => {
+      throw fail({ kind: 'stream-never-read', path });
+    });
+  }
+}
+
 /**
  * Writes a file whole under a temporary name, then renames it into place, so a
  * reader never sees half of it. `write` gets the open handle; the temporary
- * file is removed when anything fails. A pipe or a device already at `path`
- * (`-o /dev/stdout`, `/dev/null`) is written into as it is: a file renamed
- * over it would replace it (run as root, even /dev/null).
+ * file is removed when anything fails. A link is written through (its target
+ * replaced); a stream (`-o /dev/stdout`, `/dev/null`, a FIFO; writeTarget) is
+ * written into as it is: a file renamed over it would replace it (run as root,
+ * even /dev/null). `signal` ends a wait for a FIFO's reader (openForWriting).
  */
-export async function writeAtomically(path: string, write: string | ((handle: FileHandle) => Promise<void>)): Promise<void> {
+export async function writeAtomically(
+  path: string,
+  write: string | ((handle: FileHandle) => Promise<void>),
+  signal?: AbortSignal,
+): Promise<void> {
   const fill = async (handle: FileHandle) => {
     try {
       if (typeof write === 'string') await handle.writeFile(write);
@@ -174,12 +241,12 @@ export async function writeAtomically(path: string, write: string | ((handle: Fi
       await handle.close();
     }
   };
-  const existing = await stat(path).catch(() => undefined);
-  if (existing && !existing.isFile() && !existing.isDirectory()) return fill(await open(path, 'w'));
-  const tmp = await createTemp(path);
+  const target = await writeTarget(path);
+  if (target.stream) return fill(await openForWriting(path, 'w', signal));
+  const tmp = await createTemp(target.file);
   try {
     await fill(tmp.handle);
-    await rename(tmp.path, path);
+    await rename(tmp.path, target.file);
   } catch (err) {
     await rm(tmp.path, { force: true }).catch(() => undefined);
     throw err;

@@ -11,6 +11,8 @@ const FILE_ERRORS: Record<FileErrorCode, string> = {
   EROFS: 'the file system is read-only',
   ENOTDIR: 'a part of the path is not a folder',
   ENAMETOOLONG: 'the name is too long for the file system',
+  // A socket (the stdout some process managers give) has no path to open.
+  ENXIO: 'cannot be opened for writing (a socket?); give a file, a pipe or a FIFO',
 };
 
 export const ROWS_WORDS: Words<RowsFault> = {

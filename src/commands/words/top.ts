@@ -1,5 +1,5 @@
 import type { JsonFileUse, TopFault } from '../../core/errors.js';
-import type { Words } from './words.js';
+import { EXIT, type Words } from './words.js';
 
 /** What to do about a JSON file beside an output that is not JSON, by what it was read for. */
 const NOT_JSON: Record<JsonFileUse, string> = {
@@ -18,6 +18,10 @@ export const TOP_WORDS: Words<TopFault> = {
   'file-in-the-way': (f) =>
     `${f.at}: is a file, not a folder${!f.option ? '' : f.option.takes === 'folder' ? `; ${f.option.name} takes a folder` : `; choose an ${f.option.name} inside a folder`}`,
   'cannot-create-folder': (f) => `${f.at}: cannot create a folder here`,
+  'stream-never-read': (f) => ({
+    message: `${f.path}: interrupted while waiting for something to read it; nothing was written`,
+    exit: EXIT.interrupted,
+  }),
   'file-unreadable': (f) => `${f.path}: cannot read (${f.reason})`,
   'json-file-not-json': (f) => `${f.path}: ${NOT_JSON[f.use]}`,
   'json-file-invalid': (f) => `${f.path}: ${f.field || (f.use === 'batch-state' ? 'state' : 'manifest')}: ${f.problem}`,

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { refuseOverInputs, sameFile, writeAtomically } from '../files.js';
+import { isStream, refuseOverInputs, sameFile, writeAtomically } from '../files.js';
 import { fail } from '../errors.js';
 import { fileError, readLineBytes, withoutCr } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
@@ -43,7 +43,8 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     [opts.out, manifestPathFor(opts.out)],
     [...opts.shards.flatMap((s) => [s, manifestPathFor(s)]), ...(opts.source ?? [])],
   );
-  const present = await stat(opts.out).catch(() => undefined);
+  // A stream (`-o /dev/stdout`) is written into, not over: there is nothing to keep.
+  const present = (await isStream(opts.out)) ? undefined : await stat(opts.out).catch(() => undefined);
   if (present?.isDirectory()) throw fail({ kind: 'merge-output-is-folder', out: opts.out });
   // --force overwrites an earlier merged file, never a shard (a merge without -o takes its first file as the merged one).
   const shard = present && (await readManifest(opts.out).catch(() => undefined))?.settings.shard;
@@ -104,29 +105,33 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   // Made only now: a merge refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.out);
   // One pass: each line is checked and copied, as it was (less a CRLF file's \r), to a temporary file that only a clean check renames into place.
-  await writeAtomically(opts.out, async (out) => {
-    for (const file of opts.shards) {
-      for await (const line of readLineBytes(file)) {
-        opts.signal?.throwIfAborted();
-        if (isBlank(line.bytes)) continue;
-        if (!line.terminated) throw fail({ kind: 'shard-cut-short', shard: file, line: line.lineNo });
-        const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true });
-        if (!read.ok) throw fail({ kind: 'shard-damaged', problem: read.bad.message });
-        const where = `${file}:${line.lineNo}`;
-        const before = seen.get(read.key);
-        if (before !== undefined) duplicated.push({ key: read.key, first: before, again: where });
-        else seen.set(read.key, where);
-        if (!expected.has(read.key)) unexpected.push(read.key);
-        if (outcome(read.parsed) === 'incomplete') failed.push(read.key);
-        await out.writev([withoutCr(line.bytes), NEWLINE]);
-        written++;
+  await writeAtomically(
+    opts.out,
+    async (out) => {
+      for (const file of opts.shards) {
+        for await (const line of readLineBytes(file)) {
+          opts.signal?.throwIfAborted();
+          if (isBlank(line.bytes)) continue;
+          if (!line.terminated) throw fail({ kind: 'shard-cut-short', shard: file, line: line.lineNo });
+          const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true });
+          if (!read.ok) throw fail({ kind: 'shard-damaged', problem: read.bad.message });
+          const where = `${file}:${line.lineNo}`;
+          const before = seen.get(read.key);
+          if (before !== undefined) duplicated.push({ key: read.key, first: before, again: where });
+          else seen.set(read.key, where);
+          if (!expected.has(read.key)) unexpected.push(read.key);
+          if (outcome(read.parsed) === 'incomplete') failed.push(read.key);
+          await out.writev([withoutCr(line.bytes), NEWLINE]);
+          written++;
+        }
       }
-    }
-    missing = [...expected].filter((k) => !seen.has(k));
-    if (duplicated.length) throw fail({ kind: 'rows-duplicated', rows: duplicated });
-    if (unexpected.length) throw fail({ kind: 'rows-unexpected', source, keys: unexpected });
-    if (!opts.allowGaps && (missing.length || failed.length)) throw fail({ kind: 'shards-leave-gaps', missing, failed });
-  }).catch((err: unknown) => {
+      missing = [...expected].filter((k) => !seen.has(k));
+      if (duplicated.length) throw fail({ kind: 'rows-duplicated', rows: duplicated });
+      if (unexpected.length) throw fail({ kind: 'rows-unexpected', source, keys: unexpected });
+      if (!opts.allowGaps && (missing.length || failed.length)) throw fail({ kind: 'shards-leave-gaps', missing, failed });
+    },
+    opts.signal,
+  ).catch((err: unknown) => {
     throw fileError(opts.out, err);
   });
 

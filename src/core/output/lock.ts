@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fail } from '../errors.js';
-import { tempsOf } from '../files.js';
+import { isStream, tempsOf } from '../files.js';
 import { cannotWrite } from './output-file.js';
 
 /** The lock beside an output while a run appends to it. */
@@ -70,6 +70,8 @@ async function linked(from: string, to: string, output: string): Promise<boolean
  * instant leaves the file named in the message).
  */
 export async function lockOutput(output: string): Promise<() => Promise<void>> {
+  // A stream (`-o /dev/null`, a FIFO) keeps nothing beside it: its lock would land in /dev, and it is never resumed.
+  if (await isStream(output)) return async () => {};
   const path = lockPathFor(output);
   const guard = `${path}.takeover`;
   // Unique even within one process, so no attempt removes another's file.

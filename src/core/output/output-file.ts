@@ -1,15 +1,19 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
-import { createFolders, missingFolders, readJsonFile, writeAtomically } from '../files.js';
+import { createFolders, isStream, missingFolders, readJsonFile, writeAtomically } from '../files.js';
 import { canonicalDomains } from '../domains.js';
 import { fail } from '../errors.js';
 import { fileError, type FileErrorCode } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
 
-/** Whether `path` holds bytes; a folder there is refused, in the words of the `option` that named it. */
+/**
+ * Whether the output `path` holds rows to resume; a folder there is refused, in the words of the
+ * `option` that named it. A stream (`/dev/stdout`, a FIFO; isStream) never does: it cannot be read back.
+ */
 export async function isNonEmptyFile(path: string, option = '--output'): Promise<boolean> {
   try {
+    if (await isStream(path)) return false;
     const st = await stat(path);
     if (st.isDirectory()) throw fail({ kind: 'output-is-folder', path, option });
     return st.size > 0;
@@ -77,8 +81,12 @@ export function readManifest(output: string, use: 'resume' | 'merge' = 'resume')
   return readJsonFile(manifestPathFor(output), manifestSchema, use);
 }
 
-/** Written whole to a temporary file and renamed, so a reader never sees half a manifest. */
+/**
+ * Written whole to a temporary file and renamed, so a reader never sees half a manifest. A stream
+ * output (isStream) has none: `/dev/null.manifest.json` would land in /dev, and nothing resumes a stream.
+ */
 export async function writeManifest(output: string, manifest: Manifest): Promise<void> {
+  if (await isStream(output)) return;
   const path = manifestPathFor(output);
   await writeAtomically(path, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: unknown) => {
     throw fileError(path, err);

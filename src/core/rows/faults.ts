@@ -1,5 +1,5 @@
 /** The file-system errors awb names in one line; any other stays an error of its own (a bug or the machine's). */
-export type FileErrorCode = 'ENOENT' | 'EISDIR' | 'EACCES' | 'EPERM' | 'ENOSPC' | 'EROFS' | 'ENOTDIR' | 'ENAMETOOLONG';
+export type FileErrorCode = 'ENOENT' | 'EISDIR' | 'EACCES' | 'EPERM' | 'ENOSPC' | 'EROFS' | 'ENOTDIR' | 'ENAMETOOLONG' | 'ENXIO';
 
 /** What can go wrong in rows/ that the user can fix, as data; worded in src/commands/words/rows.ts. */
 export type RowsFault =

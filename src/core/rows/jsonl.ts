@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { fail } from '../errors.js';
+import { openForWriting } from '../files.js';
 import type { FileErrorCode } from './faults.js';
 
 const NL = 0x0a;
@@ -211,6 +212,7 @@ const NAMED_CODES: readonly string[] = [
   'EROFS',
   'ENOTDIR',
   'ENAMETOOLONG',
+  'ENXIO',
 ] satisfies FileErrorCode[];
 
 /** A file-system error about `path` as a fault, when it is one the user can fix; any other error unchanged. */
@@ -258,9 +260,10 @@ export class JsonlAppender {
     private readonly handle: FileHandle,
   ) {}
 
-  static async open(path: string): Promise<JsonlAppender> {
+  /** `signal` ends a wait for a FIFO's reader (openForWriting). */
+  static async open(path: string, signal?: AbortSignal): Promise<JsonlAppender> {
     try {
-      return new JsonlAppender(path, await open(path, 'a'));
+      return new JsonlAppender(path, await openForWriting(path, 'a', signal));
     } catch (err) {
       throw fileError(path, err);
     }

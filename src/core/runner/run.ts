@@ -125,7 +125,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   const { resumed, tallies } = found;
   const manifest = await resume(stage, opts, found);
 
-  const writer = await OutputWriter.open(opts.output, stage.outputFields);
+  const writer = await OutputWriter.open(opts.output, stage.outputFields, opts.stop);
   const inputs = await PlanInputs.open(plan);
   const slots = new Dispatcher(opts.concurrency);
   const onAbort = () => slots.cancel();
