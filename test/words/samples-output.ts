@@ -15,10 +15,15 @@ export const OUTPUT_SAMPLES: { [K in OutputFault['kind']]: Extract<OutputFault, 
     guard: 'out.jsonl.lock.takeover',
   },
   'resume-without-manifest': { kind: 'resume-without-manifest', output: 'out.jsonl', manifest: 'out.jsonl.manifest.json' },
+  'resume-other-data': {
+    kind: 'resume-other-data',
+    output: 'out.jsonl',
+    files: [{ path: 'data/mcp_test.jsonl', was: '0123456789abcdef'.repeat(4), now: 'fedcba9876543210'.repeat(4) }],
+  },
   'resume-other-stage': { kind: 'resume-other-stage', output: 'out.jsonl', was: 'infer', now: 'judge' },
   'resume-other-settings': {
     kind: 'resume-other-settings',
     output: 'out.jsonl',
-    differences: ['temperature: was 0, now 0.7', 'dataset mcp_test.jsonl: was sha256 0123456789ab…, now fedcba987654…'],
+    differences: ['temperature: was 0, now 0.7', 'dataset commit: was 0123abc, now 4567def'],
   },
 };

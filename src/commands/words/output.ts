@@ -23,6 +23,11 @@ function unwritable(code: FileErrorCode, at: string): string {
   }
 }
 
+function otherData(f: Extract<OutputFault, { kind: 'resume-other-data' }>): string {
+  const files = f.files.map((c) => `${c.path} (sha256 ${c.was.slice(0, 12)}… then, ${c.now.slice(0, 12)}… now)`).join(', ');
+  return `${f.output} was made from other data: ${files} changed since its rows were made; resume it with the data it was made from, or give this run a file of its own (-o FILE, or --label NAME); --force keeps its rows and goes on (its manifest records the mix)`;
+}
+
 export const OUTPUT_WORDS: Words<OutputFault> = {
   'output-is-folder': (f) => `${f.path}: is a folder; ${f.option} takes a file path`,
   'output-empty': (f) => `${f.option} is empty; give it a file path`,
@@ -36,6 +41,7 @@ export const OUTPUT_WORDS: Words<OutputFault> = {
     `${f.output}: an awb run was killed while taking over its stale lock; if no awb run is writing ${f.output}, delete ${f.lock} and ${f.guard}`,
   'resume-without-manifest': (f) =>
     `${f.output} already has rows but no manifest (${f.manifest}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
+  'resume-other-data': otherData,
   'resume-other-stage': (f) => `${f.output} was written by \`awb ${f.was}\`, not \`awb ${f.now}\`; choose another --output`,
   'resume-other-settings': (f) =>
     `${f.output} was made with other settings (${f.differences.join('; ')}); to resume it, use the same settings, or pass --force to keep its rows and go on with these (where results may differ, its manifest records the mix); for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,

@@ -16,4 +16,6 @@ export type OutputFault =
   | { kind: 'output-lock-takeover-killed'; output: string; lock: string; guard: string }
   | { kind: 'resume-without-manifest'; output: string; manifest: string }
   | { kind: 'resume-other-stage'; output: string; was: string; now: string }
-  | { kind: 'resume-other-settings'; output: string; differences: string[] };
+  | { kind: 'resume-other-settings'; output: string; differences: string[] }
+  /** Data files whose SHA-256 differs from the one the output's manifest records. */
+  | { kind: 'resume-other-data'; output: string; files: { path: string; was: string; now: string }[] };

@@ -2,7 +2,6 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
 import { createFolders, isStream, missingFolders, readJsonFile, writeAtomically } from '../files.js';
-import { canonicalDomains } from '../domains.js';
 import { fail } from '../errors.js';
 import { fileError, type FileErrorCode } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
@@ -113,101 +112,4 @@ function stable(value: unknown): string | undefined {
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1)))
       : v,
   );
-}
-
-/**
- * Settings without the endpoint hosts: N machines serving the same model
- * behind their own URLs give the same results (shards of one run, a server
- * moved to another port).
- */
-export function hostless(settings: ManifestSettings): ManifestSettings {
-  const { world_model, judge, ...rest } = settings;
-  return {
-    ...rest,
-    ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
-    ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
-  };
-}
-
-/**
- * The settings that decide a row's result: not where it was sent, nor which rows a run covers (shard,
- * domains, limit), nor the folder its prompts were read from (their hashes decide).
- */
-function resultSettings(settings: ManifestSettings): ManifestSettings {
-  const { shard: _shard, domains: _domains, limit: _limit, rubrics, mode_prompt, ...rest } = hostless(settings);
-  const unsourced = <T extends { source: string }>(x: T | undefined) => x && { ...x, source: '' };
-  return { ...rest, rubrics: unsourced(rubrics), mode_prompt: unsourced(mode_prompt) };
-}
-
-/** What a resume found in the output it goes on with. */
-export interface Resumable {
-  /** The output's manifest, when it has a readable one. */
-  previous: Manifest | undefined;
-  /**
-   * What --force overrode: how the settings of the rows already there differ from this run's, or why
-   * they are unknown. Empty when nothing was overridden (no rows, or the same settings).
-   */
-  overridden: string[];
-}
-
-/**
- * Refuses to mix results made with different settings into one file: a
- * resume must use the same model, endpoint, sampling, protocol, judge,
- * rubrics and data, unless the user says --force; then it says what --force overrode.
- */
-export async function checkResumable(
-  output: string,
-  stage: Manifest['stage'],
-  settings: ManifestSettings,
-  dataset: Manifest['dataset'],
-  force: boolean,
-): Promise<Resumable> {
-  const hasRows = await isNonEmptyFile(output);
-  let unreadable = false;
-  const previous = await readManifest(output).catch((err: unknown) => {
-    if (!force) throw err;
-    unreadable = true;
-    return undefined;
-  });
-  if (!hasRows) return { previous, overridden: [] };
-  const unknown = [`the rows already there have ${unreadable ? 'an unreadable manifest' : 'no manifest'}, so their settings are unknown`];
-  // Forced on, the file mixes runs only where results may differ: not for the hosts rows went to, nor the rows a run covers.
-  if (force) return { previous, overridden: previous ? resumeDifferences(previous, stage, settings, dataset, resultSettings) : unknown };
-  const differences = previous ? resumeDifferences(previous, stage, settings, dataset) : unknown;
-  if (!differences.length) return { previous, overridden: [] };
-  if (!previous) throw fail({ kind: 'resume-without-manifest', output, manifest: manifestPathFor(output) });
-  if (previous.stage !== stage) throw fail({ kind: 'resume-other-stage', output, was: previous.stage, now: stage });
-  throw fail({ kind: 'resume-other-settings', output, differences });
-}
-
-/**
- * A judge run over more (or other) domains reads more rubrics, not other
- * ones: when each domain both runs cover has the same rubric, `now` gets the
- * earlier per-domain record, so only the selection itself (`domains`) differs.
- */
-function rubricsOfShared(before: ManifestSettings, now: ManifestSettings): ManifestSettings {
-  const [a, b] = [before.rubrics, now.rubrics];
-  if (!a?.domains || !b?.domains || a.layout !== b.layout) return now;
-  const other = b.domains;
-  if (!Object.entries(a.domains).every(([domain, sha]) => other[domain] === undefined || other[domain] === sha)) return now;
-  return { ...now, rubrics: { ...b, sha256: a.sha256, domains: a.domains } };
-}
-
-function resumeDifferences(
-  previous: Manifest,
-  stage: Manifest['stage'],
-  settings: ManifestSettings,
-  dataset: Manifest['dataset'],
-  view: (s: ManifestSettings) => ManifestSettings = (s) => s,
-): string[] {
-  if (previous.stage !== stage) return [`stage: was ${previous.stage}, now ${stage}`];
-  // A manifest written before selections were recorded in one order may list them as typed.
-  const before = previous.settings.domains
-    ? { ...previous.settings, domains: canonicalDomains(previous.settings.domains) }
-    : previous.settings;
-  const diffs = settingsDifferences(view(before), view(rubricsOfShared(before, settings)));
-  if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
-    diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
-  }
-  return diffs;
 }
