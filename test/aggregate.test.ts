@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { aggregate, statScore, turnBucket, TURN_BUCKETS } from '../src/core/score/aggregate.js';
 import { BATCH_PRICE, costOf, type UsageTotals } from '../src/core/score/usage.js';
 import { scoreFiles } from '../src/core/score/score-files.js';
-import { isFault } from './support/fault-of.js';
+import { isFault } from './support/fault-kind.js';
 import { readProvenance } from '../src/core/score/comparability.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';

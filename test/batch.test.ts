@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { BATCH_LIMITS, clearBatches, customIdOf, fitsInBatch, runBatches, type BatchRequest } from '../src/core/endpoints/batch.js';
 import { UserError } from '../src/core/errors.js';
+import { isFault } from './support/fault-kind.js';
 import type { ChatResult } from '../src/core/endpoints/index.js';
 import { batchFirst } from '../src/core/runner/batch-phase.js';
 import { readManifest } from '../src/core/output/index.js';
@@ -318,24 +319,22 @@ describe('the files kept beside an output: batch state and manifest (readJsonFil
       const state = join(dir, 'judged.jsonl.batches.json');
       assert.equal(await readManifest(out), undefined);
       await clearBatches(state);
-      const refused = (pattern: RegExp) => (err: unknown) =>
-        err instanceof UserError && pattern.test(err.message) && !err.message.includes('\n');
       await writeFile(state, '{"format": ');
-      await assert.rejects(clearBatches(state), refused(/batches\.json: not JSON; remove it to submit new batches$/));
+      await assert.rejects(clearBatches(state), isFault('json-file-not-json', { path: state, use: 'batch-state' }));
       await writeFile(
         state,
         '{"format": "agentworldbench-batches", "version": 1, "endpoint": "x", "model": "m", "batches": [{"file": 3}]}',
       );
-      await assert.rejects(clearBatches(state), refused(/batches\.json: batches\.0\.file: /));
+      await assert.rejects(clearBatches(state), isFault('json-file-invalid', { field: 'batches.0.file' }));
       await writeFile(state, '[]');
-      await assert.rejects(clearBatches(state), refused(/batches\.json: state: /));
+      await assert.rejects(clearBatches(state), isFault('json-file-invalid', { field: '' }));
       await writeFile(join(dir, 'judged.jsonl.manifest.json'), 'nope');
-      await assert.rejects(readManifest(out), refused(/manifest\.json: not valid JSON; delete it and pass --force/));
+      await assert.rejects(readManifest(out), isFault('json-file-not-json', { use: 'resume' }));
       await writeFile(join(dir, 'judged.jsonl.manifest.json'), '{}');
-      await assert.rejects(readManifest(out), refused(/manifest\.json: [a-z_]+: /));
+      await assert.rejects(readManifest(out), isFault('json-file-invalid', { use: 'resume' }));
       await rm(state);
       await mkdir(state);
-      await assert.rejects(clearBatches(state), refused(/batches\.json: is a folder, not a file$/));
+      await assert.rejects(clearBatches(state), isFault('file-error', { path: state, code: 'EISDIR' }));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

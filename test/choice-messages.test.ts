@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { UserError } from '../src/core/errors.js';
+import { isFault } from './support/fault-kind.js';
 import {
   pairwiseMessages,
   pairwiseOrders,
@@ -118,8 +118,8 @@ describe('mode prompts', () => {
   test('an empty override and a missing folder are user errors', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'pairwise.md'), '  \n');
-    await assert.rejects(loadModePrompt(dir, 'pairwise'), (e) => e instanceof UserError && /empty: .*pairwise\.md/.test(e.message));
-    await assert.rejects(loadModePrompt(join(dir, 'nope'), 'turing'), (e) => e instanceof UserError && /not found/.test(e.message));
+    await assert.rejects(loadModePrompt(dir, 'pairwise'), isFault('judge-prompt-empty', { file: join(dir, 'pairwise.md') }));
+    await assert.rejects(loadModePrompt(join(dir, 'nope'), 'turing'), isFault('rubrics-folder-missing', { root: join(dir, 'nope') }));
   });
 
   test('the domain rubrics still load from the same folder', async () => {

@@ -9,8 +9,8 @@ import { applyGate, compareFiles, compareRecords, type CompareResult } from '../
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { runAwb } from './support/cli.js';
+import { isFault } from './support/fault-kind.js';
 import { refusalLine } from './support/refusal.js';
-import { isFault } from './support/fault-of.js';
 import { gateRemedy, reasonText, untestedText } from '../src/render/gate.js';
 import type { ComparePage } from '../src/render/compare-view.js';
 
@@ -90,7 +90,7 @@ describe('compare', () => {
     const judged = readFileSync(worse, 'utf8');
     await assert.rejects(
       runCompare(baselineFile, baselineFile, { summary: worse }),
-      /holds JSON: compare --summary appends markdown to it/,
+      isFault('output-holds-json', { path: worse, use: 'summary' }),
     );
     assert.equal(readFileSync(worse, 'utf8'), judged);
   });

@@ -4,6 +4,7 @@
  * official script's, worked out by hand below.
  */
 import assert from 'node:assert/strict';
+import { isFault } from './support/fault-kind.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,6 @@ import { formatFixed, normalizedMean } from '../src/core/score/exact.js';
 import { readJudged } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { AWB_BIN, awbEnv } from './support/cli.js';
-import { isFault } from './support/fault-of.js';
 import { worded } from '../src/commands/words/index.js';
 
 const dir = tempDir('awb-held-out-');
@@ -100,7 +100,7 @@ describe('one file, one verdict', () => {
       for await (const l of readLineBytes(path, { highWaterMark: 64 })) out.push(l.bytes.toString());
       return out;
     };
-    await assert.rejects(lines(mac), /mac-long\.jsonl: its lines end in CR only/);
+    await assert.rejects(lines(mac), isFault('input-cr-endings', { path: mac }));
     // A CR between tokens is JSON whitespace: the line is one row, as JSON.parse reads it.
     const spaced = join(dir, 'cr-space.jsonl');
     writeFileSync(spaced, '{"task":"mcp",\r"id":1}\n{"id":2}\r\n');

@@ -15,7 +15,7 @@ import { comparabilityNotes, type Provenance } from '../src/core/score/comparabi
 import { loadRubrics } from '../src/core/rubrics/rubrics.js';
 import { renderScoreJson } from '../src/render/json.js';
 import { renderScoreTable } from '../src/render/table.js';
-import { isFault } from './support/fault-of.js';
+import { isFault } from './support/fault-kind.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
 const dir = tempDir('awb-honest-');

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { isFault } from './support/fault-kind.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, open, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -103,7 +104,7 @@ test("a sync that fails (a full disk) is the appender's error, at the next appen
     );
     const errors = [...appended.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : [])), closed].filter(Boolean);
     assert.ok(errors.length > 0, 'the failed sync was reported');
-    for (const err of errors) assert.match(String((err as Error).message), /full\.jsonl: the disk is full/);
+    for (const err of errors) isFault('file-error', { path: join(dir, 'full.jsonl'), code: 'ENOSPC' })(err);
 
     failWith('EINVAL');
     const special = await JsonlAppender.open(join(dir, 'special.jsonl'));

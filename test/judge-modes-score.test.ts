@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { isFault } from './support/fault-of.js';
+import { isFault } from './support/fault-kind.js';
 import {
   pairwiseMessages,
   pairwiseOrderResult,

@@ -12,7 +12,8 @@ import { syncBuiltinESMExports } from 'node:module';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { UserError } from '../src/core/errors.js';
+import type { Fault, FaultError } from '../src/core/errors.js';
+import { isFault } from './support/fault-kind.js';
 import { lockOutput, lockPathFor } from '../src/core/output/index.js';
 import { tempDirs } from './support/dataset.js';
 
@@ -24,7 +25,7 @@ test('of runs starting at the same moment exactly one takes the output; the othe
   const tries = await Promise.allSettled(Array.from({ length: 8 }, () => lockOutput(out)));
   const taken = tries.filter((t) => t.status === 'fulfilled');
   assert.equal(taken.length, 1);
-  for (const t of tries) if (t.status === 'rejected') assert.ok(t.reason instanceof UserError, String(t.reason));
+  for (const t of tries) if (t.status === 'rejected') isFault('output-busy', { output: out })(t.reason);
   await (taken[0] as PromiseFulfilledResult<() => Promise<void>>).value();
   assert.equal(existsSync(lockPathFor(out)), false);
 });
@@ -34,7 +35,7 @@ test('a lock that names no process (empty, or written by hand) is held, not take
   const out = join(dir, 'p.jsonl');
   for (const text of ['', 'x\n']) {
     await writeFile(lockPathFor(out), text);
-    await assert.rejects(lockOutput(out), (err: unknown) => err instanceof UserError && /delete .*p\.jsonl\.lock$/.test(err.message));
+    await assert.rejects(lockOutput(out), isFault('output-busy', { toDelete: lockPathFor(out), pid: undefined }));
   }
   assert.deepEqual(await readdir(dir), ['p.jsonl.lock']);
 });
@@ -102,9 +103,9 @@ test('two runs that find the same stale lock at once: exactly one takes it over,
   assert.ok(existsSync(lock), "the first run's fresh lock was removed while it held it");
   const taken = tries.filter((t) => t.status === 'fulfilled');
   assert.equal(taken.length, 1, 'both runs took the lock');
-  const refused = tries.find((t) => t.status === 'rejected')!.reason as Error;
-  assert.ok(refused instanceof UserError, String(refused));
-  assert.match(refused.message, /p\.jsonl is being written by another awb run \(pid \d+\)/);
+  const refused = tries.find((t) => t.status === 'rejected')!.reason as unknown;
+  isFault('output-busy', { output: out, host: undefined })(refused);
+  assert.equal(typeof (refused as FaultError<Extract<Fault, { kind: 'output-busy' }>>).fault.pid, 'number');
   assert.equal((await readFile(lock, 'utf8')).split(' ')[0], String(process.pid));
   await (taken[0] as PromiseFulfilledResult<() => Promise<void>>).value();
   assert.deepEqual(await readdir(dir), []);
@@ -116,12 +117,6 @@ test('a takeover left half done by a killed run is refused, naming both files to
   const lock = lockPathFor(out);
   await writeFile(lock, `${deadPid()} ${hostname()}\n`);
   await writeFile(`${lock}.takeover`, `${deadPid()} ${hostname()}\n`);
-  await assert.rejects(
-    lockOutput(out),
-    (err: unknown) =>
-      err instanceof UserError &&
-      /killed while taking over its stale lock; .*delete .*p\.jsonl\.lock and .*p\.jsonl\.lock\.takeover$/.test(err.message) &&
-      !/being written by another awb run/.test(err.message),
-  );
+  await assert.rejects(lockOutput(out), isFault('output-lock-takeover-killed', { output: out, lock, guard: `${lock}.takeover` }));
   assert.deepEqual((await readdir(dir)).sort(), ['p.jsonl.lock', 'p.jsonl.lock.takeover']);
 });

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { runAwb, startAwb } from './support/cli.js';
 import {
+  dropLastLines,
   errorLines,
   judgeReply,
   keyOf,
@@ -209,18 +210,6 @@ describe('a line cut short', () => {
 });
 
 describe('resuming with other settings', { concurrency: 2 }, () => {
-  /** A finished run with its last `drop` lines removed, as an interrupted run leaves it. */
-  async function partialOutput(out: string, drop: number): Promise<void> {
-    const { lines } = await readJsonlFile(out);
-    await writeFile(
-      out,
-      lines
-        .slice(0, -drop)
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
-  }
-
   async function assertRefused(args: string[], out: string, pattern: RegExp): Promise<void> {
     const before = await readFile(out);
     const manifestBefore = await readFile(`${out}.manifest.json`);
@@ -244,7 +233,7 @@ describe('resuming with other settings', { concurrency: 2 }, () => {
     const out = join(dir, 'pred.jsonl');
     const base = inferArgs(s.url, ds.dir, out, ['-c', '4']);
     assert.equal((await runAwb(base)).code, 0);
-    await partialOutput(out, 4);
+    await dropLastLines(out, 4);
     const requests = s.stats.requests;
 
     await assertRefused(
@@ -271,7 +260,7 @@ describe('resuming with other settings', { concurrency: 2 }, () => {
     const out = join(dir, 'judged.jsonl');
     const base = judgeArgs(s.url, preds, out, ['-c', '4']);
     assert.equal((await runAwb(base)).code, 0);
-    await partialOutput(out, 4);
+    await dropLastLines(out, 4);
     const requests = s.stats.requests;
 
     const rubrics = join(dir, 'rubrics');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DOMAINS } from '../src/core/domains.js';
-import { UserError } from '../src/core/errors.js';
+import { isFault } from './support/fault-kind.js';
 import { loadRubrics } from '../src/core/rubrics/rubrics.js';
 
 const temps: string[] = [];
@@ -25,15 +25,6 @@ async function writeOurs(dir: string, domain: string, text: string): Promise<voi
 async function writeOfficial(dir: string, domain: string, text: string): Promise<void> {
   await mkdir(join(dir, domain), { recursive: true });
   await writeFile(join(dir, domain, 'judge_system_prompt.txt'), text);
-}
-
-function userError(pattern: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof UserError, `expected UserError, got ${String(err)}`);
-    assert.match(err.message, pattern);
-    assert.ok(!err.message.includes('\n'), 'message should be one line');
-    return true;
-  };
 }
 
 test('bundled rubrics cover all seven domains with the five dimensions and the answer block', async () => {
@@ -73,24 +64,21 @@ test('mixed layout: each domain found in either layout, our file wins', async ()
 test('missing domains are all named in one message', async () => {
   const dir = await tempDir();
   await writeOurs(dir, 'mcp', 'x');
-  await assert.rejects(loadRubrics(dir, ['mcp', 'swe', 'android']), userError(/'swe', 'android'/));
-  await assert.rejects(
-    loadRubrics(dir, ['mcp', 'swe']),
-    userError(new RegExp(`no rubric for domain 'swe' in .*looked for .*swe\\.md and .*judge_system_prompt\\.txt`)),
-  );
+  await assert.rejects(loadRubrics(dir, ['mcp', 'swe', 'android']), isFault('rubric-missing', { domains: ['swe', 'android'], root: dir }));
+  await assert.rejects(loadRubrics(dir, ['mcp', 'swe']), isFault('rubric-missing', { domains: ['swe'], at: undefined }));
 });
 
 test('a folder that does not exist, or a file, is refused', async () => {
   const dir = await tempDir();
-  await assert.rejects(loadRubrics(join(dir, 'nope'), ['mcp']), userError(/not found: .*nope/));
+  await assert.rejects(loadRubrics(join(dir, 'nope'), ['mcp']), isFault('rubrics-folder-missing', { root: join(dir, 'nope') }));
   await writeFile(join(dir, 'file'), 'x');
-  await assert.rejects(loadRubrics(join(dir, 'file'), ['mcp']), userError(/not a folder/));
+  await assert.rejects(loadRubrics(join(dir, 'file'), ['mcp']), isFault('rubrics-not-a-folder'));
 });
 
 test('an empty rubric file is refused, naming it', async () => {
   const dir = await tempDir();
   await writeOfficial(dir, 'search', '  \n\n');
-  await assert.rejects(loadRubrics(dir, ['search']), userError(/empty: .*search.*judge_system_prompt\.txt/));
+  await assert.rejects(loadRubrics(dir, ['search']), isFault('rubric-empty', { file: join(dir, 'search', 'judge_system_prompt.txt') }));
 });
 
 test('hash depends on content only, not on location or layout', async () => {

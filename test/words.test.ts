@@ -6,6 +6,10 @@ import { worded } from '../src/commands/words/index.js';
 import type { Fault } from '../src/core/errors.js';
 import type { Samples } from './support/fault-samples.js';
 import { AGREEMENT_SAMPLES } from './words/samples-agreement.js';
+import { MERGE_SAMPLES } from './words/samples-merge.js';
+import { OUTPUT_SAMPLES } from './words/samples-output.js';
+import { ROWS_SAMPLES } from './words/samples-rows.js';
+import { RUBRICS_SAMPLES } from './words/samples-rubrics.js';
 import { SCORE_SAMPLES } from './words/samples-score.js';
 import { TOP_SAMPLES } from './words/samples-top.js';
 
@@ -13,7 +17,15 @@ import { TOP_SAMPLES } from './words/samples-top.js';
  * Tests elsewhere assert kinds; this one keeps the wording: every kind said
  * once, compared with a snapshot. UPDATE_SNAPSHOTS=1 writes it anew (review the diff).
  */
-const SAMPLES: Samples = { ...AGREEMENT_SAMPLES, ...SCORE_SAMPLES, ...TOP_SAMPLES };
+const SAMPLES: Samples = {
+  ...AGREEMENT_SAMPLES,
+  ...MERGE_SAMPLES,
+  ...OUTPUT_SAMPLES,
+  ...ROWS_SAMPLES,
+  ...RUBRICS_SAMPLES,
+  ...SCORE_SAMPLES,
+  ...TOP_SAMPLES,
+};
 const SNAPSHOT = fileURLToPath(new URL('./snapshots/words.txt', import.meta.url));
 
 function said(): string {

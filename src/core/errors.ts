@@ -1,6 +1,6 @@
 import type { Fault } from './faults.js';
 
-export type { Fault, TopFault } from './faults.js';
+export type { Fault, JsonFileUse, TopFault } from './faults.js';
 
 /**
  * What core throws when the user can fix it: a typed fault, never a sentence.

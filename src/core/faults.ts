@@ -34,5 +34,22 @@ export type Fault =
   | ScoreFault
   | TopFault;
 
+/** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
+export type JsonFileUse = 'resume' | 'merge' | 'provenance' | 'batch-state';
+
 /** Faults of the files at the top of core/ (files.ts, domains.ts, hubs.ts). */
-export type TopFault = { kind: 'domain-list-empty'; value: string };
+export type TopFault =
+  | { kind: 'domain-list-empty'; value: string }
+  /** `use`: what the refused write would do (report -o writes a page, compare --summary appends markdown). */
+  | { kind: 'output-holds-json'; path: string; use: 'report' | 'summary' }
+  /** `ofInput`: the output is the input's manifest rather than the input itself. */
+  | { kind: 'output-is-input'; output: string; input: string; ofInput: 'input' | 'manifest'; throughLink: boolean }
+  /** `option`, when a flag named the path, and what it takes. */
+  | { kind: 'file-in-the-way'; at: string; option?: { name: string; takes: 'file' | 'folder' } }
+  | { kind: 'cannot-create-folder'; at: string }
+  /** Interrupted while a FIFO given as the output waited for a reader. */
+  | { kind: 'stream-never-read'; path: string }
+  | { kind: 'file-unreadable'; path: string; reason: string }
+  | { kind: 'json-file-not-json'; path: string; use: JsonFileUse }
+  /** `field`: the path of the field the format refused ('' for the whole file). */
+  | { kind: 'json-file-invalid'; path: string; use: JsonFileUse; field: string; problem: string };

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import { UserError } from './errors.js';
+import { FaultError, fail, type JsonFileUse } from './errors.js';
 import { fileError } from './rows/index.js';
 import { manifestPathFor } from './schemas/index.js';
 
@@ -26,9 +28,9 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 /**
  * Refuses to write a page or a summary over an existing file that opens like
  * JSON: a judged JSONL given to report -o or compare --summary by mistake
- * stays as it was. `what` ends the message: what the option would do to it.
+ * stays as it was. `use`: what the write would do to it.
  */
-export async function refuseOverJson(path: string, what: string): Promise<void> {
+export async function refuseOverJson(path: string, use: 'report' | 'summary'): Promise<void> {
   // Only a regular file: opening a pipe given as the output (`-o /dev/stdout`) to read it would wait for a writer.
   if (!(await stat(path).catch(() => undefined))?.isFile()) return;
   const handle = await open(path, 'r').catch(() => undefined);
@@ -44,25 +46,23 @@ export async function refuseOverJson(path: string, what: string): Promise<void> 
   } finally {
     await handle.close();
   }
-  throw new UserError(`${path} exists and holds JSON: ${what}; name another file`);
+  throw fail({ kind: 'output-holds-json', path, use });
 }
 
 /**
  * Refuses, with or without --force, an output (or a file written beside it,
  * such as its manifest) that is one of the inputs, or an input's manifest
  * (read for its provenance), under any name: a link, a linked folder, `..`.
- * One line naming both paths.
  */
 export async function refuseOverInputs(outputs: readonly string[], inputs: readonly string[]): Promise<void> {
   for (const out of outputs) {
     for (const input of inputs) {
-      for (const [guarded, what] of [
-        [input, 'the input'],
-        [manifestPathFor(input), 'the manifest of the input'],
+      for (const [guarded, ofInput] of [
+        [input, 'input'],
+        [manifestPathFor(input), 'manifest'],
       ] as const) {
         if (await sameFile(out, guarded)) {
-          const alias = resolve(out) === resolve(guarded) ? '' : ' (through a link)';
-          throw new UserError(`${out} is also ${what} ${input}${alias}; awb never writes over an input: choose another output`);
+          throw fail({ kind: 'output-is-input', output: out, input, ofInput, throughLink: resolve(out) !== resolve(guarded) });
         }
       }
     }
@@ -117,11 +117,11 @@ export async function removeAbandonedTemps(path: string, idleMs: number): Promis
 
 /**
  * The folders `dir` needs made, outermost first (none when it exists), found without creating
- * anything; a file in the way is one line (`fileInTheWay` words it). Node's recursive mkdir loops
+ * anything; a file in the way is refused, naming `option` (the flag that gave the path) when given. Node's recursive mkdir loops
  * forever under /proc and reports a file in the way as a bare EEXIST, so the missing folders are
  * found by walking up and made one level at a time (createFolders).
  */
-export async function missingFolders(dir: string, fileInTheWay = (at: string) => `${at}: is a file, not a folder`): Promise<string[]> {
+export async function missingFolders(dir: string, option?: FolderOption): Promise<string[]> {
   const missing: string[] = [];
   for (let at = resolve(dir); ; at = dirname(at)) {
     let isDir: boolean;
@@ -134,10 +134,13 @@ export async function missingFolders(dir: string, fileInTheWay = (at: string) =>
       missing.unshift(at);
       continue;
     }
-    if (!isDir) throw new UserError(fileInTheWay(at));
+    if (!isDir) throw fail({ kind: 'file-in-the-way', at, ...(option && { option }) });
     return missing;
   }
 }
+
+/** The flag that named a path, and what it takes: a file in the way of its folder is said in its words. */
+export type FolderOption = { name: string; takes: 'file' | 'folder' };
 
 /** Makes the folders missingFolders found, one level at a time; a place where no folder can be made is one line. */
 export async function createFolders(missing: readonly string[]): Promise<void> {
@@ -147,24 +150,89 @@ export async function createFolders(missing: readonly string[]): Promise<void> {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') continue; // made meanwhile by another run (shards sharing a folder)
-      throw code === 'ENOENT' ? new UserError(`${at}: cannot create a folder here`) : fileError(at, err);
+      throw code === 'ENOENT' ? fail({ kind: 'cannot-create-folder', at }) : fileError(at, err);
     }
   }
 }
 
 /** Creates the folder `dir` and any missing above it (missingFolders, createFolders). */
-export async function makeFolders(dir: string, fileInTheWay?: (at: string) => string): Promise<void> {
-  await createFolders(await missingFolders(dir, fileInTheWay));
+export async function makeFolders(dir: string, option?: FolderOption): Promise<void> {
+  await createFolders(await missingFolders(dir, option));
+}
+
+/** Where a write to a path lands: a file replaced whole (`file`, links followed), or a stream written in place. */
+export type WriteTarget = { stream: false; file: string } | { stream: true };
+
+/** Links followed at most before a path is given up on (Linux's own limit). */
+const MAX_HOPS = 40;
+
+/**
+ * Where writing `path` lands. A link is followed to what it names (a missing target is the file to
+ * create), so it is written through, never replaced by a file of its own. A device, FIFO or socket at
+ * the end is a stream, and so is anything reached through /proc (`/dev/stdout` is
+ * `/proc/self/fd/1`: the file the shell opened, at its offset, not a path to rename over).
+ */
+export async function writeTarget(path: string): Promise<WriteTarget> {
+  let at = resolve(path);
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    // The folder's own links resolved, so /dev/fd/1 is seen as /proc/<pid>/fd/1.
+    at = await realTarget(at);
+    const st = await lstat(at).catch(() => undefined);
+    if (!st) return { stream: false, file: at };
+    if (!st.isSymbolicLink()) return st.isFile() || st.isDirectory() ? { stream: false, file: at } : { stream: true };
+    if (at.startsWith('/proc/')) return { stream: true };
+    at = resolve(dirname(at), await readlink(at));
+  }
+  // A loop of links: opened in place, the system names it (ELOOP).
+  return { stream: true };
+}
+
+/** Whether writing `path` is writing a stream (writeTarget): then nothing is kept beside it and it cannot be resumed. */
+export async function isStream(path: string): Promise<boolean> {
+  return (await writeTarget(path)).stream;
+}
+
+/** How often a FIFO with no reader is tried again. */
+const FIFO_POLL_MS = 100;
+
+/**
+ * Opens `path` for writing in place (`w`, or `a` to append). A FIFO blocks its opener until a
+ * reader comes, in a thread nothing can interrupt: it is tried without blocking until one does,
+ * and `signal` (Ctrl-C, SIGTERM) ends the wait, with nothing written.
+ */
+export async function openForWriting(path: string, flags: 'w' | 'a', signal?: AbortSignal): Promise<FileHandle> {
+  if (!(await stat(path).catch(() => undefined))?.isFIFO()) return open(path, flags);
+  for (;;) {
+    try {
+      const probe = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      // A reader is there, so this open returns at once; its writes wait for the reader rather than fail with EAGAIN.
+      try {
+        return await open(path, flags);
+      } finally {
+        await probe.close();
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
+    }
+    await sleep(FIFO_POLL_MS, undefined, { signal }).catch(() => {
+      throw fail({ kind: 'stream-never-read', path });
+    });
+  }
 }
 
 /**
  * Writes a file whole under a temporary name, then renames it into place, so a
  * reader never sees half of it. `write` gets the open handle; the temporary
- * file is removed when anything fails. A pipe or a device already at `path`
- * (`-o /dev/stdout`, `/dev/null`) is written into as it is: a file renamed
- * over it would replace it (run as root, even /dev/null).
+ * file is removed when anything fails. A link is written through (its target
+ * replaced); a stream (`-o /dev/stdout`, `/dev/null`, a FIFO; writeTarget) is
+ * written into as it is: a file renamed over it would replace it (run as root,
+ * even /dev/null). `signal` ends a wait for a FIFO's reader (openForWriting).
  */
-export async function writeAtomically(path: string, write: string | ((handle: FileHandle) => Promise<void>)): Promise<void> {
+export async function writeAtomically(
+  path: string,
+  write: string | ((handle: FileHandle) => Promise<void>),
+  signal?: AbortSignal,
+): Promise<void> {
   const fill = async (handle: FileHandle) => {
     try {
       if (typeof write === 'string') await handle.writeFile(write);
@@ -173,12 +241,12 @@ export async function writeAtomically(path: string, write: string | ((handle: Fi
       await handle.close();
     }
   };
-  const existing = await stat(path).catch(() => undefined);
-  if (existing && !existing.isFile() && !existing.isDirectory()) return fill(await open(path, 'w'));
-  const tmp = await createTemp(path);
+  const target = await writeTarget(path);
+  if (target.stream) return fill(await openForWriting(path, 'w', signal));
+  const tmp = await createTemp(target.file);
   try {
     await fill(tmp.handle);
-    await rename(tmp.path, path);
+    await rename(tmp.path, target.file);
   } catch (err) {
     await rm(tmp.path, { force: true }).catch(() => undefined);
     throw err;
@@ -187,33 +255,28 @@ export async function writeAtomically(path: string, write: string | ((handle: Fi
 
 /**
  * A JSON file awb keeps beside an output (a manifest, a batch state), checked
- * against its format; undefined when there is none. Anything else is one line
- * naming the file: `notJson` says what to do about a file that is not JSON,
- * `what` names the whole file when the format's complaint is about no field.
+ * against its format; undefined when there is none. Anything else is a fault
+ * naming the file and what it was read for (`use`: what to do about it differs).
  */
-export async function readJsonFile<S extends z.ZodType>(
-  path: string,
-  schema: S,
-  words: { what: string; notJson: string },
-): Promise<z.output<S> | undefined> {
+export async function readJsonFile<S extends z.ZodType>(path: string, schema: S, use: JsonFileUse): Promise<z.output<S> | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     const known = fileError(path, err);
-    throw known instanceof UserError ? known : new UserError(`${path}: cannot read (${(err as Error).message})`);
+    throw known instanceof FaultError ? known : fail({ kind: 'file-unreadable', path, reason: (err as Error).message });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new UserError(`${path}: ${words.notJson}`);
+    throw fail({ kind: 'json-file-not-json', path, use });
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new UserError(`${path}: ${issue.path.join('.') || words.what}: ${issue.message}`);
+    throw fail({ kind: 'json-file-invalid', path, use, field: issue.path.join('.'), problem: issue.message });
   }
   return parsed.data;
 }

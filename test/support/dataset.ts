@@ -117,6 +117,18 @@ export async function writeDataset(dir: string, rowsOrLines: Array<SynthRow | st
   return { dir, files, lines, rows };
 }
 
+/** The output as an interrupted run leaves it: its last `drop` lines not yet written. */
+export async function dropLastLines(out: string, drop: number): Promise<void> {
+  const { lines } = await readJsonlFile(out);
+  await writeFile(
+    out,
+    lines
+      .slice(0, -drop)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
+}
+
 /** Rows as JSONL text, a line each. */
 export function jsonl(rows: readonly object[]): string {
   return rows.map((r) => `${JSON.stringify(r)}\n`).join('');

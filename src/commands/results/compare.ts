@@ -41,7 +41,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
   if (opts.summary) {
     await refuseOverInputs([opts.summary], [baseline, candidate]);
     // A step summary is markdown: one that opens like JSON is a judged file or a manifest named by mistake.
-    await refuseOverJson(opts.summary, 'compare --summary appends markdown to it');
+    await refuseOverJson(opts.summary, 'summary');
     // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
     await ensureOutputDir(opts.summary, '--summary');
   }

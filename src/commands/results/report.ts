@@ -11,7 +11,7 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
   const request = scoreRequest(files, opts, false);
   await refuseOverInputs([opts.output], files);
   // Any file is replaced but one that opens like JSON: a judged or predictions file named by mistake.
-  await refuseOverJson(opts.output, 'report -o writes an HTML page over it');
+  await refuseOverJson(opts.output, 'report');
   const started = performance.now();
   const { collected, pairs } = await collectWithPairs(request);
   printWarnings(collected.warnings);

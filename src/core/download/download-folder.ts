@@ -20,7 +20,7 @@ export async function downloadToFolder(
   retry: RetryPolicy,
   open: (entry: Entry) => OpenBody,
 ): Promise<DownloadedDataset> {
-  await makeFolders(dir, (at) => `${at}: is a file, not a folder; --dir takes a folder`);
+  await makeFolders(dir, { name: '--dir', takes: 'folder' });
   const previous = await readDatasetOrigin(dir);
   // Another repo's record says nothing about this repo's files.
   const trusted = previous?.repo === hub.repo ? previous : undefined;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { UserError } from '../errors.js';
+import { FaultError, UserError } from '../errors.js';
 import { removeAbandonedTemps, writeAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
 import { shownUrl } from '../shown.js';
@@ -134,7 +134,7 @@ export async function fetchVerified(
       }
     });
   } catch (err) {
-    if (err instanceof UserError || hub.signal?.aborted) throw err;
+    if (err instanceof UserError || err instanceof FaultError || hub.signal?.aborted) throw err;
     throw fileError(target, err);
   } finally {
     hub.fileLimit = undefined;

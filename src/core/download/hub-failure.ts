@@ -1,7 +1,7 @@
 import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub';
 import { honouredWaitMs } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
-import { UserError } from '../errors.js';
+import { FaultError, UserError } from '../errors.js';
 import { brief, shownUrl, visible } from '../shown.js';
 import { DEFAULT_HUB_URL } from './hub-settings.js';
 
@@ -258,7 +258,7 @@ export async function hubCall<T>(hub: Hub, doing: string, file: string | undefin
 }
 
 function explain(hub: Hub, err: unknown, doing: string, file: string | undefined): unknown {
-  if (err instanceof UserError) return err;
+  if (err instanceof UserError || err instanceof FaultError) return err;
   const what = `${hub.repo} at ${hub.revision}`;
   const at = shownUrl(hub.hubUrl);
   const net = err instanceof HubNetworkError ? err.failure : hub.failures.network;

@@ -271,7 +271,7 @@ export async function clearBatches(statePath: string): Promise<void> {
 }
 
 function readBatchState(path: string): Promise<BatchState | undefined> {
-  return readJsonFile(path, batchStateSchema, { what: 'state', notJson: 'not JSON; remove it to submit new batches' });
+  return readJsonFile(path, batchStateSchema, 'batch-state');
 }
 
 async function saveBatchState(path: string, state: BatchState): Promise<void> {

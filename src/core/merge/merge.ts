@@ -1,13 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { refuseOverInputs, sameFile, writeAtomically } from '../files.js';
-import { UserError } from '../errors.js';
-import { counted } from '../shown.js';
+import { isStream, refuseOverInputs, sameFile, writeAtomically } from '../files.js';
+import { fail } from '../errors.js';
 import { fileError, readLineBytes, withoutCr } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
 import { ensureOutputDir, hostless, readManifest, settingsDifferences, writeManifest } from '../output/index.js';
-import { displayKey, splitKey } from '../rows/index.js';
+import { splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
@@ -31,13 +30,7 @@ interface MergeReport {
   manifest: Manifest;
 }
 
-const SHOW = 10;
 const NEWLINE = Buffer.from('\n');
-
-function listKeys(keys: string[]): string {
-  const shown = keys.slice(0, SHOW).map(displayKey).join('; ');
-  return keys.length > SHOW ? `${shown}; … (${keys.length} in all)` : shown;
-}
 
 /**
  * Joins shard outputs after checking that they belong together (same stage,
@@ -50,36 +43,28 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     [opts.out, manifestPathFor(opts.out)],
     [...opts.shards.flatMap((s) => [s, manifestPathFor(s)]), ...(opts.source ?? [])],
   );
-  const present = await stat(opts.out).catch(() => undefined);
-  if (present?.isDirectory()) throw new UserError(`${opts.out}: is a folder; merge writes the merged rows to a file`);
+  // A stream (`-o /dev/stdout`) is written into, not over: there is nothing to keep.
+  const present = (await isStream(opts.out)) ? undefined : await stat(opts.out).catch(() => undefined);
+  if (present?.isDirectory()) throw fail({ kind: 'merge-output-is-folder', out: opts.out });
   // --force overwrites an earlier merged file, never a shard (a merge without -o takes its first file as the merged one).
   const shard = present && (await readManifest(opts.out).catch(() => undefined))?.settings.shard;
-  if (shard)
-    throw new UserError(
-      `${opts.out} is shard ${shard.index}/${shard.count} of a run (its manifest says so): merge never writes over a shard; name the merged file with -o FILE, then the shards`,
-    );
-  if (!opts.force && present) throw new UserError(`${opts.out} already exists; pass --force to overwrite it`);
+  if (shard) throw fail({ kind: 'merge-over-shard', out: opts.out, index: shard.index, count: shard.count });
+  if (!opts.force && present) throw fail({ kind: 'merge-output-exists', out: opts.out });
   // A shard that is not there, or a folder, is said so, not reported as a shard without a manifest.
   for (const shard of opts.shards) {
     const st = await stat(shard).catch((err: unknown) => {
       throw fileError(shard, err);
     });
-    if (st.isDirectory()) throw new UserError(`${shard}: is a folder, not a file; merge takes the shard files`);
+    if (st.isDirectory()) throw fail({ kind: 'shard-is-folder', shard });
   }
   for (const [i, s] of opts.shards.entries()) {
-    for (const t of opts.shards.slice(0, i)) if (await sameFile(s, t)) throw new UserError(`${s} is given twice (also as ${t})`);
+    for (const t of opts.shards.slice(0, i)) if (await sameFile(s, t)) throw fail({ kind: 'shard-given-twice', shard: s, also: t });
   }
 
   const manifests: Manifest[] = [];
   for (const shard of opts.shards) {
-    const m = await readManifest(
-      shard,
-      'not valid JSON; merge needs it to check the shards belong together: restore it, or run that shard again',
-    );
-    if (!m)
-      throw new UserError(
-        `${shard}: no manifest beside it (${shard}.manifest.json); merge needs the manifests to check the shards belong together`,
-      );
+    const m = await readManifest(shard, 'merge');
+    if (!m) throw fail({ kind: 'shard-manifest-missing', shard });
     manifests.push(m);
   }
   const first = manifests[0]!;
@@ -90,20 +75,20 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   manifests.forEach((m, i) => {
     const file = opts.shards[i]!;
     if (m.stage !== first.stage)
-      throw new UserError(`${file} is an \`awb ${m.stage}\` output but ${opts.shards[0]} is \`awb ${first.stage}\``);
+      throw fail({ kind: 'shard-other-stage', shard: file, stage: m.stage, first: opts.shards[0]!, firstStage: first.stage });
     const shard = m.settings.shard;
     const diffs = settingsDifferences(common, shardIndependent(m.settings));
     if (!sameData(first.dataset, m.dataset))
       diffs.push(`dataset commit: ${first.dataset.commit ?? 'unknown'} vs ${m.dataset.commit ?? 'unknown'}`);
-    if (diffs.length) throw new UserError(`${file} was made with other settings than ${opts.shards[0]}: ${diffs.join('; ')}`);
+    if (diffs.length) throw fail({ kind: 'shard-other-settings', shard: file, first: opts.shards[0]!, differences: diffs });
     if (!shard) return;
     counts.add(shard.count);
     const which = `${shard.index}/${shard.count}`;
     const owner = shardOwner.get(which);
-    if (owner !== undefined) throw new UserError(`${owner} and ${file} are both shard ${which}`);
+    if (owner !== undefined) throw fail({ kind: 'shard-twice', first: owner, second: file, shard: which });
     shardOwner.set(which, file);
   });
-  if (counts.size > 1) throw new UserError(`the shards come from different splits (N = ${[...counts].join(', ')})`);
+  if (counts.size > 1) throw fail({ kind: 'shards-other-splits', counts: [...counts] });
 
   // Judge runs of each infer shard's predictions each read their own file: together they cover those files.
   const source = opts.source ?? [...new Set(manifests.map((m) => m.dataset.source))];
@@ -111,7 +96,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const outcome = first.stage === 'infer' ? inferOutcome : judgedOutcome;
 
   const seen = new Map<string, string>();
-  const duplicated: string[] = [];
+  const duplicated: { key: string; first: string; again: string }[] = [];
   const failed: string[] = [];
   const unexpected: string[] = [];
   const schema = first.stage === 'infer' ? datasetRowSchema : predictionRowSchema;
@@ -120,40 +105,33 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   // Made only now: a merge refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.out);
   // One pass: each line is checked and copied, as it was (less a CRLF file's \r), to a temporary file that only a clean check renames into place.
-  await writeAtomically(opts.out, async (out) => {
-    for (const file of opts.shards) {
-      for await (const line of readLineBytes(file)) {
-        opts.signal?.throwIfAborted();
-        if (isBlank(line.bytes)) continue;
-        if (!line.terminated)
-          throw new UserError(`${file}:${line.lineNo}: the last line is cut short: that shard did not finish; resume it first`);
-        const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true });
-        if (!read.ok) throw new UserError(`${read.bad.message}: the shard is damaged; resume it first`);
-        const where = `${file}:${line.lineNo}`;
-        if (seen.has(read.key)) duplicated.push(`${displayKey(read.key)} (${seen.get(read.key)} and ${where})`);
-        else seen.set(read.key, where);
-        if (!expected.has(read.key)) unexpected.push(read.key);
-        if (outcome(read.parsed) === 'incomplete') failed.push(read.key);
-        await out.writev([withoutCr(line.bytes), NEWLINE]);
-        written++;
+  await writeAtomically(
+    opts.out,
+    async (out) => {
+      for (const file of opts.shards) {
+        for await (const line of readLineBytes(file)) {
+          opts.signal?.throwIfAborted();
+          if (isBlank(line.bytes)) continue;
+          if (!line.terminated) throw fail({ kind: 'shard-cut-short', shard: file, line: line.lineNo });
+          const read = readRow(line.bytes, schema, { file, lineNo: line.lineNo, terminated: true });
+          if (!read.ok) throw fail({ kind: 'shard-damaged', problem: read.bad.message });
+          const where = `${file}:${line.lineNo}`;
+          const before = seen.get(read.key);
+          if (before !== undefined) duplicated.push({ key: read.key, first: before, again: where });
+          else seen.set(read.key, where);
+          if (!expected.has(read.key)) unexpected.push(read.key);
+          if (outcome(read.parsed) === 'incomplete') failed.push(read.key);
+          await out.writev([withoutCr(line.bytes), NEWLINE]);
+          written++;
+        }
       }
-    }
-    missing = [...expected].filter((k) => !seen.has(k));
-    if (duplicated.length)
-      throw new UserError(
-        `rows appear more than once: ${duplicated.slice(0, SHOW).join('; ')}${duplicated.length > SHOW ? ` … (${duplicated.length} in all)` : ''}`,
-      );
-    if (unexpected.length)
-      throw new UserError(`rows not in ${source.join(', ')}: ${listKeys(unexpected)}; the shards were made from other data`);
-    if (!opts.allowGaps && (missing.length || failed.length)) {
-      const parts = [];
-      if (missing.length) parts.push(`${counted(missing.length, 'row')} missing: ${listKeys(missing)}`);
-      if (failed.length) parts.push(`${counted(failed.length, 'row')} failed: ${listKeys(failed)}`);
-      throw new UserError(
-        `the shards do not cover the input: ${parts.join('; ')}; resume the shard(s) concerned, or pass --allow-gaps to write what there is`,
-      );
-    }
-  }).catch((err: unknown) => {
+      missing = [...expected].filter((k) => !seen.has(k));
+      if (duplicated.length) throw fail({ kind: 'rows-duplicated', rows: duplicated });
+      if (unexpected.length) throw fail({ kind: 'rows-unexpected', source, keys: unexpected });
+      if (!opts.allowGaps && (missing.length || failed.length)) throw fail({ kind: 'shards-leave-gaps', missing, failed });
+    },
+    opts.signal,
+  ).catch((err: unknown) => {
     throw fileError(opts.out, err);
   });
 
@@ -164,8 +142,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
 
 /** The keys the shards must cover: a dataset folder's (the first named: shards of one run read the same data), or the rows of the files named. */
 async function expectedKeys(source: string[], m: Manifest, given: boolean, signal?: AbortSignal): Promise<Set<string>> {
-  const missing = (s: string) =>
-    new UserError(`${s}: the input the shards were made from is not there; ${given ? 'check --data' : 'pass --data to say where it is'}`);
+  const missing = (path: string) => fail({ kind: 'shard-source-missing', path, given });
   const first = await stat(source[0]!).catch(() => undefined);
   if (!first) throw missing(source[0]!);
   const files = first.isDirectory() ? (await datasetFiles(source[0]!, m.settings.domains)).map((f) => f.path) : source;
@@ -287,9 +264,7 @@ function joinedRubrics(ms: readonly Manifest[], files: readonly string[]): Rubri
     for (const [domain, sha] of Object.entries(r.domains)) {
       const before = domains[domain];
       if (before !== undefined && before !== sha)
-        throw new UserError(
-          `${files[i]} was judged with another ${domain} rubric than ${from.get(domain)} (sha256 ${sha.slice(0, 12)}… against ${before.slice(0, 12)}…)`,
-        );
+        throw fail({ kind: 'shard-other-rubric', shard: files[i]!, domain, sha, other: from.get(domain)!, otherSha: before });
       domains[domain] = sha;
       if (!from.has(domain)) from.set(domain, files[i]!);
     }

@@ -1,14 +1,14 @@
 /* An output file and its manifest: shared by the runner, merge and the commands, with no endpoint client. */
 export {
   checkOutputPath,
-  checkResumable,
   ensureOutputDir,
-  hostless,
   isNonEmptyFile,
+  LONGEST_OUTPUT_NAME,
   readManifest,
   settingsDifferences,
   writeManifest,
 } from './output-file.js';
-export type { Resumable } from './output-file.js';
+export { checkResumable, hostless } from './resume.js';
+export type { Resumable } from './resume.js';
 export { lockOutput, lockPathFor, removeStaleTemps } from './lock.js';
 export type { OutputFault } from './faults.js';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { UserError } from '../errors.js';
-import { tempsOf } from '../files.js';
+import { fail } from '../errors.js';
+import { isStream, tempsOf } from '../files.js';
 import { cannotWrite } from './output-file.js';
 
 /** The lock beside an output while a run appends to it. */
@@ -36,11 +36,9 @@ async function holderOf(path: string): Promise<Holder> {
   return { pid: named ? n : undefined, host, gone: named && host === hostname() && !alive(n) };
 }
 
-function busy(output: string, h: Holder, toDelete: string): UserError {
-  const who = h.pid !== undefined ? ` (pid ${h.pid}${h.host === hostname() ? '' : ` on ${h.host}`})` : '';
-  return new UserError(
-    `${output} is being written by another awb run${who}; wait for it to end, or give this run a file of its own (-o FILE); if no such run exists, delete ${toDelete}`,
-  );
+function busy(output: string, h: Holder, toDelete: string) {
+  const elsewhere = h.host !== undefined && h.host !== hostname();
+  return fail({ kind: 'output-busy', output, toDelete, ...(h.pid !== undefined && { pid: h.pid, ...(elsewhere && { host: h.host }) }) });
 }
 
 /** Links `from` to `to`; false when `to` exists. */
@@ -72,6 +70,8 @@ async function linked(from: string, to: string, output: string): Promise<boolean
  * instant leaves the file named in the message).
  */
 export async function lockOutput(output: string): Promise<() => Promise<void>> {
+  // A stream (`-o /dev/null`, a FIFO) keeps nothing beside it: its lock would land in /dev, and it is never resumed.
+  if (await isStream(output)) return async () => {};
   const path = lockPathFor(output);
   const guard = `${path}.takeover`;
   // Unique even within one process, so no attempt removes another's file.
@@ -90,9 +90,7 @@ export async function lockOutput(output: string): Promise<() => Promise<void>> {
       if (!(await linked(mine, guard, output))) {
         const taking = await holderOf(guard);
         if (!taking.gone) throw busy(output, taking, `${path} and ${guard}`);
-        throw new UserError(
-          `${output}: an awb run was killed while taking over its stale lock; if no awb run is writing ${output}, delete ${path} and ${guard}`,
-        );
+        throw fail({ kind: 'output-lock-takeover-killed', output, lock: path, guard });
       }
       try {
         if ((await holderOf(path)).gone) await rm(path, { force: true });

@@ -1,17 +1,20 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
-import { createFolders, missingFolders, readJsonFile, writeAtomically } from '../files.js';
-import { canonicalDomains } from '../domains.js';
-import { UserError } from '../errors.js';
-import { fileError } from '../rows/index.js';
+import { createFolders, isStream, missingFolders, readJsonFile, writeAtomically } from '../files.js';
+import { fail } from '../errors.js';
+import { fileError, type FileErrorCode } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
 
-/** Whether `path` holds bytes; a folder there is refused, in the words of the `option` that named it. */
+/**
+ * Whether the output `path` holds rows to resume; a folder there is refused, in the words of the
+ * `option` that named it. A stream (`/dev/stdout`, a FIFO; isStream) never does: it cannot be read back.
+ */
 export async function isNonEmptyFile(path: string, option = '--output'): Promise<boolean> {
   try {
+    if (await isStream(path)) return false;
     const st = await stat(path);
-    if (st.isDirectory()) throw new UserError(`${path}: is a folder; ${option} takes a file path`);
+    if (st.isDirectory()) throw fail({ kind: 'output-is-folder', path, option });
     return st.size > 0;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -23,7 +26,8 @@ export async function isNonEmptyFile(path: string, option = '--output'): Promise
 const NAME_MAX = 255;
 /** What the longest name awb writes beside an output adds to it: the manifest's temporary file (writeAtomically). */
 const LONGEST_BESIDE = '.manifest.json.awb-4194304-0123456789ab.tmp';
-const BESIDE_TOO_LONG = `the names of the files awb keeps beside it (its name + ".lock", + ".manifest.json") would be too long for the file system; choose a name of at most ${NAME_MAX - LONGEST_BESIDE.length} bytes`;
+/** The longest output name that leaves room for the files awb keeps beside it. */
+export const LONGEST_OUTPUT_NAME = NAME_MAX - LONGEST_BESIDE.length;
 
 /**
  * Checks, creating nothing, that an output file named by `option` can be written: a path that
@@ -32,14 +36,13 @@ const BESIDE_TOO_LONG = `the names of the files awb keeps beside it (its name + 
  */
 export async function checkOutputPath(path: string, option = '--output'): Promise<string[]> {
   // Neither names a file: "" (an unset variable in a script) would write beside the current folder's name.
-  if (path.trim() === '') throw new UserError(`${option} is empty; give it a file path`);
-  if (path.endsWith('/') || path.endsWith(sep))
-    throw new UserError(`${path}: ends in "${path.slice(-1)}", a folder; ${option} takes a file path`);
+  if (path.trim() === '') throw fail({ kind: 'output-empty', option });
+  if (path.endsWith('/') || path.endsWith(sep)) throw fail({ kind: 'output-ends-in-separator', path, option });
   const name = Buffer.byteLength(basename(path));
-  if (name > NAME_MAX) throw new UserError(`${path}: the name is too long for the file system`);
-  if (name + LONGEST_BESIDE.length > NAME_MAX) throw new UserError(`cannot write ${option} ${path}: ${BESIDE_TOO_LONG}`);
+  if (name > NAME_MAX) throw fail({ kind: 'output-name-too-long', path });
+  if (name > LONGEST_OUTPUT_NAME) throw fail({ kind: 'output-beside-too-long', path, option });
   const dir = dirname(resolve(path));
-  const missing = await missingFolders(dir, (at) => `${at}: is a file, not a folder; choose an ${option} inside a folder`);
+  const missing = await missingFolders(dir, { name: option, takes: 'file' });
   await isNonEmptyFile(path, option); // refuses a folder given as the file
   const exists = await stat(path).then(
     () => true,
@@ -58,36 +61,31 @@ export async function ensureOutputDir(path: string, option = '--output'): Promis
   await createFolders(await checkOutputPath(path, option));
 }
 
+/** The errors that say an output cannot be written there; ENOENT: no file can be made there (/proc). */
+const UNWRITABLE: readonly string[] = ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENAMETOOLONG', 'ENOSPC', 'ENOENT'] satisfies FileErrorCode[];
+
 /**
- * One line for an output awb cannot write: what the user gave (`path`, named by `option`), and why
+ * An output awb cannot write: what the user gave (`path`, named by `option`), and why
  * (`at`, the file or folder the system refused, with `err`).
  */
 export function cannotWrite(path: string, option: string, at: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const why: Record<string, string> = {
-    EACCES: `permission denied in ${at}`,
-    EPERM: `permission denied in ${at}`,
-    EROFS: `${at} is on a read-only file system`,
-    ENOTDIR: `a part of ${at} is not a folder`,
-    ENAMETOOLONG: BESIDE_TOO_LONG,
-    ENOSPC: `the disk is full`,
-    // No file can be made there (/proc).
-    ENOENT: `no file can be created in ${at}`,
-  };
-  const reason = code && why[code];
-  return reason ? new UserError(`cannot write ${option} ${path}: ${reason}`) : fileError(at, err);
+  return code && UNWRITABLE.includes(code)
+    ? fail({ kind: 'output-unwritable', path, option, at, code: code as FileErrorCode })
+    : fileError(at, err);
 }
 
-/** `notJson`: what to say of a manifest that is not JSON (by default, a resume's way past it). */
-export function readManifest(
-  output: string,
-  notJson = 'not valid JSON; delete it and pass --force to resume without the settings check',
-): Promise<Manifest | undefined> {
-  return readJsonFile(manifestPathFor(output), manifestSchema, { what: 'manifest', notJson });
+/** `use`: what the manifest is read for (a broken one is said in its terms). */
+export function readManifest(output: string, use: 'resume' | 'merge' = 'resume'): Promise<Manifest | undefined> {
+  return readJsonFile(manifestPathFor(output), manifestSchema, use);
 }
 
-/** Written whole to a temporary file and renamed, so a reader never sees half a manifest. */
+/**
+ * Written whole to a temporary file and renamed, so a reader never sees half a manifest. A stream
+ * output (isStream) has none: `/dev/null.manifest.json` would land in /dev, and nothing resumes a stream.
+ */
 export async function writeManifest(output: string, manifest: Manifest): Promise<void> {
+  if (await isStream(output)) return;
   const path = manifestPathFor(output);
   await writeAtomically(path, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: unknown) => {
     throw fileError(path, err);
@@ -114,109 +112,4 @@ function stable(value: unknown): string | undefined {
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1)))
       : v,
   );
-}
-
-/**
- * Settings without the endpoint hosts: N machines serving the same model
- * behind their own URLs give the same results (shards of one run, a server
- * moved to another port).
- */
-export function hostless(settings: ManifestSettings): ManifestSettings {
-  const { world_model, judge, ...rest } = settings;
-  return {
-    ...rest,
-    ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
-    ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
-  };
-}
-
-/**
- * The settings that decide a row's result: not where it was sent, nor which rows a run covers (shard,
- * domains, limit), nor the folder its prompts were read from (their hashes decide).
- */
-function resultSettings(settings: ManifestSettings): ManifestSettings {
-  const { shard: _shard, domains: _domains, limit: _limit, rubrics, mode_prompt, ...rest } = hostless(settings);
-  const unsourced = <T extends { source: string }>(x: T | undefined) => x && { ...x, source: '' };
-  return { ...rest, rubrics: unsourced(rubrics), mode_prompt: unsourced(mode_prompt) };
-}
-
-/** What a resume found in the output it goes on with. */
-export interface Resumable {
-  /** The output's manifest, when it has a readable one. */
-  previous: Manifest | undefined;
-  /**
-   * What --force overrode: how the settings of the rows already there differ from this run's, or why
-   * they are unknown. Empty when nothing was overridden (no rows, or the same settings).
-   */
-  overridden: string[];
-}
-
-/**
- * Refuses to mix results made with different settings into one file: a
- * resume must use the same model, endpoint, sampling, protocol, judge,
- * rubrics and data, unless the user says --force; then it says what --force overrode.
- */
-export async function checkResumable(
-  output: string,
-  stage: Manifest['stage'],
-  settings: ManifestSettings,
-  dataset: Manifest['dataset'],
-  force: boolean,
-): Promise<Resumable> {
-  const hasRows = await isNonEmptyFile(output);
-  let unreadable = false;
-  const previous = await readManifest(output).catch((err: unknown) => {
-    if (!force) throw err;
-    unreadable = true;
-    return undefined;
-  });
-  if (!hasRows) return { previous, overridden: [] };
-  const unknown = [`the rows already there have ${unreadable ? 'an unreadable manifest' : 'no manifest'}, so their settings are unknown`];
-  // Forced on, the file mixes runs only where results may differ: not for the hosts rows went to, nor the rows a run covers.
-  if (force) return { previous, overridden: previous ? resumeDifferences(previous, stage, settings, dataset, resultSettings) : unknown };
-  const differences = previous ? resumeDifferences(previous, stage, settings, dataset) : unknown;
-  if (!differences.length) return { previous, overridden: [] };
-  if (!previous) {
-    throw new UserError(
-      `${output} already has rows but no manifest (${manifestPathFor(output)}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
-    );
-  }
-  if (previous.stage !== stage) {
-    throw new UserError(`${output} was written by \`awb ${previous.stage}\`, not \`awb ${stage}\`; choose another --output`);
-  }
-  throw new UserError(
-    `${output} was made with other settings (${differences.join('; ')}); to resume it, use the same settings, or pass --force to keep its rows and go on with these (where results may differ, its manifest records the mix); for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
-  );
-}
-
-/**
- * A judge run over more (or other) domains reads more rubrics, not other
- * ones: when each domain both runs cover has the same rubric, `now` gets the
- * earlier per-domain record, so only the selection itself (`domains`) differs.
- */
-function rubricsOfShared(before: ManifestSettings, now: ManifestSettings): ManifestSettings {
-  const [a, b] = [before.rubrics, now.rubrics];
-  if (!a?.domains || !b?.domains || a.layout !== b.layout) return now;
-  const other = b.domains;
-  if (!Object.entries(a.domains).every(([domain, sha]) => other[domain] === undefined || other[domain] === sha)) return now;
-  return { ...now, rubrics: { ...b, sha256: a.sha256, domains: a.domains } };
-}
-
-function resumeDifferences(
-  previous: Manifest,
-  stage: Manifest['stage'],
-  settings: ManifestSettings,
-  dataset: Manifest['dataset'],
-  view: (s: ManifestSettings) => ManifestSettings = (s) => s,
-): string[] {
-  if (previous.stage !== stage) return [`stage: was ${previous.stage}, now ${stage}`];
-  // A manifest written before selections were recorded in one order may list them as typed.
-  const before = previous.settings.domains
-    ? { ...previous.settings, domains: canonicalDomains(previous.settings.domains) }
-    : previous.settings;
-  const diffs = settingsDifferences(view(before), view(rubricsOfShared(before, settings)));
-  if (previous.dataset.commit && dataset.commit && previous.dataset.commit !== dataset.commit) {
-    diffs.push(`dataset commit: was ${previous.dataset.commit}, now ${dataset.commit}`);
-  }
-  return diffs;
 }

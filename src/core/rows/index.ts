@@ -12,4 +12,4 @@ export type { KeyedFields } from './row-key.js';
 export type { Shard } from './shard.js';
 export { STAGE_FIELDS, earlierStageProblem, rowStage } from './stage.js';
 export type { RowStage } from './stage.js';
-export type { RowsFault } from './faults.js';
+export type { FileErrorCode, RowsFault } from './faults.js';

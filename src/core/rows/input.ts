@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UserError } from '../errors.js';
+import { FaultError, fail } from '../errors.js';
 import { datasetRowSchema } from '../schemas/index.js';
 import { domainName, domainOfTask } from '../domains.js';
 import { updateText } from '../text-parts.js';
@@ -18,22 +18,20 @@ export async function datasetFiles(dir: string, domains?: string[]): Promise<{ d
   let names: string[];
   try {
     const st = await stat(dir);
-    if (!st.isDirectory()) throw new UserError(`${dir}: is a file; --data takes the folder holding {domain}_test.jsonl files`);
+    if (!st.isDirectory()) throw fail({ kind: 'data-folder-is-file', dir });
     names = await readdir(dir);
   } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`${dir}: no such data folder`);
+    if (err instanceof FaultError) throw err;
+    throw fail({ kind: 'no-data-folder', dir });
   }
   const found = names
     .filter((n) => n.endsWith('_test.jsonl'))
     .sort()
     .map((n) => ({ domain: domainName(n.slice(0, -'_test.jsonl'.length)), path: join(dir, n) }));
-  if (!found.length) throw new UserError(`${dir}: holds no *_test.jsonl files (expected the official layout, e.g. mcp_test.jsonl)`);
+  if (!found.length) throw fail({ kind: 'no-test-files', dir });
   if (!domains) return found;
   const missing = domains.filter((d) => !found.some((f) => f.domain === d));
-  if (missing.length) {
-    throw new UserError(`${dir}: no data for domain(s) ${missing.join(', ')}; it has ${found.map((f) => f.domain).join(', ')}`);
-  }
+  if (missing.length) throw fail({ kind: 'data-lacks-domains', dir, missing, found: found.map((f) => f.domain) });
   return found.filter((f) => domains.includes(f.domain));
 }
 
@@ -232,7 +230,7 @@ export async function planLines(files: string[], opts: SelectOptions): Promise<L
   }
   if (opts.domains) {
     const missing = opts.domains.filter((d) => !perDomainSeen.has(d));
-    if (missing.length) throw new UserError(`no rows for domain(s) ${missing.join(', ')} in ${files.join(', ')}`);
+    if (missing.length) throw fail({ kind: 'no-rows-for-domains', missing, files });
   }
   let lines = picked;
   if (opts.shard) {

@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
+import { openForWriting } from '../files.js';
+import type { FileErrorCode } from './faults.js';
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -103,11 +105,8 @@ export async function* readLineBytes(path: string, opts: { highWaterMark?: numbe
       if (chunkStart === 0) {
         const packed = compression(chunk);
         // Read as text, a compressed file is 'not valid JSON' at line 1 after a planning scan counted its binary lines as rows.
-        if (packed) throw new UserError(`${path}: is ${packed.name}-compressed, not JSONL; decompress it first (${packed.tool} FILE)`);
-        if (isUtf16(chunk))
-          throw new UserError(
-            `${path}: is UTF-16 text (as Windows PowerShell's > writes it), not UTF-8; convert it first (iconv -f UTF-16 -t UTF-8 FILE > fixed.jsonl)`,
-          );
+        if (packed) throw fail({ kind: 'input-compressed', path, format: packed.name, tool: packed.tool });
+        if (isUtf16(chunk)) throw fail({ kind: 'input-utf16', path });
       }
       // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
       if (chunkStart === 0 && bytesRead >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) offset = from = 3;
@@ -159,9 +158,7 @@ function checkEndings(path: string, chunk: Buffer, from: number, carried: Buffer
   if (chunk[after] === NL) return true;
   const before = Buffer.concat([carried, chunk.subarray(from, cr)]).toString('utf8');
   if (before.trim() !== '' && parses(before)) {
-    throw new UserError(
-      `${path}: its lines end in CR only (old Mac line endings), so it reads as one line; convert them to LF first, e.g. \`tr '\\r' '\\n' < ${path} > fixed.jsonl\``,
-    );
+    throw fail({ kind: 'input-cr-endings', path });
   }
   return true;
 }
@@ -206,28 +203,22 @@ export async function countLines(path: string): Promise<number> {
   return lineHasContent ? count + 1 : count;
 }
 
-/** Turns a file-system error about `path` into a one-line user error. */
+const NAMED_CODES: readonly string[] = [
+  'ENOENT',
+  'EISDIR',
+  'EACCES',
+  'EPERM',
+  'ENOSPC',
+  'EROFS',
+  'ENOTDIR',
+  'ENAMETOOLONG',
+  'ENXIO',
+] satisfies FileErrorCode[];
+
+/** A file-system error about `path` as a fault, when it is one the user can fix; any other error unchanged. */
 export function fileError(path: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return new UserError(`${path}: no such file`);
-    case 'EISDIR':
-      return new UserError(`${path}: is a folder, not a file`);
-    case 'EACCES':
-    case 'EPERM':
-      return new UserError(`${path}: permission denied`);
-    case 'ENOSPC':
-      return new UserError(`${path}: the disk is full; what was written before is kept, run the same command again once there is space`);
-    case 'EROFS':
-      return new UserError(`${path}: the file system is read-only`);
-    case 'ENOTDIR':
-      return new UserError(`${path}: a part of the path is not a folder`);
-    case 'ENAMETOOLONG':
-      return new UserError(`${path}: the name is too long for the file system`);
-    default:
-      return err;
-  }
+  return code && NAMED_CODES.includes(code) ? fail({ kind: 'file-error', path, code: code as FileErrorCode }) : err;
 }
 
 /** What is left of `parts` after the first `written` bytes went out. */
@@ -269,9 +260,10 @@ export class JsonlAppender {
     private readonly handle: FileHandle,
   ) {}
 
-  static async open(path: string): Promise<JsonlAppender> {
+  /** `signal` ends a wait for a FIFO's reader (openForWriting). */
+  static async open(path: string, signal?: AbortSignal): Promise<JsonlAppender> {
     try {
-      return new JsonlAppender(path, await open(path, 'a'));
+      return new JsonlAppender(path, await openForWriting(path, 'a', signal));
     } catch (err) {
       throw fileError(path, err);
     }
@@ -355,7 +347,6 @@ export async function readLineAt(
   } catch (err) {
     throw fileError(file.path, err);
   }
-  if (bytesRead < length)
-    throw new UserError(`${file.path}: the file got shorter while awb was reading it; leave inputs alone during a run`);
+  if (bytesRead < length) throw fail({ kind: 'input-shrank', path: file.path });
   return bytes;
 }

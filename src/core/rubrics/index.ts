@@ -3,7 +3,7 @@
  * and the prediction and ground truth as it compares them. score and report
  * use these too, so they live apart from the judge stages (and their client).
  */
-export { loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
+export { OFFICIAL_FILE, loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
 export type { ModePrompt, RubricSet } from './rubrics.js';
 export { cleanObservation, extractPrediction, judgedTexts } from './prediction-text.js';
 export { lastBlock, stripThink } from './think.js';

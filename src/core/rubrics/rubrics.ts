@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
 
 export interface RubricSet {
   /** 'bundled' for the rubrics shipped with the package, else the absolute folder path. */
@@ -31,7 +31,8 @@ export function rubricsSetting(r: RubricSet): {
   return { source: r.source, sha256: r.sha256, layout: r.layout, domains: r.perDomain };
 }
 
-const OFFICIAL_FILE = 'judge_system_prompt.txt';
+/** The official layout's file in each domain's folder. */
+export const OFFICIAL_FILE = 'judge_system_prompt.txt';
 
 // Domain names come from data files and end up in paths; keep them from
 // reaching outside the rubric folder.
@@ -60,33 +61,20 @@ export async function loadRubrics(
 
   const wanted = [...new Set(domains)];
   const bad = wanted.filter((d) => !DOMAIN_NAME.test(d));
-  if (bad.length) throw new UserError(`invalid domain name ${bad.map((d) => JSON.stringify(d)).join(', ')} (rubrics in ${root})`);
+  if (bad.length) throw fail({ kind: 'rubric-domain-invalid', names: bad, root });
 
   const found = await Promise.all(wanted.map((domain) => findRubric(root, domain)));
-  const at = (domain: string) => {
-    const where = firstRow?.(domain);
-    return where ? `${where}: task: ` : '';
-  };
-
   const missing = wanted.filter((_, i) => found[i] === undefined);
-  if (missing.length === 1) {
-    const d = missing[0]!;
-    throw new UserError(
-      `${at(d)}no rubric for domain '${d}' in ${root} (looked for ${join(root, `${d}.md`)} and ${join(root, d, OFFICIAL_FILE)})`,
-    );
-  }
-  if (missing.length > 1) {
-    throw new UserError(
-      `${at(missing[0]!)}no rubric for domains ${missing.map((d) => `'${d}'`).join(', ')} in ${root} ` +
-        `(looked for ${join(root, '{domain}.md')} and ${join(root, '{domain}', OFFICIAL_FILE)})`,
-    );
+  if (missing.length) {
+    const at = firstRow?.(missing[0]!);
+    throw fail({ kind: 'rubric-missing', domains: missing, root, ...(at && { at }) });
   }
 
   const texts = new Map<string, string>();
   let allOfficial = wanted.length > 0;
   for (const [i, domain] of wanted.entries()) {
     const hit = found[i]!;
-    if (hit.text.trim() === '') throw new UserError(`rubric file is empty: ${hit.file}`);
+    if (hit.text.trim() === '') throw fail({ kind: 'rubric-empty', file: hit.file });
     texts.set(domain, hit.text);
     if (hit.layout !== 'official') allOfficial = false;
   }
@@ -100,10 +88,10 @@ async function checkFolder(root: string): Promise<void> {
   try {
     isDir = (await stat(root)).isDirectory();
   } catch (err) {
-    if (errCode(err) === 'ENOENT') throw new UserError(`rubrics folder not found: ${root}`);
-    throw new UserError(`cannot read rubrics folder ${root}: ${errText(err)}`);
+    if (errCode(err) === 'ENOENT') throw fail({ kind: 'rubrics-folder-missing', root });
+    throw fail({ kind: 'rubrics-folder-unreadable', root, reason: errText(err) });
   }
-  if (!isDir) throw new UserError(`rubrics path is not a folder: ${root}`);
+  if (!isDir) throw fail({ kind: 'rubrics-not-a-folder', root });
 }
 
 /** The judge modes that ask for a choice between two observations instead of grades. */
@@ -142,7 +130,7 @@ export async function loadModePrompt(dir: string | undefined, mode: ChoiceMode):
     if (text === undefined) throw new Error(`bundled prompt missing: ${file}`);
     found = { file, text };
   }
-  if (found.text.trim() === '') throw new UserError(`judge prompt file is empty: ${found.file}`);
+  if (found.text.trim() === '') throw fail({ kind: 'judge-prompt-empty', file: found.file });
   return { mode, source, text: found.text, sha256: hashRubrics(new Map([[mode, found.text]])) };
 }
 
@@ -183,7 +171,7 @@ async function readIfPresent(file: string): Promise<string | undefined> {
     const code = errCode(err);
     // A folder named like the file, or a dangling path, just means "not this layout".
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
-    throw new UserError(`cannot read rubric ${file}: ${errText(err)}`);
+    throw fail({ kind: 'rubric-unreadable', file, reason: errText(err) });
   }
 }
 

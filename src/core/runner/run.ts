@@ -125,7 +125,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   const { resumed, tallies } = found;
   const manifest = await resume(stage, opts, found);
 
-  const writer = await OutputWriter.open(opts.output, stage.outputFields);
+  const writer = await OutputWriter.open(opts.output, stage.outputFields, opts.stop);
   const inputs = await PlanInputs.open(plan);
   const slots = new Dispatcher(opts.concurrency);
   const onAbort = () => slots.cancel();
@@ -190,12 +190,13 @@ interface Found {
  */
 async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<Found> {
   const { plan } = opts;
-  const dataset: Manifest['dataset'] = {
+  const read: Manifest['dataset'] = {
     ...opts.dataset,
     domains: [...plan.perDomain.keys()].filter((d) => d !== '?'),
     rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
   };
-  const { previous, overridden } = await checkResumable(opts.output, stage.name, opts.settings, dataset, opts.force);
+  // `dataset`: what this run records, never less than the earlier manifest knew of the data.
+  const { previous, overridden, dataset } = await checkResumable(opts.output, stage.name, opts.settings, read, opts.force);
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
   // Only a resume needs the keys of the rows planned: a new output holds no row to match.

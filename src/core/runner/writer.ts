@@ -92,8 +92,9 @@ export class OutputWriter {
     private readonly replaced: readonly string[],
   ) {}
 
-  static async open(path: string, replaced: readonly string[]): Promise<OutputWriter> {
-    return new OutputWriter(await JsonlAppender.open(path), replaced);
+  /** `signal` ends a wait for a FIFO's reader. */
+  static async open(path: string, replaced: readonly string[], signal?: AbortSignal): Promise<OutputWriter> {
+    return new OutputWriter(await JsonlAppender.open(path, signal), replaced);
   }
 
   write(line: Buffer, fields: Record<string, unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import { basename, resolve, sep } from 'node:path';
 import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
 import { PUBLISHED_JUDGE, sameData } from '../dataset/index.js';
-import { UserError } from '../errors.js';
+import { FaultError } from '../errors.js';
 import { readJsonFile } from '../files.js';
 import { loadRubrics } from '../rubrics/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
@@ -39,9 +39,10 @@ export async function readProvenance(file: string): Promise<{ provenance: Proven
   const path = manifestPathFor(file);
   let manifest: Manifest | undefined;
   try {
-    manifest = await readJsonFile(path, manifestSchema, { what: 'manifest', notJson: 'not valid JSON' });
+    manifest = await readJsonFile(path, manifestSchema, 'provenance');
   } catch (err) {
-    if (err instanceof UserError) return invalid(err.message);
+    const problem = unreadable(err);
+    if (problem !== undefined) return invalid(problem);
     throw err;
   }
   if (!manifest) return { provenance: { manifest: 'missing' }, warnings: [] };
@@ -64,6 +65,16 @@ async function bundledPerDomain(manifest: Manifest): Promise<Record<string, stri
   } catch {
     return undefined; // a domain the bundled set lacks: the recorded set cannot be the bundled one
   }
+}
+
+/** What keeps a manifest from being read (readJsonFile's faults), for the warning; undefined for any other error. */
+function unreadable(err: unknown): string | undefined {
+  const f = err instanceof FaultError ? err.fault : undefined;
+  if (f?.kind === 'json-file-not-json') return `${f.path}: not valid JSON`;
+  if (f?.kind === 'json-file-invalid') return `${f.path}: ${f.field || 'manifest'}: ${f.problem}`;
+  if (f?.kind === 'file-error') return `${f.path}: cannot read (${f.code})`;
+  if (f?.kind === 'file-unreadable') return `${f.path}: cannot read (${f.reason})`;
+  return undefined;
 }
 
 function invalid(problem: string): { provenance: Provenance; warnings: string[] } {
