@@ -6,13 +6,16 @@ import { worded } from '../src/commands/words/index.js';
 import type { Fault } from '../src/core/errors.js';
 import type { Samples } from './support/fault-samples.js';
 import { AGREEMENT_SAMPLES } from './words/samples-agreement.js';
+import { DOWNLOAD_SAMPLES } from './words/samples-download.js';
+import { JUDGE_SAMPLES } from './words/samples-judge.js';
+import { RUNNER_SAMPLES } from './words/samples-runner.js';
 import { TOP_SAMPLES } from './words/samples-top.js';
 
 /*
  * Tests elsewhere assert kinds; this one keeps the wording: every kind said
  * once, compared with a snapshot. UPDATE_SNAPSHOTS=1 writes it anew (review the diff).
  */
-const SAMPLES: Samples = { ...AGREEMENT_SAMPLES, ...TOP_SAMPLES };
+const SAMPLES: Samples = { ...AGREEMENT_SAMPLES, ...DOWNLOAD_SAMPLES, ...JUDGE_SAMPLES, ...RUNNER_SAMPLES, ...TOP_SAMPLES };
 const SNAPSHOT = fileURLToPath(new URL('./snapshots/words.txt', import.meta.url));
 
 function said(): string {

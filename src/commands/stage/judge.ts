@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
 import { EndpointPool } from '../../core/endpoints/index.js';
-import { UserError } from '../../core/errors.js';
+import { UserError, fail } from '../../core/errors.js';
 import { errColor } from '../../render/color.js';
 import { urlSecrets, visible } from '../../core/shown.js';
 import {
@@ -37,8 +37,8 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   } catch {
     throw new UserError(`${predictions}: no such predictions file (run \`${thisInvocation()} infer\` first, or pass --predictions)`);
   }
-  const dataset = await notPredictions(predictions, thisInvocation());
-  if (dataset) throw dataset;
+  const notOurs = await notPredictions(predictions);
+  if (notOurs) throw fail(notOurs);
   const { mode, repeat } = opts;
   if (opts.reference !== undefined && mode !== 'pairwise') throw new UserError('--reference goes with --mode pairwise');
   if (mode === 'pairwise' && opts.reference === undefined) throw new UserError('--mode pairwise needs --reference OTHER.jsonl');

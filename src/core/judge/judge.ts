@@ -1,7 +1,7 @@
 import type { ChatBody, EndpointPool } from '../endpoints/index.js';
 import { askUntilParsed, sumUsage } from './ask.js';
 import { combineRepeats } from './repeats.js';
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
@@ -181,8 +181,7 @@ export function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: S
   const domain = domainOfTask(row.task);
   const rubric = rubrics.texts.get(domain);
   // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
-  if (rubric === undefined)
-    throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
+  if (rubric === undefined) throw fail({ kind: 'no-rubric', domain, task: row.task });
   const extracted = extractPrediction(row.gen);
   const body = {
     ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
