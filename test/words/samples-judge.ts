@@ -7,4 +7,5 @@ export const JUDGE_SAMPLES: { [K in JudgeFault['kind']]: Extract<JudgeFault, { k
   'reference-bad-row': { kind: 'reference-bad-row', problem: 'ref.jsonl:3: gen: expected string, got number' },
   'reference-duplicate-row': { kind: 'reference-duplicate-row', file: 'ref.jsonl', lineNo: 9 },
   'reference-changed': { kind: 'reference-changed', file: 'ref.jsonl' },
+  'judge-never-parses': { kind: 'judge-never-parses', questions: 8, cut: 1, last: 'reply could not be parsed: no JSON object found' },
 };

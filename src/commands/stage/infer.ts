@@ -4,7 +4,7 @@ import { urlSecrets } from '../../core/shown.js';
 import { inferStage, type Sampling } from '../../core/infer/index.js';
 import { datasetFiles, planLines } from '../../core/rows/index.js';
 import type { Parsed } from '../shared/option-table.js';
-import { dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { allDone, dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { INFER_OPTIONS } from './stage-options.js';
 import { resolveData } from '../data/data-source.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
@@ -62,7 +62,7 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     check,
   });
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-  if (!result.stopped && result.remaining === 0)
+  if (allDone(result))
     process.stderr.write(
       `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
     );

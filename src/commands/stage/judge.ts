@@ -20,7 +20,7 @@ import { readManifest } from '../../core/output/index.js';
 import { refuseOverInputs } from '../../core/files.js';
 import { manifestPathFor } from '../../core/schemas/index.js';
 import type { Parsed } from '../shared/option-table.js';
-import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { allDone, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { JUDGE_OPTIONS } from './stage-options.js';
 import { PanelPools, panelMembers } from './panel-pools.js';
 import { refusePanelMisuse } from './panel-options.js';
@@ -115,7 +115,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       );
     }
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-    if (!result.stopped && result.remaining === 0) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
+    if (allDone(result)) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
   } finally {
     await reference?.close();
   }

@@ -156,7 +156,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     timings?.print();
     printWarnings(endWarnings(batch?.notInBatch ?? 0, c.pool.usageLost));
     printEndpoints(result.manifest.endpoints);
-    finish(name, result.stopped, result.remaining, c.output, c.secrets);
+    finish(name, result, c.output, c.secrets);
     return result;
   } finally {
     progress.stop();
@@ -185,9 +185,32 @@ function batchProgress(stage: string): (s: BatchStatus) => void {
   };
 }
 
-/** Final words and exit code: 0 when every row has a final result, 1 when some are left to redo, 130 when interrupted. */
-export function finish(stage: string, stopped: boolean, remaining: number, output: string, secrets: string[]): void {
+/**
+ * Rows whose final result is a failure (an empty generation, a judge reply that never parsed). Rows
+ * with no reference to compare with are left out: they were never sent, and are listed before the run.
+ */
+function endedFailed(result: Pick<StageResult, 'perDomain'>): number {
+  return [...result.perDomain.values()].reduce((n, t) => n + t.finalFailed - t.unpaired, 0);
+}
+
+/** Whether the run left every row with a result that is not a failure: only then is the next step printed. */
+export function allDone(result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining'>): boolean {
+  return !result.stopped && result.remaining === 0 && endedFailed(result) === 0;
+}
+
+/**
+ * Final words and exit code: 0 when every row has a result that is not a failure; 1 when some are
+ * left to redo, or ended failed (a CI job that runs only this stage must not pass on them); 130 when interrupted.
+ */
+export function finish(
+  stage: string,
+  result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining'>,
+  output: string,
+  secrets: string[],
+): void {
+  const { stopped, remaining } = result;
   const again = resumeCommand(secrets);
+  const failed = endedFailed(result);
   if (stopped) {
     process.stderr.write(
       errColor.yellow(
@@ -199,6 +222,14 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
     process.stderr.write(
       errColor.yellow(
         `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+      ),
+    );
+    process.exitCode = 1;
+  } else if (failed > 0) {
+    const retry = process.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
+    process.stderr.write(
+      errColor.yellow(
+        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${output}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
       ),
     );
     process.exitCode = 1;

@@ -8,4 +8,9 @@ export type JudgeFault =
   /** `problem`: the row reader's one line (file, line, field) for the bad reference row. */
   | { kind: 'reference-bad-row'; problem: string }
   | { kind: 'reference-duplicate-row'; file: string; lineNo: number }
-  | { kind: 'reference-changed'; file: string };
+  | { kind: 'reference-changed'; file: string }
+  /**
+   * The judge gave no reply that parses in `questions` questions in a row (ParseStreak): `cut` of them
+   * ended at the token limit; `last`: why the last one could not be parsed; `judge`: the panel member, in a panel.
+   */
+  | { kind: 'judge-never-parses'; questions: number; cut: number; last: string; judge?: string };

@@ -1,6 +1,7 @@
 import type { ChatBody, EndpointPool } from '../endpoints/index.js';
 import { askUntilParsed, sumUsage } from './ask.js';
 import { combineRepeats } from './repeats.js';
+import { ParseStreak } from './parse-streak.js';
 import { fail } from '../errors.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
@@ -44,6 +45,7 @@ export function judgeStage(
   repeat?: number,
   routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
+  const streak = new ParseStreak();
   return {
     ...RUBRIC_STAGE,
     requests: async (row) => {
@@ -63,7 +65,7 @@ export function judgeStage(
       const { body: request, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
       const body = chat.encode(request);
       /** Judgement number `n` (of --repeat's K). */
-      const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal);
+      const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal, streak);
       return repeat === undefined ? (signal) => judgeOnce(signal, 0) : async (signal) => repeated(repeat, judgeOnce, signal, extracted);
     },
   };
@@ -81,8 +83,9 @@ export async function gradeOnce(
   extracted: string,
   parseAttempts: number,
   signal: AbortSignal,
+  streak: ParseStreak,
 ): Promise<JudgeFields | undefined> {
-  const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal);
+  const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal, streak);
   if (!asked) return undefined;
   const common = {
     extracted_output: extracted,
