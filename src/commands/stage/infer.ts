@@ -37,7 +37,7 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     { domains, limit, shard },
   );
   const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
-  if (opts.dryRun) return printDryRun(stage, plan, opts);
+  if (opts.dryRun) return printDryRun(stage, plan, opts, output);
   const result = await runStageCommand({
     stage,
     pool,

@@ -73,7 +73,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   let reference: ReferenceFile | undefined;
   try {
     const built = await buildStage();
-    if (opts.dryRun) return await printDryRun(built.stage, plan, opts);
+    if (opts.dryRun) return await printDryRun(built.stage, plan, opts, output);
     const result = await runStageCommand({
       stage: built.stage,
       pool,
