@@ -152,8 +152,8 @@ describe('a reader of stdout that stops early', () => {
     const baseline = join(dir, 'base.jsonl');
     const candidate = join(dir, 'cand.jsonl');
     assert.equal((await runAwb(judgeArgs(judge.url, predictions, baseline))).code, 0);
-    // Half the candidate rows failed where the baseline's are valid: an incomplete candidate fails the gate.
-    assert.equal((await runAwb(judgeArgs(garbled.url, predictions, candidate, ['--parse-attempts', '1']))).code, 0);
+    // Half the candidate rows failed where the baseline's are valid (judge exits 1 on them): an incomplete candidate fails the gate.
+    assert.equal((await runAwb(judgeArgs(garbled.url, predictions, candidate, ['--parse-attempts', '1']))).code, 1);
     const summary = join(dir, 'summary.md');
     const args = ['compare', baseline, candidate, '--fail-below', '1', '--format', 'json', '--summary', summary];
     // `awb compare … | head -c 0`: the reader is gone before awb writes a byte.

@@ -9,7 +9,9 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ORIGIN_FILE, readDatasetOrigin, unchangedSinceRecord } from '../src/core/dataset/index.js';
 import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../src/core/download/index.js';
-import { UserError } from '../src/core/errors.js';
+import { FaultError, type UserError } from '../src/core/errors.js';
+import { worded } from '../src/commands/words/index.js';
+import { isFault } from './support/fault-match.js';
 import { runAwb, startAwb } from './support/cli.js';
 import { waitFor } from './support/dataset.js';
 import { startHubServer, type HubServer, type HubServerOptions, type TreeEntry } from './support/hub-server.js';
@@ -166,7 +168,7 @@ describe('downloadDataset into a folder (--dir)', () => {
     process.env.HF_HUB_OFFLINE = '1';
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url }),
-      (err: unknown) => err instanceof UserError && /no complete local copy/.test(err.message),
+      isFault('offline-no-copy', { repo: 'Qwen/AgentWorldBench', revision: 'main', where: dir }),
     );
     delete process.env.HF_HUB_OFFLINE;
     await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url });
@@ -225,7 +227,7 @@ describe('downloadDataset into a folder (--dir)', () => {
         hubUrl: server.url,
         domains: ['mcp', 'chess'],
       }),
-      (err: unknown) => err instanceof UserError && /"chess"/.test(err.message) && /has: mcp, search, terminal$/.test(err.message),
+      isFault('domains-not-in-dataset', { domains: ['chess'], available: ['mcp', 'search', 'terminal'] }),
     );
     assert.deepEqual(fileRequests(server), []);
   });
@@ -256,7 +258,7 @@ describe('downloadDataset into a folder (--dir)', () => {
     const server = await hub();
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'nope', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) => err instanceof UserError && err.message === `no revision "nope" in dataset Qwen/AgentWorldBench on ${server.url}`,
+      isFault('hub-revision-not-found', { hub: server.url, repo: 'Qwen/AgentWorldBench', revision: 'nope' }),
     );
   });
 });
@@ -379,11 +381,7 @@ describe('a file of the Hugging Face cache edited by hand', () => {
     process.env.HF_HUB_OFFLINE = '1';
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url }),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.exitCode === 2 &&
-        err.message ===
-          `HF_HUB_OFFLINE is set and there is no complete local copy of Qwen/AgentWorldBench at main in ${join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench')} (a file missing, or changed since its download); unset HF_HUB_OFFLINE to download it`,
+      isFault('offline-no-copy', { where: join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench') }),
     );
     const others = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', domains: ['search', 'terminal'] });
     assert.equal(others.offline, 'HF_HUB_OFFLINE', 'the files left alone are still used offline');
@@ -432,8 +430,7 @@ describe('downloadDataset tokens', () => {
     process.env.HF_TOKEN = 'sk-not-a-hub-token';
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) =>
-        err instanceof UserError && /^HF_TOKEN does not look like a Hugging Face access token \(those start with "hf_"\)/.test(err.message),
+      isFault('hub-token-malformed', { source: 'HF_TOKEN' }),
     );
     assert.equal(server.requests.length, 0);
   });
@@ -442,15 +439,17 @@ describe('downloadDataset tokens', () => {
     const server = await hub({ token: 'hf_right' });
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.message ===
-          `access denied to dataset Qwen/AgentWorldBench on ${server.url} (HTTP 401) while resolving Qwen/AgentWorldBench at main; if it exists and is private or gated, accept its terms on its page, then set HF_TOKEN to a read token (Access Tokens in your account's settings) or sign in with \`hf auth login\``,
+      isFault('hub-access-denied', {
+        hub: server.url,
+        status: 401,
+        doing: { step: 'resolve', repo: 'Qwen/AgentWorldBench', revision: 'main' },
+        tokenSource: undefined,
+      }),
     );
     process.env.HF_TOKEN = 'hf_wrong';
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) => err instanceof UserError && /HTTP 401.*HF_TOKEN was sent but does not give access/.test(err.message),
+      isFault('hub-access-denied', { status: 401, tokenSource: 'HF_TOKEN' }),
     );
   });
 });
@@ -461,9 +460,11 @@ describe('downloadDataset failures', () => {
     await server.close();
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.message.startsWith(`cannot reach ${server.url} (ECONNREFUSED) while resolving Qwen/AgentWorldBench at main`),
+      isFault('hub-unreachable', {
+        hub: server.url,
+        code: 'ECONNREFUSED',
+        doing: { step: 'resolve', repo: 'Qwen/AgentWorldBench', revision: 'main' },
+      }),
     );
   });
 
@@ -472,9 +473,7 @@ describe('downloadDataset failures', () => {
     const dir = join(tmp, 'data');
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, retries: 0 }),
-      (err: unknown) =>
-        err instanceof UserError &&
-        new RegExp(`^the connection to ${server.url} broke while downloading search_test\\.jsonl`).test(err.message),
+      isFault('hub-connection-broke', { hub: server.url, doing: { step: 'download', path: 'search_test.jsonl' } }),
     );
     assert.deepEqual(await readdir(dir), ['mcp_test.jsonl'], 'no search_test.jsonl, no .incomplete, no record');
   });
@@ -503,7 +502,7 @@ describe('downloadDataset failures', () => {
     const server = await hub({ fail: { 'mcp_test.jsonl': { mode: 'cut' } } });
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, retries: 0 }),
-      (err: unknown) => err instanceof UserError && /broke while downloading mcp_test\.jsonl/.test(err.message),
+      isFault('hub-connection-broke', { doing: { step: 'download', path: 'mcp_test.jsonl' } }),
     );
     const snapshot = join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench', 'snapshots', server.commit);
     assert.equal(existsSync(join(snapshot, 'mcp_test.jsonl')), false);
@@ -574,9 +573,7 @@ describe('downloadDataset failures', () => {
         retries: 2,
         retryDelayMs: 5,
       }),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.message === `${server.url} answered HTTP 500 while downloading terminal_test.jsonl; try again later`,
+      isFault('hub-http-error', { hub: server.url, status: 500, doing: { step: 'download', path: 'terminal_test.jsonl' } }),
     );
     assert.equal(fileRequests(server).filter((p) => p === 'terminal_test.jsonl').length, 3);
   });
@@ -592,13 +589,17 @@ describe('downloadDataset failures', () => {
       const server = await hub({ answer: (r) => (r.path.includes(route) ? { status, headers, body: html } : undefined) });
       await assert.rejects(
         downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retries: 0 }),
-        (err: unknown) =>
-          err instanceof UserError &&
-          err.exitCode === 3 &&
-          err.message ===
-            (status === 200
-              ? `unexpected answer from ${server.url} while ${route === '/tree/' ? 'listing the files of' : 'resolving'} Qwen/AgentWorldBench${route === '/tree/' ? '' : ' at main'} (not JSON); is it a Hugging Face Hub or mirror?`
-              : `${server.url} answered HTTP 502 while listing the files of Qwen/AgentWorldBench; try again later`),
+        status === 200
+          ? isFault('hub-unexpected-answer', {
+              hubKind: 'huggingface',
+              hub: server.url,
+              detail: undefined,
+              doing:
+                route === '/tree/'
+                  ? { step: 'list', repo: 'Qwen/AgentWorldBench' }
+                  : { step: 'resolve', repo: 'Qwen/AgentWorldBench', revision: 'main' },
+            })
+          : isFault('hub-http-error', { hub: server.url, status: 502, doing: { step: 'list', repo: 'Qwen/AgentWorldBench' } }),
         `${route} ${status}`,
       );
     }
@@ -612,11 +613,7 @@ describe('downloadDataset failures', () => {
     const server = await hub({ cdn: cdn.url, token: 'hf_secret_token_value' });
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retryDelayMs: 5 }),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.exitCode === 3 &&
-        err.message ===
-          `${cdn.url}, where ${server.url} sent mcp_test.jsonl, answered HTTP 403 while downloading mcp_test.jsonl; try again later`,
+      isFault('hub-redirect-failed', { host: cdn.url, hub: server.url, file: 'mcp_test.jsonl', status: 403 }),
     );
     assert.equal(cdn.requests.length, 3, 'tried three times, each with a fresh link');
     assert.ok(cdn.requests.every((r) => r.headers.authorization === undefined && r.path.includes('X-Amz-Signature')));
@@ -662,7 +659,7 @@ describe('downloadDataset failures', () => {
     const server = await hub();
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/NoSuchBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
-      (err: unknown) => err instanceof UserError && /access denied to dataset Qwen\/NoSuchBench .*HTTP 401.*if it exists/.test(err.message),
+      isFault('hub-access-denied', { repo: 'Qwen/NoSuchBench', status: 401, tokenSource: undefined }),
     );
   });
 
@@ -681,7 +678,7 @@ describe('downloadDataset failures', () => {
       for (const [repo, source] of cases) {
         await assert.rejects(
           downloadDataset({ source, repo, revision: 'main', hubUrl: server.url }),
-          (err: unknown) => err instanceof UserError && err.exitCode === 2 && err.message.startsWith('--repo must be OWNER/NAME'),
+          isFault('repo-invalid', { repo }),
           `${source} ${repo}`,
         );
       }
@@ -697,7 +694,7 @@ describe('downloadDataset failures', () => {
     process.env.HF_ENDPOINT = 'hf-mirror.com';
     await assert.rejects(
       downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main' }),
-      (err: unknown) => err instanceof UserError && err.message === 'HF_ENDPOINT is not a URL: "hf-mirror.com"',
+      isFault('hub-url-invalid', { setting: 'HF_ENDPOINT', value: 'hf-mirror.com' }),
     );
   });
 });
@@ -756,13 +753,15 @@ describe('a lying mirror', () => {
     });
   }
 
+  // A hostile hub's values reach the user's terminal: the fault as the CLI words it, one line with no raw controls.
   async function refusal(pending: Promise<unknown>): Promise<UserError> {
     let caught: unknown;
     await pending.catch((err: unknown) => (caught = err));
-    assert.ok(caught instanceof UserError, `a one-line UserError, got ${String(caught)}`);
-    assert.equal(caught.exitCode, 3);
-    assert.doesNotMatch(caught.message, /[\u0000-\u001f\u007f]/, 'no raw control characters');
-    return caught;
+    assert.ok(caught instanceof FaultError, `a fault, got ${String(caught)}`);
+    const said = worded(caught.fault);
+    assert.equal(said.exitCode, 3);
+    assert.doesNotMatch(said.message, /[\u0000-\u001f\u007f]/, 'no raw control characters');
+    return said;
   }
 
   it('never writes outside the cache for unsafe names or oids in the listing', async () => {

@@ -156,3 +156,32 @@ test('--dry-run names bad rows as the run meets them: stop ends at the first (ex
   assert.equal(world.stats.requests + world.stats.modelListRequests, 0, 'nothing sent');
   assert.deepEqual(await readdir(dir), before, 'nothing written');
 });
+
+test('--dry-run expects the completion tokens of typical replies (the ground truth), then of the rows the output holds', async () => {
+  const dir = await dirs.make();
+  const data = await makeDataset(dir, 6);
+  const world = await serve({ reply: counted(worldReply) });
+  const pred = join(dir, 'pred.jsonl');
+  const dryArgs = ['--dry-run', '--format', 'json', '--max-tokens', '100', '--price-input', '2', '--price-output', '8'];
+  const first = JSON.parse((await runAwb(inferArgs(world.url, data.dir, pred, dryArgs))).stdout) as Record<string, number | string>;
+  // Each row's ground truth through o200k, framed as a reply (7 tokens), capped at --max-tokens.
+  const typical = data.rows.reduce((n, r) => n + Math.min(countTokens(r.response[r.turn_idx - 1] ?? '') + 7, 100), 0);
+  assert.equal(first.expected_from, 'typical');
+  assert.equal(first.expected_completion_tokens, typical);
+  assert.ok(Math.abs(Number(first.expected_cost_usd) - (Number(first.prompt_tokens) * 2 + typical * 8) / 1e6) < 1e-12);
+
+  // Every reply the server gives is 10 completion tokens: a dry run into that output expects 10 a row, not the budget's 100.
+  assert.equal((await runAwb(inferArgs(world.url, data.dir, pred, ['--max-tokens', '100']))).code, 0);
+  const again = await runAwb(
+    inferArgs(
+      world.url,
+      data.dir,
+      pred,
+      dryArgs.filter((a) => a !== 'json' && a !== '--format'),
+    ),
+  );
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /completion budget \(max tokens x requests\): 600\n/);
+  assert.match(again.stderr, /completion tokens expected: 60 \(the mean per row of the 6 rows already in .*pred\.jsonl, by domain\)/);
+  assert.match(again.stderr, /cost: \$0\.\d\d at most .*\ncost expected: \$0\.\d\d \(prompt \$0\.\d\d, completion \$0\.00\)/);
+});

@@ -148,7 +148,9 @@ describe('transient faults', () => {
     });
     const out = join(dir, 'pred.jsonl');
     const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', '2', '--max-retries', '3']));
-    assert.equal(r.code, 0, r.stderr);
+    // The empty reply is the row's final answer, a failure: exit 1 with the count, the command to ask it again named.
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /infer: 1 row ended failed .*\n {2}.* --retry-failed\n/);
     const rows = await readRowsOf(out);
     assertCoversOnce(rows, ds);
     for (const row of rows) assert.equal(row.error, undefined, `row ${keyOf(row)} failed: ${String(row.error)}`);
@@ -191,8 +193,9 @@ describe('transient faults', () => {
     });
     const out = join(dir, 'judged.jsonl');
     const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', '2', '--max-retries', '3', '--parse-attempts', '6']));
-    // The row the judge never answers in its format is the only failure: a final result, recorded and counted, so the run is complete.
-    assert.equal(r.code, 0, r.stderr);
+    // The row the judge never answers in its format is the only failure: a final result, recorded and counted, and the run exits 1.
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /judge: 1 row ended failed/);
     assert.match(r.stderr, /warning: 1 row failed for good; check it before scoring/);
     const rows = await readRowsOf(out);
     assertCoversOnce(rows, ds);
@@ -507,7 +510,7 @@ describe('replies that carry no answer say why, when the reply tells', () => {
     });
     const out = join(dir, 'pred.jsonl');
     const r = await runAwb(inferArgs(s.url, ds.dir, out));
-    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.code, 1, r.stderr);
     const rows = await readRowsOf(out);
     const byRefusal = rows.filter((row) => row.gen_refusal !== undefined);
     assert.equal(byRefusal.length, 1);
@@ -532,7 +535,9 @@ describe('replies that carry no answer say why, when the reply tells', () => {
     });
     const out = join(dir, 'judged.jsonl');
     const r = await runAwb(judgeArgs(s.url, preds, out, ['--parse-attempts', '2']));
-    assert.equal(r.code, 0, r.stderr);
+    // Six rows, every reply unparseable: fewer questions than stop a judge early (8), so each row ends failed: exit 1.
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /judge: 6 rows ended failed/);
     const rows = await readRowsOf(out);
     assert.equal(rows.length, 6);
     for (const row of rows) {

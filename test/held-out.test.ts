@@ -147,8 +147,7 @@ describe('one file, one verdict', () => {
     );
     const data = writeJudged(dir, 'mcp_test.jsonl', [unjudged]);
     const opening = `${data}: holds dataset rows (no gen), not `;
-    const judge = await notPredictions(data, 'awb');
-    assert.ok(judge?.message.startsWith(`${opening}predictions; run \`awb infer\` first`), judge?.message);
+    assert.deepEqual(await notPredictions(data), { kind: 'predictions-are-dataset', file: data });
     await assert.rejects(readJudged(data), isFault('judged-file-of-earlier-stage', { file: data, stage: 'dataset' }));
     assert.ok(
       worded({ kind: 'judged-file-of-earlier-stage', file: data, stage: 'dataset' }, 'awb').message.startsWith(
@@ -157,7 +156,7 @@ describe('one file, one verdict', () => {
     );
     // A predictions row (gen, no judge results) goes on to judge; to score it is a predictions file.
     const preds = writeJudged(dir, 'predictions.jsonl', [{ ...unjudged, gen: '' }]);
-    assert.equal(await notPredictions(preds, 'awb'), undefined);
+    assert.equal(await notPredictions(preds), undefined);
     await assert.rejects(readJudged(preds), isFault('judged-file-of-earlier-stage', { file: preds, stage: 'prediction' }));
   });
 });

@@ -46,7 +46,9 @@ test('a reply grading nothing is final (not asked again), observations lose thei
   });
   const out = join(dir, 'judged.jsonl');
   const r = await runAwb(judgeArgs(judge.url, preds, out));
-  assert.equal(r.code, 0, r.stderr);
+  // The row graded on nothing ends failed: exit 1 with the count.
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /judge: \d+ rows? ended failed/);
   const judged = new Map((await readRowsOf(out)).map((row) => [keyOf(row), row]));
   const row = (i: number) => judged.get(keyOf(ds.rows[i]! as unknown as Record<string, unknown>))!;
 

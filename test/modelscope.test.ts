@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { readDatasetOrigin, type DatasetOrigin } from '../src/core/dataset/index.js';
 import { downloadDataset, type DownloadOptions } from '../src/core/download/index.js';
-import { UserError } from '../src/core/errors.js';
+import { FaultError, type UserError } from '../src/core/errors.js';
+import { worded } from '../src/commands/words/index.js';
 import { comparabilityNotes, type Provenance } from '../src/core/score/comparability.js';
 import { runAwb } from './support/cli.js';
 import { makeDataset, tempDirs, worldReply, type Dataset } from './support/dataset.js';
@@ -62,9 +63,11 @@ async function refusal(promise: Promise<unknown>): Promise<UserError> {
     () => assert.fail('expected a refusal'),
     (e: unknown) => e,
   );
-  assert.ok(err instanceof UserError, String(err));
-  assert.ok(!err.message.includes('\n'), `one line: ${err.message}`);
-  return err;
+  // Worded as the CLI says it: these tests read the one line a user sees (the fault's kind is in the snapshot test).
+  assert.ok(err instanceof FaultError, String(err));
+  const said = worded(err.fault);
+  assert.ok(!said.message.includes('\n'), `one line: ${said.message}`);
+  return said;
 }
 
 const fileRequests = (s: ModelScopeServer, name: string) => s.requests.filter((r) => r.path.includes(`FilePath=${name}`));

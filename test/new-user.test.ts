@@ -184,7 +184,9 @@ describe('replies without an answer', () => {
     const empty = await server({ reply: () => '' });
     const out = join(root, 'empty', 'pred.jsonl');
     const r = await runAwb(inferArgs(empty.url, ds.dir, out, ['--domains', 'mcp']));
-    assert.equal(r.code, 0, r.stderr);
+    // Empty generations are final failures: exit 1, counted.
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /infer: \d+ rows? ended failed/);
     assert.ok(existsSync(out));
     assert.doesNotMatch(r.stderr, /unknown error/);
     assert.match(r.stderr, /× empty reply/);

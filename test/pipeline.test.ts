@@ -134,10 +134,12 @@ test('judge writes the official judged.jsonl fields; totals are the mean of the 
 });
 
 test('judging a judged file again replaces every field of the earlier judgement, even when the new one fails', async (t) => {
-  // A judge that never answers in the rubric's format: every row fails, and nothing of the old grades may stay beside it.
-  const garbled = await startOpenAIServer({ models: ['judge'], reply: () => 'no grades here' });
+  // A judge that never answers in the rubric's format: the run stops early, and nothing of the old grades stays beside a failed row.
+  let broken = true;
+  const replay = replayHandler(await loadReplay(join(root, 'fixtures/replay/judge.jsonl')));
+  const garbled = await startOpenAIServer({ models: ['judge'], reply: (req, ctx) => (broken ? 'no grades here' : replay(req, ctx)) });
   t.after(() => garbled.close());
-  const r = await runAwb([
+  const args = [
     'judge',
     '--predictions',
     join(dir, 'judged.jsonl'),
@@ -149,12 +151,14 @@ test('judging a judged file again replaces every field of the earlier judgement,
     join(dir, 'rejudged.jsonl'),
     '--parse-attempts',
     '1',
-  ]);
-  // Replies that could not be parsed after --parse-attempts are final results, as in the official script: exit 0, counted.
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /warning: 28 rows failed for good; check them before scoring/);
+  ];
+  const r = await runAwb(args);
+  // No reply ever parsed: the judge is stopped after 8 questions (exit 3, an endpoint that cannot be used), not paid for 28 rows.
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stderr, /stopped judging: none of the first 8 questions to the judge got a reply that parses .*is the model a judge\?/);
   const out = await rows(join(dir, 'rejudged.jsonl'));
-  assert.equal(out.length, 28);
+  // The 8th question's row is not written (it is judged on resume); the 7 before it, and any in flight, are kept.
+  assert.ok(out.length >= 7 && out.length < 28, `${out.length} rows kept`);
   for (const row of out) {
     assert.equal(row.failed, 1);
     for (const f of [
@@ -171,6 +175,13 @@ test('judging a judged file again replaces every field of the earlier judgement,
       assert.ok(!(f in row), `${f} left from the earlier judgement`);
     assert.equal(typeof row.gen, 'string');
   }
+  // The rows kept are final failures: a resume judges the rest and, with --retry-failed, those again.
+  broken = false;
+  const again = await runAwb([...args, '--retry-failed']);
+  assert.equal(again.code, 0, again.stderr);
+  const all = await rows(join(dir, 'rejudged.jsonl'));
+  assert.equal(all.length, 28);
+  assert.ok(all.every((row) => row.failed === 0));
 });
 test('score: macro is the mean of the domain scores, micro the mean over rows', async () => {
   const r = await runAwb(['score', join(dir, 'judged.jsonl'), '--format', 'json', '--no-ci']);
@@ -219,7 +230,9 @@ test("files in the official script's own format are valid input to judge and sco
       '-o',
       join(dir, 'official-judged.jsonl'),
     ]);
-    assert.equal(r.code, 0, r.stderr);
+    // The row without a generation ends failed, as the official script counts it: exit 1, the count on stderr.
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /judge: 1 row ended failed/);
     assert.equal(fixed.stats.successes, 1, 'the row without a generation is not sent');
   } finally {
     await fixed.close();

@@ -374,7 +374,8 @@ describe('judging other predictions into a judged file', () => {
     // The model's reply was empty: a final failure of infer, and of judge (No model generation).
     await writePredictions(ds, preds, (r, i) => (i === 3 ? '' : observed(r)));
     const out = join(dir, 'judged.jsonl');
-    assert.equal((await runAwb(judgeArgs(s.url, preds, out))).code, 0);
+    // The row without a generation ends failed: exit 1.
+    assert.equal((await runAwb(judgeArgs(s.url, preds, out))).code, 1);
     assert.equal(s.stats.requests, ds.rows.length - 1);
     assert.equal((await readRowsOf(out)).filter((row) => row.failed === 1).length, 1);
 

@@ -307,17 +307,12 @@ describe('bad rows', () => {
     assert.equal(rows.pastCutoff(3), false);
     assert.equal(rows.pastCutoff(4), true);
     assert.equal(t.of('mcp').total, 9);
-    const err = rows.stopError(false)!;
-    assert.ok(err instanceof UserError);
-    assert.equal(
-      err.message,
-      'a:4: turn_idx: is missing (rows before it are done and saved, as are rows after it sent before it was read; fix it and run the same command to go on)',
-    );
+    assert.deepEqual(rows.stopError(false)!.fault, { kind: 'stopped-at-bad-row', bad: bad(4), rowsBefore: true });
     // Interrupted, or stopped at the first row: no "rows before it are saved".
-    assert.equal(rows.stopError(true)!.message, 'a:4: turn_idx: is missing');
+    assert.deepEqual(rows.stopError(true)!.fault, { kind: 'stopped-at-bad-row', bad: bad(4), rowsBefore: false });
     const first = new BadRows('stop', t, () => undefined);
     first.met(bad(1), 'mcp', 0);
-    assert.equal(first.stopError(false)!.message, 'a:1: turn_idx: is missing');
+    assert.deepEqual(first.stopError(false)!.fault, { kind: 'stopped-at-bad-row', bad: bad(1), rowsBefore: false });
   });
 });
 

@@ -11,6 +11,9 @@ import { OUTPUT_SAMPLES } from './words/samples-output.js';
 import { ROWS_SAMPLES } from './words/samples-rows.js';
 import { RUBRICS_SAMPLES } from './words/samples-rubrics.js';
 import { SCORE_SAMPLES } from './words/samples-score.js';
+import { DOWNLOAD_SAMPLES } from './words/samples-download.js';
+import { JUDGE_SAMPLES } from './words/samples-judge.js';
+import { RUNNER_SAMPLES } from './words/samples-runner.js';
 import { TOP_SAMPLES } from './words/samples-top.js';
 
 /*
@@ -19,10 +22,13 @@ import { TOP_SAMPLES } from './words/samples-top.js';
  */
 const SAMPLES: Samples = {
   ...AGREEMENT_SAMPLES,
+  ...DOWNLOAD_SAMPLES,
+  ...JUDGE_SAMPLES,
   ...MERGE_SAMPLES,
   ...OUTPUT_SAMPLES,
   ...ROWS_SAMPLES,
   ...RUBRICS_SAMPLES,
+  ...RUNNER_SAMPLES,
   ...SCORE_SAMPLES,
   ...TOP_SAMPLES,
 };

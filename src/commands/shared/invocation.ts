@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 
 /*
@@ -19,21 +19,50 @@ export interface InvocationContext {
   env: NodeJS.ProcessEnv;
   /** The real path of a file, or undefined when there is none. */
   realpath: (path: string) => string | undefined;
+  /** A file's text, or undefined when it cannot be read: npx's folder names the packages it was given. */
+  readText?: (path: string) => string | undefined;
+}
+
+/** The package name npx runs as plain `npx agentworldbench`; any other spec is repeated with --package. */
+const PACKAGE = 'agentworldbench';
+
+/**
+ * The package specs npx was given (`npx agentworldbench@0.1.0`, `npx --package ./awb.tgz awb`): npm writes
+ * them to the package.json of the folder it installs them in (`_npx.packages`), and the ones given with
+ * --package to npm_config_package as well (one per line, blank lines between).
+ */
+function npxPackages(c: InvocationContext): string[] {
+  const parts = c.script.split(/[\\/]/);
+  const at = parts.indexOf('_npx');
+  const folder = at >= 0 && parts[at + 1] ? parts.slice(0, at + 2).join('/') : undefined;
+  const text = folder === undefined ? undefined : c.readText?.(`${folder}/package.json`);
+  try {
+    const listed = text === undefined ? undefined : (JSON.parse(text) as { _npx?: { packages?: unknown } })._npx?.packages;
+    if (Array.isArray(listed) && listed.length && listed.every((p) => typeof p === 'string' && p)) return listed as string[];
+  } catch {
+    // Not npm's JSON: the variable says what it can.
+  }
+  return (c.env.npm_config_package ?? '').split('\n').filter((p) => p.trim() !== '');
 }
 
 /**
- * How to start awb again the way it was started: `npx agentworldbench` under
- * npx (its cache is not on PATH) or from a project's node_modules/.bin (`npx
- * awb` in a project that installed it), `awb` when the `awb` on PATH is this
- * very script, else `node <script>` (relative to the current folder when inside it).
+ * How to start awb again the way it was started: under npx, `npx agentworldbench`, or `npx --package
+ * <spec> awb` when it was given another spec (a version, a tarball, a git URL: what the user ran, not
+ * the registry's latest); from a project's node_modules/.bin (`npx awb` in a project that installed
+ * it) `npx agentworldbench`; `awb` when the `awb` on PATH is this very script; else `node <script>`
+ * (relative to the current folder when inside it).
  */
 export function invocation(c: InvocationContext): string {
-  if (c.script.split(/[\\/]/).includes('_npx')) return 'npx agentworldbench';
+  if (c.script.split(/[\\/]/).includes('_npx')) {
+    const specs = npxPackages(c);
+    if (specs.length === 0 || (specs.length === 1 && specs[0] === PACKAGE)) return `npx ${PACKAGE}`;
+    return ['npx', ...specs.flatMap((p) => ['--package', shellWord(p)]), 'awb'].join(' ');
+  }
   const self = c.realpath(c.script);
   const dirs = (c.env.PATH ?? '').split(delimiter).filter(Boolean);
   const onPath = self && dirs.find((d) => c.realpath(join(d, 'awb')) === self);
   // A project's node_modules/.bin is on PATH only inside npx and npm scripts: the shell the command is pasted into runs it with npx.
-  if (onPath) return /(^|[\\/])node_modules[\\/]\.bin[\\/]*$/.test(onPath) ? 'npx agentworldbench' : 'awb';
+  if (onPath) return /(^|[\\/])node_modules[\\/]\.bin[\\/]*$/.test(onPath) ? `npx ${PACKAGE}` : 'awb';
   const rel = relative(c.cwd, c.script);
   const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : c.script;
   return `node ${shellWord(shown)}`;
@@ -48,5 +77,12 @@ export function thisInvocation(): string {
       return undefined;
     }
   };
-  return invocation({ script: process.argv[1] ?? 'awb', cwd: process.cwd(), env: process.env, realpath });
+  const readText = (p: string) => {
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  return invocation({ script: process.argv[1] ?? 'awb', cwd: process.cwd(), env: process.env, realpath, readText });
 }

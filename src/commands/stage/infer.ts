@@ -4,8 +4,9 @@ import { urlSecrets } from '../../core/shown.js';
 import { inferStage, type Sampling } from '../../core/infer/index.js';
 import { datasetFiles, planLines } from '../../core/rows/index.js';
 import type { Parsed } from '../shared/option-table.js';
-import { dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { allDone, dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { INFER_OPTIONS } from './stage-options.js';
+import { keptKeyNote, modelKeyVariables } from './model-key.js';
 import { resolveData } from '../data/data-source.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
@@ -14,7 +15,9 @@ import { checkOutputPath } from '../../core/output/index.js';
 
 export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
-  const { apiKey, keyHelp } = apiKeyFrom(opts.modelApiKey, '--model-api-key', ['AWB_MODEL_API_KEY', 'OPENAI_API_KEY']);
+  const { apiKey, keyHelp } = apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(urls));
+  const kept = keptKeyNote(urls, opts.modelApiKey, process.env);
+  if (kept) process.stderr.write(`${kept}\n`);
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };
   if (opts.data !== undefined && (opts.revision !== undefined || opts.source !== 'huggingface')) {
     const what = opts.revision !== undefined ? '--revision' : '--source';
@@ -37,7 +40,7 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     { domains, limit, shard },
   );
   const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
-  if (opts.dryRun) return printDryRun(stage, plan, opts);
+  if (opts.dryRun) return printDryRun(stage, plan, opts, output);
   const result = await runStageCommand({
     stage,
     pool,
@@ -62,7 +65,7 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     check,
   });
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-  if (!result.stopped && result.remaining === 0)
+  if (allDone(result))
     process.stderr.write(
       `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
     );

@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
 import { EndpointPool } from '../../core/endpoints/index.js';
-import { UserError } from '../../core/errors.js';
+import { UserError, fail } from '../../core/errors.js';
 import { errColor } from '../../render/color.js';
 import { urlSecrets, visible } from '../../core/shown.js';
 import {
@@ -20,7 +20,7 @@ import { readManifest } from '../../core/output/index.js';
 import { refuseOverInputs } from '../../core/files.js';
 import { manifestPathFor } from '../../core/schemas/index.js';
 import type { Parsed } from '../shared/option-table.js';
-import { dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import { allDone, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { JUDGE_OPTIONS } from './stage-options.js';
 import { PanelPools, panelMembers } from './panel-pools.js';
 import { refusePanelMisuse } from './panel-options.js';
@@ -37,8 +37,8 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   } catch {
     throw new UserError(`${predictions}: no such predictions file (run \`${thisInvocation()} infer\` first, or pass --predictions)`);
   }
-  const dataset = await notPredictions(predictions, thisInvocation());
-  if (dataset) throw dataset;
+  const notOurs = await notPredictions(predictions);
+  if (notOurs) throw fail(notOurs);
   const { mode, repeat } = opts;
   if (opts.reference !== undefined && mode !== 'pairwise') throw new UserError('--reference goes with --mode pairwise');
   if (mode === 'pairwise' && opts.reference === undefined) throw new UserError('--mode pairwise needs --reference OTHER.jsonl');
@@ -73,7 +73,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   let reference: ReferenceFile | undefined;
   try {
     const built = await buildStage();
-    if (opts.dryRun) return await printDryRun(built.stage, plan, opts);
+    if (opts.dryRun) return await printDryRun(built.stage, plan, opts, output);
     const result = await runStageCommand({
       stage: built.stage,
       pool,
@@ -115,7 +115,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       );
     }
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-    if (!result.stopped && result.remaining === 0) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
+    if (allDone(result)) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
   } finally {
     await reference?.close();
   }

@@ -156,7 +156,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     timings?.print();
     printWarnings(endWarnings(batch?.notInBatch ?? 0, c.pool.usageLost));
     printEndpoints(result.manifest.endpoints);
-    finish(name, result.stopped, result.remaining, c.output, c.secrets);
+    finish(name, result, c.output, c.secrets);
     return result;
   } finally {
     progress.stop();
@@ -185,9 +185,32 @@ function batchProgress(stage: string): (s: BatchStatus) => void {
   };
 }
 
-/** Final words and exit code: 0 when every row has a final result, 1 when some are left to redo, 130 when interrupted. */
-export function finish(stage: string, stopped: boolean, remaining: number, output: string, secrets: string[]): void {
+/**
+ * Rows whose final result is a failure (an empty generation, a judge reply that never parsed). Rows
+ * with no reference to compare with are left out: they were never sent, and are listed before the run.
+ */
+function endedFailed(result: Pick<StageResult, 'perDomain'>): number {
+  return [...result.perDomain.values()].reduce((n, t) => n + t.finalFailed - t.unpaired, 0);
+}
+
+/** Whether the run left every row with a result that is not a failure: only then is the next step printed. */
+export function allDone(result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining'>): boolean {
+  return !result.stopped && result.remaining === 0 && endedFailed(result) === 0;
+}
+
+/**
+ * Final words and exit code: 0 when every row has a result that is not a failure; 1 when some are
+ * left to redo, or ended failed (a CI job that runs only this stage must not pass on them); 130 when interrupted.
+ */
+export function finish(
+  stage: string,
+  result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining'>,
+  output: string,
+  secrets: string[],
+): void {
+  const { stopped, remaining } = result;
   const again = resumeCommand(secrets);
+  const failed = endedFailed(result);
   if (stopped) {
     process.stderr.write(
       errColor.yellow(
@@ -199,6 +222,14 @@ export function finish(stage: string, stopped: boolean, remaining: number, outpu
     process.stderr.write(
       errColor.yellow(
         `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+      ),
+    );
+    process.exitCode = 1;
+  } else if (failed > 0) {
+    const retry = process.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
+    process.stderr.write(
+      errColor.yellow(
+        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${output}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
       ),
     );
     process.exitCode = 1;
@@ -261,13 +292,26 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
  * Bad rows are reported as the run would meet them: each named with --on-bad-row skip; with stop, the
  * first one ends the dry run with exit 2, since the run would stop there.
  */
-export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, plan: LinePlan, o: SharedOptions): Promise<void> {
-  const count = await dryRun(stage, plan, (bad) => {
-    if (o.onBadRow === 'skip') process.stderr.write(`${stage.name}: would skip bad row: ${visible(bad.message)}\n`);
-  });
+export async function printDryRun<S extends z.ZodType<DatasetRow>>(
+  stage: Stage<S>,
+  plan: LinePlan,
+  o: SharedOptions,
+  output: string,
+): Promise<void> {
+  const count = await dryRun(
+    stage,
+    plan,
+    (bad) => {
+      if (o.onBadRow === 'skip') process.stderr.write(`${stage.name}: would skip bad row: ${visible(bad.message)}\n`);
+    },
+    output,
+  );
   const promptCost = o.priceInput === undefined ? undefined : (count.promptTokens * o.priceInput) / 1e6;
   const outputCost = o.priceOutput === undefined ? undefined : (count.completionBudget * o.priceOutput) / 1e6;
   const cost = promptCost === undefined && outputCost === undefined ? undefined : (promptCost ?? 0) + (outputCost ?? 0);
+  const expected = count.expected;
+  const expectedOutputCost = o.priceOutput === undefined || !expected ? undefined : (expected.completionTokens * o.priceOutput) / 1e6;
+  const expectedCost = cost === undefined || !expected ? undefined : (promptCost ?? 0) + (expectedOutputCost ?? 0);
   const usd = (n: number) => Math.round(n * 100) / 100;
   if (o.format === 'json') {
     const doc = {
@@ -276,11 +320,13 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<
       requests: count.requests,
       prompt_tokens: count.promptTokens,
       completion_budget_tokens: count.completionBudget,
+      ...(expected ? { expected_completion_tokens: expected.completionTokens, expected_from: expected.from } : {}),
       bad_rows: count.badRows,
       // Not rounded to cents, as score's costs: a small run's prompts would read as free.
       ...(cost !== undefined ? { cost_usd: cost } : {}),
       ...(promptCost !== undefined ? { prompt_cost_usd: promptCost } : {}),
       ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
+      ...(expectedCost !== undefined ? { expected_cost_usd: expectedCost } : {}),
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   } else {
@@ -290,6 +336,13 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<
       `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
       `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
     ];
+    if (expected) {
+      const from =
+        expected.from === 'observed'
+          ? `the mean per row of the ${n(expected.rows)} rows already in ${visible(output)}, by domain`
+          : "each row's ground truth, o200k; a reasoning model adds its thinking";
+      lines.push(`completion tokens expected: ${n(expected.completionTokens)} (${from})`);
+    }
     if (count.badRows)
       lines.push(
         `${count.badRows === 1 ? '1 row fails its checks' : `${count.badRows} rows fail their checks`} (--on-bad-row ${o.onBadRow}: the run ${o.onBadRow === 'stop' ? 'stops at the first' : `skips ${count.badRows === 1 ? 'it' : 'them'}`})`,
@@ -298,6 +351,10 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(stage: Stage<
       lines.push(
         `cost: $${usd(cost).toFixed(2)} at most (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion budget $${usd(outputCost ?? 0).toFixed(2)})`,
       );
+      if (expectedCost !== undefined)
+        lines.push(
+          `cost expected: $${usd(expectedCost).toFixed(2)} (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion $${usd(expectedOutputCost ?? 0).toFixed(2)})`,
+        );
     }
     process.stderr.write(`${lines.join('\n')}\n`);
   }

@@ -172,7 +172,7 @@ export const INFER_OPTIONS = {
   modelName: { flags: '--model-name <name>', help: 'model name as the endpoint knows it', required: true, parse: required },
   modelApiKey: {
     flags: '--model-api-key <key>',
-    help: 'API key (default: $AWB_MODEL_API_KEY, else $OPENAI_API_KEY, else "EMPTY")',
+    help: 'API key (default: $AWB_MODEL_API_KEY; $OPENAI_API_KEY only for https://api.openai.com; else "EMPTY")',
     parse: text,
   },
   data: {

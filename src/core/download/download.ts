@@ -6,9 +6,9 @@ import { downloadToFolder } from './download-folder.js';
 import { holdsEntry } from './fetch-file.js';
 import type { DownloadProgress } from './download-progress.js';
 import { DATASET_REPO } from '../domains.js';
-import { UserError } from '../errors.js';
-import { FailureLog, HOSTILE_EXIT, watchedFetch, type Hub } from './hub-failure.js';
-import { shownUrl, visible } from '../shown.js';
+import { FaultError, fail } from '../errors.js';
+import { FailureLog, watchedFetch, type Hub } from './hub-failure.js';
+import { shownUrl } from '../shown.js';
 import { listTestFiles, openHubFile, resolveCommit, selectDomains, type Entry } from './hub-listing.js';
 import { cacheStorage, isTruthy, resolveHubUrl, resolveToken } from './hub-settings.js';
 import { listModelScope, modelScopeCache, modelScopeToken, modelScopeUrl, openModelScopeFile } from './modelscope.js';
@@ -68,13 +68,13 @@ export interface DownloadedDataset {
 export async function downloadDataset(opts: DownloadOptions): Promise<DownloadedDataset> {
   // The revision names a ref file in the cache; it must not be able to name one elsewhere.
   if (opts.revision.split('/').some((s) => s === '' || s === '.' || s === '..' || /[\\\0]/.test(s))) {
-    throw new UserError(`--revision must be a branch, tag or commit, got "${visible(opts.revision)}"`);
+    throw fail({ kind: 'revision-invalid', revision: opts.revision });
   }
   const kind = opts.source ?? 'huggingface';
   const ms = kind === 'modelscope';
   // It names routes on the hub and folders in the cache: plain segments only (ModelScope has no repo without an owner).
   if (!(ms ? MODELSCOPE_REPO : HF_REPO).test(opts.repo) || opts.repo.includes('..')) {
-    throw new UserError(`--repo must be OWNER/NAME, such as ${DATASET_REPO}, got "${visible(opts.repo)}"`);
+    throw fail({ kind: 'repo-invalid', repo: opts.repo, example: DATASET_REPO });
   }
   const hubUrl = ms ? (opts.hubUrl ?? modelScopeUrl()) : resolveHubUrl(opts.hubUrl);
   const { token, source: tokenSource } = ms
@@ -103,9 +103,7 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
   if (!ms && isTruthy(process.env.HF_HUB_OFFLINE)) {
     const local = await findLocalCopy(opts, dir, 'HF_HUB_OFFLINE');
     if (local) return local;
-    throw new UserError(
-      `HF_HUB_OFFLINE is set and there is no complete local copy of ${opts.repo} at ${opts.revision} in ${dir ?? cacheStorage(opts.repo)} (a file missing, or changed since its download); unset HF_HUB_OFFLINE to download it`,
-    );
+    throw fail({ kind: 'offline-no-copy', repo: opts.repo, revision: opts.revision, where: dir ?? cacheStorage(opts.repo) });
   }
 
   const retry = { retries: opts.retries ?? 2, delayMs: opts.retryDelayMs ?? 2000 };
@@ -119,20 +117,17 @@ export async function downloadDataset(opts: DownloadOptions): Promise<Downloaded
     }
   } catch (err) {
     // Re-running on a machine that has lost the network (or never had it, on a cluster node) should not need the Hub.
-    if (err instanceof UserError && failures.network && !failures.network.midBody) {
+    if (err instanceof FaultError && failures.network && !failures.network.midBody) {
       const local = await findLocalCopy(opts, dir, 'unreachable');
       if (local) return local;
     }
     throw err;
   }
-  const wanted = selectDomains(entries, opts.domains, `${opts.repo} at ${opts.revision}`);
+  const wanted = selectDomains(entries, opts.domains, opts);
   const cap = opts.maxFileBytes ?? MAX_FILE_BYTES;
   const huge = wanted.find((e) => e.size > cap);
   if (huge) {
-    throw new UserError(
-      `${shownUrl(hubUrl)} lists ${huge.path} at ${huge.size} bytes, over the ${cap}-byte limit; refusing it (raise --max-file-mb if it is real)`,
-      HOSTILE_EXIT,
-    );
+    throw fail({ kind: 'hub-file-too-big', hub: shownUrl(hubUrl), path: huge.path, size: huge.size, cap });
   }
   const open = (entry: Entry) => (ms ? openModelScopeFile(hub, entry) : openHubFile(hub, commit, entry));
   return dir === undefined

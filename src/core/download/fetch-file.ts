@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { FaultError, UserError } from '../errors.js';
+import { FaultError, fail } from '../errors.js';
 import { removeAbandonedTemps, writeAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
 import { shownUrl } from '../shown.js';
-import { HOSTILE_EXIT, withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
+import { withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 
 /**
@@ -24,7 +24,7 @@ export async function answeredFrom(hub: Hub, entry: Entry, offset: number, res: 
   const from = Number(/^bytes (\d+)-/.exec(res.headers.get('Content-Range') ?? '')?.[1] ?? NaN);
   if (from === offset) return from;
   await res.body?.cancel().catch(() => undefined);
-  throw new UserError(`${shownUrl(hub.hubUrl)} answered a request for ${entry.path} from byte ${offset} with another range`, HOSTILE_EXIT);
+  throw fail({ kind: 'hub-wrong-range', hub: shownUrl(hub.hubUrl), path: entry.path, offset });
 }
 
 /** Hashes bytes as the listing names the file: its SHA-256 (LFS, ModelScope) or its git blob id. */
@@ -91,7 +91,7 @@ export async function fetchVerified(
       for (let pass = 0; ; pass++) {
         let written = 0;
         let digest = entryDigest(entry);
-        await withRetries(hub, retry, `downloading ${entry.path}`, entry.path, undefined, async () => {
+        await withRetries(hub, retry, { step: 'download', path: entry.path }, entry.path, undefined, async () => {
           const { body, from } = await open(written);
           if (from !== written) {
             // Redo from the start: the server sent the whole file again.
@@ -101,10 +101,7 @@ export async function fetchVerified(
           for await (const chunk of body) {
             // Bodies not read through watchedFetch's file limit (a Range answered in full, Xet pieces) are held to the listing here.
             if (written + chunk.length > entry.size) {
-              throw new UserError(
-                `${at} sent more than the ${entry.size} bytes listed for ${entry.path}; nothing of it was kept`,
-                HOSTILE_EXIT,
-              );
+              throw fail({ kind: 'hub-file-longer', hub: at, path: entry.path, size: entry.size });
             }
             for (let off = 0; off < chunk.length;) {
               let n: number;
@@ -125,16 +122,14 @@ export async function fetchVerified(
         if (matches) return;
         // Cut short or damaged in transit is worth another try (the ModelScope SDK makes three); a mirror that keeps sending it is refused.
         if (pass >= retry.retries) {
-          const what = short
-            ? `ends after ${written} of the ${entry.size} bytes listed for it`
-            : 'does not match the checksum listed for it';
-          throw new UserError(`${entry.path} from ${at} ${what} (${pass + 1} tries); nothing of it was kept`, HOSTILE_EXIT);
+          const fault = { kind: 'hub-file-damaged', hub: at, path: entry.path, size: entry.size, tries: pass + 1 } as const;
+          throw fail(short ? { ...fault, written } : fault);
         }
         await handle.truncate(0);
       }
     });
   } catch (err) {
-    if (err instanceof UserError || err instanceof FaultError || hub.signal?.aborted) throw err;
+    if (err instanceof FaultError || hub.signal?.aborted) throw err;
     throw fileError(target, err);
   } finally {
     hub.fileLimit = undefined;

@@ -1,12 +1,10 @@
 import { HubApiError, InvalidApiResponseFormatError } from '@huggingface/hub';
 import { honouredWaitMs } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
-import { FaultError, UserError } from '../errors.js';
-import { brief, shownUrl, visible } from '../shown.js';
+import { FaultError, fail } from '../errors.js';
+import type { HubStep } from './faults.js';
+import { brief, shownUrl } from '../shown.js';
 import { DEFAULT_HUB_URL } from './hub-settings.js';
-
-/** Exit code for a hub that cannot be used: unreachable, refusing access, stalling, or sending what it did not list. */
-export const HOSTILE_EXIT = 3;
 
 /** Any answer that is not a file's content (listings, commit info, errors) is far below this; a bigger one is not a Hub. */
 const API_BODY_LIMIT = 32 * 1024 * 1024;
@@ -208,7 +206,7 @@ const TRANSIENT_CODES = new Set([
 export async function withRetries<T>(
   hub: Hub,
   retry: RetryPolicy,
-  doing: string,
+  doing: HubStep,
   file: string | undefined,
   onRetry: (() => void) | undefined,
   fn: () => Promise<T>,
@@ -246,8 +244,8 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** Runs one step against the Hub and turns what can go wrong into a one-line UserError naming the hub and the file. */
-export async function hubCall<T>(hub: Hub, doing: string, file: string | undefined, fn: () => Promise<T>): Promise<T> {
+/** Runs one step against the Hub and turns what can go wrong into a fault naming the hub and the file. */
+export async function hubCall<T>(hub: Hub, doing: HubStep, file: string | undefined, fn: () => Promise<T>): Promise<T> {
   hub.failures.clear();
   try {
     return await fn();
@@ -257,31 +255,16 @@ export async function hubCall<T>(hub: Hub, doing: string, file: string | undefin
   }
 }
 
-function explain(hub: Hub, err: unknown, doing: string, file: string | undefined): unknown {
-  if (err instanceof UserError || err instanceof FaultError) return err;
-  const what = `${hub.repo} at ${hub.revision}`;
+function explain(hub: Hub, err: unknown, doing: HubStep, file: string | undefined): unknown {
+  if (err instanceof FaultError) return err;
+  const { repo, revision } = hub;
   const at = shownUrl(hub.hubUrl);
   const net = err instanceof HubNetworkError ? err.failure : hub.failures.network;
-  const refuse = (message: string) => new UserError(message, HOSTILE_EXIT);
   if (net) {
-    if (net.oversize !== undefined) {
-      return refuse(`${at} sent more than the ${net.oversize} bytes expected while ${doing}; nothing of it was kept`);
-    }
-    if (net.stalled) {
-      return refuse(
-        `${at} sent nothing, or next to nothing, for ${hub.idleSeconds} s while ${doing}; nothing partial was kept (raise --timeout for a slow mirror)`,
-      );
-    }
-    if (net.midBody) {
-      return refuse(`the connection to ${at} broke while ${doing} (${visible(net.code)}); nothing partial was kept, run the command again`);
-    }
-    const hint =
-      hub.kind === 'modelscope'
-        ? '; check the network and MODELSCOPE_ENDPOINT'
-        : hub.hubUrl === DEFAULT_HUB_URL
-          ? '; check the network, or set HF_ENDPOINT to a mirror'
-          : '; check the network and HF_ENDPOINT';
-    return refuse(`cannot reach ${at} (${visible(net.code)}) while ${doing}${hint}`);
+    if (net.oversize !== undefined) return fail({ kind: 'hub-oversize', hub: at, limit: net.oversize, doing });
+    if (net.stalled) return fail({ kind: 'hub-stalled', hub: at, seconds: hub.idleSeconds, doing });
+    if (net.midBody) return fail({ kind: 'hub-connection-broke', hub: at, code: net.code, doing });
+    return fail({ kind: 'hub-unreachable', hubKind: hub.kind, hub: at, isDefault: hub.hubUrl === DEFAULT_HUB_URL, code: net.code, doing });
   }
   const http =
     err instanceof HubApiError ? { status: err.statusCode, url: err.url, errorCode: hub.failures.http?.errorCode } : hub.failures.http;
@@ -289,44 +272,25 @@ function explain(hub: Hub, err: unknown, doing: string, file: string | undefined
     const { status, errorCode: code } = http;
     const host = redirectedHost(hub);
     // Not the hub's answer: neither the token nor the repo is to blame.
-    if (host !== undefined)
-      return refuse(`${host}, where ${at} sent ${file ?? 'a file'}, answered HTTP ${status} while ${doing}; try again later`);
+    if (host !== undefined) return fail({ kind: 'hub-redirect-failed', host, hub: at, file, status, doing });
     // A wrong repo, revision or file name is the user's to fix (exit 2); the rest is the service's (exit 3).
-    if (code === 'RevisionNotFound') return new UserError(`no revision "${visible(hub.revision)}" in dataset ${hub.repo} on ${at}`);
-    if (code === 'EntryNotFound') return new UserError(`${file ?? 'a file'} is missing from ${what} on ${at}`);
-    if (code === 'RepoNotFound' && status === 404) return new UserError(`no dataset repo ${hub.repo} on ${at}`);
-    if (hub.kind === 'modelscope' && (status === 401 || status === 403)) {
-      const fix =
-        status === 401
-          ? hub.tokenSource
-            ? 'MODELSCOPE_API_TOKEN was sent but is not accepted: check it'
-            : 'set MODELSCOPE_API_TOKEN to a token that can read it'
-          : 'the token has no access to it: request access on its page, or use a token that has it';
-      return refuse(
-        `${status === 401 ? 'not signed in to' : 'access denied by'} ${at} for dataset ${hub.repo} (HTTP ${status}) while ${doing}; ${fix}`,
-      );
-    }
+    if (code === 'RevisionNotFound') return fail({ kind: 'hub-revision-not-found', hub: at, repo, revision });
+    if (code === 'EntryNotFound') return fail({ kind: 'hub-file-not-found', hub: at, repo, revision, file });
+    if (code === 'RepoNotFound' && status === 404) return fail({ kind: 'hub-repo-not-found', hub: at, repo });
     if (status === 401 || status === 403) {
-      const fix = hub.tokenSource
-        ? `${hub.tokenSource} was sent but does not give access: check it, and accept the dataset's terms on its page if it is gated`
-        : "if it exists and is private or gated, accept its terms on its page, then set HF_TOKEN to a read token (Access Tokens in your account's settings) or sign in with `hf auth login`";
-      return refuse(`access denied to dataset ${hub.repo} on ${at} (HTTP ${status}) while ${doing}; ${fix}`);
+      return fail({ kind: 'hub-access-denied', hubKind: hub.kind, hub: at, repo, status, doing, tokenSource: hub.tokenSource });
     }
-    if (status === 404) return new UserError(`no dataset repo/revision ${what} on ${at} (HTTP 404 for ${shownUrl(http.url)})`);
-    if (status === 429) return refuse(`${at} is rate-limiting requests (HTTP 429) while ${doing}; wait a while and run the command again`);
-    return refuse(`${at} answered HTTP ${status} while ${doing}; try again later`);
+    if (status === 404) return fail({ kind: 'hub-not-found', hub: at, repo, revision, url: shownUrl(http.url) });
+    if (status === 429) return fail({ kind: 'hub-rate-limited', hub: at, doing });
+    return fail({ kind: 'hub-http-error', hub: at, status, doing });
   }
   if (err instanceof InvalidApiResponseFormatError) {
-    return refuse(
-      `unexpected answer from ${at} while ${doing} (${visible(brief(err.message, [hub.accessToken]))}); is it a Hugging Face Hub or mirror?`,
-    );
+    return fail({ kind: 'hub-unexpected-answer', hubKind: hub.kind, hub: at, doing, detail: brief(err.message, [hub.accessToken]) });
   }
   // The library reads an answer as JSON without looking at it first: a mirror's HTML page (a login or maintenance page) lands here.
-  if (err instanceof SyntaxError) {
-    return refuse(`unexpected answer from ${at} while ${doing} (not JSON); is it a Hugging Face Hub or mirror?`);
-  }
+  if (err instanceof SyntaxError) return fail({ kind: 'hub-unexpected-answer', hubKind: hub.kind, hub: at, doing });
   // The library passes stream failures on as bare strings, whose text may come from the server.
-  if (typeof err === 'string') return refuse(`${doing} from ${at} failed: ${visible(brief(err, [hub.accessToken]))}`);
+  if (typeof err === 'string') return fail({ kind: 'hub-stream-failed', hub: at, doing, detail: brief(err, [hub.accessToken]) });
   return err;
 }
 

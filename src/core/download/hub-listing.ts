@@ -2,10 +2,11 @@ import { posix } from 'node:path';
 import { datasetInfo, downloadFile, listFiles, type ListFileEntry } from '@huggingface/hub';
 import { COMMIT_SHA, TEST_FILE } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
+import type { HubStep, ListedField } from './faults.js';
 import { shownUrl, visible } from '../shown.js';
 import { answeredFrom, type OpenBody } from './fetch-file.js';
-import { HOSTILE_EXIT, withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
+import { withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
 
 /* Talking to the Hub: which commit a revision is, and which `*_test.jsonl` files it holds. */
 
@@ -45,7 +46,7 @@ export function openHubFile(hub: Hub, commit: string, entry: Entry): OpenBody {
       accessToken: hub.accessToken,
       fetch,
     });
-    if (!blob) throw new UserError(`${entry.path} is missing from ${hub.repo} at ${commit} on ${shownUrl(hub.hubUrl)}`);
+    if (!blob) throw fail({ kind: 'hub-file-missing', hub: shownUrl(hub.hubUrl), repo: hub.repo, commit, path: entry.path });
     if (offset === 0) return { body: blob.stream() as unknown as AsyncIterable<Uint8Array>, from: 0 };
     const from = new Promise<number>((resolve, reject) => (waiting = { resolve, reject }));
     const body = blob.slice(offset).stream() as unknown as AsyncIterable<Uint8Array>;
@@ -57,7 +58,7 @@ export function openHubFile(hub: Hub, commit: string, entry: Entry): OpenBody {
 }
 
 export async function resolveCommit(hub: Hub, retry: RetryPolicy): Promise<string> {
-  const doing = `resolving ${hub.repo} at ${hub.revision}`;
+  const doing: HubStep = { step: 'resolve', repo: hub.repo, revision: hub.revision };
   return withRetries(hub, retry, doing, undefined, undefined, async () => {
     const info = await datasetInfo({
       name: hub.repo,
@@ -69,17 +70,14 @@ export async function resolveCommit(hub: Hub, retry: RetryPolicy): Promise<strin
     });
     const sha = (info as { sha?: unknown }).sha;
     if (typeof sha !== 'string' || !COMMIT_SHA.test(sha)) {
-      throw new UserError(
-        `${shownUrl(hub.hubUrl)} did not say which commit ${hub.repo} at ${hub.revision} is (no "sha" in its answer); is it a Hugging Face Hub or mirror?`,
-        HOSTILE_EXIT,
-      );
+      throw fail({ kind: 'hub-no-commit', hub: shownUrl(hub.hubUrl), repo: hub.repo, revision: hub.revision });
     }
     return sha;
   });
 }
 
 export async function listTestFiles(hub: Hub, commit: string, retry: RetryPolicy): Promise<Entry[]> {
-  const listed = await withRetries(hub, retry, `listing the files of ${hub.repo}`, undefined, undefined, async () => {
+  const listed = await withRetries(hub, retry, { step: 'list', repo: hub.repo }, undefined, undefined, async () => {
     const out: (ListFileEntry & { oid: string })[] = [];
     let seen = 0;
     for await (const e of listFiles({
@@ -92,10 +90,7 @@ export async function listTestFiles(hub: Hub, commit: string, retry: RetryPolicy
     })) {
       // A mirror could page forever; the dataset's repo holds a few dozen files.
       if (++seen > MAX_LISTED) {
-        throw new UserError(
-          `${shownUrl(hub.hubUrl)} lists more than ${MAX_LISTED} files for ${hub.repo}; refusing this mirror`,
-          HOSTILE_EXIT,
-        );
+        throw fail({ kind: 'hub-too-many-files', hub: shownUrl(hub.hubUrl), repo: hub.repo, max: MAX_LISTED });
       }
       // Only test files are used; every other name is ignored unread, whatever it holds.
       if (e.type === 'file' && typeof e.path === 'string' && TEST_FILE.test(posix.basename(e.path))) out.push(checked(hub, e));
@@ -103,7 +98,7 @@ export async function listTestFiles(hub: Hub, commit: string, retry: RetryPolicy
     return out;
   });
   if (listed.length === 0) {
-    throw new UserError(`${hub.repo} at ${hub.revision} has no *_test.jsonl files; is it the AgentWorldBench dataset?`);
+    throw fail({ kind: 'hub-has-no-test-files', repo: hub.repo, revision: hub.revision });
   }
   return chooseFolder(listed)
     .map((e) => ({
@@ -130,35 +125,32 @@ const DOMAIN = /^[a-z0-9][a-z0-9_-]*$/;
 function checked(hub: Hub, e: ListFileEntry): ListFileEntry & { oid: string } {
   const bad = unsafe(hub);
   checkListed(hub, e.path, e.size);
-  if (typeof e.oid !== 'string' || !GIT_SHA1.test(e.oid)) bad(`oid for ${e.path}`, e.oid);
-  if (e.lfs !== undefined && (typeof e.lfs.oid !== 'string' || !SHA256.test(e.lfs.oid))) bad(`LFS oid for ${e.path}`, e.lfs.oid);
-  if (e.lfs !== undefined && e.lfs.size !== e.size) bad(`LFS size for ${e.path}`, e.lfs.size);
+  if (typeof e.oid !== 'string' || !GIT_SHA1.test(e.oid)) bad({ field: 'oid', path: e.path }, e.oid);
+  if (e.lfs !== undefined && (typeof e.lfs.oid !== 'string' || !SHA256.test(e.lfs.oid))) bad({ field: 'LFS oid', path: e.path }, e.lfs.oid);
+  if (e.lfs !== undefined && e.lfs.size !== e.size) bad({ field: 'LFS size', path: e.path }, e.lfs.size);
   return e as ListFileEntry & { oid: string };
 }
 
-function unsafe(hub: Hub): (what: string, value: unknown) => never {
+function unsafe(hub: Hub): (what: ListedField, value: unknown) => never {
   return (what, value) => {
-    throw new UserError(
-      `${shownUrl(hub.hubUrl)} lists a test file with an unsafe ${what} (${visible(JSON.stringify(value) ?? String(value))}); refusing this mirror`,
-      HOSTILE_EXIT,
-    );
+    throw fail({ kind: 'hub-listing-unsafe', hub: shownUrl(hub.hubUrl), what, value: JSON.stringify(value) ?? String(value) });
   };
 }
 
 /** The checks every hub's listing gets: a path of plain segments ending in `{domain}_test.jsonl`, a whole size. */
 export function checkListed(hub: Hub, path: unknown, size: unknown): void {
   const bad = unsafe(hub);
-  if (typeof path !== 'string') return bad('path', path);
+  if (typeof path !== 'string') return bad({ field: 'path' }, path);
   const segments = path.split('/');
-  if (!segments.every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0:]/.test(s) && visible(s) === s)) bad('path', path);
+  if (!segments.every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0:]/.test(s) && visible(s) === s)) bad({ field: 'path' }, path);
   const m = TEST_FILE.exec(segments.at(-1)!);
-  if (!m || !DOMAIN.test(m[1]!)) bad('file name', path);
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) bad(`size for ${path}`, size);
+  if (!m || !DOMAIN.test(m[1]!)) bad({ field: 'file name' }, path);
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) bad({ field: 'size', path }, size);
 }
 
 /** A listed SHA-256, refused unless it is one. */
 export function checkSha256(hub: Hub, path: string, value: unknown): string {
-  if (typeof value !== 'string' || !SHA256.test(value)) unsafe(hub)(`SHA-256 for ${path}`, value);
+  if (typeof value !== 'string' || !SHA256.test(value)) unsafe(hub)({ field: 'SHA-256', path }, value);
   return value as string;
 }
 
@@ -177,13 +169,12 @@ export function chooseFolder<T extends { path: string }>(listed: T[]): T[] {
 
 export const MAX_LISTED = 100_000;
 
-export function selectDomains(entries: Entry[], requested: string[] | undefined, where: string): Entry[] {
+export function selectDomains(entries: Entry[], requested: string[] | undefined, hub: Pick<Hub, 'repo' | 'revision'>): Entry[] {
   if (!requested || requested.length === 0) return entries;
   const available = entries.map((e) => e.domain);
   const unknown = requested.filter((d) => !available.includes(d));
   if (unknown.length) {
-    const list = unknown.map((d) => `"${d}"`).join(', ');
-    throw new UserError(`no domain ${list} in ${where}; it has: ${available.join(', ')}`);
+    throw fail({ kind: 'domains-not-in-dataset', domains: unknown, repo: hub.repo, revision: hub.revision, available });
   }
   return entries.filter((e) => requested.includes(e.domain));
 }

@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
-import { UserError } from '../errors.js';
-import { shownUrl, visible } from '../shown.js';
+import { fail } from '../errors.js';
+import type { HubUrlSetting } from './faults.js';
+import { shownUrl } from '../shown.js';
 
 /*
  * Settings: which Hub to ask, with which token, and where the Hugging Face
@@ -16,25 +17,24 @@ export const DEFAULT_HUB_URL = 'https://huggingface.co';
 export function resolveHubUrl(explicit: string | undefined): string {
   const fromEnv = process.env.HF_ENDPOINT?.trim() || undefined;
   const value = explicit ?? fromEnv ?? DEFAULT_HUB_URL;
-  return checkedHubUrl(value, explicit === undefined && fromEnv !== undefined ? 'HF_ENDPOINT' : 'the hub URL', 'HF_TOKEN');
+  return checkedHubUrl(value, explicit === undefined && fromEnv !== undefined ? 'HF_ENDPOINT' : 'option', 'HF_TOKEN');
 }
 
 /** A bare `http(s)://host[/path]`: credentials or a query in it are refused, since they would end up in messages and records. */
-export function checkedHubUrl(value: string, what: string, tokenVar: string): string {
+export function checkedHubUrl(value: string, setting: HubUrlSetting, tokenVar: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     // Not a URL, so its secrets cannot be picked out: show only what cannot be one.
-    throw new UserError(`${what} is not a URL: "${visible(value.replace(/\/\/[^/]*@/, '//***@').slice(0, 100))}"`);
+    throw fail({ kind: 'hub-url-invalid', setting, value: value.replace(/\/\/[^/]*@/, '//***@').slice(0, 100) });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UserError(`${what} must be an http(s) URL, got "${shownUrl(value)}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail({ kind: 'hub-url-not-http', setting, url: shownUrl(value) });
   // The library would send neither to the Hub as credentials, and they would end up in messages and records.
   if (url.username || url.password) {
-    throw new UserError(`${what} carries credentials (user:password@): remove them and put the token in ${tokenVar} (${shownUrl(value)})`);
+    throw fail({ kind: 'hub-url-credentials', setting, url: shownUrl(value), tokenVar });
   }
-  if (url.search || url.hash) throw new UserError(`${what} must not have a query or fragment: ${shownUrl(value)}`);
+  if (url.search || url.hash) throw fail({ kind: 'hub-url-query', setting, url: shownUrl(value) });
   return value.replace(/\/+$/, '');
 }
 
@@ -63,7 +63,7 @@ export async function resolveToken(explicit: string | undefined): Promise<{ toke
   }
   // The library throws a bare TypeError for these before sending anything; say which setting is wrong instead.
   if (token !== undefined && !token.startsWith('hf_')) {
-    throw new UserError(`${source} does not look like a Hugging Face access token (those start with "hf_"); fix it or unset it`);
+    throw fail({ kind: 'hub-token-malformed', source: source! });
   }
   return { token, source };
 }

@@ -1,3 +1,3 @@
 export { downloadDataset } from './download.js';
 export type { DownloadedDataset, DownloadOptions, DownloadProgress } from './download.js';
-export type { DownloadFault } from './faults.js';
+export type { DownloadFault, HubStep, HubUrlSetting, ListedField } from './faults.js';

@@ -2,10 +2,11 @@ import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
 import { TEST_FILE } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
-import { UserError } from '../errors.js';
-import { shownUrl, visible } from '../shown.js';
+import { fail } from '../errors.js';
+import type { HubStep } from './faults.js';
+import { shownUrl } from '../shown.js';
 import { answeredFrom, type OpenBody } from './fetch-file.js';
-import { HOSTILE_EXIT, withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
+import { withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
 import { checkListed, checkSha256, chooseFolder, MAX_LISTED, type Entry } from './hub-listing.js';
 import { checkedHubUrl } from './hub-settings.js';
 
@@ -64,17 +65,17 @@ async function failed(res: Response): Promise<never> {
 }
 
 /** The `Data` of an answer; a failed one throws (its status is in hub.failures for the message). */
-async function envelope(hub: Hub, res: Response, doing: string): Promise<unknown> {
+async function envelope(hub: Hub, res: Response, doing: HubStep): Promise<unknown> {
   if (!res.ok) return failed(res);
   let body: unknown;
   try {
     body = await res.json();
   } catch {
-    throw new UserError(`unexpected answer from ${shownUrl(hub.hubUrl)} while ${doing} (not JSON); is it ModelScope?`, HOSTILE_EXIT);
+    throw fail({ kind: 'hub-unexpected-answer', hubKind: 'modelscope', hub: shownUrl(hub.hubUrl), doing });
   }
   const env = body as { Success?: unknown; Data?: unknown } | null;
   if (env?.Success !== true) {
-    throw new UserError(`${shownUrl(hub.hubUrl)} did not answer with success while ${doing}; is it ModelScope?`, HOSTILE_EXIT);
+    throw fail({ kind: 'hub-not-success', hub: shownUrl(hub.hubUrl), doing });
   }
   return env.Data;
 }
@@ -85,7 +86,7 @@ async function envelope(hub: Hub, res: Response, doing: string): Promise<unknown
  * commit is what the entries name (`Revision`).
  */
 export async function listModelScope(hub: Hub, retry: RetryPolicy): Promise<{ commit: string; entries: Entry[] }> {
-  const doing = `listing the files of ${hub.repo}`;
+  const doing: HubStep = { step: 'list', repo: hub.repo };
   const msFetch = modelScopeFetch(hub);
   const listed = await withRetries(hub, retry, doing, undefined, undefined, async () => {
     const out: (Entry & { revision: string })[] = [];
@@ -99,14 +100,10 @@ export async function listModelScope(hub: Hub, retry: RetryPolicy): Promise<{ co
       });
       const data = (await envelope(hub, await msFetch(url), doing)) as { Files?: unknown } | null;
       const files = data?.Files ?? [];
-      if (!Array.isArray(files))
-        throw new UserError(`${shownUrl(hub.hubUrl)} sent a listing without a file list; is it ModelScope?`, HOSTILE_EXIT);
+      if (!Array.isArray(files)) throw fail({ kind: 'hub-no-file-list', hub: shownUrl(hub.hubUrl) });
       for (const f of files as Record<string, unknown>[]) {
         if (++seen > MAX_LISTED) {
-          throw new UserError(
-            `${shownUrl(hub.hubUrl)} lists more than ${MAX_LISTED} files for ${hub.repo}; refusing this mirror`,
-            HOSTILE_EXIT,
-          );
+          throw fail({ kind: 'hub-too-many-files', hub: shownUrl(hub.hubUrl), repo: hub.repo, max: MAX_LISTED });
         }
         const path = f?.Path;
         // Only test files are used; every other name is ignored unread, whatever it holds.
@@ -115,10 +112,7 @@ export async function listModelScope(hub: Hub, retry: RetryPolicy): Promise<{ co
         const sha256 = checkSha256(hub, path, f.Sha256);
         const revision = f.Revision;
         if (typeof revision !== 'string' || !REVISION.test(revision)) {
-          throw new UserError(
-            `${shownUrl(hub.hubUrl)} lists ${path} with an unusable Revision (${visible(JSON.stringify(revision) ?? 'none')}); refusing this mirror`,
-            HOSTILE_EXIT,
-          );
+          throw fail({ kind: 'hub-bad-revision', hub: shownUrl(hub.hubUrl), path, value: JSON.stringify(revision) ?? 'none' });
         }
         out.push({ domain: TEST_FILE.exec(posix.basename(path))![1]!, path, size: f.Size as number, sha256, revision });
       }
@@ -126,7 +120,7 @@ export async function listModelScope(hub: Hub, retry: RetryPolicy): Promise<{ co
     }
   });
   if (listed.length === 0) {
-    throw new UserError(`${hub.repo} at ${hub.revision} has no *_test.jsonl files; is it the AgentWorldBench dataset?`);
+    throw fail({ kind: 'hub-has-no-test-files', repo: hub.repo, revision: hub.revision });
   }
   const chosen = chooseFolder(listed).sort((a, b) => compareDomains(a.domain, b.domain));
   return { commit: chosen[0]!.revision, entries: chosen.map(({ revision: _, ...e }) => e) };

@@ -3,6 +3,7 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { domainOfTask } from '../domains.js';
 import { FatalEndpointError, isStopped, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
+import { groundTruth } from '../rows/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
@@ -102,6 +103,8 @@ export function inferStage(
     outcome: inferOutcome,
     tally: tallyPrediction,
     requests: async (row) => [requestOf(row)],
+    // The world model is asked to predict the observation: the real one is as long as a good reply.
+    typicalReply: groundTruth,
     job: (row, _key, chat) => {
       const body = chat.encode(requestOf(row));
       return async (signal): Promise<PredictionFields | undefined> => {

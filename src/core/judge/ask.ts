@@ -3,6 +3,7 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { usageOf } from '../infer/index.js';
 import type { RowChat } from '../runner/index.js';
 import type { Usage } from '../schemas/index.js';
+import type { ParseStreak } from './parse-streak.js';
 
 /** How one question to the judge went, over all its attempts. */
 type Asked<T> = {
@@ -23,6 +24,7 @@ type Asked<T> = {
  * up to `parseAttempts` requests in all (the official re-ask loop), for every
  * judge mode; a reply the parser calls final ends the loop. A request that outlasted the pool's retries (a garbled
  * body, no chat completion, among them: --max-retries bounds every failure) ends the loop. undefined when cancelled.
+ * How it ended goes to `streak`, which throws to stop a run whose judge never gives a reply that parses.
  */
 export async function askUntilParsed<T>(
   pool: Pick<EndpointPool, 'describe'>,
@@ -32,6 +34,7 @@ export async function askUntilParsed<T>(
   parse: (raw: string) => { ok: true; value: T } | { ok: false; reason: string; final?: true },
   parseAttempts: number,
   signal: AbortSignal,
+  streak: ParseStreak,
 ): Promise<Asked<T> | undefined> {
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let batchUsage: Usage | undefined;
@@ -41,6 +44,8 @@ export async function askUntilParsed<T>(
   let endpoint: string | undefined;
   let attempts = 0;
   let timings: { ttftMs?: number; decodeTokensPerS?: number };
+  let cut = false;
+  let requestFailed = false;
   while (attempts < parseAttempts) {
     attempts++;
     try {
@@ -56,17 +61,23 @@ export async function askUntilParsed<T>(
       const choice = reply.completion.choices[0];
       raw = choice?.message?.content ?? '';
       const parsed = parse(raw);
-      if (parsed.ok)
+      cut = choice?.finish_reason === 'length';
+      if (parsed.ok) {
+        streak.parsed();
         return { ok: true, value: parsed.value, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts, ...timings };
+      }
       problem = `reply could not be parsed: ${parsed.reason}${unparsedWhy(pool, choice)}`;
       if (parsed.final) break;
     } catch (err) {
       if (isStopped(err, signal)) return undefined;
       if (err instanceof FatalEndpointError) throw err;
+      // A failed request says nothing of the judge's format: the row is asked again on resume.
       problem = `request failed: ${pool.describe(err)}`;
+      requestFailed = true;
       break;
     }
   }
+  if (!requestFailed) streak.failed(cut, problem);
   return { ok: false, problem, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts };
 }
 

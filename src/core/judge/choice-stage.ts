@@ -14,6 +14,7 @@ import {
   type Usage,
 } from '../schemas/index.js';
 import { askUntilParsed } from './ask.js';
+import { ParseStreak } from './parse-streak.js';
 import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
 import { parseChoiceReply, type Choice } from './choice-parse.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
@@ -24,6 +25,7 @@ import type { ReferenceFile } from './reference.js';
 /** As the rubric judge: rows without a prediction because their inference failed, in `empty`; the judge's usage of both orders. */
 function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
+  if (Number(row.failed) !== 0 && row.error_message === NO_REFERENCE) t.unpaired++;
   const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
   for (const o of result?.orders ?? []) addUsage(t, o.judge_usage);
 }
@@ -69,10 +71,11 @@ async function askBoth(
   bodies: readonly [ChatBody, ChatBody],
   chat: RowChat,
   signal: AbortSignal,
+  streak: ParseStreak,
 ): Promise<[OrderOutcome, OrderOutcome] | undefined> {
   const out: OrderOutcome[] = [];
   for (const i of [0, 1] as const) {
-    const asked = await askUntilParsed(pool, chat, i, bodies[i], parseChoice, parseAttempts, signal);
+    const asked = await askUntilParsed(pool, chat, i, bodies[i], parseChoice, parseAttempts, signal, streak);
     if (!asked) return undefined;
     out.push({
       choice: asked.ok ? (asked.value as Choice) : null,
@@ -111,6 +114,7 @@ export function turingStage(
   parseAttempts: number,
   routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
+  const streak = new ParseStreak();
   const result = (at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], extracted?: string) => ({
     turing: turingResult([turingOrderResult(at[0], outcomes[0]), turingOrderResult(at[1], outcomes[1])]),
     ...rowStatus(outcomes),
@@ -148,7 +152,7 @@ export function turingStage(
       const { extracted, orders } = ask;
       const bodies = encodeBoth(chat, ask.bodies);
       return async (signal) => {
-        const outcomes = await askBoth(pool, parseAttempts, bodies, chat, signal);
+        const outcomes = await askBoth(pool, parseAttempts, bodies, chat, signal, streak);
         return outcomes && result([orders[0].real_at, orders[1].real_at], outcomes, extracted);
       };
     },
@@ -171,6 +175,7 @@ export function pairwiseStage(
   reference: ReferenceFile,
   routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
+  const streak = new ParseStreak();
   const result = (
     key: string,
     at: readonly [Side, Side],
@@ -227,7 +232,7 @@ export function pairwiseStage(
         const ask = await asking(row, key);
         if (typeof ask === 'string') return unasked(ask);
         const { candidate, other, orders } = ask;
-        const outcomes = await askBoth(pool, parseAttempts, encodeBoth(chat, ask.bodies), chat, signal);
+        const outcomes = await askBoth(pool, parseAttempts, encodeBoth(chat, ask.bodies), chat, signal, streak);
         return outcomes && result(key, [orders[0].candidate_at, orders[1].candidate_at], outcomes, { candidate, reference: other });
       };
     },

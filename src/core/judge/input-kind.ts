@@ -1,5 +1,5 @@
-import { UserError } from '../errors.js';
-import { STAGE_FIELDS, earlierStageProblem, isBlank, readLineBytes, rowStage, topLevelValues } from '../rows/index.js';
+import type { JudgeFault } from './faults.js';
+import { STAGE_FIELDS, isBlank, readLineBytes, rowStage, topLevelValues } from '../rows/index.js';
 
 /** rowStage's fields, and `task`: a row with neither `task` nor `gen` is not from this benchmark at all. */
 const FIELDS: ReadonlySet<string> = new Set([...STAGE_FIELDS, 'task']);
@@ -10,24 +10,15 @@ const FIELDS: ReadonlySet<string> = new Set([...STAGE_FIELDS, 'task']);
  * written as "No model generation" and the run called done. A line the scan
  * cannot read is left to the row reader, which names its line and field.
  */
-export async function notPredictions(file: string, awb: string): Promise<UserError | undefined> {
+export async function notPredictions(file: string): Promise<JudgeFault | undefined> {
   // Small reads: only the first row is wanted.
   for await (const line of readLineBytes(file, { highWaterMark: 1 << 16 })) {
     if (isBlank(line.bytes)) continue;
     const fields = topLevelValues(line.bytes, FIELDS);
     if (!fields) return undefined;
     // Neither field: a file of another tool (chat logs, an eval set), which "dataset rows" would misname.
-    if (!fields.has('task') && !fields.has('gen'))
-      return new UserError(
-        `${file}: is not AgentWorldBench predictions (its first row has neither task nor gen); judge the predictions.jsonl that \`${awb} infer\` writes`,
-      );
-    const problem = earlierStageProblem(
-      file,
-      rowStage((f) => fields.has(f)),
-      'prediction',
-      awb,
-    );
-    return problem === undefined ? undefined : new UserError(problem);
+    if (!fields.has('task') && !fields.has('gen')) return { kind: 'predictions-not-benchmark', file };
+    return rowStage((f) => fields.has(f)) === 'dataset' ? { kind: 'predictions-are-dataset', file } : undefined;
   }
   return undefined;
 }

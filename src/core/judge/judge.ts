@@ -1,7 +1,8 @@
 import type { ChatBody, EndpointPool } from '../endpoints/index.js';
 import { askUntilParsed, sumUsage } from './ask.js';
 import { combineRepeats } from './repeats.js';
-import { UserError } from '../errors.js';
+import { ParseStreak } from './parse-streak.js';
+import { fail } from '../errors.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
@@ -44,6 +45,7 @@ export function judgeStage(
   repeat?: number,
   routing: Routing = {},
 ): Stage<typeof predictionRowSchema> {
+  const streak = new ParseStreak();
   return {
     ...RUBRIC_STAGE,
     requests: async (row) => {
@@ -63,7 +65,7 @@ export function judgeStage(
       const { body: request, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
       const body = chat.encode(request);
       /** Judgement number `n` (of --repeat's K). */
-      const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal);
+      const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal, streak);
       return repeat === undefined ? (signal) => judgeOnce(signal, 0) : async (signal) => repeated(repeat, judgeOnce, signal, extracted);
     },
   };
@@ -81,8 +83,9 @@ export async function gradeOnce(
   extracted: string,
   parseAttempts: number,
   signal: AbortSignal,
+  streak: ParseStreak,
 ): Promise<JudgeFields | undefined> {
-  const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal);
+  const asked = await askUntilParsed(pool, chat, n, body, parseReply, parseAttempts, signal, streak);
   if (!asked) return undefined;
   const common = {
     extracted_output: extracted,
@@ -181,8 +184,7 @@ export function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: S
   const domain = domainOfTask(row.task);
   const rubric = rubrics.texts.get(domain);
   // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
-  if (rubric === undefined)
-    throw new UserError(`no rubric for domain "${domain}" (task "${row.task}"); add ${domain}.md to the rubrics folder`);
+  if (rubric === undefined) throw fail({ kind: 'no-rubric', domain, task: row.task });
   const extracted = extractPrediction(row.gen);
   const body = {
     ...requestParams(sampling, routing.promptCacheKey ? row : undefined),

@@ -9,6 +9,7 @@ import { DIMENSIONS, NO_GENERATION, UNPARSED, panelEntrySchema, predictionRowSch
 import type { JudgeFields, PanelEntry, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
 import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest } from './judge.js';
+import { ParseStreak } from './parse-streak.js';
 
 /** How a panel's grade of a dimension comes from its members' valid grades. */
 export type PanelRule = 'mean' | 'median';
@@ -38,6 +39,8 @@ export function panelStage(
   earlier: (key: string) => EarlierPanel | undefined,
 ): Stage<typeof predictionRowSchema> {
   const { rubrics, sampling, parseAttempts, routing = {} } = judging;
+  // Each member on its own: one model that is not a judge stops the panel, named.
+  const streaks = members.map((m) => new ParseStreak(m.name));
   return {
     ...RUBRIC_STAGE,
     requests: async (row) => {
@@ -60,7 +63,7 @@ export function panelStage(
             if (!('member' in w)) return w;
             const pool = w.member.pool;
             const chat: RowChat = { encode: (r) => pool.encode(r), send: (_n, body, s) => pool.chat(body, s) };
-            const one = await gradeOnce(w.member.pool, chat, n, w.body, extracted, parseAttempts, signal);
+            const one = await gradeOnce(w.member.pool, chat, n, w.body, extracted, parseAttempts, signal, streaks[n]!);
             return one && entryOf(w.member.name, one);
           }),
         );

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
 import { isBlank, readLineAt, readLineBytes, readRow, splitKey } from '../rows/index.js';
 import { predictionRowSchema } from '../schemas/index.js';
 import { extractPrediction } from '../rubrics/index.js';
@@ -30,9 +30,9 @@ export class ReferenceFile {
       offset += line.bytes.length + (line.terminated ? 1 : 0);
       if (isBlank(line.bytes)) continue;
       const read = readRow(line.bytes, predictionRowSchema, { file: path, lineNo: line.lineNo, terminated: line.terminated });
-      if (!read.ok) throw new UserError(`${read.bad.message} (reference file)`);
+      if (!read.ok) throw fail({ kind: 'reference-bad-row', problem: read.bad.message });
       if (domains && !domains.includes(splitKey(read.key).domain)) continue;
-      if (at.has(read.key)) throw new UserError(`${path}:${line.lineNo}: the same row appears twice in the reference file`);
+      if (at.has(read.key)) throw fail({ kind: 'reference-duplicate-row', file: path, lineNo: line.lineNo });
       at.set(read.key, { start, length: line.bytes.length });
     }
     return new ReferenceFile(path, hash.digest('hex'), at, await open(path, 'r'));
@@ -47,7 +47,7 @@ export class ReferenceFile {
     const where = this.at.get(key)!;
     const bytes = await readLineAt({ handle: this.handle, path: this.path }, where.start, where.length);
     const read = readRow(bytes, predictionRowSchema, { file: this.path, lineNo: 0, terminated: true });
-    if (!read.ok) throw new UserError(`${this.path}: the reference file changed during the run; leave inputs alone during a run`);
+    if (!read.ok) throw fail({ kind: 'reference-changed', file: this.path });
     return read.row.gen ? extractPrediction(read.row.gen) : undefined;
   }
 

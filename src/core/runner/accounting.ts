@@ -14,6 +14,8 @@ export interface DomainTally {
   empty: number;
   /** infer: rows cut off by the token limit. */
   truncated: number;
+  /** judge --mode pairwise: final failures that are rows with no reference to compare with, never sent (not the run's failures). */
+  unpaired: number;
   promptTokens: number;
   completionTokens: number;
   reasoningTokens: number;
@@ -29,6 +31,7 @@ export function emptyTally(): DomainTally {
     finalFailed: 0,
     empty: 0,
     truncated: 0,
+    unpaired: 0,
     promptTokens: 0,
     completionTokens: 0,
     reasoningTokens: 0,

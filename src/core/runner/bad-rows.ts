@@ -1,4 +1,5 @@
-import { UserError } from '../errors.js';
+import { fail, type FaultError } from '../errors.js';
+import type { RunnerFault } from './faults.js';
 import type { BadRow, BadRowMode } from '../rows/index.js';
 import type { Tallies } from './accounting.js';
 
@@ -37,12 +38,8 @@ export class BadRows {
   }
 
   /** The error that ends the run once it has stopped at a bad row; `interrupted`: Ctrl-C came too. */
-  stopError(interrupted: boolean): UserError | undefined {
+  stopError(interrupted: boolean): FaultError<RunnerFault> | undefined {
     if (!this.cutoff) return undefined;
-    const before =
-      this.cutoff.index > 0 && !interrupted
-        ? ' (rows before it are done and saved, as are rows after it sent before it was read; fix it and run the same command to go on)'
-        : '';
-    return new UserError(`${this.cutoff.bad.message}${before}`);
+    return fail({ kind: 'stopped-at-bad-row', bad: this.cutoff.bad, rowsBefore: this.cutoff.index > 0 && !interrupted });
   }
 }

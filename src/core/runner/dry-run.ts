@@ -1,9 +1,19 @@
 import type { z } from 'zod';
+import { domainOfTask } from '../domains.js';
 import { estimatePromptTokens } from '../endpoints/index.js';
 import type { BadRow, LinePlan } from '../rows/index.js';
+import { emptyTally } from './accounting.js';
 import { plannedRows, RowsSeen } from './plan.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { Stage } from './stage.js';
+import { scanOutput } from './writer.js';
+
+/** Where a dry run's expected completion tokens come from. */
+export type ExpectedFrom =
+  /** The mean completion tokens per row of the rows the output already holds, by domain. */
+  | 'observed'
+  /** The stage's typical reply per row (infer: the ground truth observation), counted with the tokenizer. */
+  | 'typical';
 
 /** What a run would send: requests, estimated prompt tokens, and the completion budget (max_tokens per request). */
 export interface DryRunCount {
@@ -11,24 +21,59 @@ export interface DryRunCount {
   requests: number;
   promptTokens: number;
   completionBudget: number;
+  /** The completion tokens the run is likely to use (each row's capped at its budget); none when nothing tells. */
+  /** `rows`: the output's rows the figure comes from (0 when typical). */
+  expected?: { completionTokens: number; from: ExpectedFrom; rows: number };
   /** Rows that failed their checks, or repeat a row above them: a real run stops or skips there (--on-bad-row). */
   badRows: number;
   /** The first of them in the files, where a run with `--on-bad-row stop` stops. */
   firstBad?: BadRow;
 }
 
+/** Mean completion tokens per row, by domain and over all ('*'), of the output's rows that report usage; `rows`: how many. */
+async function observedPerRow<S extends z.ZodType<DatasetRow>>(
+  stage: Stage<S>,
+  output: string,
+): Promise<{ perRow: Map<string, number>; rows: number }> {
+  const sums = new Map<string, { tokens: number; rows: number }>();
+  const add = (key: string, tokens: number) => {
+    const s = sums.get(key) ?? { tokens: 0, rows: 0 };
+    sums.set(key, { tokens: s.tokens + tokens, rows: s.rows + 1 });
+  };
+  await scanOutput(output, {
+    schema: stage.schema,
+    keep: () => true,
+    onKept: (row) => {
+      const t = emptyTally();
+      stage.tally(row, t);
+      // A row without usage (a failed request, a server that reports none) says nothing of reply lengths.
+      if (t.completionTokens <= 0) return;
+      add(domainOfTask(String(row.task)), t.completionTokens);
+      add('*', t.completionTokens);
+    },
+  });
+  return { perRow: new Map([...sums].map(([k, s]) => [k, s.tokens / s.rows])), rows: sums.get('*')?.rows ?? 0 };
+}
+
 /**
  * A run without the run: reads every planned row as runStage reads it and
  * builds the requests the stage sends first for it (both orders of a choice
  * mode, each of --repeat's K), counting instead of sending. It writes
- * nothing; a row at a time is in memory.
+ * nothing; a row at a time is in memory. With `output`, the rows it already
+ * holds give the expected completion tokens (their mean per row, by domain);
+ * without such rows, the stage's typical reply does.
  */
 export async function dryRun<S extends z.ZodType<DatasetRow>>(
   stage: Stage<S>,
   plan: LinePlan,
   onBad: (bad: BadRow) => void = () => undefined,
+  output?: string,
 ): Promise<DryRunCount> {
   const count: DryRunCount = { rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
+  const { perRow: observed, rows: observedRows } =
+    output === undefined ? { perRow: new Map<string, number>(), rows: 0 } : await observedPerRow(stage, output);
+  const from: ExpectedFrom | undefined = observedRows ? 'observed' : stage.typicalReply ? 'typical' : undefined;
+  let expected = 0;
   const bad = (b: BadRow) => {
     count.badRows++;
     count.firstBad ??= b;
@@ -47,11 +92,22 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
       continue;
     }
     count.rows++;
-    for (const request of await stage.requests(read.row, read.key)) {
+    let budget = 0;
+    const requests = await stage.requests(read.row, read.key);
+    for (const request of requests) {
       count.requests++;
       count.promptTokens += await estimatePromptTokens(request.messages);
-      count.completionBudget += typeof request.max_tokens === 'number' ? request.max_tokens : 0;
+      budget += typeof request.max_tokens === 'number' ? request.max_tokens : 0;
     }
+    count.completionBudget += budget;
+    if (from === undefined || !requests.length) continue;
+    // The reply as a message: its tokens and the few that frame it (a reply's end, like a message's).
+    const guess =
+      from === 'observed'
+        ? (observed.get(domainOfTask(read.row.task)) ?? observed.get('*')!)
+        : requests.length * (await estimatePromptTokens([{ content: stage.typicalReply!(read.row) }]));
+    expected += budget > 0 ? Math.min(guess, budget) : guess;
   }
+  if (from !== undefined) count.expected = { completionTokens: Math.round(expected), from, rows: observedRows };
   return count;
 }

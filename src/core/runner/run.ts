@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
-import { UserError } from '../errors.js';
-import { brief, counted } from '../shown.js';
+import { fail } from '../errors.js';
+import { counted } from '../shown.js';
 import { createFolders, refuseOverInputs } from '../files.js';
-import { displayKey, type BadRow, type BadRowMode, type LinePlan, type PlannedLine } from '../rows/index.js';
+import { displayKey, type BadRow, type BadRowMode, type LinePlan } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings, type MixedRun } from '../schemas/index.js';
 import { Tallies, newManifest, type DomainTally } from './accounting.js';
 import { BadRows } from './bad-rows.js';
@@ -13,7 +13,6 @@ import { batchStatePath } from './batch-phase.js';
 import {
   NO_PREDICTION,
   PlanInputs,
-  RowsSeen,
   plannedKeys,
   plannedRows,
   predictionDigest,
@@ -25,6 +24,7 @@ import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
 import { OutputWriter, dropRedone, scanOutput, type Resumed } from './writer.js';
+import { rowSaver, sendPlanned } from './send.js';
 
 export type StageEvent =
   | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
@@ -96,7 +96,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
   const { plan } = opts;
   await refuseOverInputs([opts.output, manifestPathFor(opts.output)], plan.files);
   const missing = await checkOutputPath(opts.output);
-  if (plan.lines.length === 0) throw new UserError(`no rows to process in ${plan.files.join(', ')}`);
+  if (plan.lines.length === 0) throw fail({ kind: 'no-rows-planned', files: plan.files });
   // One run per output: two appending to one file would each send and write every row. A new
   // output's folder has nothing to guard yet, and is made only once the checks have passed.
   let unlock = missing.length ? undefined : await lockOutput(opts.output);
@@ -105,7 +105,7 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
     if (found.todo) {
       await opts.check?.();
       // Ctrl-C before the first request (the check ends itself when stopped during it): nothing is made or changed.
-      if (opts.stop.aborted) throw new UserError(`${stage.name} interrupted before its first request: nothing was sent or written`, 130);
+      if (opts.stop.aborted) throw fail({ kind: 'stopped-before-first-request', stage: stage.name });
     }
     if (!unlock) {
       await createFolders(missing);
@@ -227,13 +227,11 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
     },
   });
   if (outside.rows) {
-    const what = `${opts.output} holds ${counted(outside.rows, 'row')} that the data of this run does not (the first at ${outside.first})`;
     // With rows of the data that fail their checks, those may be them as they were: the bad rows are reported as the run meets them.
     if (!opts.force && !(await someBad(plan, stage.schema))) {
-      throw new UserError(
-        `${what}: it was made from other data or edited; give this run a file of its own (-o FILE), or pass --force to resume it anyway (such rows are kept, not counted)`,
-      );
+      throw fail({ kind: 'output-from-other-data', output: opts.output, ...outside });
     }
+    const what = `${opts.output} holds ${counted(outside.rows, 'row')} that the data of this run does not (the first at ${outside.first})`;
     opts.onEvent?.({
       type: 'outside',
       message: `${what}: ${opts.force ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
@@ -241,9 +239,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   }
   // Kept, they would be scored as this input's: --force mixes settings, never a prediction with another's judgement.
   if (otherPredictions.rows) {
-    throw new UserError(
-      `${opts.output} holds judgements of other predictions than ${plan.files.join(', ')} (${counted(otherPredictions.rows, 'row')} whose gen differs, the first at ${otherPredictions.first}); give this run a file of its own (-o FILE, or --label NAME), or move ${opts.output} away to judge these predictions into it afresh`,
-    );
+    throw fail({ kind: 'output-of-other-predictions', output: opts.output, inputs: plan.files, ...otherPredictions });
   }
   const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
@@ -293,111 +289,6 @@ async function resume<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: Ru
   const manifest = new RunManifest(opts.output, own, earlier, tallies, opts.endpointStats);
   await manifest.save();
   return manifest;
-}
-
-/** Why a row failed, for the summary: its error (infer), its error message (judge), or the refusal an empty prediction was. */
-function reasonOf(fields: Record<string, unknown>): string | undefined {
-  if (typeof fields.error === 'string') return fields.error;
-  if (typeof fields.error_message === 'string') return fields.error_message;
-  return typeof fields.gen_refusal === 'string' && fields.gen === '' ? `the model refused: ${brief(fields.gen_refusal, [])}` : undefined;
-}
-
-type SaveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => () => Promise<void>;
-
-/**
- * Writes an answered row and counts it. Made once, not in the send loop, so
- * what it returns holds only what it is given: a closure made in the loop
- * would keep the row's request (its job) alive until the write.
- */
-function rowSaver<S extends z.ZodType<DatasetRow>>(run: {
-  stage: Stage<S>;
-  inputs: PlanInputs;
-  writer: OutputWriter;
-  manifest: RunManifest;
-  tallies: Tallies;
-  onEvent: RunOptions['onEvent'];
-}): SaveRow {
-  const { stage, inputs, writer, manifest, tallies, onEvent } = run;
-  return (line, domain, inputError, fields) => async () => {
-    // The line is read again rather than held: a row in flight keeps only its request.
-    await inputs.withLine(line, (bytes) => writer.write(bytes, fields));
-    await manifest.rowAdded();
-    const row = inputError === undefined ? fields : { error: inputError, ...fields };
-    const outcome = stage.outcome(row);
-    stage.tally(row, tallies.count(domain, outcome));
-    const error = reasonOf(fields);
-    onEvent?.({ type: 'row', domain, ok: outcome === 'done', ...(error !== undefined ? { error } : {}) });
-  };
-}
-
-/**
- * Reads, checks and queues the planned rows in the schedule's order (a later
- * turn of a trajectory once its earlier turns are settled, so a prefix cache
- * serves it), until they are all settled or the run stops.
- */
-async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
-  stage: Stage<S>;
-  opts: RunOptions;
-  schedule: Schedule<ReturnType<typeof scheduleRows>[number]>;
-  slots: Dispatcher;
-  inputs: PlanInputs;
-  badRows: BadRows;
-  doneKeys: ReadonlySet<string>;
-  saveRow: SaveRow;
-}): Promise<void> {
-  const { stage, opts, schedule, slots, inputs, badRows, doneKeys, saveRow } = run;
-  const { plan } = opts;
-  const seen = new RowsSeen();
-  while (!schedule.isDone()) {
-    if (opts.stop.aborted || slots.error) break;
-    await slots.room();
-    if (opts.stop.aborted || slots.error) break;
-    const item = schedule.next();
-    if (!item) {
-      // Every row left waits for an earlier turn in flight or for room; none in flight means they were cancelled.
-      if (await slots.settled()) continue;
-      break;
-    }
-    const { line } = item;
-    if (badRows.pastCutoff(item.index)) {
-      schedule.finish(item);
-      continue;
-    }
-    const file = plan.files[line.file]!;
-    const read = await inputs.row(line, stage.schema);
-    if (!read.ok) {
-      schedule.finish(item);
-      badRows.met(read.bad, line.domain, item.index);
-      continue;
-    }
-    const domain = domainOfTask(read.row.task);
-    const repeat = seen.repeat(read.key, file, line.lineNo);
-    if (repeat) {
-      schedule.finish(item);
-      badRows.met(repeat, domain, item.index);
-      continue;
-    }
-    if (doneKeys.has(read.key)) {
-      schedule.finish(item);
-      continue;
-    }
-    // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
-    const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
-    const job = stage.job(read.row, read.key, opts.chat(read.key));
-    slots.submit(async (signal) => {
-      let fields: Record<string, unknown> | undefined;
-      try {
-        fields = await job(signal);
-      } finally {
-        // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
-        schedule.finish(item);
-      }
-      // Saved outside the slot: the slot takes the next row while this one waits its turn to be written.
-      return fields && saveRow(line, domain, inputError, fields);
-    });
-    // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
-    await new Promise<void>((r) => setImmediate(r));
-  }
 }
 
 /**

@@ -49,4 +49,9 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
    * dry run counts and a batch file holds.
    */
   requests(row: z.infer<S>, key: string): Promise<ChatRequest[]>;
+  /**
+   * A text about as long as a good reply to the row's request, for a dry run's expected cost before any
+   * row has been answered (infer: the ground truth). None for a stage whose replies it cannot tell.
+   */
+  typicalReply?(row: z.infer<S>): string;
 }

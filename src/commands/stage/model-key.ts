@@ -1,0 +1,42 @@
+import { visible } from '../../core/shown.js';
+
+/*
+ * Which key goes to the world model. OPENAI_API_KEY is the judge's usual key
+ * (the README's quick start sets it), so it is sent to a world-model endpoint
+ * only when that endpoint is OpenAI's own: a third-party or self-hosted world
+ * model gets a key only when the user names one for it.
+ */
+
+const OPENAI_HOST = 'api.openai.com';
+
+/** Whether a base URL is OpenAI's API, over https: the one world-model host OPENAI_API_KEY is meant for. */
+export function isOpenAIEndpoint(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' && u.hostname.toLowerCase() === OPENAI_HOST;
+  } catch {
+    return false;
+  }
+}
+
+/** The variables the world model's key is read from, in order: OPENAI_API_KEY only when every endpoint is OpenAI's. */
+export function modelKeyVariables(urls: readonly string[]): string[] {
+  return urls.length > 0 && urls.every(isOpenAIEndpoint) ? ['AWB_MODEL_API_KEY', 'OPENAI_API_KEY'] : ['AWB_MODEL_API_KEY'];
+}
+
+/**
+ * The one line said when OPENAI_API_KEY is set but kept from the world model: no key was named for it
+ * (neither --model-api-key nor AWB_MODEL_API_KEY) and an endpoint is not OpenAI's. The key is never shown.
+ */
+export function keptKeyNote(urls: readonly string[], given: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (given !== undefined || env.AWB_MODEL_API_KEY?.trim() || !env.OPENAI_API_KEY?.trim()) return undefined;
+  const other = urls.find((u) => !isOpenAIEndpoint(u));
+  if (other === undefined) return undefined;
+  let host: string;
+  try {
+    host = new URL(other).host;
+  } catch {
+    host = other;
+  }
+  return `infer: OPENAI_API_KEY is not sent to ${visible(host)} (not ${OPENAI_HOST}); to send a key to the world model, pass --model-api-key KEY or set AWB_MODEL_API_KEY`;
+}
