@@ -199,7 +199,8 @@ describe('--help', { concurrency: 4 }, () => {
   };
   const REQUIRED: Record<string, string[]> = {
     infer: ['--model-base-url', '--model-name'],
-    judge: ['--predictions', '--judge-base-url', '--judge-model'],
+    // --judge-base-url is required unless a panel names each member's own (checked when judge runs).
+    judge: ['--predictions', '--judge-model'],
     models: ['--base-url'],
   };
   for (const cmd of ['download', 'infer', 'judge', 'models', 'score', 'report', 'compare', 'rows', 'merge']) {

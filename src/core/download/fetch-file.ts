@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import { FaultError, fail } from '../errors.js';
 import { removeAbandonedTemps, writeAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
@@ -87,6 +87,8 @@ export async function fetchVerified(
   await removeAbandonedTemps(target, Math.max(3_600_000, 2 * hub.idleSeconds * 1000));
   hub.fileLimit = entry.size;
   try {
+    // The download folder is the download's own: a link planted there is replaced, never written through.
+    if ((await lstat(target).catch(() => undefined))?.isSymbolicLink()) await unlink(target);
     await writeAtomically(target, async (handle) => {
       for (let pass = 0; ; pass++) {
         let written = 0;
