@@ -7,10 +7,10 @@
  * remainder is back at the limit. Each endpoint keeps a budget: a bucket per
  * limit it has been told of, refilled at the rate the headers imply and drawn
  * on by each attempt's estimated tokens as it starts, set to the server's
- * figure (less what was sent since) with each reply. The first attempt to an
- * endpoint goes alone; until an endpoint sends such a header or a 429, its
- * budget has no bucket and lets every request go: vLLM, llama.cpp and SGLang
- * send none, and run as they did, at `-c`, after that one round trip.
+ * figure (less what was sent since) with each reply. Until an endpoint sends
+ * such a header or a 429, its budget has no bucket and lets every request go:
+ * vLLM, llama.cpp and SGLang send none, and run as they did, at `-c` from the
+ * start (a first reply that takes minutes must not hold the others back).
  */
 
 export interface Headers {
@@ -95,11 +95,6 @@ export interface Bucket {
 export interface Budget {
   tokens?: Bucket;
   requests?: Bucket;
-  /**
-   * Whether an attempt has ended: until then one goes alone, so the headers of its reply pace the
-   * first burst instead of `-c` requests meeting the limit blind. One round trip, once per endpoint.
-   */
-  heard: boolean;
   /** Whether the endpoint has said anything about its limits: a header or a 429. Until then nothing is paced. */
   limited: boolean;
   /** Attempts it may have in flight: `-c` at first, halved on a 429, grown back while the headers show room. */
@@ -141,7 +136,6 @@ const PAUSE_MS = 1000;
 
 export function freshBudget(ceiling: number): Budget {
   return {
-    heard: false,
     limited: false,
     cap: ceiling,
     inFlight: 0,
@@ -177,7 +171,6 @@ export type Decision = { go: true } | { go: false; factor: LimitingFactor; /** u
  * server's answer to it is the one to report.
  */
 export function decide(b: Budget, tokens: number, now: number): Decision {
-  if (!b.heard && b.inFlight > 0) return { go: false, factor: 'concurrency' };
   if (!b.limited) return { go: true };
   if (now < b.pausedUntil)
     return { go: false, factor: b.pausedFor === 'requests' ? 'requests/min' : 'tokens/min', waitMs: b.pausedUntil - now };
@@ -285,7 +278,7 @@ export function ended(b: Budget, t: Ticket, now: number, ceiling: number): Budge
     [b.requests, 1],
   ] as const;
   const room = (b.tokens || b.requests) && known.every(([k, need]) => !k || levelAt(k, now) >= need);
-  return { ...b, heard: true, inFlight: b.inFlight - 1, cap: room ? Math.min(ceiling, b.cap + 1) : b.cap };
+  return { ...b, inFlight: b.inFlight - 1, cap: room ? Math.min(ceiling, b.cap + 1) : b.cap };
 }
 
 /**
