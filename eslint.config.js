@@ -60,7 +60,7 @@ export default tseslint.config(
   },
   {
     // Reading files of results never needs an endpoint: these load no openai client.
-    files: ['src/core/{agreement,score,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
+    files: ['src/core/{agreement,score,compare,bias,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -89,6 +89,10 @@ export default tseslint.config(
   {
     files: ['src/commands/*/*.ts', 'src/render/*/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../core/'), loadedLazily] }] },
+  },
+  {
+    files: ['src/commands/*/*/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../../core/'), loadedLazily] }] },
   },
   {
     // The report page's script runs in the browser.

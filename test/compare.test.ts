@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { run } from '../src/commands/results/compare.js';
 import { COMPARE_OPTIONS } from '../src/commands/results/results-options.js';
 import { parseOptions } from '../src/commands/shared/option-table.js';
-import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/score/index.js';
+import { applyGate, compareFiles, compareRecords, type CompareResult } from '../src/core/compare/index.js';
 import { readJudged, type JudgedRecord } from '../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from './fixtures/judged/rows.js';
 import { runAwb } from './support/cli.js';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { modelFamily } from '../src/core/score/model-family.js';
+import { modelFamily } from '../src/core/bias/model-family.js';
 
 test('modelFamily reads the maker from the ids users and servers spell', () => {
   const cases: Array<[string | undefined, string | undefined]> = [

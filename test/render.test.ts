@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from '../src/core/score/score-files.js';
-import { compareFiles } from '../src/core/score/index.js';
+import { compareFiles } from '../src/core/compare/index.js';
 import { CSV_COLUMNS, renderScoreCsv } from '../src/render/csv.js';
 import { renderCompareJson, renderScoreJson } from '../src/render/json.js';
 import { renderCompareMarkdown, renderScoreMarkdown } from '../src/render/markdown.js';

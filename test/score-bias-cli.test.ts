@@ -51,7 +51,7 @@ interface BiasJson {
 }
 
 describe('awb score --bias', () => {
-  before(() => assert.ok(existsSync(join(root, 'dist/core/score/bias.js')), 'run `npm run build` first'));
+  before(() => assert.ok(existsSync(join(root, 'dist/core/bias/bias.js')), 'run `npm run build` first'));
 
   it('json: the length-biased judge is flagged with its slope and LC score, the fair one is not; self-preference from the manifests', async () => {
     const r = await runAwb(['score', biased, fair, '--bias', '--format', 'json', '--bootstrap', '300']);

@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { domainLabel } from '../core/domains.js';
-import { formatFixed, formatSigned, type Interval, type RunBias } from '../core/score/index.js';
+import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
+import { type RunBias } from '../core/bias/index.js';
 import { visible } from '../core/shown.js';
 import type { Cell, Grid, View } from './view.js';
 

@@ -1,4 +1,5 @@
-import type { CompareReport, Delta, GateResult, Interval } from '../core/score/index.js';
+import type { Interval } from '../core/score/index.js';
+import type { CompareReport, Delta, GateResult } from '../core/compare/index.js';
 import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';

@@ -1,5 +1,6 @@
 import { domainLabel } from '../core/domains.js';
-import { GATE_ALPHA, OVERALL, formatFixed, formatSigned, type GateReason, type GateResult, type Untested } from '../core/score/index.js';
+import { formatFixed, formatSigned } from '../core/score/index.js';
+import { GATE_ALPHA, OVERALL, type GateReason, type GateResult, type Untested } from '../core/compare/index.js';
 import type { ComparePage } from './compare-view.js';
 
 /*

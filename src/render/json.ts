@@ -1,6 +1,7 @@
 import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
-import type { Delta, Provenance } from '../core/score/index.js';
+import type { Provenance } from '../core/score/index.js';
+import type { Delta } from '../core/compare/index.js';
 import {
   ALL_DOMAINS,
   cacheHitRatio,

@@ -1,7 +1,7 @@
 import { mulberry32 } from '../../src/core/score/bootstrap.js';
-import type { LengthPoint } from '../../src/core/score/index.js';
+import type { LengthPoint } from '../../src/core/bias/index.js';
 
-export { fitLength, lengthBias, logLengthRatio, selfPreference } from '../../src/core/score/index.js';
+export { fitLength, lengthBias, logLengthRatio, selfPreference } from '../../src/core/bias/index.js';
 
 /**
  * Rows of two domains (60 trajectories of 4 turns each): a prediction's

@@ -1,5 +1,5 @@
 import { appendFile } from 'node:fs/promises';
-import { compareFiles, type GateOutcome } from '../../core/score/index.js';
+import { compareFiles, type GateOutcome } from '../../core/compare/index.js';
 import { EXIT } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
 import { fileError } from '../../core/rows/index.js';

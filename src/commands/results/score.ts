@@ -1,4 +1,5 @@
-import { scoreInputs, scoreWithBias, type RunBias, type ScoreReport } from '../../core/score/index.js';
+import { scoreInputs, type ScoreReport } from '../../core/score/index.js';
+import { scoreWithBias, type RunBias } from '../../core/bias/index.js';
 import type { ModeReport } from '../../render/modes.js';
 import type { ScoreRequest } from '../../core/score/index.js';
 import { visibleLines } from '../../core/shown.js';

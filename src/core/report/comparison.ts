@@ -1,4 +1,5 @@
-import { compareRecords, type CompareResult, type JudgedRecord, type ScoreRequest } from '../score/index.js';
+import { type JudgedRecord, type ScoreRequest } from '../score/index.js';
+import { compareRecords, type CompareResult } from '../compare/index.js';
 import { collectReport, type CollectedReport } from './collect.js';
 
 /** Two graded runs compared as `awb compare` compares them (paired by row, CR2 intervals over trajectories). */

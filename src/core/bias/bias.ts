@@ -1,11 +1,11 @@
 import { decodeLine, fieldScan, scanFields, type LineBytes } from '../rows/index.js';
 import { judgedTexts } from '../rubrics/index.js';
-import type { RunReport, ScoreRequest } from './score-files.js';
-import type { JudgedRecord } from './judged-reader.js';
+import type { RunReport, ScoreRequest } from '../score/index.js';
+import type { JudgedRecord } from '../score/index.js';
 import { lengthBias, logLengthRatio, type LengthBias, type LengthPoint } from './length-bias.js';
 import { modelFamily } from './model-family.js';
-import { normalizedMean } from './exact.js';
-import { scoreInputs, type ScoredInputs } from './inputs.js';
+import { normalizedMean } from '../score/index.js';
+import { scoreInputs, type ScoredInputs } from '../score/index.js';
 
 /** The bias checks of one graded run (`awb score --bias`). */
 export interface RunBias {

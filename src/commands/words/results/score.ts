@@ -1,7 +1,7 @@
-import { atLine } from '../../core/errors.js';
-import { earlierStageProblem } from '../../core/rows/index.js';
-import { MODE_FIELD, type JudgeMode, type ScoreFault } from '../../core/score/index.js';
-import type { Words } from './words.js';
+import { atLine } from '../../../core/errors.js';
+import { earlierStageProblem } from '../../../core/rows/index.js';
+import { MODE_FIELD, type JudgeMode, type ScoreFault } from '../../../core/score/index.js';
+import type { Words } from '../words.js';
 
 /** What marks a row of the mode: its field, or (rubric) the lack of every mode field. */
 const fields = (mode: JudgeMode): string => (mode === 'rubric' ? `none of ${Object.values(MODE_FIELD).join(', ')}` : MODE_FIELD[mode]);

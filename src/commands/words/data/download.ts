@@ -1,6 +1,6 @@
-import type { DownloadFault, HubStep, HubUrlSetting, ListedField } from '../../core/download/index.js';
-import { visible } from '../../core/shown.js';
-import { EXIT, type Words } from './words.js';
+import type { DownloadFault, HubStep, HubUrlSetting, ListedField } from '../../../core/download/index.js';
+import { visible } from '../../../core/shown.js';
+import { EXIT, type Words } from '../words.js';
 
 function doing(s: HubStep): string {
   if (s.step === 'resolve') return `resolving ${s.repo} at ${s.revision}`;

@@ -1,6 +1,6 @@
-import type { RunnerFault } from '../../core/runner/index.js';
-import { counted } from '../../core/shown.js';
-import { EXIT, type Words } from './words.js';
+import type { RunnerFault } from '../../../core/runner/index.js';
+import { counted } from '../../../core/shown.js';
+import { EXIT, type Words } from '../words.js';
 
 export const RUNNER_WORDS: Words<RunnerFault> = {
   'no-rows-planned': (f) => `no rows to process in ${f.files.join(', ')}`,

@@ -1,7 +1,7 @@
-import type { MergeFault } from '../../core/merge/index.js';
-import { displayKey } from '../../core/rows/index.js';
-import { counted } from '../../core/shown.js';
-import type { Words } from './words.js';
+import type { MergeFault } from '../../../core/merge/index.js';
+import { displayKey } from '../../../core/rows/index.js';
+import { counted } from '../../../core/shown.js';
+import type { Words } from '../words.js';
 
 /** Rows named in one line: the first few, then how many in all. */
 const SHOW = 10;

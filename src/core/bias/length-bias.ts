@@ -10,7 +10,7 @@
  */
 
 import { compareDomains } from '../domains.js';
-import { deriveSeed, mulberry32, percentileInterval, type BootstrapSettings, type Interval } from './bootstrap.js';
+import { deriveSeed, mulberry32, percentileInterval, type BootstrapSettings, type Interval } from '../score/index.js';
 
 /** One counted row: its total on the 0-100 scale and its prediction's length relative to the truth's. */
 export interface LengthPoint {

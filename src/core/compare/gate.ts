@@ -1,5 +1,5 @@
 import { domainLabel } from '../domains.js';
-import { deriveSeed, mulberry32 } from './bootstrap.js';
+import { deriveSeed, mulberry32 } from '../score/index.js';
 import type { CompareResult, Delta } from './compare.js';
 
 /** The gate's family-wise error rate. */

@@ -1,7 +1,7 @@
-import type { JudgeFault } from '../../core/judge/index.js';
-import { thisInvocation } from '../shared/invocation.js';
-import { brief } from '../../core/shown.js';
-import { EXIT, type Words } from './words.js';
+import type { JudgeFault } from '../../../core/judge/index.js';
+import { thisInvocation } from '../../shared/invocation.js';
+import { brief } from '../../../core/shown.js';
+import { EXIT, type Words } from '../words.js';
 
 export const JUDGE_WORDS: Words<JudgeFault> = {
   'predictions-not-benchmark': (f) =>

@@ -1,6 +1,6 @@
-import { LONGEST_OUTPUT_NAME, type OutputFault } from '../../core/output/index.js';
-import type { FileErrorCode } from '../../core/rows/index.js';
-import type { Words } from './words.js';
+import { LONGEST_OUTPUT_NAME, type OutputFault } from '../../../core/output/index.js';
+import type { FileErrorCode } from '../../../core/rows/index.js';
+import type { Words } from '../words.js';
 
 const BESIDE_TOO_LONG = `the names of the files awb keeps beside it (its name + ".lock", + ".manifest.json") would be too long for the file system; choose a name of at most ${LONGEST_OUTPUT_NAME} bytes`;
 

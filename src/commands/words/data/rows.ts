@@ -1,5 +1,5 @@
-import type { FileErrorCode, RowsFault } from '../../core/rows/index.js';
-import type { Words } from './words.js';
+import type { FileErrorCode, RowsFault } from '../../../core/rows/index.js';
+import type { Words } from '../words.js';
 
 /** What each file-system error says of the path it concerns. */
 const FILE_ERRORS: Record<FileErrorCode, string> = {

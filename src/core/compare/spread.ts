@@ -1,5 +1,5 @@
 import { studentQuantile } from './student-t.js';
-import type { Cluster, Interval } from './bootstrap.js';
+import type { Cluster, Interval } from '../score/index.js';
 
 /*
  * The spread of a paired delta: cluster-robust over trajectories for a

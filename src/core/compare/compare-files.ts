@@ -1,8 +1,8 @@
 import { sameFile } from '../files.js';
-import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from './comparability.js';
+import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from '../score/index.js';
 import { canonicalDomains } from '../domains.js';
 import { fail } from '../errors.js';
-import { readJudged, type JudgedRecord } from './judged-reader.js';
+import { readJudged, type JudgedRecord } from '../score/index.js';
 import { compareRecords, type CompareResult } from './compare.js';
 import { applyGate, type GateOptions, type GateResult, type Incomplete } from './gate.js';
 

@@ -1,5 +1,5 @@
-import type { AgreementFault } from '../../core/agreement/index.js';
-import type { Words } from './words.js';
+import type { AgreementFault } from '../../../core/agreement/index.js';
+import type { Words } from '../words.js';
 
 export const AGREEMENT_WORDS: Words<AgreementFault> = {
   'agreement-too-few-files': (f) =>

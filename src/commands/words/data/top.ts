@@ -1,5 +1,5 @@
-import type { JsonFileUse, TopFault } from '../../core/errors.js';
-import { EXIT, type Words } from './words.js';
+import type { JsonFileUse, TopFault } from '../../../core/errors.js';
+import { EXIT, type Words } from '../words.js';
 
 /** What to do about a JSON file beside an output that is not JSON, by what it was read for. */
 const NOT_JSON: Record<JsonFileUse, string> = {

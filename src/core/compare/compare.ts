@@ -1,9 +1,9 @@
 import { compareDomains } from '../domains.js';
-import { Ratio, SIXTIETHS, meanOf, normalizedMean } from './exact.js';
-import type { JudgedRecord } from './judged-reader.js';
+import { Ratio, SIXTIETHS, meanOf, normalizedMean } from '../score/index.js';
+import type { JudgedRecord } from '../score/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
-import type { Cluster, Interval } from './bootstrap.js';
+import type { Cluster, Interval } from '../score/index.js';
 import { clusterSpread, meanSpread, tInterval, type Spread } from './spread.js';
 
 export type { Spread } from './spread.js';

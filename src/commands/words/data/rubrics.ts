@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { OFFICIAL_FILE, type RubricsFault } from '../../core/rubrics/index.js';
-import type { Words } from './words.js';
+import { OFFICIAL_FILE, type RubricsFault } from '../../../core/rubrics/index.js';
+import type { Words } from '../words.js';
 
 /** No rubric for one domain names the two files looked for; for several, the two patterns. */
 function missing(f: Extract<RubricsFault, { kind: 'rubric-missing' }>): string {
