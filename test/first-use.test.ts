@@ -47,10 +47,10 @@ describe('API keys as people pass them', { concurrency: 2 }, () => {
 
   it('an empty key (a CI secret that is not set) is no key: one line naming the empty variable, not a stack trace', async () => {
     const locked = await server({ apiKey: 'sk-right' });
-    const models = refusalLine(await runAwb(['models', '--base-url', locked.url], { env: { OPENAI_API_KEY: '' } }), 3);
+    const models = refusalLine(await runAwb(['models', '--base-url', locked.url], { env: { AWB_MODEL_API_KEY: '' } }), 3);
     assert.match(
       models,
-      /rejected the API key \(401 Unauthorized\): no key was given \(\$OPENAI_API_KEY is set but empty\): set OPENAI_API_KEY/,
+      /rejected the API key \(401 Unauthorized\): no key was given \(\$AWB_MODEL_API_KEY is set but empty\): set AWB_MODEL_API_KEY/,
     );
     const given = refusalLine(await runAwb(['models', '--base-url', locked.url, '--api-key', ' ']), 3);
     assert.match(given, /no key was given \(--api-key is empty\)/);
@@ -61,10 +61,12 @@ describe('API keys as people pass them', { concurrency: 2 }, () => {
     assert.deepEqual(stackLines(infer.stderr), []);
     // OPENAI_API_KEY is not a world model's key unless the endpoint is OpenAI's (test/model-key.test.ts).
     assert.match(infer.stderr, /\(\$AWB_MODEL_API_KEY is set but empty\): set AWB_MODEL_API_KEY, or pass --model-api-key KEY/);
-    // An empty variable before a set one is skipped, as unset.
     const open = await server({ apiKey: 'sk-right' });
-    const fallback = await runAwb(['models', '--base-url', open.url], { env: { OPENAI_API_KEY: 'sk-right' } });
-    assert.equal(fallback.code, 0, fallback.stderr);
+    const listed = await runAwb(['models', '--base-url', open.url], { env: { AWB_MODEL_API_KEY: 'sk-right' } });
+    assert.equal(listed.code, 0, listed.stderr);
+    // awb models, like infer, keeps OPENAI_API_KEY from a host that is not OpenAI's: the server sees no key.
+    const kept = await runAwb(['models', '--base-url', open.url], { env: { OPENAI_API_KEY: 'sk-right' } });
+    assert.equal(kept.code, 3, kept.stderr);
     const modelKey = await runAwb(inferArgs(open.url, ds.dir, join(dir, 'q.jsonl')), {
       env: { AWB_MODEL_API_KEY: ' ', OPENAI_API_KEY: 'sk-right' },
     });
@@ -217,9 +219,15 @@ describe('--help', { concurrency: 4 }, () => {
   }
   it('infer, judge and models name the variables their key comes from, and that OPENAI_BASE_URL is not one awb reads', async () => {
     for (const [cmd, vars] of [
-      ['infer', /AWB_MODEL_API_KEY, OPENAI_API_KEY: the key when --model-api-key is not given/],
+      [
+        'infer',
+        /AWB_MODEL_API_KEY: the key when --model-api-key is not given[^]*OPENAI_API_KEY: read as well, after it, only when the endpoint is https:\/\/api\.openai\.com/,
+      ],
       ['judge', /AWB_JUDGE_API_KEY, OPENAI_API_KEY: the key when --judge-api-key is not given/],
-      ['models', /OPENAI_API_KEY: the key when --api-key is not given/],
+      [
+        'models',
+        /AWB_MODEL_API_KEY: the key when --api-key is not given[^]*OPENAI_API_KEY: read as well, after it, only when the endpoint is https:\/\/api\.openai\.com/,
+      ],
     ] as const) {
       const text = await help([cmd]);
       assert.match(text, /\nEnvironment:\n/, cmd);

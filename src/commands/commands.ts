@@ -17,6 +17,8 @@ import {
 
 const KEY_ENV = (option: string, vars: string) =>
   `${vars}: the key when ${option} is not given${vars.includes(',') ? ', the first one set' : ''} (trimmed; empty counts as unset; OPENAI_BASE_URL is not read)`;
+const OPENAI_KEY_ENV =
+  "OPENAI_API_KEY: read as well, after it, only when the endpoint is https://api.openai.com (the judge's key is not sent to other hosts)";
 const COLOR_ENV = 'NO_COLOR, FORCE_COLOR: colours off, or on without a terminal (FORCE_COLOR=0: never)';
 
 export const COMMANDS: readonly AnyCommand[] = [
@@ -58,7 +60,8 @@ export const COMMANDS: readonly AnyCommand[] = [
       'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --data ./AgentWorldBench --domains terminal --limit 10',
     ],
     environment: [
-      KEY_ENV('--model-api-key', 'AWB_MODEL_API_KEY, OPENAI_API_KEY'),
+      KEY_ENV('--model-api-key', 'AWB_MODEL_API_KEY'),
+      OPENAI_KEY_ENV,
       'HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE: when the dataset is downloaded (awb download --help)',
       COLOR_ENV,
     ],
@@ -97,7 +100,7 @@ export const COMMANDS: readonly AnyCommand[] = [
       '--judge-api-key': '--api-key',
     },
     examples: ['awb models --base-url http://localhost:8000/v1'],
-    environment: [KEY_ENV('--api-key', 'OPENAI_API_KEY')],
+    environment: [KEY_ENV('--api-key', 'AWB_MODEL_API_KEY'), OPENAI_KEY_ENV],
     load: () => import('./stage/models.js'),
   }),
   command({

@@ -136,7 +136,7 @@ export const REPORT_OPTIONS = {
 export const COMPARE_OPTIONS = {
   failBelow: {
     flags: '--fail-below <delta>',
-    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error)',
+    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error), 5 when it lacks rows, 6 when Overall has too few trajectories to test',
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 100),
   },
   allowPartial: {

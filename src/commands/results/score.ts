@@ -2,7 +2,7 @@ import { scoreInputs, type ScoreReport } from '../../core/score/index.js';
 import { scoreWithBias, type RunBias } from '../../core/bias/index.js';
 import type { ModeReport } from '../../render/modes.js';
 import type { ScoreRequest } from '../../core/score/index.js';
-import { visibleLines } from '../../core/shown.js';
+import { visible } from '../../core/shown.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
 
@@ -13,7 +13,7 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   const { report, figures: modes, warnings, bias } = opts.bias ? await scoreWithBias(request) : { ...(await scoreInputs(request)), bias: undefined };
   printWarnings(warnings);
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
-  if (format === 'csv') for (const n of report?.notes ?? []) process.stderr.write(`awb: note: ${visibleLines(n)}\n`);
+  if (format === 'csv') for (const n of report?.notes ?? []) process.stderr.write(`awb: note: ${visible(n)}\n`);
   process.stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));
 }
 
@@ -64,7 +64,7 @@ export function scoreRequest(files: string[], opts: ScoreSettings, byTurn: boole
   };
 }
 
-/** Warnings go to stderr so stdout stays parseable (json, csv). */
+/** Warnings go to stderr so stdout stays parseable (json, csv); one line each, so a label's newline cannot forge a log line. */
 export function printWarnings(warnings: readonly string[]): void {
-  for (const w of warnings) process.stderr.write(`awb: warning: ${visibleLines(w)}\n`);
+  for (const w of warnings) process.stderr.write(`awb: warning: ${visible(w)}\n`);
 }
