@@ -26,9 +26,14 @@ export function modelKeyVariables(urls: readonly string[]): string[] {
 
 /**
  * The one line said when OPENAI_API_KEY is set but kept from the world model: no key was named for it
- * (neither --model-api-key nor AWB_MODEL_API_KEY) and an endpoint is not OpenAI's. The key is never shown.
+ * (neither the command's key option nor AWB_MODEL_API_KEY) and an endpoint is not OpenAI's. The key is never shown.
  */
-export function keptKeyNote(urls: readonly string[], given: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+export function keptKeyNote(
+  urls: readonly string[],
+  given: string | undefined,
+  env: NodeJS.ProcessEnv,
+  use: { command: string; option: string } = { command: 'infer', option: '--model-api-key' },
+): string | undefined {
   if (given !== undefined || env.AWB_MODEL_API_KEY?.trim() || !env.OPENAI_API_KEY?.trim()) return undefined;
   const other = urls.find((u) => !isOpenAIEndpoint(u));
   if (other === undefined) return undefined;
@@ -38,5 +43,5 @@ export function keptKeyNote(urls: readonly string[], given: string | undefined, 
   } catch {
     host = other;
   }
-  return `infer: OPENAI_API_KEY is not sent to ${visible(host)} (not ${OPENAI_HOST}); to send a key to the world model, pass --model-api-key KEY or set AWB_MODEL_API_KEY`;
+  return `${use.command}: OPENAI_API_KEY is not sent to ${visible(host)} (not ${OPENAI_HOST}); to send a key to the world model, pass ${use.option} KEY or set AWB_MODEL_API_KEY`;
 }

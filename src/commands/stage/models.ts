@@ -4,13 +4,15 @@ import { UserError } from '../../core/errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../../core/shown.js';
 import type { Parsed } from '../shared/option-table.js';
 import { apiKeyFrom } from '../shared/options.js';
-import { modelKeyVariables } from './model-key.js';
+import { keptKeyNote, modelKeyVariables } from './model-key.js';
 import type { MODELS_OPTIONS } from './stage-options.js';
 
 /** `awb models`: what an endpoint serves, one model id a line on stdout, through the same client infer and judge use. */
 export async function run(opts: Parsed<typeof MODELS_OPTIONS>): Promise<void> {
   const url = opts.baseUrl;
   const { apiKey, keyHelp } = apiKeyFrom(opts.apiKey, '--api-key', modelKeyVariables([url]));
+  const kept = keptKeyNote([url], opts.apiKey, process.env, { command: 'models', option: '--api-key' });
+  if (kept) process.stderr.write(`${kept}\n`);
   const secrets = [apiKey, ...urlSecrets(url)];
   const { base, query } = splitQuery(url);
   // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.

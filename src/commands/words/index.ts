@@ -1,13 +1,9 @@
 import { FaultError, UserError, type Fault } from '../../core/errors.js';
 import { AGREEMENT_WORDS } from './results/agreement.js';
-import { DATASET_WORDS } from './data/dataset.js';
 import { DOWNLOAD_WORDS } from './data/download.js';
-import { ENDPOINT_WORDS } from './stage/endpoints.js';
-import { INFER_WORDS } from './stage/infer.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
 import { OUTPUT_WORDS } from './data/output.js';
-import { REPORT_WORDS } from './results/report.js';
 import { ROWS_WORDS } from './data/rows.js';
 import { RUBRICS_WORDS } from './data/rubrics.js';
 import { RUNNER_WORDS } from './stage/runner.js';
@@ -23,14 +19,10 @@ import type { Words } from './words.js';
  */
 const WORDS: Words<Fault> = {
   ...AGREEMENT_WORDS,
-  ...DATASET_WORDS,
   ...DOWNLOAD_WORDS,
-  ...ENDPOINT_WORDS,
-  ...INFER_WORDS,
   ...JUDGE_WORDS,
   ...MERGE_WORDS,
   ...OUTPUT_WORDS,
-  ...REPORT_WORDS,
   ...ROWS_WORDS,
   ...RUBRICS_WORDS,
   ...RUNNER_WORDS,

@@ -15,4 +15,3 @@ export type { HubKind } from '../hubs.js';
 export { PUBLISHED, PUBLISHED_JUDGE, PUBLISHED_SOURCE } from './published.js';
 export type { PublishedRow } from './published.js';
 export { sameData } from './dataset-identity.js';
-export type { DatasetFault } from './faults.js';

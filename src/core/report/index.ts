@@ -3,6 +3,5 @@ export type { CollectedReport, ReportRow } from './collect.js';
 export { MAX_TEXT, MIN_TEXT, TEXT_BUDGET, cut, fitLimit } from './cut.js';
 export type { Kept } from './cut.js';
 export { rowRef } from './row-ref.js';
-export type { ReportFault } from './faults.js';
 export { MAX_COMPARED_RUNS, collectWithPairs } from './comparison.js';
 export type { RunPair } from './comparison.js';

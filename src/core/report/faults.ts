@@ -1,2 +1,0 @@
-/** What can go wrong in report/ that the user can fix, as data; worded in src/commands/words/report.ts. */
-export type ReportFault = never;
