@@ -72,8 +72,9 @@ export function endpointCheck(
     }, `${stage} interrupted during the endpoint check: nothing was sent or written`));
 }
 
+/** One line each: a server's text in a warning cannot start a log line of its own. */
 function printWarnings(warnings: readonly string[]): void {
-  for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${w}`)}\n`);
+  for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${visible(w)}`)}\n`);
 }
 
 /** What a run ends by warning of: requests no earlier batch held (--batch), and streams whose usage never came (--stream). */
