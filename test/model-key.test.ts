@@ -36,7 +36,7 @@ describe('which hosts OPENAI_API_KEY goes to as the world model key', () => {
     const note = keptKeyNote(third, undefined, { OPENAI_API_KEY: 'sk-judge' });
     assert.equal(
       note,
-      'infer: OPENAI_API_KEY is not sent to 10.0.0.2:8000 (not api.openai.com); to send a key to the world model, pass --model-api-key KEY or set AWB_MODEL_API_KEY',
+      'infer: OPENAI_API_KEY is not sent to 10.0.0.2:8000 (not api.openai.com); to send a key to that host, pass --model-api-key KEY or set AWB_MODEL_API_KEY',
     );
     assert.ok(!note.includes('sk-judge'));
     assert.equal(keptKeyNote(third, 'sk-model', { OPENAI_API_KEY: 'sk-judge' }), undefined);

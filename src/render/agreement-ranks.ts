@@ -2,11 +2,10 @@ import type { RankReport } from '../core/agreement/index.js';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { csvText, decimals, jsonText } from './agreement.js';
-import type { Cell, Grid, View } from './view.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
 
 /* `awb agreement --by-model`: a leaderboard per judge side by side, tau between them, and the model pairs' stability. */
 
-const right = (title: string) => ({ title, align: 'right' as const });
 const share = (v: number | undefined): string => (v === undefined ? 'n/a' : `${formatFixed(v * 100, 1)}%`);
 
 export function rankView(report: RankReport): View {
@@ -14,7 +13,7 @@ export function rankView(report: RankReport): View {
   const judgeColumns = judges.map(right);
   const leaderboards: Grid = {
     title: 'Leaderboard per judge (Overall, 0-100; rank after it)',
-    columns: [{ title: 'Model', align: 'left' }, ...judgeColumns],
+    columns: [left('Model'), ...judgeColumns],
     rows: models.map((m, i) => ({
       cells: [
         { text: m },
@@ -27,7 +26,7 @@ export function rankView(report: RankReport): View {
   };
   const taus: Grid = {
     title: "Kendall's τ between the judges' leaderboards",
-    columns: [{ title: 'Judges', align: 'left' }, right('Models'), right('τ'), right('95% CI')],
+    columns: [left('Judges'), right('Models'), right('τ'), right('95% CI')],
     rows: report.taus.map((t) => ({
       cells: [
         { text: `${judges[t.a]} / ${judges[t.b]}` },
@@ -39,7 +38,7 @@ export function rankView(report: RankReport): View {
   };
   const pairs: Grid = {
     title: 'Model pairs: first minus second (points), and the share of resamples that swap them',
-    columns: [{ title: 'Models', align: 'left' }, ...judgeColumns, right('Judges disagree')],
+    columns: [left('Models'), ...judgeColumns, right('Judges disagree')],
     rows: report.pairs.map((p) => ({
       cells: [
         { text: `${models[p.first]} / ${models[p.second]}` },

@@ -9,7 +9,7 @@ import {
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import { visible, visibleJson } from '../core/shown.js';
-import type { Cell, Grid, View } from './view.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
 
 /*
  * `awb agreement`: the view the table and markdown renderers lay out (per
@@ -32,7 +32,6 @@ export const decimals = (v: number, digits = 3): string => formatFixed(v, digits
 const percent = (v: number): string => (Number.isNaN(v) ? 'n/a' : `${formatFixed(v * 100, 1)}%`);
 const bracket = (ci: Interval | undefined): string | undefined => ci && `[${formatSigned(ci.lo)}, ${formatSigned(ci.hi)}]`;
 
-const right = (title: string) => ({ title, align: 'right' as const });
 const FIGURE_COLUMNS = [right('Rows'), right('Exact'), right('κw'), right('α'), right('r'), right('Mean A − B')];
 
 function figureCells(d: DimensionAgreement): Cell[] {
@@ -54,7 +53,7 @@ export function agreementView(report: AgreementReport): View {
     return [
       {
         title: `A = ${name(p.a)}, B = ${name(p.b)}: totals by domain`,
-        columns: [{ title: 'Domain', align: 'left' }, right('Matched'), right('Failed A/B'), ...FIGURE_COLUMNS],
+        columns: [left('Domain'), right('Matched'), right('Failed A/B'), ...FIGURE_COLUMNS],
         rows: p.domains.map((d) => ({
           cells: [
             { text: domainTitle(d.domain) },
@@ -66,7 +65,7 @@ export function agreementView(report: AgreementReport): View {
       },
       {
         title: `A = ${name(p.a)}, B = ${name(p.b)}: grades by dimension, all domains`,
-        columns: [{ title: 'Dimension', align: 'left' }, ...FIGURE_COLUMNS],
+        columns: [left('Dimension'), ...FIGURE_COLUMNS],
         rows: AGREEMENT_DIMENSIONS.map((dim) => ({ cells: [{ text: DIMENSION_TITLES[dim] }, ...figureCells(all.dims[dim])] })),
       },
     ];
@@ -74,7 +73,7 @@ export function agreementView(report: AgreementReport): View {
   if (report.panel)
     grids.push({
       title: `Krippendorff's α (ordinal), all ${report.judges.length} judges`,
-      columns: [{ title: 'Domain', align: 'left' }, right('Rows'), ...AGREEMENT_DIMENSIONS.map((d) => right(DIMENSION_TITLES[d]))],
+      columns: [left('Domain'), right('Rows'), ...AGREEMENT_DIMENSIONS.map((d) => right(DIMENSION_TITLES[d]))],
       rows: report.panel.map((p) => ({
         cells: [
           { text: domainTitle(p.domain) },

@@ -3,7 +3,7 @@ import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import { type RunBias } from '../core/bias/index.js';
 import { visible } from '../core/shown.js';
-import type { Cell, Grid, View } from './view.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
 
 /** `awb score --bias`: the bias checks beside the leaderboard, in every format. */
 
@@ -39,13 +39,13 @@ export function biasView(runs: readonly RunBias[]): View {
   const grids: Grid[] = runs.map((b) => ({
     title: `${b.label}: length bias (total 0-100 on log2 of prediction/truth length)`,
     columns: [
-      { title: 'Domain', align: 'left' },
-      { title: 'Rows', align: 'right' },
-      { title: 'Median length ratio', align: 'right' },
-      { title: 'Mean', align: 'right' },
-      { title: 'Slope per doubling', align: 'right' },
-      { title: 'LC score', align: 'right' },
-      { title: 'Flag', align: 'left' },
+      left('Domain'),
+      right('Rows'),
+      right('Median length ratio'),
+      right('Mean'),
+      right('Slope per doubling'),
+      right('LC score'),
+      left('Flag'),
     ],
     rows: [
       ...b.length.domains.map((d) => ({

@@ -4,7 +4,7 @@ import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
-import type { Cell, Grid, View } from './view.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
 import { gateRemedy, percentText, reasonText, untestedText } from './gate.js';
 
 /* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
@@ -30,7 +30,6 @@ export interface ComparePage extends CompareReport {
 
 export function compareView(report: ComparePage): View {
   const { result, baseline, candidate } = report;
-  const right = (title: string) => ({ title, align: 'right' as const });
   const deltaCells = (d: Delta): Cell[] => {
     const v = verdict(d);
     return [
@@ -47,7 +46,7 @@ export function compareView(report: ComparePage): View {
     {
       title: 'Candidate - baseline, on rows valid in both (0-100 points)',
       columns: [
-        { title: 'Domain', align: 'left' },
+        left('Domain'),
         right('Paired'),
         right('Used'),
         right('Trajectories'),
@@ -56,7 +55,7 @@ export function compareView(report: ComparePage): View {
         right('Candidate'),
         right('Delta'),
         right('95% interval'),
-        { title: 'Verdict', align: 'left' },
+        left('Verdict'),
       ],
       rows: named.map(({ name, d }) => ({
         cells: [
@@ -71,14 +70,14 @@ export function compareView(report: ComparePage): View {
     },
     {
       title: 'Per dimension: candidate - baseline (0-100 points, same rows)',
-      columns: [{ title: 'Domain', align: 'left' }, ...DIMENSIONS.map((d) => right(capital(d)))],
+      columns: [left('Domain'), ...DIMENSIONS.map((d) => right(capital(d)))],
       rows: named.map(({ name, d }) => ({ cells: [{ text: name }, ...d.dims.map((v) => ({ text: formatSigned(v) }))] })),
     },
   ];
   if (result.changed.length) {
     grids.push({
       title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with ${report.invocation} rows)`,
-      columns: [{ title: 'Row (domain/id/turn)', align: 'left' }, right('Baseline'), right('Candidate'), right('Delta')],
+      columns: [left('Row (domain/id/turn)'), right('Baseline'), right('Candidate'), right('Delta')],
       rows: result.changed.map((r) => ({
         cells: [
           { text: visible(r.key) },

@@ -16,7 +16,7 @@ import {
   type UsageTotals,
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
-import type { Cell, Grid, View } from './view.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -154,7 +154,7 @@ export function scoreView(report: ScoreReport): View {
   const grids: Grid[] = [
     {
       title: 'Leaderboard (0-100; valid/total rows under each score)',
-      columns: [{ title: 'Run', align: 'left' }, ...board.columns.map((c) => ({ title: columnTitle(c), align: 'right' as const }))],
+      columns: [left('Run'), ...board.columns.map((c) => right(columnTitle(c)))],
       rows: board.rows.map((r) => ({
         muted: r.published,
         cells: [
@@ -181,7 +181,6 @@ function statCell(stat: MeanStat): Cell {
 }
 
 function detailGrid(run: RunReport): Grid {
-  const right = (title: string) => ({ title, align: 'right' as const });
   const s = run.score;
   const overall = (title: string, score: Ratio | undefined, ci: Interval | undefined, mean: Ratio | undefined): Cell[] => [
     { text: title },
@@ -194,7 +193,7 @@ function detailGrid(run: RunReport): Grid {
   return {
     title: `Per domain: ${run.label} (${run.file})`,
     columns: [
-      { title: 'Domain', align: 'left' },
+      left('Domain'),
       right('Valid/Total'),
       right('Failed'),
       ...DIMENSIONS.map((d) => right(d.charAt(0).toUpperCase() + d.slice(1))),
@@ -245,8 +244,8 @@ function turnGrid(runs: readonly RunReport[]): Grid {
   return {
     title: 'By turn (total score per turn_idx bucket; valid/total rows; All domains pools the rows)',
     columns: [
-      ...(named ? [{ title: 'Run', align: 'left' as const }] : []),
-      { title: 'Domain', align: 'left' },
+      ...(named ? [left('Run')] : []),
+      left('Domain'),
       ...present.map((b) => ({ title: `Turn ${b.label}`, align: 'right' as const })),
     ],
     rows,
@@ -298,15 +297,14 @@ function usageGrid(report: ScoreReport): Grid | undefined {
       }
     }
   }
-  const right = (title: string) => ({ title, align: 'right' as const });
   return {
     title: prices
       ? `Usage and cost (USD per million input/output tokens: infer ${stagePrices(prices.infer)}, judge ${stagePrices(prices.judge)})`
       : 'Usage (tokens; --price-input/--price-output, or --price-model-*/--price-judge-* per stage, turn them into cost)',
     columns: [
-      { title: 'Run', align: 'left' },
-      { title: 'Domain', align: 'left' },
-      { title: 'Stage', align: 'left' },
+      left('Run'),
+      left('Domain'),
+      left('Stage'),
       right('Rows'),
       right('Prompt'),
       right('Completion'),

@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, type Figure, type ModeFigure, type ModeScore } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
-import type { Cell, Grid, View } from './view.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
 
 /** The figures of a judge-mode file (issue 14), with the file it came from. */
 export interface ModeReport {
@@ -43,11 +43,7 @@ export function modesView(reports: readonly ModeReport[]): View {
     });
     return {
       title: `${path} (${score.mode})`,
-      columns: [
-        { title: 'Domain', align: 'left' as const },
-        { title: 'Rows counted', align: 'right' as const },
-        ...names.map((n) => ({ title: FIGURES[n], align: 'right' as const })),
-      ],
+      columns: [left('Domain'), right('Rows counted'), ...names.map((n) => right(FIGURES[n]))],
       rows: [
         ...score.domains.map((d) => line(domainLabel(d.domain), d.counted, d.rows, d.figures)),
         line(OVERALL, score.counted, score.rows, score.overall),

@@ -18,6 +18,11 @@ export interface Cell {
   tone?: 'good' | 'bad';
 }
 
+/** A column of text read from the left (names). */
+export const left = (title: string): { title: string; align: Align } => ({ title, align: 'left' });
+/** A column of figures, aligned on the right. */
+export const right = (title: string): { title: string; align: Align } => ({ title, align: 'right' });
+
 export interface Grid {
   title: string;
   columns: Array<{ title: string; align: Align }>;

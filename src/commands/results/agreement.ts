@@ -1,7 +1,7 @@
 import { agreementFiles, rankFiles, runArgs } from '../../core/agreement/index.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { AGREEMENT_OPTIONS } from './results-options.js';
-import { printWarnings } from './score.js';
+import { printWarnings } from '../shared/notes.js';
 
 /** `awb agreement`: how far judges agree on the same predictions, or (--by-model) on the order of several models. */
 export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS>): Promise<void> {

@@ -8,7 +8,7 @@ import { ensureOutputDir } from '../../core/output/index.js';
 import { UserError } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { COMPARE_OPTIONS } from './results-options.js';
-import { printWarnings } from './score.js';
+import { printWarnings } from '../shared/notes.js';
 import { thisInvocation } from '../shared/invocation.js';
 
 /** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */

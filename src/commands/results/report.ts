@@ -5,7 +5,8 @@ import { fileError } from '../../core/rows/index.js';
 import { renderReportHtml } from '../../render/html/report.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { REPORT_OPTIONS } from './results-options.js';
-import { printWarnings, scoreRequest } from './score.js';
+import { scoreRequest } from './score.js';
+import { printWarnings } from '../shared/notes.js';
 
 export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>): Promise<void> {
   const request = scoreRequest(files, opts, false);

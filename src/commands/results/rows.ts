@@ -2,7 +2,7 @@ import { judgedRows, judgeModeOf, type RowQuery } from '../../core/score/index.j
 import { UserError, fail } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { ROWS_OPTIONS } from './results-options.js';
-import { printWarnings } from './score.js';
+import { printWarnings } from '../shared/notes.js';
 
 /** `awb rows FILE`: the rows streamed to stdout as they are selected. */
 export async function run(file: string, opts: Parsed<typeof ROWS_OPTIONS>): Promise<void> {

@@ -3,6 +3,7 @@ import { scoreWithBias, type RunBias } from '../../core/bias/index.js';
 import type { ModeReport } from '../../render/modes.js';
 import type { ScoreRequest } from '../../core/score/index.js';
 import { visible } from '../../core/shown.js';
+import { printWarnings } from '../shared/notes.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
 
@@ -65,6 +66,3 @@ export function scoreRequest(files: string[], opts: ScoreSettings, byTurn: boole
 }
 
 /** Warnings go to stderr so stdout stays parseable (json, csv); one line each, so a label's newline cannot forge a log line. */
-export function printWarnings(warnings: readonly string[]): void {
-  for (const w of warnings) process.stderr.write(`awb: warning: ${visible(w)}\n`);
-}

@@ -43,5 +43,5 @@ export function keptKeyNote(
   } catch {
     host = other;
   }
-  return `${use.command}: OPENAI_API_KEY is not sent to ${visible(host)} (not ${OPENAI_HOST}); to send a key to the world model, pass ${use.option} KEY or set AWB_MODEL_API_KEY`;
+  return `${use.command}: OPENAI_API_KEY is not sent to ${visible(host)} (not ${OPENAI_HOST}); to send a key to that host, pass ${use.option} KEY or set AWB_MODEL_API_KEY`;
 }

@@ -20,6 +20,7 @@ import {
 import { settingsFix } from './settings-fix.js';
 import type { StagePool } from './panel-pools.js';
 import { interruptibly } from '../shared/interrupt.js';
+import { printWarnings } from '../shared/notes.js';
 
 /* What infer and judge share on the command line: request, selection and interrupt options, and how a run ends. */
 
@@ -73,10 +74,6 @@ export function endpointCheck(
 }
 
 /** One line each: a server's text in a warning cannot start a log line of its own. */
-function printWarnings(warnings: readonly string[]): void {
-  for (const w of warnings) process.stderr.write(`${errColor.yellow(`warning: ${visible(w)}`)}\n`);
-}
-
 /** What a run ends by warning of: requests no earlier batch held (--batch), and streams whose usage never came (--stream). */
 function endWarnings(unbatched: number, usageLost: number): string[] {
   const warnings: string[] = [];

@@ -101,6 +101,16 @@ function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; error_mess
   return { failed: 1, error_message: errors.find((e) => !e.startsWith(UNPARSED)) ?? errors[0]! };
 }
 
+/** What both choice modes' stages share: they read predictions and write judged rows, tallied by choice. */
+const CHOICE_STAGE = {
+  name: 'judge',
+  schema: predictionRowSchema,
+  outputFields: judgeOutputFields,
+  outcome: judgedOutcome,
+  prediction: predictionText,
+  tally: tallyChoice,
+} as const;
+
 /**
  * `awb judge --mode turing`: the judge sees the history, the action, the
  * real observation and the cleaned prediction, in both orders, and names the
@@ -136,12 +146,7 @@ export function turingStage(
     };
   };
   return {
-    name: 'judge',
-    schema: predictionRowSchema,
-    outputFields: judgeOutputFields,
-    outcome: judgedOutcome,
-    prediction: predictionText,
-    tally: tallyChoice,
+    ...CHOICE_STAGE,
     requests: async (row) => asking(row)?.bodies ?? [],
     job: (row, _key, chat) => {
       const ask = asking(row);
@@ -210,12 +215,7 @@ export function pairwiseStage(
     };
   };
   return {
-    name: 'judge',
-    schema: predictionRowSchema,
-    outputFields: judgeOutputFields,
-    outcome: judgedOutcome,
-    prediction: predictionText,
-    tally: tallyChoice,
+    ...CHOICE_STAGE,
     requests: async (row, key) => {
       const ask = await asking(row, key);
       return typeof ask === 'string' ? [] : ask.bodies;
