@@ -498,6 +498,50 @@ describe('downloadDataset failures', () => {
     assert.deepEqual(await readdir(dir), ['mcp_test.jsonl']);
   });
 
+  it("keeps what was under a file's name (a stale copy, a link) there while its new copy downloads, and after an abort", async () => {
+    const server = await hub({ fail: { 'search_test.jsonl': { mode: 'stall' } } });
+    const dir = join(tmp, 'data');
+    await mkdir(dir);
+    const victim = join(tmp, 'victim.txt');
+    await writeFile(victim, 'precious\n');
+    await symlink(victim, join(dir, 'search_test.jsonl'));
+    await writeFile(join(dir, ORIGIN_FILE), '{"stale": true}\n');
+    const abort = new AbortController();
+    const pending = downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, signal: abort.signal });
+    pending.catch(() => {});
+    const temp = async () => {
+      for (const name of await readdir(dir)) {
+        if (name.startsWith('search_test.jsonl.') && (await stat(join(dir, name))).size > 0) return name;
+      }
+      return undefined;
+    };
+    for (let waited = 0; !(await temp()) && waited < 5000; waited += 20) {
+      assert.ok((await lstat(join(dir, 'search_test.jsonl'))).isSymbolicLink(), 'the old search_test.jsonl is there');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(await temp(), 'half of the new search_test.jsonl arrived');
+    assert.ok((await lstat(join(dir, 'search_test.jsonl'))).isSymbolicLink(), 'the old search_test.jsonl is there mid-download');
+    abort.abort();
+    await assert.rejects(pending, (err: unknown) => (err as Error).name === 'AbortError');
+    assert.ok((await lstat(join(dir, 'search_test.jsonl'))).isSymbolicLink(), 'the old search_test.jsonl is there after the abort');
+    assert.equal(await readFile(join(dir, ORIGIN_FILE), 'utf8'), '{"stale": true}\n');
+    assert.equal(await readFile(victim, 'utf8'), 'precious\n');
+    assert.deepEqual((await readdir(dir)).sort(), [ORIGIN_FILE, 'mcp_test.jsonl', 'search_test.jsonl']);
+  });
+
+  it('replaces a link planted in place of the download record, never writing through it', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    await mkdir(dir);
+    const victim = join(tmp, 'victim.json');
+    await writeFile(victim, '{"precious": true}\n');
+    await symlink(victim, join(dir, ORIGIN_FILE));
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    assert.equal(await readFile(victim, 'utf8'), '{"precious": true}\n');
+    assert.equal((await lstat(join(dir, ORIGIN_FILE))).isFile(), true);
+    assert.equal((await readDatasetOrigin(dir))?.commit, server.commit);
+  });
+
   it('leaves no file in the snapshot when the connection is cut (cache)', async () => {
     const server = await hub({ fail: { 'mcp_test.jsonl': { mode: 'cut' } } });
     await assert.rejects(

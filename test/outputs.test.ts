@@ -10,7 +10,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { isStream, writeAtomically, writeTarget } from '../src/core/files.js';
+import { isStream, replaceAtomically, writeAtomically, writeTarget } from '../src/core/files.js';
 import { lockOutput, writeManifest } from '../src/core/output/index.js';
 import { JsonlAppender } from '../src/core/rows/index.js';
 import type { Manifest } from '../src/core/schemas/index.js';
@@ -130,6 +130,58 @@ describe('writeAtomically', () => {
     assert.equal(readFileSync(report, 'utf8'), '<html>page</html>');
     assert.equal(readlinkSync(stdout), '/proc/self/fd/1', 'the link was replaced');
     assert.deepEqual(readdirSync(dir).sort(), ['report.html', 'stdout']);
+  });
+});
+
+describe('replaceAtomically', () => {
+  it('replaces a link or a FIFO itself, never writing through it', async () => {
+    const dir = await temps.make();
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'precious');
+    await symlink('victim.txt', join(dir, 'link'));
+    mkfifo(join(dir, 'fifo'));
+    for (const name of ['link', 'fifo']) {
+      await replaceAtomically(join(dir, name), `new ${name}`);
+      assert.ok(lstatSync(join(dir, name)).isFile(), `${name} is a plain file`);
+      assert.equal(readFileSync(join(dir, name), 'utf8'), `new ${name}`);
+    }
+    assert.equal(readFileSync(victim, 'utf8'), 'precious');
+    assert.deepEqual(readdirSync(dir).sort(), ['fifo', 'link', 'victim.txt']);
+  });
+
+  it('keeps the old file under its name until the new one is written whole and flushed to disk', async () => {
+    const dir = await temps.make();
+    const path = join(dir, 'data.jsonl');
+    await writeFile(path, 'old\n');
+    const seen: string[] = [];
+    await replaceAtomically(path, async (handle) => {
+      await handle.write('new, first half\n');
+      seen.push(`writing: ${readFileSync(path, 'utf8')}`);
+      const sync = handle.sync.bind(handle);
+      handle.sync = async () => {
+        seen.push(`flushing: ${readFileSync(path, 'utf8')}`);
+        await sync();
+      };
+      await handle.write('second half\n');
+    });
+    assert.deepEqual(seen, ['writing: old\n', 'flushing: old\n']);
+    assert.equal(readFileSync(path, 'utf8'), 'new, first half\nsecond half\n');
+    assert.deepEqual(readdirSync(dir), ['data.jsonl']);
+  });
+
+  it('leaves the old file as it was, and no temporary file, when the write fails midway', async () => {
+    const dir = await temps.make();
+    const path = join(dir, 'data.jsonl');
+    await writeFile(path, 'old\n');
+    await assert.rejects(
+      replaceAtomically(path, async (handle) => {
+        await handle.write('half');
+        throw new Error('connection lost');
+      }),
+      /connection lost/,
+    );
+    assert.equal(readFileSync(path, 'utf8'), 'old\n');
+    assert.deepEqual(readdirSync(dir), ['data.jsonl']);
   });
 });
 

@@ -61,4 +61,18 @@ describe('the words of every fault', () => {
       assert.ok([1, 2, 3, 4, 5, 6, 130].includes(e.exitCode), `${fault.kind}: exit ${e.exitCode}`);
     }
   });
+
+  it('name the commands to run with the invocation they are given, never a hard-coded one', () => {
+    const npx = "npx --package 'agentworldbench@0.1.0' awb";
+    const command = /\bawb (?:infer|judge|score|report|compare|rows|merge|download|models|agreement)\b|npx agentworldbench/;
+    const named: string[] = [];
+    for (const fault of Object.values(SAMPLES) as Fault[]) {
+      const message = worded(fault, npx).message;
+      if (message.includes(npx)) named.push(fault.kind);
+      assert.doesNotMatch(message.replaceAll(npx, '<invocation>'), command, fault.kind);
+    }
+    for (const kind of ['predictions-not-benchmark', 'predictions-are-dataset', 'agreement-choice-file', 'shard-other-stage']) {
+      assert.ok(named.includes(kind), `${kind} names a command`);
+    }
+  });
 });

@@ -80,7 +80,7 @@ async function realTarget(path: string): Promise<string> {
 const TEMP_NAME = /^(.+)\.awb-(\d+)-[0-9a-f]{12}\.tmp$/;
 
 /**
- * The temporary files a process killed mid-write (writeAtomically) left beside the files `paths`
+ * The temporary files a process killed mid-write (replaceAtomically) left beside the files `paths`
  * (one folder), each with the pid of the process that made it.
  */
 export async function tempsOf(paths: readonly string[]): Promise<{ path: string; pid: number }[]> {
@@ -104,7 +104,7 @@ async function createTemp(path: string): Promise<{ path: string; handle: FileHan
 }
 
 /**
- * Removes the temporary files writeAtomically left next to `path` when killed outright (kill -9, a lost
+ * Removes the temporary files replaceAtomically left next to `path` when killed outright (kill -9, a lost
  * machine) and not written for `idleMs`: no live writer leaves its file alone that long. A download's
  * can be as big as the file it was getting, and nothing else would ever remove it.
  */
@@ -220,37 +220,47 @@ export async function openForWriting(path: string, flags: 'w' | 'a', signal?: Ab
   }
 }
 
-/**
- * Writes a file whole under a temporary name, then renames it into place, so a
- * reader never sees half of it. `write` gets the open handle; the temporary
- * file is removed when anything fails. A link is written through (its target
- * replaced); a stream (`-o /dev/stdout`, `/dev/null`, a FIFO; writeTarget) is
- * written into as it is: a file renamed over it would replace it (run as root,
- * even /dev/null). `signal` ends a wait for a FIFO's reader (openForWriting).
- */
-export async function writeAtomically(
-  path: string,
-  write: string | ((handle: FileHandle) => Promise<void>),
-  signal?: AbortSignal,
-): Promise<void> {
-  const fill = async (handle: FileHandle) => {
-    try {
-      if (typeof write === 'string') await handle.writeFile(write);
-      else await write(handle);
-    } finally {
-      await handle.close();
-    }
-  };
-  const target = await writeTarget(path);
-  if (target.stream) return fill(await openForWriting(path, 'w', signal));
-  const tmp = await createTemp(target.file);
+/** What a file is written with: its whole text or bytes, or a function that writes through the open handle. */
+export type FileContent = string | Uint8Array | ((handle: FileHandle) => Promise<void>);
+
+/** Writes `data` into `handle` and closes it; `sync` flushes it to disk first (a pipe or a device has nothing to flush). */
+async function fill(handle: FileHandle, data: FileContent, sync: boolean): Promise<void> {
   try {
-    await fill(tmp.handle);
-    await rename(tmp.path, target.file);
+    if (typeof data === 'function') await data(handle);
+    else await handle.writeFile(data);
+    if (sync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Replaces what is at `path` (a file, or a link or FIFO, itself, never followed) with a file written
+ * whole under a temporary name beside it, flushed to disk, then renamed over it: until the rename a
+ * reader, or a machine restarted after a crash, finds the old file; after it, the whole new one;
+ * never no file nor half of one. The temporary file is removed when anything fails.
+ */
+export async function replaceAtomically(path: string, data: FileContent): Promise<void> {
+  const tmp = await createTemp(path);
+  try {
+    await fill(tmp.handle, data, true);
+    await rename(tmp.path, path);
   } catch (err) {
     await rm(tmp.path, { force: true }).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Writes a file whole without a reader ever seeing half of it (replaceAtomically). A link is written
+ * through (its target replaced); a stream (`-o /dev/stdout`, `/dev/null`, a FIFO; writeTarget) is
+ * written into as it is: a file renamed over it would replace it (run as root, even /dev/null).
+ * `signal` ends a wait for a FIFO's reader (openForWriting).
+ */
+export async function writeAtomically(path: string, data: FileContent, signal?: AbortSignal): Promise<void> {
+  const target = await writeTarget(path);
+  if (target.stream) return fill(await openForWriting(path, 'w', signal), data, false);
+  return replaceAtomically(target.file, data);
 }
 
 /**

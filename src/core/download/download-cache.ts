@@ -1,4 +1,4 @@
-import { lstat, readlink, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { lstat, readlink, rename, rm, symlink, utimes } from 'node:fs/promises';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
@@ -6,7 +6,7 @@ import { progressReporter } from './download-progress.js';
 import { fetchVerified, holdsEntry, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
-import { makeFolders } from '../files.js';
+import { makeFolders, replaceAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
 
 /*
@@ -33,7 +33,7 @@ export async function downloadToCache(
     const ref = join(storage, 'refs', ...hub.revision.split('/'));
     await makeFolders(dirname(ref));
     try {
-      await writeFile(ref, commit);
+      await replaceAtomically(ref, commit);
     } catch (err) {
       throw fileError(ref, err);
     }

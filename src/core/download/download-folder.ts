@@ -1,4 +1,4 @@
-import { makeFolders, writeAtomically } from '../files.js';
+import { makeFolders, replaceAtomically } from '../files.js';
 import { join, posix } from 'node:path';
 import { ORIGIN_FILE, readDatasetOrigin, unchangedSinceRecord, type DatasetOrigin } from '../dataset/index.js';
 import { compareDomains } from '../domains.js';
@@ -68,7 +68,8 @@ export async function downloadToFolder(
     files: record,
   };
   const originPath = join(dir, ORIGIN_FILE);
-  await writeAtomically(originPath, JSON.stringify(origin, null, 2) + '\n').catch((err: unknown) => {
+  // Replaced, never written through a link planted in its place: the folder is the download's own.
+  await replaceAtomically(originPath, JSON.stringify(origin, null, 2) + '\n').catch((err: unknown) => {
     throw fileError(originPath, err);
   });
   return { dir, hub: hub.kind, repo: hub.repo, revision: hub.revision, commit, files };

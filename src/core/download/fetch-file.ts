@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { lstat, unlink } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { FaultError, fail } from '../errors.js';
-import { removeAbandonedTemps, writeAtomically } from '../files.js';
+import { removeAbandonedTemps, replaceAtomically } from '../files.js';
 import { fileError } from '../rows/index.js';
 import { shownUrl } from '../shown.js';
 import { withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
@@ -68,7 +68,7 @@ export async function holdsEntry(path: string, entry: Pick<Entry, 'size' | 'sha2
 /**
  * Streams one listed file into a new temporary file next to `target`
  * (created exclusively, so a link planted there is never written through) and
- * renames it into place only when its size and hash match the listing. The
+ * renames it over `target` only when its size and hash match the listing. The
  * body is cut at the listed size (see watchedFetch). After a broken
  * connection it asks for the rest (`open` at an offset) instead of starting
  * over; a body short of its listed size or not matching its hash is fetched again from the start
@@ -87,9 +87,9 @@ export async function fetchVerified(
   await removeAbandonedTemps(target, Math.max(3_600_000, 2 * hub.idleSeconds * 1000));
   hub.fileLimit = entry.size;
   try {
-    // The download folder is the download's own: a link planted there is replaced, never written through.
-    if ((await lstat(target).catch(() => undefined))?.isSymbolicLink()) await unlink(target);
-    await writeAtomically(target, async (handle) => {
+    // The download folder is the download's own: a link planted there is replaced, never written through,
+    // and whatever was there stays until the checked file takes its place.
+    await replaceAtomically(target, async (handle) => {
       for (let pass = 0; ; pass++) {
         let written = 0;
         let digest = entryDigest(entry);

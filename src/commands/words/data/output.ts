@@ -42,7 +42,7 @@ export const OUTPUT_WORDS: Words<OutputFault> = {
   'resume-without-manifest': (f) =>
     `${f.output} already has rows but no manifest (${f.manifest}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
   'resume-other-data': otherData,
-  'resume-other-stage': (f) => `${f.output} was written by \`awb ${f.was}\`, not \`awb ${f.now}\`; choose another --output`,
+  'resume-other-stage': (f, awb) => `${f.output} was written by \`${awb} ${f.was}\`, not \`${awb} ${f.now}\`; choose another --output`,
   'resume-other-settings': (f) =>
     `${f.output} was made with other settings (${f.differences.join('; ')}); to resume it, use the same settings, or pass --force to keep its rows and go on with these (where results may differ, its manifest records the mix); for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
 };

@@ -27,7 +27,7 @@ export const MERGE_WORDS: Words<MergeFault> = {
   'shard-given-twice': (f) => `${f.shard} is given twice (also as ${f.also})`,
   'shard-manifest-missing': (f) =>
     `${f.shard}: no manifest beside it (${f.shard}.manifest.json); merge needs the manifests to check the shards belong together`,
-  'shard-other-stage': (f) => `${f.shard} is an \`awb ${f.stage}\` output but ${f.first} is \`awb ${f.firstStage}\``,
+  'shard-other-stage': (f, awb) => `${f.shard} is an \`${awb} ${f.stage}\` output but ${f.first} is \`${awb} ${f.firstStage}\``,
   'shard-other-settings': (f) => `${f.shard} was made with other settings than ${f.first}: ${f.differences.join('; ')}`,
   'shard-other-rubric': (f) =>
     `${f.shard} was judged with another ${f.domain} rubric than ${f.other} (sha256 ${f.sha.slice(0, 12)}… against ${f.otherSha.slice(0, 12)}…)`,

@@ -1,13 +1,12 @@
 import type { JudgeFault } from '../../../core/judge/index.js';
-import { thisInvocation } from '../../shared/invocation.js';
 import { brief } from '../../../core/shown.js';
 import { EXIT, type Words } from '../words.js';
 
 export const JUDGE_WORDS: Words<JudgeFault> = {
-  'predictions-not-benchmark': (f) =>
-    `${f.file}: is not AgentWorldBench predictions (its first row has neither task nor gen); judge the predictions.jsonl that \`${thisInvocation()} infer\` writes`,
-  'predictions-are-dataset': (f) =>
-    `${f.file}: holds dataset rows (no gen), not predictions; run \`${thisInvocation()} infer\` first, then judge the predictions.jsonl it writes`,
+  'predictions-not-benchmark': (f, awb) =>
+    `${f.file}: is not AgentWorldBench predictions (its first row has neither task nor gen); judge the predictions.jsonl that \`${awb} infer\` writes`,
+  'predictions-are-dataset': (f, awb) =>
+    `${f.file}: holds dataset rows (no gen), not predictions; run \`${awb} infer\` first, then judge the predictions.jsonl it writes`,
   'no-rubric': (f) => `no rubric for domain "${f.domain}" (task "${f.task}"); add ${f.domain}.md to the rubrics folder`,
   'reference-bad-row': (f) => `${f.problem} (reference file)`,
   'reference-duplicate-row': (f) => `${f.file}:${f.lineNo}: the same row appears twice in the reference file`,
