@@ -1,10 +1,9 @@
-import { stringify } from 'csv-stringify/sync';
-import { visible } from '../core/shown.js';
 import type { ScoreReport } from '../core/score/index.js';
 import type { Ratio } from '../core/score/index.js';
 import { formatFixed, rawMean, statScore } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
+import { csvText } from './written.js';
 
 /*
  * Long layout: one record per run x domain (plus `overall_macro` and
@@ -12,7 +11,7 @@ import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
  * so spreadsheets and dataframes can filter and pivot without knowing the
  * set of domains in advance. `bucket` is "all" except on turn records.
  * Numbers are unrounded; `score_text` is the printed two-decimal figure.
- * Text from files is made visible, as everywhere: the CSV goes to stdout, often a terminal.
+ * Text cells go through csvCell (written.ts): made visible, a would-be formula quoted.
  */
 export const CSV_COLUMNS = [
   'run',
@@ -88,5 +87,5 @@ export function renderScoreCsv(report: ScoreReport): string {
       }
     }
   }
-  return stringify(records, { header: true, columns: [...CSV_COLUMNS], cast: { boolean: (b) => (b ? 'true' : 'false'), string: visible } });
+  return csvText(records, CSV_COLUMNS);
 }
