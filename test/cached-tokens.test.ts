@@ -33,7 +33,7 @@ async function inferAndJudge(n: number, domain: string, world: ReplyFn, judge: R
   const judged = join(dir, 'judged.jsonl');
   const judgeRun = await runAwb(judgeArgs((await startServer({ reply: judge })).url, pred, judged, extra));
   assert.equal(judgeRun.code, 0, judgeRun.stderr);
-  return { pred, judged, inferRun };
+  return { dir, pred, judged, inferRun };
 }
 
 /** `usage` of `awb score --format json` at $10 per million prompt tokens, output free, with these cached-input prices. */
@@ -65,6 +65,64 @@ describe('cached tokens', () => {
     assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, /Cached/);
     assert.match(t.stdout, /40\.0%/);
+  });
+
+  it('are shown and priced by --price-cached-input in every format of score and in the report page', async () => {
+    const { dir, judged } = await inferAndJudge(6, 'mcp', withCache(worldReply), withCache(judgeReply));
+    // Each stage: 600 prompt tokens, 240 of them cached; 360 at $10,000/M and 240 at $1,000/M, output free.
+    const prices = ['--price-input', '10000', '--price-output', '0', '--price-cached-input', '1000'];
+    const cost = (360 * 10000 + 240 * 1000) / 1e6;
+    const score = async (format: string) => {
+      const r = await runAwb(['score', judged, '--no-ci', '-f', format, ...prices]);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout;
+    };
+    const stageLine = /^\S+\s+all\s+(infer|judge)\s+6\s+600\s+\S+\s+\S+\s+240\s+40\.0%\s+\$3\.84$/gm;
+    assert.equal((await score('table')).match(stageLine)?.length, 2);
+    const md = await score('md');
+    for (const stage of ['infer', 'judge'])
+      assert.match(
+        md,
+        new RegExp(`^\\| \\S+ \\| all \\| ${stage} \\| 6 \\| 600 \\| [^|]+ \\| [^|]+ \\| 240 \\| 40\\.0% \\| \\$3\\.84 \\|$`, 'm'),
+      );
+    const [header, ...records] = (await score('csv'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
+    const micro = Object.fromEntries(header!.map((h, i) => [h, records.find((r) => r[4] === 'overall_micro')![i]]));
+    const domain = Object.fromEntries(header!.map((h, i) => [h, records.find((r) => r[4] === 'mcp')![i]]));
+    for (const row of [micro, domain])
+      for (const stage of ['infer', 'judge']) {
+        assert.equal(row[`${stage}_prompt_tokens`], '600');
+        assert.equal(row[`${stage}_cached_tokens`], '240');
+        assert.ok(near(Number(row[`${stage}_cost_usd`]), cost), row[`${stage}_cost_usd`]);
+      }
+    assert.equal(records.find((r) => r[4] === 'overall_macro')![header!.indexOf('infer_cached_tokens')], '', 'counted once');
+    const usage = (JSON.parse(await score('json')) as { runs: { usage: Record<string, Record<string, number>> }[] }).runs[0]!.usage;
+    for (const stage of ['infer', 'judge']) {
+      assert.equal(usage[stage]!.cached_tokens, 240);
+      assert.ok(near(usage[stage]!.cost_usd, cost));
+    }
+
+    // The page draws the grids of its data block, the usage grid among them.
+    const page = join(dir, 'report.html');
+    const r = await runAwb(['report', judged, '--no-ci', '-o', page, ...prices]);
+    assert.equal(r.code, 0, r.stderr);
+    const data = /<script type="application\/json" id="awb-data">(.*?)<\/script>/s.exec(await readFile(page, 'utf8'))![1]!;
+    type Grid = { title: string; columns: { title: string }[]; rows: { cells: { text: string }[] }[] };
+    const grids = (JSON.parse(data) as { view: { grids: Grid[] } }).view.grids;
+    const grid = grids.find((g) => g.title.startsWith('Usage and cost'))!;
+    assert.ok(grid, grids.map((g) => g.title).join('; '));
+    assert.match(grid.title, /cached input \$1000/);
+    const at = (title: string) => grid.columns.findIndex((c) => c.title === title);
+    const all = grid.rows.filter((row) => row.cells[1]!.text === 'all');
+    assert.deepEqual(
+      all.map((row) => [row.cells[2]!.text, row.cells[at('Cached')]!.text, row.cells[at('Hit')]!.text, row.cells[at('Cost (USD)')]!.text]),
+      [
+        ['infer', '240', '40.0%', '$3.84'],
+        ['judge', '240', '40.0%', '$3.84'],
+      ],
+    );
   });
 
   it('an endpoint that reports none: no field in the rows or the manifest, "not reported" rather than 0, full price', async () => {

@@ -80,10 +80,10 @@ describe('compare', () => {
     assert.match(out, /Overall: -25\.00 points/);
     const md = readFileSync(summary, 'utf8');
     assert.match(md, /^## awb compare/m);
-    assert.match(md, /\| Overall \(macro\) \|/);
+    assert.match(md, /\| Overall \\\(macro\\\) \|/);
     assert.match(md, /Gate FAILED/);
     // The verdict leads the summary, before the tables.
-    assert.ok(md.indexOf('Gate FAILED') < md.indexOf('| Overall (macro) |'));
+    assert.ok(md.indexOf('Gate FAILED') < md.indexOf('| Overall \\(macro\\) |'));
     // Appended again to a markdown file, and never to a JSON one (a judged file named by mistake).
     await runCompare(baselineFile, worse, { failBelow: '1', summary });
     assert.equal(readFileSync(summary, 'utf8').split('## awb compare').length, 3);

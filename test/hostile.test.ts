@@ -230,7 +230,7 @@ describe('terminal escapes from servers and files are shown spelled out', () => 
       const r = await runAwb(['score', a, b, '--format', format]);
       assert.equal(r.code, 0, r.stderr);
       assertNoEscapes(r.stdout + r.stderr, `score --format ${format}`);
-      assert.match(r.stdout, /(x1b|u001b)\[2J/);
+      assert.match(r.stdout, /(x1b|u001b)\\?\[2J/);
       if (format === 'markdown') assert.ok(r.stdout.includes('\\|x'), r.stdout);
     }
     for (const format of ['table', 'markdown', 'json']) {

@@ -169,9 +169,9 @@ describe('renderers', () => {
       for (const line of t) assert.equal(cellCount(line), n, line);
     }
     const board = tables[0]!;
-    assert.equal(board[0], '| Run | MCP | Search | Overall (macro) | Overall (micro) |');
+    assert.equal(board[0], '| Run | MCP | Search | Overall \\(macro\\) | Overall \\(micro\\) |');
     assert.match(board[3]!, /^\| beta \| \*\*\d+\.\d\d\*\* ±\d+\.\d\d \(12\/12\) \|/);
-    assert.match(md, /- Note: not comparable: judge differs \(gpt-x in alpha; gpt-y in beta\)/);
+    assert.match(md, /- Note: not comparable: judge differs \\\(gpt-x in alpha; gpt-y in beta\\\)/);
     assert.match(md, /- Bold: best in its column\./);
   });
 
@@ -233,7 +233,7 @@ describe('renderers', () => {
     const [table, dims] = markdownTables(md);
     assert.equal(
       table![0],
-      '| Domain | Paired | Used | Trajectories | Failed (base/cand) | Baseline | Candidate | Delta | 95% interval | Verdict |',
+      '| Domain | Paired | Used | Trajectories | Failed \\(base/cand\\) | Baseline | Candidate | Delta | 95% interval | Verdict |',
     );
     assert.equal(table!.length, 2 + 3);
     assert.equal(dims![0], '| Domain | Format | Factuality | Consistency | Realism | Quality |');

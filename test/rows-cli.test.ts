@@ -144,7 +144,7 @@ describe('awb compare: exit codes and rows', () => {
     const r = awb('compare', base, partial, '--fail-below', '1', '--format', 'markdown');
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stdout, /^## awb compare\n\n\*\*Gate FAILED/);
-    assert.match(r.stdout, /incomplete candidate: 4 row\(s\) of the baseline are missing/);
+    assert.match(r.stdout, /incomplete candidate: 4 row\\\(s\\\) of the baseline are missing/);
     assert.equal(awb('compare', base, partial, '--fail-below', '1', '--allow-partial').code, 0);
   });
 

@@ -91,8 +91,8 @@ describe('awb score --bias', () => {
     assert.match(withCi.stdout, /length bias: totals move with the prediction's relative length in MCP \(\+25\.00 per doubling\), Search/);
 
     const md = await runAwb(['score', biased, '--bias', '--no-ci', '--format', 'markdown']);
-    assert.match(md.stdout, /^### biased\\\\x1b\[31m: length bias/m);
-    assert.match(md.stdout, /^\| Overall \(macro\) \| 48 \| {2}\| 37\.50 \| {2}\| 25\.00 \| {2}\|$/m);
+    assert.match(md.stdout, /^### biased\\\\x1b\\\[31m: length bias/m);
+    assert.match(md.stdout, /^\| Overall \\\(macro\\\) \| 48 \| {2}\| 37\.50 \| {2}\| 25\.00 \| {2}\|$/m);
 
     const csv = await runAwb(['score', fair, '--bias', '--no-ci', '--format', 'csv']);
     assert.equal(csv.code, 0, csv.stderr);

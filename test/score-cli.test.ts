@@ -87,7 +87,7 @@ describe('awb score (end to end)', () => {
     assert.match(c.stdout.split('\n')[0]!, /^run,file,source,judge,domain,bucket,rows,valid,failed,mean,score,score_text,ci_lo,ci_hi,best/);
     const m = awb('score', good, '--format', 'markdown', '--by', 'turn');
     assert.equal(m.code, 0, m.stderr);
-    assert.match(m.stdout, /^\| Run \| MCP \| Search \| Overall \(macro\) \| Overall \(micro\) \|$/m);
+    assert.match(m.stdout, /^\| Run \| MCP \| Search \| Overall \\\(macro\\\) \| Overall \\\(micro\\\) \|$/m);
     assert.match(m.stdout, /Turn 1/);
     // `md` is markdown, in score and compare alike.
     const md = awb('score', good, '-f', 'md', '--by', 'turn');

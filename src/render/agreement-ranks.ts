@@ -1,7 +1,8 @@
 import type { RankReport } from '../core/agreement/index.js';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
-import { csvText, decimals, jsonText } from './agreement.js';
+import { decimals } from './agreement.js';
+import { csvText, jsonText } from './written.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
 
 /* `awb agreement --by-model`: a leaderboard per judge side by side, tau between them, and the model pairs' stability. */

@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
 import {
   AGREEMENT_DIMENSIONS,
   ALL,
@@ -8,8 +7,8 @@ import {
 } from '../core/agreement/index.js';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
-import { visible, visibleJson } from '../core/shown.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
+import { csvText, jsonText } from './written.js';
 
 /*
  * `awb agreement`: the view the table and markdown renderers lay out (per
@@ -154,11 +153,6 @@ export function agreementJson(report: AgreementReport): string {
   return jsonText(doc);
 }
 
-/** A JSON document as every --format json prints it: indented, with characters beyond C0 escaped. */
-export function jsonText(doc: unknown): string {
-  return visibleJson(JSON.stringify(doc, null, 2)) + '\n';
-}
-
 const CSV_COLUMNS = [
   'judges',
   'judge_a',
@@ -210,9 +204,4 @@ export function agreementCsv(report: AgreementReport): string {
     for (const dim of AGREEMENT_DIMENSIONS)
       records.push({ judges: 'all', domain: p.domain, dimension: dim, rows: p.units, alpha: blank(num(p.alpha[dim])) });
   return csvText(records, CSV_COLUMNS);
-}
-
-/** Records under a header of `columns`, text made visible: the CSV goes to stdout, often a terminal. */
-export function csvText(records: Array<Record<string, string | number>>, columns: readonly string[]): string {
-  return stringify(records, { header: true, columns: [...columns], cast: { string: visible } });
 }

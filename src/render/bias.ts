@@ -1,9 +1,8 @@
-import { stringify } from 'csv-stringify/sync';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import { type RunBias } from '../core/bias/index.js';
-import { visible } from '../core/shown.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
+import { csvText } from './written.js';
 
 /** `awb score --bias`: the bias checks beside the leaderboard, in every format. */
 
@@ -174,5 +173,5 @@ export function biasCsv(runs: readonly RunBias[]): string {
       l.domains.some((d) => d.biased),
     ]);
   }
-  return stringify(rows, { cast: { boolean: (b) => (b ? 'true' : 'false'), string: visible } });
+  return csvText(rows);
 }

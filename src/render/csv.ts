@@ -1,10 +1,8 @@
-import { stringify } from 'csv-stringify/sync';
-import { visible } from '../core/shown.js';
-import type { ScoreReport } from '../core/score/index.js';
-import type { Ratio } from '../core/score/index.js';
-import { formatFixed, rawMean, statScore } from '../core/score/index.js';
+import type { Prices, Ratio, ScoreReport, StageUsage } from '../core/score/index.js';
+import { costOf, formatFixed, rawMean, statScore } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
+import { csvText } from './written.js';
 
 /*
  * Long layout: one record per run x domain (plus `overall_macro` and
@@ -12,7 +10,9 @@ import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
  * so spreadsheets and dataframes can filter and pivot without knowing the
  * set of domains in advance. `bucket` is "all" except on turn records.
  * Numbers are unrounded; `score_text` is the printed two-decimal figure.
- * Text from files is made visible, as everywhere: the CSV goes to stdout, often a terminal.
+ * Token usage per stage sits on the domain records and on `overall_micro`
+ * (all rows), so summing a column over the domains gives the total once.
+ * Text cells go through csvCell (written.ts): made visible, a would-be formula quoted.
  */
 export const CSV_COLUMNS = [
   'run',
@@ -31,11 +31,41 @@ export const CSV_COLUMNS = [
   'ci_hi',
   'best',
   ...DIMENSIONS,
+  ...usageColumns('infer'),
+  ...usageColumns('judge'),
 ] as const;
+
+function usageColumns<S extends keyof StageUsage>(stage: S) {
+  return [
+    `${stage}_prompt_tokens`,
+    `${stage}_completion_tokens`,
+    `${stage}_reasoning_tokens`,
+    `${stage}_cached_tokens`,
+    `${stage}_cost_usd`,
+  ] as const;
+}
 
 type Record = Partial<{ [K in (typeof CSV_COLUMNS)[number]]: string | number | boolean }>;
 
 const num = (v: Ratio | number | undefined): number | '' => (v === undefined ? '' : typeof v === 'number' ? v : v.toNumber());
+
+/** A stage's tokens as `awb score -f json` has them: cached blank when no row reported any, cost blank without prices. */
+function usageFields(u: StageUsage | undefined, prices: Prices | undefined): Record {
+  const out: Record = {};
+  for (const stage of ['infer', 'judge'] as const) {
+    const t = u?.[stage];
+    if (!t?.rows) continue;
+    const [prompt, completion, reasoning, cached, cost] = usageColumns(stage);
+    Object.assign(out, {
+      [prompt]: t.prompt,
+      [completion]: t.completion,
+      [reasoning]: t.reasoning,
+      [cached]: t.cachedRows ? t.cached : '',
+      [cost]: prices ? costOf(t, prices[stage]) : '',
+    });
+  }
+  return out;
+}
 
 export function renderScoreCsv(report: ScoreReport): string {
   const board = leaderboard(report);
@@ -66,6 +96,10 @@ export function renderScoreCsv(report: ScoreReport): string {
         failed: totals?.failed ?? '',
         ...scoreFields(cell),
         ...dims,
+        ...usageFields(
+          column === MICRO ? row.run?.usage : column === MACRO ? undefined : row.run?.usage.domains.get(column),
+          report.prices,
+        ),
       });
       if (report.byTurn && d) {
         for (const t of d.turns) {
@@ -88,5 +122,5 @@ export function renderScoreCsv(report: ScoreReport): string {
       }
     }
   }
-  return stringify(records, { header: true, columns: [...CSV_COLUMNS], cast: { boolean: (b) => (b ? 'true' : 'false'), string: visible } });
+  return csvText(records, CSV_COLUMNS);
 }

@@ -1,4 +1,3 @@
-import { visibleJson } from '../core/shown.js';
 import type { Interval } from '../core/score/index.js';
 import type { Provenance } from '../core/score/index.js';
 import type { Delta } from '../core/compare/index.js';
@@ -18,6 +17,7 @@ import { DIMENSIONS } from '../core/schemas/index.js';
 import type { ComparePage } from './compare-view.js';
 import { gateRemedy, reasonText, untestedText } from './gate.js';
 import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
+import { jsonText } from './written.js';
 
 /*
  * One object per command. Numbers are unrounded (exact means converted to
@@ -86,7 +86,7 @@ export function renderScoreJson(report: ScoreReport | undefined, modes?: unknown
     ...(modes ? { modes } : {}),
     ...(bias ? { bias } : {}),
   };
-  return visibleJson(JSON.stringify(doc, null, 2)) + '\n';
+  return jsonText(doc);
 }
 
 function scoreDocument(report: ScoreReport) {
@@ -185,53 +185,45 @@ export function renderCompareJson(report: ComparePage): string {
     dimensions: Object.fromEntries(DIMENSIONS.map((name, i) => [name, num(d.dims[i])])),
   });
   const { result } = report;
-  return (
-    visibleJson(
-      JSON.stringify(
-        {
-          format: 'agentworldbench-compare',
-          version: 3,
-          baseline: { ...report.baseline, provenance: provenanceJson(report.baseline.provenance) },
-          candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance) },
-          intervals: {
-            level: 0.95,
-            method:
-              'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
-          },
-          only_in_baseline: result.onlyBaseline,
-          only_in_candidate: result.onlyCandidate,
-          domains: Object.fromEntries(
-            result.domains.map((d) => [
-              d.domain,
-              { paired: d.paired, used: d.used, baseline_failed: d.baselineFailed, candidate_failed: d.candidateFailed, ...delta(d) },
-            ]),
-          ),
-          overall: { ...delta(result.overall), domains: result.overall.domains },
-          changed_rows: result.changed.map((r) => ({
-            key: r.key,
-            baseline: num(r.baseline),
-            candidate: num(r.candidate),
-            delta: num(r.delta),
-          })),
-          gate: report.gate
-            ? {
-                fail_below: report.gate.threshold,
-                alpha: report.gate.alpha,
-                rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
-                failed: report.gate.failed,
-                outcome: report.gate.outcome,
-                reasons: report.gate.reasons.map((r) => ({ ...r, message: reasonText(r, report) })),
-                remedy: gateRemedy(report.gate, report) ?? null,
-                tests: report.gate.tests,
-                not_tested: report.gate.inconclusive.map((u) => ({ ...u, message: untestedText(u) })),
-              }
-            : null,
-          notes: report.notes,
-          warnings: report.warnings,
-        },
-        null,
-        2,
-      ),
-    ) + '\n'
-  );
+  return jsonText({
+    format: 'agentworldbench-compare',
+    version: 3,
+    baseline: { ...report.baseline, provenance: provenanceJson(report.baseline.provenance) },
+    candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance) },
+    intervals: {
+      level: 0.95,
+      method:
+        'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
+    },
+    only_in_baseline: result.onlyBaseline,
+    only_in_candidate: result.onlyCandidate,
+    domains: Object.fromEntries(
+      result.domains.map((d) => [
+        d.domain,
+        { paired: d.paired, used: d.used, baseline_failed: d.baselineFailed, candidate_failed: d.candidateFailed, ...delta(d) },
+      ]),
+    ),
+    overall: { ...delta(result.overall), domains: result.overall.domains },
+    changed_rows: result.changed.map((r) => ({
+      key: r.key,
+      baseline: num(r.baseline),
+      candidate: num(r.candidate),
+      delta: num(r.delta),
+    })),
+    gate: report.gate
+      ? {
+          fail_below: report.gate.threshold,
+          alpha: report.gate.alpha,
+          rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
+          failed: report.gate.failed,
+          outcome: report.gate.outcome,
+          reasons: report.gate.reasons.map((r) => ({ ...r, message: reasonText(r, report) })),
+          remedy: gateRemedy(report.gate, report) ?? null,
+          tests: report.gate.tests,
+          not_tested: report.gate.inconclusive.map((u) => ({ ...u, message: untestedText(u) })),
+        }
+      : null,
+    notes: report.notes,
+    warnings: report.warnings,
+  });
 }

@@ -45,7 +45,10 @@ function cellText(cell: Cell): string {
   return s;
 }
 
-/** Pipes would split cells; stars and underscores in file names would turn into emphasis. */
+/**
+ * Pipes would split cells; stars and underscores in file names would turn into emphasis; `<` would open HTML;
+ * `!`, brackets and parentheses would let a label plant a link or an image that loads as the summary is read.
+ */
 function escape(s: string): string {
-  return s.replace(/([\\|*_`<>])/g, '\\$1');
+  return s.replace(/([\\|*_`<>![\]()])/g, '\\$1');
 }

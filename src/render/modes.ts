@@ -1,8 +1,8 @@
-import { stringify } from 'csv-stringify/sync';
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, type Figure, type ModeFigure, type ModeScore } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
+import { csvText } from './written.js';
 
 /** The figures of a judge-mode file (issue 14), with the file it came from. */
 export interface ModeReport {
@@ -91,8 +91,8 @@ export function modesCsv(reports: readonly ModeReport[]): string {
     for (const [domain, figures] of at)
       for (const n of figureNames(score)) {
         const f = figures[n];
-        rows.push([visible(path), score.mode, domain, n, number(f), f?.interval?.lo ?? null, f?.interval?.hi ?? null, f?.rows ?? 0]);
+        rows.push([path, score.mode, domain, n, number(f), f?.interval?.lo ?? null, f?.interval?.hi ?? null, f?.rows ?? 0]);
       }
   }
-  return stringify(rows);
+  return csvText(rows);
 }

@@ -16,13 +16,13 @@ export async function run(file: string, opts: Parsed<typeof ROWS_OPTIONS>): Prom
   // Its rows hold choices: shown as grades of 0 they would read as judged and graded.
   const mode = await judgeModeOf(file);
   if (mode === 'turing' || mode === 'pairwise') throw fail({ kind: 'choice-file-has-no-grades', file, mode });
-  const { renderRowBlock, rowJson } = await import('../../render/rows.js');
+  const [{ renderRowBlock, rowJson }, { jsonLine }] = await Promise.all([import('../../render/rows.js'), import('../../render/written.js')]);
   const width = process.stdout.columns || 120;
   let count = 0;
   const warnings: string[] = [];
   for await (const row of judgedRows(file, query, warnings)) {
     const text =
-      format === 'json' ? `${count ? ',' : '['}\n${JSON.stringify(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
+      format === 'json' ? `${count ? ',' : '['}\n${jsonLine(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
     count++;
     if (!process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));
   }

@@ -1,4 +1,5 @@
 import { errColor } from '../../render/color.js';
+import { jsonText } from '../../render/written.js';
 import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
@@ -326,7 +327,7 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(
       ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
       ...(expectedCost !== undefined ? { expected_cost_usd: expectedCost } : {}),
     };
-    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    process.stdout.write(jsonText(doc));
   } else {
     const n = (x: number) => x.toLocaleString('en-US');
     const lines = [
