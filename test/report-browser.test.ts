@@ -14,7 +14,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { domainLabel } from '../src/core/domains.js';
 import { combineRepeats, pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult } from '../src/core/judge/index.js';
 import { formatFixed } from '../src/core/score/index.js';
-import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+import { judgedManifest, judgedRow, panelRows, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -417,6 +417,21 @@ describe('awb report in chromium', { skip }, () => {
     assert.equal(await page.locator('#detail .diff').count(), 0);
     assert.match((await page.locator('#detail .diff-note').textContent())!, /^No diff: 3000 × 3000 lines/);
     assert.equal(await page.locator('#detail .prediction pre').count(), 1, 'the texts stay side by side');
+  });
+
+  it("shows a panel's agreement between its members, linked from the nav", async () => {
+    const panel = join(dir, 'panel.html');
+    const r = awb('report', writeJudged(dir, 'panel.jsonl', panelRows()), '-o', panel, '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    await page.goto(pathToFileURL(panel).href);
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
+    assert.equal(await page.locator('nav a[href="#agreement"]').count(), 1);
+    assert.match((await page.locator('#agreement h3').textContent())!, /a panel of a, b, c$/);
+    // Three pairs of members, two tables each, and alpha over all three.
+    assert.equal(await page.locator('#agreement table[data-agreement-grid]').count(), 7);
+    const ac = page.locator('#agreement table', { has: page.locator('caption', { hasText: 'A = a, B = c: totals by domain' }) });
+    assert.equal(await ac.locator('tbody tr').first().locator('td[data-col="κw"]').textContent(), '0.714');
+    assert.deepEqual(errors, []);
   });
 
   it('takes a screenshot', async () => {

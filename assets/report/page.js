@@ -49,6 +49,7 @@
         'nav',
         {},
         el('a', { href: '#leaderboard' }, 'Leaderboard'),
+        DATA.agreement ? el('a', { href: '#agreement' }, 'Judge agreement') : null,
         DATA.modes ? el('a', { href: '#modes' }, 'Judge modes') : null,
         DATA.charts.runs.length ? el('a', { href: '#charts' }, 'Charts') : null,
         DATA.compare ? el('a', { href: '#compare' }, 'Comparison') : null,
@@ -106,6 +107,17 @@
     board.append(notesList(DATA.view.marksBest ? [...DATA.view.footnotes, 'Bold: best in its column.'] : DATA.view.footnotes));
   } else board.append(el('p', { class: 'meta' }, 'No file judged with grades was given: only the judge modes below.'));
   app.append(board);
+
+  // ---- judge agreement: the members of each panel compared as `awb agreement` compares judges ----
+  if (DATA.agreement) {
+    const agreement = el('section', { id: 'agreement' }, el('h2', {}, 'Judge agreement'));
+    for (const panel of DATA.agreement) {
+      agreement.append(el('h3', {}, `${panel.label}: a panel of ${panel.judges.join(', ')}`));
+      drawGrids(agreement, panel.grids, 'data-agreement-grid');
+      agreement.append(notesList(panel.footnotes));
+    }
+    app.append(agreement);
+  }
 
   // ---- charts: hand-written SVG ----
   const charts = el('section', { id: 'charts' }, el('h2', {}, 'Charts'));

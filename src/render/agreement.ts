@@ -45,7 +45,8 @@ function figureCells(d: DimensionAgreement): Cell[] {
   ];
 }
 
-export function agreementView(report: AgreementReport): View {
+/** `more`: where every domain × dimension is (`awb agreement`'s other formats); the report page has no such formats. */
+export function agreementView(report: AgreementReport, more = 'Every domain × dimension: -f csv or -f json.'): View {
   const name = (j: number) => report.judges[j]!.label;
   const grids: Grid[] = report.pairs.flatMap((p): Grid[] => {
     const all = p.domains.find((d) => d.domain === ALL)!;
@@ -95,7 +96,7 @@ export function agreementView(report: AgreementReport): View {
       "Exact: same grade. κw: Cohen's kappa, quadratic weights. α: Krippendorff's alpha, ordinal. r: Pearson. 1 is perfect agreement, 0 chance.",
       `Mean A − B: 0-100 points, as scores are; over all domains, the mean of the domains' differences.${ci}`,
       ...unpaired,
-      'Every domain × dimension: -f csv or -f json.',
+      ...(more ? [more] : []),
     ],
     verdict: [],
   };

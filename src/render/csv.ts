@@ -71,7 +71,12 @@ export function renderScoreCsv(report: ScoreReport): string {
   const board = leaderboard(report);
   const records: Record[] = [];
   for (const row of board.rows) {
-    const base: Record = { run: row.label, file: row.run?.file ?? '', source: row.published ? 'published' : 'run', judge: row.judge ?? '' };
+    const base: Record = {
+      run: row.label,
+      file: row.run?.file ?? '',
+      source: row.published ? 'published' : row.run?.memberOf ? 'panel-member' : 'run',
+      judge: row.judge ?? '',
+    };
     const scoreFields = (cell: ScoreCell): Record => ({
       mean: num(cell.mean),
       score: num(cell.score),

@@ -123,6 +123,7 @@ function scoreDocument(report: ScoreReport) {
         file: run.file,
         published: false,
         provenance: provenanceJson(run.provenance),
+        ...(report.byJudge ? { member_of: run.memberOf ?? null } : {}),
         rows: run.score.rows,
         valid: run.score.valid,
         failed: run.score.failed,

@@ -58,9 +58,14 @@ export interface Leaderboard {
   rows: LeaderRow[];
 }
 
+/** The runs in leaderboard order: each run, then its panel members' runs (--by-judge). */
+export function withMembers(runs: readonly RunReport[]): RunReport[] {
+  return runs.flatMap((run) => [run, ...(run.members ?? [])]);
+}
+
 export function leaderboard(report: ScoreReport): Leaderboard {
   const columns = [...report.domains, MACRO, MICRO];
-  const rows: LeaderRow[] = report.runs.map((run) => {
+  const rows: LeaderRow[] = withMembers(report.runs).map((run) => {
     const cells: Record<string, ScoreCell> = {};
     for (const d of run.score.domains) {
       cells[d.domain] = {
@@ -118,9 +123,11 @@ function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): vo
   for (const c of columns) {
     const overall = c === MACRO || c === MICRO;
     const pools: LeaderRow[][] = [];
-    if (!overall || coverage.size === 1) pools.push(rows.filter((r) => r.run));
+    // A panel member's row is its panel's judgement taken apart, not a run of its own: never ranked.
+    const ranked = rows.filter((r) => !r.run?.memberOf);
+    if (!overall || coverage.size === 1) pools.push(ranked.filter((r) => r.run));
     if (report.published.length)
-      pools.push(rows.filter((r) => r.published || (r.run && r.run.publishedGaps.length === 0 && (!overall || wholeOverall(r.run)))));
+      pools.push(ranked.filter((r) => r.published || (r.run && r.run.publishedGaps.length === 0 && (!overall || wholeOverall(r.run)))));
     const scoredIn = (pool: LeaderRow[]) =>
       pool.flatMap((r) => {
         const cell = r.cells[c];
@@ -168,8 +175,8 @@ export function scoreView(report: ScoreReport): View {
       })),
     },
   ];
-  for (const run of report.runs) grids.push(detailGrid(run));
-  if (report.byTurn) grids.push(turnGrid(report.runs));
+  for (const run of withMembers(report.runs)) grids.push(detailGrid(run));
+  if (report.byTurn) grids.push(turnGrid(withMembers(report.runs)));
   const usage = usageGrid(report);
   if (usage) grids.push(usage);
   const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best));
@@ -265,7 +272,7 @@ function hitRatio(t: UsageTotals): string {
 }
 
 function usageGrid(report: ScoreReport): Grid | undefined {
-  const runs = report.runs.filter((r) => hasUsage(r.usage));
+  const runs = withMembers(report.runs).filter((r) => hasUsage(r.usage));
   if (!runs.length) return undefined;
   const prices = report.prices;
   const rows: Grid['rows'] = [];
@@ -290,7 +297,7 @@ function usageGrid(report: ScoreReport): Grid | undefined {
     line(run.label, 'all', 'infer', run.usage.infer);
     line(run.label, 'all', 'judge', run.usage.judge);
     // Per-domain lines only for a single run: with several, the table would drown the totals.
-    if (report.runs.length === 1) {
+    if (withMembers(report.runs).length === 1) {
       for (const [d, u] of run.usage.domains) {
         line(run.label, domainLabel(d), 'infer', u.infer);
         line(run.label, domainLabel(d), 'judge', u.judge);
@@ -333,7 +340,23 @@ export function methodNotes(report: ScoreReport): string[] {
     notes.push(
       'Best in a column is marked only among rows that can be compared: Overall only between runs scored on the same domains, published rows only with runs that meet all their conditions.',
     );
+  if (report.byJudge) notes.push(...byJudgeNotes(report));
   if (report.published.length)
     notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);
   return notes;
+}
+
+/** What --by-judge shows: each member's own grades, or that a run has one judge only. */
+export function byJudgeNotes(report: ScoreReport): string[] {
+  const single = report.runs.filter((r) => r.members?.length === 0);
+  return [
+    ...(report.runs.some((r) => r.members?.length)
+      ? [
+          "(judge NAME): one member of the panel on its own, from its grades in each row's panel (its judge tokens only); never marked best.",
+        ]
+      : []),
+    ...single.map(
+      (r) => `${r.label}: judged by one judge (${r.provenance.judge ?? 'unknown'}), no panel: --by-judge shows that judge's table alone.`,
+    ),
+  ];
 }

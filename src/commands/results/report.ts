@@ -14,9 +14,9 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
   // Any file is replaced but one that opens like JSON: a judged or predictions file named by mistake.
   await refuseOverJson(opts.output, 'report');
   const started = performance.now();
-  const { collected, pairs } = await collectWithPairs(request);
+  const { collected, pairs, panels } = await collectWithPairs(request);
   printWarnings(collected.warnings);
-  const html = renderReportHtml({ collected, generated: new Date(), pairs });
+  const html = renderReportHtml({ collected, generated: new Date(), pairs, panels });
   // Made only now: a report refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.output);
   await writeAtomically(opts.output, html).catch((err: unknown) => {

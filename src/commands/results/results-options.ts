@@ -120,6 +120,11 @@ export const SCORE_OPTIONS = {
     help: '"turn": break each domain down by turn_idx buckets',
     parse: (v: string | undefined, n: string) => (v === undefined ? undefined : choiceOption(n, v, ['turn'] as const)),
   },
+  byJudge: {
+    flags: '--by-judge',
+    help: "a file judged by a panel (judge --judge-model a,b,c): each member's own scores beside the panel's",
+    parse: flag,
+  },
   bias: {
     flags: '--bias',
     help: "bias checks beside the scores: the judge's family against the world model's, and length bias with a length-controlled score",

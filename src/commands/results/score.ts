@@ -9,12 +9,15 @@ import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-
 
 export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): Promise<void> {
   const { format } = opts;
-  const request = scoreRequest(files, opts, opts.by === 'turn');
+  const request = { ...scoreRequest(files, opts, opts.by === 'turn'), byJudge: opts.byJudge };
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.
   const { report, figures: modes, warnings, bias } = opts.bias ? await scoreWithBias(request) : { ...(await scoreInputs(request)), bias: undefined };
   printWarnings(warnings);
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
-  if (format === 'csv') for (const n of report?.notes ?? []) process.stderr.write(`awb: note: ${visible(n)}\n`);
+  if (format === 'csv') {
+    const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report) : [];
+    for (const n of [...(report?.notes ?? []), ...byJudge]) process.stderr.write(`awb: note: ${visible(n)}\n`);
+  }
   process.stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));
 }
 

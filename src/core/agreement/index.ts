@@ -6,6 +6,6 @@ export { rankStability } from './ranks.js';
 export type { JudgePairTau, ModelPair, RankReport, RankedRun } from './ranks.js';
 export { ORDINAL, exactAgreement, kendallTau, krippendorffAlpha, pearson, quadraticKappa } from './stats.js';
 export type { Metric } from './stats.js';
-export { matchUnits } from './match.js';
+export { gradedRow, matchUnits } from './match.js';
 export type { GradedRow, Unit } from './match.js';
 export type { AgreementFault } from './faults.js';

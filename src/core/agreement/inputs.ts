@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { fail } from '../errors.js';
 import { topLevelValues } from '../rows/index.js';
 import { labelRuns, scoreFiles, type BootstrapSettings, type Provenance, type Ratio } from '../score/index.js';
-import type { GradedRow } from './match.js';
+import { gradedRow, type GradedRow } from './match.js';
 import { agreementOf, type AgreementReport } from './pairs.js';
 import { rankStability, type RankReport } from './ranks.js';
 
@@ -66,14 +66,7 @@ async function loadRuns(req: AgreementRequest): Promise<{ runs: LoadedRun[]; war
       if (record.mode === 'turing' || record.mode === 'pairwise')
         throw fail({ kind: 'agreement-choice-file', path: req.args[i]!.file, mode: record.mode });
       const gen = topLevelValues(line.bytes, GEN)?.get('gen');
-      rows[i]!.push({
-        key: record.key,
-        cluster: record.cluster,
-        domain: record.domain,
-        grades: [...record.dims, record.total],
-        failed: record.failed,
-        gen: gen && createHash('sha1').update(line.bytes.subarray(gen[0], gen[1])).digest('hex').slice(0, 16),
-      });
+      rows[i]!.push(gradedRow(record, gen && createHash('sha1').update(line.bytes.subarray(gen[0], gen[1])).digest('hex').slice(0, 16)));
     },
   );
   const runs = report.runs.map((run, i) => ({

@@ -1,4 +1,5 @@
 import { splitKey } from '../rows/index.js';
+import type { JudgedRecord } from '../score/index.js';
 
 /** What agreement keeps of one judged row. */
 export interface GradedRow {
@@ -12,6 +13,18 @@ export interface GradedRow {
   failed: boolean;
   /** A hash of the prediction judged (`gen`), to tell the same predictions from different ones. */
   gen: string | undefined;
+}
+
+/** A judged row as agreement keeps it; `gen`, the hash of its prediction when it is known. */
+export function gradedRow(record: JudgedRecord, gen: string | undefined): GradedRow {
+  return {
+    key: record.key,
+    cluster: record.cluster,
+    domain: record.domain,
+    grades: [...record.dims, record.total],
+    failed: record.failed,
+    gen,
+  };
 }
 
 /** One row as every judge saw it: `rows[j]` is judge j's, undefined where that file lacks it. */

@@ -19,5 +19,7 @@ export type { ScoredInputs } from './inputs.js';
 export { judgedRows } from './row-view.js';
 export type { RowQuery, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';
+export { memberCollector } from './by-judge.js';
+export type { MemberRecords } from './by-judge.js';
 export type { JudgedFile, JudgedRecord, JudgedVisitor, TokenUsage } from './judged-reader.js';
 export type { At, ScoreFault } from './faults.js';

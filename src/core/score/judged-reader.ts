@@ -339,7 +339,7 @@ function keyedFields(row: Record<string, unknown>, task: string, id: string | nu
   };
 }
 
-function tokens(
+export function tokens(
   u:
     | {
         prompt_tokens?: number;

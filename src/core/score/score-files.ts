@@ -1,4 +1,5 @@
 import type { BootstrapSettings } from './bootstrap.js';
+import { memberCollector, memberRun, type MemberRecords } from './by-judge.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
 import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
 import { fail } from '../errors.js';
@@ -16,6 +17,10 @@ export interface RunReport {
   usage: UsageSummary;
   /** With --with-published: why the run cannot be compared with the published rows (empty: it can). */
   publishedGaps: string[];
+  /** A panel member's run (--by-judge): the label of its panel's run. */
+  memberOf?: string;
+  /** --by-judge: each panel member's run, in the panel's order; empty for a file judged by one judge. */
+  members?: RunReport[];
 }
 
 export interface ScoreRequest extends ScoreOptions {
@@ -25,6 +30,8 @@ export interface ScoreRequest extends ScoreOptions {
   withPublished: boolean;
   prices: Prices | undefined;
   byTurn: boolean;
+  /** Also score each panel member on its own, from the rows' `panel` (RunReport.members). */
+  byJudge?: boolean;
 }
 
 export interface ScoreReport {
@@ -35,6 +42,7 @@ export interface ScoreReport {
   failuresAsLowest: boolean;
   bootstrap: BootstrapSettings | undefined;
   byTurn: boolean;
+  byJudge: boolean;
   prices: Prices | undefined;
   /** Why the runs may not be comparable. */
   notes: string[];
@@ -74,10 +82,20 @@ function otherDomainsNote(domains: readonly string[]): string[] {
  */
 export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => JudgedVisitor): Promise<ScoreReport> {
   const warnings: string[] = [];
-  const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps'>> = [];
+  const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps' | 'members'> & { members?: MemberRecords[] }> = [];
   for (const [i, file] of req.files.entries()) {
+    const seen = visit?.(i);
+    const members = req.byJudge ? memberCollector(file) : undefined;
     // A file of an earlier stage is refused with what to run next, never scored (not even at the lowest grade).
-    const judged = await readJudged(file, visit?.(i));
+    const judged = await readJudged(
+      file,
+      members
+        ? (record, line) => {
+            seen?.(record, line);
+            members.visit(record, line);
+          }
+        : seen,
+    );
     warnings.push(...judged.warnings);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
@@ -92,6 +110,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
       score,
       intervals: req.bootstrap ? scoreIntervals(judged.records, req, req.bootstrap, req.byTurn) : undefined,
       usage: usageOf(judged.records),
+      members: members?.members(),
     });
   }
   const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model, label: r.provenance.label })));
@@ -105,7 +124,11 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   }));
   const withPublished = req.withPublished;
   const gaps = compared.map((c) => (withPublished ? publishedGaps(c) : []));
-  const runs: RunReport[] = loaded.map((r, i) => ({ ...r, label: labels[i]!, publishedGaps: gaps[i]! }));
+  const runs: RunReport[] = loaded.map(({ members, ...r }, i) => {
+    const run = { ...r, label: labels[i]!, publishedGaps: gaps[i]! };
+    const gapsOf = (provenance: Provenance) => (withPublished ? publishedGaps({ ...compared[i]!, provenance }) : []);
+    return members ? { ...run, members: members.map((m) => memberRun(run, m, req, gapsOf)) } : run;
+  });
   const domains = new Set(runs.flatMap((r) => r.score.domains.map((d) => d.domain)));
   const published = withPublished ? PUBLISHED : [];
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
@@ -120,6 +143,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
     failuresAsLowest: req.failuresAsLowest,
     bootstrap: req.bootstrap,
     byTurn: req.byTurn,
+    byJudge: req.byJudge === true,
     prices: req.prices,
     notes,
     warnings,

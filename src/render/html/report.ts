@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { compareDomains, domainLabel } from '../../core/domains.js';
-import type { CollectedReport, Kept, ReportRow, RunPair } from '../../core/report/index.js';
+import type { CollectedReport, Kept, PanelAgreement, ReportRow, RunPair } from '../../core/report/index.js';
+import { agreementView } from '../agreement.js';
 import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
@@ -90,6 +91,22 @@ export interface PageInput {
   generated: Date;
   /** Ordered pairs of graded runs, for the comparison view (none: no view). */
   pairs?: readonly RunPair[];
+  /** Files judged by a panel: how far its members agree (none: no agreement section). */
+  panels?: readonly PanelAgreement[];
+}
+
+/** Per file judged by a panel, the tables `awb agreement` prints, its members as the judges. */
+function agreementJson(panels: readonly PanelAgreement[], files: CollectedReport['files']) {
+  return panels.map((p) => {
+    const view = agreementView(p.agreement, '');
+    return {
+      run: p.run,
+      label: files[p.run]!.label,
+      judges: p.agreement.judges.map((j) => j.label),
+      grids: view.grids,
+      footnotes: view.footnotes,
+    };
+  });
 }
 
 /** JSON that can sit inside a <script> element: no `<` survives, so neither `</script>` nor `<!--` can end or bend the block. */
@@ -140,6 +157,7 @@ export function renderReportHtml(input: PageInput): string {
     warnings: input.collected.warnings,
     charts: charts(report),
     compare: input.pairs?.length ? comparisonJson(input.pairs) : undefined,
+    agreement: input.panels?.length ? agreementJson(input.panels, files) : undefined,
   };
   const script = `${asset('page.js')}\n${asset('compare.js')}`;
   const style = `${asset('page.css')}\n${asset('compare.css')}`;
