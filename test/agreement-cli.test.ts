@@ -94,7 +94,7 @@ describe('awb agreement (end to end)', () => {
     assert.equal(one.code, 2);
     assert.equal(
       one.stderr,
-      `awb: agreement needs two judged files or more of the same predictions (got only ${gpt}); to score one file use `node bin/awb.js score`\n`,
+      `awb: agreement needs two judged files or more of the same predictions (got only ${gpt}); to score one file use \`node bin/awb.js score\`\n`,
     );
     const other = writeJudged(dir, 'other.jsonl', [judgedRow({ domain: 'mcp', id: 500 })]);
     const none = await awb('agreement', gpt, other);
