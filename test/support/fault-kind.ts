@@ -3,7 +3,7 @@ import { FaultError, type Fault } from '../../src/core/errors.js';
 
 /**
  * For assert.rejects/throws: the error is a fault of `kind` whose fields
- * include `fields` (each compared deeply); the wording is test/words.test.ts's.
+ * include `fields` (each compared deeply); the wording is test/commands/words/words.test.ts's.
  */
 export function isFault<K extends Fault['kind']>(kind: K, fields: Partial<Extract<Fault, { kind: K }>> = {}) {
   return (err: unknown): true => {

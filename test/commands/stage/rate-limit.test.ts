@@ -1,0 +1,76 @@
+/*
+ * `awb judge` against a server enforcing a tight tokens-per-minute limit (a
+ * "minute" of one second): the run is paced to the limit from the headers
+ * (few 429s), every row is judged, and the results are those of a run
+ * without limits. A server stating no limits still gets every row judged.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runAwb } from '../../support/cli.js';
+import { keyOf, makeDataset, readRowsOf, tempDirs, writePredictions } from '../../support/dataset.js';
+import { judgeArgs } from '../../support/harness.js';
+import { startRateLimitedServer, type RateLimitedServer } from '../../support/rate-limited-server.js';
+
+const dirs = tempDirs('rate-limit');
+const servers: RateLimitedServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await dirs.cleanup();
+});
+
+async function server(opts: Parameters<typeof startRateLimitedServer>[0]): Promise<RateLimitedServer> {
+  const s = await startRateLimitedServer(opts);
+  servers.push(s);
+  return s;
+}
+
+/** Each row's judgement by its key: what must not depend on how the run was paced. */
+async function judgements(path: string): Promise<Map<string, unknown>> {
+  const rows = await readRowsOf(path);
+  return new Map(rows.map((r) => [keyOf(r), [r.total_score, r.failed, r.judge_raw_output]]));
+}
+
+const ROWS = 40;
+
+describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () => {
+  const dir = await dirs.make();
+  const ds = await makeDataset(dir, ROWS);
+  const preds = join(dir, 'pred.jsonl');
+  await writePredictions(ds, preds);
+  const free = await server({ latencyMs: 20 });
+  const reference = await runAwb(judgeArgs(free.url, preds, join(dir, 'free.jsonl'), ['-c', '8']));
+  assert.equal(reference.code, 0, reference.stderr);
+  const expected = await judgements(join(dir, 'free.jsonl'));
+  // A limit a quarter of the run's tokens per "minute" of a second: about three seconds bound by it.
+  const tpm = Math.ceil(free.stats.tokens / 4);
+
+  it('with OpenAI headers: few 429s, every row judged as without the limit, the progress naming the limit', async () => {
+    const limited = await server({ tpm, windowMs: 1000, latencyMs: 20 });
+    const args = judgeArgs(limited.url, preds, join(dir, 'paced.jsonl'), ['-c', '8']).filter((a) => a !== '--no-progress');
+    const r = await runAwb(args, { env: { AWB_PROGRESS_INTERVAL: '0.3' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await judgements(join(dir, 'paced.jsonl')), expected);
+    assert.equal(limited.stats.answered, ROWS);
+    assert.ok(limited.stats.rateLimited <= 2, `${limited.stats.rateLimited} requests answered 429`);
+    assert.match(r.stderr, /limited by tokens\/min/);
+    // Paced, not unlimited: the bucket held a quarter of the tokens, the rest came at its refill rate.
+    assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
+  });
+
+  it('with no headers: the 429s pause the endpoint, and every row is judged as without the limit', async () => {
+    const limited = await server({ tpm, windowMs: 1000, latencyMs: 20, headers: false });
+    const r = await runAwb(judgeArgs(limited.url, preds, join(dir, 'bare.jsonl'), ['-c', '8', '--max-retries', '30']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await judgements(join(dir, 'bare.jsonl')), expected);
+    assert.equal(limited.stats.answered, ROWS);
+  });
+
+  it('--no-pace sends at -c regardless, and the retries still get every row judged', async () => {
+    const limited = await server({ tpm, windowMs: 1000, latencyMs: 20 });
+    const r = await runAwb(judgeArgs(limited.url, preds, join(dir, 'unpaced.jsonl'), ['-c', '8', '--no-pace', '--max-retries', '30']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await judgements(join(dir, 'unpaced.jsonl')), expected);
+    assert.ok(limited.stats.rateLimited > 2, `${limited.stats.rateLimited} requests answered 429 without pacing`);
+  });
+});

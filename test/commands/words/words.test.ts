@@ -1,0 +1,78 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { worded } from '../../../src/commands/words/index.js';
+import type { Fault } from '../../../src/core/errors.js';
+import type { Samples } from '../../support/fault-samples.js';
+import { AGREEMENT_SAMPLES } from './samples/samples-agreement.js';
+import { MERGE_SAMPLES } from './samples/samples-merge.js';
+import { OUTPUT_SAMPLES } from './samples/samples-output.js';
+import { ROWS_SAMPLES } from './samples/samples-rows.js';
+import { RUBRICS_SAMPLES } from './samples/samples-rubrics.js';
+import { SCORE_SAMPLES } from './samples/samples-score.js';
+import { DOWNLOAD_SAMPLES } from './samples/samples-download.js';
+import { JUDGE_SAMPLES } from './samples/samples-judge.js';
+import { RUNNER_SAMPLES } from './samples/samples-runner.js';
+import { TOP_SAMPLES } from './samples/samples-top.js';
+
+/*
+ * Tests elsewhere assert kinds; this one keeps the wording: every kind said
+ * once, compared with a snapshot. UPDATE_SNAPSHOTS=1 writes it anew (review the diff).
+ */
+const SAMPLES: Samples = {
+  ...AGREEMENT_SAMPLES,
+  ...DOWNLOAD_SAMPLES,
+  ...JUDGE_SAMPLES,
+  ...MERGE_SAMPLES,
+  ...OUTPUT_SAMPLES,
+  ...ROWS_SAMPLES,
+  ...RUBRICS_SAMPLES,
+  ...RUNNER_SAMPLES,
+  ...SCORE_SAMPLES,
+  ...TOP_SAMPLES,
+};
+const SNAPSHOT = fileURLToPath(new URL('./snapshots/words.txt', import.meta.url));
+
+function said(): string {
+  return (
+    Object.values(SAMPLES)
+      .map((fault: Fault) => {
+        const e = worded(fault, 'awb');
+        return `${fault.kind} (exit ${e.exitCode})\n  ${e.message.replaceAll('\n', '\n  ')}`;
+      })
+      .sort()
+      .join('\n') + '\n'
+  );
+}
+
+describe('the words of every fault', () => {
+  it('match the snapshot', () => {
+    const now = said();
+    if (process.env.UPDATE_SNAPSHOTS) writeFileSync(SNAPSHOT, now);
+    assert.equal(now, readFileSync(SNAPSHOT, 'utf8'));
+  });
+
+  it('are one line each, with an exit code of the documented set', () => {
+    for (const fault of Object.values(SAMPLES) as Fault[]) {
+      const e = worded(fault, 'awb');
+      assert.ok(e.message.length > 0, fault.kind);
+      assert.ok(!e.message.includes('\n') || /\n {2}\$ |\n {2}[A-Z_]+=/.test(e.message), `${fault.kind}: one line`);
+      assert.ok([1, 2, 3, 4, 5, 6, 130].includes(e.exitCode), `${fault.kind}: exit ${e.exitCode}`);
+    }
+  });
+
+  it('name the commands to run with the invocation they are given, never a hard-coded one', () => {
+    const npx = "npx --package 'agentworldbench@0.1.0' awb";
+    const command = /\bawb (?:infer|judge|score|report|compare|rows|merge|download|models|agreement)\b|npx agentworldbench/;
+    const named: string[] = [];
+    for (const fault of Object.values(SAMPLES) as Fault[]) {
+      const message = worded(fault, npx).message;
+      if (message.includes(npx)) named.push(fault.kind);
+      assert.doesNotMatch(message.replaceAll(npx, '<invocation>'), command, fault.kind);
+    }
+    for (const kind of ['predictions-not-benchmark', 'predictions-are-dataset', 'agreement-choice-file', 'shard-other-stage']) {
+      assert.ok(named.includes(kind), `${kind} names a command`);
+    }
+  });
+});

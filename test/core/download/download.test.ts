@@ -1,0 +1,1109 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { ORIGIN_FILE, readDatasetOrigin, unchangedSinceRecord } from '../../../src/core/dataset/index.js';
+import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../../../src/core/download/index.js';
+import { FaultError, type UserError } from '../../../src/core/errors.js';
+import { worded } from '../../../src/commands/words/index.js';
+import { isFault } from '../../support/fault-match.js';
+import { runAwb, startAwb } from '../../support/cli.js';
+import { waitFor } from '../../support/dataset.js';
+import { startHubServer, type HubServer, type HubServerOptions, type TreeEntry } from '../../support/hub-server.js';
+
+const ENV_KEYS = [
+  'HF_HOME',
+  'HF_ENDPOINT',
+  'HF_TOKEN',
+  'HUGGING_FACE_HUB_TOKEN',
+  'HF_TOKEN_PATH',
+  'HF_HUB_CACHE',
+  'HUGGINGFACE_HUB_CACHE',
+  'XDG_CACHE_HOME',
+  'HF_HUB_OFFLINE',
+];
+
+function rows(domain: string, n: number): string {
+  let out = '';
+  for (let i = 0; i < n; i++)
+    out += JSON.stringify({ id: `${domain}-${i}`, task: `agentworld/${domain}`, text: `row ${i} \u2028 ${'x'.repeat(i * 37)}` }) + '\n';
+  return out;
+}
+
+/** About 3 MB, sent in many chunks. */
+function bigRows(): string {
+  return Array.from({ length: 3000 }, (_, i) => JSON.stringify({ id: `search-${i}`, text: 'y'.repeat(1000) }) + '\n').join('');
+}
+
+const FILES: Record<string, string> = {
+  'mcp_test.jsonl': rows('mcp', 5),
+  'search_test.jsonl': rows('search', 40),
+  'terminal_test.jsonl': rows('terminal', 3),
+  'README.md': '# AgentWorldBench\n',
+  '.gitattributes': '*.jsonl filter=lfs diff=lfs merge=lfs -text\n',
+};
+
+let tmp: string;
+let savedEnv: Record<string, string | undefined>;
+const servers: HubServer[] = [];
+
+async function hub(opts: Partial<HubServerOptions> = {}): Promise<HubServer> {
+  const server = await startHubServer({ files: FILES, ...opts });
+  servers.push(server);
+  return server;
+}
+
+function fileRequests(server: HubServer): string[] {
+  return server.downloads();
+}
+
+beforeEach(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'awb-download-'));
+  savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  for (const k of ENV_KEYS) delete process.env[k];
+  // A developer's own `hf auth login` token must not leak into the tests.
+  process.env.HF_HOME = join(tmp, 'hf-home');
+});
+
+afterEach(async () => {
+  for (const k of ENV_KEYS) {
+    if (savedEnv[k] === undefined) delete process.env[k];
+    else process.env[k] = savedEnv[k];
+  }
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('downloadDataset into a folder (--dir)', () => {
+  it('downloads every *_test.jsonl byte for byte and records the commit', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    const events: DownloadProgress[] = [];
+    const got = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir,
+      hubUrl: server.url,
+      onProgress: (e) => events.push(e),
+    });
+
+    assert.equal(got.commit, server.commit);
+    assert.equal(got.dir, resolve(dir));
+    assert.deepEqual(
+      got.files.map((f) => f.domain),
+      ['mcp', 'search', 'terminal'],
+    );
+    for (const f of got.files) {
+      assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+      assert.equal(f.bytes, Buffer.byteLength(FILES[`${f.domain}_test.jsonl`]!));
+    }
+    assert.deepEqual((await readdir(dir)).sort(), ['.awb-dataset.json', 'mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+    assert.deepEqual(fileRequests(server).sort(), ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+
+    const origin = await readDatasetOrigin(dir);
+    assert.equal(origin?.repo, 'Qwen/AgentWorldBench');
+    assert.equal(origin?.revision, 'main');
+    assert.equal(origin?.commit, server.commit);
+    assert.deepEqual(
+      origin?.files.map((f) => f.file),
+      ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl'],
+    );
+
+    for (const file of ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']) {
+      const mine = events.filter((e) => e.file === file);
+      assert.deepEqual(mine[0], { file, bytes: 0, total: Buffer.byteLength(FILES[file]!), done: false });
+      assert.deepEqual(mine.at(-1), { file, bytes: Buffer.byteLength(FILES[file]!), total: Buffer.byteLength(FILES[file]!), done: true });
+    }
+  });
+
+  it('skips files already complete on a second run', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url });
+    const before = fileRequests(server).length;
+    const events: DownloadProgress[] = [];
+    const again = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir,
+      hubUrl: server.url,
+      onProgress: (e) => events.push(e),
+    });
+    assert.equal(before, 3);
+    assert.equal(fileRequests(server).length, 3, 'no file was downloaded again');
+    assert.equal(again.commit, server.commit);
+    assert.ok(events.length === 3 && events.every((e) => e.done && e.skipped));
+  });
+
+  it('downloads again a file whose content changed on the Hub even at the same size', async () => {
+    const first = await hub();
+    const dir = join(tmp, 'data');
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: first.url });
+    const changed = FILES['mcp_test.jsonl']!.replace('mcp-0', 'mcp-Z');
+    const second = await hub({ files: { ...FILES, 'mcp_test.jsonl': changed } });
+    const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: second.url });
+    assert.deepEqual(fileRequests(second), ['mcp_test.jsonl']);
+    assert.equal(await readFile(join(dir, 'mcp_test.jsonl'), 'utf8'), changed);
+    assert.equal((await readDatasetOrigin(dir))?.commit, second.commit);
+    assert.equal(got.commit, second.commit);
+  });
+
+  it('fetches again a file of the listed size whose bytes differ: stale with no record, or edited after the download', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    await mkdir(dir, { recursive: true });
+    // Same length, other bytes: left there by hand or by another revision, with no record of where it came from.
+    await writeFile(join(dir, 'mcp_test.jsonl'), FILES['mcp_test.jsonl']!.replace('mcp-0', 'mcp-Z'));
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url });
+    assert.deepEqual(fileRequests(server).sort(), ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+    assert.equal(await readFile(join(dir, 'mcp_test.jsonl'), 'utf8'), FILES['mcp_test.jsonl']);
+
+    // Edited in place after a download, at the same size: the record's hash no longer vouches for it.
+    await writeFile(join(dir, 'search_test.jsonl'), FILES['search_test.jsonl']!.replace('search-1', 'search-Z'));
+    process.env.HF_HUB_OFFLINE = '1';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url }),
+      isFault('offline-no-copy', { repo: 'Qwen/AgentWorldBench', revision: 'main', where: dir }),
+    );
+    delete process.env.HF_HUB_OFFLINE;
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url });
+    assert.deepEqual(fileRequests(server).slice(3), ['search_test.jsonl']);
+    assert.equal(await readFile(join(dir, 'search_test.jsonl'), 'utf8'), FILES['search_test.jsonl']);
+  });
+
+  it('fetches only the --domains asked for, and keeps earlier domains in the record', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['terminal'] });
+    assert.deepEqual(
+      got.files.map((f) => f.domain),
+      ['terminal'],
+    );
+    assert.deepEqual(fileRequests(server), ['terminal_test.jsonl']);
+    assert.equal(existsSync(join(dir, 'mcp_test.jsonl')), false);
+
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    assert.deepEqual(
+      (await readDatasetOrigin(dir))?.files.map((f) => f.domain),
+      ['mcp', 'terminal'],
+    );
+  });
+
+  it('keeps in the record the domains another download put into the folder while it ran', { timeout: 60_000 }, async () => {
+    const server = await hub({ files: { ...FILES, 'search_test.jsonl': bigRows() }, slowBodyMs: 100 });
+    const dir = join(tmp, 'data');
+    let started = false;
+    let ended = false;
+    const slow = downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir,
+      hubUrl: server.url,
+      domains: ['search'],
+      onProgress: (e) => (started ||= e.bytes > 0),
+    }).finally(() => (ended = true));
+    await waitFor(() => started, slow, 'the search download to start');
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    assert.equal(ended, false, 'the mcp download ended while the search download ran');
+    await slow;
+    assert.deepEqual(
+      (await readDatasetOrigin(dir))?.files.map((f) => f.domain),
+      ['mcp', 'search'],
+    );
+  });
+
+  it('names the domains the repo has when asked for one it does not', async () => {
+    const server = await hub();
+    await assert.rejects(
+      downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir: join(tmp, 'data'),
+        hubUrl: server.url,
+        domains: ['mcp', 'chess'],
+      }),
+      isFault('domains-not-in-dataset', { domains: ['chess'], available: ['mcp', 'search', 'terminal'] }),
+    );
+    assert.deepEqual(fileRequests(server), []);
+  });
+
+  it('follows the paginated tree listing', async () => {
+    const server = await hub({ pageSize: 2 });
+    const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url });
+    assert.deepEqual(
+      got.files.map((f) => f.domain),
+      ['mcp', 'search', 'terminal'],
+    );
+    assert.ok(server.requests.some((r) => r.path.includes('/tree/') && r.path.includes('cursor=')));
+  });
+
+  it('resolves a tag to its commit and lists files at that commit', async () => {
+    const commit = 'c0ffee0000000000000000000000000000000001';
+    const server = await hub({ commit, refs: { main: commit, 'v1.0': commit } });
+    const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'v1.0', dir: join(tmp, 'data'), hubUrl: server.url });
+    assert.equal(got.commit, commit);
+    assert.ok(server.requests.some((r) => r.path.startsWith(`/api/datasets/Qwen/AgentWorldBench/tree/${commit}`)));
+    assert.ok(
+      server.downloads().length === 3 &&
+        server.requests.filter((r) => r.path.includes('/resolve/')).every((r) => r.path.includes(`/resolve/${commit}/`)),
+    );
+  });
+
+  it('says which revision does not exist', async () => {
+    const server = await hub();
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'nope', dir: join(tmp, 'data'), hubUrl: server.url }),
+      isFault('hub-revision-not-found', { hub: server.url, repo: 'Qwen/AgentWorldBench', revision: 'nope' }),
+    );
+  });
+});
+
+describe('downloadDataset into the Hugging Face cache', () => {
+  it('uses HF_ENDPOINT and HF_HOME, one snapshot folder per commit, and skips on a second run', async () => {
+    const server = await hub();
+    process.env.HF_ENDPOINT = server.url + '/';
+    const got = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main' });
+    const storage = join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench');
+    assert.equal(got.dir, join(storage, 'snapshots', server.commit));
+    assert.equal(got.commit, server.commit);
+    for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+    assert.equal((await readFile(join(storage, 'refs', 'main'), 'utf8')).trim(), server.commit);
+    assert.deepEqual(fileRequests(server).sort(), ['mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+
+    const events: DownloadProgress[] = [];
+    const again = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', onProgress: (e) => events.push(e) });
+    assert.equal(again.dir, got.dir);
+    assert.equal(fileRequests(server).length, 3, 'no file was downloaded again');
+    assert.ok(events.every((e) => e.skipped));
+
+    const origin = await readDatasetOrigin(got.dir);
+    assert.deepEqual(
+      { repo: origin?.repo, revision: origin?.revision, commit: origin?.commit, n: origin?.files.length },
+      { repo: 'Qwen/AgentWorldBench', revision: 'main', commit: server.commit, n: 3 },
+    );
+  });
+
+  it('honours HF_HUB_CACHE and reports byte progress while the library downloads', async () => {
+    const big = bigRows();
+    const server = await hub({ files: { ...FILES, 'search_test.jsonl': big }, slowBodyMs: 10 });
+    process.env.HF_HUB_CACHE = join(tmp, 'elsewhere');
+    const events: DownloadProgress[] = [];
+    const got = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      hubUrl: server.url,
+      domains: ['search'],
+      onProgress: (e) => events.push(e),
+    });
+    assert.ok(got.dir.startsWith(join(tmp, 'elsewhere', 'datasets--Qwen--AgentWorldBench')));
+    assert.equal(await readFile(got.files[0]!.path, 'utf8'), big);
+    assert.equal(events.at(-1)?.bytes, Buffer.byteLength(big));
+    assert.ok(events.at(-1)?.done);
+    assert.ok(
+      events.some((e) => !e.done && e.bytes > 0 && e.bytes < e.total),
+      'bytes reported mid-file',
+    );
+  });
+
+  it('reports byte progress mid-file into a folder too', async () => {
+    const big = bigRows();
+    const server = await hub({ files: { ...FILES, 'search_test.jsonl': big }, slowBodyMs: 10 });
+    const events: DownloadProgress[] = [];
+    await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir: join(tmp, 'data'),
+      hubUrl: server.url,
+      domains: ['search'],
+      onProgress: (e) => events.push(e),
+    });
+    assert.ok(
+      events.some((e) => !e.done && e.bytes > 0 && e.bytes < e.total),
+      'bytes reported mid-file',
+    );
+    const mid = events.filter((e) => !e.done).map((e) => e.bytes);
+    assert.deepEqual(
+      mid,
+      [...mid].sort((a, b) => a - b),
+      'never goes backwards',
+    );
+  });
+
+  it('uses the cached copy without the Hub when HF_HUB_OFFLINE is set or the Hub is unreachable, with the same hashes', async () => {
+    const server = await hub();
+    const online = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    const seen = server.requests.length;
+    process.env.HF_HUB_OFFLINE = '1';
+    const offline = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['search'] });
+    assert.equal(server.requests.length, seen);
+    assert.equal(offline.offline, 'HF_HUB_OFFLINE');
+    assert.equal(offline.commit, server.commit);
+    assert.deepEqual(
+      offline.files.map((f) => f.domain),
+      ['search'],
+    );
+    delete process.env.HF_HUB_OFFLINE;
+
+    await server.close();
+    const unreachable = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    assert.equal(unreachable.offline, 'unreachable');
+    // The hashes a run records (what tells the same files apart from either hub) do not depend on the network.
+    const hashes = (ds: typeof online) => ds.files.map((f) => [f.domain, f.bytes, f.sha256]);
+    assert.ok(online.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256 ?? '')));
+    assert.deepEqual(hashes(unreachable), hashes(online));
+    assert.deepEqual(
+      hashes(offline),
+      hashes(online).filter(([d]) => d === 'search'),
+    );
+    // `--data` naming the snapshot folder reads them too.
+    const origin = await readDatasetOrigin(online.dir);
+    assert.deepEqual(
+      origin?.files.map((f) => [f.domain, f.bytes, f.sha256]),
+      hashes(online),
+    );
+  });
+});
+
+describe('a file of the Hugging Face cache edited by hand', () => {
+  it('is fetched again even at the same size and is not used offline; the same bytes written back pass without a download', async () => {
+    const server = await hub();
+    const online = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    const mcp = online.files.find((f) => f.domain === 'mcp')!.path;
+    // Written through the snapshot's link, as an editor does: the blob changes, its name (the hub's SHA-256) does not.
+    const edit = () => writeFile(mcp, FILES['mcp_test.jsonl']!.replace('mcp-0', 'mcp-9'));
+    await edit();
+
+    process.env.HF_HUB_OFFLINE = '1';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url }),
+      isFault('offline-no-copy', { where: join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench') }),
+    );
+    const others = await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', domains: ['search', 'terminal'] });
+    assert.equal(others.offline, 'HF_HUB_OFFLINE', 'the files left alone are still used offline');
+    delete process.env.HF_HUB_OFFLINE;
+
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    assert.deepEqual(fileRequests(server).sort(), ['mcp_test.jsonl', 'mcp_test.jsonl', 'search_test.jsonl', 'terminal_test.jsonl']);
+    assert.equal(await readFile(mcp, 'utf8'), FILES['mcp_test.jsonl']);
+
+    // Rewritten with the same bytes: read again, found to be the hub's file, and not downloaded.
+    await writeFile(mcp, FILES['mcp_test.jsonl']!);
+    process.env.HF_HUB_OFFLINE = '1';
+    assert.equal((await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main' })).offline, 'HF_HUB_OFFLINE');
+    delete process.env.HF_HUB_OFFLINE;
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url });
+    assert.equal(fileRequests(server).length, 4);
+  });
+});
+
+describe('downloadDataset tokens', () => {
+  it('sends HF_TOKEN as a Bearer header on every request', async () => {
+    const server = await hub({ token: 'hf_secret123' });
+    process.env.HF_TOKEN = 'hf_secret123';
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url });
+    assert.ok(server.requests.length >= 5);
+    for (const r of server.requests) assert.equal(r.headers.authorization, 'Bearer hf_secret123', `${r.method} ${r.path}`);
+  });
+
+  it('sends no Authorization header without a token', async () => {
+    const server = await hub();
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url });
+    assert.ok(server.requests.every((r) => r.headers.authorization === undefined));
+  });
+
+  it('reads the token `hf auth login` saved under HF_HOME', async () => {
+    const server = await hub({ token: 'hf_saved' });
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(process.env.HF_HOME!, { recursive: true });
+    await writeFile(join(process.env.HF_HOME!, 'token'), 'hf_saved\n');
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url });
+    assert.ok(server.requests.every((r) => r.headers.authorization === 'Bearer hf_saved'));
+  });
+
+  it('explains a token that does not start with hf_ before sending anything', async () => {
+    const server = await hub();
+    process.env.HF_TOKEN = 'sk-not-a-hub-token';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
+      isFault('hub-token-malformed', { source: 'HF_TOKEN' }),
+    );
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('says to set HF_TOKEN when the Hub denies access', async () => {
+    const server = await hub({ token: 'hf_right' });
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
+      isFault('hub-access-denied', {
+        hub: server.url,
+        status: 401,
+        doing: { step: 'resolve', repo: 'Qwen/AgentWorldBench', revision: 'main' },
+        tokenSource: undefined,
+      }),
+    );
+    process.env.HF_TOKEN = 'hf_wrong';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
+      isFault('hub-access-denied', { status: 401, tokenSource: 'HF_TOKEN' }),
+    );
+  });
+});
+
+describe('downloadDataset failures', () => {
+  it('names the hub URL when nothing listens there', async () => {
+    const server = await hub();
+    await server.close();
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
+      isFault('hub-unreachable', {
+        hub: server.url,
+        code: 'ECONNREFUSED',
+        doing: { step: 'resolve', repo: 'Qwen/AgentWorldBench', revision: 'main' },
+      }),
+    );
+  });
+
+  it('leaves no partial file under the final name when the connection is cut (--dir)', async () => {
+    const server = await hub({ fail: { 'search_test.jsonl': { mode: 'cut' } } });
+    const dir = join(tmp, 'data');
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, retries: 0 }),
+      isFault('hub-connection-broke', { hub: server.url, doing: { step: 'download', path: 'search_test.jsonl' } }),
+    );
+    assert.deepEqual(await readdir(dir), ['mcp_test.jsonl'], 'no search_test.jsonl, no .incomplete, no record');
+  });
+
+  it('never has a partial file under the final name while downloading, and cleans up when aborted', async () => {
+    const server = await hub({ fail: { 'search_test.jsonl': { mode: 'stall' } } });
+    const dir = join(tmp, 'data');
+    const abort = new AbortController();
+    const pending = downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, signal: abort.signal });
+    pending.catch(() => {});
+    let partial: string | undefined;
+    for (let waited = 0; !partial && waited < 5000; waited += 20) {
+      await new Promise((r) => setTimeout(r, 20));
+      for (const name of existsSync(dir) ? await readdir(dir) : []) {
+        if (name.startsWith('search_test.jsonl') && (await stat(join(dir, name))).size > 0) partial = name;
+      }
+    }
+    assert.ok(partial, 'half of search_test.jsonl arrived');
+    assert.notEqual(partial, 'search_test.jsonl');
+    abort.abort();
+    await assert.rejects(pending, (err: unknown) => (err as Error).name === 'AbortError');
+    assert.deepEqual(await readdir(dir), ['mcp_test.jsonl']);
+  });
+
+  it("keeps what was under a file's name (a stale copy, a link) there while its new copy downloads, and after an abort", async () => {
+    const server = await hub({ fail: { 'search_test.jsonl': { mode: 'stall' } } });
+    const dir = join(tmp, 'data');
+    await mkdir(dir);
+    const victim = join(tmp, 'victim.txt');
+    await writeFile(victim, 'precious\n');
+    await symlink(victim, join(dir, 'search_test.jsonl'));
+    await writeFile(join(dir, ORIGIN_FILE), '{"stale": true}\n');
+    const abort = new AbortController();
+    const pending = downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, signal: abort.signal });
+    pending.catch(() => {});
+    const temp = async () => {
+      for (const name of await readdir(dir)) {
+        if (name.startsWith('search_test.jsonl.') && (await stat(join(dir, name))).size > 0) return name;
+      }
+      return undefined;
+    };
+    for (let waited = 0; !(await temp()) && waited < 5000; waited += 20) {
+      assert.ok((await lstat(join(dir, 'search_test.jsonl'))).isSymbolicLink(), 'the old search_test.jsonl is there');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(await temp(), 'half of the new search_test.jsonl arrived');
+    assert.ok((await lstat(join(dir, 'search_test.jsonl'))).isSymbolicLink(), 'the old search_test.jsonl is there mid-download');
+    abort.abort();
+    await assert.rejects(pending, (err: unknown) => (err as Error).name === 'AbortError');
+    assert.ok((await lstat(join(dir, 'search_test.jsonl'))).isSymbolicLink(), 'the old search_test.jsonl is there after the abort');
+    assert.equal(await readFile(join(dir, ORIGIN_FILE), 'utf8'), '{"stale": true}\n');
+    assert.equal(await readFile(victim, 'utf8'), 'precious\n');
+    assert.deepEqual((await readdir(dir)).sort(), [ORIGIN_FILE, 'mcp_test.jsonl', 'search_test.jsonl']);
+  });
+
+  it('replaces a link planted in place of the download record, never writing through it', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    await mkdir(dir);
+    const victim = join(tmp, 'victim.json');
+    await writeFile(victim, '{"precious": true}\n');
+    await symlink(victim, join(dir, ORIGIN_FILE));
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    assert.equal(await readFile(victim, 'utf8'), '{"precious": true}\n');
+    assert.equal((await lstat(join(dir, ORIGIN_FILE))).isFile(), true);
+    assert.equal((await readDatasetOrigin(dir))?.commit, server.commit);
+  });
+
+  it('leaves no file in the snapshot when the connection is cut (cache)', async () => {
+    const server = await hub({ fail: { 'mcp_test.jsonl': { mode: 'cut' } } });
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, retries: 0 }),
+      isFault('hub-connection-broke', { doing: { step: 'download', path: 'mcp_test.jsonl' } }),
+    );
+    const snapshot = join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench', 'snapshots', server.commit);
+    assert.equal(existsSync(join(snapshot, 'mcp_test.jsonl')), false);
+  });
+
+  it('removes the temporary files a download killed outright left an hour ago, and no younger ones', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    const storage = join(tmp, 'hf-home', 'hub', 'datasets--Qwen--AgentWorldBench');
+    const sha = createHash('sha256').update(FILES['mcp_test.jsonl']!).digest('hex');
+    const left = [join(dir, 'mcp_test.jsonl'), join(storage, 'blobs', sha)].flatMap((target) => [
+      `${target}.awb-999999-0123456789ab.tmp`,
+      `${target}.awb-999998-ba9876543210.tmp`,
+    ]);
+    for (const [i, path] of left.entries()) {
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(path, 'half a file');
+      // Even ones: killed two hours ago; odd ones: written a minute ago, maybe by a download still alive.
+      const when = new Date(Date.now() - (i % 2 === 0 ? 7_200_000 : 60_000));
+      await utimes(path, when, when);
+    }
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, domains: ['mcp'] });
+    assert.deepEqual(
+      left.map((p) => existsSync(p)),
+      [false, true, false, true],
+    );
+  });
+
+  it('resumes with a Range request after a cut connection and verifies the result', async () => {
+    const server = await hub({ fail: { 'search_test.jsonl': { mode: 'cut', times: 1 } } });
+    const dir = join(tmp, 'data');
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, retries: 1, retryDelayMs: 5 });
+    assert.equal(await readFile(join(dir, 'search_test.jsonl'), 'utf8'), FILES['search_test.jsonl']);
+    const ranged = server.requests.filter(
+      (r) => r.path.endsWith('/search_test.jsonl') && r.headers.range && r.headers.range !== 'bytes=0-0',
+    );
+    assert.equal(ranged.length, 1);
+    assert.match(String(ranged[0]!.headers.range), /^bytes=[1-9]\d*-\d+$/);
+  });
+
+  it('starts a cut file over when the server answers the Range request with the whole file', async () => {
+    for (const dir of [join(tmp, 'data'), undefined]) {
+      const server = await hub({ fail: { 'search_test.jsonl': { mode: 'cut', times: 1 } }, ignoreRange: true });
+      process.env.HF_HOME = join(tmp, `hf-${dir === undefined ? 'cache' : 'dir'}`);
+      const got = await downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir,
+        hubUrl: server.url,
+        retries: 1,
+        retryDelayMs: 5,
+      });
+      const search = got.files.find((f) => f.domain === 'search')!;
+      assert.equal(await readFile(search.path, 'utf8'), FILES['search_test.jsonl']);
+      assert.ok(server.requests.some((r) => r.path.endsWith('/search_test.jsonl') && /^bytes=[1-9]/.test(String(r.headers.range))));
+    }
+  });
+
+  it('retries a 500 and then reports it with the file', async () => {
+    const server = await hub({ fail: { 'terminal_test.jsonl': { mode: 'status500' } } });
+    await assert.rejects(
+      downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir: join(tmp, 'data'),
+        hubUrl: server.url,
+        retries: 2,
+        retryDelayMs: 5,
+      }),
+      isFault('hub-http-error', { hub: server.url, status: 500, doing: { step: 'download', path: 'terminal_test.jsonl' } }),
+    );
+    assert.equal(fileRequests(server).filter((p) => p === 'terminal_test.jsonl').length, 3);
+  });
+
+  it('a mirror answering with an HTML page (for the commit, the listing or an error) is one line, exit 3', async () => {
+    const page = { 'Content-Type': 'text/html' };
+    const html = '<!doctype html><html><body>Mirror under maintenance</body></html>';
+    for (const [route, status, headers] of [
+      ['/revision/', 200, page],
+      ['/tree/', 200, page],
+      ['/tree/', 502, { 'Content-Type': 'application/json' }],
+    ] as const) {
+      const server = await hub({ answer: (r) => (r.path.includes(route) ? { status, headers, body: html } : undefined) });
+      await assert.rejects(
+        downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retries: 0 }),
+        status === 200
+          ? isFault('hub-unexpected-answer', {
+              hubKind: 'huggingface',
+              hub: server.url,
+              detail: undefined,
+              doing:
+                route === '/tree/'
+                  ? { step: 'list', repo: 'Qwen/AgentWorldBench' }
+                  : { step: 'resolve', repo: 'Qwen/AgentWorldBench', revision: 'main' },
+            })
+          : isFault('hub-http-error', { hub: server.url, status: 502, doing: { step: 'list', repo: 'Qwen/AgentWorldBench' } }),
+        `${route} ${status}`,
+      );
+    }
+  });
+
+  it('names the CDN a file was redirected to when it refuses, never blaming the token, and retries with a fresh link', async () => {
+    process.env.HF_TOKEN = 'hf_secret_token_value';
+    let refusals = Infinity;
+    const expired = { status: 403, headers: { 'Content-Type': 'application/xml' }, body: '<Error><Code>AccessDenied</Code></Error>' };
+    const cdn = await hub({ answer: () => (refusals-- > 0 ? expired : undefined) });
+    const server = await hub({ cdn: cdn.url, token: 'hf_secret_token_value' });
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url, retryDelayMs: 5 }),
+      isFault('hub-redirect-failed', { host: cdn.url, hub: server.url, file: 'mcp_test.jsonl', status: 403 }),
+    );
+    assert.equal(cdn.requests.length, 3, 'tried three times, each with a fresh link');
+    assert.ok(cdn.requests.every((r) => r.headers.authorization === undefined && r.path.includes('X-Amz-Signature')));
+
+    refusals = 1;
+    const got = await downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      dir: join(tmp, 'data'),
+      hubUrl: server.url,
+      retryDelayMs: 5,
+    });
+    for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+  });
+
+  it(
+    'retries a 503 or 429 from the commit, the listing or a file after the Retry-After the hub asks for',
+    { timeout: 30_000 },
+    async () => {
+      const busy = new Set<string>();
+      const server = await hub({
+        answer: (r) => {
+          const route = ['/revision/', '/tree/', '/resolve/'].find((x) => r.path.includes(x) && r.headers.range !== 'bytes=0-0');
+          if (route === undefined || busy.has(route)) return undefined;
+          busy.add(route);
+          return { status: route === '/revision/' ? 503 : 429, headers: { 'Retry-After': '1' }, body: '{"error":"busy"}' };
+        },
+      });
+      // The backoff alone would wait ten minutes, past the test's timeout: only the hub's Retry-After lets it finish.
+      const got = await downloadDataset({
+        repo: 'Qwen/AgentWorldBench',
+        revision: 'main',
+        dir: join(tmp, 'data'),
+        hubUrl: server.url,
+        retryDelayMs: 600_000,
+      });
+      assert.deepEqual([...busy].sort(), ['/resolve/', '/revision/', '/tree/']);
+      for (const f of got.files) assert.equal(await readFile(f.path, 'utf8'), FILES[`${f.domain}_test.jsonl`]);
+    },
+  );
+
+  it('says which repo does not exist', async () => {
+    const server = await hub();
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/NoSuchBench', revision: 'main', dir: join(tmp, 'data'), hubUrl: server.url }),
+      isFault('hub-access-denied', { repo: 'Qwen/NoSuchBench', status: 401, tokenSource: undefined }),
+    );
+  });
+
+  it('refuses a --repo that is not OWNER/NAME before asking the hub or writing anything', async () => {
+    const server = await hub();
+    process.env.MODELSCOPE_CACHE = join(tmp, 'ms', 'cache');
+    const cases: [string, 'huggingface' | 'modelscope'][] = [
+      ['Qwen/AgentWorldBench/../../../../escape', 'modelscope'],
+      ['Qwen/AgentWorldBench/../../escape', 'huggingface'],
+      ['Qwen/AgentWorldBench?x=1', 'huggingface'],
+      ['Qwen AgentWorldBench', 'huggingface'],
+      ['Qwen', 'modelscope'],
+      ['', 'huggingface'],
+    ];
+    try {
+      for (const [repo, source] of cases) {
+        await assert.rejects(
+          downloadDataset({ source, repo, revision: 'main', hubUrl: server.url }),
+          isFault('repo-invalid', { repo }),
+          `${source} ${repo}`,
+        );
+      }
+    } finally {
+      delete process.env.MODELSCOPE_CACHE;
+    }
+    assert.deepEqual(server.requests, []);
+    assert.equal(existsSync(join(tmp, 'ms')), false);
+    assert.equal(existsSync(join(tmp, 'escape')), false);
+  });
+
+  it('rejects an HF_ENDPOINT that is not a URL', async () => {
+    process.env.HF_ENDPOINT = 'hf-mirror.com';
+    await assert.rejects(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main' }),
+      isFault('hub-url-invalid', { setting: 'HF_ENDPOINT', value: 'hf-mirror.com' }),
+    );
+  });
+});
+
+describe('awb download (end to end)', () => {
+  const exec = promisify(execFile);
+  const root = resolve(import.meta.dirname, '../../..');
+
+  it('downloads with HF_ENDPOINT into --dir and prints folder, commit and row counts', { timeout: 180_000 }, async () => {
+    // dist/ is built by `npm test` before any suite runs; building here would race the other suites.
+    const server = await hub();
+    const dir = join(tmp, 'cli-data');
+    const env = { ...process.env, HF_ENDPOINT: server.url, NO_COLOR: '1' };
+    const { stdout, stderr } = await exec(process.execPath, ['bin/awb.js', 'download', '--dir', dir, '--domains', 'mcp,search'], {
+      cwd: root,
+      env,
+    });
+    assert.match(stdout, new RegExp(`^Qwen/AgentWorldBench at main \\(commit ${server.commit}\\)$`, 'm'));
+    assert.match(stdout, new RegExp(`^folder: ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(stdout, /^ {2}MCP +5 rows .* published: 286$/m);
+    assert.match(stdout, /^ {2}Search +40 rows .* published: 458$/m);
+    assert.match(stdout, /2 domains differ from the published test split/);
+    assert.match(stderr, /mcp_test\.jsonl: done/);
+    assert.equal(await readFile(join(dir, 'search_test.jsonl'), 'utf8'), FILES['search_test.jsonl']);
+
+    await assert.rejects(
+      exec(process.execPath, ['bin/awb.js', 'download', '--dir', dir, '--domains', 'chess'], { cwd: root, env }),
+      (err: unknown) => {
+        const e = err as { code?: number; stderr?: string };
+        return (
+          e.code === 2 && /^awb: no domain "chess" in Qwen\/AgentWorldBench at main; it has: mcp, search, terminal\n$/.test(e.stderr ?? '')
+        );
+      },
+    );
+  });
+});
+
+describe('a lying mirror', () => {
+  const CACHE_REPO = ['hub', 'datasets--Qwen--AgentWorldBench'];
+
+  /** Every file and link under `root`, relative to it, skipping the cache's repo folder (where writes belong). */
+  async function writtenOutside(root: string, allowed: string): Promise<string[]> {
+    const all = await readdir(root, { recursive: true });
+    return all.filter((p) => !join(root, p).startsWith(allowed) && !allowed.startsWith(join(root, p)));
+  }
+
+  /** Downloads only terminal_test.jsonl, the file these mirrors lie about, without retrying. */
+  function terminalOnly(server: HubServer, extra: Partial<DownloadOptions> = {}) {
+    return downloadDataset({
+      repo: 'Qwen/AgentWorldBench',
+      revision: 'main',
+      hubUrl: server.url,
+      domains: ['terminal'],
+      retries: 0,
+      ...extra,
+    });
+  }
+
+  // A hostile hub's values reach the user's terminal: the fault as the CLI words it, one line with no raw controls.
+  async function refusal(pending: Promise<unknown>): Promise<UserError> {
+    let caught: unknown;
+    await pending.catch((err: unknown) => (caught = err));
+    assert.ok(caught instanceof FaultError, `a fault, got ${String(caught)}`);
+    const said = worded(caught.fault);
+    assert.equal(said.exitCode, 3);
+    assert.doesNotMatch(said.message, /[\u0000-\u001f\u007f]/, 'no raw control characters');
+    return said;
+  }
+
+  it('never writes outside the cache for unsafe names or oids in the listing', async () => {
+    // The cache sits deep inside tmp, so a `..` that escapes it still lands where the test can see it.
+    process.env.HF_HOME = join(tmp, 'a', 'b', 'c', 'hf-home');
+    const allowed = join(tmp, 'a', 'b', 'c', 'hf-home', ...CACHE_REPO);
+    const real = Buffer.from(FILES['terminal_test.jsonl']!);
+    const entry = (path: string, extra: Record<string, unknown> = {}) => ({
+      type: 'file',
+      oid: 'a'.repeat(40),
+      size: real.length,
+      path,
+      ...extra,
+    });
+    const cases: { name: string; opts: Partial<HubServerOptions>; shows: string }[] = [
+      {
+        name: 'oid with ..',
+        opts: { tamper: (e) => (e.path === 'terminal_test.jsonl' ? { ...e, oid: '../../../../../../planted.sh', lfs: undefined } : e) },
+        shows: '../../../../../../planted.sh',
+      },
+      {
+        name: 'LFS oid absolute',
+        opts: { tamper: (e) => (e.path === 'terminal_test.jsonl' ? { ...e, lfs: { oid: join(tmp, 'planted'), size: real.length } } : e) },
+        shows: join(tmp, 'planted'),
+      },
+      { name: 'path with ..', opts: { extraEntries: [entry('../../../../x/os_test.jsonl')] }, shows: '../../../../x/os_test.jsonl' },
+      { name: 'absolute path', opts: { extraEntries: [entry(join(tmp, 'abs', 'os_test.jsonl'))] }, shows: join(tmp, 'abs') },
+      { name: 'backslash', opts: { extraEntries: [entry('..\\..\\os_test.jsonl')] }, shows: 'os_test.jsonl' },
+      { name: 'NUL', opts: { extraEntries: [entry('os\u0000_test.jsonl')] }, shows: 'os\\u0000_test' },
+      { name: 'escape in the domain', opts: { extraEntries: [entry('\u001b[2Jos_test.jsonl')] }, shows: '\\u001b[2Jos_test' },
+      { name: 'domain not a word', opts: { extraEntries: [entry('Os Web_test.jsonl')] }, shows: 'Os Web_test.jsonl' },
+    ];
+    for (const c of cases) {
+      const server = await hub(c.opts);
+      const err = await refusal(downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url }));
+      assert.ok(err.message.startsWith(`${server.url} lists a test file with an unsafe`), `${c.name}: ${err.message}`);
+      assert.ok(err.message.includes(c.shows), `${c.name}: names the bad value: ${err.message}`);
+      assert.deepEqual(await writtenOutside(tmp, allowed), [], `${c.name}: nothing written outside the repo folder`);
+      assert.deepEqual(fileRequests(server), [], `${c.name}: nothing downloaded`);
+    }
+  });
+
+  it('refuses a wrong size or hash in cache mode and leaves nothing under the final names', async () => {
+    const real = Buffer.from(FILES['terminal_test.jsonl']!);
+    const storage = join(tmp, 'hf-home', ...CACHE_REPO);
+    const cases: { name: string; tamper: (e: TreeEntry) => TreeEntry; says: RegExp }[] = [
+      { name: 'listed smaller', tamper: (e) => ({ ...e, size: 100, lfs: undefined }), says: /sent more than the 100 bytes/ },
+      {
+        name: 'listed larger',
+        tamper: (e) => ({ ...e, size: real.length + 10, lfs: undefined }),
+        says: /ends after \d+ of the \d+ bytes listed for it \(1 tries\)/,
+      },
+      {
+        name: 'wrong sha256',
+        tamper: (e) => ({ ...e, lfs: { oid: 'b'.repeat(64), size: real.length } }),
+        says: /does not match the checksum/,
+      },
+      { name: 'wrong git oid', tamper: (e) => ({ ...e, oid: 'c'.repeat(40), lfs: undefined }), says: /does not match the checksum/ },
+    ];
+    for (const c of cases) {
+      const server = await hub({ tamper: (e) => (e.path === 'terminal_test.jsonl' ? c.tamper(e) : e) });
+      const err = await refusal(terminalOnly(server));
+      assert.match(err.message, c.says, c.name);
+      assert.match(err.message, /terminal_test\.jsonl/, c.name);
+      const left = await readdir(storage, { recursive: true });
+      assert.deepEqual(
+        left.filter((p) => p.includes('terminal_test') || /blobs\/./.test(p)),
+        [],
+        `${c.name}: no blob, no link: ${left.join(', ')}`,
+      );
+    }
+  });
+
+  it('cuts an endless body at the listed size, and never shows more than 100%', { timeout: 30_000 }, async () => {
+    for (const dir of [undefined, join(tmp, 'data')]) {
+      const server = await hub({ body: { 'terminal_test.jsonl': 'endless' } });
+      const events: DownloadProgress[] = [];
+      const err = await refusal(terminalOnly(server, { dir, onProgress: (e) => events.push(e) }));
+      assert.match(err.message, /sent more than the \d+ bytes/);
+      assert.ok(
+        events.every((e) => e.bytes <= e.total),
+        'progress stays within the file',
+      );
+      const where = dir ?? join(tmp, 'hf-home');
+      const left = await readdir(where, { recursive: true });
+      const sizes = await Promise.all(left.map(async (p) => (await stat(join(where, p))).size));
+      assert.ok(Math.max(0, ...sizes) < 1_000_000, 'nothing giant left behind');
+      assert.deepEqual(
+        left.filter((p) => p.includes('terminal_test') || p.endsWith('.tmp')),
+        [],
+      );
+    }
+  });
+
+  it('refuses a listed size far beyond any real file before downloading', async () => {
+    const server = await hub({ tamper: (e) => (e.path === 'terminal_test.jsonl' ? { ...e, size: 1e12, lfs: undefined } : e) });
+    const err = await refusal(downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, dir: join(tmp, 'd') }));
+    assert.match(err.message, /lists terminal_test\.jsonl at 1000000000000 bytes, over the \d+-byte limit.*--max-file-mb/);
+    assert.deepEqual(fileRequests(server), []);
+    const small = await hub();
+    const err2 = await refusal(
+      downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: small.url, dir: join(tmp, 'd'), maxFileBytes: 100 }),
+    );
+    assert.match(err2.message, /over the 100-byte limit/);
+  });
+
+  it('refuses a listing that never ends', { timeout: 60_000 }, async () => {
+    const server = await hub({ endlessListing: true });
+    const err = await refusal(terminalOnly(server, { dir: join(tmp, 'data') }));
+    assert.match(err.message, /lists more than 100000 files for Qwen\/AgentWorldBench; refusing this mirror/);
+  });
+
+  it('gives a stalled transfer up after the idle timeout', { timeout: 30_000 }, async () => {
+    const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
+    const dir = join(tmp, 'data');
+    const err = await refusal(terminalOnly(server, { dir, timeoutSeconds: 1 }));
+    assert.match(err.message, /sent nothing, or next to nothing, for 1 s while downloading terminal_test\.jsonl.*--timeout/);
+    assert.deepEqual(await readdir(dir), []);
+  });
+
+  it('gives up a trickle (a byte every 200 ms) as stalled, though no single wait reaches the timeout', { timeout: 30_000 }, async () => {
+    const server = await hub({ body: { 'terminal_test.jsonl': 'drip' } });
+    const dir = join(tmp, 'data');
+    const err = await refusal(terminalOnly(server, { dir, timeoutSeconds: 1 }));
+    assert.match(err.message, /sent nothing, or next to nothing, for 1 s while downloading terminal_test\.jsonl/);
+    assert.deepEqual(await readdir(dir), []);
+  });
+
+  it('never writes through a link planted in --dir, and the final file is never a link', async () => {
+    const server = await hub();
+    const dir = join(tmp, 'data');
+    await mkdir(dir);
+    const victim = join(tmp, 'victim.txt');
+    const precious = 'precious\n';
+    await writeFile(victim, precious);
+    await symlink(victim, join(dir, 'terminal_test.jsonl.incomplete'));
+    await symlink(victim, join(dir, 'mcp_test.jsonl'));
+    for (const name of ['search', 'terminal']) {
+      // Every name a temporary file could plausibly get, as a link to the victim.
+      await symlink(victim, join(dir, `${name}_test.jsonl.tmp`));
+    }
+    await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', hubUrl: server.url, dir });
+    assert.equal(await readFile(victim, 'utf8'), precious);
+    for (const name of ['mcp', 'search', 'terminal']) {
+      const path = join(dir, `${name}_test.jsonl`);
+      assert.equal((await lstat(path)).isFile(), true, `${name} is a plain file`);
+      assert.equal(await readFile(path, 'utf8'), FILES[`${name}_test.jsonl`]);
+    }
+  });
+});
+
+describe('awb download against a hostile or missing hub (end to end)', () => {
+  it('exits 3 with one line when the hub is unreachable, 2 for a revision that does not exist', async () => {
+    const server = await hub();
+    const missing = await runAwb(['download', '--dir', join(tmp, 'd'), '--revision', 'nope'], {
+      env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') },
+    });
+    assert.equal(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /^awb: no revision "nope" in dataset Qwen\/AgentWorldBench on http:\/\/127\.0\.0\.1:\d+\n$/);
+    await server.close();
+    const down = await runAwb(['download', '--dir', join(tmp, 'd')], { env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') } });
+    assert.equal(down.code, 3, down.stderr);
+    assert.match(down.stderr, /^awb: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)[^\n]*\n$/);
+  });
+
+  it('a --dir or cache that cannot be a folder (a file, a path under /proc) is one line, exit 2', async () => {
+    const server = await hub();
+    const file = join(tmp, 'a-file');
+    await writeFile(file, 'mine\n');
+    const cases: { args: string[]; env?: Record<string, string>; says: RegExp }[] = [
+      { args: ['--dir', file], says: /^awb: \S+a-file: is a file, not a folder; --dir takes a folder\n$/ },
+      // The file in the way is named, not the path under it.
+      { args: ['--dir', join(file, 'sub')], says: /^awb: \S+a-file: is a file, not a folder; --dir takes a folder\n$/ },
+      { args: ['--dir', '/proc/awb-test-dataset'], says: /^awb: \/proc\/awb-test-dataset: cannot create a folder here\n$/ },
+      { args: [], env: { HF_HOME: '/proc/awb-test-hf-home' }, says: /^awb: \/proc\/awb-test-hf-home: cannot create a folder here\n$/ },
+    ];
+    for (const c of cases) {
+      const r = await runAwb(['download', '--domains', 'mcp', ...c.args], {
+        env: { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h'), ...c.env },
+        timeoutMs: 60_000,
+      });
+      assert.equal(r.code, 2, `${c.args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, c.says);
+    }
+    assert.equal(await readFile(file, 'utf8'), 'mine\n', 'the file in the way is left as it was');
+  });
+
+  it('Ctrl-C mid-file, in download and in the download infer starts: one line, exit 130, no temporary file left', async () => {
+    // terminal_test.jsonl sends one byte and then nothing, so the run is mid-file when the signal comes.
+    const server = await hub({ body: { 'terminal_test.jsonl': 'trickle' } });
+    const dir = join(tmp, 'cut');
+    const home = join(tmp, 'h');
+    const runs = [
+      { args: ['download', '--dir', dir], where: dir },
+      {
+        // No endpoint listens: without --no-preflight, infer would stop at the endpoint check, before downloading.
+        args: [
+          'infer',
+          '--model-base-url',
+          'http://127.0.0.1:9/v1',
+          '--model-name',
+          'm',
+          '--no-preflight',
+          '-o',
+          join(tmp, 'run', 'p.jsonl'),
+        ],
+        where: home,
+      },
+    ];
+    for (const { args, where } of runs) {
+      const before = fileRequests(server).length;
+      const run = startAwb(args, { env: { HF_ENDPOINT: server.url, HF_HOME: home } });
+      await waitFor(
+        () => fileRequests(server).slice(before).includes('terminal_test.jsonl'),
+        run.exited,
+        'the download of terminal_test.jsonl',
+      );
+      run.child.kill('SIGINT');
+      const r = await run.exited;
+      assert.equal(r.code, 130, r.stderr);
+      assert.match(r.stderr, /^awb: download interrupted; nothing partial was kept, and the same command continues where it stopped\n$/m);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack');
+      const left = await readdir(where, { recursive: true });
+      assert.deepEqual(
+        left.filter((p) => p.endsWith('.tmp') || p.includes('terminal_test')),
+        [],
+        `nothing of the file cut off: ${left.join(', ')}`,
+      );
+    }
+    assert.equal(await readFile(join(dir, 'mcp_test.jsonl'), 'utf8'), FILES['mcp_test.jsonl'], 'a file already complete stays');
+    assert.equal(existsSync(join(tmp, 'run')), false, 'infer wrote nothing');
+  });
+
+  it('says why it used the complete copy already in the cache: HF_HUB_OFFLINE, or a hub that cannot be reached', async () => {
+    const server = await hub();
+    const env = { HF_ENDPOINT: server.url, HF_HOME: join(tmp, 'h') };
+    assert.equal((await runAwb(['download'], { env })).code, 0);
+    const offline = await runAwb(['download'], { env: { ...env, HF_HUB_OFFLINE: '1' } });
+    assert.equal(offline.code, 0, offline.stderr);
+    assert.match(offline.stderr, /^awb: HF_HUB_OFFLINE is set: the hub was not asked; using the complete copy already here$/m);
+    await server.close();
+    const down = await runAwb(['download'], { env });
+    assert.equal(down.code, 0, down.stderr);
+    assert.match(down.stderr, /^awb: the hub could not be reached; using the complete copy already here$/m);
+    for (const r of [offline, down])
+      assert.match(r.stdout, new RegExp(`^Qwen/AgentWorldBench at main \\(commit ${server.commit}\\)$`, 'm'));
+  });
+
+  it('never shows a token, from HF_ENDPOINT credentials or HF_TOKEN', async () => {
+    const secret = 'hf_' + 'S3cretT0kenValue'.repeat(2);
+    const server = await hub({ token: 'hf_the_right_one_0123456789' });
+    const port = new URL(server.url).port;
+    const withCreds = await runAwb(['download', '--dir', join(tmp, 'd')], {
+      env: { HF_ENDPOINT: `http://user:${secret}@127.0.0.1:${port}`, HF_HOME: join(tmp, 'h') },
+    });
+    assert.equal(withCreds.code, 2);
+    assert.match(withCreds.stderr, /^awb: HF_ENDPOINT carries credentials \(user:password@\): remove them and put the token in HF_TOKEN/);
+    const denied = await runAwb(['download', '--dir', join(tmp, 'd')], {
+      env: { HF_ENDPOINT: server.url, HF_TOKEN: secret, HF_HOME: join(tmp, 'h') },
+    });
+    assert.equal(denied.code, 3, denied.stderr);
+    assert.match(denied.stderr, /access denied .*HF_TOKEN was sent but does not give access/);
+    for (const r of [withCreds, denied]) {
+      for (const part of [secret, secret.slice(0, 12), secret.slice(-12)]) {
+        assert.equal((r.stdout + r.stderr).includes(part), false, 'the token is not shown');
+      }
+    }
+    assert.equal(
+      await readdir(join(tmp, 'd'))
+        .catch(() => [])
+        .then((l) => l.length),
+      0,
+    );
+  });
+});
+
+describe('a file a download record lists', () => {
+  it('keeps its recorded hash only while it is as the download left it: same size, written before the record', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-unchanged-'));
+    try {
+      const file = { file: 'web_test.jsonl', bytes: 4 };
+      await writeFile(join(dir, file.file), 'abc\n');
+      assert.equal(await unchangedSinceRecord(dir, file), false, 'no record: nothing vouches for it');
+      await writeFile(join(dir, ORIGIN_FILE), '{}');
+      const recorded = new Date('2026-01-02T00:00:00Z');
+      await utimes(join(dir, ORIGIN_FILE), recorded, recorded);
+      const before = new Date('2026-01-01T00:00:00Z');
+      await utimes(join(dir, file.file), before, before);
+      assert.equal(await unchangedSinceRecord(dir, file), true);
+      assert.equal(await unchangedSinceRecord(dir, { ...file, bytes: 5 }), false, 'another size');
+      assert.equal(await unchangedSinceRecord(dir, { ...file, file: 'os_test.jsonl' }), false, 'not there');
+      await utimes(join(dir, file.file), recorded, recorded);
+      assert.equal(await unchangedSinceRecord(dir, file), false, "written in the record's own tick");
+      const after = new Date('2026-01-03T00:00:00Z');
+      await utimes(join(dir, file.file), after, after);
+      assert.equal(await unchangedSinceRecord(dir, file), false, 'edited after the record');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,321 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { readDatasetOrigin, type DatasetOrigin } from '../../../src/core/dataset/index.js';
+import { downloadDataset, type DownloadOptions } from '../../../src/core/download/index.js';
+import { FaultError, type UserError } from '../../../src/core/errors.js';
+import { worded } from '../../../src/commands/words/index.js';
+import { comparabilityNotes, type Provenance } from '../../../src/core/score/comparability.js';
+import { runAwb } from '../../support/cli.js';
+import { makeDataset, tempDirs, worldReply, type Dataset } from '../../support/dataset.js';
+import { startModelScopeServer, type ModelScopeServer, type ModelScopeServerOptions } from '../../support/modelscope-server.js';
+import { startOpenAIServer, type FakeServer } from '../../support/openai-server.js';
+
+const ENV_KEYS = ['MODELSCOPE_ENDPOINT', 'MODELSCOPE_DOMAIN', 'MODELSCOPE_API_TOKEN', 'MODELSCOPE_CACHE'];
+const TOKEN = 'ms-secret-token-4f1c9a';
+const temps = tempDirs('modelscope');
+let tmp: string;
+let data: Dataset;
+/** Repo path → content: the synthetic test files, plus enough other files that the listing takes two pages. */
+let files: Record<string, Buffer>;
+let savedEnv: Record<string, string | undefined>;
+const servers: ModelScopeServer[] = [];
+
+before(async () => {
+  data = await makeDataset(await temps.make(), 4, ['mcp', 'search', 'terminal']);
+  files = {};
+  for (const [domain, path] of data.files) files[`${domain}_test.jsonl`] = await readFile(path);
+  for (let i = 0; i < 230; i++) files[`assets/${String(i).padStart(3, '0')}.txt`] = Buffer.from(`asset ${i}\n`);
+});
+
+after(() => temps.cleanup());
+
+beforeEach(async () => {
+  tmp = await temps.make();
+  savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  for (const k of ENV_KEYS) delete process.env[k];
+  process.env.MODELSCOPE_CACHE = join(tmp, 'ms-cache');
+});
+
+afterEach(async () => {
+  for (const k of ENV_KEYS) {
+    if (savedEnv[k] === undefined) delete process.env[k];
+    else process.env[k] = savedEnv[k];
+  }
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function modelscope(opts: Partial<ModelScopeServerOptions> = {}): Promise<ModelScopeServer> {
+  const server = await startModelScopeServer({ files, ...opts });
+  servers.push(server);
+  process.env.MODELSCOPE_ENDPOINT = server.url;
+  return server;
+}
+
+function download(extra: Partial<DownloadOptions> = {}) {
+  return downloadDataset({ source: 'modelscope', repo: 'Qwen/AgentWorldBench', revision: 'master', retryDelayMs: 1, ...extra });
+}
+
+async function refusal(promise: Promise<unknown>): Promise<UserError> {
+  const err = await promise.then(
+    () => assert.fail('expected a refusal'),
+    (e: unknown) => e,
+  );
+  // Worded as the CLI says it: these tests read the one line a user sees (the fault's kind is in the snapshot test).
+  assert.ok(err instanceof FaultError, String(err));
+  const said = worded(err.fault);
+  assert.ok(!said.message.includes('\n'), `one line: ${said.message}`);
+  return said;
+}
+
+const fileRequests = (s: ModelScopeServer, name: string) => s.requests.filter((r) => r.path.includes(`FilePath=${name}`));
+
+describe('downloadDataset --source modelscope', () => {
+  it("fills ModelScope's cache byte for byte, paging the listing, and records hub, commit and hashes", async () => {
+    const server = await modelscope();
+    const ds = await download();
+    const cache = join(tmp, 'ms-cache', 'hub', 'datasets', 'Qwen', 'AgentWorldBench');
+    assert.equal(ds.dir, cache);
+    assert.equal(ds.hub, 'modelscope');
+    assert.equal(ds.commit, server.commit);
+    for (const domain of ['mcp', 'search', 'terminal']) {
+      assert.deepEqual(await readFile(join(cache, `${domain}_test.jsonl`)), await readFile(data.files.get(domain)!));
+    }
+    assert.ok(
+      server.requests.some((r) => r.path.includes('PageNumber=2')),
+      'the second page was asked for',
+    );
+    const origin = await readDatasetOrigin(cache);
+    assert.equal(origin?.hub, 'modelscope');
+    assert.equal(origin?.commit, server.commit);
+    assert.match(origin!.files[0]!.sha256!, /^[0-9a-f]{64}$/);
+    // A second run finds everything in place and asks for no file.
+    const before = server.requests.length;
+    await download();
+    assert.equal(server.requests.slice(before).filter((r) => r.path.includes('FilePath=')).length, 0);
+  });
+
+  it('refuses a file that never matches its SHA-256 or its size after retrying, and leaves nothing under its name', async () => {
+    const real = files['search_test.jsonl']!;
+    const flipped = Buffer.from(real);
+    flipped[10] = flipped[10]! ^ 1;
+    const cases = [
+      { name: 'one bit flipped', body: flipped, says: /does not match the checksum/ },
+      // A server that ends the body early, cleanly: the same command would get the same bytes.
+      { name: 'cut short', body: real.subarray(0, 100), says: new RegExp(`ends after 100 of the ${real.length} bytes listed`) },
+    ];
+    for (const c of cases) {
+      const server = await modelscope({ corrupt: { 'search_test.jsonl': c.body } });
+      const dir = join(tmp, c.name);
+      const err = await refusal(download({ dir, retries: 2 }));
+      assert.equal(err.exitCode, 3);
+      assert.match(err.message, /^search_test\.jsonl from /, c.name);
+      assert.match(err.message, c.says, c.name);
+      assert.match(err.message, /\(3 tries\); nothing of it was kept$/, c.name);
+      assert.equal(fileRequests(server, 'search_test.jsonl').length, 3, `${c.name}: first try and two retries`);
+      const left = await readdir(dir);
+      assert.ok(!left.includes('search_test.jsonl'), `${c.name}: nothing under the final name: ${left.join(', ')}`);
+      assert.ok(!left.some((n) => n.endsWith('.tmp')), `${c.name}: no temporary file left: ${left.join(', ')}`);
+    }
+  });
+
+  it('resumes a cut transfer with a Range request and ends byte-identical', async () => {
+    const server = await modelscope({ cut: { 'terminal_test.jsonl': 1 } });
+    const dir = join(tmp, 'out');
+    await download({ dir });
+    assert.deepEqual(await readFile(join(dir, 'terminal_test.jsonl')), files['terminal_test.jsonl']);
+    const asked = fileRequests(server, 'terminal_test.jsonl');
+    assert.equal(asked.length, 2);
+    assert.match(String(asked[1]!.headers.range), /^bytes=[1-9]\d*-$/);
+  });
+
+  it('redoes a cut transfer when the server ignores Range', async () => {
+    const server = await modelscope({ cut: { 'mcp_test.jsonl': 1 }, ignoreRange: true });
+    const dir = join(tmp, 'out');
+    await download({ dir });
+    assert.deepEqual(await readFile(join(dir, 'mcp_test.jsonl')), files['mcp_test.jsonl']);
+    assert.equal(fileRequests(server, 'mcp_test.jsonl').length, 2);
+  });
+
+  it('sends MODELSCOPE_API_TOKEN as a bearer token and the m_session_id cookie, and never shows it', async () => {
+    const server = await modelscope({ token: TOKEN });
+    process.env.MODELSCOPE_API_TOKEN = TOKEN;
+    await download({ dir: join(tmp, 'out') });
+    assert.ok(server.requests.length > 0);
+    for (const r of server.requests) {
+      assert.equal(r.headers.authorization, `Bearer ${TOKEN}`);
+      assert.equal(r.headers.cookie, `m_session_id=${TOKEN}`);
+    }
+    process.env.MODELSCOPE_API_TOKEN = 'wrong-token-77';
+    const err = await refusal(download({ dir: join(tmp, 'out2') }));
+    assert.equal(err.exitCode, 3);
+    assert.match(err.message, /HTTP 401.*MODELSCOPE_API_TOKEN was sent but is not accepted/);
+    assert.ok(!err.message.includes('wrong-token-77'));
+  });
+
+  it('gives 401, 403 and 404 one clear line each', async () => {
+    await modelscope({ token: TOKEN });
+    const e401 = await refusal(download());
+    assert.match(e401.message, /^not signed in to .*HTTP 401.*set MODELSCOPE_API_TOKEN/);
+    await modelscope({ forbidden: true });
+    const e403 = await refusal(download());
+    assert.match(e403.message, /^access denied by .*HTTP 403/);
+    assert.equal(e403.exitCode, 3);
+    await modelscope();
+    const e404 = await refusal(download({ repo: 'Qwen/NoSuchDataset' }));
+    assert.match(e404.message, /^no dataset repo\/revision Qwen\/NoSuchDataset at master .*HTTP 404/);
+    assert.equal(e404.exitCode, 2);
+  });
+
+  it('takes MODELSCOPE_DOMAIN as a host and adds https', async () => {
+    process.env.MODELSCOPE_DOMAIN = '127.0.0.1:1';
+    const err = await refusal(download({ retries: 0 }));
+    assert.match(err.message, /cannot reach https:\/\/127\.0\.0\.1:1\b.*MODELSCOPE_ENDPOINT/);
+  });
+});
+
+describe('awb with --source modelscope', () => {
+  let world: FakeServer;
+  before(async () => {
+    world = await startOpenAIServer({ reply: worldReply });
+  });
+  after(() => world.close());
+
+  it('awb download --source modelscope --dir: the files, the commit, and no token anywhere', async () => {
+    const server = await modelscope({ token: TOKEN });
+    const dir = join(tmp, 'out');
+    const r = await runAwb(['download', '--source', 'modelscope', '--dir', dir], {
+      env: { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_API_TOKEN: TOKEN, MODELSCOPE_CACHE: join(tmp, 'ms-cache') },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`Qwen/AgentWorldBench from ModelScope at master \\(commit ${server.commit}\\)`));
+    assert.ok(!r.stdout.includes(TOKEN) && !r.stderr.includes(TOKEN));
+    for (const name of await readdir(dir)) assert.ok(!(await readFile(join(dir, name), 'utf8')).includes(TOKEN), name);
+    const bad = await runAwb(['download', '--source', 'modelscope', '--dir', join(tmp, 'o2')], {
+      env: { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_API_TOKEN: 'nope', MODELSCOPE_CACHE: join(tmp, 'ms-cache') },
+    });
+    assert.equal(bad.code, 3);
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+  });
+
+  it('awb infer --source modelscope with no --data downloads, runs and records hub, commit and hashes', async () => {
+    const server = await modelscope({ token: TOKEN });
+    const out = join(tmp, 'pred.jsonl');
+    const r = await runAwb(
+      ['infer', '--source', 'modelscope', '--model-base-url', world.url, '--model-name', 'test-model', '-o', out, '--no-progress'],
+      { env: { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_API_TOKEN: TOKEN, MODELSCOPE_CACHE: join(tmp, 'ms-cache') } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const lines = (await readFile(out, 'utf8')).trim().split('\n');
+    assert.equal(lines.length, data.lines.length);
+    const manifestText = await readFile(`${out}.manifest.json`, 'utf8');
+    assert.ok(!manifestText.includes(TOKEN));
+    const manifest = JSON.parse(manifestText) as {
+      dataset: { hub?: string; commit?: string; revision?: string; sha256?: Record<string, string> };
+    };
+    assert.equal(manifest.dataset.hub, 'modelscope');
+    assert.equal(manifest.dataset.commit, server.commit);
+    assert.equal(manifest.dataset.revision, 'master');
+    assert.deepEqual(Object.keys(manifest.dataset.sha256 ?? {}).sort(), ['mcp', 'search', 'terminal']);
+  });
+
+  it('awb infer --data on a downloaded folder edited since records the hash of what it read, not the listed one', async () => {
+    const server = await modelscope();
+    const dir = join(tmp, 'edited');
+    const env = { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_CACHE: join(tmp, 'ms-cache') };
+    assert.equal((await runAwb(['download', '--source', 'modelscope', '--dir', dir], { env })).code, 0);
+    const listed = Object.fromEntries((await readDatasetOrigin(dir))!.files.map((f) => [f.domain, f.sha256]));
+    // One row dropped by hand: the folder's record still names the hub's file.
+    const search = join(dir, 'search_test.jsonl');
+    const edited = (await readFile(search, 'utf8')).split('\n').slice(1).join('\n');
+    await writeFile(search, edited);
+    const out = join(tmp, 'edited-pred.jsonl');
+    const r = await runAwb([
+      'infer',
+      '--data',
+      dir,
+      '--model-base-url',
+      world.url,
+      '--model-name',
+      'test-model',
+      '-o',
+      out,
+      '--no-progress',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { dataset: { sha256?: Record<string, string> } };
+    assert.equal(manifest.dataset.sha256?.search, createHash('sha256').update(edited).digest('hex'));
+    assert.notEqual(manifest.dataset.sha256?.search, listed.search);
+    assert.equal(manifest.dataset.sha256?.mcp, listed.mcp, 'an untouched file keeps the listed hash');
+  });
+});
+
+describe('the same data from either hub', () => {
+  const H = { mcp: 'a'.repeat(64), search: 'b'.repeat(64) };
+  const prov = (commit: string, revision: string, sha256?: Record<string, string>): Provenance => ({
+    manifest: 'found',
+    judge: 'j',
+    history: 'full',
+    datasetRepo: 'Qwen/AgentWorldBench',
+    datasetCommit: commit,
+    datasetRevision: revision,
+    datasetSha256: sha256,
+  });
+  const run = (label: string, p: Provenance) => ({ label, provenance: p, domains: ['mcp', 'search'] });
+
+  it('comparability: equal hashes under different commits and branch names are the same data; a differing hash is named', () => {
+    const same = comparabilityNotes([run('hf', prov('1'.repeat(40), 'main', H)), run('ms', prov('2'.repeat(40), 'master', H))]);
+    assert.deepEqual(same, []);
+    const other = comparabilityNotes([
+      run('hf', prov('1'.repeat(40), 'main', H)),
+      run('ms', prov('2'.repeat(40), 'master', { ...H, search: 'c'.repeat(64) })),
+    ]);
+    assert.ok(
+      other.some((n) => n.kind === 'differs' && /dataset commit differs \(111111111111 in hf; 222222222222 in ms\)/.test(n.text)),
+      JSON.stringify(other),
+    );
+    // Without hashes, commits still decide, as before.
+    const old = comparabilityNotes([run('a', prov('1'.repeat(40), 'main')), run('b', prov('2'.repeat(40), 'main'))]);
+    assert.ok(
+      old.some((n) => /dataset commit differs/.test(n.text)),
+      JSON.stringify(old),
+    );
+  });
+
+  it('merge joins a ModelScope shard with a Hugging Face shard of the same files, and refuses other files', async () => {
+    const world = await startOpenAIServer({ reply: worldReply });
+    try {
+      const server = await modelscope();
+      const env = { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_CACHE: join(tmp, 'ms-cache') };
+      const infer = (out: string, ...extra: string[]) =>
+        runAwb(['infer', '--model-base-url', world.url, '--model-name', 'test-model', '-o', out, '--no-progress', ...extra], { env });
+      const s1 = join(tmp, 's1.jsonl');
+      const r1 = await infer(s1, '--source', 'modelscope', '--shard', '1/2');
+      assert.equal(r1.code, 0, r1.stderr);
+      // The same files as a Hugging Face download records them: another commit, the same SHA-256s.
+      const hf = join(tmp, 'hf');
+      await cp(join(tmp, 'ms-cache', 'hub', 'datasets', 'Qwen', 'AgentWorldBench'), hf, { recursive: true });
+      const origin = (await readDatasetOrigin(hf))!;
+      const asHf = (o: DatasetOrigin): DatasetOrigin => ({ ...o, hub: undefined, revision: 'main', commit: 'f'.repeat(40) });
+      await writeFile(join(hf, '.awb-dataset.json'), JSON.stringify(asHf(origin)));
+      const s2 = join(tmp, 's2.jsonl');
+      const r2 = await infer(s2, '--data', hf, '--shard', '2/2');
+      assert.equal(r2.code, 0, r2.stderr);
+      const merged = await runAwb(['merge', join(tmp, 'merged.jsonl'), s1, s2], { env });
+      assert.equal(merged.code, 0, merged.stderr);
+
+      // Other files: one search row edited in the copy (the run records the hash of what it reads, whatever the record says).
+      const search = join(hf, 'search_test.jsonl');
+      await writeFile(search, (await readFile(search, 'utf8')).replace('observation', 'Observation'));
+      const s3 = join(tmp, 's3.jsonl');
+      assert.equal((await infer(s3, '--data', hf, '--shard', '2/2')).code, 0);
+      const refused = await runAwb(['merge', join(tmp, 'merged2.jsonl'), s1, s3], { env });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /dataset commit/);
+    } finally {
+      await world.close();
+    }
+  });
+});

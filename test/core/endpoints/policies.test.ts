@@ -1,0 +1,189 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  DEFAULT_HEALTH,
+  afterFailure,
+  afterSuccess,
+  freshHealth,
+  pickEndpoint,
+  setAside,
+  type Candidate,
+} from '../../../src/core/endpoints/health.js';
+import {
+  SAME_REFUSALS,
+  afterRefusal,
+  backoffMs,
+  isRetryable,
+  retryAfterMs,
+  retryDelay,
+  settingsRefused,
+  unheededWaitS,
+  type RefusalStreak,
+} from '../../../src/core/endpoints/retry.js';
+import { settingsFix } from '../../../src/commands/stage/settings-fix.js';
+
+const policy = { setAsideAfter: 3, cooldownMs: 1000, maxCooldownMs: 3000 };
+const headers = (h: Record<string, string> = {}) => new Headers(h);
+
+describe('endpoint health', () => {
+  it('sets an endpoint aside after N consecutive failures, doubling the cooldown up to its cap', () => {
+    let h = freshHealth(policy);
+    h = afterFailure(h, policy, 0, 2);
+    h = afterFailure(h, policy, 0, 2);
+    assert.equal(h.setAsideUntil, 0);
+    h = afterFailure(h, policy, 100, 2);
+    assert.deepEqual(h, { consecutiveFailures: 0, setAsideUntil: 1100, cooldownMs: 2000 });
+    for (let i = 0; i < 3; i++) h = afterFailure(h, policy, 5000, 2);
+    assert.deepEqual(h, { consecutiveFailures: 0, setAsideUntil: 7000, cooldownMs: 3000 });
+    assert.deepEqual(afterSuccess(policy), freshHealth(policy));
+  });
+
+  it('sets aside at once (an endpoint the preflight cannot reach) by the same rule: cooldown from now, doubled for next time', () => {
+    const h = setAside({ consecutiveFailures: 2, setAsideUntil: 0, cooldownMs: 1000 }, policy, 500);
+    assert.deepEqual(h, { consecutiveFailures: 0, setAsideUntil: 1500, cooldownMs: 2000 });
+    assert.equal(setAside(h, policy, 0).cooldownMs, 3000, 'capped at the maximum');
+  });
+
+  it('never sets aside a lone endpoint', () => {
+    let h = freshHealth(DEFAULT_HEALTH);
+    for (let i = 0; i < 10; i++) h = afterFailure(h, DEFAULT_HEALTH, 0, 1);
+    assert.equal(h.setAsideUntil, 0);
+    assert.equal(h.consecutiveFailures, 10);
+  });
+
+  it('picks the endpoint in use with the fewest in flight, skipping those tried, and probes the soonest back when all are aside', () => {
+    const c = (inFlight: number, setAsideUntil = 0): Candidate => ({ inFlight, health: { ...freshHealth(policy), setAsideUntil } });
+    assert.deepEqual(pickEndpoint([c(3), c(1), c(2)], new Set(), 0), { index: 1, probe: false });
+    assert.deepEqual(pickEndpoint([c(3), c(1), c(2)], new Set([1]), 0), { index: 2, probe: false });
+    assert.deepEqual(pickEndpoint([c(0, 50), c(5)], new Set(), 10), { index: 1, probe: false });
+    assert.deepEqual(pickEndpoint([c(0, 50), c(0, 30)], new Set(), 10), { index: 1, probe: true });
+    // Every one tried: all are candidates again.
+    assert.deepEqual(pickEndpoint([c(2), c(1)], new Set([0, 1]), 0), { index: 1, probe: false });
+  });
+});
+
+describe('retry policy', () => {
+  it('retries connection failures and the statuses that heal, as the server says when it says', () => {
+    assert.equal(isRetryable({ kind: 'connection' }), true);
+    for (const status of [408, 409, 429, 500, 503])
+      assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), true, `${status}`);
+    for (const status of [400, 422]) assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), false, `${status}`);
+    assert.equal(isRetryable({ kind: 'status', status: 503, headers: headers({ 'x-should-retry': 'false' }) }), false);
+    assert.equal(isRetryable({ kind: 'status', status: 400, headers: headers({ 'x-should-retry': 'true' }) }), true);
+  });
+
+  it('honours Retry-After in ms, seconds or as a date', () => {
+    assert.equal(retryAfterMs(headers({ 'retry-after-ms': '250' }), 0), 250);
+    assert.equal(retryAfterMs(headers({ 'retry-after': '3' }), 0), 3000);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    assert.equal(retryAfterMs(headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }), now), 5000);
+    assert.equal(retryAfterMs(headers(), 0), undefined);
+  });
+
+  it('backs off exponentially up to 8 s with at most a quarter of jitter, and stops after maxRetries', () => {
+    assert.equal(backoffMs(0, 0), 500);
+    assert.equal(backoffMs(3, 0), 4000);
+    assert.equal(backoffMs(10, 0), 8000);
+    assert.equal(backoffMs(10, 1), 6000);
+    const f429 = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '2' }) };
+    assert.equal(retryDelay(f429, 0, 3, 0, 0), 2000);
+    assert.equal(retryDelay({ kind: 'connection' }, 1, 3, 0, 0), 1000);
+    assert.equal(retryDelay({ kind: 'connection' }, 3, 3, 0, 0), undefined);
+    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0), undefined);
+  });
+
+  it('a malformed 200 (no chat completion in it) is retried as a reset is, within the same maxRetries', () => {
+    assert.equal(isRetryable({ kind: 'malformed' }), true);
+    assert.equal(retryDelay({ kind: 'malformed' }, 0, 1, 0, 0), 500);
+    assert.equal(retryDelay({ kind: 'malformed' }, 0, 1, 0, 0, true), 0);
+    assert.equal(retryDelay({ kind: 'malformed' }, 1, 1, 0, 0), undefined);
+    assert.equal(retryDelay({ kind: 'malformed' }, 0, 0, 0, 0), undefined);
+  });
+
+  it("a retry going to another endpoint, one that has not failed the request, goes at once: the wait was the failed one's", () => {
+    const asking = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '30' }) };
+    assert.equal(retryDelay(asking, 0, 3, 0, 0, true), 0);
+    assert.equal(retryDelay({ kind: 'connection' }, 2, 3, 0, 0, true), 0);
+    assert.equal(retryDelay(asking, 0, 3, 0, 0, false), 30_000);
+    // Elsewhere or not, a request out of retries or refused for good fails now.
+    assert.equal(retryDelay(asking, 3, 3, 0, 0, true), undefined);
+    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0, true), undefined);
+  });
+
+  it('honours a Retry-After of up to a minute; a longer one (a daily quota) gets the usual backoff, not hours of silence', () => {
+    const asking = (after: string) => ({ kind: 'status' as const, status: 429, headers: headers({ 'retry-after': after }) });
+    assert.equal(retryDelay(asking('60'), 0, 3, 0, 0), 60_000);
+    assert.equal(retryDelay(asking('3600'), 0, 3, 0, 0), 500);
+    assert.equal(retryDelay(asking('86400'), 2, 3, 0, 0), 2000);
+    // Beyond what a timer can hold: Node would fire it at once, and retry in a tight loop.
+    assert.equal(retryDelay(asking('1e10'), 0, 3, 0, 0), 500);
+  });
+
+  it('a Retry-After of 0 (or a date already past) gets the usual backoff, as the openai client gives it, not a tight loop', () => {
+    const asking = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h) });
+    assert.equal(retryDelay(asking({ 'retry-after': '0' }), 0, 3, 0, 0), 500);
+    assert.equal(retryDelay(asking({ 'retry-after-ms': '0' }), 2, 3, 0, 0), 2000);
+    assert.equal(retryDelay(asking({ 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' }), 1, 3, Date.parse('2026-01-02T00:00:00Z'), 0), 1000);
+  });
+});
+
+describe('refusals and waits not taken', () => {
+  it('names a Retry-After over a minute, in seconds, and nothing else', () => {
+    const status = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h) });
+    assert.equal(unheededWaitS(status({ 'retry-after': '86400' }), 0), 86_400);
+    assert.equal(unheededWaitS(status({ 'retry-after-ms': '90500' }), 0), 91);
+    assert.equal(unheededWaitS(status({ 'retry-after': '60' }), 0), undefined);
+    assert.equal(unheededWaitS(status({ 'retry-after': 'soon' }), 0), undefined);
+    assert.equal(unheededWaitS(status({}), 0), undefined);
+    assert.equal(unheededWaitS(status({ 'retry-after': '1e400' }), 0), undefined);
+    assert.equal(unheededWaitS({ kind: 'connection' }, 0), undefined);
+  });
+
+  it('stops on the same refusal SAME_REFUSALS times in a row, only while nothing was ever answered', () => {
+    let streak: RefusalStreak | undefined;
+    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '400 no');
+    assert.equal(settingsRefused(streak, false), false);
+    streak = afterRefusal(streak, '400 no');
+    assert.equal(streak.count, SAME_REFUSALS);
+    assert.equal(settingsRefused(streak, false), true);
+    assert.equal(settingsRefused(streak, true), false);
+    // Another message (a context too long names the row's tokens) starts over.
+    assert.deepEqual(afterRefusal(streak, '400 too long: 40001 tokens'), { reason: '400 too long: 40001 tokens', count: 1 });
+    assert.equal(settingsRefused(undefined, false), false);
+  });
+});
+
+describe('settingsFix: the change that ends a refusal of the settings awb knows', () => {
+  const noMaxTokens = "400 Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+  const onlyDefault = "400 Unsupported value: 'temperature' does not support 0.6 with this model. Only the default (1) value is supported.";
+
+  it("max_tokens: the run's own budget as max_completion_tokens in --extra-body, beside the fields already there", () => {
+    assert.equal(
+      settingsFix(noMaxTokens, { maxTokens: 32768 }),
+      `this model takes its budget as max_completion_tokens, not max_tokens: run the same command again with --extra-body '{"max_completion_tokens":32768}'`,
+    );
+    assert.match(
+      settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { reasoning_effort: "it's low" } })!,
+      /with --extra-body '\{"reasoning_effort":"it'\\''s low","max_completion_tokens":1000\}'$/,
+    );
+    // max_tokens in --extra-body is sent as it is: its budget moves to max_completion_tokens.
+    assert.match(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_tokens: 50 } })!, /'\{"max_completion_tokens":50\}'$/);
+    // With max_completion_tokens in --extra-body awb sends no max_tokens: nothing it knows to change.
+    assert.equal(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_completion_tokens: 50 } }), undefined);
+  });
+
+  it('temperature: the default the server names, with --temperature, or in --extra-body when it sets one', () => {
+    assert.equal(
+      settingsFix(onlyDefault, { maxTokens: 32768 }),
+      'this model takes only its default temperature: run the same command again with --temperature 1',
+    );
+    assert.match(
+      settingsFix(onlyDefault, { extraBody: { temperature: 0.2, seed: 1 } })!,
+      /with --extra-body '\{"temperature":1,"seed":1\}'$/,
+    );
+  });
+
+  it('another refusal: nothing to name', () => {
+    assert.equal(settingsFix('400 Unrecognized request argument supplied: foo', { maxTokens: 32768 }), undefined);
+  });
+});

@@ -1,0 +1,165 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  decide,
+  ended,
+  estimateTokens,
+  freshBudget,
+  learn,
+  learnUsage,
+  maybeUncounted,
+  parseDuration,
+  rateLimited,
+  read429,
+  readLimitHeaders,
+  started,
+  type Budget,
+} from '../../../src/core/endpoints/rate-limit.js';
+import { Limiter } from '../../../src/core/endpoints/limiter.js';
+
+const openai = (tokens: [number, number, string], requests: [number, number, string] = [10_000, 9_999, '6ms']) =>
+  new Headers({
+    'x-ratelimit-limit-tokens': String(tokens[0]),
+    'x-ratelimit-remaining-tokens': String(tokens[1]),
+    'x-ratelimit-reset-tokens': tokens[2],
+    'x-ratelimit-limit-requests': String(requests[0]),
+    'x-ratelimit-remaining-requests': String(requests[1]),
+    'x-ratelimit-reset-requests': requests[2],
+  });
+
+describe('rate-limit headers', () => {
+  it('reads durations as OpenAI writes them', () => {
+    assert.equal(parseDuration('6m0s'), 360_000);
+    assert.equal(parseDuration('1s'), 1000);
+    assert.equal(parseDuration('20ms'), 20);
+    assert.equal(parseDuration('1h2m3.5s'), 3_723_500);
+    assert.equal(parseDuration('2.5'), 2500);
+    assert.equal(parseDuration('soon'), undefined);
+    assert.equal(parseDuration('1x'), undefined);
+    assert.equal(parseDuration(null), undefined);
+  });
+
+  it('reads each limit only when its limit, remainder and reset are all there', () => {
+    assert.deepEqual(readLimitHeaders(openai([30_000, 29_000, '2s'])), {
+      tokens: { limit: 30_000, remaining: 29_000, resetMs: 2000 },
+      requests: { limit: 10_000, remaining: 9_999, resetMs: 6 },
+    });
+    assert.deepEqual(readLimitHeaders(new Headers({ 'x-ratelimit-limit-tokens': '100', 'x-ratelimit-remaining-tokens': '5' })), {});
+    assert.deepEqual(readLimitHeaders(new Headers()), {});
+  });
+
+  it('reads which limit an OpenAI 429 names and what it counted the request at', () => {
+    const message =
+      'Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000. Please try again in 2.5s.';
+    assert.deepEqual(read429({ message, type: 'tokens' }), { kind: 'tokens', requested: 2000 });
+    assert.deepEqual(read429({ message: 'Rate limit reached on requests per min (RPM): Limit 3, Used 3, Requested 1.' }), {
+      kind: 'requests',
+      requested: 1,
+    });
+    assert.deepEqual(read429({ message: 'Too many requests' }), {});
+  });
+});
+
+describe('rate-limit budget', () => {
+  it('sends every request while the endpoint has said nothing of its limits (a slow first reply holds nothing back)', () => {
+    const first = started(freshBudget(4), 1e9, 1, 0);
+    assert.deepEqual(decide(first.budget, 1e9, 0), { go: true });
+    let b = ended(first.budget, first.ticket, 0, 4);
+    for (let i = 0; i < 10; i++) b = started(b, 1e9, 1, 0).budget;
+    assert.deepEqual(decide(b, 1e9, 0), { go: true });
+    assert.equal(b.cap, 4);
+  });
+
+  it('learns the bucket and its refill rate from a reply, less what was sent since', () => {
+    let b = freshBudget(8);
+    const first = started(b, 1000, 4000, 0);
+    b = started(first.budget, 1000, 4000, 0).budget; // a second request sent before the first's reply
+    // 30 000 a "minute" of 2 s: 15 tokens per ms; the server counted the first request only.
+    b = learn(b, first.ticket, readLimitHeaders(openai([30_000, 27_000, '200ms'])), 0);
+    assert.equal(b.tokens!.perMs, 15);
+    assert.equal(b.tokens!.level, 26_000);
+    // Too little missing for the reset to say much: a minute's rate until it does.
+    assert.equal(learn(freshBudget(8), first.ticket, readLimitHeaders(openai([30_000, 29_900, '1ms'])), 0).tokens!.perMs, 0.5);
+    assert.equal(b.limited, true);
+  });
+
+  it('takes off a reply the attempts sent shortly before it and not answered: they may have reached the server after it', () => {
+    let b = freshBudget(8);
+    const sent = [0, 10, 1570, 1600].map((at) => {
+      const s = started(b, 1000, 4000, at);
+      b = s.budget;
+      return s.ticket;
+    });
+    // The one at 10 is answered; the one at 0 was sent more than REORDER_MS before the one at 1600: counted.
+    assert.deepEqual(maybeUncounted(sent[3]!, [sent[0]!, sent[2]!, sent[3]!]), { tokens: 1000, requests: 1 });
+    b = learn(b, sent[3]!, readLimitHeaders(openai([30_000, 20_000, '20s'])), 1600, maybeUncounted(sent[3]!, [sent[0]!, sent[2]!]));
+    assert.equal(b.tokens!.level, 19_000);
+  });
+
+  it('holds a request until the bucket has refilled enough, and says it is the tokens limit', () => {
+    let b: Budget = { ...freshBudget(8), limited: true, tokens: { limit: 30_000, perMs: 15, level: 1000, at: 0 } };
+    // 4000 and the reserve (3 % of the limit, 900) less the 1000 there: 260 ms of refill.
+    assert.deepEqual(decide(b, 4000, 0), { go: false, factor: 'tokens/min', waitMs: 260 });
+    assert.deepEqual(decide(b, 4000, 260), { go: true });
+    // Larger than the whole limit: it goes once the bucket is full.
+    assert.deepEqual(decide(b, 90_000, 0), { go: false, factor: 'tokens/min', waitMs: Math.ceil(29_000 / 15) });
+    b = { ...b, requests: { limit: 60, perMs: 0.001, level: 0.5, at: 0 } };
+    assert.deepEqual(decide(b, 1, 0), { go: false, factor: 'requests/min', waitMs: 2300 });
+  });
+
+  it('halves the slots once per burst of 429s, pauses for the wait asked, and grows back one per roomy answer', () => {
+    let b = { ...freshBudget(16), limited: true };
+    const tickets = [];
+    for (let i = 0; i < 16; i++) {
+      const s = started(b, 100, 400, 0);
+      b = s.budget;
+      tickets.push(s.ticket);
+    }
+    b = rateLimited(b, tickets[0]!, { kind: 'tokens', waitMs: 2500 }, 10);
+    b = ended(b, tickets[0]!, 10, 16);
+    b = rateLimited(b, tickets[1]!, { kind: 'tokens', waitMs: 2000 }, 11);
+    b = ended(b, tickets[1]!, 11, 16);
+    assert.equal(b.cap, 8);
+    assert.deepEqual(decide(b, 100, 11), { go: false, factor: 'tokens/min', waitMs: 2499 });
+    for (const t of tickets.slice(2, 11)) b = ended(b, t, 3000, 16);
+    assert.equal(b.inFlight, 5);
+    assert.equal(b.cap, 8, 'no bucket told of, so no room shown: the slots stay');
+    b = learn(b, tickets[11]!, readLimitHeaders(openai([30_000, 29_000, '2s'])), 3000);
+    b = ended(b, tickets[11]!, 3000, 16);
+    assert.equal(b.cap, 9);
+  });
+
+  it('sizes requests by what replies and 429s say the server counts', () => {
+    let b = freshBudget(4);
+    assert.equal(estimateTokens(b, 4000), 1000);
+    const s = started(b, 1000, 4000, 0);
+    for (let i = 0; i < 30; i++) b = learnUsage(b, s.ticket, { prompt_tokens: 2000, completion_tokens: 50 });
+    assert.ok(Math.abs(estimateTokens(b, 4000) - 2050) < 5, String(estimateTokens(b, 4000)));
+    // OpenAI counts max_tokens too: "Requested" says so.
+    const t = started(b, estimateTokens(b, 4000), 4000, 0);
+    b = rateLimited(t.budget, t.ticket, { requested: 10_000 }, 0);
+    assert.ok(b.overhead > 1000, String(b.overhead));
+  });
+});
+
+describe('Limiter', () => {
+  it('lets waiters go in the order they came as the bucket refills, and an abort takes one out', async () => {
+    const limiter = new Limiter(8);
+    const first = await limiter.acquire(400, new AbortController().signal);
+    // 100 tokens each, 1000 a "minute" of 1 s: 1 per ms, 100 ms a request; none left.
+    limiter.answered(first, openai([1000, 0, '1s']));
+    const order: number[] = [];
+    const gone = new AbortController();
+    const waits = [0, 1, 2, 3].map((i) =>
+      limiter.acquire(400, i === 2 ? gone.signal : new AbortController().signal).then(
+        () => order.push(i),
+        (err: unknown) => order.push(err === 'gone' ? -1 : -2),
+      ),
+    );
+    assert.equal(limiter.stats().limitedBy, 'tokens/min');
+    gone.abort('gone');
+    await Promise.all(waits);
+    assert.deepEqual(order, [-1, 0, 1, 3]);
+    assert.equal(limiter.stats().tokensPerMin, 60_000);
+  });
+});

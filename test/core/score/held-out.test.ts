@@ -1,0 +1,254 @@
+/*
+ * score, rows, compare and judge on odd judged files made by hand: each
+ * command says the same thing about the same file, and the figures are the
+ * official script's, worked out by hand below.
+ */
+import assert from 'node:assert/strict';
+import { isFault } from '../../support/fault-kind.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { notPredictions } from '../../../src/core/judge/index.js';
+import { readLineBytes } from '../../../src/core/rows/index.js';
+import { aggregate } from '../../../src/core/score/aggregate.js';
+import { formatFixed, normalizedMean } from '../../../src/core/score/exact.js';
+import { readJudged } from '../../../src/core/score/judged-reader.js';
+import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
+import { AWB_BIN, awbEnv } from '../../support/cli.js';
+import { worded } from '../../../src/commands/words/index.js';
+
+const dir = tempDir('awb-held-out-');
+
+function awb(...args: string[]) {
+  const r = spawnSync(process.execPath, [AWB_BIN, ...args], { encoding: 'utf8', env: awbEnv() });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The one line a refusal prints, the same from each command that reads the file. */
+function refusals(file: string, ...commands: string[][]): string[] {
+  return commands.map((args) => {
+    const r = awb(...args, file);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    return r.stderr;
+  });
+}
+
+const line = (r: Record<string, unknown>) => JSON.stringify(r);
+
+describe('one file, one verdict', () => {
+  it('a line given twice is refused by rows at its line, as score, report and compare refuse it, not listed twice', () => {
+    const a = line(judgedRow({ id: 1, dims: [4, 4, 4, 4, 4] }));
+    const b = line(judgedRow({ id: 2, dims: [3, 3, 3, 3, 3] }));
+    const file = join(dir, 'twice.jsonl');
+    writeFileSync(file, `${a}\n${b}\n${a}\n`);
+    const other = writeJudged(dir, 'other.jsonl', [judgedRow({ id: 1 })]);
+    const said = refusals(file, ['score'], ['rows'], ['rows', '--worst', '1'], ['rows', '--format', 'json'], ['compare', other]);
+    for (const s of said) assert.match(s, /^awb: .*twice\.jsonl:3: the same row as line 1 \(task, id, turn_idx and content match\)/);
+  });
+
+  it('a judged row without `failed` is refused at its line and field by every reader, not counted as failed without a word', () => {
+    const { failed: _failed, ...graded } = judgedRow({ id: 2, dims: [5, 5, 5, 5, 5] });
+    const file = writeJudged(dir, 'no-failed.jsonl', [judgedRow({ id: 1 }), graded]);
+    const said = refusals(file, ['score'], ['rows'], ['rows', '--failed']);
+    for (const s of said)
+      assert.match(s, /^awb: .*no-failed\.jsonl:2: failed: is missing; .*the official script counts a row without it as failed\n$/);
+    // A row with grades but neither failed nor total_score is a judged row missing its field, not a predictions file.
+    const { failed: _f, total_score: _t, ...gradesOnly } = judgedRow({ id: 1 });
+    const first = writeJudged(dir, 'grades-only.jsonl', [gradesOnly]);
+    assert.match(refusals(first, ['score'])[0]!, /grades-only\.jsonl:1: failed: is missing/);
+    // null is no answer either (the official script would count the row failed).
+    const nul = writeJudged(dir, 'failed-null.jsonl', [{ ...judgedRow({ id: 1 }), failed: null }]);
+    assert.match(refusals(nul, ['score'], ['rows'])[1]!, /failed-null\.jsonl:1: failed: expected number or boolean, received null/);
+  });
+
+  it('a file whose lines end in CR alone is refused in one line saying so, by every reader; CRLF still reads', () => {
+    const rows = [judgedRow({ id: 1, dims: [4, 4, 4, 4, 4] }), judgedRow({ id: 2, dims: [2, 2, 2, 2, 2] })].map(line);
+    const mac = join(dir, 'mac.jsonl');
+    writeFileSync(mac, `${rows.join('\r')}\r`);
+    const said = refusals(mac, ['score'], ['rows'], ['report', '--output', join(dir, 'mac.html')]);
+    for (const s of said)
+      assert.match(s, /^awb: .*mac\.jsonl: its lines end in CR only \(old Mac line endings\), so it reads as one line; /);
+    const judge = awb(
+      'judge',
+      '--predictions',
+      mac,
+      '--judge-base-url',
+      'http://127.0.0.1:9/v1',
+      '--judge-model',
+      'j',
+      '--output',
+      join(dir, 'mac-judged.jsonl'),
+    );
+    assert.equal(judge.code, 2, judge.stderr);
+    assert.match(judge.stderr, /mac\.jsonl: its lines end in CR only/);
+
+    const windows = join(dir, 'windows.jsonl');
+    writeFileSync(windows, `\ufeff${rows.join('\r\n')}\r\n`);
+    const r = awb('score', windows, '--format', 'json', '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).runs[0].overall.macro.score, 50);
+  });
+
+  it('CR alone: found after a first row longer than a read, and never taken from JSON whitespace', async () => {
+    const long = line({ ...judgedRow({ id: 1 }), gen: 'g'.repeat(300) });
+    const mac = join(dir, 'mac-long.jsonl');
+    writeFileSync(mac, `${long}\r${long}\r`);
+    const lines = async (path: string) => {
+      const out: string[] = [];
+      for await (const l of readLineBytes(path, { highWaterMark: 64 })) out.push(l.bytes.toString());
+      return out;
+    };
+    await assert.rejects(lines(mac), isFault('input-cr-endings', { path: mac }));
+    // A CR between tokens is JSON whitespace: the line is one row, as JSON.parse reads it.
+    const spaced = join(dir, 'cr-space.jsonl');
+    writeFileSync(spaced, '{"task":"mcp",\r"id":1}\n{"id":2}\r\n');
+    assert.deepEqual(await lines(spaced), ['{"task":"mcp",\r"id":1}', '{"id":2}\r']);
+    // CR CR LF (a CRLF file converted once more) still ends lines, as it always did.
+    const twice = join(dir, 'crcrlf.jsonl');
+    writeFileSync(twice, '{"id":1}\r\r\n{"id":2}\r\r\n');
+    assert.deepEqual(await lines(twice), ['{"id":1}\r\r', '{"id":2}\r\r']);
+    // U+2028/U+2029 inside strings never end a line.
+    const seps = join(dir, 'seps.jsonl');
+    writeFileSync(seps, '{"a":"x\u2028y\u2029z"}\n');
+    assert.deepEqual(await lines(seps), ['{"a":"x\u2028y\u2029z"}']);
+  });
+
+  it('a file with no rows (empty, blank lines, a byte order mark alone) is said to have none by rows too, not "no rows match"', () => {
+    const files: Array<[string, string]> = [
+      ['empty.jsonl', ''],
+      ['blank.jsonl', '\n  \n\r\n'],
+      ['bom.jsonl', '\ufeff'],
+    ];
+    for (const [name, text] of files) {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      const other = writeJudged(dir, 'one.jsonl', [judgedRow({ id: 1 })]);
+      const [rows, compare, score] = refusals(file, ['rows'], ['compare', other], ['score']);
+      assert.equal(rows, compare);
+      assert.match(rows!, new RegExp(`${name.replace('.', '\\.')}: no judged rows \\(the file has no rows\\)\n$`));
+      assert.match(score!, /no valid judged rows \(the file has no rows\)/);
+    }
+  });
+
+  it('a task whose last "/" segment is empty names no domain: refused at its line, not scored as a domain called ""', () => {
+    const file = writeJudged(dir, 'no-domain.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), task: 'agentworld/' }]);
+    for (const s of refusals(file, ['score'], ['rows']))
+      assert.match(s, /no-domain\.jsonl:2: task: names no domain \(its part after the last "\/" is empty\)\n$/);
+  });
+
+  it('judge and score tell a dataset file by the same rule, in the same words', async () => {
+    const { gen: _gen, ...datasetRow } = judgedRow({ id: 1 });
+    const unjudged = Object.fromEntries(
+      Object.entries(datasetRow).filter(
+        ([k]) => !['total_score', 'failed', 'format', 'factuality', 'consistency', 'realism', 'quality'].includes(k),
+      ),
+    );
+    const data = writeJudged(dir, 'mcp_test.jsonl', [unjudged]);
+    const opening = `${data}: holds dataset rows (no gen), not `;
+    assert.deepEqual(await notPredictions(data), { kind: 'predictions-are-dataset', file: data });
+    await assert.rejects(readJudged(data), isFault('judged-file-of-earlier-stage', { file: data, stage: 'dataset' }));
+    assert.ok(
+      worded({ kind: 'judged-file-of-earlier-stage', file: data, stage: 'dataset' }, 'awb').message.startsWith(
+        `${opening}judged rows; run \`awb infer\` first`,
+      ),
+    );
+    // A predictions row (gen, no judge results) goes on to judge; to score it is a predictions file.
+    const preds = writeJudged(dir, 'predictions.jsonl', [{ ...unjudged, gen: '' }]);
+    assert.equal(await notPredictions(preds), undefined);
+    await assert.rejects(readJudged(preds), isFault('judged-file-of-earlier-stage', { file: preds, stage: 'prediction' }));
+  });
+});
+
+describe('rows with no score, as the official script averages them', () => {
+  /*
+   * The official script's domain header counts every row with failed == 0 as
+   * valid, but each of its means (the dimensions, the total, the final
+   * Overall and its Valid count) skips zeros. So:
+   *   r1 [4,4,4,4,4] total 4;  r2 [2,2,2,2,2] total 2
+   *   r3 every grade 0, total 0, failed 0: in no mean at all -> failed here
+   *   r4 every dimension 0 but total_score 3, failed 0: its total is in the
+   *      total's mean and the Overall (3 is not 0), its dimensions in none
+   * total (4+2+3)/3 = 3 -> 50.00; format (4+2)/2 = 3 -> 50.00; valid 3 of 4.
+   */
+  it('a row with no score at all is in no average; a total beside zero grades still counts', async () => {
+    const rows = [
+      judgedRow({ id: 1, dims: [4, 4, 4, 4, 4] }),
+      judgedRow({ id: 2, dims: [2, 2, 2, 2, 2] }),
+      judgedRow({ id: 3, dims: [0, 0, 0, 0, 0], total: 0 }),
+      judgedRow({ id: 4, dims: [0, 0, 0, 0, 0], total: 3 }),
+    ];
+    const { records } = await readJudged(writeJudged(dir, 'zeros.jsonl', rows));
+    assert.deepEqual(
+      records.map((r) => r.failed),
+      [false, false, true, false],
+    );
+    const s = aggregate(records, { failuresAsLowest: false });
+    const [d] = s.domains;
+    assert.deepEqual([d!.valid, d!.failed, s.valid, s.failed], [3, 1, 3, 1]);
+    assert.equal(formatFixed(normalizedMean(d!.total.sum, d!.total.count)), '50.00');
+    assert.equal(d!.total.count, 3);
+    assert.equal(formatFixed(normalizedMean(d!.dims[0]!.sum, d!.dims[0]!.count)), '50.00');
+    assert.equal(d!.dims[0]!.count, 2);
+    assert.equal(s.micro.count, 3);
+  });
+});
+
+describe('a hand-made file scored as the official script scores it', () => {
+  it('valid rows whose total_score is 0 leave their domain out of Overall, and the note does not call them failed', () => {
+    const file = writeJudged(dir, 'no-total.jsonl', [judgedRow({ domain: 'mcp', id: 1 }), judgedRow({ domain: 'web', id: 1, total: 0 })]);
+    const r = awb('score', file, '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^Note: no-total\.jsonl: no valid rows with a total_score in Web, so its Overall leaves that domain out \(macro: 1 of 2 domains\)$/m,
+    );
+  });
+
+  /*
+   * mcp: [5,4,3,4,4] total 4 and [3,3,3,3,3] total 3 -> total 3.5 -> 62.50,
+   *   format (5+3)/2 = 4 -> 75.00, consistency 3 -> 50.00
+   * android: one id and turn twice, as two distinct rows (different truths): 4 and 2 -> 3 -> 50.00
+   * termnal (a typo): 5 -> 100.00, a column of its own, with a note
+   * web: 4.0 everywhere, a 2 MB history, raw U+2028/U+2029 in its texts -> 75.00; a row without generation: failed
+   * macro (62.5 + 50 + 100 + 75) / 4 = 71.875 -> 71.88 (half to even, as Python prints it)
+   * micro (4 + 3 + 4 + 2 + 5 + 4) / 6 = 11/3 -> 66.67; 6 of 7 valid
+   */
+  it('tables, JSON and CSV agree with the hand computation, through a BOM, blank lines and a last line without newline', () => {
+    const rows = [
+      judgedRow({ domain: 'mcp', id: 1, dims: [5, 4, 3, 4, 4] }),
+      judgedRow({ domain: 'mcp', id: 2, dims: [3, 3, 3, 3, 3] }),
+      { ...judgedRow({ domain: 'android', id: 7, dims: [4, 4, 4, 4, 4] }), response: ['obs A'] },
+      { ...judgedRow({ domain: 'android', id: 7, dims: [2, 2, 2, 2, 2] }), response: ['obs B'] },
+      judgedRow({ domain: 'termnal', id: 1, dims: [5, 5, 5, 5, 5] }),
+      {
+        ...judgedRow({ domain: 'web', id: 3, dims: [4, 4, 4, 4, 4] }),
+        prompt: ['x'.repeat(2_000_000) + '\u2028'],
+        gen: 'a\u2028b\u2029c',
+      },
+      judgedRow({ domain: 'web', id: 4, bare: true }),
+    ];
+    const file = join(dir, 'hand.jsonl');
+    writeFileSync(file, `\ufeff${rows.map(line).join('\n')}\n\n${line(judgedRow({ domain: 'mcp', id: 9, bare: true }))}`);
+    const json = awb('score', file, '--no-ci', '--format', 'json');
+    assert.equal(json.code, 0, json.stderr);
+    const run = JSON.parse(json.stdout).runs[0];
+    const texts = Object.fromEntries(Object.entries(run.domains).map(([d, v]) => [d, (v as { text: string }).text]));
+    assert.deepEqual(texts, { mcp: '62.50', android: '50.00', web: '75.00', termnal: '100.00' });
+    assert.equal(run.domains.mcp.dimensions.format.text, '75.00');
+    assert.equal(run.domains.mcp.dimensions.consistency.text, '50.00');
+    assert.deepEqual([run.overall.macro.text, run.overall.micro.text, run.rows, run.valid], ['71.88', '66.67', 8, 6]);
+    const csv = awb('score', file, '--no-ci', '--format', 'csv');
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.match(csv.stdout, /,overall_macro,all,8,6,2,,71\.875,71\.88,/);
+    assert.match(csv.stdout, /,overall_micro,all,8,6,2,3\.6666666666666665,66\.66666666666666,66\.67,/);
+    assert.match(
+      csv.stderr,
+      /^awb: note: "termnal" is not an AgentWorldBench domain \(mcp, search, terminal, swe, android, web, os\), yet it is scored as one/m,
+    );
+    const table = awb('score', file, '--no-ci');
+    assert.match(table.stdout, /^hand\.jsonl +62\.50 +50\.00 +75\.00 +100\.00 +71\.88 +66\.67$/m);
+    assert.match(table.stdout, /^Note: "termnal" is not an AgentWorldBench domain/m);
+  });
+});
