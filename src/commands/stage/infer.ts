@@ -6,7 +6,7 @@ import { datasetFiles, planLines } from '../../core/rows/index.js';
 import type { Parsed } from '../shared/option-table.js';
 import { allDone, dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { INFER_OPTIONS } from './stage-options.js';
-import { keptKeyNote, modelKeyVariables } from './model-key.js';
+import { isOpenAIEndpoint, keptKeyNote, modelKeyVariables } from './model-key.js';
 import { resolveData } from '../data/data-source.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
@@ -39,7 +39,10 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  const stage = inferStage(pool, sampling, history, { promptCacheKey: opts.promptCacheKey });
+  const stage = inferStage(pool, sampling, history, {
+    promptCacheKey: opts.promptCacheKey,
+    completionTokensOnly: urls.every(isOpenAIEndpoint),
+  });
   if (opts.dryRun) return printDryRun(stage, plan, opts, output);
   const result = await runStageCommand({
     stage,

@@ -23,6 +23,7 @@ import type { Parsed } from '../shared/option-table.js';
 import { allDone, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { JUDGE_OPTIONS } from './stage-options.js';
 import { PanelPools, panelMembers } from './panel-pools.js';
+import { isOpenAIEndpoint } from './model-key.js';
 import { refusePanelMisuse } from './panel-options.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
@@ -69,7 +70,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   const pool = members ? new PanelPools(members) : makePool({ urls, apiKey, model, keyHelp });
   const single = members ? undefined : (pool as EndpointPool);
   const hosts = members ? [...new Set(members.flatMap((m) => m.pool.hosts()))] : single!.hosts();
-  const routing = { promptCacheKey: opts.promptCacheKey };
+  const routing = { promptCacheKey: opts.promptCacheKey, completionTokensOnly: urls.every(isOpenAIEndpoint) };
   let reference: ReferenceFile | undefined;
   try {
     const built = await buildStage();

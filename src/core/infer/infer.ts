@@ -15,29 +15,46 @@ export interface Sampling {
   extra_body?: Record<string, unknown>;
 }
 
-/** How requests are routed to a server's caches: `promptCacheKey` sends OpenAI's prompt_cache_key (see requestParams). */
+/** How requests reach a server: `promptCacheKey` sends OpenAI's prompt_cache_key (see requestParams). */
 export interface Routing {
   promptCacheKey?: boolean;
+  /** OpenAI's own API takes every model's budget as max_completion_tokens, and its reasoning models refuse max_tokens. */
+  completionTokensOnly?: boolean;
+}
+
+const BUDGET_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
+
+/**
+ * Sampling as request fields; unset ones are left out of the body. The
+ * budget goes out under both names, since servers read one or the other
+ * (a server that ignores the one given generates without limit), whichever
+ * name the user gave it in; `null` for one in --extra-body leaves it out.
+ * With a row and `promptCacheKey`, OpenAI's `prompt_cache_key`: one per
+ * trajectory, so its turns reach the machine holding their prefix. Extra
+ * body fields come last and win.
+ */
+export function requestParams(s: Sampling, routing: Routing = {}, row?: { task: string; id: string | number }): Record<string, unknown> {
+  const key = routing.promptCacheKey && row && promptCacheKey(row);
+  const extra = s.extra_body ?? {};
+  const budget = [extra.max_completion_tokens, extra.max_tokens, s.max_tokens].find((v) => typeof v === 'number');
+  const body: Record<string, unknown> = {
+    temperature: s.temperature,
+    top_p: s.top_p,
+    max_tokens: routing.completionTokensOnly ? undefined : budget,
+    max_completion_tokens: budget,
+    ...(key ? { prompt_cache_key: key } : {}),
+    ...extra,
+  };
+  for (const field of BUDGET_FIELDS) if (body[field] === null) delete body[field];
+  return body;
 }
 
 /**
- * Sampling as request fields; unset ones are left out of the body. With
- * `cacheKeyOf`, OpenAI's `prompt_cache_key`: one per trajectory (a hash of
- * domain and id), so its turns are routed to the machine holding their
- * prefix. Extra body fields come last and win.
+ * A cap that cuts a character in the middle leaves its first bytes, which a server decodes as U+FFFD in a whole
+ * reply and holds back in a stream: dropped, so both give the same text.
  */
-export function requestParams(s: Sampling, cacheKeyOf?: { task: string; id: string | number }): Record<string, unknown> {
-  const key = cacheKeyOf && promptCacheKey(cacheKeyOf);
-  // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens` next to `max_completion_tokens`, or at all:
-  // a budget given as `max_completion_tokens` in --extra-body is the one sent.
-  const budget = s.extra_body && Object.hasOwn(s.extra_body, 'max_completion_tokens') ? undefined : s.max_tokens;
-  return {
-    temperature: s.temperature,
-    top_p: s.top_p,
-    max_tokens: budget,
-    ...(key ? { prompt_cache_key: key } : {}),
-    ...s.extra_body,
-  };
+export function uncut(text: string, finishReason: string | null | undefined): string {
+  return finishReason === 'length' ? text.replace(/\uFFFD+$/u, '') : text;
 }
 
 /** The trajectory's prompt_cache_key: the same for every turn, and the same in infer and judge (a short hash, no row text). */
@@ -93,7 +110,7 @@ export function inferStage(
   routing: Routing = {},
 ): Stage<typeof datasetRowSchema> {
   const requestOf = (row: DatasetRow) => ({
-    ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
+    ...requestParams(sampling, routing, row),
     messages: worldModelMessages(row, history),
   });
   return {
@@ -120,7 +137,7 @@ export function inferStage(
           const refusal = typeof message?.refusal === 'string' ? message.refusal : undefined;
           const usage = usageOf(completion);
           return {
-            gen: message?.content ?? '',
+            gen: uncut(message?.content ?? '', choice?.finish_reason),
             ...(reasoning ? { gen_reasoning: reasoning } : {}),
             ...(refusal ? { gen_refusal: refusal } : {}),
             finish_reason: choice?.finish_reason ?? null,

@@ -140,7 +140,7 @@ export function turingStage(
     return {
       extracted,
       orders,
-      bodies: bothOrders(requestParams(sampling, routing.promptCacheKey ? row : undefined), (i) =>
+      bodies: bothOrders(requestParams(sampling, routing, row), (i) =>
         turingMessages(prompt.text, turns, action, orders[i]),
       ),
     };
@@ -209,7 +209,7 @@ export function pairwiseStage(
       candidate,
       other,
       orders,
-      bodies: bothOrders(requestParams(sampling, routing.promptCacheKey ? row : undefined), (i) =>
+      bodies: bothOrders(requestParams(sampling, routing, row), (i) =>
         pairwiseMessages(prompt.text, turns, action, orders[i], truth),
       ),
     };

@@ -187,7 +187,7 @@ export function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: S
   if (rubric === undefined) throw fail({ kind: 'no-rubric', domain, task: row.task });
   const extracted = extractPrediction(row.gen);
   const body = {
-    ...requestParams(sampling, routing.promptCacheKey ? row : undefined),
+    ...requestParams(sampling, routing, row),
     messages: judgeMessages(row, cleanObservation(extracted), cleanObservation(groundTruth(row)), rubric),
   };
   return { body, extracted };

@@ -15,7 +15,7 @@ export type ExpectedFrom =
   /** The stage's typical reply per row (infer: the ground truth observation), counted with the tokenizer. */
   | 'typical';
 
-/** What a run would send: requests, estimated prompt tokens, and the completion budget (max_tokens per request). */
+/** What a run would send: requests, estimated prompt tokens, and the completion budget (each request's token cap). */
 export interface DryRunCount {
   rows: number;
   requests: number;
@@ -97,7 +97,8 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
     for (const request of requests) {
       count.requests++;
       count.promptTokens += await estimatePromptTokens(request.messages);
-      budget += typeof request.max_tokens === 'number' ? request.max_tokens : 0;
+      const cap = request.max_completion_tokens ?? request.max_tokens;
+      budget += typeof cap === 'number' ? cap : 0;
     }
     count.completionBudget += budget;
     if (from === undefined || !requests.length) continue;

@@ -157,19 +157,28 @@ describe('settingsFix: the change that ends a refusal of the settings awb knows'
   const noMaxTokens = "400 Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
   const onlyDefault = "400 Unsupported value: 'temperature' does not support 0.6 with this model. Only the default (1) value is supported.";
 
-  it("max_tokens: the run's own budget as max_completion_tokens in --extra-body, beside the fields already there", () => {
+  it('max_tokens: left out with null in --extra-body (the budget also goes as max_completion_tokens), beside the fields already there', () => {
     assert.equal(
       settingsFix(noMaxTokens, { maxTokens: 32768 }),
-      `this model takes its budget as max_completion_tokens, not max_tokens: run the same command again with --extra-body '{"max_completion_tokens":32768}'`,
+      `this server refuses max_tokens; the budget also goes as max_completion_tokens: run the same command again with --extra-body '{"max_tokens":null}'`,
     );
     assert.match(
       settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { reasoning_effort: "it's low" } })!,
-      /with --extra-body '\{"reasoning_effort":"it'\\''s low","max_completion_tokens":1000\}'$/,
+      /with --extra-body '\{"reasoning_effort":"it'\\''s low","max_tokens":null\}'$/,
     );
-    // max_tokens in --extra-body is sent as it is: its budget moves to max_completion_tokens.
-    assert.match(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_tokens: 50 } })!, /'\{"max_completion_tokens":50\}'$/);
-    // With max_completion_tokens in --extra-body awb sends no max_tokens: nothing it knows to change.
-    assert.equal(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_completion_tokens: 50 } }), undefined);
+    // A budget given as max_tokens in --extra-body moves to max_completion_tokens.
+    assert.match(
+      settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_tokens: 50 } })!,
+      /'\{"max_tokens":null,"max_completion_tokens":50\}'$/,
+    );
+    // Already left out: nothing awb knows to change.
+    assert.equal(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_tokens: null } }), undefined);
+  });
+
+  it('max_completion_tokens refused as an unknown field: left out the same way', () => {
+    const unknown =
+      '400 {"detail":[{"type":"extra_forbidden","loc":["body","max_completion_tokens"],"msg":"Extra inputs are not permitted"}]}';
+    assert.match(settingsFix(unknown, { maxTokens: 64 })!, /--extra-body '\{"max_completion_tokens":null\}'$/);
   });
 
   it('temperature: the default the server names, with --temperature, or in --extra-body when it sets one', () => {

@@ -399,7 +399,7 @@ describe('failures that say what to change: refusals that are the settings, wait
     assert.ok(s.stats.requests >= 10 && s.stats.requests <= 13, `${s.stats.requests} requests`);
   });
 
-  it("judge: the same; OpenAI's refusal of max_tokens names the --extra-body that sends the run's budget instead", async () => {
+  it('judge: the same; a refusal of max_tokens names the --extra-body that leaves it out (the budget also goes as max_completion_tokens)', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 60);
     const preds = join(dir, 'pred.jsonl');
@@ -414,7 +414,7 @@ describe('failures that say what to change: refusals that are the settings, wait
       lines[0]!,
       /^awb: judge endpoint .* refused 10 requests in a row with the same error and answered none: 400 Unsupported parameter/,
     );
-    assert.ok(lines[0]!.endsWith(`run the same command again with --extra-body '{"max_completion_tokens":4096}'`), lines[0]);
+    assert.ok(lines[0]!.endsWith(`run the same command again with --extra-body '{"max_tokens":null}'`), lines[0]);
     assert.ok(s.stats.requests <= 13, `${s.stats.requests} requests`);
   });
 
@@ -551,7 +551,7 @@ describe('replies that carry no answer say why, when the reply tells', () => {
 });
 
 describe("a model that refuses max_tokens (OpenAI's gpt-5 and o-series)", () => {
-  it('is judged with max_completion_tokens from --extra-body, sent instead of max_tokens', async () => {
+  it('is judged with max_tokens left out by null in --extra-body: the budget goes as max_completion_tokens alone', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 4);
     const preds = join(dir, 'pred.jsonl');
@@ -559,9 +559,12 @@ describe("a model that refuses max_tokens (OpenAI's gpt-5 and o-series)", () => 
     const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
     const s = await server({ reply: judgeReply, faults: (req) => (req.max_tokens !== undefined ? { kind: '400', message } : undefined) });
     const out = join(dir, 'judged.jsonl');
-    const r = await runAwb(judgeArgs(s.url, preds, out, ['--extra-body', '{"max_completion_tokens": 4000}']));
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['--max-tokens', '4000', '--extra-body', '{"max_tokens": null}']));
     assert.equal(r.code, 0, r.stderr);
     assert.equal((await readRowsOf(out)).length, 4);
-    for (const e of s.log) assert.equal(e.request!.max_completion_tokens, 4000);
+    for (const e of s.log) {
+      assert.equal(e.request!.max_completion_tokens, 4000);
+      assert.equal(Object.hasOwn(e.request!, 'max_tokens'), false);
+    }
   });
 });
