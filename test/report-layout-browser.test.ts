@@ -122,4 +122,19 @@ describe('awb report: links and layout in chromium', { skip }, () => {
     assert.equal(await page.locator(`#detail article[data-ref="${ref}"] h3 a.ref`).first().getAttribute('href'), href);
     await page.close();
   });
+
+  for (const width of [1280, 1920]) {
+    it(`the leaderboard fits a ${width} px window: no column cut, Overall (micro) on screen`, async () => {
+      const page = await open('', width);
+      const box = page.locator('table[data-grid="0"]').locator('xpath=..');
+      const [scroll, client] = await Promise.all([box.evaluate((e) => e.scrollWidth), box.evaluate((e) => e.clientWidth)]);
+      assert.ok(scroll <= client, `the table needs ${scroll} px in ${client}`);
+      const micro = (await page.locator('table[data-grid="0"] th', { hasText: 'Overall (micro)' }).boundingBox())!;
+      assert.ok(micro.x >= 0 && micro.x + micro.width <= width, `Overall (micro) spans ${micro.x}+${micro.width} of ${width}`);
+      // The long label wraps inside its column instead.
+      if (width === 1280)
+        assert.ok((await page.locator('table[data-grid="0"] tbody td[data-col="Run"]').first().boundingBox())!.height > 30);
+      await page.close();
+    });
+  }
 });
