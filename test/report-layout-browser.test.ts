@@ -4,18 +4,13 @@
  * outside scrolls to its row, and the leaderboard fits common windows.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { browserSkip, launchChromium } from './support/browser.js';
 import { runAwb } from './support/cli.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-// CI installs chromium and sets AWB_REQUIRE_BROWSER=1, so a missing browser fails there instead of skipping.
-const skip = !existsSync(CHROMIUM) && process.env.AWB_REQUIRE_BROWSER !== '1' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
 
 const dir = tempDir('awb-report-layout-');
 const DOMAINS = ['web', 'mcp', 'search', 'terminal', 'swe', 'android', 'os'];
@@ -39,32 +34,24 @@ writeManifest(runA, {
 writeManifest(runB, judgedManifest({ model: 'Qwen-AgentWorld-397B-A17B-candidate', judge: 'j' }));
 const report = join(dir, 'report.html');
 
-describe('awb report: links and layout in chromium', { skip }, () => {
-  let ctx: BrowserContext;
-  let profile: string;
+describe('awb report: links and layout in chromium', { skip: browserSkip }, () => {
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   const errors: string[] = [];
 
   before(async () => {
     const r = await runAwb(['report', runA, runB, '--with-published', '-o', report]);
     assert.equal(r.code, 0, r.stderr);
-    profile = mkdtempSync(join(tmpdir(), 'awb-chromium-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-      viewport: { width: 1280, height: 800 },
-    });
+    browser = await launchChromium({ width: 1280, height: 800 });
   });
 
   after(async () => {
-    await ctx?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     assert.deepEqual(errors, []);
   });
 
   /** A fresh tab at `hash`, as a link from a chat or a CI log opens it, `width` px wide. */
   async function open(hash: string, width = 1280): Promise<Page> {
-    const page = await ctx.newPage();
+    const page = await browser!.ctx.newPage();
     page.on('pageerror', (e) => errors.push(e.message));
     await page.setViewportSize({ width, height: 800 });
     await page.goto(`${pathToFileURL(report).href}${hash}`);
