@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { browserSkip, launchChromium } from './support/browser.js';
-import { runAwb } from './support/cli.js';
-import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from './fixtures/judged/rows.js';
+import { browserSkip, launchChromium } from '../support/browser.js';
+import { runAwb } from '../support/cli.js';
+import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from '../fixtures/judged/rows.js';
 
 const dir = tempDir('awb-report-layout-');
 const DOMAINS = ['web', 'mcp', 'search', 'terminal', 'swe', 'android', 'os'];
