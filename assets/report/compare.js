@@ -5,7 +5,7 @@
 'use strict';
 (function () {
   document.addEventListener('awb-rows', (event) => {
-    const { data: DATA, el } = event.detail;
+    const { data: DATA, el, refLink } = event.detail;
     if (!DATA.compare) return;
     const textOf = (k) => (Array.isArray(k) ? k[0] : k);
     const option = (value, text, selected) => el('option', { value, selected }, text);
@@ -178,7 +178,7 @@
         el(
           'article',
           { class: 'row', 'data-key': p.b.key },
-          el('h3', {}, `${p.b.ref} · change ${signed(p.change)}`),
+          el('h3', {}, el('a', { href: refLink(p.b.ref), class: 'ref' }, p.b.ref), ` · change ${signed(p.change)}`),
           block('Current action', p.b.a, 'action'),
           el(
             'div',

@@ -490,6 +490,19 @@
         .split('/')
         .map((p) => encodeURIComponent(p))
         .join('/');
+    /** The row name `#row=` in the address bar holds, or null (no such link, or a bad one). */
+    function hashRef() {
+      const m = /^#row=(.+)$/.exec(location.hash);
+      if (!m) return undefined;
+      const parts = m[1].split('/');
+      try {
+        return parts.length >= 3
+          ? [parts[0], parts.slice(1, -1).join('/'), parts[parts.length - 1]].map(decodeURIComponent).join('/')
+          : null;
+      } catch {
+        return null;
+      }
+    }
     let shown = PAGE;
     let matching = [];
 
@@ -521,7 +534,7 @@
         ...matching.slice(0, shown).map((r) =>
           el(
             'tr',
-            { class: r.f ? 'failed' : undefined },
+            { class: [r.f ? 'failed' : '', r.ref === hashRef() ? 'current' : ''].join(' ').trim() || undefined },
             el('td', {}, el('a', { href: refLink(r.ref) }, r.ref)),
             el('td', {}, DATA.runs[r.run].label),
             el('td', { class: 'right' }, r.st),
@@ -641,7 +654,7 @@
       return el(
         'article',
         { class: `row${r.f ? ' failed' : ''}`, 'data-ref': r.ref, 'data-key': r.key || undefined },
-        el('h3', {}, `${r.ref} · ${run.label}${r.f ? ' · FAILED' : ''}`),
+        el('h3', {}, el('a', { href: refLink(r.ref), class: 'ref' }, r.ref), ` · ${run.label}${r.f ? ' · FAILED' : ''}`),
         el('p', { class: 'meta' }, `${run.file}, line ${r.line}${r.key ? ` · key ${r.key}` : ''}`),
         c ? choicesTable(c) : gradesTable(r),
         r.e && r.e !== '' ? textBlock('Error', r.e, 'error') : null,
@@ -659,20 +672,13 @@
       );
     }
 
-    /** `#row=domain/id/turn`: every row holding that name, in every run. */
+    /** `#row=domain/id/turn`: every row holding that name, in every run, opened below the list and scrolled to. */
     function showHash() {
-      const m = /^#row=(.+)$/.exec(location.hash);
-      if (!m) {
+      const ref = hashRef();
+      drawList();
+      if (ref === undefined) {
         detail.replaceChildren();
         return;
-      }
-      const parts = m[1].split('/');
-      let ref;
-      try {
-        ref =
-          parts.length >= 3 ? [parts[0], parts.slice(1, -1).join('/'), parts[parts.length - 1]].map(decodeURIComponent).join('/') : null;
-      } catch {
-        ref = null;
       }
       const found = ref === null ? [] : DATA.rows.filter((r) => r.ref === ref);
       detail.replaceChildren(
@@ -686,11 +692,19 @@
       detail.scrollIntoView();
     }
     window.addEventListener('hashchange', showHash);
+    // A link to the row already in the address bar fires no hashchange: it opens the row again all the same.
+    document.addEventListener('click', (e) => {
+      const a = e.target instanceof window.Element ? e.target.closest('a[href^="#row="]') : null;
+      if (a && a.hash === location.hash) {
+        e.preventDefault();
+        showHash();
+      }
+    });
 
     applyFilters();
+    // The comparison view (compare.js) draws itself from the same rows, above the list: the row is scrolled to after it is in place.
+    document.dispatchEvent(new window.CustomEvent('awb-rows', { detail: { data: DATA, el, refLink } }));
     showHash();
-    // The comparison view (compare.js) draws itself from the same rows.
-    document.dispatchEvent(new window.CustomEvent('awb-rows', { detail: { data: DATA, el } }));
     performance.mark('awb-ready');
     document.body.setAttribute('data-ready', '1');
   }

@@ -5,21 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { domainLabel } from '../../src/core/domains.js';
 import { combineRepeats, pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult } from '../../src/core/judge/index.js';
 import { formatFixed } from '../../src/core/score/index.js';
 import { judgedManifest, judgedRow, panelRows, tempDir, writeJudged, writeManifest } from '../fixtures/judged/rows.js';
+import { browserSkip, launchChromium } from '../support/browser.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-// CI installs chromium and sets AWB_REQUIRE_BROWSER=1, so a missing browser fails there instead of skipping.
-const skip = !existsSync(CHROMIUM) && process.env.AWB_REQUIRE_BROWSER !== '1' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
 
 function awb(...args: string[]) {
   const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -160,10 +157,9 @@ const repeatFile = writeJudged(dir, 'r.jsonl', [
 const mixed = join(dir, 'mixed.html');
 const mixedFiles = [graded, turingFile, pairwiseFile, repeatFile];
 
-describe('awb report in chromium', { skip }, () => {
-  let ctx: BrowserContext;
+describe('awb report in chromium', { skip: browserSkip }, () => {
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let page: Page;
-  let profile: string;
   const requests: string[] = [];
   const dialogs: string[] = [];
   const errors: string[] = [];
@@ -176,14 +172,8 @@ describe('awb report in chromium', { skip }, () => {
     const m = awb('report', ...mixedFiles, '-o', mixed);
     assert.equal(m.code, 0, m.stderr);
     assert.match(m.stderr, /wrote .*mixed\.html \(21 rows/);
-    profile = mkdtempSync(join(tmpdir(), 'awb-chromium-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = await ctx.newPage();
+    browser = await launchChromium();
+    page = await browser.ctx.newPage();
     page.on('request', (req) => {
       if (!req.url().startsWith('file:')) requests.push(req.url());
     });
@@ -197,10 +187,7 @@ describe('awb report in chromium', { skip }, () => {
     });
   });
 
-  after(async () => {
-    await ctx?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  after(() => browser?.close());
 
   it('shows the leaderboard with the numbers `awb score` prints', async () => {
     await page.goto(pathToFileURL(out).href);

@@ -6,17 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from '../fixtures/judged/rows.js';
+import { browserSkip, launchChromium } from '../support/browser.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && process.env.AWB_REQUIRE_BROWSER !== '1' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
 
 function awb(...args: string[]) {
   const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -43,23 +41,17 @@ const baseline = run('baseline', 'base');
 const candidate = run('candidate', 'cand');
 const out = join(dir, 'compare.html');
 
-describe('awb report: comparison view in chromium', { skip }, () => {
-  let ctx: BrowserContext;
+describe('awb report: comparison view in chromium', { skip: browserSkip }, () => {
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let page: Page;
-  let profile: string;
   const errors: string[] = [];
 
   before(async () => {
     assert.ok(existsSync(join(root, 'dist/core/report/comparison.js')), 'run `npm run build` first');
     const r = awb('report', baseline, candidate, '-o', out);
     assert.equal(r.code, 0, r.stderr);
-    profile = mkdtempSync(join(tmpdir(), 'awb-chromium-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchChromium();
+    const { ctx } = browser;
     await ctx.route(/^(?!file:)/, (route) => route.abort());
     page = await ctx.newPage();
     page.on('pageerror', (e) => errors.push(e.message));
@@ -67,10 +59,7 @@ describe('awb report: comparison view in chromium', { skip }, () => {
     await page.waitForSelector('body[data-ready="1"]');
   });
 
-  after(async () => {
-    await ctx?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  after(() => browser?.close());
 
   it('shows the paired deltas per domain as `awb compare` prints them', async () => {
     const cmp = awb('compare', baseline, candidate, '--format', 'json');
