@@ -12,6 +12,7 @@ import { ROWS_SAMPLES } from './words/samples-rows.js';
 import { RUBRICS_SAMPLES } from './words/samples-rubrics.js';
 import { SCORE_SAMPLES } from './words/samples-score.js';
 import { DOWNLOAD_SAMPLES } from './words/samples-download.js';
+import { ENDPOINT_SAMPLES } from './words/samples-endpoints.js';
 import { JUDGE_SAMPLES } from './words/samples-judge.js';
 import { RUNNER_SAMPLES } from './words/samples-runner.js';
 import { TOP_SAMPLES } from './words/samples-top.js';
@@ -23,6 +24,7 @@ import { TOP_SAMPLES } from './words/samples-top.js';
 const SAMPLES: Samples = {
   ...AGREEMENT_SAMPLES,
   ...DOWNLOAD_SAMPLES,
+  ...ENDPOINT_SAMPLES,
   ...JUDGE_SAMPLES,
   ...MERGE_SAMPLES,
   ...OUTPUT_SAMPLES,
