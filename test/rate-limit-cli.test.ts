@@ -85,6 +85,16 @@ describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () 
     assert.equal(limited.stats.requests, 1, 'only the request that showed the limit was sent');
   });
 
+  it("a request over one endpoint's whole limit goes to another endpoint that can take it", async () => {
+    const tiny = await server({ tpm: 50, windowMs: 1000, latencyMs: 20 });
+    const roomy = await server({ latencyMs: 20 });
+    const r = await runAwb(judgeArgs(tiny.url, preds, join(dir, 'moved.jsonl'), ['--judge-base-url', roomy.url, '-c', '8']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await judgements(join(dir, 'moved.jsonl')), expected);
+    assert.equal(tiny.stats.answered, 0);
+    assert.equal(roomy.stats.answered, ROWS);
+  });
+
   it('with no headers: the 429s pause the endpoint, and every row is judged as without the limit', async () => {
     const limited = await server({ tpm, windowMs: 1000, latencyMs: 20, headers: false });
     const r = await runAwb(judgeArgs(limited.url, preds, join(dir, 'bare.jsonl'), ['-c', '8', '--max-retries', '30']));
