@@ -6,6 +6,7 @@
  */
 import type { AgreementFault } from './agreement/index.js';
 import type { DownloadFault } from './download/index.js';
+import type { EndpointFault } from './endpoints/index.js';
 import type { JudgeFault } from './judge/index.js';
 import type { MergeFault } from './merge/index.js';
 import type { OutputFault } from './output/index.js';
@@ -15,7 +16,17 @@ import type { RunnerFault } from './runner/index.js';
 import type { ScoreFault } from './score/index.js';
 
 export type Fault =
-  AgreementFault | DownloadFault | JudgeFault | MergeFault | OutputFault | RowsFault | RubricsFault | RunnerFault | ScoreFault | TopFault;
+  | AgreementFault
+  | DownloadFault
+  | EndpointFault
+  | JudgeFault
+  | MergeFault
+  | OutputFault
+  | RowsFault
+  | RubricsFault
+  | RunnerFault
+  | ScoreFault
+  | TopFault;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
 export type JsonFileUse = 'resume' | 'merge' | 'provenance' | 'batch-state';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { UserError } from '../errors.js';
+import { faultOf, UserError } from '../errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../shown.js';
 import {
   DEFAULT_DEAD,
@@ -330,7 +330,7 @@ export class EndpointPool {
         inFlight: 0,
         health: freshHealth(this.policy),
         stats: { requests: 0, failures: 0 },
-        ...(opts.pacing ? { limiter: new Limiter(opts.pacing.concurrency) } : {}),
+        ...(opts.pacing ? { limiter: new Limiter(opts.pacing.concurrency, shownUrl(url)) } : {}),
         client: new Client({
           ...connection,
           timeout: opts.timeoutMs,
@@ -461,9 +461,17 @@ export class EndpointPool {
         ticket = undefined;
         return { ...reply, endpoint: ep.shown, latencyMs: Math.round(performance.now() - started) };
       } catch (err) {
-        if (ticket) ep.limiter!.failed(ticket, ...(err instanceof APIError ? ([err.status, err.headers, err.error] as const) : []));
+        const failed =
+          ticket && ep.limiter!.failed(ticket, ...(err instanceof APIError ? ([err.status, err.headers, err.error] as const) : []));
         ticket = undefined;
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
+        // A request this endpoint's tokens limit never takes goes to one not yet tried, at once, or fails.
+        const over = failed || (faultOf(err, 'request-over-token-limit') && err);
+        if (over) {
+          failedOn.add(index);
+          if (failedOn.has(pickEndpoint(this.endpoints, failedOn, Date.now()).index)) throw over;
+          continue;
+        }
         const fatal = this.fatalFor(err, ep, err instanceof APIError && err.status === 404 ? await this.servedModels(ep) : undefined);
         if (fatal) throw fatal;
         const sent = attemptFailure(err);
@@ -502,10 +510,13 @@ export class EndpointPool {
     return signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal;
   }
 
-  /** A wait before an attempt that ended: the row's abort as it is, the run stopping as StoppedError (the row is left for the next run). */
+  /**
+   * A wait before an attempt that ended: the row's abort as it is, the run stopping as StoppedError (the row is left for the next
+   * run), a request the tokens limit never takes as its fault.
+   */
   private stopped(signal?: AbortSignal): (err: unknown) => never {
     return (err) => {
-      throw signal?.aborted ? err : new StoppedError('the run is stopping');
+      throw signal?.aborted || faultOf(err, 'request-over-token-limit') ? err : new StoppedError('the run is stopping');
     };
   }
 

@@ -7,3 +7,4 @@ export { JoinedText, jsonBytes } from './json-bytes.js';
 export { honouredWaitMs } from './retry.js';
 export { BATCH_LIMITS, batchClient, clearBatches, customIdOf, runBatches } from './batch.js';
 export type { BatchLimits, BatchRequest, BatchResults, BatchStatus } from './batch.js';
+export type { EndpointFault } from './faults.js';

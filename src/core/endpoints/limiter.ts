@@ -1,3 +1,5 @@
+import { fail, type FaultError } from '../errors.js';
+import type { EndpointFault } from './faults.js';
 import {
   decide,
   ended,
@@ -6,6 +8,7 @@ import {
   learn,
   learnUsage,
   maybeUncounted,
+  neverFits,
   rateLimited,
   read429,
   readLimitHeaders,
@@ -54,13 +57,22 @@ export class Limiter {
   private timer: NodeJS.Timeout | undefined;
   private lastFactor: { factor: LimitingFactor; at: number } | undefined;
 
-  constructor(private readonly ceiling: number) {
+  /** `endpoint`: the endpoint as shown, for the fault of a request its limit never takes. */
+  constructor(
+    private readonly ceiling: number,
+    private readonly endpoint: string,
+  ) {
     this.budget = freshBudget(ceiling);
   }
 
-  /** Resolves once an attempt with a body of `bytes` may be sent; rejects with the signal's reason when it is aborted first. */
+  /**
+   * Resolves once an attempt with a body of `bytes` may be sent; rejects with the signal's reason when it is aborted first,
+   * and with a `request-over-token-limit` fault, at once or as soon as it is known, when the limit can never take it.
+   */
   acquire(bytes: number, signal: AbortSignal): Promise<Ticket> {
     signal.throwIfAborted();
+    const over = this.overLimit(bytes);
+    if (over) return Promise.reject(over);
     if (!this.queue.length && decide(this.budget, estimateTokens(this.budget, bytes), Date.now()).go)
       return Promise.resolve(this.start(bytes));
     return new Promise<Ticket>((resolve, reject) => {
@@ -80,8 +92,11 @@ export class Limiter {
     this.pump();
   }
 
-  /** The attempt failed: a 429 pauses the endpoint and halves its slots; any status's headers teach the budget. */
-  failed(t: Ticket, status?: number, headers?: Headers, body?: unknown): void {
+  /**
+   * The attempt failed: a 429 pauses the endpoint and halves its slots; any status's headers teach the budget.
+   * Returns the fault to end the request with when what was learnt says the limit can never take it (no retry can help).
+   */
+  failed(t: Ticket, status?: number, headers?: Headers, body?: unknown): FaultError<EndpointFault> | undefined {
     const now = Date.now();
     this.inFlight.delete(t);
     let b = headers ? learn(this.budget, t, readLimitHeaders(headers), now, maybeUncounted(t, this.inFlight)) : this.budget;
@@ -91,6 +106,7 @@ export class Limiter {
     }
     this.budget = ended(b, t, now, this.ceiling);
     this.pump();
+    return this.overLimit(t.bytes);
   }
 
   stats(): LimiterStats {
@@ -113,6 +129,11 @@ export class Limiter {
     return ticket;
   }
 
+  private overLimit(bytes: number): FaultError<EndpointFault> | undefined {
+    const over = neverFits(this.budget, bytes);
+    return over && fail({ kind: 'request-over-token-limit', endpoint: this.endpoint, ...over });
+  }
+
   private drop(w: Waiter): void {
     const i = this.queue.indexOf(w);
     if (i >= 0) this.queue.splice(i, 1);
@@ -126,6 +147,13 @@ export class Limiter {
     this.timer = undefined;
     while (this.queue.length) {
       const w = this.queue[0]!;
+      const over = this.overLimit(w.bytes);
+      if (over) {
+        this.queue.shift();
+        w.signal.removeEventListener('abort', w.onAbort);
+        w.reject(over);
+        continue;
+      }
       const now = Date.now();
       const d = decide(this.budget, estimateTokens(this.budget, w.bytes), now);
       if (!d.go) {

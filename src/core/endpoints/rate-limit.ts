@@ -67,10 +67,10 @@ export function readLimitHeaders(h: Headers): LimitHeaders {
 
 /**
  * What an OpenAI 429 says in words: which limit (its error `type` is "tokens" or "requests", and
- * its message names "tokens per min" or "requests per min") and what the request was counted at
- * ("Requested 2000"): the server's own count, which corrects the estimate.
+ * its message names "tokens per min" or "requests per min"), the limit ("Limit 30000") and what the
+ * request was counted at ("Requested 2000"): the server's own count, which corrects the estimate.
  */
-export function read429(body: { type?: unknown; message?: unknown } | undefined): { kind?: LimitKind; requested?: number } {
+export function read429(body: { type?: unknown; message?: unknown } | undefined): { kind?: LimitKind; limit?: number; requested?: number } {
   const message = typeof body?.message === 'string' ? body.message : '';
   const type = typeof body?.type === 'string' ? body.type : '';
   const kind =
@@ -79,8 +79,9 @@ export function read429(body: { type?: unknown; message?: unknown } | undefined)
       : type === 'requests' || /requests per min|\(RPM\)/i.test(message)
         ? 'requests'
         : undefined;
+  const limit = /Limit (\d+)/.exec(message)?.[1];
   const requested = /Requested (\d+)/.exec(message)?.[1];
-  return { ...(kind ? { kind } : {}), ...(requested ? { requested: Number(requested) } : {}) };
+  return { ...(kind ? { kind } : {}), ...(limit ? { limit: Number(limit) } : {}), ...(requested ? { requested: Number(requested) } : {}) };
 }
 
 /** A limit's bucket: what is left at `at`, refilled at `perMs` up to `limit`. */
@@ -117,6 +118,8 @@ export interface Budget {
   samples: number;
   completionTokens: number;
   overhead: number;
+  /** The smallest body a 429 counted over the whole tokens limit: the server's count of it, and that limit (see neverFits). */
+  tooLarge?: { bytes: number; tokens: number; limit: number };
 }
 
 /** JSON bodies of English text run at about four bytes a token; the first replies' usage corrects it. */
@@ -163,12 +166,40 @@ export function levelAt(k: Bucket, now: number): number {
   return Math.min(k.limit, k.level + Math.max(0, now - k.at) * k.perMs);
 }
 
+/**
+ * A request the tokens limit can never take, however long it waits: what it counts (`tokens`), the
+ * limit, the prompt's share, and whether the prompt with a usual completion would fit, so that
+ * what pushes it over is what the server adds (OpenAI counts all of max_tokens).
+ */
+export interface OverLimit {
+  tokens: number;
+  limit: number;
+  promptTokens: number;
+  promptFits: boolean;
+}
+
+/**
+ * Whether a request of `bytes` can never be sent within the endpoint's tokens limit: it counts
+ * more than the whole limit, and a bucket never holds more. It counts what the server counted a
+ * body at least as large at (a 429's "Requested"), else its estimate without the margin that
+ * pacing adds, so that a request that may fit is sent.
+ */
+export function neverFits(b: Budget, bytes: number): OverLimit | undefined {
+  const limit = b.tokens?.limit ?? b.tooLarge?.limit;
+  if (limit === undefined) return undefined;
+  const promptTokens = Math.round(bytes * b.tokensPerByte);
+  const estimated = Math.round(promptTokens + b.completionTokens + b.overhead);
+  const tokens = b.tooLarge && bytes >= b.tooLarge.bytes ? Math.max(estimated, b.tooLarge.tokens) : estimated;
+  if (tokens <= limit) return undefined;
+  return { tokens, limit, promptTokens, promptFits: promptTokens + b.completionTokens <= limit };
+}
+
 export type Decision = { go: true } | { go: false; factor: LimitingFactor; /** undefined: until an attempt ends. */ waitMs?: number };
 
 /**
- * Whether an attempt of `tokens` may start now. A request larger than the
- * whole limit goes once the bucket is full: it cannot do better, and the
- * server's answer to it is the one to report.
+ * Whether an attempt of `tokens` may start now. One larger than the whole
+ * limit is refused before this is asked (neverFits); were it asked, it would
+ * go once the bucket is full.
  */
 export function decide(b: Budget, tokens: number, now: number): Decision {
   if (!b.limited) return { go: true };
@@ -285,9 +316,15 @@ export function ended(b: Budget, t: Ticket, now: number, ceiling: number): Budge
  * After a 429 of the attempt `t` (before `ended`): no attempt starts until
  * the wait it asked for is over (a second if it named none), the slots are
  * halved (once for the 429s of attempts sent together) and the bucket it
- * names is empty; "Requested N" corrects what the server adds to the estimate.
+ * names is empty; "Requested N" corrects what the server adds to the estimate,
+ * and, over the whole limit, marks bodies this large as never fitting (neverFits).
  */
-export function rateLimited(b: Budget, t: Ticket, said: { kind?: LimitKind; requested?: number; waitMs?: number }, now: number): Budget {
+export function rateLimited(
+  b: Budget,
+  t: Ticket,
+  said: { kind?: LimitKind; limit?: number; requested?: number; waitMs?: number },
+  now: number,
+): Budget {
   const out: Budget = { ...b, limited: true, pausedUntil: Math.max(b.pausedUntil, now + (said.waitMs ?? PAUSE_MS)) };
   if (said.kind) out.pausedFor = said.kind;
   if (t.at >= b.lastCut) {
@@ -297,5 +334,8 @@ export function rateLimited(b: Budget, t: Ticket, said: { kind?: LimitKind; requ
   const k = said.kind && out[said.kind];
   if (k) out[said.kind!] = { ...k, level: Math.min(levelAt(k, now), 0), at: now };
   if (said.requested !== undefined) out.overhead += LEARN * (said.requested - (t.tokens - b.overhead) - out.overhead);
+  const limit = said.kind === 'tokens' ? (out.tokens?.limit ?? said.limit) : undefined;
+  if (limit !== undefined && said.requested !== undefined && said.requested > limit && t.bytes < (b.tooLarge?.bytes ?? Infinity))
+    out.tooLarge = { bytes: t.bytes, tokens: said.requested, limit };
   return out;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { domainOfTask } from '../domains.js';
+import { FaultError } from '../errors.js';
 import { FatalEndpointError, isStopped, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
@@ -150,7 +151,8 @@ export function inferStage(
           };
         } catch (err) {
           if (isStopped(err, signal)) return undefined;
-          if (err instanceof FatalEndpointError) throw err;
+          // A fault (a request no wait lets through the rate limit) is the user's to fix, as a fatal refusal is: the run stops.
+          if (err instanceof FatalEndpointError || err instanceof FaultError) throw err;
           return { gen: '', error: pool.describe(err) };
         }
       };

@@ -58,6 +58,43 @@ describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () 
     assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
   });
 
+  it('with two endpoints of different limits: each keeps its own budget, both are used, and neither limit is exceeded', async () => {
+    const small = await server({ tpm: Math.ceil(tpm / 2), windowMs: 1000, latencyMs: 20 });
+    const large = await server({ tpm, windowMs: 1000, latencyMs: 20 });
+    const args = judgeArgs(small.url, preds, join(dir, 'two.jsonl'), ['--judge-base-url', large.url, '-c', '8']);
+    const r = await runAwb(args);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await judgements(join(dir, 'two.jsonl')), expected);
+    assert.equal(small.stats.answered + large.stats.answered, ROWS);
+    for (const [name, s] of [
+      ['small', small],
+      ['large', large],
+    ] as const) {
+      assert.ok(s.stats.answered > 0, `${name} endpoint unused`);
+      // A 429 is a request the server found over its limit: one budget for both would send the small one the large one's share.
+      assert.ok(s.stats.rateLimited <= 2, `${name} endpoint answered ${s.stats.rateLimited} requests 429`);
+    }
+  });
+
+  it('a request counted over the whole limit (max_tokens counted too) fails at once with the fix, and is not sent again', async () => {
+    const limited = await server({ tpm, windowMs: 1000, latencyMs: 20, countMaxTokens: true });
+    const r = await runAwb(judgeArgs(limited.url, preds, join(dir, 'over.jsonl'), ['-c', '1', '--max-tokens', String(tpm)]));
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, new RegExp(`allows ${tpm} tokens per minute .*lower --max-tokens`));
+    assert.equal(limited.stats.answered, 0);
+    assert.equal(limited.stats.requests, 1, 'only the request that showed the limit was sent');
+  });
+
+  it("a request over one endpoint's whole limit goes to another endpoint that can take it", async () => {
+    const tiny = await server({ tpm: 50, windowMs: 1000, latencyMs: 20 });
+    const roomy = await server({ latencyMs: 20 });
+    const r = await runAwb(judgeArgs(tiny.url, preds, join(dir, 'moved.jsonl'), ['--judge-base-url', roomy.url, '-c', '8']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await judgements(join(dir, 'moved.jsonl')), expected);
+    assert.equal(tiny.stats.answered, 0);
+    assert.equal(roomy.stats.answered, ROWS);
+  });
+
   it('with no headers: the 429s pause the endpoint, and every row is judged as without the limit', async () => {
     const limited = await server({ tpm, windowMs: 1000, latencyMs: 20, headers: false });
     const r = await runAwb(judgeArgs(limited.url, preds, join(dir, 'bare.jsonl'), ['-c', '8', '--max-retries', '30']));

@@ -12,6 +12,7 @@ import { ROWS_SAMPLES } from './samples/samples-rows.js';
 import { RUBRICS_SAMPLES } from './samples/samples-rubrics.js';
 import { SCORE_SAMPLES } from './samples/samples-score.js';
 import { DOWNLOAD_SAMPLES } from './samples/samples-download.js';
+import { ENDPOINT_SAMPLES } from './samples/samples-endpoints.js';
 import { JUDGE_SAMPLES } from './samples/samples-judge.js';
 import { RUNNER_SAMPLES } from './samples/samples-runner.js';
 import { TOP_SAMPLES } from './samples/samples-top.js';
@@ -23,6 +24,7 @@ import { TOP_SAMPLES } from './samples/samples-top.js';
 const SAMPLES: Samples = {
   ...AGREEMENT_SAMPLES,
   ...DOWNLOAD_SAMPLES,
+  ...ENDPOINT_SAMPLES,
   ...JUDGE_SAMPLES,
   ...MERGE_SAMPLES,
   ...OUTPUT_SAMPLES,
