@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ChatRequest, ReplyFn } from './openai-server.js';
 
 export interface BatchLine {
   custom_id: string;
@@ -282,3 +283,24 @@ function parseMultipart(contentType: string, body: Buffer): { name: string; cont
   }
   return file && { ...file, fields };
 }
+
+/** A chat completion of `text`; its usage depends only on the request, so batch and online replies are the same. */
+export function completion(req: ChatRequest, text: string) {
+  const prompt = JSON.stringify(req.messages).length;
+  return {
+    id: 'chatcmpl-x',
+    object: 'chat.completion',
+    created: 0,
+    model: req.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: prompt, completion_tokens: 7, total_tokens: prompt + 7 },
+  };
+}
+
+/** Answers every line, batched or online, with `reply`'s text. */
+export const answering =
+  (reply: ReplyFn): BatchReplyFn =>
+  (line: BatchLine) => ({
+    status: 200,
+    body: completion(line.body as ChatRequest, reply(line.body as ChatRequest, { requestNo: 0 }) as string),
+  });

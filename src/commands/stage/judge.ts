@@ -20,10 +20,20 @@ import { readManifest } from '../../core/output/index.js';
 import { refuseOverInputs } from '../../core/files.js';
 import { manifestPathFor } from '../../core/schemas/index.js';
 import type { Parsed } from '../shared/option-table.js';
-import { allDone, dropUndefined, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
+import {
+  allDone,
+  dropUndefined,
+  poolSettings,
+  printDryRun,
+  runStageCommand,
+  samplingOf,
+  type BatchCommon,
+  type BatchProgress,
+} from './stage-cli.js';
 import type { JUDGE_OPTIONS } from './stage-options.js';
 import { PanelPools, panelMembers } from './panel-pools.js';
 import { isOpenAIEndpoint } from './model-key.js';
+import { PanelBatches } from './panel-batches.js';
 import { refusePanelMisuse } from './panel-options.js';
 import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
@@ -77,6 +87,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
     if (opts.dryRun) return await printDryRun(built.stage, plan, opts, output);
     const result = await runStageCommand({
       stage: built.stage,
+      ...('batches' in built && { batches: built.batches }),
       pool,
       plan,
       output,
@@ -137,8 +148,16 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       if (members) {
         // Read before the run drops the rows it redoes: their members' final judgements are kept (resume per member).
         const earlier = await earlierPanels(output, opts.retryFailed);
-        const stage = panelStage(members, { rubrics, sampling, parseAttempts, routing }, opts.panel ?? 'mean', (key) => earlier.get(key));
-        return { stage, settings };
+        const batches = new PanelBatches(members);
+        const judging = { rubrics, sampling, parseAttempts, routing };
+        const stage = panelStage(
+          members,
+          judging,
+          opts.panel ?? 'mean',
+          (key) => earlier.get(key),
+          (n, key) => batches.chat(n, key),
+        );
+        return { stage, settings, batches: (common: BatchCommon, progress: BatchProgress) => batches.open(stage, common, progress) };
       }
       return { stage: judgeStage(single!, rubrics, sampling, parseAttempts, repeat, routing), settings };
     }

@@ -19,7 +19,7 @@ export function memberPair(name: string, pair: string): { member: string; value:
   return { member: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim() };
 }
 
-/** The panel's options without a panel, and what a panel cannot do yet: one line each, before anything is read. */
+/** The panel's options without a panel, and what a panel cannot do: one line each, before anything is read. */
 export function refusePanelMisuse(o: {
   judgeModel: readonly string[];
   memberBaseUrl: readonly unknown[];
@@ -27,7 +27,6 @@ export function refusePanelMisuse(o: {
   panel: string | undefined;
   mode: string;
   repeat: number | undefined;
-  batch: boolean;
 }): void {
   if (o.judgeModel.length === 1) {
     const given = [o.memberBaseUrl.length && '--member-base-url', o.memberApiKey.length && '--member-api-key', o.panel && '--panel'];
@@ -38,9 +37,4 @@ export function refusePanelMisuse(o: {
   if (o.mode !== 'rubric') throw new UserError(`a panel of judges (--judge-model a,b,c) grades with --mode rubric, not ${o.mode}`);
   if (o.repeat !== undefined)
     throw new UserError('--repeat and a panel of judges (--judge-model a,b,c) cannot be combined; use one or the other');
-  // A batch file holds one model: a panel would need a batch per member, not built yet.
-  if (o.batch)
-    throw new UserError(
-      '--batch does not take a panel of judges yet (a batch holds one model): judge with each member on its own with --batch, or drop --batch',
-    );
 }

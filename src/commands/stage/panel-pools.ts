@@ -10,8 +10,8 @@ export type StagePool = Pick<
 /**
  * A panel's members' pools as one, for the run's checks, interrupts and summary: each member's
  * endpoints checked and counted (stats keyed by member and URL). The rows' requests go to the
- * members' pools themselves (panelStage); encode and chat are the first member's, never used
- * by a panel's rows. --batch is refused with a panel before any of this runs.
+ * members' chats (panelStage, PanelBatches); encode, chat and batchTarget are the first member's,
+ * never used by a panel's rows: with --batch each member has its own batches (PanelBatches).
  */
 export class PanelPools implements StagePool {
   constructor(private readonly members: readonly { name: string; pool: EndpointPool }[]) {}

@@ -3,9 +3,18 @@ import { jsonText } from '../../render/written.js';
 import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
-import { medianP90, type BatchStatus } from '../../core/endpoints/index.js';
+import { medianP90, type BatchStatus, type BatchTarget } from '../../core/endpoints/index.js';
 import type { LinePlan } from '../../core/rows/index.js';
-import { BatchPhase, dryRun, runStage, type RowChat, type RunOptions, type Stage, type StageResult } from '../../core/runner/index.js';
+import {
+  BatchPhase,
+  dryRun,
+  runStage,
+  type BatchPhaseOptions,
+  type RowChat,
+  type RunOptions,
+  type Stage,
+  type StageResult,
+} from '../../core/runner/index.js';
 import { UserError } from '../../core/errors.js';
 import { counted, visible } from '../../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../../core/schemas/index.js';
@@ -50,6 +59,22 @@ export interface StageCommand<S extends z.ZodType<DatasetRow>> {
   secrets: string[];
   /** The endpoint check (endpointCheck), when the command made it (infer, to check before a download). */
   check?: () => Promise<void>;
+  /** --batch's batches when they are not one BatchPhase to the pool's batch target: a panel's, one per member (PanelBatches). */
+  batches?: (common: BatchCommon, progress: BatchProgress) => StageBatch;
+}
+
+/** What every batch of a run shares: where the run writes, its rows and settings, the limits and the stop. */
+export type BatchCommon = Omit<BatchPhaseOptions, keyof BatchTarget | 'stem' | 'onStatus'>;
+
+/** The progress lines of the batches of `who` (a panel's member). */
+export type BatchProgress = (who: string) => (s: BatchStatus) => void;
+
+/** What a run asks of its batches: one BatchPhase's surface. */
+export type StageBatch = Pick<BatchPhase<z.ZodType<DatasetRow>>, 'run' | 'chat' | 'ids' | 'notInBatch' | 'clear' | 'close'>;
+
+/** A pool's chat for a row's requests, without a batch. */
+export function poolChat(pool: Pick<StagePool, 'encode' | 'chat'>): RowChat {
+  return { encode: (request) => pool.encode(request), send: (_n, body, signal) => pool.chat(body, signal) };
 }
 
 /**
@@ -103,20 +128,21 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
   // Ctrl-C stops sending: the grace is for replies under way, not for requests waiting to be tried again.
   interrupts.stop.addEventListener('abort', () => c.pool.stopSending(), { once: true });
   const reasons = new FailureReasons();
-  const batch = o.batch
-    ? new BatchPhase(c.stage, {
-        ...c.pool.batchTarget(),
-        output: c.output,
-        plan: c.plan,
-        settings: c.settings,
-        limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb * 1e6 },
-        pollMs: o.batchPoll,
-        secrets: c.secrets,
-        signal: interrupts.stop,
-        onStatus: batchProgress(name),
-      })
-    : undefined;
-  const online: RowChat = { encode: (request) => c.pool.encode(request), send: (_n, body, signal) => c.pool.chat(body, signal) };
+  const common: BatchCommon = {
+    output: c.output,
+    plan: c.plan,
+    settings: c.settings,
+    limits: { maxLines: o.batchMaxLines, maxBytes: o.batchMaxMb * 1e6 },
+    pollMs: o.batchPoll,
+    secrets: c.secrets,
+    signal: interrupts.stop,
+  };
+  const batch: StageBatch | undefined = !o.batch
+    ? undefined
+    : c.batches
+      ? c.batches(common, (who) => batchProgress(`${name} ${who}`))
+      : new BatchPhase(c.stage, { ...c.pool.batchTarget(), ...common, onStatus: batchProgress(name) });
+  const online = poolChat(c.pool);
   const timings = o.stream ? streamTimings(c.stage) : undefined;
   try {
     const result = await runStage(timings?.stage ?? c.stage, {

@@ -10,4 +10,4 @@ export { ReferenceFile } from './reference.js';
 export { notPredictions } from './input-kind.js';
 export type { JudgeFault } from './faults.js';
 export { combinePanel, earlierPanels, panelStage } from './panel.js';
-export type { EarlierPanel, PanelMember, PanelRule } from './panel.js';
+export type { EarlierPanel, PanelMember, PanelRule, PanelStage } from './panel.js';

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { EndpointPool } from '../endpoints/index.js';
+import type { ChatRequest, EndpointPool } from '../endpoints/index.js';
 import type { Routing, Sampling } from '../infer/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { isNonEmptyFile } from '../output/index.js';
 import { isBlank, readLineBytes, readRow } from '../rows/index.js';
 import type { RowChat, Stage } from '../runner/index.js';
 import { DIMENSIONS, NO_GENERATION, UNPARSED, panelEntrySchema, predictionRowSchema } from '../schemas/index.js';
-import type { JudgeFields, PanelEntry, Usage } from '../schemas/index.js';
+import type { JudgeFields, PanelEntry, PredictionRow, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
 import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest } from './judge.js';
 import { ParseStreak } from './parse-streak.js';
@@ -15,9 +15,9 @@ import { ParseStreak } from './parse-streak.js';
 export type PanelRule = 'mean' | 'median';
 
 export interface PanelMember {
-  /** The model, as given to --judge-model (each member's pool sends to it). */
+  /** The model, as given to --judge-model. */
   name: string;
-  pool: Pick<EndpointPool, 'describe' | 'encode' | 'chat'>;
+  pool: Pick<EndpointPool, 'describe'>;
 }
 
 /** What an earlier run wrote for a row this run redoes: its members' judgements, and which prediction they graded. */
@@ -26,44 +26,64 @@ export interface EarlierPanel {
   entries: PanelEntry[];
 }
 
+/** A panel's stage, and what member `n`'s own batch holds of a row (--batch: a batch per member). */
+export interface PanelStage extends Stage<typeof predictionRowSchema> {
+  /** Member `n`'s request for the row, or none when the row asks nothing of it (no prediction, or a final judgement kept). */
+  memberRequests(n: number, row: PredictionRow, key: string): Promise<ChatRequest[]>;
+}
+
 /**
- * `awb judge --judge-model a,b,c`: every row judged by each member through its own pool (at
- * the same time: the row holds one slot of --concurrency); the official fields hold the
- * panel's grades (combinePanel), `panel` each member's. A row redone after an interrupted or
- * failed run asks only the members without a final judgement of the same prediction (`earlier`).
+ * `awb judge --judge-model a,b,c`: every row judged by each member through its own chat
+ * (`chatOf(n, key)`: member n's pool, or its batch first), at the same time: the row holds
+ * one slot of --concurrency. The official fields hold the panel's grades (combinePanel),
+ * `panel` each member's. A row redone after an interrupted or failed run asks only the
+ * members without a final judgement of the same prediction (`earlier`).
  */
 export function panelStage(
   members: readonly PanelMember[],
   judging: { rubrics: RubricSet; sampling: Sampling; parseAttempts: number; routing?: Routing },
   rule: PanelRule,
   earlier: (key: string) => EarlierPanel | undefined,
-): Stage<typeof predictionRowSchema> {
+  chatOf: (n: number, key: string) => RowChat,
+): PanelStage {
   const { rubrics, sampling, parseAttempts, routing = {} } = judging;
   // Each member on its own: one model that is not a judge stops the panel, named.
   const streaks = members.map((m) => new ParseStreak(m.name));
+  /** The row's request and, per member, the final judgement an earlier run made of the same prediction. */
+  const pending = (row: PredictionRow, key: string) => {
+    const built = judgeRequest(row, rubrics, sampling, routing);
+    if (!built) return undefined;
+    const before = earlier(key);
+    const kept = before?.extracted === digest(built.extracted) ? before.entries : [];
+    return { ...built, kept: members.map((m) => kept.find((e) => e.judge === m.name && isFinal(e))) };
+  };
   return {
     ...RUBRIC_STAGE,
-    requests: async (row) => {
-      const request = judgeRequest(row, rubrics, sampling, routing);
-      return request ? members.map(() => request.body) : [];
+    requests: async (row, key) => {
+      const p = pending(row, key);
+      return p ? p.kept.flatMap((k) => (k ? [] : [p.body])) : [];
+    },
+    memberRequests: async (n, row, key) => {
+      const p = pending(row, key);
+      return p && !p.kept[n] ? [p.body] : [];
     },
     job: (row, key) => {
       if (!row.gen) {
         const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
         return async () => ({ ...none, panel: members.map((m) => ({ judge: m.name, scores: { ...NO_GRADES }, ...none })) });
       }
-      const { body: request, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
-      const before = earlier(key);
-      const kept = before?.extracted === digest(extracted) ? before.entries : [];
+      const { body: request, extracted, kept } = pending(row, key)!;
       // Each member's body is encoded now (its pool's model), while the row is in hand; a kept judgement is reused as it is.
-      const work = members.map((m) => kept.find((e) => e.judge === m.name && isFinal(e)) ?? { member: m, body: m.pool.encode(request) });
+      const work = members.map((m, n) => {
+        if (kept[n]) return kept[n];
+        const chat = chatOf(n, key);
+        return { member: m, chat, body: chat.encode(request) };
+      });
       return async (signal) => {
         const entries = await Promise.all(
           work.map(async (w, n) => {
             if (!('member' in w)) return w;
-            const pool = w.member.pool;
-            const chat: RowChat = { encode: (r) => pool.encode(r), send: (_n, body, s) => pool.chat(body, s) };
-            const one = await gradeOnce(w.member.pool, chat, n, w.body, extracted, parseAttempts, signal, streaks[n]!);
+            const one = await gradeOnce(w.member.pool, w.chat, n, w.body, extracted, parseAttempts, signal, streaks[n]!);
             return one && entryOf(w.member.name, one);
           }),
         );
@@ -89,14 +109,24 @@ function entryOf(judge: string, f: JudgeFields): PanelEntry {
     ...(f.judge_raw_output === undefined ? {} : { judge_raw_output: f.judge_raw_output }),
     ...(f.judge_attempts === undefined ? {} : { judge_attempts: f.judge_attempts }),
     ...(f.judge_usage === undefined ? {} : { judge_usage: f.judge_usage }),
+    ...(f.judge_batch_usage === undefined ? {} : { judge_batch_usage: f.judge_batch_usage }),
     ...(f.judge_endpoint === undefined ? {} : { judge_endpoint: f.judge_endpoint }),
   };
 }
 
+/** The members' sums: what score counts and prices (the part the Batch API answered at its discount). */
 function panelUsage(entries: readonly PanelEntry[]) {
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  for (const e of entries) sumUsage(usage, e.judge_usage);
-  return { judge_usage: usage, judge_attempts: entries.reduce((n, e) => n + (e.judge_attempts ?? 0), 0) };
+  let batch: Usage | undefined;
+  for (const e of entries) {
+    sumUsage(usage, e.judge_usage);
+    if (e.judge_batch_usage) sumUsage((batch ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }), e.judge_batch_usage);
+  }
+  return {
+    judge_usage: usage,
+    ...(batch && { judge_batch_usage: batch }),
+    judge_attempts: entries.reduce((n, e) => n + (e.judge_attempts ?? 0), 0),
+  };
 }
 
 /**

@@ -17,13 +17,15 @@ import {
   type ChatResult,
 } from '../endpoints/index.js';
 import { displayKey, type LinePlan } from '../rows/index.js';
-import { hostless, settingsDifferences } from '../output/index.js';
+import { hostless, removeStaleTemps, settingsDifferences } from '../output/index.js';
 import { plannedRows } from './plan.js';
 import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
 import type { RowChat, RowSend, Stage } from './stage.js';
 
 export interface BatchPhaseOptions extends BatchTarget {
   output: string;
+  /** The state is `STEM.batches.json` and the batch files `STEM.batch-N…`; the output's path unless given (a panel's member has its own). */
+  stem?: string;
   plan: LinePlan;
   /** The run's settings (its manifest's): batches an earlier run submitted with others are not collected. */
   settings: ManifestSettings;
@@ -70,15 +72,18 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
 
   /** Submits (or finds again) the batches for the rows not done yet and waits for their results; returns early when stopped. */
   async run(doneKeys: ReadonlySet<string>): Promise<void> {
-    const { output, settings } = this.opts;
+    const { settings } = this.opts;
+    const stem = this.stem;
+    // The run clears what an earlier crash left of the output's own state (runLocked); a state of its own stem is this phase's to clear.
+    if (this.opts.stem !== undefined) await removeStaleTemps([batchStatePath(stem)]);
     try {
       this.results = await runBatches({
         client: batchClient(this.opts.connection),
         endpoint: this.opts.endpoint,
         model: this.opts.model,
         secrets: this.opts.secrets,
-        statePath: batchStatePath(output),
-        filePrefix: `${output}.batch`,
+        statePath: batchStatePath(stem),
+        filePrefix: `${stem}.batch`,
         // The hosts aside: the state names the endpoint it was submitted to.
         settings: { now: settings, differences: (recorded) => settingsDifferences(hostless(recorded), hostless(settings)) },
         requests: () => this.requests(doneKeys),
@@ -118,7 +123,11 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
   /** Closes the results and removes the state and the batch files: every reply has been written into the output. */
   async clear(): Promise<void> {
     await this.close();
-    await clearBatches(batchStatePath(this.opts.output));
+    await clearBatches(batchStatePath(this.stem));
+  }
+
+  private get stem(): string {
+    return this.opts.stem ?? this.opts.output;
   }
 
   private async answer(customId: string): Promise<ChatResult | undefined> {

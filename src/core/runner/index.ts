@@ -7,4 +7,5 @@ export type { Job, RowChat, RowSend, Stage } from './stage.js';
 export { dryRun } from './dry-run.js';
 export type { DryRunCount } from './dry-run.js';
 export { BatchPhase } from './batch-phase.js';
+export type { BatchPhaseOptions } from './batch-phase.js';
 export type { RunnerFault } from './faults.js';

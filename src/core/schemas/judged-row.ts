@@ -60,6 +60,8 @@ export const panelEntrySchema = z.object({
   judge_raw_output: z.string().optional(),
   judge_attempts: z.number().optional(),
   judge_usage: usageSchema.optional(),
+  /** The part of judge_usage the member's batch answered (--batch). */
+  judge_batch_usage: usageSchema.optional(),
   judge_endpoint: z.string().optional(),
 });
 export type PanelEntry = z.infer<typeof panelEntrySchema>;

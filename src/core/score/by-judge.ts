@@ -42,11 +42,11 @@ export function memberCollector(path: string): { visit: JudgedVisitor; members: 
           dims,
           total,
           failed: countsAsFailed(entry.failed, grades),
-          // The world model's tokens are the panel run's; a member's are its own judge tokens only.
+          // The world model's tokens are the panel run's; a member's are its own judge tokens only (its batch's part priced as batch).
           usage: undefined,
           batchUsage: undefined,
           judgeUsage: tokens(entry.judge_usage),
-          judgeBatchUsage: undefined,
+          judgeBatchUsage: tokens(entry.judge_batch_usage),
         });
       }
     },

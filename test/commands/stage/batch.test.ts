@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAwb, startAwb } from '../../support/cli.js';
-import { startBatchServer, type BatchLine, type BatchReplyFn, type BatchServer } from '../../support/batch-server.js';
+import { answering, completion, startBatchServer, type BatchLine, type BatchReplyFn, type BatchServer } from '../../support/batch-server.js';
 import {
   errorLines,
   judgeReply,
@@ -39,27 +39,6 @@ after(async () => {
   await Promise.all(servers.map((s) => s.close()));
   await dirs.cleanup();
 });
-
-/** A chat completion of `text`; its usage depends only on the request, so batch and online replies are the same. */
-function completion(req: ChatRequest, text: string) {
-  const prompt = JSON.stringify(req.messages).length;
-  return {
-    id: 'chatcmpl-x',
-    object: 'chat.completion',
-    created: 0,
-    model: req.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: prompt, completion_tokens: 7, total_tokens: prompt + 7 },
-  };
-}
-
-/** Answers every line, batched or online, with `reply`'s text. */
-const answering =
-  (reply: ReplyFn): BatchReplyFn =>
-  (line: BatchLine) => ({
-    status: 200,
-    body: completion(line.body as ChatRequest, reply(line.body as ChatRequest, { requestNo: 0 }) as string),
-  });
 
 async function batchServer(reply: BatchReplyFn, extra: { pollsPerStatus?: number; dropCreateAnswers?: number } = {}): Promise<BatchServer> {
   const s = await startBatchServer({ reply, ...extra });

@@ -163,12 +163,9 @@ test('a member whose replies cannot be parsed is left out of the panel grade of 
   assert.equal((row.panel as PanelEntry[])[2]!.failed, 1);
 });
 
-test('panel options: --batch refused in one line; member options without a panel; a member name that is none', async () => {
+test('panel options: member options without a panel; a member name that is none', async () => {
   const s = await serve({ models: ['a', 'b'] });
   const out = join(dir, 'refused.jsonl');
-  const batch = await runAwb(panelArgs(s.url, out, 'a,b', ['--batch']));
-  assert.equal(batch.code, 2);
-  assert.match(batch.stderr, /--batch does not take a panel of judges yet/);
   const single = await runAwb(panelArgs(s.url, out, 'a', ['--panel', 'median']));
   assert.equal(single.code, 2);
   assert.match(single.stderr, /--panel goes with a panel of judges/);
