@@ -140,9 +140,7 @@ export function turingStage(
     return {
       extracted,
       orders,
-      bodies: bothOrders(requestParams(sampling, routing, row), (i) =>
-        turingMessages(prompt.text, turns, action, orders[i]),
-      ),
+      bodies: bothOrders(requestParams(sampling, routing, row), (i) => turingMessages(prompt.text, turns, action, orders[i])),
     };
   };
   return {
@@ -209,9 +207,7 @@ export function pairwiseStage(
       candidate,
       other,
       orders,
-      bodies: bothOrders(requestParams(sampling, routing, row), (i) =>
-        pairwiseMessages(prompt.text, turns, action, orders[i], truth),
-      ),
+      bodies: bothOrders(requestParams(sampling, routing, row), (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)),
     };
   };
   return {

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAwb, startAwb } from '../../support/cli.js';
-import { answering, completion, startBatchServer, type BatchLine, type BatchReplyFn, type BatchServer } from '../../support/batch-server.js';
+import {
+  answering,
+  completion,
+  startBatchServer,
+  type BatchLine,
+  type BatchReplyFn,
+  type BatchServer,
+} from '../../support/batch-server.js';
 import {
   errorLines,
   judgeReply,
