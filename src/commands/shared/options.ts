@@ -1,3 +1,4 @@
+import type { KeySource } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { shownUrl, visible } from '../../core/shown.js';
 import type { Shard } from '../../core/rows/index.js';
@@ -124,14 +125,17 @@ export function shardSuffix(shard: Shard | undefined): string {
  * errors, which then missed the key. An empty key (an unset CI secret) counts
  * as none given: the client refuses an empty key with a stack trace.
  */
-export function apiKeyFrom(given: string | undefined, option: string, envs: readonly string[]): { apiKey: string; keyHelp: string } {
-  const none = (why: string) => ({ apiKey: 'EMPTY', keyHelp: `no key was given${why}: set ${envs.join(' or ')}, or pass ${option} KEY` });
+export function apiKeyFrom(given: string | undefined, option: string, envs: readonly string[]): { apiKey: string; key: KeySource } {
+  const emptyVariables = envs.filter((name) => process.env[name] !== undefined && !process.env[name]!.trim());
+  const none = (emptyOption?: true) => ({
+    apiKey: 'EMPTY',
+    key: { from: 'none', option, variables: envs, emptyVariables, ...(emptyOption && { emptyOption }) } as const,
+  });
   if (given !== undefined) {
     const key = given.trim();
-    return key ? { apiKey: key, keyHelp: `check the key given with ${option}` } : none(` (${option} is empty)`);
+    return key ? { apiKey: key, key: { from: 'option', option } } : none(true);
   }
   const env = envs.find((name) => process.env[name]?.trim());
-  if (env !== undefined) return { apiKey: process.env[env]!.trim(), keyHelp: `check the key in $${env}, or pass another with ${option}` };
-  const empty = envs.filter((name) => process.env[name] !== undefined);
-  return none(empty.length ? ` (${empty.map((n) => `$${n}`).join(' and ')} ${empty.length > 1 ? 'are' : 'is'} set but empty)` : '');
+  if (env !== undefined) return { apiKey: process.env[env]!.trim(), key: { from: 'env', variable: env, option } };
+  return none();
 }

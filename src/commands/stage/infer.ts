@@ -15,7 +15,7 @@ import { checkOutputPath } from '../../core/output/index.js';
 
 export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
-  const { apiKey, keyHelp } = apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(urls));
+  const { apiKey, key } = apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(urls));
   const kept = keptKeyNote(urls, opts.modelApiKey, process.env);
   if (kept) process.stderr.write(`${kept}\n`);
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };
@@ -24,7 +24,7 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     throw new UserError(`${what} chooses what to download; it cannot apply to a local --data folder (drop one of them)`);
   }
 
-  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', keyHelp });
+  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', key });
   // A folder per run, so a second model never lands in the first one's file; a file per shard of it.
   const output = opts.output ?? join('results', pathSegment(opts.label ?? model), `predictions${shardSuffix(shard)}.jsonl`);
   const check = endpointCheck('infer', pool, opts);

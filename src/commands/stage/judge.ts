@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
-import { EndpointPool } from '../../core/endpoints/index.js';
+import { EndpointPool, type KeySource } from '../../core/endpoints/index.js';
 import { UserError, fail } from '../../core/errors.js';
 import { errColor } from '../../render/color.js';
 import { urlSecrets, visible } from '../../core/shown.js';
@@ -41,7 +41,7 @@ import { shellWord, thisInvocation } from '../shared/invocation.js';
 export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   const { judgeBaseUrl: urls, judgeModel: models, domains, shard, parseAttempts, predictions } = opts;
   const model = models.join(',');
-  const { apiKey, keyHelp } = apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']);
+  const { apiKey, key } = apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']);
   const sampling = samplingOf(opts);
   try {
     await access(predictions);
@@ -70,14 +70,14 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   // The reference is read while the output is written: an input like the predictions, never written over.
   if (opts.reference !== undefined) await refuseOverInputs([output, manifestPathFor(output)], [opts.reference]);
   const plan = await planLines([predictions], { domains, shard });
-  const makePool = (o: { urls: string[]; apiKey: string; model: string; keyHelp: string }) =>
+  const makePool = (o: { urls: string[]; apiKey: string; model: string; key: KeySource }) =>
     new EndpointPool({ ...o, ...poolSettings(opts), role: 'judge' });
   const members =
     models.length > 1
-      ? panelMembers({ models, urls, apiKey, keyHelp, memberUrls: opts.memberBaseUrl, memberKeys: opts.memberApiKey }, makePool)
+      ? panelMembers({ models, urls, apiKey, key, memberUrls: opts.memberBaseUrl, memberKeys: opts.memberApiKey }, makePool)
       : undefined;
   if (!members && !urls.length) throw new UserError('--judge-base-url is required');
-  const pool = members ? new PanelPools(members) : makePool({ urls, apiKey, model, keyHelp });
+  const pool = members ? new PanelPools(members) : makePool({ urls, apiKey, model, key });
   const single = members ? undefined : (pool as EndpointPool);
   const hosts = members ? [...new Set(members.flatMap((m) => m.pool.hosts()))] : single!.hosts();
   const routing = { promptCacheKey: opts.promptCacheKey, completionTokensOnly: urls.every(isOpenAIEndpoint) };

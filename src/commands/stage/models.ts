@@ -1,21 +1,22 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { Client, modelIds, unreachableHint } from '../../core/endpoints/index.js';
+import { Client, modelIds } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { brief, shownUrl, splitQuery, urlSecrets, visible } from '../../core/shown.js';
 import type { Parsed } from '../shared/option-table.js';
 import { apiKeyFrom } from '../shared/options.js';
+import { keyHelp, unreachableHint } from '../words/stage/endpoints.js';
 import { keptKeyNote, modelKeyVariables } from './model-key.js';
 import type { MODELS_OPTIONS } from './stage-options.js';
 
 /** `awb models`: what an endpoint serves, one model id a line on stdout, through the same client infer and judge use. */
 export async function run(opts: Parsed<typeof MODELS_OPTIONS>): Promise<void> {
   const url = opts.baseUrl;
-  const { apiKey, keyHelp } = apiKeyFrom(opts.apiKey, '--api-key', modelKeyVariables([url]));
+  const { apiKey, key } = apiKeyFrom(opts.apiKey, '--api-key', modelKeyVariables([url]));
   const kept = keptKeyNote([url], opts.apiKey, process.env, { command: 'models', option: '--api-key' });
   if (kept) process.stderr.write(`${kept}\n`);
   const secrets = [apiKey, ...urlSecrets(url)];
   const { base, query } = splitQuery(url);
-  // Quiet as the pool's clients (endpoints.ts): no server text or URL query printed by the client itself.
+  // Quiet as the pool's clients (core/endpoints/pool.ts): no server text or URL query printed by the client itself.
   const client = new Client({ baseURL: base, defaultQuery: query, apiKey, timeout: opts.timeout, maxRetries: 1, logLevel: 'off' });
   const where = `endpoint ${shownUrl(url)}`;
   let body: unknown;
@@ -28,7 +29,7 @@ export async function run(opts: Parsed<typeof MODELS_OPTIONS>): Promise<void> {
       throw new UserError(`cannot reach ${where}${code === undefined ? '' : ` (${visible(code)})`}: ${unreachableHint(url, code)}`, 3);
     }
     if (err instanceof APIError && err.status === 401)
-      throw new UserError(`${where} rejected the API key (401 Unauthorized): ${keyHelp}`, 3);
+      throw new UserError(`${where} rejected the API key (401 Unauthorized): ${keyHelp(key)}`, 3);
     if (err instanceof APIError && err.status === 404) {
       throw new UserError(`${where} has no models route (404): is the URL right (it usually ends in /v1)?`, 3);
     }

@@ -1,4 +1,4 @@
-import type { EndpointPool } from '../../core/endpoints/index.js';
+import type { EndpointPool, KeySource, SetAside } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 
 /** What a stage command asks of the endpoints besides its rows' requests: one pool's, or a panel's over its members' pools. */
@@ -36,7 +36,7 @@ export class PanelPools implements StagePool {
     return this.first.chat(...args);
   }
 
-  async preflight(): Promise<string[]> {
+  async preflight(): Promise<SetAside[]> {
     const warnings = await Promise.all(this.members.map((m) => m.pool.preflight()));
     return warnings.flat();
   }
@@ -67,7 +67,7 @@ export interface PanelRequest {
   /** --judge-base-url: every member's unless --member-base-url names its own. */
   urls: readonly string[];
   apiKey: string;
-  keyHelp: string;
+  key: KeySource;
   memberUrls: readonly { member: string; value: string }[];
   memberKeys: readonly { member: string; value: string }[];
 }
@@ -78,7 +78,7 @@ export interface PanelRequest {
  */
 export function panelMembers(
   r: PanelRequest,
-  make: (o: { urls: string[]; apiKey: string; model: string; keyHelp: string }) => EndpointPool,
+  make: (o: { urls: string[]; apiKey: string; model: string; key: KeySource }) => EndpointPool,
 ): { name: string; pool: EndpointPool }[] {
   for (const { member } of [...r.memberUrls, ...r.memberKeys]) {
     if (!r.models.includes(member)) throw new UserError(`${member} is not a member of the panel (--judge-model ${r.models.join(',')})`);
@@ -90,7 +90,7 @@ export function panelMembers(
   return r.models.map((name) => {
     const own = r.memberUrls.filter((u) => u.member === name).map((u) => u.value);
     const key = r.memberKeys.filter((k) => k.member === name).at(-1)?.value;
-    const keyHelp = key === undefined ? r.keyHelp : `check the key given with --member-api-key ${name}=KEY`;
-    return { name, pool: make({ urls: own.length ? own : [...r.urls], apiKey: key ?? r.apiKey, model: name, keyHelp }) };
+    const source: KeySource = key === undefined ? r.key : { from: 'option', option: `--member-api-key ${name}=KEY` };
+    return { name, pool: make({ urls: own.length ? own : [...r.urls], apiKey: key ?? r.apiKey, model: name, key: source }) };
   });
 }

@@ -1,10 +1,5 @@
+import type { SentSettings } from '../../core/endpoints/index.js';
 import { shellWord } from '../shared/invocation.js';
-
-/** The options of infer and judge that a refusal of the settings is about. */
-export interface SentSettings {
-  maxTokens?: number;
-  extraBody?: Record<string, unknown>;
-}
 
 /**
  * The change that ends a refusal every request got for the settings, for the refusals awb knows,

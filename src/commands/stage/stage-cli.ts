@@ -4,6 +4,7 @@ import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
 import { medianP90, type BatchStatus, type BatchTarget } from '../../core/endpoints/index.js';
+import { setAsideWarning } from '../words/stage/endpoints.js';
 import type { LinePlan } from '../../core/rows/index.js';
 import {
   BatchPhase,
@@ -27,7 +28,6 @@ import {
   resumeCommand,
   type SummaryColumn,
 } from './run-ui.js';
-import { settingsFix } from './settings-fix.js';
 import type { StagePool } from './panel-pools.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { printWarnings } from '../shared/notes.js';
@@ -95,7 +95,7 @@ export function endpointCheck(
       signal.addEventListener('abort', () => pool.stopSending(), { once: true });
       const warnings = await pool.preflight();
       signal.throwIfAborted();
-      printWarnings(warnings);
+      printWarnings(warnings.map(setAsideWarning));
     }, `${stage} interrupted during the endpoint check: nothing was sent or written`));
 }
 
@@ -276,7 +276,7 @@ export function poolSettings(o: SharedOptions) {
     maxReplyBytes: o.maxReplyMb * 2 ** 20,
     ...(o.pace ? { pacing: { concurrency: o.concurrency } } : {}),
     ...(o.stream ? { stream: true, idleMs: o.streamIdle } : {}),
-    settingsFix: (refusal: string) => settingsFix(refusal, o),
+    sent: { ...(o.maxTokens !== undefined && { maxTokens: o.maxTokens }), ...(o.extraBody && { extraBody: o.extraBody }) },
   };
 }
 

@@ -5,12 +5,14 @@ import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import { UserError } from '../errors.js';
+import { fail } from '../errors.js';
 import { readJsonFile, writeAtomically } from '../files.js';
-import { brief, shownUrl, visible } from '../shown.js';
+import { brief, shownUrl } from '../shown.js';
 import { withOwnSignal } from '../signals.js';
 import { Client } from './client.js';
-import { FatalEndpointError, attemptFailure, refusedAccess, type Connection } from './endpoints.js';
+import { accessFault, attemptFailure } from './classify.js';
+import type { EndpointFault } from './faults.js';
+import type { Connection } from './types.js';
 import { jsonBytes } from './json-bytes.js';
 import { retryDelay } from './retry.js';
 import { decodeLine, readLineAt, readLineBytes } from '../rows/index.js';
@@ -138,37 +140,34 @@ export async function runBatches(opts: BatchRunOptions): Promise<BatchResults> {
   }
 }
 
-/** A Batch API error as the one line the user sees: the route refused, or the endpoint unreachable. */
+/** A Batch API error as its fault: the route refused, or the endpoint unreachable. */
 function refusal(err: unknown, opts: BatchRunOptions): unknown {
   if (err instanceof APIUserAbortError || opts.signal?.aborted || !(err instanceof APIError)) return err;
-  const what = `batch endpoint ${shownUrl(opts.endpoint)}`;
+  const endpoint = shownUrl(opts.endpoint);
   const said = brief(err.message, opts.secrets ?? []);
-  if (err instanceof APIConnectionError) return new FatalEndpointError(`cannot reach ${what}: ${said}`);
-  const refused = refusedAccess(err, what, () => said);
-  if (refused) return refused;
-  if (err.status === 404 || err.status === 405) {
-    return new FatalEndpointError(
-      `${what} does not offer the Batch API (${err.status}: ${said}); OpenAI and LiteLLM's proxy do, \`vllm serve\` does not: run without --batch`,
-    );
-  }
-  return new FatalEndpointError(`${what} failed: ${said}`);
+  const fault: EndpointFault =
+    err instanceof APIConnectionError
+      ? { kind: 'batch-unreachable', endpoint, said }
+      : (accessFault(err, { role: 'batch', endpoint }, () => said) ??
+        (err.status === 404 || err.status === 405
+          ? { kind: 'batch-unsupported', endpoint, status: err.status, said }
+          : { kind: 'batch-failed', endpoint, said }));
+  return fail(fault);
 }
 
 async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
   let state = await readBatchState(opts.statePath);
   if (state && (state.endpoint !== opts.endpoint || state.model !== opts.model)) {
-    throw new UserError(
-      `${opts.statePath} records batches for ${visible(state.model)} at ${visible(state.endpoint)}, not ${opts.model} at ${opts.endpoint}; ` +
-        'finish that run with its own settings, or remove the file to start over',
-    );
+    const { model, endpoint } = state;
+    throw fail({
+      kind: 'batch-state-elsewhere',
+      path: opts.statePath,
+      recorded: { model, endpoint },
+      given: { model: opts.model, endpoint: opts.endpoint },
+    });
   }
   const differences = state?.settings && opts.settings ? opts.settings.differences(state.settings) : [];
-  if (differences.length) {
-    throw new UserError(
-      `${opts.statePath} records batches whose requests were made with other settings (${visible(differences.join('; '))}); ` +
-        'run the command that submitted them to collect them, or remove the file to start over (batches already submitted are billed)',
-    );
-  }
+  if (differences.length) throw fail({ kind: 'batch-settings-changed', path: opts.statePath, differences });
   if (!state) {
     state = {
       format: 'agentworldbench-batches',
@@ -219,9 +218,13 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
         // Nothing of it ran (nor was billed): the next run submits the file again, as a new batch.
         state.batches[n] = { file: entry.file, lines: entry.lines };
         await save();
-        throw new FatalEndpointError(
-          `batch ${visible(id)} failed as a whole, none of its ${entry.lines} requests ran: ${brief(why.join('; ') || 'no reason given', opts.secrets ?? [])} (${entry.file}; run the same command to submit it again)`,
-        );
+        throw fail({
+          kind: 'batch-failed-whole',
+          id,
+          lines: entry.lines,
+          why: brief(why.join('; ') || 'no reason given', opts.secrets ?? []),
+          file: entry.file,
+        });
       }
     }
     if (!entry.results) {
@@ -291,9 +294,7 @@ async function writeRequestFiles(requests: AsyncIterable<BatchRequest>, prefix: 
         NEWLINE,
       ]);
       if (line.length > limits.maxBytes) {
-        throw new UserError(
-          `the request for ${r.what} (${line.length} bytes) is larger than a batch file may be (${limits.maxBytes} bytes): raise --batch-max-mb, or run without --batch`,
-        );
+        throw fail({ kind: 'batch-request-too-large', what: r.what, bytes: line.length, limit: limits.maxBytes });
       }
       const current = entries.at(-1);
       if (!current || !out || !fitsInBatch(current.lines, bytes, line.length, limits)) {
@@ -359,10 +360,7 @@ async function waitFor(opts: BatchRunOptions, id: string, n: number, of: number)
     const b = await withOwnSignal(opts.signal, (signal) => opts.client.batches.retrieve(id, { signal })).catch((err: unknown) => {
       // The route exists (the batch was made through it): this batch is unknown to the key's project, or gone.
       if (!(err instanceof APIError) || err.status !== 404) throw err;
-      throw new FatalEndpointError(
-        `batch endpoint ${shownUrl(opts.endpoint)} has no batch ${visible(id)} (404): was it made with another API key's project, or removed? ` +
-          `Use that key to collect it, or remove ${opts.statePath} to submit the requests anew (batches already submitted are billed)`,
-      );
+      throw fail({ kind: 'batch-not-found', endpoint: shownUrl(opts.endpoint), id, path: opts.statePath });
     });
     const counts = b.request_counts ?? { completed: 0, failed: 0, total: 0 };
     opts.onStatus?.({ batch: n + 1, of, id, status: b.status, ...counts });
@@ -394,7 +392,7 @@ async function downloadResults(client: OpenAI, fileIds: (string | null | undefin
  * with no readable line at all (a proxy's page) is refused, naming the first line.
  */
 async function indexResults(path: string, index: Map<string, { file: string; start: number; end: number }>): Promise<void> {
-  let first: string | undefined;
+  let first: Extract<EndpointFault, { kind: 'batch-results-unreadable' }> | undefined;
   let read = 0;
   for await (const { bytes, lineNo, start } of readLineBytes(path)) {
     const text = bytes.toString('utf8').trim();
@@ -402,14 +400,19 @@ async function indexResults(path: string, index: Map<string, { file: string; sta
     const r = batchResultLineSchema.safeParse(parseOrUndefined(text));
     if (!r.success) {
       const issue = r.error.issues[0]!;
-      first ??= `${path}:${lineNo}: ${issue.path.length ? `not a batch result line: ${issue.path.join('.')}: ${issue.message}` : "the batch endpoint's results are not JSONL (this line is not a JSON object)"}`;
+      first ??= {
+        kind: 'batch-results-unreadable',
+        path,
+        line: lineNo,
+        ...(issue.path.length && { field: issue.path.join('.'), problem: issue.message }),
+      };
       continue;
     }
     read++;
     const prior = index.get(r.data.custom_id);
     if (!prior || r.data.response?.status_code === 200) index.set(r.data.custom_id, { file: path, start, end: start + bytes.length });
   }
-  if (first !== undefined && read === 0) throw new UserError(`${first}; remove ${path} and run the same command to download it again`, 3);
+  if (first !== undefined && read === 0) throw fail(first);
 }
 
 function parseOrUndefined(text: string): unknown {

@@ -1,10 +1,11 @@
 export { Client } from './client.js';
-export { EndpointPool, FatalEndpointError, isChatCompletion, isStopped, modelIds, unreachableHint } from './endpoints.js';
-export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './endpoints.js';
+export { EndpointPool } from './pool.js';
+export { isChatCompletion, isStopped, modelIds } from './classify.js';
+export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './types.js';
 export { collectStream, medianP90 } from './stream.js';
 export { estimatePromptTokens } from './estimate.js';
 export { JoinedText, jsonBytes } from './json-bytes.js';
 export { honouredWaitMs } from './retry.js';
 export { BATCH_LIMITS, batchClient, clearBatches, customIdOf, runBatches } from './batch.js';
 export type { BatchLimits, BatchRequest, BatchResults, BatchStatus } from './batch.js';
-export type { EndpointFault } from './faults.js';
+export type { EndpointFault, EndpointRole, KeySource, SentSettings, SetAside } from './faults.js';

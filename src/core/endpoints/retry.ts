@@ -111,3 +111,14 @@ export const SAME_REFUSALS = 10;
 export function settingsRefused(streak: RefusalStreak | undefined, answered: boolean): boolean {
   return !answered && streak !== undefined && streak.count >= SAME_REFUSALS;
 }
+
+/**
+ * Whether a run should stop on failures its retries would only repeat: SAME_REFUSALS attempts in a
+ * row that failed the same way (`streak`, since the last answer). A 500, the same each time before
+ * anything was answered, is a parameter or a model name the server chokes on (a gateway's 502–504 or
+ * a server still loading heal, and are not counted). A connection cut the same way each time (a
+ * proxy's idle limit) stops the run even after answers: those were the requests quick enough to pass.
+ */
+export function failuresRepeated(streak: RefusalStreak | undefined, answered: boolean, failure: 'status' | 'connection'): boolean {
+  return streak !== undefined && streak.count >= SAME_REFUSALS && (failure === 'connection' || !answered);
+}

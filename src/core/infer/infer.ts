@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { domainOfTask } from '../domains.js';
 import { FaultError } from '../errors.js';
-import { FatalEndpointError, isStopped, type EndpointPool } from '../endpoints/index.js';
+import { isStopped, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
@@ -151,8 +151,8 @@ export function inferStage(
           };
         } catch (err) {
           if (isStopped(err, signal)) return undefined;
-          // A fault (a request no wait lets through the rate limit) is the user's to fix, as a fatal refusal is: the run stops.
-          if (err instanceof FatalEndpointError || err instanceof FaultError) throw err;
+          // A fault (a rejected key, an unknown model, a request no wait lets through the rate limit) is the user's to fix: the run stops.
+          if (err instanceof FaultError) throw err;
           return { gen: '', error: pool.describe(err) };
         }
       };

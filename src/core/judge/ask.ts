@@ -1,4 +1,4 @@
-import { FatalEndpointError, isStopped, type ChatBody, type EndpointPool } from '../endpoints/index.js';
+import { isStopped, type ChatBody, type EndpointPool } from '../endpoints/index.js';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { FaultError } from '../errors.js';
 import { usageOf } from '../infer/index.js';
@@ -71,8 +71,8 @@ export async function askUntilParsed<T>(
       if (parsed.final) break;
     } catch (err) {
       if (isStopped(err, signal)) return undefined;
-      // A fault (a request no wait lets through the rate limit) is the user's to fix, as a fatal refusal is: the run stops.
-      if (err instanceof FatalEndpointError || err instanceof FaultError) throw err;
+      // A fault (a rejected key, an unknown model, a request no wait lets through the rate limit) is the user's to fix: the run stops.
+      if (err instanceof FaultError) throw err;
       // A failed request says nothing of the judge's format: the row is asked again on resume.
       problem = `request failed: ${pool.describe(err)}`;
       requestFailed = true;

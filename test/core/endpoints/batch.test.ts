@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { BATCH_LIMITS, clearBatches, customIdOf, fitsInBatch, runBatches, type BatchRequest } from '../../../src/core/endpoints/batch.js';
-import { UserError } from '../../../src/core/errors.js';
 import { isFault } from '../../support/fault-kind.js';
 import type { ChatResult } from '../../../src/core/endpoints/index.js';
 import { batchFirst } from '../../../src/core/runner/batch-phase.js';
@@ -103,13 +102,7 @@ describe('runBatches against a local Batch API', () => {
     await damaged.close();
     // Nothing readable at all: one line that says how to fetch it again.
     await writeFile(file, '<html>502</html>\n');
-    await assert.rejects(
-      run(5),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.exitCode === 3 &&
-        err.message.endsWith(`remove ${file} and run the same command to download it again`),
-    );
+    await assert.rejects(run(5), isFault('batch-results-unreadable', { path: file, line: 1 }));
     await rm(file);
     const again = await run(5);
     assert.equal(again.size, 5);
@@ -225,13 +218,7 @@ describe('runBatches against a local Batch API', () => {
 
   it('a batch that fails as a whole is one clear error (exit 3), and the next run submits its file again', async () => {
     server = await startBatchServer({ reply: echo, failValidation: 'model not found' });
-    await assert.rejects(
-      run(2),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.exitCode === 3 &&
-        /failed as a whole, none of its 2 requests ran: line 1: model not found/.test(err.message),
-    );
+    await assert.rejects(run(2), isFault('batch-failed-whole', { lines: 2, why: 'line 1: model not found' }));
     const state = JSON.parse(await readFile(join(dir, 'judged.jsonl.batches.json'), 'utf8'));
     assert.equal(state.batches[0].id, undefined, 'the failed batch is forgotten');
     assert.equal(state.batches[0].lines, 2, 'its request file is kept');
@@ -239,18 +226,11 @@ describe('runBatches against a local Batch API', () => {
 
   it('an endpoint without the Batch API, a rejected key and results that are not JSONL are one line each, exit 3', async () => {
     server = await startBatchServer({ reply: echo, apiKey: 'sk-other' });
-    await assert.rejects(
-      run(2),
-      (err: unknown) => err instanceof UserError && err.exitCode === 3 && /rejected the API key \(401/.test(err.message),
-    );
+    await assert.rejects(run(2), isFault('key-rejected', { role: 'batch' }));
     await server.close();
     server = await startBatchServer({ reply: echo, garbledResults: '<html>502 Bad Gateway</html>\n' });
     await rm(join(dir, 'judged.jsonl.batches.json'));
-    await assert.rejects(
-      run(2),
-      (err: unknown) =>
-        err instanceof UserError && err.exitCode === 3 && /results\.jsonl:1: the batch endpoint's results are not JSONL/.test(err.message),
-    );
+    await assert.rejects(run(2), isFault('batch-results-unreadable', { line: 1 }));
   });
 
   it('a recorded batch the endpoint no longer knows (404): one line naming it and the state file, not "no Batch API"', async () => {
@@ -260,22 +240,17 @@ describe('runBatches against a local Batch API', () => {
     // Made with another key's project, or removed at the endpoint, which still serves the Batch API.
     const [id] = [...server.batches.keys()];
     server.batches.clear();
-    await assert.rejects(
-      run(2),
-      (err: unknown) =>
-        err instanceof UserError &&
-        err.exitCode === 3 &&
-        err.message.includes(`no batch ${id!}`) &&
-        err.message.includes('judged.jsonl.batches.json') &&
-        !/does not offer the Batch API/.test(err.message),
-    );
+    await assert.rejects(run(2), isFault('batch-not-found', { id: id!, path: join(dir, 'judged.jsonl.batches.json') }));
   });
 
   it('refuses to resume batches made for another model', async () => {
     server = await startBatchServer({ reply: echo, pollsPerStatus: 50 });
     const kill = new AbortController();
     await assert.rejects(run(2, { signal: kill.signal, onRecorded: () => kill.abort() }));
-    await assert.rejects(run(2, { model: 'other' }), /records batches for judge/);
+    await assert.rejects(
+      run(2, { model: 'other' }),
+      isFault('batch-state-elsewhere', { recorded: { model: 'judge', endpoint: server.url } }),
+    );
   });
 
   it('clearBatches removes the state and every batch file', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { EndpointPool } from '../../../src/core/endpoints/endpoints.js';
+import { EndpointPool } from '../../../src/core/endpoints/index.js';
 import { runAwb } from '../../support/cli.js';
 import { makeDataset, readRowsOf, tempDirs, writePredictions } from '../../support/dataset.js';
 import { inferArgs, judgeArgs } from '../../support/harness.js';
