@@ -194,7 +194,7 @@ export function modelFault(
   if (err.status !== 400) return undefined;
   const reason = said();
   const unknown =
-    /not (found|exist|served|available|loaded|supported)|does ?n[o']t (exist|match)|unknown|no such|invalid model|mismatch|only serves|is serving/i;
+    /not (found|exist|served|available|loaded|supported)|does ?n[o']t (exist|match)|unknown|no such|invalid model|mismatch|only serves|is serving|pinned|requested, but/i;
   if (!reason.includes(at.model) || !/model/i.test(reason) || !unknown.test(reason)) return undefined;
   if (/token|temperature|top_p|context|length|parameter|argument/i.test(reason.replaceAll(at.model, ''))) return undefined;
   const listed = served?.length && !served.includes(at.model) ? { served } : {};

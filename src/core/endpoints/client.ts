@@ -4,13 +4,31 @@ import OpenAI from 'openai';
  * The openai client, reading a refusal's body as OpenAI-compatible servers write it. The client
  * takes the reason only from `{"error": …}`; SGLang and older vLLM answer `{"object": "error",
  * "message": …}` and FastAPI servers `{"detail": …}`, which it reported as "400 status code (no
- * body)". A JSON body without `error` is read as the error itself.
+ * body)". A JSON body without `error` is read as the error itself, a FastAPI `detail` as its message.
  */
 export class Client extends OpenAI {
   protected override makeStatusError(status: number, error: object, message: string | undefined, headers: Headers) {
-    const body = typeof error === 'object' && error !== null && !('error' in error) ? { error } : error;
+    const body = typeof error === 'object' && error !== null && !('error' in error) ? { error: withDetailMessage(error) } : error;
     return super.makeStatusError(status, body, message && htmlPageGist(status, message), headers);
   }
+}
+
+/**
+ * A FastAPI body (`transformers serve`, many small servers) with its `detail` as the message: a
+ * string as it is, a validation list as `field: problem` pairs. The list's items echo the whole
+ * request back (`input`), which would bury the reason and differ from row to row.
+ */
+function withDetailMessage(body: object): object {
+  const { detail, message } = body as { detail?: unknown; message?: unknown };
+  if (message !== undefined || detail === undefined) return body;
+  if (typeof detail === 'string') return { ...body, message: detail };
+  if (!Array.isArray(detail)) return body;
+  const said = detail.map((d: unknown) => {
+    const { loc, msg } = (typeof d === 'object' && d !== null ? d : {}) as { loc?: unknown; msg?: unknown };
+    const field = Array.isArray(loc) ? loc.filter((part) => part !== 'body').join('.') : '';
+    return `${field ? `${field}: ` : ''}${typeof msg === 'string' ? msg : JSON.stringify(d)}`;
+  });
+  return { message: said.join('; ') };
 }
 
 /**

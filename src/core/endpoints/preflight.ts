@@ -21,7 +21,7 @@ export interface Listing {
 }
 
 /**
- * One endpoint's models check: undefined when it passed; when it cannot be reached, the fault that
+ * One endpoint's models check: undefined when it passed (the model listed, or answered though left out); when it cannot be reached, the fault that
  * sets it aside (or stops a run with nowhere else to go); thrown when it refused. A server without a
  * models route (404), or answering it with 429 or 5xx, is given the benefit of the doubt.
  */
@@ -52,9 +52,25 @@ export async function checkModels(l: Listing): Promise<SetAside['fault'] | undef
   }
   const { ids, notJson } = modelIds(body);
   if (notJson) throw fail({ kind: 'models-not-json', ...at, said: brief(String(body), l.secrets, 60) });
-  if (ids?.length && !ids.includes(l.model))
+  if (ids?.length && !ids.includes(l.model) && !(await answersModel(l, preflightMs))) {
     throw fail({ kind: 'model-not-served', ...at, model: l.model, served: shownIds(ids, l.secrets) });
+  }
   return undefined;
+}
+
+/**
+ * Whether the endpoint answers a one-token request for the model its list leaves out: a server
+ * pinned to one model (`transformers serve /local/path`, llama.cpp) lists what it could load, or a
+ * cache, not the name it answers to. Only a completion says yes.
+ */
+async function answersModel(l: Listing, timeout: number): Promise<boolean> {
+  const body = { model: l.model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 1 };
+  try {
+    await l.client.post('/chat/completions', { body, maxRetries: 0, timeout, signal: l.stopping });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -402,7 +402,8 @@ describe('Ctrl-C during the preflight check', () => {
   });
 
   it('leaves an output it would resume as it was', async () => {
-    // Fails every row at first (left for the next run to redo), then takes the models check and never answers.
+    // Fails every row at first (left for the next run to redo; the same 500 every time stops the run, exit 3), then takes the
+    // models check and never answers.
     let hang = false;
     const { url, seen } = await rawServer((req, res) => {
       if (hang) return;
@@ -411,7 +412,7 @@ describe('Ctrl-C during the preflight check', () => {
     });
     const out = join(root, 'preflight-resume', 'pred.jsonl');
     const args = inferArgs(url, ds.dir, out, ['--max-retries', '0']);
-    assert.equal((await runAwb(args)).code, 1);
+    assert.equal((await runAwb(args)).code, 3);
     const files = [out, manifestPathFor(out), `${out}.lock`];
     const before = await snapshot(files);
     hang = true;
