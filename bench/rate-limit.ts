@@ -1,8 +1,8 @@
 /*
  * `npm run bench:rate`: does `awb judge` finish as fast as a tokens-per-minute
- * limit allows, without a 429 storm? Judges the full-size bench
- * data (generate.ts) against a local server enforcing a TPM limit the way
- * OpenAI does (test/support/rate-limited-server.ts), first without a limit
+ * limit allows, without a 429 storm? Judges the full-size bench data
+ * (generate.ts) against a local server enforcing a TPM limit the way OpenAI
+ * does (test/support/rate-limited-server.ts), first without a limit
  * (the reference results and the run's total tokens), then paced (the
  * default) and with --no-pace at fixed -c 8/32/64 for comparison.
  *
