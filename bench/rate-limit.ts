@@ -1,21 +1,23 @@
 /*
  * `npm run bench:rate`: does `awb judge` finish as fast as a tokens-per-minute
- * limit allows, without a 429 storm (issue 38)? Judges the full-size bench
- * data (generate.ts) against a local server enforcing a TPM limit the way
- * OpenAI does (test/support/rate-limited-server.ts), first without a limit
+ * limit allows, without a 429 storm? Judges the full-size bench data
+ * (generate.ts) against a local server enforcing a TPM limit the way OpenAI
+ * does (test/support/rate-limited-server.ts), first without a limit
  * (the reference results and the run's total tokens), then paced (the
  * default) and with --no-pace at fixed -c 8/32/64 for comparison.
  *
  * The limit is set so that the limit-bound time is BENCH_RATE_WINDOWS
- * "minutes"; a "minute" lasts BENCH_RATE_WINDOW_MS (default 3000: the limits
- * refill 20 × faster than a real minute, so a run takes about a minute, not
- * twenty). Knobs: BENCH_SCALE (1), BENCH_RATE_WINDOWS (20),
- * BENCH_RATE_WINDOW_MS (3000), BENCH_LATENCY_MS (250), BENCH_RATE_FIXED
- * (8,32,64; "" for none).
+ * "minutes"; a "minute" lasts BENCH_RATE_WINDOW_MS (the limits refill faster
+ * than a real minute, so a run takes minutes, not an hour). The defaults make
+ * that bound three minutes while TPM stays above the largest request: with
+ * more windows that request can never fit, and the paced run stops there.
+ * Knobs: BENCH_SCALE (1), BENCH_RATE_WINDOWS (50), BENCH_RATE_WINDOW_MS
+ * (3600), BENCH_LATENCY_MS (250), BENCH_RATE_FIXED (8,32,64; "" for none).
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +29,8 @@ const benchDir = join(root, '.bench');
 const outDir = join(benchDir, 'out-rate');
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const scale = Number(env('BENCH_SCALE', '1'));
-const windows = Number(env('BENCH_RATE_WINDOWS', '20'));
-const windowMs = Number(env('BENCH_RATE_WINDOW_MS', '3000'));
+const windows = Number(env('BENCH_RATE_WINDOWS', '50'));
+const windowMs = Number(env('BENCH_RATE_WINDOW_MS', '3600'));
 const latencyMs = Number(env('BENCH_LATENCY_MS', '250'));
 const fixed = env('BENCH_RATE_FIXED', '8,32,64').split(',').filter(Boolean).map(Number);
 const log = (s: string) => process.stderr.write(`bench:rate: ${s}\n`);
@@ -45,14 +47,27 @@ async function writePredictions(dataDir: string, path: string): Promise<void> {
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
 
-/** Each row's judgement by its key, hashed small: what must not depend on how the run was paced. */
-async function judgements(path: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+/** Each row's judgement by its key (what must not depend on how the run was paced), and the rows' errors. */
+async function judgements(path: string): Promise<{ rows: Map<string, string>; errors: Map<string, string> }> {
+  const rows = new Map<string, string>();
+  const errors = new Map<string, string>();
   for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
     const r = JSON.parse(line) as Record<string, unknown>;
-    out.set(`${String(r.task)}|${String(r.id)}|${String(r.turn_idx)}`, JSON.stringify([r.total_score, r.failed, r.judge_raw_output]));
+    const key = `${String(r.task)}|${String(r.id)}|${String(r.turn_idx)}`;
+    rows.set(key, JSON.stringify([r.total_score, r.failed, r.judge_raw_output]));
+    if (typeof r.error_message === 'string') errors.set(key, r.error_message);
   }
-  return out;
+  return { rows, errors };
+}
+
+/** How the rows that differ from the reference differ: their errors' first words, counted. */
+function differences(keys: string[], errors: Map<string, string>): string {
+  const counts = new Map<string, number>();
+  for (const k of keys) {
+    const e = errors.get(k)?.slice(0, 60) ?? 'no error';
+    counts.set(e, (counts.get(e) ?? 0) + 1);
+  }
+  return [...counts].map(([e, n]) => `${n} × "${e}"`).join('; ');
 }
 
 function judge(url: string, predictions: string, output: string, extra: string[]): Promise<{ wallS: number; code: number | null }> {
@@ -102,17 +117,18 @@ async function measured(
   boundS: number,
 ) {
   s.reset();
+  log(`${name}: load average ${loadavg()[0]!.toFixed(2)} before`);
   const output = await fresh(join(outDir, `${name}.jsonl`));
   const { wallS, code } = await judge(s.url, predictions, output, extra);
   const got = await judgements(output);
-  const differ = [...expected].filter(([k, v]) => got.get(k) !== v).length;
+  const differ = [...expected].filter(([k, v]) => got.rows.get(k) !== v).map(([k]) => k);
   const row: Row = {
     run: name,
     wallS,
     ratio: wallS / boundS,
     requests: s.stats.requests,
     rateLimited: s.stats.rateLimited,
-    identical: differ ? `no: ${differ} rows differ (exit ${code})` : 'yes',
+    identical: differ.length ? `no: ${differ.length} rows differ (exit ${code}): ${differences(differ, got.errors)}` : 'yes',
   };
   log(JSON.stringify(row));
   return row;
@@ -124,11 +140,11 @@ const predictions = join(outDir, `predictions-${scale}.jsonl`);
 await writePredictions(data.dir, predictions);
 
 const free = await startRateLimitedServer({ latencyMs });
-log(`reference run without a limit (-c 64), ${data.rows} rows ...`);
+log(`load average ${loadavg()[0]!.toFixed(2)}; reference run without a limit (-c 64), ${data.rows} rows ...`);
 const ref = await judge(free.url, predictions, await fresh(join(outDir, 'reference.jsonl')), ['-c', '64']);
 const total = free.stats.tokens;
 await free.close();
-const expected = await judgements(join(outDir, 'reference.jsonl'));
+const expected = (await judgements(join(outDir, 'reference.jsonl'))).rows;
 const tpm = Math.ceil(total / windows);
 const boundS = ((total / tpm) * windowMs) / 1000;
 log(

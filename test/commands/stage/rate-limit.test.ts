@@ -53,7 +53,8 @@ describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () 
     assert.deepEqual(await judgements(join(dir, 'paced.jsonl')), expected);
     assert.equal(limited.stats.answered, ROWS);
     assert.ok(limited.stats.rateLimited <= 2, `${limited.stats.rateLimited} requests answered 429`);
-    assert.match(r.stderr, /limited by tokens\/min/);
+    // The plain (non-terminal) progress line: the expected end and, beside it, what holds the run back.
+    assert.match(r.stderr, /^judge: \d+\/40 \([\d.]+%\), [\d.]+ rows\/s, ETA \d+s, 0 failed, limited by tokens\/min$/m);
     // Paced, not unlimited: the bucket held a quarter of the tokens, the rest came at its refill rate.
     assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
   });
