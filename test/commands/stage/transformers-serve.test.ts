@@ -112,6 +112,19 @@ describe('infer and judge against transformers serve', () => {
     assert.ok(s.chats.every((c) => c.status === 422));
   });
 
+  it('an earlier version that refuses the fields it does not use: the stop names the fix, and the fix answers every row', async () => {
+    const s = await serve({ reply: worldReply, unusedFields: 'refuse' });
+    const out = join(root, 'unused-fields', 'pred.jsonl');
+    const line = refusalLine(await infer(s.url, ds.dir, out, ['-c', '2']), 3);
+    assert.ok(line.includes("Unsupported fields in the request: {'max_completion_tokens'}"), line);
+    const fix = /--extra-body '([^']+)'/.exec(line)?.[1];
+    assert.ok(fix, line);
+    const fixed = join(root, 'unused-fields', 'fixed.jsonl');
+    const r = await infer(s.url, ds.dir, fixed, ['--extra-body', fix]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await readRowsOf(fixed)).filter((row) => row.gen).length, ds.rows.length);
+  });
+
   it('awb models lists the ids of its models list, one a line', async () => {
     const r = await runAwb(['models', '--base-url', world.url]);
     assert.equal(r.code, 0, r.stderr);
