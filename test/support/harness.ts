@@ -12,12 +12,12 @@ export function useServers(): (opts: ServerOptions) => Promise<FakeServer> {
   };
 }
 
-export const inferArgs = (url: string, data: string, out: string, extra: string[] = []) => [
+export const inferArgs = (url: string, data: string, out: string, extra: string[] = [], model = 'test-model') => [
   'infer',
   '--model-base-url',
   url,
   '--model-name',
-  'test-model',
+  model,
   '--data',
   data,
   '-o',
@@ -26,12 +26,12 @@ export const inferArgs = (url: string, data: string, out: string, extra: string[
   ...extra,
 ];
 
-export const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = []) => [
+export const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = [], model = 'test-model') => [
   'judge',
   '--judge-base-url',
   url,
   '--judge-model',
-  'test-model',
+  model,
   '--predictions',
   predictions,
   '-o',

@@ -190,7 +190,8 @@ export function requestHash(req: Pick<ChatRequest, 'model' | 'messages'>): strin
 
 const defaultReply: ReplyFn = (req) => `echo(${req.model}): ${lastUserText(req).slice(0, 200)}`;
 
-function estimateTokens(s: string): number {
+/** About four characters a token, as OpenAI estimates. */
+export function estimateTokens(s: string): number {
   return Math.ceil(s.length / 4);
 }
 
