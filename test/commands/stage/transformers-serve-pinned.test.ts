@@ -1,6 +1,5 @@
 /*
- * `transformers serve <model>` pinned to one model, as awb does not handle it
- * yet (these fail until the endpoint pool does):
+ * `transformers serve <model>` pinned to one model:
  *
  * - its `/v1/models` lists the Hub cache, not the model it serves: a server
  *   started on a local path (`transformers serve /models/qwen-0.5b`) never
