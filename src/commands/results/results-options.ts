@@ -1,6 +1,6 @@
 import type { Prices, StagePrices } from '../../core/score/index.js';
 import { domainName } from '../../core/domains.js';
-import { choiceOption, intOption, numberOption } from '../shared/options.js';
+import { DOMAINS_OPTION, choiceOption, intOption, numberOption } from '../shared/options.js';
 import { flag, formatChoice, onUnlessNo, text, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
 
 /* The options of score, report, compare, rows and merge, each with its parser (see option-table.ts). */
@@ -139,9 +139,13 @@ export const REPORT_OPTIONS = {
 } satisfies OptionTable;
 
 export const COMPARE_OPTIONS = {
+  domains: {
+    ...DOMAINS_OPTION,
+    help: 'compare only these comma-separated domains: Overall is their macro, and with --fail-below each must be testable (default: all in the runs)',
+  },
   failBelow: {
     flags: '--fail-below <delta>',
-    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error), 5 when it lacks rows, 6 when Overall has too few trajectories to test',
+    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error), 5 when it lacks rows, 6 when Overall (or a domain of --domains) has too few trajectories to test',
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 100),
   },
   allowPartial: {

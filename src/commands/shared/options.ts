@@ -1,6 +1,7 @@
 import { UserError } from '../../core/errors.js';
 import { shownUrl, visible } from '../../core/shown.js';
 import type { Shard } from '../../core/rows/index.js';
+import { parseDomainList } from '../../core/domains.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
 
@@ -36,6 +37,13 @@ export function jsonObjectOption(name: string, value: string | undefined): Recor
   }
   return parsed as Record<string, unknown>;
 }
+
+/** --domains, as every command that takes a selection of domains reads it (`help` says what the default covers). */
+export const DOMAINS_OPTION = {
+  flags: '--domains <list>',
+  help: 'comma-separated domains (default: all in the data)',
+  parse: (v: string | undefined) => parseDomainList(v),
+};
 
 export function shardOption(value: string | undefined): Shard | undefined {
   if (value === undefined) return undefined;

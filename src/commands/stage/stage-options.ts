@@ -1,7 +1,15 @@
 import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
-import { parseDomainList } from '../../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from '../shared/options.js';
+import {
+  DOMAINS_OPTION,
+  choiceOption,
+  intOption,
+  jsonObjectOption,
+  labelOption,
+  numberOption,
+  shardOption,
+  urlOption,
+} from '../shared/options.js';
 import { flag, onUnlessNo, text, type OptionTable, type Parsed } from '../shared/option-table.js';
 import { memberPair, panelMembersOption } from './panel-options.js';
 
@@ -11,11 +19,6 @@ import { memberPair, panelMembersOption } from './panel-options.js';
 const urls = (keyOption: string) => (v: string[] | undefined, name: string) => (v ?? []).map((u) => urlOption(name, u, keyOption));
 const required = (v: string | undefined) => v!;
 
-const domains = {
-  flags: '--domains <list>',
-  help: 'comma-separated domains (default: all in the data)',
-  parse: (v: string | undefined) => parseDomainList(v),
-};
 const shard = { flags: '--shard <k/n>', help: 'take only shard K of N (1-based)', parse: (v: string | undefined) => shardOption(v) };
 const concurrency = {
   flags: '-c, --concurrency <n>',
@@ -196,7 +199,7 @@ export const INFER_OPTIONS = {
     help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run; predictions-shard-K-of-N.jsonl with --shard)',
     parse: text,
   },
-  domains,
+  domains: DOMAINS_OPTION,
   limit: {
     flags: '--limit <n>',
     help: 'at most N rows per domain (quick checks)',
@@ -294,7 +297,7 @@ export const JUDGE_OPTIONS = {
     help: "rubric: judge each row K times, kept in judge_repeats; the row's grades are their mean",
     parse: (v: string | undefined, n: string) => intOption(n, v, 1, 100),
   },
-  domains: { ...domains, help: 'comma-separated domains (default: all in the predictions)' },
+  domains: { ...DOMAINS_OPTION, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
   concurrency,
   temperature: { ...temperature, help: "judge temperature (the default is the official script's)" },
@@ -311,7 +314,7 @@ export const JUDGE_OPTIONS = {
 
 /** The options infer and judge share, typed from their parsers. */
 export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
-  domains: ReturnType<typeof domains.parse>;
+  domains: ReturnType<typeof DOMAINS_OPTION.parse>;
   shard: ReturnType<typeof shard.parse>;
   concurrency: ReturnType<typeof concurrency.parse>;
   temperature: ReturnType<typeof temperature.parse>;
