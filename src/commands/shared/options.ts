@@ -24,6 +24,15 @@ export function numberOption(name: string, value: string | undefined, min: numbe
   return n;
 }
 
+/* The parsers of options with a default: commander always gives them a value, so the parsed value is never undefined. */
+
+/** A number from min to max. */
+export const numberIn = (min: number, max: number) => (v: string, n: string) => numberOption(n, v, min, max)!;
+/** A whole number from min to max. */
+export const intIn = (min: number, max: number) => (v: string, n: string) => intOption(n, v, min, max)!;
+/** Seconds from min to max, as milliseconds. */
+export const secondsIn = (min: number, max: number) => (v: string, n: string) => numberOption(n, v, min, max)! * 1000;
+
 export function jsonObjectOption(name: string, value: string | undefined): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
   let parsed: unknown;
