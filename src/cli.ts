@@ -32,7 +32,7 @@ Exit codes:
   3    an endpoint or hub that cannot be used (bad key, unknown model, unreachable)
   4    the gate of compare --fail-below failed: a regression, or runs not comparable
   5    the gate failed on an incomplete candidate (rows missing, or failed where the baseline's are valid)
-  6    the gate could not test Overall (too few trajectories for any drop to be significant)
+  6    the gate could not test Overall, or a domain of --domains (too few trajectories for any drop to be significant)
   130  interrupted`,
     )
     .exitOverride();

@@ -5,6 +5,7 @@
  * happened (`no-such-file`, `key-rejected`), never the fix.
  */
 import type { AgreementFault } from './agreement/index.js';
+import type { CompareFault } from './compare/index.js';
 import type { DownloadFault } from './download/index.js';
 import type { EndpointFault } from './endpoints/index.js';
 import type { JudgeFault } from './judge/index.js';
@@ -17,6 +18,7 @@ import type { ScoreFault } from './score/index.js';
 
 export type Fault =
   | AgreementFault
+  | CompareFault
   | DownloadFault
   | EndpointFault
   | JudgeFault

@@ -97,6 +97,7 @@ export function compareView(report: ComparePage): View {
     intro: [
       `Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`,
       `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`,
+      ...(report.domains ? [`Domains:   ${report.domains.map(domainLabel).join(', ')} only (--domains; Overall is their macro)`] : []),
     ],
     grids,
     footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
@@ -119,5 +120,8 @@ function gateVerdict(g: GateResult, page: ComparePage): string[] {
 }
 
 function gateMethod(g: GateResult): string {
-  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length === 1 ? 'one test' : `${g.tests.length} tests`} keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure; Overall too small to test fails the gate, which passes nothing it could not test.`;
+  const small = g.domains
+    ? 'Overall, or a domain named by --domains, with too few trajectories for any outcome to be significant fails the gate, which passes nothing it could not test.'
+    : 'A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure; Overall too small to test fails the gate, which passes nothing it could not test.';
+  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length === 1 ? 'one test' : `${g.tests.length} tests`} keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. ${small}`;
 }

@@ -20,6 +20,9 @@ export function reasonText(r: GateReason, page: ComparePage): string {
     case 'regression':
       return `${lineName(r.domain)}: ${formatSigned(r.delta)} points, worse by more than ${formatFixed(r.threshold)} (one-sided p = ${r.p.toPrecision(2)}, at most ${Number((r.level * 100).toPrecision(2))}% by Holm over ${r.tests === 1 ? 'one test' : `${r.tests} tests`})`;
     case 'untestable':
+      if (r.trajectories === 0) {
+        return `${lineName(r.domain)} could not be tested: no trajectory has rows valid in both runs, so the gate passes nothing here`;
+      }
       return `${lineName(r.domain)} could not be tested: ${trajectories(r.trajectories)} cannot show a drop of any size at the gate's level (${percentText(GATE_ALPHA / r.tests)} for the first of ${r.tests} tests); that takes at least ${r.needed} trajectories, so the gate passes nothing here: compare runs over more trajectories`;
     case 'incomparable':
       return `${r.detail} (--allow-incomparable to gate anyway)`;

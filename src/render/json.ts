@@ -196,6 +196,7 @@ export function renderCompareJson(report: ComparePage): string {
       method:
         'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
     },
+    requested_domains: report.domains ?? null,
     only_in_baseline: result.onlyBaseline,
     only_in_candidate: result.onlyCandidate,
     domains: Object.fromEntries(
@@ -215,7 +216,8 @@ export function renderCompareJson(report: ComparePage): string {
       ? {
           fail_below: report.gate.threshold,
           alpha: report.gate.alpha,
-          rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
+          domains: report.gate.domains ?? null,
+          rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall (or a domain of `domains`, when given) has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
           failed: report.gate.failed,
           outcome: report.gate.outcome,
           reasons: report.gate.reasons.map((r) => ({ ...r, message: reasonText(r, report) })),

@@ -1,5 +1,5 @@
 import { DATASET_REPO } from '../../core/domains.js';
-import { intOption, numberOption } from '../shared/options.js';
+import { DOMAINS_OPTION, intOption, numberOption } from '../shared/options.js';
 import { text, type OptionTable } from '../shared/option-table.js';
 import { INFER_OPTIONS } from '../stage/stage-options.js';
 
@@ -12,7 +12,7 @@ export const DOWNLOAD_OPTIONS = {
     help: 'branch, tag or commit of the dataset (default: main on Hugging Face, master on ModelScope)',
   },
   dir: { flags: '--dir <dir>', help: "download into this folder instead of the hub's cache", parse: text },
-  domains: { ...INFER_OPTIONS.domains, help: 'comma-separated domains to fetch (default: all seven)' },
+  domains: { ...DOMAINS_OPTION, help: 'comma-separated domains to fetch (default: all seven)' },
   repo: { flags: '--repo <id>', help: 'dataset repository, OWNER/NAME', default: DATASET_REPO, parse: (v: string) => v },
   timeout: {
     flags: '--timeout <s>',

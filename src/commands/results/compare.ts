@@ -25,11 +25,11 @@ const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
  * family-wise error held to 5% (Holm over one-sided sign-flip tests), or the
  * runs are known not to be comparable (unless --allow-incomparable); exit 5
  * when the candidate lacks baseline rows or failed rows the baseline has
- * valid (unless --allow-partial); exit 6 when Overall has too few
- * trajectories to test. Exit 0 otherwise.
+ * valid (unless --allow-partial); exit 6 when Overall, or a domain named by
+ * --domains, has too few trajectories to test. Exit 0 otherwise.
  */
 export async function run(baseline: string, candidate: string, opts: Parsed<typeof COMPARE_OPTIONS>): Promise<void> {
-  const { format, failBelow, rows } = opts;
+  const { format, failBelow, rows, domains } = opts;
   if (failBelow === undefined && (opts.allowPartial || opts.allowIncomparable)) {
     throw new UserError('--allow-partial and --allow-incomparable only apply to the gate: add --fail-below DELTA');
   }
@@ -45,7 +45,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
     // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
     await ensureOutputDir(opts.summary, '--summary');
   }
-  const report: ComparePage = { ...(await compareFiles(baseline, candidate, { gate, rows })), invocation: thisInvocation() };
+  const report: ComparePage = { ...(await compareFiles(baseline, candidate, { gate, rows, domains })), invocation: thisInvocation() };
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.

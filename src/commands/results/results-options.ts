@@ -1,7 +1,7 @@
 import type { Prices, StagePrices } from '../../core/score/index.js';
 import { domainName } from '../../core/domains.js';
-import { choiceOption, intOption, numberOption } from '../shared/options.js';
-import { flag, formatChoice, onUnlessNo, text, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
+import { DOMAINS_OPTION, choiceOption, intIn, intOption, numberOption } from '../shared/options.js';
+import { formatChoice, text, toggle, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
 
 /* The options of score, report, compare, rows and merge, each with its parser (see option-table.ts). */
 
@@ -74,40 +74,28 @@ export function pricesOption(opts: Parsed<PriceOptions>): Prices | undefined {
 
 /** The intervals' options, for every command that bootstraps over trajectories. */
 export const BOOTSTRAP_OPTIONS = {
-  ci: { flags: '--no-ci', help: 'no bootstrap confidence intervals', parse: onUnlessNo },
+  ci: toggle('--no-ci', 'no bootstrap confidence intervals'),
   bootstrap: {
     flags: '--bootstrap <n>',
     help: 'bootstrap resamples (resampling whole trajectories)',
     default: '1000',
-    parse: (v: string, n: string) => intOption(n, v, 10, 1_000_000)!,
+    parse: intIn(10, 1_000_000),
   },
-  seed: { flags: '--seed <n>', help: 'bootstrap seed', default: '20260624', parse: (v: string, n: string) => intOption(n, v, 0, 2 ** 32 - 1)! },
+  seed: { flags: '--seed <n>', help: 'bootstrap seed', default: '20260624', parse: intIn(0, 2 ** 32 - 1) },
 } satisfies OptionTable;
 
 /** What score and report share: how the numbers are made. */
 export const SCORE_SETTINGS = {
-  failuresAsLowest: {
-    flags: '--failures-as-lowest',
-    help: 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure',
-    parse: flag,
-  },
+  failuresAsLowest: toggle('--failures-as-lowest', 'score failed rows as the lowest grade (1) instead of leaving them out: a conservative figure'),
   ...BOOTSTRAP_OPTIONS,
-  withPublished: {
-    flags: '--with-published',
-    help: 'add the published leaderboard rows (official README) for context',
-    parse: flag,
-  },
+  withPublished: toggle('--with-published', 'add the published leaderboard rows (official README) for context'),
   ...PRICE_OPTIONS,
 } satisfies OptionTable;
 
 export type ScoreSettings = Parsed<typeof SCORE_SETTINGS>;
 
 export const AGREEMENT_OPTIONS = {
-  byModel: {
-    flags: '--by-model',
-    help: "several models each judged by several judges: a leaderboard per judge, Kendall's tau between them, pairs that swap",
-    parse: flag,
-  },
+  byModel: toggle('--by-model', "several models each judged by several judges: a leaderboard per judge, Kendall's tau between them, pairs that swap"),
   format: formatChoice(['table', 'markdown', 'csv', 'json']),
   ...BOOTSTRAP_OPTIONS,
   ci: { ...BOOTSTRAP_OPTIONS.ci, help: 'no bootstrap intervals' },
@@ -120,16 +108,8 @@ export const SCORE_OPTIONS = {
     help: '"turn": break each domain down by turn_idx buckets',
     parse: (v: string | undefined, n: string) => (v === undefined ? undefined : choiceOption(n, v, ['turn'] as const)),
   },
-  byJudge: {
-    flags: '--by-judge',
-    help: "a file judged by a panel (judge --judge-model a,b,c): each member's own scores beside the panel's",
-    parse: flag,
-  },
-  bias: {
-    flags: '--bias',
-    help: "bias checks beside the scores: the judge's family against the world model's, and length bias with a length-controlled score",
-    parse: flag,
-  },
+  byJudge: toggle('--by-judge', "a file judged by a panel (judge --judge-model a,b,c): each member's own scores beside the panel's"),
+  bias: toggle('--bias', "bias checks beside the scores: the judge's family against the world model's, and length bias with a length-controlled score"),
   ...SCORE_SETTINGS,
 } satisfies OptionTable;
 
@@ -139,21 +119,17 @@ export const REPORT_OPTIONS = {
 } satisfies OptionTable;
 
 export const COMPARE_OPTIONS = {
+  domains: {
+    ...DOMAINS_OPTION,
+    help: 'compare only these comma-separated domains: Overall is their macro, and with --fail-below each must be testable (default: all in the runs)',
+  },
   failBelow: {
     flags: '--fail-below <delta>',
-    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error), 5 when it lacks rows, 6 when Overall has too few trajectories to test',
+    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error), 5 when it lacks rows, 6 when Overall (or a domain of --domains) has too few trajectories to test',
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 100),
   },
-  allowPartial: {
-    flags: '--allow-partial',
-    help: 'with --fail-below: let a candidate that lacks rows of the baseline, or failed rows the baseline has valid, pass on the rows in common',
-    parse: flag,
-  },
-  allowIncomparable: {
-    flags: '--allow-incomparable',
-    help: 'with --fail-below: let runs made with a different judge, rubrics, history protocol or dataset pass',
-    parse: flag,
-  },
+  allowPartial: toggle('--allow-partial', 'with --fail-below: let a candidate that lacks rows of the baseline, or failed rows the baseline has valid, pass on the rows in common'),
+  allowIncomparable: toggle('--allow-incomparable', 'with --fail-below: let runs made with a different judge, rubrics, history protocol or dataset pass'),
   rows: {
     flags: '--rows <n>',
     help: 'also list the N rows whose total changed most',
@@ -173,7 +149,7 @@ export const ROWS_OPTIONS = {
   },
   worst: { flags: '--worst <n>', help: 'the N rows with the lowest total score', parse: pick },
   best: { flags: '--best <n>', help: 'the N rows with the highest total score', parse: pick },
-  failed: { flags: '--failed', help: 'only failed rows', parse: flag },
+  failed: toggle('--failed', 'only failed rows'),
   format: formatChoice(['table', 'json'], 'output format'),
 } satisfies OptionTable;
 
@@ -184,6 +160,6 @@ export const MERGE_OPTIONS = {
     help: 'dataset folder to check coverage against (default: the cached download the shards used)',
     parse: text,
   },
-  allowGaps: { flags: '--allow-gaps', help: 'write what there is and list the missing rows instead of refusing', parse: flag },
-  force: { flags: '--force', help: 'overwrite the merged file if it exists', parse: flag },
+  allowGaps: toggle('--allow-gaps', 'write what there is and list the missing rows instead of refusing'),
+  force: toggle('--force', 'overwrite the merged file if it exists'),
 } satisfies OptionTable;

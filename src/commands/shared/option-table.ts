@@ -30,9 +30,14 @@ export type Parsed<T extends OptionTable> = { [K in keyof T]: ReturnType<T[K]['p
 
 /* The parsers every table uses. */
 export const text = (v: string | undefined) => v;
-export const flag = (v: boolean | undefined) => v === true;
+const flag = (v: boolean | undefined) => v === true;
 /** `--no-x` flags: on unless turned off. */
-export const onUnlessNo = (v: boolean | undefined) => v !== false;
+const onUnlessNo = (v: boolean | undefined) => v !== false;
+
+/** An on/off option: `--x` is off unless given, `--no-x` (commander's negation) on unless given. */
+export function toggle(flags: string, help: string) {
+  return { flags, help, parse: flags.startsWith('--no-') ? onUnlessNo : flag };
+}
 
 /** An option whose values commander checks and lists in --help: the parser only narrows the type. */
 export function choice<const C extends readonly string[]>(flags: string, help: string, choices: C, fallback: C[number]) {

@@ -2,6 +2,7 @@ import type { KeySource } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { shownUrl, visible } from '../../core/shown.js';
 import type { Shard } from '../../core/rows/index.js';
+import { parseDomainList } from '../../core/domains.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
 
@@ -24,6 +25,15 @@ export function numberOption(name: string, value: string | undefined, min: numbe
   return n;
 }
 
+/* The parsers of options with a default: commander always gives them a value, so the parsed value is never undefined. */
+
+/** A number from min to max. */
+export const numberIn = (min: number, max: number) => (v: string, n: string) => numberOption(n, v, min, max)!;
+/** A whole number from min to max. */
+export const intIn = (min: number, max: number) => (v: string, n: string) => intOption(n, v, min, max)!;
+/** Seconds from min to max, as milliseconds. */
+export const secondsIn = (min: number, max: number) => (v: string, n: string) => numberOption(n, v, min, max)! * 1000;
+
 export function jsonObjectOption(name: string, value: string | undefined): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
   let parsed: unknown;
@@ -37,6 +47,13 @@ export function jsonObjectOption(name: string, value: string | undefined): Recor
   }
   return parsed as Record<string, unknown>;
 }
+
+/** --domains, as every command that takes a selection of domains reads it (`help` says what the default covers). */
+export const DOMAINS_OPTION = {
+  flags: '--domains <list>',
+  help: 'comma-separated domains (default: all in the data)',
+  parse: (v: string | undefined) => parseDomainList(v),
+};
 
 export function shardOption(value: string | undefined): Shard | undefined {
   if (value === undefined) return undefined;

@@ -163,13 +163,14 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
     }
     const prompt = await loadModePrompt(opts.rubrics, mode);
     const modeSettings = { mode, mode_prompt: { source: prompt.source, sha256: prompt.sha256 } };
-    if (mode === 'turing') return { stage: turingStage(single!, prompt, sampling, parseAttempts, routing), settings: modeSettings };
+    const choosing = { pool: single!, prompt, sampling, parseAttempts, routing };
+    if (mode === 'turing') return { stage: turingStage(choosing), settings: modeSettings };
     reference = await ReferenceFile.open(opts.reference!, plan.selectedDomains);
     const sides = await reference.unpaired(predictions, plan.selectedDomains);
     reportUnpaired(sides.candidateOnly, `in ${predictions} but not in the reference: written as "No reference row", not sent`);
     reportUnpaired(sides.referenceOnly, `in the reference ${opts.reference} only: left out`);
     return {
-      stage: pairwiseStage(single!, prompt, sampling, parseAttempts, reference, routing),
+      stage: pairwiseStage(choosing, reference),
       settings: { ...modeSettings, reference: { source: resolve(opts.reference!), sha256: reference.sha256 } },
     };
   }

@@ -1,8 +1,19 @@
 import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
-import { parseDomainList } from '../../core/domains.js';
-import { choiceOption, intOption, jsonObjectOption, labelOption, numberOption, shardOption, urlOption } from '../shared/options.js';
-import { flag, onUnlessNo, text, type OptionTable, type Parsed } from '../shared/option-table.js';
+import {
+  DOMAINS_OPTION,
+  choiceOption,
+  intIn,
+  intOption,
+  jsonObjectOption,
+  labelOption,
+  numberIn,
+  numberOption,
+  secondsIn,
+  shardOption,
+  urlOption,
+} from '../shared/options.js';
+import { text, toggle, type OptionTable, type Parsed } from '../shared/option-table.js';
 import { memberPair, panelMembersOption } from './panel-options.js';
 
 /* The options of infer, judge and models, each with its parser (see option-table.ts). */
@@ -11,17 +22,12 @@ import { memberPair, panelMembersOption } from './panel-options.js';
 const urls = (keyOption: string) => (v: string[] | undefined, name: string) => (v ?? []).map((u) => urlOption(name, u, keyOption));
 const required = (v: string | undefined) => v!;
 
-const domains = {
-  flags: '--domains <list>',
-  help: 'comma-separated domains (default: all in the data)',
-  parse: (v: string | undefined) => parseDomainList(v),
-};
 const shard = { flags: '--shard <k/n>', help: 'take only shard K of N (1-based)', parse: (v: string | undefined) => shardOption(v) };
 const concurrency = {
   flags: '-c, --concurrency <n>',
   help: 'requests in flight',
   default: '16',
-  parse: (v: string, n: string) => intOption(n, v, 1, 4096)!,
+  parse: intIn(1, 4096),
 };
 const temperature = { flags: '--temperature <t>', default: '0.6', parse: (v: string, n: string) => numberOption(n, v, 0, 2) };
 const maxTokens = { flags: '--max-tokens <n>', default: '32768', parse: (v: string, n: string) => intOption(n, v, 1) };
@@ -49,19 +55,19 @@ const RUN_OPTIONS = {
     flags: '--timeout <s>',
     help: 'per-request timeout in seconds (long generations need long timeouts)',
     default: '1800',
-    parse: (v: string, n: string) => numberOption(n, v, 1, 86_400)! * 1000,
+    parse: secondsIn(1, 86_400),
   },
   maxRetries: {
     flags: '--max-retries <n>',
     help: 'retries per request for 429, 5xx, resets, timeouts and malformed replies, with backoff (at most N + 1 attempts)',
     default: '6',
-    parse: (v: string, n: string) => intOption(n, v, 0, 100)!,
+    parse: intIn(0, 100),
   },
   maxInflightMb: {
     flags: '--max-inflight-mb <n>',
     help: 'the rows sent or ready to send hold at most N MB of input between them (a larger row goes alone): bounds memory with multi-MB rows; 0: no limit',
     default: '32',
-    parse: (v: string, n: string) => numberOption(n, v, 0, 1e6)!,
+    parse: numberIn(0, 1e6),
   },
   onBadRow: {
     flags: '--on-bad-row <mode>',
@@ -73,53 +79,50 @@ const RUN_OPTIONS = {
     flags: '--grace <s>',
     help: 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish',
     default: '60',
-    parse: (v: string, n: string) => numberOption(n, v, 0, 86_400)!,
+    parse: numberIn(0, 86_400),
   },
   maxReplyMb: {
     flags: '--max-reply-mb <n>',
     help: 'a reply larger than this many MB is a failed attempt (a long generation is well under 1 MB)',
     default: '16',
-    parse: (v: string, n: string) => numberOption(n, v, 0.001, 4096)!,
+    parse: numberIn(0.001, 4096),
   },
-  stream: {
-    flags: '--stream',
-    help: 'stream replies (server-sent events): bytes keep flowing through proxies that cut silent connections, and rows record the time to the first token and the decode speed (ttft_ms and decode_tokens_per_s; judge_ttft_ms and judge_decode_tokens_per_s from the judge); results are the same',
-    parse: flag,
-  },
+  stream: toggle(
+    '--stream',
+    'stream replies (server-sent events): bytes keep flowing through proxies that cut silent connections, and rows record the time to the first token and the decode speed (ttft_ms and decode_tokens_per_s; judge_ttft_ms and judge_decode_tokens_per_s from the judge); results are the same',
+  ),
   streamIdle: {
     flags: '--stream-idle <s>',
     help: 'with --stream, a reply that has begun (its headers came) and then sends nothing for this many seconds is a failed attempt, retried like a timeout; before its headers, --timeout applies',
     default: '60',
-    parse: (v: string, n: string) => numberOption(n, v, 0.1, 86_400)! * 1000,
+    parse: secondsIn(0.1, 86_400),
   },
-  batch: {
-    flags: '--batch',
-    help: 'send the requests through the Batch API (OpenAI, LiteLLM proxy; not vllm serve): half the price, results within 24 h; a killed run given the same command goes back to the same batches',
-    parse: flag,
-  },
+  batch: toggle(
+    '--batch',
+    'send the requests through the Batch API (OpenAI, LiteLLM proxy; not vllm serve): half the price, results within 24 h; a killed run given the same command goes back to the same batches',
+  ),
   batchPoll: {
     flags: '--batch-poll <s>',
     help: "with --batch, seconds between checks of the batches' status",
     default: '30',
-    parse: (v: string, n: string) => numberOption(n, v, 0.01, 3600)! * 1000,
+    parse: secondsIn(0.01, 3600),
   },
   batchMaxLines: {
     flags: '--batch-max-lines <n>',
     help: 'with --batch, requests per batch file at most (OpenAI: 50000); more make several batches',
     default: '50000',
-    parse: (v: string, n: string) => intOption(n, v, 1, 50_000)!,
+    parse: intIn(1, 50_000),
   },
   batchMaxMb: {
     flags: '--batch-max-mb <n>',
     help: 'with --batch, size of a batch file at most, in MB (OpenAI: 200)',
     default: '200',
-    parse: (v: string, n: string) => numberOption(n, v, 0.001, 200)!,
+    parse: numberIn(0.001, 200),
   },
-  dryRun: {
-    flags: '--dry-run',
-    help: 'read every row and send nothing, write nothing: print the requests, an estimate of their prompt tokens (OpenAI o200k tokenizer on the exact messages, long texts sampled, plus 4 tokens per message; other tokenizers differ by a few per cent) and the completion budget (--max-tokens per request)',
-    parse: flag,
-  },
+  dryRun: toggle(
+    '--dry-run',
+    'read every row and send nothing, write nothing: print the requests, an estimate of their prompt tokens (OpenAI o200k tokenizer on the exact messages, long texts sampled, plus 4 tokens per message; other tokenizers differ by a few per cent) and the completion budget (--max-tokens per request)',
+  ),
   priceInput: {
     flags: '--price-input <usd>',
     help: 'with --dry-run: price per million prompt tokens, to print the cost',
@@ -136,29 +139,23 @@ const RUN_OPTIONS = {
     default: 'text',
     parse: (v: string, n: string) => choiceOption(n, v, ['text', 'json'] as const),
   },
-  retryFailed: {
-    flags: '--retry-failed',
-    help: 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)',
-    parse: flag,
-  },
+  retryFailed: toggle('--retry-failed', 'also ask again rows whose final result was a failure (empty generation, unparseable judge reply)'),
   label: {
     flags: '--label <name>',
     help: "the run's name: recorded in the manifest, shown by score, compare and report, and names the default output",
     parse: (v: string | undefined, n: string) => labelOption(n, v),
   },
-  force: { flags: '--force', help: 'resume even if the settings differ from the ones the output was made with', parse: flag },
-  pace: {
-    flags: '--no-pace',
-    help: "don't pace requests to the rate limits an endpoint states (x-ratelimit-* headers, 429s): send at -c regardless",
-    parse: onUnlessNo,
-  },
-  preflight: { flags: '--no-preflight', help: 'skip the check that the endpoint answers and serves the model', parse: onUnlessNo },
-  promptCacheKey: {
-    flags: '--prompt-cache-key',
-    help: "send OpenAI's prompt_cache_key (one per trajectory) so a trajectory's turns reach the machine caching their prefix; only OpenAI's API understands it, other servers may reject the field",
-    parse: flag,
-  },
-  progress: { flags: '--no-progress', help: 'no progress bar or progress lines', parse: onUnlessNo },
+  force: toggle('--force', 'resume even if the settings differ from the ones the output was made with'),
+  pace: toggle(
+    '--no-pace',
+    "don't pace requests to the rate limits an endpoint states (x-ratelimit-* headers, 429s): send at -c regardless",
+  ),
+  preflight: toggle('--no-preflight', 'skip the check that the endpoint answers and serves the model'),
+  promptCacheKey: toggle(
+    '--prompt-cache-key',
+    "send OpenAI's prompt_cache_key (one per trajectory) so a trajectory's turns reach the machine caching their prefix; only OpenAI's API understands it, other servers may reject the field",
+  ),
+  progress: toggle('--no-progress', 'no progress bar or progress lines'),
 } satisfies OptionTable;
 
 export const INFER_OPTIONS = {
@@ -196,7 +193,7 @@ export const INFER_OPTIONS = {
     help: 'predictions file (default: results/<label or model>/predictions.jsonl, a folder per run; predictions-shard-K-of-N.jsonl with --shard)',
     parse: text,
   },
-  domains,
+  domains: DOMAINS_OPTION,
   limit: {
     flags: '--limit <n>',
     help: 'at most N rows per domain (quick checks)',
@@ -294,7 +291,7 @@ export const JUDGE_OPTIONS = {
     help: "rubric: judge each row K times, kept in judge_repeats; the row's grades are their mean",
     parse: (v: string | undefined, n: string) => intOption(n, v, 1, 100),
   },
-  domains: { ...domains, help: 'comma-separated domains (default: all in the predictions)' },
+  domains: { ...DOMAINS_OPTION, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
   concurrency,
   temperature: { ...temperature, help: "judge temperature (the default is the official script's)" },
@@ -304,14 +301,14 @@ export const JUDGE_OPTIONS = {
     flags: '--parse-attempts <n>',
     help: 'ask the judge again when its reply cannot be parsed, up to N times in all (official: 3)',
     default: '3',
-    parse: (v: string, n: string) => intOption(n, v, 1, 20)!,
+    parse: intIn(1, 20),
   },
   ...RUN_OPTIONS,
 } satisfies OptionTable;
 
 /** The options infer and judge share, typed from their parsers. */
 export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
-  domains: ReturnType<typeof domains.parse>;
+  domains: ReturnType<typeof DOMAINS_OPTION.parse>;
   shard: ReturnType<typeof shard.parse>;
   concurrency: ReturnType<typeof concurrency.parse>;
   temperature: ReturnType<typeof temperature.parse>;

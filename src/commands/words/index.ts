@@ -1,5 +1,6 @@
 import { FaultError, UserError, type Fault } from '../../core/errors.js';
 import { AGREEMENT_WORDS } from './results/agreement.js';
+import { COMPARE_WORDS } from './results/compare.js';
 import { DOWNLOAD_WORDS } from './data/download.js';
 import { ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
@@ -20,6 +21,7 @@ import type { Words } from './words.js';
  */
 const WORDS: Words<Fault> = {
   ...AGREEMENT_WORDS,
+  ...COMPARE_WORDS,
   ...DOWNLOAD_WORDS,
   ...ENDPOINT_WORDS,
   ...JUDGE_WORDS,

@@ -12,7 +12,7 @@ export const EXIT = {
   gate: 4,
   /** The gate failed on an incomplete candidate: rows missing, or failed (no generation, no readable judgement) where the baseline's are valid. */
   gateIncomplete: 5,
-  /** The gate could not test Overall: too few trajectories for any drop to be significant. */
+  /** The gate could not test Overall, or a domain asked for: too few trajectories for any drop to be significant. */
   gateUntestable: 6,
   interrupted: 130,
 } as const;

@@ -10,12 +10,15 @@ export interface ComparedSide {
   file: string;
   label: string;
   provenance: Provenance;
+  /** Its rows compared: those of the domains asked for, if any. */
   rows: number;
 }
 
 export interface CompareReport {
   baseline: ComparedSide;
   candidate: ComparedSide;
+  /** The domains asked for (--domains), in leaderboard order; undefined: every domain of the runs. */
+  domains: string[] | undefined;
   result: CompareResult;
   gate: GateResult | undefined;
   notes: string[];
@@ -27,28 +30,38 @@ export interface CompareOptions {
   gate: GateOptions | undefined;
   /** How many most-changed rows to list. */
   rows?: number;
+  /** Compare only these domains (canonical, as parseDomainList gives them): the other rows are left out of everything. */
+  domains?: string[];
 }
 
 /** Reads two judged files and compares them: everything `awb compare` prints. */
 export async function compareFiles(baselineFile: string, candidateFile: string, opts: CompareOptions): Promise<CompareReport> {
-  const [base, cand] = [await readJudged(baselineFile), await readJudged(candidateFile)];
+  const [baseRead, candRead] = [await readJudged(baselineFile), await readJudged(candidateFile)];
   // Said of the file itself, as score says it, rather than as "no rows in common".
   for (const [file, read] of [
-    [baselineFile, base],
-    [candidateFile, cand],
+    [baselineFile, baseRead],
+    [candidateFile, candRead],
   ] as const) {
     if (read.mode === 'turing' || read.mode === 'pairwise') throw fail({ kind: 'choice-file-has-no-grades', file, mode: read.mode });
     if (read.records.length === 0) throw fail({ kind: 'judged-file-empty', file });
   }
-  const warnings = [...base.warnings, ...cand.warnings];
+  const base = selectDomains(baseRead.records, opts.domains);
+  const cand = selectDomains(candRead.records, opts.domains);
+  if (opts.domains) {
+    const has = domainsOf([...baseRead.records, ...candRead.records]);
+    const absent = opts.domains.filter((d) => !has.includes(d));
+    if (absent.length)
+      throw fail({ kind: 'domains-in-neither-run', domains: absent, baseline: baselineFile, candidate: candidateFile, has });
+  }
+  const warnings = [...baseRead.warnings, ...candRead.warnings];
   // A CI job wired to the wrong path would otherwise pass its gate for ever.
   if (await sameFile(baselineFile, candidateFile)) {
     warnings.push(`${baselineFile} and ${candidateFile} are the same file: every difference is 0, so the gate cannot fail`);
   }
-  const result = compareRecords(base.records, cand.records, { rows: opts.rows });
+  const result = compareRecords(base, cand, { rows: opts.rows });
   const { used, paired, baselineFailed: failedBase, candidateFailed: failedCand } = result.overall;
   if (used === 0) {
-    const files = { baseline: baselineFile, candidate: candidateFile };
+    const files = { baseline: baselineFile, candidate: candidateFile, domains: opts.domains };
     throw fail(paired === 0 ? { kind: 'no-rows-in-common', ...files } : { kind: 'no-valid-rows-in-common', ...files, paired });
   }
   const prov = [await readProvenance(baselineFile), await readProvenance(candidateFile)];
@@ -60,8 +73,8 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   ]);
   const checked = comparabilityNotes(
     [
-      { label: lb!, file: baselineFile, provenance: pb, domains: domainsOf(base.records) },
-      { label: lc!, file: candidateFile, provenance: pc, domains: domainsOf(cand.records) },
+      { label: lb!, file: baselineFile, provenance: pb, domains: domainsOf(base) },
+      { label: lc!, file: candidateFile, provenance: pc, domains: domainsOf(cand) },
     ],
     { coverage: false },
   ); // pairing already reports rows present on one side only
@@ -79,7 +92,7 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   }
   const incomplete: Incomplete[] = [];
   if (result.onlyBaseline.count) {
-    const emptyDomains = domainsOf(base.records).filter((d) => !cand.records.some((r) => r.domain === d));
+    const emptyDomains = domainsOf(base).filter((d) => !cand.some((r) => r.domain === d));
     incomplete.push({ code: 'incomplete', cause: 'missing-rows', rows: result.onlyBaseline.count, emptyDomains });
   }
   if (pc.complete === false) incomplete.push({ code: 'incomplete', cause: 'unfinished' });
@@ -94,13 +107,20 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   }
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {
-    baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.records.length },
-    candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.records.length },
+    baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.length },
+    candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.length },
+    domains: opts.domains,
     result,
-    gate: opts.gate && applyGate(result, opts.gate, { incomplete, incomparable }),
+    gate: opts.gate && applyGate(result, { ...opts.gate, domains: opts.domains }, { incomplete, incomparable }),
     notes,
     warnings,
   };
+}
+
+function selectDomains(records: readonly JudgedRecord[], domains: readonly string[] | undefined): readonly JudgedRecord[] {
+  if (!domains) return records;
+  const keep = new Set(domains);
+  return records.filter((r) => keep.has(r.domain));
 }
 
 function domainsOf(records: readonly JudgedRecord[]): string[] {

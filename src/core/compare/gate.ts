@@ -68,8 +68,10 @@ export interface GateResult {
   tests: GateTest[];
   /** Why the gate failed, in the order of GateOutcome. */
   reasons: GateReason[];
-  /** Domains too small to test: said, not failed (Overall too small fails, as an untestable reason). */
+  /** Domains too small to test: said, not failed (Overall, or a domain asked for, too small fails, as an untestable reason). */
   inconclusive: Untested[];
+  /** The domains asked for (--domains); undefined: every domain of the runs. */
+  domains: string[] | undefined;
 }
 
 export interface GateOptions {
@@ -78,6 +80,8 @@ export interface GateOptions {
   allowPartial?: boolean;
   /** Let runs whose judge, rubrics, history protocol or dataset differ pass. */
   allowIncomparable?: boolean;
+  /** The domains asked for (the result holds no others): each must be tested, as Overall must. */
+  domains?: string[];
 }
 
 export interface GateContext {
@@ -149,7 +153,8 @@ function termsOf(d: Delta, threshold: number, weight = 1): Term[] {
  * so few trajectories that even all of them moving the same way could not
  * reach the first Holm level (1/2^G > alpha/m) is not tested: a domain is
  * said to be so, Overall fails the gate (nothing was tested, so nothing may
- * pass). A candidate missing rows (or failing them where the baseline has
+ * pass), and so does a domain asked for by name (--domains), with a delta
+ * or without one. A candidate missing rows (or failing them where the baseline has
  * valid ones), or runs known to differ in judge, rubrics, history or
  * dataset, fail too unless allowed.
  */
@@ -164,15 +169,18 @@ export function applyGate(
   const inconclusive: Untested[] = [];
   const untestable: GateReason[] = [];
   const tests: GateTest[] = [];
+  const asked = new Set(opts.domains);
+  const mustTest = (domain: string) => domain === OVERALL || asked.has(domain);
+  // A domain asked for with no delta (rows on one side only, or none valid on both) has 0 trajectories: untestable too.
   const lines: Array<[string, string, Delta, Term[]]> = [
     [OVERALL, 'Overall', result.overall, measured.flatMap((d) => termsOf(d, threshold, 1 / measured.length))],
-    ...measured.map((d): [string, string, Delta, Term[]] => [d.domain, domainLabel(d.domain), d, termsOf(d, threshold)]),
+    ...result.domains.map((d): [string, string, Delta, Term[]] => [d.domain, domainLabel(d.domain), d, termsOf(d, threshold)]),
   ];
   for (const [domain, name, d, terms] of lines) {
-    if (!d.delta) continue;
-    if (2 ** -d.trajectories > GATE_ALPHA / m) {
+    if (!d.delta && !asked.has(domain)) continue;
+    if (!d.delta || 2 ** -d.trajectories > GATE_ALPHA / m) {
       const untested = { domain, trajectories: d.trajectories, needed: Math.ceil(Math.log2(m / GATE_ALPHA)), tests: m };
-      if (domain === OVERALL) untestable.push({ code: 'untestable', ...untested });
+      if (mustTest(domain)) untestable.push({ code: 'untestable', ...untested });
       else inconclusive.push(untested);
       continue;
     }
@@ -201,5 +209,5 @@ export function applyGate(
   const reasons = [...regressions, ...incomparable, ...incomplete, ...untestable];
   const first = reasons[0]?.code;
   const outcome: GateOutcome = first === undefined ? 'passed' : first === 'judge-failures' ? 'incomplete' : first;
-  return { threshold, alpha: GATE_ALPHA, failed: reasons.length > 0, outcome, tests, reasons, inconclusive };
+  return { threshold, alpha: GATE_ALPHA, failed: reasons.length > 0, outcome, tests, reasons, inconclusive, domains: opts.domains };
 }

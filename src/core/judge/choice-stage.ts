@@ -111,19 +111,23 @@ const CHOICE_STAGE = {
   tally: tallyChoice,
 } as const;
 
+/** How both choice modes ask their judge. */
+export interface ChoiceJudging {
+  /** Words failed requests; the requests go through the job's chat. */
+  pool: Pick<EndpointPool, 'describe'>;
+  prompt: ModePrompt;
+  sampling: Sampling;
+  parseAttempts: number;
+  routing?: Routing;
+}
+
 /**
  * `awb judge --mode turing`: the judge sees the history, the action, the
  * real observation and the cleaned prediction, in both orders, and names the
  * real one.
  */
-export function turingStage(
-  /** Words failed requests; the requests go through the job's chat. */
-  pool: Pick<EndpointPool, 'describe'>,
-  prompt: ModePrompt,
-  sampling: Sampling,
-  parseAttempts: number,
-  routing: Routing = {},
-): Stage<typeof predictionRowSchema> {
+export function turingStage(judging: ChoiceJudging): Stage<typeof predictionRowSchema> {
+  const { pool, prompt, sampling, parseAttempts, routing = {} } = judging;
   const streak = new ParseStreak();
   const result = (at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], extracted?: string) => ({
     turing: turingResult([turingOrderResult(at[0], outcomes[0]), turingOrderResult(at[1], outcomes[1])]),
@@ -169,15 +173,8 @@ export function turingStage(
  * prediction. A row missing from the reference is written as final with
  * NO_REFERENCE and never sent.
  */
-export function pairwiseStage(
-  /** Words failed requests; the requests go through the job's chat. */
-  pool: Pick<EndpointPool, 'describe'>,
-  prompt: ModePrompt,
-  sampling: Sampling,
-  parseAttempts: number,
-  reference: ReferenceFile,
-  routing: Routing = {},
-): Stage<typeof predictionRowSchema> {
+export function pairwiseStage(judging: ChoiceJudging, reference: ReferenceFile): Stage<typeof predictionRowSchema> {
+  const { pool, prompt, sampling, parseAttempts, routing = {} } = judging;
   const streak = new ParseStreak();
   const result = (
     key: string,

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { taskSchema } from './dataset-row.js';
-import { usageSchema, type Outcome } from './prediction-row.js';
+import { requestTiming, usageSchema, type Outcome } from './prediction-row.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
+
+/** The five grades, by name (`grade`: the schema of one). */
+const grades = <G extends z.ZodType>(grade: G) => Object.fromEntries(DIMENSIONS.map((d) => [d, grade])) as Record<Dimension, G>;
 
 const score = z
   .number()
@@ -21,11 +24,7 @@ export const judgedScoreSchema = z
     turn_idx: z.number().int().min(1),
     total_turns: z.number().int().optional(),
     total_score: score,
-    format: score,
-    factuality: score,
-    consistency: score,
-    realism: score,
-    quality: score,
+    ...grades(score),
     /*
      * Required: every judge writes it (ours, and the official script, empty
      * generations included). The official script counts a row without it as
@@ -46,6 +45,19 @@ export const judgedScoreSchema = z
   })
   .loose();
 
+/** What one judge's judgement of a row records: the row's own fields, and each panel member's entry. */
+const JUDGEMENT = {
+  total_score: z.number(),
+  failed: z.number(),
+  error_message: z.string().optional(),
+  judge_raw_output: z.string().optional(),
+  judge_attempts: z.number().optional(),
+  judge_usage: usageSchema.optional(),
+  /** The part of judge_usage the Batch API answered (--batch): score prices it at the batch discount. */
+  judge_batch_usage: usageSchema.optional(),
+  judge_endpoint: z.string().optional(),
+};
+
 /**
  * One member's judgement of a row judged by a panel (`--judge-model a,b,c`), kept in the row's
  * `panel` in the members' order; the row's official fields hold the panel's grades (panelFields).
@@ -53,42 +65,19 @@ export const judgedScoreSchema = z
 export const panelEntrySchema = z.object({
   /** The member's model name, as given to --judge-model. */
   judge: z.string(),
-  scores: z.object(Object.fromEntries(DIMENSIONS.map((d) => [d, z.number()])) as Record<Dimension, z.ZodNumber>),
-  total_score: z.number(),
-  failed: z.number(),
-  error_message: z.string().optional(),
-  judge_raw_output: z.string().optional(),
-  judge_attempts: z.number().optional(),
-  judge_usage: usageSchema.optional(),
-  /** The part of judge_usage the member's batch answered (--batch). */
-  judge_batch_usage: usageSchema.optional(),
-  judge_endpoint: z.string().optional(),
+  scores: z.object(grades(z.number())),
+  ...JUDGEMENT,
 });
 export type PanelEntry = z.infer<typeof panelEntrySchema>;
 
 /** The fields judge appends to a prediction row (names of the official judged.jsonl, then awb's). */
 export const judgeFieldsSchema = z.object({
-  total_score: z.number(),
-  format: z.number().optional(),
-  factuality: z.number().optional(),
-  consistency: z.number().optional(),
-  realism: z.number().optional(),
-  quality: z.number().optional(),
-  failed: z.number(),
+  ...JUDGEMENT,
+  ...grades(z.number().optional()),
   strengths: z.array(z.unknown()).optional(),
   weaknesses: z.array(z.unknown()).optional(),
   extracted_output: z.string().optional(),
-  judge_raw_output: z.string().optional(),
-  error_message: z.string().optional(),
-  judge_usage: usageSchema.optional(),
-  /** The part of judge_usage the Batch API answered (--batch): score prices it at the batch discount. */
-  judge_batch_usage: usageSchema.optional(),
-  judge_latency_ms: z.number().optional(),
-  /** Streamed requests: the last attempt's time to first token and decode speed (absent as decode_tokens_per_s is). */
-  judge_ttft_ms: z.number().optional(),
-  judge_decode_tokens_per_s: z.number().optional(),
-  judge_attempts: z.number().optional(),
-  judge_endpoint: z.string().optional(),
+  ...requestTiming('judge_'),
   /** A panel's row: every member's judgement (panelEntrySchema). */
   panel: z.array(panelEntrySchema).optional(),
 });

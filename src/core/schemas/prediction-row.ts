@@ -32,6 +32,26 @@ export function checkedUsage(usage: Usage): Usage {
   return valid;
 }
 
+/** How a request went, as infer records it and the judge does under `judge_` (requestTiming). */
+const REQUEST_TIMING = {
+  latency_ms: z.number().optional(),
+  /**
+   * Streamed requests: ms to the first content or reasoning token, and completion tokens per second from it to the
+   * last (absent when the tokens came in one burst, as behind a proxy that buffers events: no decoding was measured).
+   */
+  ttft_ms: z.number().optional(),
+  decode_tokens_per_s: z.number().optional(),
+};
+type Prefixed<P extends string, S> = { [K in keyof S & string as `${P}${K}`]: S[K] };
+
+/** The request's timing fields under `prefix`: '' for infer's, 'judge_' for the judge's. */
+export function requestTiming<P extends string>(prefix: P): Prefixed<P, typeof REQUEST_TIMING> {
+  return Object.fromEntries(Object.entries(REQUEST_TIMING).map(([k, schema]) => [prefix + k, schema])) as Prefixed<
+    P,
+    typeof REQUEST_TIMING
+  >;
+}
+
 /**
  * A line of predictions.jsonl: the dataset row unchanged plus `gen` (the
  * official field) and what awb records about the request. A row whose
@@ -51,13 +71,7 @@ export const predictionFieldsSchema = z.object({
   usage: usageSchema.nullish(),
   /** Set when the Batch API answered (--batch): the usage score prices at the batch discount. */
   batch_usage: usageSchema.optional(),
-  latency_ms: z.number().optional(),
-  /**
-   * Streamed requests: ms to the first content or reasoning token, and completion tokens per second from it to the
-   * last (absent when the tokens came in one burst, as behind a proxy that buffers events: no decoding was measured).
-   */
-  ttft_ms: z.number().optional(),
-  decode_tokens_per_s: z.number().optional(),
+  ...requestTiming(''),
   endpoint: z.string().optional(),
   error: z.string().optional(),
 });

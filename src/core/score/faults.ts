@@ -27,6 +27,7 @@ export type ScoreFault =
   | { kind: 'judged-file-empty'; file: string }
   /** A file with no valid row to score (`rows` 0: no rows at all). */
   | { kind: 'no-valid-judged-rows'; file: string; rows: number }
-  | { kind: 'no-rows-in-common'; baseline: string; candidate: string }
-  | { kind: 'no-valid-rows-in-common'; baseline: string; candidate: string; paired: number }
+  /** `domains`: the domains compared were only these (compare --domains). */
+  | { kind: 'no-rows-in-common'; baseline: string; candidate: string; domains?: string[] }
+  | { kind: 'no-valid-rows-in-common'; baseline: string; candidate: string; paired: number; domains?: string[] }
   | { kind: 'no-rows-of-domain'; file: string; domain: string; has: string[] };

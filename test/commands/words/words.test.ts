@@ -6,6 +6,7 @@ import { worded } from '../../../src/commands/words/index.js';
 import type { Fault } from '../../../src/core/errors.js';
 import type { Samples } from '../../support/fault-samples.js';
 import { AGREEMENT_SAMPLES } from './samples/samples-agreement.js';
+import { COMPARE_SAMPLES } from './samples/samples-compare.js';
 import { MERGE_SAMPLES } from './samples/samples-merge.js';
 import { OUTPUT_SAMPLES } from './samples/samples-output.js';
 import { ROWS_SAMPLES } from './samples/samples-rows.js';
@@ -23,6 +24,7 @@ import { TOP_SAMPLES } from './samples/samples-top.js';
  */
 const SAMPLES: Samples = {
   ...AGREEMENT_SAMPLES,
+  ...COMPARE_SAMPLES,
   ...DOWNLOAD_SAMPLES,
   ...ENDPOINT_SAMPLES,
   ...JUDGE_SAMPLES,

@@ -338,7 +338,16 @@ describe('compare', () => {
 /** What the renderers are given, for a candidate file of this name. */
 function page(candidate: string): ComparePage {
   const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0 };
-  return { baseline: side, candidate: side, result: compareRecordsOf([]), gate: undefined, notes: [], warnings: [], invocation: 'awb' };
+  return {
+    baseline: side,
+    candidate: side,
+    domains: undefined,
+    result: compareRecordsOf([]),
+    gate: undefined,
+    notes: [],
+    warnings: [],
+    invocation: 'awb',
+  };
 }
 
 function compareRecordsOf(records: Parameters<typeof compareRecords>[0]): CompareResult {

@@ -1,10 +1,14 @@
 import { atLine } from '../../../core/errors.js';
+import { domainLabel } from '../../../core/domains.js';
 import { earlierStageProblem } from '../../../core/rows/index.js';
 import { MODE_FIELD, type JudgeMode, type ScoreFault } from '../../../core/score/index.js';
 import type { Words } from '../words.js';
 
 /** What marks a row of the mode: its field, or (rubric) the lack of every mode field. */
 const fields = (mode: JudgeMode): string => (mode === 'rubric' ? `none of ${Object.values(MODE_FIELD).join(', ')}` : MODE_FIELD[mode]);
+
+/** The domains compare was limited to, as the refusal names them. */
+const within = (domains: readonly string[] | undefined): string => (domains ? ` in ${domains.map(domainLabel).join(', ')} (--domains)` : '');
 
 export const SCORE_WORDS: Words<ScoreFault> = {
   'judged-line-not-json': (f) => atLine(f.file, f.line, undefined, `not valid JSON (${f.reason})`),
@@ -37,7 +41,9 @@ export const SCORE_WORDS: Words<ScoreFault> = {
     `${f.file}: a ${f.mode} file (\`${awb} judge --mode ${f.mode}\`): its rows hold choices, no grades to compare; \`${awb} score\` and \`${awb} report\` show its figures`,
   'judged-file-empty': (f) => `${f.file}: no judged rows (the file has no rows)`,
   'no-valid-judged-rows': (f) => `${f.file}: no valid judged rows (${f.rows === 0 ? 'the file has no rows' : `all ${f.rows} rows failed`})`,
-  'no-rows-in-common': (f) => `${f.baseline} and ${f.candidate} have no rows in common (were they made from the same dataset?)`,
-  'no-valid-rows-in-common': (f) => `${f.baseline} and ${f.candidate}: none of the ${f.paired} rows in common is valid on both sides`,
+  'no-rows-in-common': (f) =>
+    `${f.baseline} and ${f.candidate} have no rows in common${within(f.domains)} (were they made from the same dataset?)`,
+  'no-valid-rows-in-common': (f) =>
+    `${f.baseline} and ${f.candidate}: none of the ${f.paired} rows in common${within(f.domains)} is valid on both sides`,
   'no-rows-of-domain': (f) => `${f.file}: no rows of domain "${f.domain}"; it has ${f.has.join(', ') || 'no rows'}`,
 };

@@ -20,6 +20,12 @@ export const SCORE_SAMPLES: { [K in ScoreFault['kind']]: Extract<ScoreFault, { k
   'judged-file-empty': { kind: 'judged-file-empty', file: 'runs/empty.jsonl' },
   'no-valid-judged-rows': { kind: 'no-valid-judged-rows', file: 'runs/judged.jsonl', rows: 12 },
   'no-rows-in-common': { kind: 'no-rows-in-common', baseline: 'base.jsonl', candidate: 'cand.jsonl' },
-  'no-valid-rows-in-common': { kind: 'no-valid-rows-in-common', baseline: 'base.jsonl', candidate: 'cand.jsonl', paired: 40 },
+  'no-valid-rows-in-common': {
+    kind: 'no-valid-rows-in-common',
+    baseline: 'base.jsonl',
+    candidate: 'cand.jsonl',
+    paired: 40,
+    domains: ['terminal', 'os'],
+  },
   'no-rows-of-domain': { kind: 'no-rows-of-domain', file: 'runs/judged.jsonl', domain: 'andriod', has: ['android', 'mcp'] },
 };
