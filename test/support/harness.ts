@@ -26,12 +26,13 @@ export const inferArgs = (url: string, data: string, out: string, extra: string[
   ...extra,
 ];
 
-export const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = []) => [
+/** `model`: a panel's members too (`a,b,c`). */
+export const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = [], model = 'test-model') => [
   'judge',
   '--judge-base-url',
   url,
   '--judge-model',
-  'test-model',
+  model,
   '--predictions',
   predictions,
   '-o',

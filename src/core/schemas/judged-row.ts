@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { taskSchema } from './dataset-row.js';
 import { usageSchema, type Outcome } from './prediction-row.js';
+import { judgeRepeatsSchema } from './judge-repeat.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -63,6 +64,8 @@ export const panelEntrySchema = z.object({
   /** The part of judge_usage the member's batch answered (--batch). */
   judge_batch_usage: usageSchema.optional(),
   judge_endpoint: z.string().optional(),
+  /** --repeat K: the member's K judgements; its `scores` and `total_score` then hold their combination (combineRepeats). */
+  judge_repeats: judgeRepeatsSchema.optional(),
 });
 export type PanelEntry = z.infer<typeof panelEntrySchema>;
 

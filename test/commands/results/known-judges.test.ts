@@ -6,7 +6,7 @@ import { mulberry32 } from '../../../src/core/score/bootstrap.js';
 import { runAwb } from '../../support/cli.js';
 import { rowMarker, synthRows, tempDirs, type SynthRow } from '../../support/dataset.js';
 import { lastUserText, type ReplyFn } from '../../support/openai-server.js';
-import { useServers } from '../../support/harness.js';
+import { judgeArgs, useServers } from '../../support/harness.js';
 
 /*
  * The judge's share of a score, end to end: `awb judge` against local judges
@@ -69,8 +69,7 @@ let url: string;
 const judged = (name: string) => join(dir, `${name}.jsonl`);
 
 async function judge(models: string, out: string, extra: string[] = []): Promise<void> {
-  const r = await runAwb(['judge', '--judge-base-url', url, '--judge-model', models, '--predictions', join(dir, 'predictions.jsonl')]
-    .concat(['-o', out, '--no-progress', ...extra]));
+  const r = await runAwb(judgeArgs(url, join(dir, 'predictions.jsonl'), out, extra, models));
   assert.equal(r.code, 0, r.stderr);
 }
 
