@@ -26,6 +26,7 @@ export const inferArgs = (url: string, data: string, out: string, extra: string[
   ...extra,
 ];
 
+/** `model`: a panel's members too (`a,b,c`). */
 export const judgeArgs = (url: string, predictions: string, out: string, extra: string[] = [], model = 'test-model') => [
   'judge',
   '--judge-base-url',

@@ -149,7 +149,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
         // Read before the run drops the rows it redoes: their members' final judgements are kept (resume per member).
         const earlier = await earlierPanels(output, opts.retryFailed);
         const batches = new PanelBatches(members);
-        const judging = { rubrics, sampling, parseAttempts, routing };
+        const judging = { rubrics, sampling, parseAttempts, routing, repeat };
         const stage = panelStage(
           members,
           judging,

@@ -15,13 +15,14 @@ export class PanelBatches {
 
   constructor(private readonly members: readonly { name: string; pool: EndpointPool }[]) {}
 
-  /** Member `n`'s chat for a row: its batch's reply first (the only request of that row in its batch), else its pool. */
+  /**
+   * Member `n`'s chat for a row: its batch's reply first, else its pool. A request's place is its
+   * place among the member's own requests of the row (0, or one of --repeat's K), as in its batch.
+   */
   chat(n: number, key: string): RowChat {
     const online = poolChat(this.members[n]!.pool);
     const phase = this.phases[n];
-    if (!phase) return online;
-    const batched = phase.chat(key, online);
-    return { encode: batched.encode, send: (_n, body, signal) => batched.send(0, body, signal) };
+    return phase ? phase.chat(key, online) : online;
   }
 
   /** The members' batches, as the run sees one (runStageCommand's `batches`). */

@@ -26,7 +26,6 @@ export function refusePanelMisuse(o: {
   memberApiKey: readonly unknown[];
   panel: string | undefined;
   mode: string;
-  repeat: number | undefined;
 }): void {
   if (o.judgeModel.length === 1) {
     const given = [o.memberBaseUrl.length && '--member-base-url', o.memberApiKey.length && '--member-api-key', o.panel && '--panel'];
@@ -35,6 +34,4 @@ export function refusePanelMisuse(o: {
     return;
   }
   if (o.mode !== 'rubric') throw new UserError(`a panel of judges (--judge-model a,b,c) grades with --mode rubric, not ${o.mode}`);
-  if (o.repeat !== undefined)
-    throw new UserError('--repeat and a panel of judges (--judge-model a,b,c) cannot be combined; use one or the other');
 }

@@ -131,13 +131,14 @@ function parseReply(raw: string) {
  * their combination (combineRepeats). When every repeat failed, the row's
  * error is a failed request if any repeat had one (the row is asked again on
  * resume, all K), else the unparseable reply (final, as for one judgement).
+ * A panel's member judges its K the same way (panelStage).
  */
-async function repeated(
+export async function repeated(
   k: number,
   judgeOnce: (signal: AbortSignal, n: number) => Promise<JudgeFields | undefined>,
   signal: AbortSignal,
   extracted: string,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<(JudgeFields & { judge_repeats: JudgeRepeat[] }) | undefined> {
   const runs: JudgeFields[] = [];
   for (let i = 0; i < k; i++) {
     const one = await judgeOnce(signal, i);

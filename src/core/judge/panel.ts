@@ -6,9 +6,9 @@ import { isNonEmptyFile } from '../output/index.js';
 import { isBlank, readLineBytes, readRow } from '../rows/index.js';
 import type { RowChat, Stage } from '../runner/index.js';
 import { DIMENSIONS, NO_GENERATION, UNPARSED, panelEntrySchema, predictionRowSchema } from '../schemas/index.js';
-import type { JudgeFields, PanelEntry, PredictionRow, Usage } from '../schemas/index.js';
+import type { JudgeFields, JudgeRepeat, PanelEntry, PredictionRow, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
-import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest } from './judge.js';
+import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest, repeated } from './judge.js';
 import { ParseStreak } from './parse-streak.js';
 
 /** How a panel's grade of a dimension comes from its members' valid grades. */
@@ -35,18 +35,20 @@ export interface PanelStage extends Stage<typeof predictionRowSchema> {
 /**
  * `awb judge --judge-model a,b,c`: every row judged by each member through its own chat
  * (`chatOf(n, key)`: member n's pool, or its batch first), at the same time: the row holds
- * one slot of --concurrency. The official fields hold the panel's grades (combinePanel),
- * `panel` each member's. A row redone after an interrupted or failed run asks only the
- * members without a final judgement of the same prediction (`earlier`).
+ * one slot of --concurrency. With `repeat` K, each member judges the row K times, one after
+ * the other, combined as one judge's --repeat row is (its entry keeps them in judge_repeats).
+ * The official fields hold the panel's grades (combinePanel), `panel` each member's. A row
+ * redone after an interrupted or failed run asks only the members without a final judgement
+ * of the same prediction (`earlier`); a member asked again is asked its K again.
  */
 export function panelStage(
   members: readonly PanelMember[],
-  judging: { rubrics: RubricSet; sampling: Sampling; parseAttempts: number; routing?: Routing },
+  judging: { rubrics: RubricSet; sampling: Sampling; parseAttempts: number; routing?: Routing; repeat?: number },
   rule: PanelRule,
   earlier: (key: string) => EarlierPanel | undefined,
   chatOf: (n: number, key: string) => RowChat,
 ): PanelStage {
-  const { rubrics, sampling, parseAttempts, routing = {} } = judging;
+  const { rubrics, sampling, parseAttempts, routing = {}, repeat } = judging;
   // Each member on its own: one model that is not a judge stops the panel, named.
   const streaks = members.map((m) => new ParseStreak(m.name));
   /** The row's request and, per member, the final judgement an earlier run made of the same prediction. */
@@ -57,15 +59,17 @@ export function panelStage(
     const kept = before?.extracted === digest(built.extracted) ? before.entries : [];
     return { ...built, kept: members.map((m) => kept.find((e) => e.judge === m.name && isFinal(e))) };
   };
+  /** What a member asks of a row: its request, K times with --repeat (each its own place in the member's requests). */
+  const asked = (body: ChatRequest) => Array.from({ length: repeat ?? 1 }, () => body);
   return {
     ...RUBRIC_STAGE,
     requests: async (row, key) => {
       const p = pending(row, key);
-      return p ? p.kept.flatMap((k) => (k ? [] : [p.body])) : [];
+      return p ? p.kept.flatMap((k) => (k ? [] : asked(p.body))) : [];
     },
     memberRequests: async (n, row, key) => {
       const p = pending(row, key);
-      return p && !p.kept[n] ? [p.body] : [];
+      return p && !p.kept[n] ? asked(p.body) : [];
     },
     job: (row, key) => {
       if (!row.gen) {
@@ -83,7 +87,9 @@ export function panelStage(
         const entries = await Promise.all(
           work.map(async (w, n) => {
             if (!('member' in w)) return w;
-            const one = await gradeOnce(w.member.pool, w.chat, n, w.body, extracted, parseAttempts, signal, streaks[n]!);
+            const once = (s: AbortSignal, i: number) =>
+              gradeOnce(w.member.pool, w.chat, i, w.body, extracted, parseAttempts, s, streaks[n]!);
+            const one = repeat === undefined ? await once(signal, 0) : await repeated(repeat, once, signal, extracted);
             return one && entryOf(w.member.name, one);
           }),
         );
@@ -99,7 +105,7 @@ function isFinal(e: PanelEntry): boolean {
   return e.failed === 0 || (e.error_message ?? '').startsWith(UNPARSED);
 }
 
-function entryOf(judge: string, f: JudgeFields): PanelEntry {
+function entryOf(judge: string, f: JudgeFields & { judge_repeats?: JudgeRepeat[] }): PanelEntry {
   return {
     judge,
     scores: Object.fromEntries(DIMENSIONS.map((d) => [d, f[d] ?? 0])) as PanelEntry['scores'],
@@ -111,6 +117,7 @@ function entryOf(judge: string, f: JudgeFields): PanelEntry {
     ...(f.judge_usage === undefined ? {} : { judge_usage: f.judge_usage }),
     ...(f.judge_batch_usage === undefined ? {} : { judge_batch_usage: f.judge_batch_usage }),
     ...(f.judge_endpoint === undefined ? {} : { judge_endpoint: f.judge_endpoint }),
+    ...(f.judge_repeats === undefined ? {} : { judge_repeats: f.judge_repeats }),
   };
 }
 

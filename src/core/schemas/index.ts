@@ -16,16 +16,16 @@ export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings, MixedRun } from './manifest.js';
 export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema, predictionText } from './prediction-row.js';
 export type { Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
+export { judgeRepeatSchema, judgeRepeatsSchema } from './judge-repeat.js';
+export type { JudgeRepeat } from './judge-repeat.js';
 export {
-  judgeRepeatSchema,
   judgeOutputFields,
-  judgeRepeatsSchema,
   pairwiseFieldsSchema,
   pairwiseResultSchema,
   repeatFieldsSchema,
   turingFieldsSchema,
   turingResultSchema,
 } from './judge-modes.js';
-export type { JudgeRepeat, PairwiseOrderResult, PairwiseResult, TuringOrderResult, TuringResult } from './judge-modes.js';
+export type { PairwiseOrderResult, PairwiseResult, TuringOrderResult, TuringResult } from './judge-modes.js';
 export { batchResultLineSchema, batchStateSchema } from './batch-state.js';
 export type { BatchEntry, BatchState } from './batch-state.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { usageSchema } from './prediction-row.js';
 import { judgeFieldsSchema } from './judged-row.js';
+import { judgeRepeatsSchema } from './judge-repeat.js';
 
 /*
  * The fields the judge modes of issue 14 append to a prediction row. Each
@@ -101,26 +102,6 @@ export const pairwiseResultSchema = z
     ),
   );
 export type PairwiseResult = z.infer<typeof pairwiseResultSchema>;
-
-const grade = z.number().min(0).max(5);
-
-/** One of the K rubric judgements of `--repeat K`: the official row fields of a single judgement. */
-export const judgeRepeatSchema = z.object({
-  format: grade,
-  factuality: grade,
-  consistency: grade,
-  realism: grade,
-  quality: grade,
-  total_score: grade,
-  failed: flag,
-  error_message: z.string().optional(),
-  judge_raw_output: z.string().optional(),
-  judge_attempts: z.number().int().min(0).optional(),
-  judge_usage: usageSchema.optional(),
-});
-export type JudgeRepeat = z.infer<typeof judgeRepeatSchema>;
-
-export const judgeRepeatsSchema = z.array(judgeRepeatSchema).min(1);
 
 /** What `--mode turing` appends to a row (besides the prediction text it showed, `extracted_output`). */
 export const turingFieldsSchema = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { taskSchema } from './dataset-row.js';
 import { requestTiming, usageSchema, type Outcome } from './prediction-row.js';
+import { judgeRepeatsSchema } from './judge-repeat.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -67,6 +68,8 @@ export const panelEntrySchema = z.object({
   judge: z.string(),
   scores: z.object(grades(z.number())),
   ...JUDGEMENT,
+  /** --repeat K: the member's K judgements; its `scores` and `total_score` then hold their combination (combineRepeats). */
+  judge_repeats: judgeRepeatsSchema.optional(),
 });
 export type PanelEntry = z.infer<typeof panelEntrySchema>;
 

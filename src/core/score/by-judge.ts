@@ -4,7 +4,7 @@ import { DIMENSIONS, panelEntrySchema } from '../schemas/index.js';
 import { aggregate, scoreIntervals } from './aggregate.js';
 import type { Provenance } from './comparability.js';
 import { toSixtieths } from './exact.js';
-import { countsAsFailed, describeIssue, tokens, type JudgedRecord, type JudgedVisitor } from './judged-reader.js';
+import { countsAsFailed, describeIssue, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './judged-reader.js';
 import type { RunReport, ScoreRequest } from './score-files.js';
 import { usageOf } from './usage.js';
 
@@ -28,8 +28,10 @@ export function memberCollector(path: string): { visit: JudgedVisitor; members: 
   return {
     visit: (record, line) => {
       for (const [i, entry] of panelOf(path, line).entries()) {
+        // A member's grades under --repeat are means of its K judgements: to the nearest sixtieth, as a --repeat row's.
+        const grade = entry.judge_repeats ? repeatGrade : (g: number) => g;
         const grades = [entry.total_score, ...DIMENSIONS.map((d) => entry.scores[d])].map((g, k) => {
-          const v = toSixtieths(g);
+          const v = toSixtieths(grade(g));
           if (v !== undefined) return v;
           const field = `panel.${i}.${k === 0 ? 'total_score' : `scores.${DIMENSIONS[k - 1]}`}`;
           throw fail({ kind: 'judged-grade-invalid', file: path, line: line.lineNo, field, value: g });

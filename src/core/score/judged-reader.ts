@@ -301,7 +301,7 @@ function gradesOf(s: Record<(typeof SCORE_FIELDS)[number], number>, repeated: bo
  * rounded to the nearest sixtieth: a row's 0-100 score moves by at most
  * 25/120 ≈ 0.21 points, and rows of ordinary files are read unchanged.
  */
-function repeatGrade(v: number): number {
+export function repeatGrade(v: number): number {
   return Math.round(v * SIXTIETHS) / SIXTIETHS;
 }
 

@@ -119,35 +119,41 @@ test('--panel median takes the middle member', async () => {
   assert.equal(manifest.settings.panel.rule, 'median');
 });
 
-test('a member failing on a row leaves it to redo; the resume asks only that member', async () => {
-  const target = rows[2]!;
-  let down = true;
-  const s = await serve({
-    models: ['a', 'b', 'c'],
-    reply: byModel({ a: 3, b: 4, c: 5 }),
-    faults: (req) => (down && req.model === 'b' && judgesRow(req, target) ? '500' : undefined),
+for (const repeat of [1, 2])
+  test(`a member failing on a row leaves it to redo; the resume asks only that member${repeat > 1 ? ', its K again (--repeat 2)' : ''}`, async () => {
+    const target = rows[2]!;
+    let down = true;
+    const s = await serve({
+      models: ['a', 'b', 'c'],
+      reply: byModel({ a: 3, b: 4, c: 5 }),
+      faults: (req) => (down && req.model === 'b' && judgesRow(req, target) ? '500' : undefined),
+    });
+    const out = join(dir, `resume-${repeat}.jsonl`);
+    const extra = ['--max-retries', '0', ...(repeat > 1 ? ['--repeat', String(repeat)] : [])];
+    const first = await runAwb(panelArgs(s.url, out, 'a,b,c', extra));
+    assert.equal(first.code, 1, first.stderr);
+    const failed = (await readRowsOf(out)).filter((r) => r.failed !== 0);
+    assert.equal(failed.length, 1);
+    assert.match(String(failed[0]!.error_message), /request failed.*panel member b/);
+    down = false;
+    const before = s.log.length;
+    const again = await runAwb(panelArgs(s.url, out, 'a,b,c', extra));
+    assert.equal(again.code, 0, again.stderr);
+    const asked = s.log.slice(before).filter((e) => e.request);
+    assert.deepEqual(
+      asked.map((e) => e.model),
+      Array.from({ length: repeat }, () => 'b'),
+      'only the member without a judgement is asked again',
+    );
+    assert.ok(asked.every((e) => judgesRow(e.request!, target)));
+    const judged = await readRowsOf(out);
+    assert.equal(judged.length, rows.length);
+    for (const row of judged) {
+      assert.deepEqual([row.total_score, row.failed], [4, 0]);
+      const kept = (row.panel as PanelEntry[]).map((p) => p.judge_repeats?.length);
+      assert.deepEqual(kept, repeat > 1 ? [2, 2, 2] : [undefined, undefined, undefined]);
+    }
   });
-  const out = join(dir, 'resume.jsonl');
-  const first = await runAwb(panelArgs(s.url, out, 'a,b,c', ['--max-retries', '0']));
-  assert.equal(first.code, 1, first.stderr);
-  const failed = (await readRowsOf(out)).filter((r) => r.failed !== 0);
-  assert.equal(failed.length, 1);
-  assert.match(String(failed[0]!.error_message), /request failed.*panel member b/);
-  down = false;
-  const before = s.log.length;
-  const again = await runAwb(panelArgs(s.url, out, 'a,b,c', ['--max-retries', '0']));
-  assert.equal(again.code, 0, again.stderr);
-  const asked = s.log.slice(before).filter((e) => e.request);
-  assert.deepEqual(
-    asked.map((e) => e.model),
-    ['b'],
-    'only the member without a judgement is asked again',
-  );
-  assert.ok(judgesRow(asked[0]!.request!, target));
-  const judged = await readRowsOf(out);
-  assert.equal(judged.length, rows.length);
-  for (const row of judged) assert.deepEqual([row.total_score, row.failed], [4, 0]);
-});
 
 test('a member whose replies cannot be parsed is left out of the panel grade of that row', async () => {
   const target = rows[1]!;

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { usageSchema } from './prediction-row.js';
+
+/*
+ * One of the K rubric judgements of `--repeat K`, in a file of its own: a row judged by one judge keeps
+ * them in `judge_repeats` (judge-modes.ts), a panel's member in its entry of `panel` (judged-row.ts).
+ */
+
+const grade = z.number().min(0).max(5);
+
+/** One of the K rubric judgements of `--repeat K`: the official row fields of a single judgement. */
+export const judgeRepeatSchema = z.object({
+  format: grade,
+  factuality: grade,
+  consistency: grade,
+  realism: grade,
+  quality: grade,
+  total_score: grade,
+  failed: z.union([z.literal(0), z.literal(1)]),
+  error_message: z.string().optional(),
+  judge_raw_output: z.string().optional(),
+  judge_attempts: z.number().int().min(0).optional(),
+  judge_usage: usageSchema.optional(),
+});
+export type JudgeRepeat = z.infer<typeof judgeRepeatSchema>;
+
+export const judgeRepeatsSchema = z.array(judgeRepeatSchema).min(1);
