@@ -59,6 +59,11 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../'), loadedLazily] }] },
   },
   {
+    // A subsystem may group its files in folders; they reach the rest of core from one level deeper.
+    files: ['src/core/*/*/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../'), loadedLazily] }] },
+  },
+  {
     // Reading files of results never needs an endpoint: these load no openai client.
     files: ['src/core/{agreement,score,compare,bias,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
     rules: {

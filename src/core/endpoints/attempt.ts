@@ -1,8 +1,8 @@
 import { APIError } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { Client } from './client.js';
+import type { Client } from './http/client.js';
 import { MalformedReplyError, StreamFailure, describeError, jsonOfText, replyProblem } from './classify.js';
-import { collectStream, type StreamedReply } from './stream.js';
+import { collectStream, type StreamedReply } from './http/stream.js';
 import type { ChatBody } from './types.js';
 
 const CHAT_ROUTE = '/chat/completions';

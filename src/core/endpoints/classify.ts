@@ -2,7 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { brief } from '../shown.js';
 import type { EndpointFault, EndpointRole, KeySource } from './faults.js';
-import { replyFault } from './http-fetch.js';
+import { replyFault } from './http/http-fetch.js';
 import type { AttemptFailure } from './retry.js';
 
 /*

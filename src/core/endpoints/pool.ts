@@ -17,7 +17,7 @@ import {
   type Health,
   type HealthPolicy,
 } from './health.js';
-import { Client } from './client.js';
+import { Client } from './http/client.js';
 import { attempt, DEFAULT_IDLE_MS, type AttemptSettings } from './attempt.js';
 import {
   StoppedError,
@@ -31,7 +31,7 @@ import {
   refusalFault,
 } from './classify.js';
 import type { EndpointFault, SetAside } from './faults.js';
-import { nodeFetch, replyFault } from './http-fetch.js';
+import { nodeFetch, replyFault } from './http/http-fetch.js';
 import { checkModels, servedModels, type Listing } from './preflight.js';
 import {
   MAX_SERVER_WAIT_MS,
@@ -44,9 +44,9 @@ import {
   type AttemptFailure,
   type RefusalStreak,
 } from './retry.js';
-import { jsonBytes } from './json-bytes.js';
-import { Limiter, type LimiterStats } from './limiter.js';
-import type { Ticket } from './rate-limit.js';
+import { jsonBytes } from './http/json-bytes.js';
+import { Limiter, type LimiterStats } from './pacing/limiter.js';
+import type { Ticket } from './pacing/rate-limit.js';
 import type { BatchTarget, ChatBody, ChatRequest, ChatResult, Connection, EndpointStats, PoolOptions } from './types.js';
 
 interface Endpoint {

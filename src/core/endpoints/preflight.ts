@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { fail } from '../errors.js';
 import { brief, redact } from '../shown.js';
-import type { Client } from './client.js';
+import type { Client } from './http/client.js';
 import { causeCode, describeError, isFailureStatus, modelIds, refusalFault } from './classify.js';
 import type { EndpointRole, KeySource, SetAside } from './faults.js';
 

@@ -2,7 +2,7 @@ import type { ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { DeadPolicy, HealthPolicy } from './health.js';
 import type { EndpointRole, KeySource, SentSettings } from './faults.js';
-import type { JoinedText } from './json-bytes.js';
+import type { JoinedText } from './http/json-bytes.js';
 
 export interface PoolOptions {
   /** Base URLs, e.g. http://host:8000/v1; requests go to the one with the fewest in flight. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb } from '../../support/cli.js';
 import { errorLines, makeDataset, readRowsOf, rowMarker, tempDirs } from '../../support/dataset.js';
-import { htmlPageGist } from '../../../src/core/endpoints/client.js';
+import { htmlPageGist } from '../../../src/core/endpoints/http/client.js';
 import { inferArgs } from '../../support/harness.js';
 import { json, models, rawServer } from '../../support/raw-server.js';
 

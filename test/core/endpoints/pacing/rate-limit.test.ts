@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as policy from '../../../src/core/endpoints/rate-limit.js';
-import { Limiter } from '../../../src/core/endpoints/limiter.js';
-import { isFault } from '../../support/fault-kind.js';
+import * as policy from '../../../../src/core/endpoints/pacing/rate-limit.js';
+import { Limiter } from '../../../../src/core/endpoints/pacing/limiter.js';
+import { isFault } from '../../../support/fault-kind.js';
 
 const openai = (tokens: [number, number, string], requests: [number, number, string] = [10_000, 9_999, '6ms']) =>
   new Headers({

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { EndpointPool, type ChatRequest, type PoolOptions } from '../../../src/core/endpoints/index.js';
+import { EndpointPool, type ChatRequest, type PoolOptions } from '../../../../src/core/endpoints/index.js';
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);

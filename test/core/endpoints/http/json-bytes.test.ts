@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JoinedText, jsonBytes } from '../../../src/core/endpoints/json-bytes.js';
+import { JoinedText, jsonBytes } from '../../../../src/core/endpoints/http/json-bytes.js';
 
 /** What the request body would be as the plain reference: JSON.stringify, encoded as UTF-8. */
 const reference = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');

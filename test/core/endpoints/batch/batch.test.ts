@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { BATCH_LIMITS, fitsInBatch, type BatchRequest } from '../../../src/core/endpoints/batch-files.js';
-import { clearBatches, customIdOf, runBatches } from '../../../src/core/endpoints/batch.js';
-import { isFault } from '../../support/fault-kind.js';
-import type { ChatResult } from '../../../src/core/endpoints/index.js';
-import { batchFirst } from '../../../src/core/runner/batch-phase.js';
-import { readManifest } from '../../../src/core/output/index.js';
-import { startBatchServer, type BatchLine, type BatchServer } from '../../support/batch-server.js';
+import { BATCH_LIMITS, fitsInBatch, type BatchRequest } from '../../../../src/core/endpoints/batch/batch-files.js';
+import { clearBatches, customIdOf, runBatches } from '../../../../src/core/endpoints/batch/batch.js';
+import { isFault } from '../../../support/fault-kind.js';
+import type { ChatResult } from '../../../../src/core/endpoints/index.js';
+import { batchFirst } from '../../../../src/core/runner/batch-phase.js';
+import { readManifest } from '../../../../src/core/output/index.js';
+import { startBatchServer, type BatchLine, type BatchServer } from '../../../support/batch-server.js';
 
 const completion = (text: string) => ({
   id: 'chatcmpl-1',

@@ -5,14 +5,14 @@ import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import { fail } from '../errors.js';
-import { readJsonFile, writeAtomically } from '../files.js';
-import { brief, shownUrl } from '../shown.js';
-import { withOwnSignal } from '../signals.js';
-import { Client } from './client.js';
-import { accessFault, attemptFailure } from './classify.js';
-import type { EndpointFault } from './faults.js';
-import type { Connection } from './types.js';
+import { fail } from '../../errors.js';
+import { readJsonFile, writeAtomically } from '../../files.js';
+import { brief, shownUrl } from '../../shown.js';
+import { withOwnSignal } from '../../signals.js';
+import { Client } from '../http/client.js';
+import { accessFault, attemptFailure } from '../classify.js';
+import type { EndpointFault } from '../faults.js';
+import type { Connection } from '../types.js';
 import {
   BATCH_LIMITS,
   downloadResults,
@@ -23,9 +23,9 @@ import {
   type BatchReply,
   type BatchRequest,
 } from './batch-files.js';
-import { retryDelay } from './retry.js';
-import { decodeLine, readLineAt } from '../rows/index.js';
-import { batchStateSchema, type BatchState, type ManifestSettings } from '../schemas/index.js';
+import { retryDelay } from '../retry.js';
+import { decodeLine, readLineAt } from '../../rows/index.js';
+import { batchStateSchema, type BatchState, type ManifestSettings } from '../../schemas/index.js';
 
 /*
  * OpenAI's Batch API (also served by LiteLLM's proxy): the requests are

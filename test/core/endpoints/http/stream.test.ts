@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { runAwb } from '../../support/cli.js';
-import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from '../../support/dataset.js';
-import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
-import { requestHash, type ChatRequest } from '../../support/openai-server.js';
-import { models, rawServer } from '../../support/raw-server.js';
-import { collectStream, EndpointPool, medianP90 } from '../../../src/core/endpoints/index.js';
+import { runAwb } from '../../../support/cli.js';
+import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from '../../../support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from '../../../support/harness.js';
+import { requestHash, type ChatRequest } from '../../../support/openai-server.js';
+import { models, rawServer } from '../../../support/raw-server.js';
+import { collectStream, EndpointPool, medianP90 } from '../../../../src/core/endpoints/index.js';
 
 /* --stream: the same rows as unstreamed, through a proxy that cuts connections silent for 1.5 s. */
 

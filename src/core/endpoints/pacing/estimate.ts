@@ -7,7 +7,7 @@
  * are loaded on the first estimate, never by a run that sends its requests.
  */
 
-import type { ChatMessage } from './types.js';
+import type { ChatMessage } from '../types.js';
 
 type CountTokens = (text: string) => number;
 let loaded: Promise<CountTokens> | undefined;

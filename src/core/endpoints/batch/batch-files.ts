@@ -1,11 +1,11 @@
 import { open, rm } from 'node:fs/promises';
 import type OpenAI from 'openai';
-import { fail } from '../errors.js';
-import { writeAtomically } from '../files.js';
-import { readLineBytes } from '../rows/index.js';
-import { batchResultLineSchema, type BatchEntry } from '../schemas/index.js';
-import type { EndpointFault } from './faults.js';
-import { jsonBytes } from './json-bytes.js';
+import { fail } from '../../errors.js';
+import { writeAtomically } from '../../files.js';
+import { readLineBytes } from '../../rows/index.js';
+import { batchResultLineSchema, type BatchEntry } from '../../schemas/index.js';
+import type { EndpointFault } from '../faults.js';
+import { jsonBytes } from '../http/json-bytes.js';
 
 /* The Batch API's files: the request files written, and the results downloaded and indexed by `custom_id`. */
 

@@ -1,4 +1,4 @@
-import { PART, textParts } from '../text-parts.js';
+import { PART, textParts } from '../../text-parts.js';
 
 /**
  * A text sent as one JSON string but kept as its pieces, so that a judge

@@ -1,5 +1,5 @@
-import { fail, type FaultError } from '../errors.js';
-import type { EndpointFault } from './faults.js';
+import { fail, type FaultError } from '../../errors.js';
+import type { EndpointFault } from '../faults.js';
 import {
   decide,
   ended,
@@ -18,7 +18,7 @@ import {
   type LimitingFactor,
   type Ticket,
 } from './rate-limit.js';
-import { honouredWaitMs } from './retry.js';
+import { honouredWaitMs } from '../retry.js';
 
 /** A limiter's figures for the progress line: what holds requests back, and the pace it keeps. */
 export interface LimiterStats {
