@@ -9,7 +9,8 @@ export function isFault<K extends Fault['kind']>(kind: K, fields: Partial<Extrac
   return (err: unknown): true => {
     assert.ok(err instanceof FaultError, `expected a ${kind} fault, got ${String(err)}`);
     assert.equal(err.fault.kind, kind);
-    for (const [k, v] of Object.entries(fields)) assert.deepEqual((err.fault as Record<string, unknown>)[k], v, k);
+    const f = err.fault as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(fields)) assert.deepEqual(f[k], v, `${kind}.${k}`);
     return true;
   };
 }

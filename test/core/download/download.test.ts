@@ -11,7 +11,7 @@ import { ORIGIN_FILE, readDatasetOrigin, unchangedSinceRecord } from '../../../s
 import { downloadDataset, type DownloadOptions, type DownloadProgress } from '../../../src/core/download/index.js';
 import { FaultError, type UserError } from '../../../src/core/errors.js';
 import { worded } from '../../../src/commands/words/index.js';
-import { isFault } from '../../support/fault-match.js';
+import { isFault } from '../../support/fault-kind.js';
 import { runAwb, startAwb } from '../../support/cli.js';
 import { waitFor } from '../../support/dataset.js';
 import { startHubServer, type HubServer, type HubServerOptions, type TreeEntry } from '../../support/hub-server.js';

@@ -27,6 +27,12 @@ const answer = (res: ServerResponse) =>
     choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
   });
 
+/** A failed reply asking for a retry after 1 ms, as OpenAI's `retry-after-ms` does: the tests count attempts, not wait out backoff. */
+const failed = (res: ServerResponse, status: number, message: string) => {
+  res.setHeader('retry-after-ms', '1');
+  json(res, status, { error: { message } });
+};
+
 async function poolOn(reply: (req: IncomingMessage, res: ServerResponse, n: number) => void, maxRetries: number) {
   let n = 0;
   const { url, seen } = await rawServer((req, res) => {
@@ -65,15 +71,15 @@ describe('failuresRepeated: the policy', () => {
 
 describe('the pool stops on failures that repeat', () => {
   it('the same 500 for every attempt: stopped after SAME_REFUSALS attempts, not after all the retries', async () => {
-    const { ask, posts } = await poolOn((_req, res) => json(res, 500, { error: { message: 'bad parameter' } }), 30);
+    const { ask, posts } = await poolOn((_req, res) => failed(res, 500, 'bad parameter'), 30);
     await assert.rejects(ask(), isFault('failures-repeated', { failure: 'status', count: SAME_REFUSALS }));
     assert.equal(posts(), SAME_REFUSALS);
   });
 
   it('500s that differ, and identical 502s, are retried to the end', async () => {
     for (const reply of [
-      (_req: IncomingMessage, res: ServerResponse, n: number) => json(res, 500, { error: { message: `failed at step ${n}` } }),
-      (_req: IncomingMessage, res: ServerResponse) => json(res, 502, { error: { message: 'bad gateway' } }),
+      (_req: IncomingMessage, res: ServerResponse, n: number) => failed(res, 500, `failed at step ${n}`),
+      (_req: IncomingMessage, res: ServerResponse) => failed(res, 502, 'bad gateway'),
     ]) {
       const { ask, posts } = await poolOn(reply, 12);
       await assert.rejects(ask(), (err: unknown) => !(err instanceof Error && err.name === 'FaultError'));
@@ -82,16 +88,24 @@ describe('the pool stops on failures that repeat', () => {
   });
 
   it("the same 500 after an answer is the row's: retried to the end", async () => {
-    const { ask, posts } = await poolOn((_req, res, n) => (n === 0 ? answer(res) : json(res, 500, { error: { message: 'boom' } })), 12);
+    const { ask, posts } = await poolOn((_req, res, n) => (n === 0 ? answer(res) : failed(res, 500, 'boom')), 12);
     await ask();
     await assert.rejects(ask(), (err: unknown) => !(err instanceof Error && err.name === 'FaultError'));
     assert.equal(posts(), 14);
   });
 
   it('connections cut under every request stop the run, even after answers', async () => {
-    const { ask, posts } = await poolOn((req, res, n) => (n === 0 ? answer(res) : req.socket.destroy()), 30);
+    // Cut connections carry no wait to honour: one attempt for each of SAME_REFUSALS rows, so no backoff is waited out.
+    const { ask, posts } = await poolOn((req, res, n) => (n === 0 ? answer(res) : req.socket.destroy()), 0);
     await ask();
-    await assert.rejects(ask(), isFault('failures-repeated', { failure: 'connection', count: SAME_REFUSALS, stream: false }));
+    const ends = await Promise.allSettled(Array.from({ length: SAME_REFUSALS }, ask));
+    const stopped = ends.filter((e) => e.status === 'rejected' && (e.reason as Error).name === 'FaultError');
+    assert.equal(stopped.length, 1);
+    assert.ok(
+      isFault('failures-repeated', { failure: 'connection', count: SAME_REFUSALS, stream: false })(
+        (stopped[0] as PromiseRejectedResult).reason,
+      ),
+    );
     assert.equal(posts(), 1 + SAME_REFUSALS);
   });
 });
