@@ -37,3 +37,11 @@ export const json = (res: ServerResponse, status: number, body: unknown) => {
 
 /** The models list, naming `test-model`. */
 export const models = (res: ServerResponse) => json(res, 200, { object: 'list', data: [{ id: 'test-model', object: 'model' }] });
+
+/** A raw server that lists `test-model` and hands every other request, its body drained, to `reply`. */
+export const chatServer = (reply: (req: IncomingMessage, res: ServerResponse) => void) =>
+  rawServer((req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/models')) return models(res);
+    reply(req, res);
+  });

@@ -28,7 +28,7 @@ import {
 } from '../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
 import type { FakeServer } from '../../support/openai-server.js';
-import { json, models, rawServer } from '../../support/raw-server.js';
+import { chatServer, json, models, rawServer } from '../../support/raw-server.js';
 import { refusalLine, snapshot } from '../../support/refusal.js';
 import { manifestPathFor } from '../../../src/core/schemas/index.js';
 
@@ -196,9 +196,7 @@ describe('replies without an answer', () => {
 describe('replies that are not what they claim', { concurrency: 3 }, () => {
   /** An endpoint answering every chat completion with `body` (status 200, as `type`), its models list in order. */
   const answering = (body: string, type = 'application/json') =>
-    rawServer((req, res) => {
-      req.resume();
-      if (req.url?.endsWith('/models')) return models(res);
+    chatServer((req, res) => {
       res.writeHead(200, { 'content-type': type });
       res.end(body);
     });

@@ -13,7 +13,7 @@ import { isFault } from '../../support/fault-kind.js';
 import { runAwb } from '../../support/cli.js';
 import { makeDataset, tempDirs } from '../../support/dataset.js';
 import { inferArgs } from '../../support/harness.js';
-import { json, models, rawServer } from '../../support/raw-server.js';
+import { chatServer, json, rawServer } from '../../support/raw-server.js';
 
 const dirs = tempDirs('repeated-failures');
 after(() => dirs.cleanup());
@@ -114,9 +114,7 @@ describe('awb infer against a server that fails every request the same way', () 
   it('stops in one line, exit 3, naming the model option', async () => {
     const dir = await dirs.make();
     const ds = await makeDataset(dir, 12, ['mcp']);
-    const { url } = await rawServer((req, res) => {
-      req.resume();
-      if (req.url?.endsWith('/models')) return models(res);
+    const { url } = await chatServer((req, res) => {
       json(res, 500, { error: { message: 'unsupported parameter for this engine' } });
     });
     const r = await runAwb(inferArgs(url, ds.dir, join(dir, 'p.jsonl'), ['--max-retries', '2', '-c', '2']));

@@ -11,7 +11,7 @@ import { EndpointPool } from '../../../src/core/endpoints/index.js';
 import { runAwb } from '../../support/cli.js';
 import { makeDataset, readRowsOf, tempDirs, writePredictions } from '../../support/dataset.js';
 import { inferArgs, judgeArgs } from '../../support/harness.js';
-import { json, models, rawServer } from '../../support/raw-server.js';
+import { chatServer, json, rawServer } from '../../support/raw-server.js';
 
 const dirs = tempDirs('retry-count');
 after(() => dirs.cleanup());
@@ -89,9 +89,7 @@ describe('infer and judge send a malformed reply at most --max-retries + 1 times
     it(`${stream ? 'with' : 'without'} --stream: a web page for every answer is asked twice with --max-retries 1, not three times`, async () => {
       const dir = await dirs.make();
       const ds = await makeDataset(dir, 2, ['mcp']);
-      const { url, seen } = await rawServer((req, res) => {
-        req.resume();
-        if (req.url?.endsWith('/models')) return models(res);
+      const { url, seen } = await chatServer((req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>');
       });
       const posts = () => seen.filter((s) => s.startsWith('POST')).length;

@@ -7,7 +7,7 @@ import { runAwb } from '../../../support/cli.js';
 import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from '../../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../../support/harness.js';
 import { requestHash, type ChatRequest } from '../../../support/openai-server.js';
-import { models, rawServer } from '../../../support/raw-server.js';
+import { chatServer, rawServer } from '../../../support/raw-server.js';
 import { collectStream, EndpointPool, medianP90 } from '../../../../src/core/endpoints/index.js';
 
 /* --stream: the same rows as unstreamed, through a proxy that cuts connections silent for 1.5 s. */
@@ -143,9 +143,7 @@ test('a stream silent for --stream-idle is a failed attempt, retried, and nothin
 test('a stream that ends before its finish reason (no [DONE]) is a failed attempt, retried, and its part is never written', async () => {
   const dir = await dirs.make();
   const data = await makeDataset(dir, 2, ['mcp']);
-  const { url, seen } = await rawServer((req, res) => {
-    req.resume();
-    if (req.url?.endsWith('/models')) return models(res);
+  const { url, seen } = await chatServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const delta = { role: 'assistant', content: 'half an ans' };
     // A proxy that closes the stream cleanly in the middle of the generation.
@@ -198,9 +196,7 @@ for (const [field, delta, finish] of [
   test(`a streamed choice whose ${field} is not text is refused as such, as unstreamed, not as a stream without a choice`, async () => {
     const dir = await dirs.make();
     const data = await makeDataset(dir, 1, ['mcp']);
-    const { url } = await rawServer((req, res) => {
-      req.resume();
-      if (req.url?.endsWith('/models')) return models(res);
+    const { url } = await chatServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const choice = { index: 0, delta, finish_reason: finish };
       res.end(
@@ -227,9 +223,7 @@ test('a stream that stalls or breaks after its finish reason keeps its answer, w
   const dir = await dirs.make();
   const data = await makeDataset(dir, 3, ['mcp']);
   let posts = 0;
-  const { url } = await rawServer((req, res) => {
-    req.resume();
-    if (req.url?.endsWith('/models')) return models(res);
+  const { url } = await chatServer((req, res) => {
     const n = ++posts;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(delta({ role: 'assistant', content: 'the ' }) + delta({ content: 'answer' }) + delta({}, 'stop'));
@@ -260,9 +254,7 @@ test('a stream that stalls or breaks after its finish reason keeps its answer, w
 test('behind a proxy that buffers the events (the reply in one piece), no decode speed is recorded; the time to first token is', async () => {
   const dir = await dirs.make();
   const data = await makeDataset(dir, 2, ['mcp']);
-  const { url } = await rawServer((req, res) => {
-    req.resume();
-    if (req.url?.endsWith('/models')) return models(res);
+  const { url } = await chatServer((req, res) => {
     const events = ['one ', 'two ', 'three'].map((content) => delta({ content })).join('');
     setTimeout(() => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -348,9 +340,7 @@ for (const [what, sent] of [
 test('a stream whose first delta carries an empty reasoning_content and its thinking in `reasoning` keeps the thinking', async () => {
   const dir = await dirs.make();
   const data = await makeDataset(dir, 1, ['mcp']);
-  const { url } = await rawServer((req, res) => {
-    req.resume();
-    if (req.url?.endsWith('/models')) return models(res);
+  const { url } = await chatServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const thinking =
       delta({ role: 'assistant', content: '', reasoning_content: '' }) + delta({ reasoning: 'let me ' }) + delta({ reasoning: 'think' });
