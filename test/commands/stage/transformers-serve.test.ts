@@ -125,6 +125,16 @@ describe('infer and judge against transformers serve', () => {
     assert.equal((await readRowsOf(fixed)).filter((row) => row.gen).length, ds.rows.length);
   });
 
+  it('--stream with --extra-body {"stream_options": null} sends no stream_options to a version that refuses it, and answers every row with the usage it sends anyway', async () => {
+    const s = await serve({ reply: worldReply, unusedFields: 'refuse' });
+    const out = join(root, 'no-stream-options', 'pred.jsonl');
+    const r = await infer(s.url, ds.dir, out, ['--stream', '--extra-body', '{"max_completion_tokens": null, "stream_options": null}']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(s.chats.length > 0 && s.chats.every((c) => c.stream && c.body && !Object.hasOwn(c.body, 'stream_options')));
+    const rows = await readRowsOf(out);
+    assert.equal(rows.filter((row) => row.gen && (row.usage as { completion_tokens?: number })?.completion_tokens).length, ds.rows.length);
+  });
+
   it('awb models lists the ids of its models list, one a line', async () => {
     const r = await runAwb(['models', '--base-url', world.url]);
     assert.equal(r.code, 0, r.stderr);
