@@ -43,7 +43,8 @@ const extraBody = {
   help: 'JSON object merged into each request body',
   parse: (v: string | undefined, n: string) => {
     const body = jsonObjectOption(n, v);
-    const own = Object.keys(body ?? {}).find((k) => Object.hasOwn(OWN_FIELDS, k));
+    // `stream_options: null` is no setting of its own: it leaves out the stream_options --stream sends (pool.ts).
+    const own = Object.keys(body ?? {}).find((k) => Object.hasOwn(OWN_FIELDS, k) && !(k === 'stream_options' && body![k] === null));
     if (own) throw new UserError(`--${n} sets "${own}", which awb sets from ${OWN_FIELDS[own]}; leave it out of --${n}`);
     return body;
   },

@@ -130,10 +130,16 @@ export class EndpointPool {
     this.answered = true;
   }
 
-  /** The request's body as sent to this pool's endpoints: JSON with the model and, with --stream, the stream fields. */
+  /**
+   * The request's body as sent to this pool's endpoints: JSON with the model and, with --stream, the stream fields.
+   * `stream_options: null` (from --extra-body) leaves stream_options out, for servers that refuse it: usage then
+   * comes only from a server that sends it unasked.
+   */
   encode(request: ChatRequest): ChatBody {
-    const stream = this.opts.stream ? { stream: true, stream_options: { include_usage: true } } : {};
-    return { json: jsonBytes({ ...request, model: this.opts.model, ...stream }) };
+    const { stream_options: options, ...fields } = request;
+    const usage = options === null ? {} : { stream_options: { include_usage: true } };
+    const stream = this.opts.stream ? { stream: true, ...usage } : {};
+    return { json: jsonBytes({ ...fields, model: this.opts.model, ...stream }) };
   }
 
   /**

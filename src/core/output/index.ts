@@ -8,7 +8,7 @@ export {
   settingsDifferences,
   writeManifest,
 } from './output-file.js';
-export { checkResumable, hostless } from './resume.js';
+export { checkResumable, hostless, refusesOtherSettings } from './resume.js';
 export type { Resumable } from './resume.js';
 export { lockOutput, lockPathFor, removeStaleTemps } from './lock.js';
 export type { OutputFault } from './faults.js';

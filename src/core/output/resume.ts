@@ -104,10 +104,20 @@ async function withHashesOf(before: Dataset, now: Dataset, stage: Manifest['stag
 }
 
 /**
+ * Whether a resume must refuse settings that differ from the output's: only when a row already there
+ * holds an answer made with them. Rows whose requests failed hold none and are sent again, so new
+ * settings mix nothing (a first run refused for a bad --extra-body field, rerun with it fixed).
+ */
+export function refusesOtherSettings(differences: readonly string[], answered: boolean): boolean {
+  return differences.length > 0 && answered;
+}
+
+/**
  * Refuses to mix results made with different settings or data into one file: a resume must use
  * the same model, sampling, protocol, judge, rubrics and data files (wherever the endpoints now
  * are: their hosts are not compared), unless the user says --force; then it says what --force
- * overrode. A data file whose hash changed is named on its own.
+ * overrode. A data file whose hash changed is named on its own. Other settings are taken, and
+ * recorded, when no row holds an answer yet (`answered`, asked only then).
  */
 export async function checkResumable(
   output: string,
@@ -115,6 +125,7 @@ export async function checkResumable(
   settings: ManifestSettings,
   dataset: Dataset,
   force: boolean,
+  answered: () => Promise<boolean>,
 ): Promise<Resumable> {
   const hasRows = await isNonEmptyFile(output);
   let unreadable = false;
@@ -144,7 +155,8 @@ export async function checkResumable(
   const files = changes.filter((c) => c.path);
   if (files.length) throw fail({ kind: 'resume-other-data', output, files: files.map(({ path, was, now }) => ({ path, was, now })) });
   const diffs = [...differences(previous, settings, hostless), ...changes.map(changeLine)];
-  if (diffs.length) throw fail({ kind: 'resume-other-settings', output, differences: diffs });
+  if (diffs.length && refusesOtherSettings(diffs, await answered()))
+    throw fail({ kind: 'resume-other-settings', output, differences: diffs });
   return { previous, overridden: [], dataset: recorded };
 }
 

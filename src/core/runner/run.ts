@@ -196,7 +196,10 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
     rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
   };
   // `dataset`: what this run records, never less than the earlier manifest knew of the data.
-  const { previous, overridden, dataset } = await checkResumable(opts.output, stage.name, opts.settings, read, opts.force);
+  // A row holds an answer once its request succeeded (an empty generation too): failed requests are sent again.
+  const answered = async () =>
+    (await scanOutput(opts.output, { schema: stage.schema, keep: (row) => stage.outcome(row) !== 'incomplete' })).doneKeys.size > 0;
+  const { previous, overridden, dataset } = await checkResumable(opts.output, stage.name, opts.settings, read, opts.force, answered);
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
   // Only a resume needs the keys of the rows planned: a new output holds no row to match.

@@ -180,6 +180,19 @@ describe('replies without an answer', () => {
     assert.doesNotMatch(r.stderr, /came back empty/);
   });
 
+  it('with --stream and --extra-body {"stream_options": null}, a server that then sends no usage leaves rows answered without token counts (exit 0)', async () => {
+    const s = await server({});
+    const out = join(root, 'no-usage', 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--domains', 'mcp', '--stream', '--extra-body', '{"stream_options": null}']));
+    assert.equal(r.code, 0, r.stderr);
+    const rows = await readRowsOf(out);
+    assert.ok(rows.length > 0);
+    for (const row of rows) {
+      assert.ok(row.gen, JSON.stringify(row));
+      assert.equal(row.usage, null, JSON.stringify(row));
+    }
+  });
+
   it('the summary names empty replies as such, not as an unknown error', async () => {
     const empty = await server({ reply: () => '' });
     const out = join(root, 'empty', 'pred.jsonl');

@@ -8,11 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { runAwb } from '../../support/cli.js';
 import { judgeReply, keyOf, makeDataset, readRowsOf, tempDirs, worldReply, type Dataset } from '../../support/dataset.js';
 import { inferArgs, judgeArgs } from '../../support/harness.js';
 import { refusalLine } from '../../support/refusal.js';
+import { manifestPathFor } from '../../../src/core/schemas/index.js';
 import { startTransformersServer, type TransformersOptions, type TransformersServer } from '../../support/transformers-server.js';
 
 const temps = tempDirs('transformers-serve');
@@ -112,17 +114,29 @@ describe('infer and judge against transformers serve', () => {
     assert.ok(s.chats.every((c) => c.status === 422));
   });
 
-  it('an earlier version that refuses the fields it does not use: the stop names the fix, and the fix answers every row', async () => {
+  it('an earlier version that refuses the fields it does not use: the stop names the fix, and the fix on the same -o answers every row', async () => {
     const s = await serve({ reply: worldReply, unusedFields: 'refuse' });
     const out = join(root, 'unused-fields', 'pred.jsonl');
     const line = refusalLine(await infer(s.url, ds.dir, out, ['-c', '2']), 3);
     assert.ok(line.includes("Unsupported fields in the request: {'max_completion_tokens'}"), line);
     const fix = /--extra-body '([^']+)'/.exec(line)?.[1];
     assert.ok(fix, line);
-    const fixed = join(root, 'unused-fields', 'fixed.jsonl');
-    const r = await infer(s.url, ds.dir, fixed, ['--extra-body', fix]);
+    // No row holds an answer, so the changed --extra-body mixes nothing: the run goes on and records it.
+    const r = await infer(s.url, ds.dir, out, ['--extra-body', fix]);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal((await readRowsOf(fixed)).filter((row) => row.gen).length, ds.rows.length);
+    assert.equal((await readRowsOf(out)).filter((row) => row.gen && row.error === undefined).length, ds.rows.length);
+    const manifest = JSON.parse(await readFile(manifestPathFor(out), 'utf8')) as { settings: { sampling: { extra_body?: unknown } } };
+    assert.deepEqual(manifest.settings.sampling.extra_body, JSON.parse(fix));
+  });
+
+  it('--stream with --extra-body {"stream_options": null} sends no stream_options to a version that refuses it, and answers every row with the usage it sends anyway', async () => {
+    const s = await serve({ reply: worldReply, unusedFields: 'refuse' });
+    const out = join(root, 'no-stream-options', 'pred.jsonl');
+    const r = await infer(s.url, ds.dir, out, ['--stream', '--extra-body', '{"max_completion_tokens": null, "stream_options": null}']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(s.chats.length > 0 && s.chats.every((c) => c.stream && c.body && !Object.hasOwn(c.body, 'stream_options')));
+    const rows = await readRowsOf(out);
+    assert.equal(rows.filter((row) => row.gen && (row.usage as { completion_tokens?: number })?.completion_tokens).length, ds.rows.length);
   });
 
   it('awb models lists the ids of its models list, one a line', async () => {

@@ -40,6 +40,13 @@ test('a request is encoded once as the JSON sent: the model after its fields, th
   assert.equal(Buffer.from(plain.json).toString('utf8'), JSON.stringify({ ...ask, model: 'm' }));
   const streamed = JSON.parse(Buffer.from(pool('http://127.0.0.1:9/v1', { stream: true }).encode(ask).json).toString('utf8'));
   assert.deepEqual(streamed, { ...ask, model: 'm', stream: true, stream_options: { include_usage: true } });
+  // `stream_options: null` (--extra-body) leaves the field out, streamed or not.
+  for (const stream of [true, false]) {
+    const bare = JSON.parse(
+      Buffer.from(pool('http://127.0.0.1:9/v1', { stream }).encode({ ...ask, stream_options: null }).json).toString('utf8'),
+    );
+    assert.deepEqual(bare, { ...ask, model: 'm', ...(stream && { stream: true }) });
+  }
 });
 
 test('the body the client builds arrives whole, with its length, on every attempt', async () => {
