@@ -265,3 +265,32 @@ test('a reply declared JSON that is not, or whose compressed body is damaged, is
     server.close();
   }
 });
+
+test(
+  'a request given up on closes its connection: a server still generating sees it go, by timeout or by a stop',
+  { timeout: 10_000 },
+  async () => {
+    const closed: Promise<void>[] = [];
+    const { url, server } = await serve((req) => {
+      req.resume();
+      // Never answers, as a server busy with one long generation.
+      closed.push(new Promise((r) => req.socket.once('close', () => r())));
+    });
+    try {
+      const timedOut = pool(url, { timeoutMs: 300 });
+      await assert.rejects(send(timedOut, { messages: [{ role: 'user', content: 'x' }] }));
+      const stopped = pool(url);
+      const stop = new AbortController();
+      const asked = stopped.chat(stopped.encode({ messages: [{ role: 'user', content: 'x' }] }), stop.signal);
+      while (closed.length < 2) await new Promise((r) => setTimeout(r, 10));
+      stop.abort();
+      await assert.rejects(asked);
+      // Each close arrives, or the test fails at its timeout: the connection was left open.
+      await Promise.all(closed);
+      assert.equal(closed.length, 2);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  },
+);
