@@ -46,11 +46,15 @@ export function afterSuccess(policy: HealthPolicy): Health {
 export interface Candidate {
   inFlight: number;
   health: Health;
+  /** Its rate limits, when paced: paused until this epoch ms by a 429's wait. */
+  limiter?: { readonly pausedUntil: number };
 }
 
 /**
  * The endpoint for the next attempt, not among `tried` unless every one has
- * been: the one in use with the fewest requests in flight; when all are set
+ * been: the one in use with the fewest requests in flight, among those whose
+ * rate limits are not paused when there are any (a request sent to a paused
+ * one would wait out its Retry-After while another is free); when all are set
  * aside, the one back soonest, as a probe (its result decides whether it
  * stays aside).
  */
@@ -58,7 +62,9 @@ export function pickEndpoint(all: readonly Candidate[], tried: ReadonlySet<numbe
   let pool = all.map((_, i) => i).filter((i) => !tried.has(i));
   if (!pool.length) pool = all.map((_, i) => i);
   const inUse = pool.filter((i) => all[i]!.health.setAsideUntil <= now);
-  if (inUse.length) return { index: inUse.reduce((a, b) => (all[b]!.inFlight < all[a]!.inFlight ? b : a)), probe: false };
+  const free = inUse.filter((i) => (all[i]!.limiter?.pausedUntil ?? 0) <= now);
+  const choice = free.length ? free : inUse;
+  if (choice.length) return { index: choice.reduce((a, b) => (all[b]!.inFlight < all[a]!.inFlight ? b : a)), probe: false };
   return { index: pool.reduce((a, b) => (all[b]!.health.setAsideUntil < all[a]!.health.setAsideUntil ? b : a)), probe: true };
 }
 

@@ -165,8 +165,11 @@ describe('awb infer over several endpoints', () => {
     const limited = await start({ faults: () => ({ kind: '429', retryAfter: 30 }) });
     const good = await start({ latencyMs: 5 });
     const output = join(work, 'rate-limited.jsonl');
+    const began = Date.now();
     const r = await runAwb(inferArgs([limited.url, good.url], output, '--concurrency', '2', '--domains', 'mcp'));
     assert.equal(r.code, 0, r.stderr);
+    // Nor does a first attempt queue behind the paused replica's limits while the other is free.
+    assert.ok(Date.now() - began < 30_000, 'a row waited out the 30 s the limited replica asked for');
     assert.ok(limited.stats.requests > 0, 'the limited replica was tried');
     for (const e of limited.log.filter((x) => x.outcome === '429')) {
       const retried = good.log.find((g) => g.hash === e.hash && g.receivedAt >= e.receivedAt);

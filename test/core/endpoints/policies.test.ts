@@ -59,6 +59,11 @@ describe('endpoint health', () => {
     assert.deepEqual(pickEndpoint([c(0, 50), c(0, 30)], new Set(), 10), { index: 1, probe: true });
     // Every one tried: all are candidates again.
     assert.deepEqual(pickEndpoint([c(2), c(1)], new Set([0, 1]), 0), { index: 1, probe: false });
+    // One paused by a 429's wait is passed over while another is free, however busy; when all are paused, the least busy.
+    const paused = (inFlight: number, pausedUntil: number): Candidate => ({ ...c(inFlight), limiter: { pausedUntil } });
+    assert.deepEqual(pickEndpoint([paused(0, 50), c(4)], new Set(), 10), { index: 1, probe: false });
+    assert.deepEqual(pickEndpoint([paused(0, 5), c(4)], new Set(), 10), { index: 0, probe: false });
+    assert.deepEqual(pickEndpoint([paused(3, 50), paused(1, 90)], new Set(), 10), { index: 1, probe: false });
   });
 });
 

@@ -69,6 +69,11 @@ export class Limiter {
    * Resolves once an attempt with a body of `bytes` may be sent; rejects with the signal's reason when it is aborted first,
    * and with a `request-over-token-limit` fault, at once or as soon as it is known, when the limit can never take it.
    */
+  /** Epoch ms until which a 429's wait holds every attempt back (0: none). */
+  get pausedUntil(): number {
+    return this.budget.limited ? this.budget.pausedUntil : 0;
+  }
+
   acquire(bytes: number, signal: AbortSignal): Promise<Ticket> {
     signal.throwIfAborted();
     const over = this.overLimit(bytes);
