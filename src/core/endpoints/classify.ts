@@ -2,6 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { brief } from '../shown.js';
 import type { EndpointFault, EndpointRole, KeySource } from './faults.js';
+import { isDeadConnectionCode } from './health.js';
 import { replyFault } from './http/http-fetch.js';
 import type { AttemptFailure } from './retry.js';
 
@@ -118,6 +119,18 @@ export function causeCode(err: APIConnectionError): string | undefined {
 }
 
 /** A reply that tells against the endpoint's health. */
+/** A connection cut under a request: not refused or unreachable, not timed out, not one of awb's own limits on a reply. */
+export function isCutUnder(err: unknown): boolean {
+  if (err instanceof StreamFailure) return !/\(--timeout\)$/.test(err.message);
+  return (
+    err instanceof APIConnectionError &&
+    !(err instanceof APIConnectionTimeoutError) &&
+    !isDeadConnectionCode(causeCode(err)) &&
+    replyFault(err) === undefined &&
+    replyFault(err.cause) === undefined
+  );
+}
+
 export function isFailureStatus(status: number): boolean {
   return status >= 500 || status === 429;
 }

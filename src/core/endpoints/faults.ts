@@ -75,6 +75,9 @@ export type EndpointFault =
   /** A downloaded results file without one readable line. `problem`: undefined when the line is no JSON object. */
   | { kind: 'batch-results-unreadable'; path: string; line: number; field?: string; problem?: string };
 
+/** A request no wait lets through an endpoint's tokens limit. */
+export type OverTokenLimit = Extract<EndpointFault, { kind: 'request-over-token-limit' }>;
+
 /** A preflight that set an endpoint aside rather than stopping the run: why, and how many endpoints are left. */
 export interface SetAside {
   fault: Extract<EndpointFault, { kind: 'endpoint-unreachable' | 'endpoint-silent' }>;

@@ -21,23 +21,24 @@ import { Client } from './http/client.js';
 import { attempt, DEFAULT_IDLE_MS, type AttemptSettings } from './attempt.js';
 import {
   StoppedError,
-  StreamFailure,
   attemptFailure,
   causeCode,
   describeError,
+  isCutUnder,
   isFailureStatus,
   isMalformedReply,
   modelFault,
   refusalFault,
 } from './classify.js';
-import type { EndpointFault, SetAside } from './faults.js';
-import { nodeFetch, replyFault } from './http/http-fetch.js';
+import type { EndpointFault, OverTokenLimit, SetAside } from './faults.js';
+import { nodeFetch } from './http/http-fetch.js';
 import { checkModels, servedModels, type Listing } from './preflight.js';
 import {
   MAX_SERVER_WAIT_MS,
   afterRefusal,
   failuresRepeated,
   isRetryable,
+  overLimitStops,
   retryDelay,
   settingsRefused,
   unheededWaitS,
@@ -83,6 +84,8 @@ export class EndpointPool {
   private refusals?: RefusalStreak;
   /** The failed attempts (500s, cut connections) since the last answer, when they were the same. */
   private failures?: RefusalStreak;
+  /** The requests over every endpoint's whole tokens limit since the last answer. */
+  private overLimits?: RefusalStreak;
 
   constructor(private readonly opts: PoolOptions) {
     this.policy = opts.health ?? DEFAULT_HEALTH;
@@ -176,10 +179,10 @@ export class EndpointPool {
         ticket = undefined;
         if (err instanceof APIUserAbortError || signal?.aborted) throw err;
         // A request this endpoint's tokens limit never takes goes to one not yet tried, at once, or fails.
-        const over = failed || (faultOf(err, 'request-over-token-limit') && err);
+        const over = failed?.fault ?? faultOf(err, 'request-over-token-limit');
         if (over) {
           failedOn.add(index);
-          if (failedOn.has(pickEndpoint(this.endpoints, failedOn, Date.now()).index)) throw over;
+          if (failedOn.has(pickEndpoint(this.endpoints, failedOn, Date.now()).index)) throw this.noteOverLimit(over);
           continue;
         }
         const fatal = await this.fatalFor(err, ep);
@@ -301,13 +304,7 @@ export class EndpointPool {
 
   /** The endpoints as recorded in manifests: host and port only. */
   hosts(): string[] {
-    return this.endpoints.map((ep) => {
-      try {
-        return new URL(ep.shown).host;
-      } catch {
-        return '<invalid URL>';
-      }
-    });
+    return this.endpoints.map((ep) => (URL.canParse(ep.shown) ? new URL(ep.shown).host : '<invalid URL>'));
   }
 
   private at(ep: Endpoint) {
@@ -337,6 +334,7 @@ export class EndpointPool {
     this.answered = true;
     this.refusals = undefined;
     this.failures = undefined;
+    this.overLimits = undefined;
   }
 
   /**
@@ -350,20 +348,21 @@ export class EndpointPool {
     return { kind: 'settings-refused', ...this.at(ep), count: this.refusals.count, reason, sent: this.opts.sent ?? {} };
   }
 
+  /** What a request no endpoint's tokens limit takes ends with: the fault that stops the run, or the row's failure (retry.ts). */
+  private noteOverLimit(f: OverTokenLimit): Error {
+    this.overLimits = afterRefusal(this.overLimits, 'over the tokens limit');
+    if (overLimitStops(f.promptFits, this.overLimits, this.answered)) return fail(f);
+    return new Error(
+      `request of about ${f.tokens} tokens is over the whole limit of ${f.limit} tokens per minute of ${f.endpoint} (x-ratelimit-limit-tokens): no wait makes room for it, a key with a higher limit does`,
+    );
+  }
+
   /**
    * Counts an attempt that failed in a way its retries may only repeat: a 500, or a connection cut
    * under a request (not refused, not timed out); the fault once the same one has come too often (retry.ts).
    */
   private noteRepeated(err: unknown, ep: Endpoint, failure: AttemptFailure): EndpointFault | undefined {
-    const cut =
-      (err instanceof APIConnectionError &&
-        !(err instanceof APIConnectionTimeoutError) &&
-        !isDeadConnectionCode(causeCode(err)) &&
-        // awb's own limits (a reply too large or silent) are not the connection's doing.
-        replyFault(err) === undefined &&
-        replyFault(err.cause) === undefined) ||
-      (err instanceof StreamFailure && !/\(--timeout\)$/.test(err.message));
-    const kind = failure.kind === 'status' && failure.status === 500 ? 'status' : cut ? 'connection' : undefined;
+    const kind = failure.kind === 'status' && failure.status === 500 ? 'status' : isCutUnder(err) ? 'connection' : undefined;
     if (!kind) return undefined;
     const reason = this.describe(err);
     this.failures = afterRefusal(this.failures, reason);

@@ -113,6 +113,16 @@ export function settingsRefused(streak: RefusalStreak | undefined, answered: boo
 }
 
 /**
+ * Whether a request over every endpoint's whole tokens limit stops the run. When the completion budget
+ * pushes it over (`promptFits`), or SAME_REFUSALS come in a row before anything was answered (a key whose
+ * limit is below the rows' size), every row would be over: the settings'. Otherwise it is the row's own
+ * size, as a prompt over the model's context is: that row fails and the run goes on.
+ */
+export function overLimitStops(promptFits: boolean, streak: RefusalStreak | undefined, answered: boolean): boolean {
+  return promptFits || settingsRefused(streak, answered);
+}
+
+/**
  * Whether a run should stop on failures its retries would only repeat: SAME_REFUSALS attempts in a
  * row that failed the same way (`streak`, since the last answer). A 500, the same each time before
  * anything was answered, is a parameter or a model name the server chokes on (a gateway's 502–504 or

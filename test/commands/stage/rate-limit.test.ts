@@ -86,6 +86,31 @@ describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () 
     assert.equal(limited.stats.requests, 1, 'only the request that showed the limit was sent');
   });
 
+  it('a row whose own prompt is over the whole limit fails alone, sent at most once; the others are judged as without the limit', async () => {
+    const limited = await server({ tpm, windowMs: 1000, latencyMs: 20 });
+    const huge = join(dir, 'huge-pred.jsonl');
+    // Six characters per token of the limit: as the server counts (4 a token), one and a half times the whole limit.
+    await writePredictions(ds, huge, (r, i) =>
+      i === 3 ? 'x'.repeat(6 * tpm) : `<predicted_observation>${r.response[r.turn_idx - 1]}</predicted_observation>`,
+    );
+    const out = join(dir, 'huge.jsonl');
+    const r = await runAwb(judgeArgs(limited.url, huge, out, ['-c', '8']));
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /judge: 1 row failed/);
+    const rows = await readRowsOf(out);
+    const hugeKey = keyOf(ds.rows[3]!);
+    const failed = rows.filter((row) => row.failed === 1);
+    assert.deepEqual(failed.map(keyOf), [hugeKey]);
+    assert.match(String(failed[0]!.error_message), new RegExp(`over the whole limit of ${tpm} tokens per minute`));
+    const got = await judgements(out);
+    got.delete(hugeKey);
+    const others = new Map(expected);
+    others.delete(hugeKey);
+    assert.deepEqual(got, others);
+    assert.equal(limited.stats.answered, ROWS - 1);
+    assert.ok(limited.stats.requests - limited.stats.answered <= 2, `${limited.stats.requests - limited.stats.answered} requests refused`);
+  });
+
   it("a request over one endpoint's whole limit goes to another endpoint that can take it", async () => {
     const tiny = await server({ tpm: 50, windowMs: 1000, latencyMs: 20 });
     const roomy = await server({ latencyMs: 20 });

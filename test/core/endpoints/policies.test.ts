@@ -14,6 +14,7 @@ import {
   afterRefusal,
   backoffMs,
   isRetryable,
+  overLimitStops,
   retryAfterMs,
   retryDelay,
   settingsRefused,
@@ -155,6 +156,15 @@ describe('refusals and waits not taken', () => {
     // Another message (a context too long names the row's tokens) starts over.
     assert.deepEqual(afterRefusal(streak, '400 too long: 40001 tokens'), { reason: '400 too long: 40001 tokens', count: 1 });
     assert.equal(settingsRefused(undefined, false), false);
+  });
+
+  it("a request over the whole tokens limit stops the run when the completion budget is the cause or rows keep coming over before any answer; else it is the row's", () => {
+    assert.equal(overLimitStops(true, afterRefusal(undefined, 'over'), true), true);
+    assert.equal(overLimitStops(false, afterRefusal(undefined, 'over'), false), false);
+    let streak: RefusalStreak | undefined;
+    for (let i = 0; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, 'over');
+    assert.equal(overLimitStops(false, streak, false), true);
+    assert.equal(overLimitStops(false, streak, true), false);
   });
 });
 

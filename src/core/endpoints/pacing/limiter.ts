@@ -1,5 +1,5 @@
 import { fail, type FaultError } from '../../errors.js';
-import type { EndpointFault } from '../faults.js';
+import type { OverTokenLimit } from '../faults.js';
 import {
   decide,
   ended,
@@ -101,7 +101,7 @@ export class Limiter {
    * The attempt failed: a 429 pauses the endpoint and halves its slots; any status's headers teach the budget.
    * Returns the fault to end the request with when what was learnt says the limit can never take it (no retry can help).
    */
-  failed(t: Ticket, status?: number, headers?: Headers, body?: unknown): FaultError<EndpointFault> | undefined {
+  failed(t: Ticket, status?: number, headers?: Headers, body?: unknown): FaultError<OverTokenLimit> | undefined {
     const now = Date.now();
     this.inFlight.delete(t);
     let b = headers ? learn(this.budget, t, readLimitHeaders(headers), now, maybeUncounted(t, this.inFlight)) : this.budget;
@@ -134,7 +134,7 @@ export class Limiter {
     return ticket;
   }
 
-  private overLimit(bytes: number): FaultError<EndpointFault> | undefined {
+  private overLimit(bytes: number): FaultError<OverTokenLimit> | undefined {
     const over = neverFits(this.budget, bytes);
     return over && fail({ kind: 'request-over-token-limit', endpoint: this.endpoint, ...over });
   }
