@@ -77,7 +77,7 @@ function changeLine(c: DataChange): string {
  * The provenance a resume records: never less than the earlier manifest's. A resume from a folder
  * that lacks the origin record (a copy, the record removed) keeps the commit and hashes the rows
  * were made from; hashes of domains this run did not read stay too. Where the data itself changed
- * (forced), this run's record wins, and the manifest's `mixed` says what changed.
+ * (forced, or no row holds an answer yet), this run's record wins; forced, the manifest's `mixed` says what changed.
  */
 function keptProvenance(before: Dataset, now: Dataset, changed: boolean): Dataset {
   const origin = (d: Dataset) => ({
@@ -116,8 +116,8 @@ export function refusesOtherSettings(differences: readonly string[], answered: b
  * Refuses to mix results made with different settings or data into one file: a resume must use
  * the same model, sampling, protocol, judge, rubrics and data files (wherever the endpoints now
  * are: their hosts are not compared), unless the user says --force; then it says what --force
- * overrode. A data file whose hash changed is named on its own. Other settings are taken, and
- * recorded, when no row holds an answer yet (`answered`, asked only then).
+ * overrode. A data file whose hash changed is named on its own. Other settings and data are taken,
+ * and recorded, when no row holds an answer yet (`answered`, asked only then).
  */
 export async function checkResumable(
   output: string,
@@ -153,11 +153,10 @@ export async function checkResumable(
     return { previous, overridden, dataset: recorded };
   }
   const files = changes.filter((c) => c.path);
-  if (files.length) throw fail({ kind: 'resume-other-data', output, files: files.map(({ path, was, now }) => ({ path, was, now })) });
   const diffs = [...differences(previous, settings, hostless), ...changes.map(changeLine)];
-  if (diffs.length && refusesOtherSettings(diffs, await answered()))
-    throw fail({ kind: 'resume-other-settings', output, differences: diffs });
-  return { previous, overridden: [], dataset: recorded };
+  if (!refusesOtherSettings(diffs, diffs.length > 0 && (await answered()))) return { previous, overridden: [], dataset: recorded };
+  if (files.length) throw fail({ kind: 'resume-other-data', output, files: files.map(({ path, was, now }) => ({ path, was, now })) });
+  throw fail({ kind: 'resume-other-settings', output, differences: diffs });
 }
 
 /**

@@ -1,7 +1,8 @@
 /*
  * A resume compares what changes results, never where the endpoints are: a
  * world model or judge on a new port resumes without --force. Data files
- * whose hash changed are refused, naming the file; the manifest's record of
+ * whose hash changed are refused, naming the file, once a row holds an
+ * answer made from the old ones; the manifest's record of
  * the data (commit, hashes) is never dropped by a resume.
  */
 import assert from 'node:assert/strict';
@@ -93,6 +94,25 @@ describe('a resume from other data', () => {
     assert.equal(forced.code, 0, forced.stderr);
     const mixed = (await manifestOf(out)).mixed ?? [];
     assert.ok(JSON.stringify(mixed).includes('dataset mcp: sha256 was'), JSON.stringify(mixed));
+  });
+
+  it('is taken when no row holds an answer yet (every request failed), and the new data is recorded', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 6, ['mcp', 'search']);
+    await recordOrigin(ds);
+    const down = await server({ reply: worldReply, faults: () => '500' });
+    const out = join(dir, 'pred.jsonl');
+    assert.equal((await runAwb(inferArgs(down.url, ds.dir, out, ['--max-retries', '0']))).code, 1);
+    await appendFile(ds.files.get('mcp')!, '\n');
+    const hashes = await recordOrigin(ds);
+    const s = await server({ reply: worldReply });
+    const r = await runAwb(inferArgs(s.url, ds.dir, out));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(s.stats.requests, 6);
+    const manifest = await manifestOf(out);
+    assert.deepEqual(manifest.dataset.sha256, hashes);
+    assert.equal(manifest.dataset.commit, COMMIT);
+    assert.equal(manifest.mixed, undefined);
   });
 
   it('keeps the commit and hashes when the folder resumed from has lost its origin record, and checks the files against them', async () => {
