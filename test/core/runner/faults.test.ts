@@ -86,7 +86,7 @@ function assertCoversOnce(rows: Record<string, unknown>[], ds: Dataset): void {
   assert.deepEqual(new Set(keys), new Set(ds.rows.map((r) => keyOf(r))));
 }
 
-describe('transient faults', () => {
+describe('transient faults', { concurrency: true }, () => {
   it('infer completes every row through 429s, 5xx, resets and hangs, and never resends a success', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 60);

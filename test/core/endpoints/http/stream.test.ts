@@ -4,7 +4,7 @@ import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { runAwb } from '../../../support/cli.js';
-import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply } from '../../../support/dataset.js';
+import { judgeReply, makeDataset, readRowsOf, synthRows, tempDirs, worldReply, writeDataset } from '../../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../../support/harness.js';
 import { requestHash, type ChatRequest } from '../../../support/openai-server.js';
 import { chatServer, rawServer } from '../../../support/raw-server.js';
@@ -77,7 +77,11 @@ const GENERATION_MS = 3000;
 
 test('infer and judge --stream complete through an idle-cutting proxy with the rows of unstreamed runs; unstreamed fails there', async () => {
   const dir = await dirs.make();
-  const data = await makeDataset(dir, 6, ['mcp', 'terminal']);
+  // First turns only: the rows of one trajectory go one after another, each wave a whole generation long.
+  const data = await writeDataset(
+    join(dir, 'data'),
+    synthRows(10, ['mcp', 'terminal']).filter((r) => r.turn_idx === 1),
+  );
   const world = await serve({
     latencyMs: GENERATION_MS,
     reply: (req: ChatRequest, ctx) => ({ content: worldReply(req, ctx) as string, reasoning_content: `thinking ${requestHash(req)}` }),
@@ -221,7 +225,11 @@ const usageEvent = event([], { usage: { prompt_tokens: 5, completion_tokens: 3, 
 
 test('a stream that stalls or breaks after its finish reason keeps its answer, without usage, sent once, and the run says so', async () => {
   const dir = await dirs.make();
-  const data = await makeDataset(dir, 3, ['mcp']);
+  // Three first turns, sent at once: the two streams owing their usage wait out their grace together.
+  const data = await writeDataset(
+    join(dir, 'data'),
+    synthRows(6, ['mcp']).filter((r) => r.turn_idx === 1),
+  );
   let posts = 0;
   const { url } = await chatServer((req, res) => {
     const n = ++posts;
@@ -233,7 +241,7 @@ test('a stream that stalls or breaks after its finish reason keeps its answer, w
   });
   const out = join(dir, 'tail.jsonl');
   // An idle limit above the grace: the answer is kept once the grace is over, not when the stream is given up on.
-  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream', '--stream-idle', '8', '--max-retries', '0', '-c', '1']));
+  const r = await runAwb(inferArgs(url, data.dir, out, ['--stream', '--stream-idle', '8', '--max-retries', '0', '-c', '3']));
   assert.equal(r.code, 0, r.stderr);
   assert.equal(posts, 3, 'no answer was asked for again');
   const rows = await readRowsOf(out);
