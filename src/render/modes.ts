@@ -8,7 +8,12 @@ import { csvText } from './written.js';
 export interface ModeReport {
   path: string;
   score: ModeScore;
+  /** score --by-judge: the panel member these figures are of (from the file's rows' `panel`). */
+  judge?: string;
 }
+
+/** The file, and the member when the figures are one member's. */
+const named = (r: ModeReport) => (r.judge === undefined ? r.path : `${r.path} (judge ${r.judge})`);
 
 /** The judge modes' figures as named in tables and charts. */
 export const FIGURES: Record<ModeFigure, string> = {
@@ -36,13 +41,14 @@ function cell(f: Figure | undefined): Cell {
 
 /** One grid per file: a row per domain and Overall, a column per figure (value and 95% interval). */
 export function modesView(reports: readonly ModeReport[]): View {
-  const grids: Grid[] = reports.map(({ path, score }) => {
+  const grids: Grid[] = reports.map((report) => {
+    const { score } = report;
     const names = figureNames(score);
     const line = (label: string, counted: number, rows: number, figures: Partial<Record<ModeFigure, Figure>>) => ({
       cells: [{ text: label }, { text: `${counted}/${rows}` }, ...names.map((n) => cell(figures[n]))],
     });
     return {
-      title: `${path} (${score.mode})`,
+      title: `${named(report)} (${score.mode})`,
       columns: [left('Domain'), right('Rows counted'), ...names.map((n) => right(FIGURES[n]))],
       rows: [
         ...score.domains.map((d) => line(domainLabel(d.domain), d.counted, d.rows, d.figures)),
@@ -69,11 +75,12 @@ function figureJson(f: Figure | undefined) {
 
 /** What `--format json` carries under `modes`: keys named after the figures (fooling_rate, win_rate, …). */
 export function modesJson(reports: readonly ModeReport[]) {
-  return reports.map(({ path, score }) => {
+  return reports.map(({ path, score, judge }) => {
     const names = figureNames(score);
     const figures = (fs: Partial<Record<ModeFigure, Figure>>) => Object.fromEntries(names.map((n) => [n, figureJson(fs[n])]));
     return {
       file: visible(path),
+      ...(judge === undefined ? {} : { judge: visible(judge) }),
       mode: score.mode,
       rows: score.rows,
       counted: score.counted,
@@ -83,15 +90,19 @@ export function modesJson(reports: readonly ModeReport[]) {
   });
 }
 
-/** One line per file, domain and figure. */
+/** One line per file, domain and figure; with panel members' figures (--by-judge), a last column names the member. */
 export function modesCsv(reports: readonly ModeReport[]): string {
-  const rows: Array<Array<string | number | null>> = [['file', 'mode', 'domain', 'figure', 'value', 'ci_low', 'ci_high', 'rows']];
-  for (const { path, score } of reports) {
+  const byJudge = reports.some((r) => r.judge !== undefined);
+  const rows: Array<Array<string | number | null>> = [
+    ['file', 'mode', 'domain', 'figure', 'value', 'ci_low', 'ci_high', 'rows', ...(byJudge ? ['judge'] : [])],
+  ];
+  for (const { path, score, judge } of reports) {
     const at = [...score.domains.map((d) => [d.domain, d.figures] as const), [OVERALL, score.overall] as const];
     for (const [domain, figures] of at)
       for (const n of figureNames(score)) {
         const f = figures[n];
-        rows.push([path, score.mode, domain, n, number(f), f?.interval?.lo ?? null, f?.interval?.hi ?? null, f?.rows ?? 0]);
+        const member = byJudge ? [judge ?? null] : [];
+        rows.push([path, score.mode, domain, n, number(f), f?.interval?.lo ?? null, f?.interval?.hi ?? null, f?.rows ?? 0, ...member]);
       }
   }
   return csvText(rows);

@@ -304,3 +304,15 @@ export const answering =
     status: 200,
     body: completion(line.body as ChatRequest, reply(line.body as ChatRequest, { requestNo: 0 }) as string),
   });
+
+/** The models of a server's batch files, one entry per file, with its lines. */
+export const batchFiles = (s: BatchServer) =>
+  [...s.files.values()]
+    .filter((f) => f.purpose === 'batch')
+    .map((f) => {
+      const lines = f.content
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as BatchLine);
+      return { models: [...new Set(lines.map((l) => l.body.model))], lines: lines.length };
+    });

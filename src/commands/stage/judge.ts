@@ -6,19 +6,25 @@ import { errColor } from '../../render/color.js';
 import { urlSecrets, visible } from '../../core/shown.js';
 import {
   ReferenceFile,
+  choicePanelStage,
   earlierPanels,
   judgeStage,
   notPredictions,
+  pairwiseMode,
   pairwiseStage,
   panelStage,
+  turingMode,
   turingStage,
+  type ChoiceMode,
+  type PanelStage,
 } from '../../core/judge/index.js';
+import type { RowChat } from '../../core/runner/index.js';
 import { loadModePrompt, loadRubrics, rubricsSetting } from '../../core/rubrics/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { planLines } from '../../core/rows/index.js';
 import { readManifest } from '../../core/output/index.js';
 import { refuseOverInputs } from '../../core/files.js';
-import { manifestPathFor } from '../../core/schemas/index.js';
+import { choicePanelEntrySchema, manifestPathFor, panelEntrySchema } from '../../core/schemas/index.js';
 import type { Parsed } from '../shared/option-table.js';
 import {
   allDone,
@@ -147,32 +153,42 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       const settings = { rubrics: rubricsSetting(rubrics), ...(repeat === undefined ? {} : { repeat }) };
       if (members) {
         // Read before the run drops the rows it redoes: their members' final judgements are kept (resume per member).
-        const earlier = await earlierPanels(output, opts.retryFailed);
-        const batches = new PanelBatches(members);
+        const earlier = await earlierPanels(output, opts.retryFailed, panelEntrySchema);
         const judging = { rubrics, sampling, parseAttempts, routing, repeat };
-        const stage = panelStage(
-          members,
-          judging,
-          opts.panel ?? 'mean',
-          (key) => earlier.get(key),
-          (n, key) => batches.chat(n, key),
-        );
-        return { stage, settings, batches: (common: BatchCommon, progress: BatchProgress) => batches.open(stage, common, progress) };
+        return panelled((chatOf) => panelStage(members, judging, opts.panel ?? 'mean', (key) => earlier.get(key), chatOf), settings);
       }
       return { stage: judgeStage(single!, rubrics, sampling, parseAttempts, repeat, routing), settings };
     }
     const prompt = await loadModePrompt(opts.rubrics, mode);
     const modeSettings = { mode, mode_prompt: { source: prompt.source, sha256: prompt.sha256 } };
     const choosing = { pool: single!, prompt, sampling, parseAttempts, routing };
-    if (mode === 'turing') return { stage: turingStage(choosing), settings: modeSettings };
+    if (mode === 'turing') {
+      return members ? await choicePanel(turingMode(choosing), modeSettings) : { stage: turingStage(choosing), settings: modeSettings };
+    }
     reference = await ReferenceFile.open(opts.reference!, plan.selectedDomains);
     const sides = await reference.unpaired(predictions, plan.selectedDomains);
     reportUnpaired(sides.candidateOnly, `in ${predictions} but not in the reference: written as "No reference row", not sent`);
     reportUnpaired(sides.referenceOnly, `in the reference ${opts.reference} only: left out`);
-    return {
-      stage: pairwiseStage(choosing, reference),
-      settings: { ...modeSettings, reference: { source: resolve(opts.reference!), sha256: reference.sha256 } },
-    };
+    const settings = { ...modeSettings, reference: { source: resolve(opts.reference!), sha256: reference.sha256 } };
+    return members
+      ? await choicePanel(pairwiseMode(choosing, reference), settings)
+      : { stage: pairwiseStage(choosing, reference), settings };
+  }
+
+  /** A panel's stage, its members asking through their own batches first with --batch. */
+  function panelled<S>(make: (chatOf: (n: number, key: string) => RowChat) => PanelStage, settings: S) {
+    const batches = new PanelBatches(members!);
+    const stage = make((n, key) => batches.chat(n, key));
+    return { stage, settings, batches: (common: BatchCommon, progress: BatchProgress) => batches.open(stage, common, progress) };
+  }
+
+  /** A choice mode judged by the panel: each member in both orders, resumed per member as the rubric panel is. */
+  async function choicePanel<S>(choice: ChoiceMode, settings: S) {
+    const earlier = await earlierPanels(output, opts.retryFailed, choicePanelEntrySchema);
+    return panelled(
+      (chatOf) => choicePanelStage(choice, members!, parseAttempts, opts.panel ?? 'mean', (key) => earlier.get(key), chatOf),
+      settings,
+    );
   }
 }
 

@@ -263,7 +263,7 @@ export const JUDGE_OPTIONS = {
   },
   panel: {
     flags: '--panel <rule>',
-    help: "a panel: how the members' grades of a dimension combine, mean or median (default: mean)",
+    help: "a panel: how the members' grades of a dimension (or, in a choice mode, their rates of a row) combine, mean or median (default: mean)",
     parse: (v: string | undefined, n: string) => (v === undefined ? undefined : choiceOption(n, v, ['mean', 'median'] as const)),
   },
   rubrics: {

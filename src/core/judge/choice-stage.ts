@@ -10,7 +10,9 @@ import {
   judgedOutcome,
   predictionRowSchema,
   predictionText,
+  type PairwiseResult,
   type PredictionRow,
+  type TuringResult,
   type Usage,
 } from '../schemas/index.js';
 import { askUntilParsed } from './ask.js';
@@ -22,10 +24,14 @@ import { cleanObservation, extractPrediction } from '../rubrics/index.js';
 import type { ModePrompt } from '../rubrics/index.js';
 import type { ReferenceFile } from './reference.js';
 
-/** As the rubric judge: rows without a prediction because their inference failed, in `empty`; the judge's usage of both orders. */
+/**
+ * As the rubric judge: rows without a prediction because their inference failed, in `empty`; the judge's usage
+ * of both orders (a panel's row: its members' sum, `judge_usage`).
+ */
 function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
   if (Number(row.failed) !== 0 && row.error_message === NO_REFERENCE) t.unpaired++;
+  if (row.panel !== undefined) return addUsage(t, row.judge_usage as Usage | undefined);
   const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
   for (const o of result?.orders ?? []) addUsage(t, o.judge_usage);
 }
@@ -41,7 +47,7 @@ function parseChoice(raw: string) {
 }
 
 /** An order that was never asked. */
-function notAsked(error: string): OrderOutcome {
+export function notAsked(error: string): OrderOutcome {
   return { choice: null, attempts: 0, error };
 }
 
@@ -56,7 +62,7 @@ function bothOrders(
   ];
 }
 
-function encodeBoth(chat: RowChat, [first, second]: [ChatRequest, ChatRequest]): [ChatBody, ChatBody] {
+export function encodeBoth(chat: RowChat, [first, second]: readonly [ChatRequest, ChatRequest]): [ChatBody, ChatBody] {
   return [chat.encode(first), chat.encode(second)];
 }
 
@@ -65,7 +71,7 @@ function encodeBoth(chat: RowChat, [first, second]: [ChatRequest, ChatRequest]):
  * of --concurrency). An order without a choice after --parse-attempts keeps
  * its last reply and why.
  */
-async function askBoth(
+export async function askBoth(
   pool: Pick<EndpointPool, 'describe'>,
   parseAttempts: number,
   bodies: readonly [ChatBody, ChatBody],
@@ -95,14 +101,14 @@ async function askBoth(
  * (judgedOutcome): an order whose request failed makes the row incomplete
  * (asked again, both orders), otherwise an unparsed order makes it final.
  */
-function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; error_message?: string } {
+export function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; error_message?: string } {
   const errors = orders.flatMap((o) => (o.choice === null && o.error ? [o.error] : []));
   if (!errors.length) return { failed: 0 };
   return { failed: 1, error_message: errors.find((e) => !e.startsWith(UNPARSED)) ?? errors[0]! };
 }
 
-/** What both choice modes' stages share: they read predictions and write judged rows, tallied by choice. */
-const CHOICE_STAGE = {
+/** What both choice modes' stages share, one judge or a panel: they read predictions and write judged rows, tallied by choice. */
+export const CHOICE_STAGE = {
   name: 'judge',
   schema: predictionRowSchema,
   outputFields: judgeOutputFields,
@@ -111,122 +117,138 @@ const CHOICE_STAGE = {
   tally: tallyChoice,
 } as const;
 
-/** How both choice modes ask their judge. */
-export interface ChoiceJudging {
-  /** Words failed requests; the requests go through the job's chat. */
-  pool: Pick<EndpointPool, 'describe'>;
+/** What a row of a choice mode asks, built by the same code for the job, a dry run and a batch. */
+export interface ChoiceAsk {
+  /** The prediction shown, as extracted (`extracted_output`). */
+  extracted: string;
+  /** Where the subject (the real observation, the candidate) was in each order. */
+  at: readonly [Side, Side];
+  bodies: readonly [ChatRequest, ChatRequest];
+  /** Pairwise: the reference prediction shown. */
+  reference?: string;
+}
+
+/** One choice mode: what it asks of a row and the object it writes, whoever judges (one judge, a panel's member). */
+export interface ChoiceMode {
+  field: 'turing' | 'pairwise';
+  /** Why a row is written without asking, from its own fields (settled before the row is queued); undefined: it is asked. */
+  unasked(row: PredictionRow, key: string): string | undefined;
+  /** What the row asks, or why it is written without asking after all (a reference without a generation). */
+  ask(row: PredictionRow, key: string): Promise<ChoiceAsk | string>;
+  /** The mode's object of a row from both orders' outcomes; `reference`: the reference prediction to keep in it. */
+  result(key: string, at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], reference?: string): TuringResult | PairwiseResult;
+}
+
+/** How a choice mode asks its judge (a panel's members: the same, each through its own pool). */
+export interface ChoiceAsking {
   prompt: ModePrompt;
   sampling: Sampling;
-  parseAttempts: number;
   routing?: Routing;
 }
 
 /**
- * `awb judge --mode turing`: the judge sees the history, the action, the
- * real observation and the cleaned prediction, in both orders, and names the
- * real one.
+ * `--mode turing`: the judge sees the history, the action, the real observation and the cleaned
+ * prediction, in both orders, and names the real one.
  */
-export function turingStage(judging: ChoiceJudging): Stage<typeof predictionRowSchema> {
-  const { pool, prompt, sampling, parseAttempts, routing = {} } = judging;
-  const streak = new ParseStreak();
-  const result = (at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], extracted?: string) => ({
-    turing: turingResult([turingOrderResult(at[0], outcomes[0]), turingOrderResult(at[1], outcomes[1])]),
-    ...rowStatus(outcomes),
-    ...(extracted === undefined ? {} : { extracted_output: extracted }),
-  });
-  /** What the judge is asked about a row: undefined for a row without a generation. */
-  const asking = (row: PredictionRow) => {
-    if (!row.gen) return undefined;
-    const extracted = extractPrediction(row.gen);
-    const orders = turingOrders(cleanObservation(groundTruth(row)), cleanObservation(extracted));
-    const turns = history(row);
-    const action = currentAction(row);
-    return {
-      extracted,
-      orders,
-      bodies: bothOrders(requestParams(sampling, routing, row), (i) => turingMessages(prompt.text, turns, action, orders[i])),
-    };
-  };
+export function turingMode({ prompt, sampling, routing = {} }: ChoiceAsking): ChoiceMode {
   return {
-    ...CHOICE_STAGE,
-    requests: async (row) => asking(row)?.bodies ?? [],
-    job: (row, _key, chat) => {
-      const ask = asking(row);
-      if (!ask) {
-        const none = notAsked(NO_GENERATION);
-        return async () => ({ ...result(['A', 'B'], [none, none]), error_message: NO_GENERATION });
-      }
-      const { extracted, orders } = ask;
-      const bodies = encodeBoth(chat, ask.bodies);
-      return async (signal) => {
-        const outcomes = await askBoth(pool, parseAttempts, bodies, chat, signal, streak);
-        return outcomes && result([orders[0].real_at, orders[1].real_at], outcomes, extracted);
+    field: 'turing',
+    unasked: (row) => (row.gen ? undefined : NO_GENERATION),
+    ask: async (row) => {
+      if (!row.gen) return NO_GENERATION;
+      const extracted = extractPrediction(row.gen);
+      const orders = turingOrders(cleanObservation(groundTruth(row)), cleanObservation(extracted));
+      const turns = history(row);
+      const action = currentAction(row);
+      return {
+        extracted,
+        at: [orders[0].real_at, orders[1].real_at],
+        bodies: bothOrders(requestParams(sampling, routing, row), (i) => turingMessages(prompt.text, turns, action, orders[i])),
       };
     },
+    result: (_key, at, outcomes) => turingResult([turingOrderResult(at[0], outcomes[0]), turingOrderResult(at[1], outcomes[1])]),
   };
 }
 
 /**
- * `awb judge --mode pairwise --reference FILE`: for a row present in both
- * files (same row key), the judge sees the history, the action, both cleaned
- * predictions in both orders and the real observation, and names the closer
- * prediction. A row missing from the reference is written as final with
+ * `--mode pairwise --reference FILE`: for a row present in both files (same row key), the judge
+ * sees the history, the action, both cleaned predictions in both orders and the real observation,
+ * and names the closer prediction. A row missing from the reference is written as final with
  * NO_REFERENCE and never sent.
  */
-export function pairwiseStage(judging: ChoiceJudging, reference: ReferenceFile): Stage<typeof predictionRowSchema> {
-  const { pool, prompt, sampling, parseAttempts, routing = {} } = judging;
-  const streak = new ParseStreak();
-  const result = (
-    key: string,
-    at: readonly [Side, Side],
-    outcomes: [OrderOutcome, OrderOutcome],
-    shown: { candidate?: string; reference?: string },
-  ) => ({
-    pairwise: pairwiseResult(key, [pairwiseOrderResult(at[0], outcomes[0]), pairwiseOrderResult(at[1], outcomes[1])], shown.reference),
-    ...rowStatus(outcomes),
-    ...(shown.candidate === undefined ? {} : { extracted_output: shown.candidate }),
-  });
+export function pairwiseMode({ prompt, sampling, routing = {} }: ChoiceAsking, reference: ReferenceFile): ChoiceMode {
   /** Why a row is written without asking, when its own fields tell. */
-  const unaskedReason = (row: PredictionRow, key: string) => (!reference.has(key) ? NO_REFERENCE : !row.gen ? NO_GENERATION : undefined);
-  /** What the judge is asked about a row, or why it is written without asking. */
-  const asking = async (row: PredictionRow, key: string) => {
-    const why = unaskedReason(row, key);
-    if (why !== undefined) return why;
-    const other = await reference.prediction(key);
-    // A reference without a generation has nothing to compare with: final, as a missing row.
-    if (other === undefined) return NO_REFERENCE;
-    const candidate = extractPrediction(row.gen);
-    const truth = cleanObservation(groundTruth(row));
-    const turns = history(row);
-    const action = currentAction(row);
-    const orders = pairwiseOrders(cleanObservation(candidate), cleanObservation(other));
-    return {
-      candidate,
-      other,
-      orders,
-      bodies: bothOrders(requestParams(sampling, routing, row), (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)),
-    };
+  const unasked = (row: PredictionRow, key: string) => (!reference.has(key) ? NO_REFERENCE : !row.gen ? NO_GENERATION : undefined);
+  return {
+    field: 'pairwise',
+    unasked,
+    ask: async (row, key) => {
+      const why = unasked(row, key);
+      if (why !== undefined) return why;
+      const other = await reference.prediction(key);
+      // A reference without a generation has nothing to compare with: final, as a missing row.
+      if (other === undefined) return NO_REFERENCE;
+      const candidate = extractPrediction(row.gen);
+      const truth = cleanObservation(groundTruth(row));
+      const turns = history(row);
+      const action = currentAction(row);
+      const orders = pairwiseOrders(cleanObservation(candidate), cleanObservation(other));
+      return {
+        extracted: candidate,
+        reference: other,
+        at: [orders[0].candidate_at, orders[1].candidate_at],
+        bodies: bothOrders(requestParams(sampling, routing, row), (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)),
+      };
+    },
+    result: (key, at, outcomes, shown) =>
+      pairwiseResult(key, [pairwiseOrderResult(at[0], outcomes[0]), pairwiseOrderResult(at[1], outcomes[1])], shown),
+  };
+}
+
+/** How both choice modes ask their judge. */
+export interface ChoiceJudging extends ChoiceAsking {
+  /** Words failed requests; the requests go through the job's chat. */
+  pool: Pick<EndpointPool, 'describe'>;
+  parseAttempts: number;
+}
+
+/** `awb judge --mode turing` with one judge. */
+export function turingStage(judging: ChoiceJudging): Stage<typeof predictionRowSchema> {
+  return choiceStage(turingMode(judging), judging);
+}
+
+/** `awb judge --mode pairwise` with one judge; rows without a reference are written without asking. */
+export function pairwiseStage(judging: ChoiceJudging, reference: ReferenceFile): Stage<typeof predictionRowSchema> {
+  return choiceStage(pairwiseMode(judging, reference), judging);
+}
+
+/** A row of a choice mode as one judge writes it: the mode's object and the row's status. */
+function choiceStage(mode: ChoiceMode, { pool, parseAttempts }: ChoiceJudging): Stage<typeof predictionRowSchema> {
+  const streak = new ParseStreak();
+  const written = (key: string, at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], ask?: ChoiceAsk) => ({
+    [mode.field]: mode.result(key, at, outcomes, ask?.reference),
+    ...rowStatus(outcomes),
+    ...(ask === undefined ? {} : { extracted_output: ask.extracted }),
+  });
+  const unasked = (key: string, why: string) => {
+    const none = notAsked(why);
+    return { ...written(key, ['A', 'B'], [none, none]), error_message: why };
   };
   return {
     ...CHOICE_STAGE,
     requests: async (row, key) => {
-      const ask = await asking(row, key);
-      return typeof ask === 'string' ? [] : ask.bodies;
+      const ask = await mode.ask(row, key);
+      return typeof ask === 'string' ? [] : [...ask.bodies];
     },
     job: (row, key, chat) => {
-      const unasked = (why: string) => {
-        const none = notAsked(why);
-        return { ...result(key, ['A', 'B'], [none, none], {}), error_message: why };
-      };
       // Settled before the row is queued, so such rows take no request slot.
-      const why = unaskedReason(row, key);
-      if (why !== undefined) return async () => unasked(why);
+      const why = mode.unasked(row, key);
+      if (why !== undefined) return async () => unasked(key, why);
       return async (signal) => {
-        const ask = await asking(row, key);
-        if (typeof ask === 'string') return unasked(ask);
-        const { candidate, other, orders } = ask;
+        const ask = await mode.ask(row, key);
+        if (typeof ask === 'string') return unasked(key, ask);
         const outcomes = await askBoth(pool, parseAttempts, encodeBoth(chat, ask.bodies), chat, signal, streak);
-        return outcomes && result(key, [orders[0].candidate_at, orders[1].candidate_at], outcomes, { candidate, reference: other });
+        return outcomes && written(key, ask.at, outcomes, ask);
       };
     },
   };

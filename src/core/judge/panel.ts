@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { z } from 'zod';
 import type { ChatRequest, EndpointPool } from '../endpoints/index.js';
 import type { Routing, Sampling } from '../infer/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { isNonEmptyFile } from '../output/index.js';
 import { isBlank, readLineBytes, readRow } from '../rows/index.js';
 import type { RowChat, Stage } from '../runner/index.js';
-import { DIMENSIONS, NO_GENERATION, UNPARSED, panelEntrySchema, predictionRowSchema } from '../schemas/index.js';
+import { DIMENSIONS, NO_GENERATION, UNPARSED, predictionRowSchema } from '../schemas/index.js';
 import type { JudgeFields, JudgeRepeat, PanelEntry, PredictionRow, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
 import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest, repeated } from './judge.js';
@@ -20,10 +21,17 @@ export interface PanelMember {
   pool: Pick<EndpointPool, 'describe'>;
 }
 
-/** What an earlier run wrote for a row this run redoes: its members' judgements, and which prediction they graded. */
-export interface EarlierPanel {
+/** What an earlier run wrote for a row this run redoes: its members' judgements (of the mode's kind), and which prediction they judged. */
+export interface EarlierPanel<E = PanelEntry> {
   extracted: string;
-  entries: PanelEntry[];
+  entries: E[];
+}
+
+/** What resume reads of a member's judgement, in any mode. */
+export interface MemberStatus {
+  judge: string;
+  failed: number;
+  error_message?: string;
 }
 
 /** A panel's stage, and what member `n`'s own batch holds of a row (--batch: a batch per member). */
@@ -100,8 +108,8 @@ export function panelStage(
   };
 }
 
-/** A member's judgement is final when it graded the row or its replies could not be parsed; a failed request is asked again. */
-function isFinal(e: PanelEntry): boolean {
+/** A member's judgement is final when it judged the row or its replies could not be parsed; a failed request is asked again. */
+export function isFinal(e: MemberStatus): boolean {
   return e.failed === 0 || (e.error_message ?? '').startsWith(UNPARSED);
 }
 
@@ -122,7 +130,7 @@ function entryOf(judge: string, f: JudgeFields & { judge_repeats?: JudgeRepeat[]
 }
 
 /** The members' sums: what score counts and prices (the part the Batch API answered at its discount). */
-function panelUsage(entries: readonly PanelEntry[]) {
+export function panelUsage(entries: readonly Pick<PanelEntry, 'judge_usage' | 'judge_batch_usage' | 'judge_attempts'>[]) {
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let batch: Usage | undefined;
   for (const e of entries) {
@@ -152,7 +160,7 @@ export function combinePanel(entries: readonly PanelEntry[], rule: PanelRule): J
   const scores = Object.fromEntries(
     DIMENSIONS.map((d) => {
       const grades = valid.map((e) => e.scores[d]).filter((g) => g > 0);
-      return [d, grades.length ? (rule === 'mean' ? mean(grades) : median(grades)) : 0];
+      return [d, grades.length ? byRule(rule, grades) : 0];
     }),
   ) as PanelEntry['scores'];
   const graded = Object.values(scores).filter((g) => g > 0);
@@ -160,7 +168,7 @@ export function combinePanel(entries: readonly PanelEntry[], rule: PanelRule): J
 }
 
 /** A member's error as the row's: it keeps the official prefix (its kind: UNPARSED is final), and names the member. */
-function memberError(e: PanelEntry): string {
+export function memberError(e: MemberStatus): string {
   const message = e.error_message ?? UNPARSED;
   const prefix = 'Judge scoring failed: ';
   return message.startsWith(prefix)
@@ -170,29 +178,40 @@ function memberError(e: PanelEntry): string {
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
+/** The members' values combined by the panel's rule. */
+export function byRule(rule: PanelRule, xs: readonly number[]): number {
+  return rule === 'mean' ? mean(xs) : median(xs);
+}
+
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function digest(text: string): string {
+/** What a kept judgement is known by: the prediction it judged, hashed. */
+export function digest(text: string): string {
   return createHash('sha256').update(text).digest('base64');
 }
 
 /**
  * The members' judgements of the rows of an earlier output that a resume will redo (rows not
- * graded, with a `panel`), by row key: read before the run, so a redone row asks only the
- * members that have no final judgement yet. Rows graded are kept by the run itself.
+ * judged, with a `panel` of `entry`'s kind: the mode's), by row key: read before the run, so a
+ * redone row asks only the members that have no final judgement yet. Rows judged are kept by
+ * the run itself.
  */
-export async function earlierPanels(output: string, retryFailed: boolean): Promise<Map<string, EarlierPanel>> {
-  const found = new Map<string, EarlierPanel>();
+export async function earlierPanels<E extends MemberStatus>(
+  output: string,
+  retryFailed: boolean,
+  entry: z.ZodType<E>,
+): Promise<Map<string, EarlierPanel<E>>> {
+  const found = new Map<string, EarlierPanel<E>>();
   if (!(await isNonEmptyFile(output))) return found;
   for await (const line of readLineBytes(output)) {
     if (isBlank(line.bytes) || !line.terminated) continue;
     const read = readRow(line.bytes, predictionRowSchema, { file: output, lineNo: line.lineNo, terminated: true });
     if (!read.ok || Number(read.parsed.failed) === 0 || typeof read.parsed.extracted_output !== 'string') continue;
-    const entries = panelEntrySchema.array().safeParse(read.parsed.panel);
+    const entries = entry.array().safeParse(read.parsed.panel);
     if (!entries.success) continue;
     // --retry-failed asks again the members whose replies could not be parsed, as it does a single judge.
     const final = entries.data.filter((e) => e.failed === 0 || (!retryFailed && isFinal(e)));

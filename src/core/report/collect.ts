@@ -227,17 +227,18 @@ interface OrderFields {
 /** A row of a turing or pairwise file: its texts, and per order where the subject was and what the judge chose. */
 function choiceRowOf(run: number, mode: 'turing' | 'pairwise', record: ChoiceRecord, line: LineBytes): ReportRow {
   const f = fieldsOf(line, record.turn);
-  // The modes' reader has checked these objects against their schemas.
-  const result = (mode === 'turing' ? f.turing : f.pairwise) as { orders: OrderFields[]; reference_output?: string };
-  const orders = result.orders.map((o, i) => ({
+  // The modes' reader has checked these objects against their schemas; a panel's has no orders of its own.
+  const result = (mode === 'turing' ? f.turing : f.pairwise) as { orders?: OrderFields[]; reference_output?: string };
+  const orders = (result.orders ?? []).map((o, i) => ({
     at: (o.real_at ?? o.candidate_at)!,
     choice: o.choice,
-    hit: record.hits[i]!,
+    hit: record.hits![i]!,
     raw: keep(o.raw),
     error: keep(o.error),
   }));
-  const hits = record.hits.filter(Boolean).length;
-  const answered = record.hits.every((h) => h !== null);
+  const verb = mode === 'turing' ? 'fooled' : 'won';
+  const answered = record.figures !== undefined;
+  const counted = record.hits ? `${record.hits.filter(Boolean).length}/2` : `${formatFixed(100 * record.figures!.rate)}% (panel)`;
   return {
     run,
     domain: record.domain,
@@ -249,7 +250,7 @@ function choiceRowOf(run: number, mode: 'turing' | 'pairwise', record: ChoiceRec
     grades: [0, 0, 0, 0, 0],
     total: 0,
     score: undefined,
-    scoreText: !answered ? 'no choice' : mode === 'turing' ? `fooled ${hits}/2` : `won ${hits}/2`,
+    scoreText: answered ? `${verb} ${counted}` : 'no choice',
     failed: !answered,
     ...textsOfRow(f),
     choice: { mode, orders, reference: keep(result.reference_output) },

@@ -19,13 +19,26 @@ export type { Outcome, PredictionFields, PredictionRow, Usage } from './predicti
 export { judgeRepeatSchema, judgeRepeatsSchema } from './judge-repeat.js';
 export type { JudgeRepeat } from './judge-repeat.js';
 export {
+  choiceHits,
+  choicePanelEntrySchema,
+  orderFigures,
   judgeOutputFields,
   pairwiseFieldsSchema,
+  pairwisePanelResultSchema,
   pairwiseResultSchema,
   repeatFieldsSchema,
   turingFieldsSchema,
+  turingPanelResultSchema,
   turingResultSchema,
 } from './judge-modes.js';
-export type { PairwiseOrderResult, PairwiseResult, TuringOrderResult, TuringResult } from './judge-modes.js';
+export type {
+  ChoicePanelEntry,
+  PairwiseOrderResult,
+  PairwisePanelResult,
+  PairwiseResult,
+  TuringOrderResult,
+  TuringPanelResult,
+  TuringResult,
+} from './judge-modes.js';
 export { batchResultLineSchema, batchStateSchema } from './batch-state.js';
 export type { BatchEntry, BatchState } from './batch-state.js';

@@ -103,20 +103,99 @@ export const pairwiseResultSchema = z
   );
 export type PairwiseResult = z.infer<typeof pairwiseResultSchema>;
 
+/**
+ * Per order, whether one judge's answer is the event its mode counts: turing, it took the
+ * prediction for the real observation (fooled); pairwise, it preferred the candidate. null: no
+ * choice, or no such object (a panel member's without one).
+ */
+export function choiceHits(result: TuringResult | PairwiseResult | undefined): [boolean | null, boolean | null] {
+  if (!result) return [null, null];
+  const hit = (o: TuringOrderResult | PairwiseOrderResult) =>
+    'picked_real' in o ? (o.picked_real === null ? null : !o.picked_real) : o.preferred === null ? null : o.preferred === 'candidate';
+  return [hit(result.orders[0]), hit(result.orders[1])];
+}
+
+/** A row's figures from its two orders: the share of them that count, and 1 when they agree; undefined without both answers. */
+export function orderFigures([a, b]: readonly [boolean | null, boolean | null]): { rate: number; consistent: number } | undefined {
+  if (a === null || b === null) return undefined;
+  return { rate: (Number(a) + Number(b)) / 2, consistent: a === b ? 1 : 0 };
+}
+
+/** A share of a row's two orders, 0..1: one judge's is 0, 1/2 or 1; a panel's combines its members'. */
+const share = z.number().min(0).max(1);
+
+/** A panel's row is failed exactly when no member counted, so that it has no figure. */
+function checkPanel(rate: 'fooling' | 'win') {
+  return (v: Partial<Record<'fooling' | 'win', number | null>> & { failed: 0 | 1 }, ctx: z.RefinementCtx) => {
+    if ((v[rate] === null) !== (v.failed === 1))
+      ctx.addIssue({ code: 'custom', path: ['failed'], message: `must be 1 exactly when ${rate} is null` });
+  };
+}
+
+/**
+ * A panel's figures of a row (`--judge-model a,b,c`), 0..1, each the mean (or `--panel median`)
+ * of its members' with both orders answered: `fooling` (turing) or `win` (pairwise), the share
+ * of the two orders that counts; `position_consistency`, 1 when a member's orders agree. null,
+ * with failed 1, when no member counted.
+ */
+export const turingPanelResultSchema = z
+  .object({ fooling: share.nullable(), position_consistency: share.nullable(), failed: flag })
+  .superRefine(checkPanel('fooling'));
+export type TuringPanelResult = z.infer<typeof turingPanelResultSchema>;
+
+export const pairwisePanelResultSchema = z
+  .object({
+    reference_key: z.string().min(1),
+    reference_output: z.string().optional(),
+    win: share.nullable(),
+    position_consistency: share.nullable(),
+    failed: flag,
+  })
+  .superRefine(checkPanel('win'));
+export type PairwisePanelResult = z.infer<typeof pairwisePanelResultSchema>;
+
+/**
+ * One member's judgement of a choice row judged by a panel, kept in the row's `panel` in the
+ * members' order: its own mode object (both orders, each with its reply, attempts, usage and
+ * endpoint; a pairwise one without the reference text, which the row's object holds) and its
+ * status, as one judge's row has them.
+ */
+export const choicePanelEntrySchema = z.object({
+  judge: z.string(),
+  turing: turingResultSchema.optional(),
+  pairwise: pairwiseResultSchema.optional(),
+  failed: flag,
+  error_message: z.string().optional(),
+  /** Requests sent over both orders. */
+  judge_attempts: z.number().int().min(0).optional(),
+  judge_usage: usageSchema.optional(),
+  judge_endpoint: z.string().optional(),
+});
+export type ChoicePanelEntry = z.infer<typeof choicePanelEntrySchema>;
+
+/** What a panel adds to a choice row besides its mode object: every member's, and their sums. */
+const choicePanelFields = {
+  panel: z.array(choicePanelEntrySchema).optional(),
+  judge_usage: usageSchema.optional(),
+  judge_attempts: z.number().int().min(0).optional(),
+};
+
 /** What `--mode turing` appends to a row (besides the prediction text it showed, `extracted_output`). */
 export const turingFieldsSchema = z.object({
-  turing: turingResultSchema,
+  turing: z.union([turingResultSchema, turingPanelResultSchema]),
   failed: flag,
   extracted_output: z.string().optional(),
   error_message: z.string().optional(),
+  ...choicePanelFields,
 });
 
 /** What `--mode pairwise` appends to a candidate row. */
 export const pairwiseFieldsSchema = z.object({
-  pairwise: pairwiseResultSchema,
+  pairwise: z.union([pairwiseResultSchema, pairwisePanelResultSchema]),
   failed: flag,
   extracted_output: z.string().optional(),
   error_message: z.string().optional(),
+  ...choicePanelFields,
 });
 
 /**

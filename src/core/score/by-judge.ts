@@ -1,21 +1,39 @@
+import type { z } from 'zod';
 import { fail } from '../errors.js';
 import { decodeLine, parseSlice, topLevelValues, type LineBytes } from '../rows/index.js';
-import { DIMENSIONS, panelEntrySchema } from '../schemas/index.js';
+import { DIMENSIONS, choiceHits, choicePanelEntrySchema, panelEntrySchema } from '../schemas/index.js';
 import { aggregate, scoreIntervals } from './aggregate.js';
 import type { Provenance } from './comparability.js';
 import { toSixtieths } from './exact.js';
 import { countsAsFailed, describeIssue, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './judged-reader.js';
 import type { RunReport, ScoreRequest } from './score-files.js';
 import { usageOf } from './usage.js';
+import { choiceRecord, type ChoiceRecord, type ModeVisitor } from './modes-reader.js';
 
-/** One member of a panel (`judge --judge-model a,b,c`) and its own judgements of a file's rows. */
-export interface MemberRecords {
+/** One member of a panel (`judge --judge-model a,b,c`) and its own judgements of a file's rows (grades, or a choice mode's). */
+export interface MemberRecords<R = JudgedRecord> {
   judge: string;
-  records: JudgedRecord[];
+  records: R[];
 }
 
 const PANEL = new Set(['panel']);
 const ENTRIES = panelEntrySchema.array();
+const CHOICE_ENTRIES = choicePanelEntrySchema.array();
+
+/** Each member's records, in the order the members first appear. */
+class ByMember<R> {
+  private readonly records = new Map<string, R[]>();
+
+  add(judge: string, record: R): void {
+    let records = this.records.get(judge);
+    if (!records) this.records.set(judge, (records = []));
+    records.push(record);
+  }
+
+  members(): MemberRecords<R>[] {
+    return [...this.records].map(([judge, records]) => ({ judge, records }));
+  }
+}
 
 /**
  * `score --by-judge`: from each row's `panel`, every member's own judgement
@@ -24,10 +42,10 @@ const ENTRIES = panelEntrySchema.array();
  * in the order they first appear; rows without a panel give none.
  */
 export function memberCollector(path: string): { visit: JudgedVisitor; members: () => MemberRecords[] } {
-  const byJudge = new Map<string, JudgedRecord[]>();
+  const byJudge = new ByMember<JudgedRecord>();
   return {
     visit: (record, line) => {
-      for (const [i, entry] of panelOf(path, line).entries()) {
+      for (const [i, entry] of panelOf(path, line, ENTRIES).entries()) {
         // A member's grades under --repeat are means of its K judgements: to the nearest sixtieth, as a --repeat row's.
         const grade = entry.judge_repeats ? repeatGrade : (g: number) => g;
         const grades = [entry.total_score, ...DIMENSIONS.map((d) => entry.scores[d])].map((g, k) => {
@@ -37,9 +55,7 @@ export function memberCollector(path: string): { visit: JudgedVisitor; members: 
           throw fail({ kind: 'judged-grade-invalid', file: path, line: line.lineNo, field, value: g });
         });
         const [total, ...dims] = grades as [number, ...number[]];
-        let records = byJudge.get(entry.judge);
-        if (!records) byJudge.set(entry.judge, (records = []));
-        records.push({
+        byJudge.add(entry.judge, {
           ...record,
           dims,
           total,
@@ -52,17 +68,37 @@ export function memberCollector(path: string): { visit: JudgedVisitor; members: 
         });
       }
     },
-    members: () => [...byJudge].map(([judge, records]) => ({ judge, records })),
+    members: () => byJudge.members(),
   };
 }
 
-/** The row's `panel` entries, checked; none when the row has no panel. */
-function panelOf(path: string, line: LineBytes) {
+/**
+ * `score --by-judge` of a turing or pairwise file: from each row's `panel`, every member's own
+ * judgement (both orders) as one judge's row of its own, so a member is scored exactly as a
+ * file of that judge alone would be. Rows without a panel give none.
+ */
+export function choiceMemberCollector(
+  path: string,
+  mode: 'turing' | 'pairwise',
+): { visit: ModeVisitor; members: () => MemberRecords<ChoiceRecord>[] } {
+  const byJudge = new ByMember<ChoiceRecord>();
+  return {
+    visit: (record, line) => {
+      const { domain, id, cluster, turn, lineNo } = record as ChoiceRecord;
+      for (const entry of panelOf(path, line, CHOICE_ENTRIES))
+        byJudge.add(entry.judge, choiceRecord({ domain, id, cluster, turn, lineNo }, choiceHits(entry[mode])));
+    },
+    members: () => byJudge.members(),
+  };
+}
+
+/** The row's `panel` entries, checked against the mode's schema; none when the row has no panel. */
+function panelOf<E>(path: string, line: LineBytes, entries: z.ZodType<E[]>): E[] {
   const found = topLevelValues(line.bytes, PANEL);
   // A line the byte walk cannot read (valid JSON all the same: the reader took it) is parsed whole.
   const value = found ? parseSlice(line.bytes, found.get('panel')) : (JSON.parse(decodeLine(line.bytes)) as { panel?: unknown }).panel;
   if (value === undefined || value === null) return [];
-  const checked = ENTRIES.safeParse(value);
+  const checked = entries.safeParse(value);
   if (checked.success) return checked.data;
   const issue = checked.error.issues[0]!;
   throw fail({

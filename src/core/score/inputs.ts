@@ -2,7 +2,8 @@ import { sameFile } from '../files.js';
 import { manifestPathFor } from '../schemas/index.js';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from './score-files.js';
 import type { JudgedVisitor } from './judged-reader.js';
-import { scoreModeFile, scoreRepeatRows, type ModeScore } from './modes.js';
+import { scoreChoiceRows, scoreModeFile, scoreRepeatRows, type ModeScore } from './modes.js';
+import { choiceMemberCollector } from './by-judge.js';
 import { judgeModeOf, modeRecordOf, type JudgeMode, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
 
 /** What a caller takes from each line of input `run` in the same pass (the report, its texts). */
@@ -18,8 +19,11 @@ export interface ScoredInputs {
   report: ScoreReport | undefined;
   /** The input index of each of report.runs. */
   graded: number[];
-  /** The figures of the judge-mode files (turing, pairwise, --repeat), in input order. */
-  figures: Array<{ path: string; score: ModeScore }>;
+  /**
+   * The figures of the judge-mode files (turing, pairwise, --repeat), in input order; with
+   * --by-judge, a choice file judged by a panel is followed by each member's (`judge`).
+   */
+  figures: Array<{ path: string; score: ModeScore; judge?: string }>;
   warnings: string[];
 }
 
@@ -34,18 +38,30 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
   const modes: JudgeMode[] = [];
   for (const file of req.files) modes.push(await judgeModeOf(file));
 
-  const choiceScores = new Map<number, ModeScore>();
+  const choiceScores = new Map<number, ScoredInputs['figures']>();
   for (const [run, path] of req.files.entries()) {
     const mode = modes[run]!;
     if (mode !== 'turing' && mode !== 'pairwise') continue;
-    const scored = await scoreModeFile(path, req.bootstrap, visit.choice?.(run, mode));
+    const seen = visit.choice?.(run, mode);
+    const members = req.byJudge ? choiceMemberCollector(path, mode) : undefined;
+    const scored = await scoreModeFile(
+      path,
+      req.bootstrap,
+      members
+        ? (record, line) => {
+            seen?.(record, line);
+            members.visit(record, line);
+          }
+        : seen,
+    );
     warnings.push(...scored!.warnings);
     if (req.prices) {
       warnings.push(
         `${path}: score counts no tokens of the ${mode} mode, so the --price-… options leave it unpriced; the token totals of its judge are under usage in ${manifestPathFor(path)}`,
       );
     }
-    choiceScores.set(run, scored!.score);
+    const own = (members?.members() ?? []).map((m) => ({ path, judge: m.judge, score: scoreChoiceRows(mode, m.records, req.bootstrap) }));
+    choiceScores.set(run, [{ path, score: scored!.score }, ...own]);
   }
 
   const graded = req.files.flatMap((_, run) => (modes[run] === 'turing' || modes[run] === 'pairwise' ? [] : [run]));
@@ -67,8 +83,7 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
 
   const figures = req.files.flatMap((path, run) => {
     const records = repeats.get(run);
-    const score = records ? scoreRepeatRows(records, req.bootstrap) : choiceScores.get(run);
-    return score ? [{ path, score }] : [];
+    return records ? [{ path, score: scoreRepeatRows(records, req.bootstrap) }] : (choiceScores.get(run) ?? []);
   });
   return { modes, report, graded, figures, warnings };
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { fail } from '../errors.js';
 import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../rows/index.js';
-import { judgeRepeatsSchema, pairwiseResultSchema, taskSchema, turingResultSchema } from '../schemas/index.js';
+import { choiceHits, judgeRepeatsSchema, orderFigures, taskSchema } from '../schemas/index.js';
+import { pairwisePanelResultSchema, pairwiseResultSchema, turingPanelResultSchema, turingResultSchema } from '../schemas/index.js';
 import { describeIssue, parseJsonLine } from './judged-reader.js';
 import { modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
 
@@ -18,11 +19,17 @@ export interface ChoiceRecord {
   turn: number;
   lineNo: number;
   /**
-   * Per order (subject at A, then at B), whether the judge's answer is the
-   * event the rate counts: turing, it took the prediction for the real
-   * observation (fooled); pairwise, it preferred the candidate. null: no choice.
+   * The row's figures, 0..1: the share of its two orders whose answer is the event the rate
+   * counts (turing: fooled; pairwise: the candidate preferred) and whether they agree; a panel's
+   * row, its members' combined. Undefined when the row does not count (an order without a
+   * choice; a panel's row no member counted).
    */
-  hits: [boolean | null, boolean | null];
+  figures?: { rate: number; consistent: number };
+  /**
+   * One judge's row: per order (subject at A, then at B), whether its answer is that event
+   * (choiceHits; null: no choice). A panel's row has none: its members' are in its `panel`.
+   */
+  hits?: [boolean | null, boolean | null];
 }
 
 /** What score keeps of one row judged K times. */
@@ -52,6 +59,11 @@ const ROW_SCHEMAS = {
   pairwise: z.object({ ...identity, pairwise: pairwiseResultSchema }),
   repeat: z.object({ ...identity, judge_repeats: judgeRepeatsSchema }),
 };
+/** A panel's choice rows (judge --judge-model a,b,c): the mode object holds the panel's figures, under these names. */
+const PANEL_SCHEMAS = {
+  turing: { rate: 'fooling', schema: z.object({ ...identity, turing: turingPanelResultSchema }) },
+  pairwise: { rate: 'win', schema: z.object({ ...identity, pairwise: pairwisePanelResultSchema }) },
+} as const;
 
 /** Sees each record of a judge-mode file with the line it was read from. */
 export type ModeVisitor = (record: ChoiceRecord | RepeatRecord, line: LineBytes) => void;
@@ -140,8 +152,17 @@ function smallFields(path: string, line: LineBytes, warnings: string[]): SmallRo
   return v as SmallRow;
 }
 
+/** A panel's choice row: a mode object with the panel's rate in place of the orders. */
+function panelOf(mode: ModeWithField, row: SmallRow) {
+  if (mode === 'repeat') return undefined;
+  const panel = PANEL_SCHEMAS[mode];
+  const result = row[mode];
+  return typeof result === 'object' && result !== null && !('orders' in result) && panel.rate in result ? panel : undefined;
+}
+
 function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallRow): ChoiceRecord | RepeatRecord {
-  const checked = ROW_SCHEMAS[mode].safeParse(row);
+  const panel = panelOf(mode, row);
+  const checked = (panel?.schema ?? ROW_SCHEMAS[mode]).safeParse(row);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     throw fail({
@@ -167,11 +188,16 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
       mode: 'turing' in s ? 'turing' : 'pairwise',
       expected: result.failed,
     });
-  if ('turing' in s) return { ...base, hits: [fooled(s.turing.orders[0]), fooled(s.turing.orders[1])] };
-  const pref = s.pairwise.orders.map((o) => (o.preferred === null ? null : o.preferred === 'candidate'));
-  return { ...base, hits: [pref[0]!, pref[1]!] };
+  if (!('orders' in result)) {
+    const rate = 'fooling' in result ? result.fooling : result.win;
+    const consistent = result.position_consistency;
+    return rate === null || consistent === null ? base : { ...base, figures: { rate, consistent } };
+  }
+  return choiceRecord(base, choiceHits(result));
 }
 
-function fooled(o: { picked_real: boolean | null }): boolean | null {
-  return o.picked_real === null ? null : !o.picked_real;
+/** The record of one judge's choice row (a panel's member's, for score --by-judge), from its hits. */
+export function choiceRecord(base: Omit<ChoiceRecord, 'hits' | 'figures'>, hits: [boolean | null, boolean | null]): ChoiceRecord {
+  const figures = orderFigures(hits);
+  return { ...base, hits, ...(figures && { figures }) };
 }

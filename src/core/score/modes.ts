@@ -19,6 +19,9 @@ import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } 
  * Choice rows count only with both orders answered: every counted row then
  * shows the subject once at A and once at B, so a position preference
  * cancels exactly instead of leaking through rows that lost one order.
+ * A panel's row (judge --judge-model a,b,c) counts as one judge's does, with
+ * its members' combined figures (the mean or median of theirs) in place of
+ * one judge's 0, 1/2 or 1.
  */
 
 export type ModeFigure = 'fooling_rate' | 'win_rate' | 'position_consistency' | 'judge_noise';
@@ -63,11 +66,10 @@ const NOISE: FigureSpec = { exact: false, scale: 25 };
 export function scoreChoiceRows(mode: 'turing' | 'pairwise', records: readonly ChoiceRecord[], bootstrap?: BootstrapSettings): ModeScore {
   const rate: ClusterPart[] = [];
   const agree: ClusterPart[] = [];
-  for (const r of records) {
-    const [h1, h2] = r.hits;
-    const both = h1 !== null && h2 !== null;
-    rate.push({ group: r.domain, cluster: r.cluster, sum: both ? Number(h1) + Number(h2) : 0, n: both ? 2 : 0 });
-    agree.push({ group: r.domain, cluster: r.cluster, sum: both && h1 === h2 ? 1 : 0, n: both ? 1 : 0 });
+  for (const { domain: group, cluster, figures: f } of records) {
+    // Two orders a row: a panel's row weighs as much as one judge's.
+    rate.push({ group, cluster, sum: f ? 2 * f.rate : 0, n: f ? 2 : 0 });
+    agree.push({ group, cluster, sum: f ? f.consistent : 0, n: f ? 1 : 0 });
   }
   const rateName = mode === 'turing' ? 'fooling_rate' : 'win_rate';
   return assemble(
@@ -121,7 +123,7 @@ function assemble(
 
   const overall: ModeScore['overall'] = {};
   for (const [name, items, spec] of figures) {
-    const computed = figure(items, spec, bootstrap);
+    const computed = figure(items, exactFor(items, spec), bootstrap);
     for (const d of domains) d.figures[name] = computed.domains.get(d.domain)!;
     overall[name] = computed.overall;
   }
@@ -131,6 +133,11 @@ function assemble(
 function valueOf(sum: number, n: number, spec: FigureSpec): Ratio | number | undefined {
   if (n === 0) return undefined;
   return spec.exact ? Ratio.of(spec.scale * sum, n) : (spec.scale * sum) / n;
+}
+
+/** Exact only when every sum is an integer: a panel's rows hold means such as 1/3, doubles. */
+function exactFor(items: readonly ClusterPart[], spec: FigureSpec): FigureSpec {
+  return spec.exact && !items.every((it) => Number.isInteger(it.sum)) ? { ...spec, exact: false } : spec;
 }
 
 function figure(

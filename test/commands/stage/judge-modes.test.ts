@@ -2,7 +2,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { lastUserText, startOpenAIServer, type ChatRequest, type FakeServer, type ReplyFn } from '../../support/openai-server.js';
+import { startOpenAIServer, type FakeServer, type ReplyFn } from '../../support/openai-server.js';
+import { asks, judges, realAt } from '../../support/choice-judges.js';
 import { runAwb, startAwb } from '../../support/cli.js';
 import { rowMarker, synthRows, tempDirs, waitForLines, type SynthRow } from '../../support/dataset.js';
 import { sampleSd } from '../../../src/core/score/index.js';
@@ -23,34 +24,6 @@ async function predictions(name: string, tag: string, keep: (r: SynthRow, i: num
   await writeFile(path, lines.map((l) => `${l}\n`).join(''));
   return path;
 }
-
-/** The text shown under a heading of the judge's message (the fenced block that follows it). */
-function section(req: ChatRequest, title: string): string {
-  const text = lastUserText(req);
-  const at = text.indexOf(`# ${title}\n`);
-  assert.ok(at >= 0, `no "${title}" in the judge's message`);
-  // Headings start a line with one '#'; the actions themselves hold '### Turn' lines.
-  const end = text.indexOf('\n# ', at);
-  return text.slice(at, end < 0 ? undefined : end);
-}
-
-/** Whether a request judged this row: its marker in the action under evaluation (earlier turns hold other markers). */
-const asks = (req: ChatRequest, row: Pick<SynthRow, 'task' | 'id' | 'turn_idx'>) =>
-  section(req, 'Action to evaluate').includes(rowMarker(row));
-
-const boxed = (c: 'A' | 'B') => `Reasoning first.\n\n\\boxed{${c}}`;
-/** Turing: which side holds the real observation (the predictions say CAND). */
-const realAt = (req: ChatRequest): 'A' | 'B' => (section(req, 'Response A').includes('CAND') ? 'B' : 'A');
-const candidateAt = (req: ChatRequest): 'A' | 'B' => (section(req, 'Prediction A').includes('CAND') ? 'A' : 'B');
-const other = (c: 'A' | 'B') => (c === 'A' ? 'B' : 'A');
-
-const judges: Record<string, ReplyFn> = {
-  spotter: (req) => boxed(realAt(req)),
-  fooled: (req) => boxed(other(realAt(req))),
-  alwaysA: () => boxed('A'),
-  candidate: (req) => boxed(candidateAt(req)),
-  reference: (req) => boxed(other(candidateAt(req))),
-};
 
 let server: FakeServer;
 before(async () => {

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAwb } from '../../support/cli.js';
-import { answering, startBatchServer, type BatchLine, type BatchReplyFn, type BatchServer } from '../../support/batch-server.js';
+import {
+  answering,
+  batchFiles,
+  startBatchServer,
+  type BatchLine,
+  type BatchReplyFn,
+  type BatchServer,
+} from '../../support/batch-server.js';
 import { makeDataset, readRowsOf, rowMarker, tempDirs, writePredictions } from '../../support/dataset.js';
 import { lastUserText, type ChatRequest, type ReplyFn } from '../../support/openai-server.js';
 import type { PanelEntry } from '../../../src/core/schemas/index.js';
@@ -35,18 +42,6 @@ async function batchServer(reply: BatchReplyFn = answering(byModel)): Promise<Ba
   servers.push(s);
   return s;
 }
-
-/** The models of a server's batch files, one entry per file, with its lines. */
-const batchFiles = (s: BatchServer) =>
-  [...s.files.values()]
-    .filter((f) => f.purpose === 'batch')
-    .map((f) => {
-      const lines = f.content
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as BatchLine);
-      return { models: [...new Set(lines.map((l) => l.body.model))], lines: lines.length };
-    });
 
 const panelArgs = (predictions: string, shared: string, own: string, out: string, extra: string[] = []) => [
   'judge',

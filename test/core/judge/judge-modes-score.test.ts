@@ -300,3 +300,32 @@ describe('readModeFile', () => {
     );
   });
 });
+
+describe("a panel's choice rows (judge --judge-model a,b,c)", () => {
+  const panelRow = (row: ReturnType<typeof dataset>[number], fooling: number | null, failed: 0 | 1 = fooling === null ? 1 : 0) => ({
+    ...row,
+    turing: { fooling, position_consistency: fooling === null ? null : 1, failed },
+    failed,
+  });
+
+  test("score reads the panel's figure of each row; rows without one stay out; means such as 1/3 are kept as doubles", async () => {
+    const rows = dataset().map((row, i) => panelRow(row, i === 0 ? null : i % 2 ? 1 / 3 : 1));
+    const scored = (await scoreModeFile(await writeRows(rows)))!.score;
+    assert.equal(scored.counted, rows.length - 1);
+    // terminal: 6 rows of 1/3 and 5 of 1 (its first has none); web: 6 of each.
+    const [terminal, web] = scored.domains.map((d) => d.figures.fooling_rate!.value as number);
+    assert.ok(Math.abs(terminal! - (100 * (6 / 3 + 5)) / 11) < 1e-9, String(terminal));
+    assert.ok(Math.abs(web! - (100 * (6 / 3 + 6)) / 12) < 1e-9, String(web));
+    // Sums of integers stay exact.
+    assert.ok(scored.overall.position_consistency!.value instanceof Ratio);
+    assert.equal(formatFixed(scored.overall.position_consistency!.value), '100.00');
+  });
+
+  test('a figure out of 0..1, or failed that contradicts it, is refused at its line and field', async () => {
+    const rows = dataset().slice(0, 3);
+    const over = await writeRows([panelRow(rows[0]!, 0.5), panelRow(rows[1]!, 1.5)]);
+    await assert.rejects(readModeFile(over), isFault('judged-field-invalid', { file: over, line: 2, field: 'turing.fooling' }));
+    const contradicts = await writeRows([panelRow(rows[0]!, 0.5, 1)]);
+    await assert.rejects(readModeFile(contradicts), isFault('judged-field-invalid', { line: 1, field: 'turing.failed' }));
+  });
+});
