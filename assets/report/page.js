@@ -583,23 +583,31 @@
       );
     }
 
-    /** The two orders of a turing or pairwise row: where the subject was, what the judge chose, what that counts as. */
+    /** The orders of a turing or pairwise row (a panel's: each member's two): where the subject was, what the judge chose, what that counts as. */
     function choicesTable(c) {
       const turing = c.m === 'turing';
+      const panel = c.o.some((o) => o.j !== undefined);
       const verdict = (o) =>
         o.h === null ? 'no choice' : turing ? (o.h ? 'fooled' : 'spotted the real one') : o.h ? 'candidate' : 'reference';
+      const heads = ['Order', turing ? 'Real observation at' : 'This prediction at', 'Judge chose', turing ? 'Verdict' : 'Preferred'];
       return el(
         'table',
         { class: 'grades choices' },
         el(
           'tr',
           {},
-          ['Order', turing ? 'Real observation at' : 'This prediction at', 'Judge chose', turing ? 'Verdict' : 'Preferred'].map((t) =>
-            el('th', {}, t),
-          ),
+          (panel ? ['Judge', ...heads] : heads).map((t) => el('th', {}, t)),
         ),
         c.o.map((o, i) =>
-          el('tr', {}, el('td', {}, String(i + 1)), el('td', {}, o.at), el('td', {}, o.ch || '–'), el('td', {}, verdict(o))),
+          el(
+            'tr',
+            {},
+            panel ? el('td', {}, o.j) : null,
+            el('td', {}, String(panel ? (i % 2) + 1 : i + 1)),
+            el('td', {}, o.at),
+            el('td', {}, o.ch || '–'),
+            el('td', {}, verdict(o)),
+          ),
         ),
       );
     }
@@ -625,7 +633,7 @@
             el(
               'details',
               {},
-              el('summary', {}, `Judge reply, order ${i + 1}`),
+              el('summary', {}, o.j === undefined ? `Judge reply, order ${i + 1}` : `Judge reply, ${o.j}, order ${(i % 2) + 1}`),
               o.e && o.e !== '' ? textBlock('Error', o.e, 'error') : null,
               textBlock('', o.raw, 'judge'),
             ),

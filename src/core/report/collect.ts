@@ -1,5 +1,6 @@
 import { judgedTexts } from '../rubrics/index.js';
 import { decodeLine, fieldScan, scanFields, splitKey, type LineBytes } from '../rows/index.js';
+import { choiceHits, type ChoicePanelEntry, type PairwiseResult, type TuringResult } from '../schemas/index.js';
 import {
   SIXTIETHS,
   formatFixed,
@@ -18,6 +19,8 @@ import { rowRef } from './row-ref.js';
 
 /** One order of a choice-mode row (turing, pairwise): where the subject was shown and what the judge chose. */
 export interface ChoiceOrder {
+  /** The panel member that judged this order; undefined for a row of one judge. */
+  judge?: string;
   /** Where the subject (turing: the real observation; pairwise: this file's prediction) was shown. */
   at: 'A' | 'B';
   choice: 'A' | 'B' | null;
@@ -227,15 +230,24 @@ interface OrderFields {
 /** A row of a turing or pairwise file: its texts, and per order where the subject was and what the judge chose. */
 function choiceRowOf(run: number, mode: 'turing' | 'pairwise', record: ChoiceRecord, line: LineBytes): ReportRow {
   const f = fieldsOf(line, record.turn);
-  // The modes' reader has checked these objects against their schemas; a panel's has no orders of its own.
+  // The modes' reader has checked these objects against their schemas; a panel's orders are its members'.
   const result = (mode === 'turing' ? f.turing : f.pairwise) as { orders?: OrderFields[]; reference_output?: string };
-  const orders = (result.orders ?? []).map((o, i) => ({
-    at: (o.real_at ?? o.candidate_at)!,
-    choice: o.choice,
-    hit: record.hits![i]!,
-    raw: keep(o.raw),
-    error: keep(o.error),
-  }));
+  const judgements = result.orders
+    ? [{ orders: result.orders, hits: record.hits! }]
+    : ((f.panel ?? []) as ChoicePanelEntry[]).flatMap((e) => {
+        const own: TuringResult | PairwiseResult | undefined = e[mode];
+        return own ? [{ judge: e.judge, orders: own.orders as OrderFields[], hits: choiceHits(own) }] : [];
+      });
+  const orders = judgements.flatMap((j) =>
+    j.orders.map((o, i) => ({
+      ...('judge' in j && { judge: j.judge }),
+      at: (o.real_at ?? o.candidate_at)!,
+      choice: o.choice,
+      hit: j.hits[i]!,
+      raw: keep(o.raw),
+      error: keep(o.error),
+    })),
+  );
   const verb = mode === 'turing' ? 'fooled' : 'won';
   const answered = record.figures !== undefined;
   const counted = record.hits ? `${record.hits.filter(Boolean).length}/2` : `${formatFixed(100 * record.figures!.rate)}% (panel)`;
@@ -272,6 +284,7 @@ interface Fields {
   turing?: unknown;
   pairwise?: unknown;
   judge_repeats?: unknown;
+  panel?: unknown;
 }
 
 const SCALARS = [
@@ -285,6 +298,7 @@ const SCALARS = [
   'turing',
   'pairwise',
   'judge_repeats',
+  'panel',
 ] as const;
 const SCAN = fieldScan(SCALARS, { turnLists: ['prompt', 'response'] });
 

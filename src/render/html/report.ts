@@ -76,7 +76,14 @@ function rowJson(r: ReportRow) {
       ? {
           c: {
             m: r.choice.mode,
-            o: r.choice.orders.map((o) => ({ at: o.at, ch: o.choice, h: o.hit, raw: kept(o.raw), e: kept(o.error) })),
+            o: r.choice.orders.map((o) => ({
+              ...(o.judge !== undefined && { j: o.judge }),
+              at: o.at,
+              ch: o.choice,
+              h: o.hit,
+              raw: kept(o.raw),
+              e: kept(o.error),
+            })),
             ref: kept(r.choice.reference),
           },
         }

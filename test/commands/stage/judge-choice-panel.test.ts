@@ -9,6 +9,8 @@ import { asks, judges, realAt } from '../../support/choice-judges.js';
 import { answering, batchFiles, startBatchServer, type BatchServer } from '../../support/batch-server.js';
 import type { ReplyFn } from '../../support/openai-server.js';
 import { NO_REFERENCE, UNPARSED, type ChoicePanelEntry } from '../../../src/core/schemas/index.js';
+import { collectReport } from '../../../src/core/report/index.js';
+import { scoreRequestOf } from '../../fixtures/judged/rows.js';
 
 /* The choice modes judged by a panel (issue 37, item 3), against local judges of known behaviour. */
 
@@ -105,6 +107,21 @@ test('turing: a spotter, a fooled judge and an always-A judge fool 50% as a pane
   const csv = await runAwb(['score', out, '--by-judge', '--format', 'csv', '--no-ci']);
   assert.match(csv.stdout, /^file,mode,domain,figure,value,ci_low,ci_high,rows,judge$/m);
   assert.match(csv.stdout, /turing,Overall,fooling_rate,100,.*,b$/m);
+  // The report's row page lists each member's two orders, named.
+  const pages = (await collectReport(scoreRequestOf([out]))).rows.rows;
+  assert.equal(pages.length, N);
+  for (const r of pages)
+    assert.deepEqual(
+      r.choice!.orders.map((o) => [o.judge, o.at, o.hit]),
+      [
+        ['a', 'A', false],
+        ['a', 'B', false],
+        ['b', 'A', true],
+        ['b', 'B', true],
+        ['c', 'A', false],
+        ['c', 'B', true],
+      ],
+    );
 });
 
 test('--panel median takes the middle member, mean their average: two spotters and a fooled judge', async () => {
