@@ -8,12 +8,15 @@ import { toSixtieths } from './exact.js';
 import { countsAsFailed, describeIssue, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './judged-reader.js';
 import type { RunReport, ScoreRequest } from './score-files.js';
 import { usageOf } from './usage.js';
-import { choiceRecord, type ChoiceRecord, type ModeVisitor } from './modes-reader.js';
+import { choiceRecord, validTotals, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
+import { scoreRepeatRows } from './modes.js';
 
 /** One member of a panel (`judge --judge-model a,b,c`) and its own judgements of a file's rows (grades, or a choice mode's). */
 export interface MemberRecords<R = JudgedRecord> {
   judge: string;
   records: R[];
+  /** --repeat K: the member's row records of one judge's --repeat file, for its judge noise; undefined when it has no judge_repeats. */
+  repeats?: RepeatRecord[];
 }
 
 const PANEL = new Set(['panel']);
@@ -43,6 +46,8 @@ class ByMember<R> {
  */
 export function memberCollector(path: string): { visit: JudgedVisitor; members: () => MemberRecords[] } {
   const byJudge = new ByMember<JudgedRecord>();
+  const repeats = new ByMember<RepeatRecord>();
+  const repeated = new Set<string>();
   return {
     visit: (record, line) => {
       for (const [i, entry] of panelOf(path, line, ENTRIES).entries()) {
@@ -66,9 +71,37 @@ export function memberCollector(path: string): { visit: JudgedVisitor; members: 
           judgeUsage: tokens(entry.judge_usage),
           judgeBatchUsage: tokens(entry.judge_batch_usage),
         });
+        // An entry without judge_repeats (a row written unasked) counts as one judge's --repeat row whose K judgements all failed.
+        const { domain, cluster, turn } = record;
+        repeats.add(entry.judge, { domain, cluster, turn, lineNo: line.lineNo, totals: validTotals(entry.judge_repeats ?? []) });
+        if (entry.judge_repeats) repeated.add(entry.judge);
       }
     },
-    members: () => byJudge.members(),
+    members: () => {
+      const own = new Map(repeats.members().map((m) => [m.judge, m.records]));
+      return byJudge.members().map((m) => (repeated.has(m.judge) ? { ...m, repeats: own.get(m.judge)! } : m));
+    },
+  };
+}
+
+/**
+ * How many times the panel's members judged each row (judge --judge-model a,b,c --repeat K), told by
+ * the file's first row with a generation (a row written unasked holds no judgements): without
+ * --by-judge, score only says that --by-judge shows each member's judge noise. Undefined when the
+ * members judged once, or the row has no panel; a panel this cannot read tells nothing, as only
+ * --by-judge reads the panels.
+ */
+export function memberRepeatsProbe(): { visit: JudgedVisitor; repeats: () => number | undefined } {
+  let told = false;
+  let repeats: number | undefined;
+  return {
+    visit: (record, line) => {
+      if (told || record.noGeneration) return;
+      told = true;
+      const checked = ENTRIES.safeParse(panelValue(line));
+      if (checked.success) repeats = Math.max(0, ...checked.data.map((e) => e.judge_repeats?.length ?? 0)) || undefined;
+    },
+    repeats: () => repeats,
   };
 }
 
@@ -94,9 +127,7 @@ export function choiceMemberCollector(
 
 /** The row's `panel` entries, checked against the mode's schema; none when the row has no panel. */
 function panelOf<E>(path: string, line: LineBytes, entries: z.ZodType<E[]>): E[] {
-  const found = topLevelValues(line.bytes, PANEL);
-  // A line the byte walk cannot read (valid JSON all the same: the reader took it) is parsed whole.
-  const value = found ? parseSlice(line.bytes, found.get('panel')) : (JSON.parse(decodeLine(line.bytes)) as { panel?: unknown }).panel;
+  const value = panelValue(line);
   if (value === undefined || value === null) return [];
   const checked = entries.safeParse(value);
   if (checked.success) return checked.data;
@@ -108,6 +139,13 @@ function panelOf<E>(path: string, line: LineBytes, entries: z.ZodType<E[]>): E[]
     field: ['panel', ...issue.path].join('.'),
     problem: describeIssue(issue),
   });
+}
+
+/** The row's `panel` as written (undefined: none). */
+function panelValue(line: LineBytes): unknown {
+  const found = topLevelValues(line.bytes, PANEL);
+  // A line the byte walk cannot read (valid JSON all the same: the reader took it) is parsed whole.
+  return found ? parseSlice(line.bytes, found.get('panel')) : (JSON.parse(decodeLine(line.bytes)) as { panel?: unknown }).panel;
 }
 
 /** A member's run beside its panel's: the panel run's file and provenance, the member as its judge. */
@@ -127,5 +165,6 @@ export function memberRun(
     intervals: req.bootstrap ? scoreIntervals(member.records, req, req.bootstrap, req.byTurn) : undefined,
     usage: usageOf(member.records),
     publishedGaps: gapsOf(provenance),
+    ...(member.repeats && { noise: scoreRepeatRows(member.repeats, req.bootstrap) }),
   };
 }

@@ -21,7 +21,8 @@ export interface ScoredInputs {
   graded: number[];
   /**
    * The figures of the judge-mode files (turing, pairwise, --repeat), in input order; with
-   * --by-judge, a choice file judged by a panel is followed by each member's (`judge`).
+   * --by-judge, a choice file judged by a panel is followed by each member's (`judge`), and a
+   * panel's --repeat file has each member's judge noise.
    */
   figures: Array<{ path: string; score: ModeScore; judge?: string }>;
   warnings: string[];
@@ -83,7 +84,11 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
 
   const figures = req.files.flatMap((path, run) => {
     const records = repeats.get(run);
-    return records ? [{ path, score: scoreRepeatRows(records, req.bootstrap) }] : (choiceScores.get(run) ?? []);
+    if (records) return [{ path, score: scoreRepeatRows(records, req.bootstrap) }];
+    // --by-judge of a panel's --repeat file: each member's judge noise, as its own --repeat file would show it.
+    const at = graded.indexOf(run);
+    const members = at < 0 ? [] : (report!.runs[at]!.members ?? []);
+    return choiceScores.get(run) ?? members.flatMap((m) => (m.noise ? [{ path, judge: m.provenance.judge!, score: m.noise }] : []));
   });
   return { modes, report, graded, figures, warnings };
 }

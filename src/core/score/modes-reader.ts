@@ -177,7 +177,7 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
   const domain = domainOfTask(s.task);
   const id = typeof s.id === 'string' ? s.id : (row.idText ?? String(s.id));
   const base = { domain, id, cluster: `${domain}:${id}`, turn: s.turn_idx, lineNo };
-  if ('judge_repeats' in s) return { ...base, totals: s.judge_repeats.filter((r) => r.failed === 0).map((r) => r.total_score) };
+  if ('judge_repeats' in s) return { ...base, totals: validTotals(s.judge_repeats) };
   // The row's own failed is what resume and other tools read: it must say what the mode object says.
   const result = 'turing' in s ? s.turing : s.pairwise;
   if (row.failed !== undefined && row.failed !== result.failed)
@@ -194,6 +194,11 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
     return rate === null || consistent === null ? base : { ...base, figures: { rate, consistent } };
   }
   return choiceRecord(base, choiceHits(result));
+}
+
+/** The total_score of each valid repeat, in order: what judge noise spreads over (a row's judge_repeats, or a panel member's). */
+export function validTotals(repeats: readonly { failed: 0 | 1; total_score: number }[]): number[] {
+  return repeats.filter((r) => r.failed === 0).map((r) => r.total_score);
 }
 
 /** The record of one judge's choice row (a panel's member's, for score --by-judge), from its hits. */

@@ -1,5 +1,5 @@
 import type { BootstrapSettings } from './bootstrap.js';
-import { memberCollector, memberRun, type MemberRecords } from './by-judge.js';
+import { memberCollector, memberRepeatsProbe, memberRun, type MemberRecords } from './by-judge.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
 import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
 import { fail } from '../errors.js';
@@ -7,6 +7,7 @@ import { readJudged, type JudgedVisitor } from './judged-reader.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { aggregate, scoreIntervals, type RunIntervals, type RunScore, type ScoreOptions } from './aggregate.js';
 import { usageOf, type Prices, type UsageSummary } from './usage.js';
+import type { ModeScore } from './modes.js';
 
 export interface RunReport {
   file: string;
@@ -21,6 +22,8 @@ export interface RunReport {
   memberOf?: string;
   /** --by-judge: each panel member's run, in the panel's order; empty for a file judged by one judge. */
   members?: RunReport[];
+  /** --by-judge of a panel's --repeat file: the member's judge noise, as a file of its own --repeat judgements would give it. */
+  noise?: ModeScore;
 }
 
 export interface ScoreRequest extends ScoreOptions {
@@ -76,6 +79,11 @@ function otherDomainsNote(domains: readonly string[]): string[] {
   ];
 }
 
+/** A panel's --repeat file scored without --by-judge: its rows hold no judge noise, its members' repeats do. */
+function memberRepeatsNote(label: string, repeats: number): string {
+  return `${label}: each member of its panel judged each row ${repeats} times (--repeat), kept in the rows' panel; awb score --by-judge shows each member's judge noise`;
+}
+
 /**
  * Reads, aggregates and compares judged files: everything `awb score` prints.
  * `visit(i)` sees the records of req.files[i] with their lines as they are read.
@@ -83,19 +91,19 @@ function otherDomainsNote(domains: readonly string[]): string[] {
 export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => JudgedVisitor): Promise<ScoreReport> {
   const warnings: string[] = [];
   const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps' | 'members'> & { members?: MemberRecords[] }> = [];
+  /** Per file, without --by-judge: K when its panel's members were asked K times each (memberRepeatsProbe). */
+  const memberRepeats: Array<number | undefined> = [];
   for (const [i, file] of req.files.entries()) {
     const seen = visit?.(i);
     const members = req.byJudge ? memberCollector(file) : undefined;
+    // Without --by-judge, one row's panel is read: whether its members were asked K times, for a note.
+    const probe = members ? undefined : memberRepeatsProbe();
+    const own = members?.visit ?? probe!.visit;
     // A file of an earlier stage is refused with what to run next, never scored (not even at the lowest grade).
-    const judged = await readJudged(
-      file,
-      members
-        ? (record, line) => {
-            seen?.(record, line);
-            members.visit(record, line);
-          }
-        : seen,
-    );
+    const judged = await readJudged(file, (record, line) => {
+      seen?.(record, line);
+      own(record, line);
+    });
     warnings.push(...judged.warnings);
     const score = aggregate(judged.records, req);
     const { provenance, warnings: manifestWarnings } = await readProvenance(file);
@@ -112,6 +120,7 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
       usage: usageOf(judged.records),
       members: members?.members(),
     });
+    memberRepeats.push(probe?.repeats());
   }
   const labels = labelRuns(loaded.map((r) => ({ file: r.file, model: r.provenance.model, label: r.provenance.label })));
   const compared = loaded.map((r, i) => ({
@@ -135,7 +144,8 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   const comparability = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {});
   // Runs whose Overalls average different sets have the coverage note, which names each set; otherwise a run's own note says what its Overall leaves out.
   const partial = comparability.some((n) => n.kind === 'coverage') ? [] : runs.flatMap(partialOverallNote);
-  const notes = [...comparability.map((n) => n.text), ...partial, ...otherDomainsNote([...domains])];
+  const repeated = memberRepeats.flatMap((k, i) => (k ? [memberRepeatsNote(labels[i]!, k)] : []));
+  const notes = [...comparability.map((n) => n.text), ...partial, ...otherDomainsNote([...domains]), ...repeated];
   return {
     runs,
     domains: [...domains].sort(compareDomains),

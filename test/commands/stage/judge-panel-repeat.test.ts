@@ -34,14 +34,15 @@ const graded = (g: number) =>
 const rowOf = (req: ChatRequest) =>
   ds.rows.filter((r) => lastUserText(req).includes(rowMarker(r))).sort((x, y) => y.turn_idx - x.turn_idx)[0]!;
 
-/** A judge whose i-th judgement of a row (counted per model and row) is `grades[model](i)`. */
-function byRepeat(grades: Record<string, (i: number) => number>): ReplyFn {
+/** A judge whose i-th judgement of a row (counted per model and row) is `grades[model](i, row)`. */
+function byRepeat(grades: Record<string, (i: number, row: Dataset['rows'][number]) => number>): ReplyFn {
   const asked = new Map<string, number>();
   return (req) => {
-    const key = `${req.model} ${rowMarker(rowOf(req))}`;
+    const row = rowOf(req);
+    const key = `${req.model} ${rowMarker(row)}`;
     const i = asked.get(key) ?? 0;
     asked.set(key, i + 1);
-    return graded(grades[req.model]!(i));
+    return graded(grades[req.model]!(i, row));
   };
 }
 
@@ -136,4 +137,78 @@ test('--batch: each member batches its K requests of every row, and each repeat 
     assert.deepEqual([row.total_score, row.failed], [(3 + 4 + 4) / 3, 0]);
     assert.deepEqual(row.judge_batch_usage, row.judge_usage);
   }
+});
+
+type ModeJson = {
+  file: string;
+  judge?: string;
+  mode: string;
+  counted: number;
+  domains: Record<string, { counted: number; judge_noise: { value: number; rows: number } }>;
+  overall: { judge_noise: { value: number; ci95?: number[] } };
+};
+
+test('score --by-judge: each member has its judge noise from its own repeats, as its --repeat file alone has; without --by-judge a note points there', async () => {
+  // a: always 3, no spread. b by domain: mcp 2, 3, 5; search 1, 1, 4, the same for every row.
+  const B: Record<string, number[]> = { mcp: [2, 3, 5], search: [1, 1, 4] };
+  const grades = { a: () => 3, b: (i: number, row: Dataset['rows'][number]) => B[row.task]![i]! };
+  const s = await serve({ models: ['a', 'b'], reply: byRepeat(grades) });
+  const out = join(dir, 'noise.jsonl');
+  const r = await runAwb(judgeArgs(s.url, predictions, out, ['--repeat', '3'], 'a,b'));
+  assert.equal(r.code, 0, r.stderr);
+
+  // Sample SD (divisor K - 1) x 25. mcp: mean 10/3, squares 16/9 + 1/9 + 25/9 = 42/9, over 2: 7/3. search: mean 2, squares 1 + 1 + 4 = 6, over 2: 3.
+  const mcp = 25 * Math.sqrt(7 / 3);
+  const search = 25 * Math.sqrt(3);
+  const modes = (await json(['score', out, '--by-judge'])).modes as ModeJson[];
+  assert.deepEqual(
+    modes.map((m) => [m.judge, m.mode, m.counted]),
+    [
+      ['a', 'repeat', N],
+      ['b', 'repeat', N],
+    ],
+  );
+  const [a, b] = modes as [ModeJson, ModeJson];
+  assert.deepEqual([a.domains.mcp!.judge_noise.value, a.domains.search!.judge_noise.value, a.overall.judge_noise.value], [0, 0, 0]);
+  const near = (x: number, y: number) => assert.ok(Math.abs(x - y) < 1e-9, `${x} vs ${y}`);
+  near(b.domains.mcp!.judge_noise.value, mcp);
+  near(b.domains.search!.judge_noise.value, search);
+  near(b.overall.judge_noise.value, (mcp + search) / 2);
+
+  // b judged alone with --repeat 3 (a fresh server: the same grades): the same figures, intervals too.
+  const solo = await serve({ models: ['b'], reply: byRepeat(grades) });
+  const alone = join(dir, 'noise-b.jsonl');
+  const one = await runAwb(judgeArgs(solo.url, predictions, alone, ['--repeat', '3'], 'b'));
+  assert.equal(one.code, 0, one.stderr);
+  const withCi = async (args: string[]) => {
+    const c = await runAwb([...args, '--format', 'json']);
+    assert.equal(c.code, 0, c.stderr);
+    return JSON.parse(c.stdout).modes as ModeJson[];
+  };
+  const [member] = (await withCi(['score', out, '--by-judge'])).filter((m) => m.judge === 'b');
+  const [own] = await withCi(['score', alone]);
+  assert.ok(member!.overall.judge_noise.ci95, 'an interval');
+  const figures = ({ mode, counted, domains, overall }: ModeJson) => ({ mode, counted, domains, overall });
+  assert.deepEqual(figures(member!), figures(own!));
+
+  // Every format names the member's figures.
+  const csv = await runAwb(['score', out, '--by-judge', '--format', 'csv', '--no-ci']);
+  assert.equal(csv.code, 0, csv.stderr);
+  const noiseLines = csv.stdout.split('\n').filter((l) => l.includes(',judge_noise,'));
+  assert.deepEqual(
+    noiseLines.map((l) => l.split(',').at(-1)),
+    ['a', 'a', 'a', 'b', 'b', 'b'],
+  );
+  for (const format of ['table', 'markdown']) {
+    const t = await runAwb(['score', out, '--by-judge', '--format', format, '--no-ci']);
+    assert.equal(t.code, 0, t.stderr);
+    assert.match(t.stdout, /judge b\\?\) \\?\(repeat/);
+  }
+
+  // Without --by-judge the file scores as a rubric file, with one note saying where the noise is.
+  const plain = await json(['score', out]);
+  assert.equal(plain.modes, undefined);
+  assert.equal((plain.notes as string[]).filter((n) => n.includes('--by-judge')).length, 1);
+  const plainCsv = await runAwb(['score', out, '--format', 'csv', '--no-ci']);
+  assert.equal(plainCsv.stderr.split('\n').filter((l) => l.startsWith('awb: note:') && l.includes('--by-judge')).length, 1);
 });
