@@ -1,6 +1,6 @@
 /*
- * `awb judge` against a server enforcing a tight tokens-per-minute limit (a
- * "minute" of one second): the run is paced to the limit from the headers
+ * `awb judge` against a server enforcing a tight tokens-per-minute or
+ * requests-per-minute limit (a "minute" of one second): the run is paced to the limit from the headers
  * (few 429s), every row is judged, and the results are those of a run
  * without limits. A server stating no limits still gets every row judged.
  */
@@ -56,6 +56,19 @@ describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () 
     // The plain (non-terminal) progress line: the expected end and, beside it, what holds the run back.
     assert.match(r.stderr, /^judge: \d+\/40 \([\d.]+%\), [\d.]+ rows\/s, ETA \d+s, 0 failed, limited by tokens\/min$/m);
     // Paced, not unlimited: the bucket held a quarter of the tokens, the rest came at its refill rate.
+    assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
+  });
+
+  it('with a requests-per-minute limit: paced to it with few 429s, every row judged as without the limit, the progress naming it', async () => {
+    // A quarter of the rows per "minute" of a second: about three seconds bound by requests, not tokens.
+    const limited = await server({ rpm: ROWS / 4, windowMs: 1000, latencyMs: 20 });
+    const args = judgeArgs(limited.url, preds, join(dir, 'rpm.jsonl'), ['-c', '8']).filter((a) => a !== '--no-progress');
+    const r = await runAwb(args, { env: { AWB_PROGRESS_INTERVAL: '0.3' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await judgements(join(dir, 'rpm.jsonl')), expected);
+    assert.equal(limited.stats.answered, ROWS);
+    assert.ok(limited.stats.rateLimited <= 2, `${limited.stats.rateLimited} requests answered 429`);
+    assert.match(r.stderr, /, limited by requests\/min$/m);
     assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
   });
 
