@@ -62,6 +62,7 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
       );
     }
     const own = (members?.members() ?? []).map((m) => ({ path, judge: m.judge, score: scoreChoiceRows(mode, m.records, req.bootstrap) }));
+    if (members && !own.length) warnings.push(`${path}: judged by one judge, no panel: --by-judge shows its ${mode} figures alone`);
     choiceScores.set(run, [{ path, score: scored!.score }, ...own]);
   }
 

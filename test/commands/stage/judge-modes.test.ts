@@ -83,6 +83,12 @@ test('turing: a judge that always spots the real observation fools 0%, one alway
   assert.equal(priced.code, 0, priced.stderr);
   assert.match(priced.stderr, /warning: .*turing-alwaysA\.jsonl.*turing.*--price.*manifest/);
   assert.doesNotMatch(table.stderr, /--price/);
+  // --by-judge on a file of one judge: its figures alone, and a note that there is no panel to take apart.
+  const single = await runAwb(['score', join(dir, 'turing-alwaysA.jsonl'), '--by-judge', '--format', 'csv']);
+  assert.equal(single.code, 0, single.stderr);
+  assert.match(single.stderr, /turing-alwaysA\.jsonl: judged by one judge, no panel/);
+  assert.equal(single.stdout, csv.stdout);
+  assert.doesNotMatch(csv.stderr, /no panel/);
 });
 
 test('pairwise: always the candidate 100, always the reference 0, always A 50; rows missing from the reference are listed and not sent', async () => {
