@@ -1,5 +1,5 @@
 import { errColor } from '../../render/color.js';
-import cliProgress from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
 import type { StageEvent, StageResult } from '../../core/runner/index.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
 import { brief, redact, visible } from '../../core/shown.js';
@@ -69,13 +69,18 @@ export function progressLine(stage: string, p: ProgressState): string {
  */
 export const BAR_FORMAT = (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed{limit}`;
 
-/** `limitedBy`: what holds requests back now, when the endpoints state rate limits. */
-export function createProgress(stage: string, enabled: boolean, limitedBy: () => string | undefined = () => undefined): Progress {
+/** `limitedBy`: what holds requests back now, when the endpoints state rate limits. The bar's library is loaded only for a terminal. */
+export async function createProgress(
+  stage: string,
+  enabled: boolean,
+  limitedBy: () => string | undefined = () => undefined,
+): Promise<Progress> {
   const state: ProgressState = { total: 0, resumed: 0, done: 0, failed: 0, elapsedSeconds: 0 };
   let started = 0;
-  let bar: cliProgress.SingleBar | undefined;
+  let bar: SingleBar | undefined;
   let timer: NodeJS.Timeout | undefined;
   const tty = process.stderr.isTTY === true;
+  const cliProgress = enabled && tty ? (await import('cli-progress')).default : undefined;
   const now = () => {
     state.elapsedSeconds = (performance.now() - started) / 1000;
     state.limitedBy = limitedBy();
@@ -96,7 +101,7 @@ export function createProgress(stage: string, enabled: boolean, limitedBy: () =>
         state.resumed = e.alreadyDone;
         started = performance.now();
         if (!enabled || e.todo === 0) return;
-        if (tty) {
+        if (cliProgress) {
           bar = new cliProgress.SingleBar(
             { format: BAR_FORMAT(stage), hideCursor: true, stream: process.stderr, fps: 5 },
             cliProgress.Presets.shades_classic,

@@ -1,5 +1,4 @@
 import { errColor } from '../../render/color.js';
-import { jsonText } from '../../render/written.js';
 import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
@@ -123,7 +122,7 @@ function endWarnings(unbatched: number, usageLost: number): string[] {
 export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
   const name = c.stage.name;
   const o = c.options;
-  const progress = createProgress(name, o.progress, () => c.pool.pacing()?.limitedBy);
+  const progress = await createProgress(name, o.progress, () => c.pool.pacing()?.limitedBy);
   const interrupts = installInterrupts(name, o.grace, () => progress.interrupted());
   // Ctrl-C stops sending: the grace is for replies under way, not for requests waiting to be tried again.
   interrupts.stop.addEventListener('abort', () => c.pool.stopSending(), { once: true });
@@ -353,7 +352,7 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(
       ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
       ...(expectedCost !== undefined ? { expected_cost_usd: expectedCost } : {}),
     };
-    process.stdout.write(jsonText(doc));
+    process.stdout.write((await import('../../render/written.js')).jsonText(doc));
   } else {
     const n = (x: number) => x.toLocaleString('en-US');
     const lines = [
