@@ -78,7 +78,7 @@ const RUN_OPTIONS = {
   },
   grace: {
     flags: '--grace <s>',
-    help: 'on Ctrl-C/SIGTERM, seconds to let in-flight requests finish',
+    help: 'on Ctrl-C/SIGTERM, or an error that stops the run (a rejected key, no quota), seconds to let in-flight requests finish',
     default: '60',
     parse: numberIn(0, 86_400),
   },

@@ -3,7 +3,8 @@ import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/
 import type { Client } from './http/client.js';
 import { MalformedReplyError, StreamFailure, describeError, jsonOfText, replyProblem } from './classify.js';
 import { collectStream, type StreamedReply } from './http/stream.js';
-import type { ChatBody } from './types.js';
+import { jsonBytes } from './http/json-bytes.js';
+import type { ChatBody, ChatRequest } from './types.js';
 
 const CHAT_ROUTE = '/chat/completions';
 
@@ -84,4 +85,15 @@ async function streamed(client: Client, body: ChatBody, s: AttemptSettings, star
     const why = deadline.aborted ? `timed out after ${s.timeoutMs / 1000} s (--timeout)` : describeError(err, s.timeoutMs, s.secrets);
     throw new StreamFailure(`stream broke off: ${why}`);
   }
+}
+
+/**
+ * A request's body as sent: JSON with the model and, streamed, the stream fields. `stream_options: null`
+ * (from --extra-body) leaves stream_options out, for servers that refuse it: usage then comes only from a
+ * server that sends it unasked.
+ */
+export function chatBody(request: ChatRequest, model: string, stream: boolean): ChatBody {
+  const { stream_options: options, ...fields } = request;
+  const usage = options === null ? {} : { stream_options: { include_usage: true } };
+  return { json: jsonBytes({ ...fields, model, ...(stream ? { stream: true, ...usage } : {}) }) };
 }

@@ -18,7 +18,7 @@ import {
   type HealthPolicy,
 } from './health.js';
 import { Client } from './http/client.js';
-import { attempt, DEFAULT_IDLE_MS, type AttemptSettings } from './attempt.js';
+import { attempt, chatBody, DEFAULT_IDLE_MS, type AttemptSettings } from './attempt.js';
 import {
   StoppedError,
   attemptFailure,
@@ -45,7 +45,6 @@ import {
   type AttemptFailure,
   type RefusalStreak,
 } from './retry.js';
-import { jsonBytes } from './http/json-bytes.js';
 import { Limiter, type LimiterStats } from './pacing/limiter.js';
 import type { Ticket } from './pacing/rate-limit.js';
 import type { BatchTarget, ChatBody, ChatRequest, ChatResult, Connection, EndpointStats, PoolOptions } from './types.js';
@@ -128,21 +127,20 @@ export class EndpointPool {
     this.stopping.abort();
   }
 
+  /** A fault that stops the run, and with it the sending: the requests in flight may still be answered. */
+  private halt(f: EndpointFault): Error {
+    this.stopSending();
+    return fail(f);
+  }
+
   /** The output already holds rows answered with these settings (a resumed run): a refusal the same for every row is then no setting's. */
   noteAnswered(): void {
     this.answered = true;
   }
 
-  /**
-   * The request's body as sent to this pool's endpoints: JSON with the model and, with --stream, the stream fields.
-   * `stream_options: null` (from --extra-body) leaves stream_options out, for servers that refuse it: usage then
-   * comes only from a server that sends it unasked.
-   */
+  /** The request's body as sent to this pool's endpoints (attempt.ts, chatBody). */
   encode(request: ChatRequest): ChatBody {
-    const { stream_options: options, ...fields } = request;
-    const usage = options === null ? {} : { stream_options: { include_usage: true } };
-    const stream = this.opts.stream ? { stream: true, ...usage } : {};
-    return { json: jsonBytes({ ...fields, model: this.opts.model, ...stream }) };
+    return chatBody(request, this.opts.model, this.opts.stream === true);
   }
 
   /**
@@ -186,7 +184,7 @@ export class EndpointPool {
           continue;
         }
         const fatal = await this.fatalFor(err, ep);
-        if (fatal) throw fail(fatal);
+        if (fatal) throw this.halt(fatal);
         const wait = this.afterFailedAttempt(err, ep, index, failedOn, retry);
         await sleep(wait, undefined, { signal: this.untilStopped(signal) }).catch(this.stopped(signal));
       } finally {
@@ -208,17 +206,17 @@ export class EndpointPool {
     if (failure.kind !== 'status' || isFailureStatus(failure.status)) this.noteFailure(ep);
     this.noteConnection(ep, err);
     const repeated = this.noteRepeated(err, ep, failure);
-    if (repeated) throw fail(repeated);
+    if (repeated) throw this.halt(repeated);
     failedOn.add(index);
     // Another endpoint in use, which has not failed this request, takes the retry at once (retry.ts).
     const next = pickEndpoint(this.endpoints, failedOn, Date.now());
     const elsewhere = !next.probe && !failedOn.has(next.index);
     const wait = retryDelay(failure, retry, this.opts.maxRetries, Date.now(), Math.random(), elsewhere);
     const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
-    if (dead) throw fail(dead);
+    if (dead) throw this.halt(dead);
     if (wait !== undefined) return wait;
     const refused = failure.kind === 'status' && !isRetryable(failure) ? this.noteRefusal(err, ep) : undefined;
-    if (refused) throw fail(refused);
+    if (refused) throw this.halt(refused);
     const waitS = unheededWaitS(failure, Date.now());
     if (waitS === undefined) throw err;
     throw new Error(
@@ -351,7 +349,7 @@ export class EndpointPool {
   /** What a request no endpoint's tokens limit takes ends with: the fault that stops the run, or the row's failure (retry.ts). */
   private noteOverLimit(f: OverTokenLimit): Error {
     this.overLimits = afterRefusal(this.overLimits, 'over the tokens limit');
-    if (overLimitStops(f.promptFits, this.overLimits, this.answered)) return fail(f);
+    if (overLimitStops(f.promptFits, this.overLimits, this.answered)) return this.halt(f);
     return new Error(
       `request of about ${f.tokens} tokens is over the whole limit of ${f.limit} tokens per minute of ${f.endpoint} (x-ratelimit-limit-tokens): no wait makes room for it, a key with a higher limit does`,
     );

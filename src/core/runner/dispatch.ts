@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
+import { FaultError } from '../errors.js';
 import { withOwnSignal } from '../signals.js';
 
 /** What a task leaves to do once its slot is free. */
@@ -30,15 +31,20 @@ export class Dispatcher {
   /** Waiters for the next freed slot or finished task. */
   private waiters: (() => void)[] = [];
 
+  /**
+   * `faultGraceMs`: after a task throws a fault (the run stops for the user to fix something), how long the
+   * tasks in flight may go on, so that answers already under way (and paid for) are saved; undefined: none.
+   */
   constructor(
     private readonly concurrency: number,
     private readonly readAhead = Math.ceil(concurrency / 4),
+    private readonly faultGraceMs?: number,
   ) {
     this.limit = pLimit(concurrency);
     setMaxListeners(0, this.cancelled.signal);
   }
 
-  /** The first error a task threw; once there is one, no new task starts. */
+  /** The first error a task threw; once there is one, no new task starts (the ones in flight: see faultGraceMs). */
   get error(): { error: unknown } | undefined {
     return this.firstError;
   }
@@ -70,28 +76,36 @@ export class Dispatcher {
   }
 
   /**
-   * Queues a task; what it hands back runs once its slot is free. A task (or
-   * what it hands back) that throws ends the dispatch: the others are cancelled.
+   * Queues a task; what it hands back runs once its slot is free. A task (or what it hands back) that
+   * throws ends the dispatch (failWith).
    */
   submit(task: (signal: AbortSignal) => Promise<AfterSlot | void>): void {
-    const p: Promise<void> = this.limit(() =>
-      this.stopped || this.firstError || this.cancelled.signal.aborted ? undefined : this.run(task),
-    )
+    const p: Promise<void> = this.limit(async () => {
+      if (this.stopped || this.firstError || this.cancelled.signal.aborted) return undefined;
+      // Noted before the slot is freed, so the task queued next sees it and does not start.
+      return this.run(task).catch((error: unknown) => this.failWith(error));
+    })
       .then((after) => {
         this.changed();
         return after?.();
       })
-      .catch((error: unknown) => {
-        if (!this.firstError) {
-          this.firstError = { error };
-          this.cancel();
-        }
-      })
+      .catch((error: unknown) => this.failWith(error))
       .finally(() => {
         this.inFlight.delete(p);
         this.changed();
       });
     this.inFlight.add(p);
+  }
+
+  /** The first error ends the dispatch: the tasks in flight are cancelled, or, for a fault, let finish within faultGraceMs. */
+  private failWith(error: unknown): undefined {
+    if (this.firstError) return undefined;
+    this.firstError = { error };
+    if (error instanceof FaultError && this.faultGraceMs !== undefined) {
+      this.stop();
+      setTimeout(() => this.cancel(), this.faultGraceMs).unref();
+    } else this.cancel();
+    return undefined;
   }
 
   private run(task: (signal: AbortSignal) => Promise<AfterSlot | void>): Promise<AfterSlot | void> {
@@ -106,6 +120,11 @@ export class Dispatcher {
   /** Aborts the tasks in flight; queued ones never start. */
   cancel(): void {
     this.cancelled.abort();
+  }
+
+  /** Whether a fault has stopped the dispatch and tasks in flight are being let finish (faultGraceMs). */
+  get finishing(): boolean {
+    return this.firstError?.error instanceof FaultError && !this.cancelled.signal.aborted && this.inFlight.size > 0;
   }
 
   /** Waits for every queued task. */

@@ -57,6 +57,8 @@ export interface RunOptions {
   stop: AbortSignal;
   /** Cancel requests in flight (grace period over, second Ctrl-C). */
   abort: AbortSignal;
+  /** When a fault stops the run, how long the requests in flight may finish, their answers saved; undefined: cancelled at once. */
+  faultGraceMs?: number;
   onEvent?: (e: StageEvent) => void;
   /** How each row's requests are sent (Stage.job's `chat`), by its key. */
   chat: (key: string) => RowChat;
@@ -127,7 +129,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
 
   const writer = await OutputWriter.open(opts.output, stage.outputFields, opts.stop);
   const inputs = await PlanInputs.open(plan);
-  const slots = new Dispatcher(opts.concurrency);
+  const slots = new Dispatcher(opts.concurrency, undefined, opts.faultGraceMs);
   const onAbort = () => slots.cancel();
   opts.abort.addEventListener('abort', onAbort);
   const badRows = new BadRows(opts.onBadRow, tallies, (bad) => opts.onEvent?.({ type: 'bad', bad }));
@@ -143,10 +145,8 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
       readError = { error };
       slots.cancel();
     }
-    if (opts.stop.aborted) {
-      slots.stop();
-      opts.onEvent?.({ type: 'stopping' });
-    }
+    if (opts.stop.aborted) slots.stop();
+    if (opts.stop.aborted || slots.finishing) opts.onEvent?.({ type: 'stopping' });
     await slots.drain();
   } finally {
     opts.abort.removeEventListener('abort', onAbort);

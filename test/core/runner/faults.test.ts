@@ -247,6 +247,27 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     assert.equal((await readJsonlFile(out)).lines.length, 0);
   });
 
+  it('an account that runs out of quota mid-run: the requests already under way are answered and saved, not abandoned', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 40);
+    const message = 'You exceeded your current quota, please check your plan and billing details.';
+    // Up to the 11th request, answers after 1.5 s; from the 12th, out of quota at once, while the 10th and 11th are still under way.
+    const s = await server({
+      reply: worldReply,
+      latencyMs: (_req, n) => (n < 12 ? 1500 : 0),
+      faults: (_req, n) => (n >= 12 ? { kind: '429', code: 'insufficient_quota', message } : undefined),
+    });
+    const out = join(dir, 'pred.jsonl');
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8']));
+    assertFatal(r, s.url, /no quota left \(429 insufficient_quota\)/);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /^infer: stopping: no new requests; waiting for the ones in flight$/m);
+    assert.equal(s.stats.clientClosed, 0, 'a request under way was abandoned');
+    const answered = (await readRowsOf(out)).filter((row) => row.error === undefined && typeof row.gen === 'string' && row.gen !== '');
+    assert.equal(answered.length, s.stats.successes);
+    assert.ok(s.stats.successes > 9, `${s.stats.successes} answered: none was under way when the quota ran out`);
+  });
+
   it('an account out of quota (429 insufficient_quota) stops at once instead of spending the retries of every row', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 40);

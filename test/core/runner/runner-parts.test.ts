@@ -11,7 +11,7 @@ import type { Manifest } from '../../../src/core/schemas/manifest.js';
 import { Dispatcher } from '../../../src/core/runner/dispatch.js';
 import { PlanInputs, fileOrder, orderedLines, type Order } from '../../../src/core/runner/plan.js';
 import { OutputWriter, dropRedone, scanOutput } from '../../../src/core/runner/writer.js';
-import { UserError } from '../../../src/core/errors.js';
+import { UserError, fail } from '../../../src/core/errors.js';
 import { isFault } from '../../support/fault-kind.js';
 import type { LinePlan, PlannedLine } from '../../../src/core/rows/input.js';
 import { datasetRowSchema } from '../../../src/core/schemas/dataset-row.js';
@@ -206,6 +206,46 @@ describe('dispatcher', () => {
     await failing.drain();
     assert.equal((failing.error?.error as Error).message, 'disk full');
     assert.ok(cancelled, 'the task in flight was cancelled');
+  });
+
+  it('after a fault, lets the tasks in flight finish within the grace and starts no queued one; past it, cancels them', async () => {
+    const settle = (slots: Dispatcher, ms: number) => {
+      const seen = { finished: false, cancelled: false, queuedRan: false };
+      slots.submit(async () => {
+        throw fail({ kind: 'no-quota', role: 'judge', endpoint: 'http://h/v1', said: 'no quota' });
+      });
+      slots.submit(
+        (signal) =>
+          new Promise<void>((resolve) => {
+            const t = setTimeout(() => {
+              seen.finished = true;
+              resolve();
+            }, ms);
+            signal.addEventListener('abort', () => {
+              clearTimeout(t);
+              seen.cancelled = true;
+              resolve();
+            });
+          }),
+      );
+      slots.submit(async () => {
+        seen.queuedRan = true;
+      });
+      return seen;
+    };
+    const kept = new Dispatcher(2, 1, 1000);
+    const a = settle(kept, 30);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(kept.finishing, true);
+    await kept.drain();
+    assert.deepEqual(a, { finished: true, cancelled: false, queuedRan: false });
+    assert.ok(isFault('no-quota')(kept.error?.error));
+    assert.equal(kept.finishing, false);
+
+    const cut = new Dispatcher(2, 1, 20);
+    const b = settle(cut, 5000);
+    await cut.drain();
+    assert.deepEqual(b, { finished: false, cancelled: true, queuedRan: false });
   });
 
   it('makes no room while as many answered tasks wait to be saved as there are slots', async () => {
