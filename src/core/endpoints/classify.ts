@@ -118,7 +118,6 @@ export function causeCode(err: APIConnectionError): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** A reply that tells against the endpoint's health. */
 /** A connection cut under a request: not refused or unreachable, not timed out, not one of awb's own limits on a reply. */
 export function isCutUnder(err: unknown): boolean {
   if (err instanceof StreamFailure) return !/\(--timeout\)$/.test(err.message);
@@ -131,6 +130,7 @@ export function isCutUnder(err: unknown): boolean {
   );
 }
 
+/** A reply that tells against the endpoint's health. */
 export function isFailureStatus(status: number): boolean {
   return status >= 500 || status === 429;
 }

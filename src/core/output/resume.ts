@@ -154,9 +154,11 @@ export async function checkResumable(
   }
   const files = changes.filter((c) => c.path);
   const diffs = [...differences(previous, settings, hostless), ...changes.map(changeLine)];
-  if (!refusesOtherSettings(diffs, diffs.length > 0 && (await answered()))) return { previous, overridden: [], dataset: recorded };
-  if (files.length) throw fail({ kind: 'resume-other-data', output, files: files.map(({ path, was, now }) => ({ path, was, now })) });
-  throw fail({ kind: 'resume-other-settings', output, differences: diffs });
+  if (diffs.length && refusesOtherSettings(diffs, await answered())) {
+    if (files.length) throw fail({ kind: 'resume-other-data', output, files: files.map(({ path, was, now }) => ({ path, was, now })) });
+    throw fail({ kind: 'resume-other-settings', output, differences: diffs });
+  }
+  return { previous, overridden: [], dataset: recorded };
 }
 
 /**

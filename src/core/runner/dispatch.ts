@@ -83,13 +83,14 @@ export class Dispatcher {
     const p: Promise<void> = this.limit(async () => {
       if (this.stopped || this.firstError || this.cancelled.signal.aborted) return undefined;
       // Noted before the slot is freed, so the task queued next sees it and does not start.
-      return this.run(task).catch((error: unknown) => this.failWith(error));
+      return this.run(task).catch((error: unknown) => this.failWith(error, true));
     })
       .then((after) => {
         this.changed();
         return after?.();
       })
-      .catch((error: unknown) => this.failWith(error))
+      // Saving failed (a full disk): the answers in flight could not be saved either.
+      .catch((error: unknown) => this.failWith(error, false))
       .finally(() => {
         this.inFlight.delete(p);
         this.changed();
@@ -97,11 +98,14 @@ export class Dispatcher {
     this.inFlight.add(p);
   }
 
-  /** The first error ends the dispatch: the tasks in flight are cancelled, or, for a fault, let finish within faultGraceMs. */
-  private failWith(error: unknown): undefined {
+  /**
+   * The first error ends the dispatch: the tasks in flight are cancelled, or, for a fault a task's
+   * request met (`asking`), let finish within faultGraceMs.
+   */
+  private failWith(error: unknown, asking: boolean): undefined {
     if (this.firstError) return undefined;
     this.firstError = { error };
-    if (error instanceof FaultError && this.faultGraceMs !== undefined) {
+    if (asking && error instanceof FaultError && this.faultGraceMs !== undefined) {
       this.stop();
       setTimeout(() => this.cancel(), this.faultGraceMs).unref();
     } else this.cancel();
@@ -124,7 +128,7 @@ export class Dispatcher {
 
   /** Whether a fault has stopped the dispatch and tasks in flight are being let finish (faultGraceMs). */
   get finishing(): boolean {
-    return this.firstError?.error instanceof FaultError && !this.cancelled.signal.aborted && this.inFlight.size > 0;
+    return this.firstError !== undefined && !this.cancelled.signal.aborted && this.inFlight.size > 0;
   }
 
   /** Waits for every queued task. */

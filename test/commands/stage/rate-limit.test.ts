@@ -42,35 +42,28 @@ describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () 
   const reference = await runAwb(judgeArgs(free.url, preds, join(dir, 'free.jsonl'), ['-c', '8']));
   assert.equal(reference.code, 0, reference.stderr);
   const expected = await judgements(join(dir, 'free.jsonl'));
-  // A limit a quarter of the run's tokens per "minute" of a second: about three seconds bound by it.
   const tpm = Math.ceil(free.stats.tokens / 4);
 
-  it('with OpenAI headers: few 429s, every row judged as without the limit, the progress naming the limit', async () => {
-    const limited = await server({ tpm, windowMs: 1000, latencyMs: 20 });
-    const args = judgeArgs(limited.url, preds, join(dir, 'paced.jsonl'), ['-c', '8']).filter((a) => a !== '--no-progress');
-    const r = await runAwb(args, { env: { AWB_PROGRESS_INTERVAL: '0.3' } });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(await judgements(join(dir, 'paced.jsonl')), expected);
-    assert.equal(limited.stats.answered, ROWS);
-    assert.ok(limited.stats.rateLimited <= 2, `${limited.stats.rateLimited} requests answered 429`);
-    // The plain (non-terminal) progress line: the expected end and, beside it, what holds the run back.
-    assert.match(r.stderr, /^judge: \d+\/40 \([\d.]+%\), [\d.]+ rows\/s, ETA \d+s, 0 failed, limited by tokens\/min$/m);
-    // Paced, not unlimited: the bucket held a quarter of the tokens, the rest came at its refill rate.
-    assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
-  });
-
-  it('with a requests-per-minute limit: paced to it with few 429s, every row judged as without the limit, the progress naming it', async () => {
-    // A quarter of the rows per "minute" of a second: about three seconds bound by requests, not tokens.
-    const limited = await server({ rpm: ROWS / 4, windowMs: 1000, latencyMs: 20 });
-    const args = judgeArgs(limited.url, preds, join(dir, 'rpm.jsonl'), ['-c', '8']).filter((a) => a !== '--no-progress');
-    const r = await runAwb(args, { env: { AWB_PROGRESS_INTERVAL: '0.3' } });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(await judgements(join(dir, 'rpm.jsonl')), expected);
-    assert.equal(limited.stats.answered, ROWS);
-    assert.ok(limited.stats.rateLimited <= 2, `${limited.stats.rateLimited} requests answered 429`);
-    assert.match(r.stderr, /, limited by requests\/min$/m);
-    assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
-  });
+  // Each limit a quarter of the run's per "minute" of a second: about three seconds bound by it.
+  for (const [what, limit, factor] of [
+    ['tokens', { tpm }, 'tokens/min'],
+    ['requests', { rpm: ROWS / 4 }, 'requests/min'],
+  ] as const) {
+    it(`with OpenAI headers and a ${what}-per-minute limit: few 429s, every row judged as without the limit, the progress naming it`, async () => {
+      const limited = await server({ ...limit, windowMs: 1000, latencyMs: 20 });
+      const out = join(dir, `paced-${what}.jsonl`);
+      const args = judgeArgs(limited.url, preds, out, ['-c', '8']).filter((a) => a !== '--no-progress');
+      const r = await runAwb(args, { env: { AWB_PROGRESS_INTERVAL: '0.3' } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(await judgements(out), expected);
+      assert.equal(limited.stats.answered, ROWS);
+      assert.ok(limited.stats.rateLimited <= 2, `${limited.stats.rateLimited} requests answered 429`);
+      // The plain (non-terminal) progress line: the expected end and, beside it, what holds the run back.
+      assert.match(r.stderr, new RegExp(`^judge: \\d+/40 \\([\\d.]+%\\), [\\d.]+ rows/s, ETA \\d+s, 0 failed, limited by ${factor}$`, 'm'));
+      // Paced, not unlimited: the bucket held a quarter of the run, the rest came at its refill rate.
+      assert.ok(limited.stats.lastAt - limited.stats.firstAt >= 2000, `${limited.stats.lastAt - limited.stats.firstAt} ms`);
+    });
+  }
 
   it('with two endpoints of different limits: each keeps its own budget, both are used, and neither limit is exceeded', async () => {
     const small = await server({ tpm: Math.ceil(tpm / 2), windowMs: 1000, latencyMs: 20 });
