@@ -20,6 +20,8 @@ const KEY_ENV = (option: string, vars: string) =>
 const OPENAI_KEY_ENV =
   "OPENAI_API_KEY: read as well, after it, only when the endpoint is https://api.openai.com (the judge's key is not sent to other hosts)";
 const COLOR_ENV = 'NO_COLOR, FORCE_COLOR: colours off, or on without a terminal (FORCE_COLOR=0: never)';
+/** score, agreement and report read any number of judged files; only what each accepts differs. */
+const JUDGED_FILES = (accepts: string) => [{ name: '<judged...>', help: `judged JSONL files ${accepts}` }] as const;
 
 export const COMMANDS: readonly AnyCommand[] = [
   command({
@@ -38,6 +40,7 @@ export const COMMANDS: readonly AnyCommand[] = [
       "MODELSCOPE_ENDPOINT     ModelScope's URL (else MODELSCOPE_DOMAIN, a host)",
       'MODELSCOPE_API_TOKEN    token for private copies on ModelScope',
       "MODELSCOPE_CACHE        ModelScope's cache (default ~/.cache/modelscope)",
+      'NO_COLOR, FORCE_COLOR   colours off, or on without a terminal (FORCE_COLOR=0: never)',
     ],
     load: () => import('./data/download.js'),
   }),
@@ -106,34 +109,34 @@ export const COMMANDS: readonly AnyCommand[] = [
   command({
     name: 'score',
     description: 'Aggregate judged files into per-domain 0-100 scores; several files make a leaderboard, a row per run',
-    operands: [{ name: '<judged...>', help: "judged JSONL files (ours or the official script's)" }],
+    operands: JUDGED_FILES("(ours or the official script's)"),
     options: SCORE_OPTIONS,
-    examples: ['awb score results/*/judged.jsonl', 'awb score results/my-model/judged.jsonl --with-published --format markdown'],
+    examples: [
+      'awb score results/*/judged.jsonl',
+      'awb score results/my-model/judged.jsonl --with-published --format markdown',
+      'awb score results/my-model/judged.jsonl --by turn --format csv > by-turn.csv',
+    ],
+    environment: [COLOR_ENV],
     load: () => import('./results/score.js'),
   }),
   command({
     name: 'agreement',
     description:
       'How far judges agree: the same predictions judged by several judges (kappa, alpha, mean difference), or --by-model their leaderboards',
-    operands: [
-      {
-        name: '<judged...>',
-        help: 'judged JSONL files, each FILE or LABEL=FILE (with --by-model: MODEL@JUDGE=FILE, or the manifests say)',
-      },
-    ],
+    operands: JUDGED_FILES('(each FILE or LABEL=FILE; with --by-model: MODEL@JUDGE=FILE, or the manifests say)'),
     options: AGREEMENT_OPTIONS,
     examples: ['awb agreement gpt=judged-gpt.jsonl claude=judged-claude.jsonl', 'awb agreement --by-model results/*/judged-*.jsonl'],
+    environment: [COLOR_ENV],
     load: () => import('./results/agreement.js'),
   }),
   command({
     name: 'report',
     description:
       'Write one self-contained HTML page of judged runs: leaderboard, judge-mode figures, charts and every row, viewable offline',
-    operands: [
-      { name: '<judged...>', help: "judged JSONL files (ours or the official script's; rubric, turing, pairwise or --repeat), a run each" },
-    ],
+    operands: JUDGED_FILES("(ours or the official script's; rubric, turing, pairwise or --repeat), a run each"),
     options: REPORT_OPTIONS,
     examples: ['awb report results/*/judged.jsonl -o report.html'],
+    environment: [COLOR_ENV],
     load: () => import('./results/report.js'),
   }),
   command({
@@ -152,6 +155,7 @@ export const COMMANDS: readonly AnyCommand[] = [
       'awb compare baseline/judged.jsonl candidate/judged.jsonl --rows 10',
       'awb compare baseline/judged.jsonl candidate/judged.jsonl --fail-below 1 --summary "$GITHUB_STEP_SUMMARY"',
     ],
+    environment: [COLOR_ENV],
     load: () => import('./results/compare.js'),
   }),
   command({
@@ -159,7 +163,12 @@ export const COMMANDS: readonly AnyCommand[] = [
     description: "Show judged rows: grades, action, cleaned prediction beside the ground truth, the judge's strengths and weaknesses",
     operands: [{ name: '<judged>', help: 'judged JSONL file' }],
     options: ROWS_OPTIONS,
-    examples: ['awb rows results/my-model/judged.jsonl --domain terminal --worst 5', 'awb rows results/my-model/judged.jsonl --failed'],
+    examples: [
+      'awb rows results/my-model/judged.jsonl --domain terminal --worst 5',
+      'awb rows results/my-model/judged.jsonl --failed',
+      'awb rows results/my-model/judged.jsonl --best 3 --format json',
+    ],
+    environment: [COLOR_ENV],
     load: () => import('./results/rows.js'),
   }),
   command({
@@ -167,7 +176,11 @@ export const COMMANDS: readonly AnyCommand[] = [
     description: 'Join shard outputs into one file after checking settings, coverage and integrity',
     operands: [{ name: '<shards...>', help: 'shard output files (without -o, as in older versions: the merged file, then the shards)' }],
     options: MERGE_OPTIONS,
-    examples: ['awb merge -o results/predictions.jsonl shards/predictions-*.jsonl'],
+    examples: [
+      'awb merge -o results/my-model/predictions.jsonl results/my-model/predictions-shard-*-of-8.jsonl',
+      'awb merge -o results/my-model/judged.jsonl results/my-model/judged-shard-*-of-4.jsonl',
+    ],
+    environment: [COLOR_ENV],
     load: () => import('./results/merge.js'),
   }),
 ];

@@ -173,30 +173,24 @@ export const choicePanelEntrySchema = z.object({
 });
 export type ChoicePanelEntry = z.infer<typeof choicePanelEntrySchema>;
 
-/** What a panel adds to a choice row besides its mode object: every member's, and their sums. */
-const choicePanelFields = {
+/**
+ * What a choice mode appends to a row besides its mode object: the prediction text it showed
+ * (`extracted_output`), and with a panel every member's entry and their sums.
+ */
+const choiceRowFields = {
+  failed: flag,
+  extracted_output: z.string().optional(),
+  error_message: z.string().optional(),
   panel: z.array(choicePanelEntrySchema).optional(),
   judge_usage: usageSchema.optional(),
   judge_attempts: z.number().int().min(0).optional(),
 };
 
-/** What `--mode turing` appends to a row (besides the prediction text it showed, `extracted_output`). */
-export const turingFieldsSchema = z.object({
-  turing: z.union([turingResultSchema, turingPanelResultSchema]),
-  failed: flag,
-  extracted_output: z.string().optional(),
-  error_message: z.string().optional(),
-  ...choicePanelFields,
-});
+/** What `--mode turing` appends to a row. */
+export const turingFieldsSchema = z.object({ turing: z.union([turingResultSchema, turingPanelResultSchema]), ...choiceRowFields });
 
 /** What `--mode pairwise` appends to a candidate row. */
-export const pairwiseFieldsSchema = z.object({
-  pairwise: z.union([pairwiseResultSchema, pairwisePanelResultSchema]),
-  failed: flag,
-  extracted_output: z.string().optional(),
-  error_message: z.string().optional(),
-  ...choicePanelFields,
-});
+export const pairwiseFieldsSchema = z.object({ pairwise: z.union([pairwiseResultSchema, pairwisePanelResultSchema]), ...choiceRowFields });
 
 /**
  * What `--repeat K` adds to the rubric judge's fields: the K judgements; the
