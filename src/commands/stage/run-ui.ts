@@ -135,9 +135,9 @@ export async function createProgress(
 }
 
 export interface Interrupts {
-  /** First Ctrl-C or SIGTERM: stop sending new rows. */
+  /** First Ctrl-C or SIGTERM: stop sending new rows; the run lets the requests in flight finish within --grace. */
   stop: AbortSignal;
-  /** Grace period over or second Ctrl-C: cancel requests in flight. */
+  /** Second Ctrl-C: cancel requests in flight. */
   abort: AbortSignal;
   dispose(): void;
 }
@@ -146,7 +146,6 @@ export interface Interrupts {
 export function installInterrupts(stage: string, graceSeconds: number, beforeMessage: () => void = () => {}): Interrupts {
   const stop = new AbortController();
   const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     beforeMessage();
     if (stop.signal.aborted) {
@@ -158,8 +157,6 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
       errColor.yellow(`${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`),
     );
     stop.abort();
-    timer = setTimeout(() => abort.abort(), graceSeconds * 1000);
-    timer.unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -167,7 +164,6 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
     stop: stop.signal,
     abort: abort.signal,
     dispose() {
-      if (timer) clearTimeout(timer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     },

@@ -158,7 +158,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
       onBadRow: o.onBadRow,
       stop: interrupts.stop,
       abort: interrupts.abort,
-      faultGraceMs: o.grace * 1000,
+      graceMs: o.grace * 1000,
       onEvent: (e) => {
         reportEvent(name, e, c.output);
         progress.event(e);

@@ -31,20 +31,24 @@ export class Dispatcher {
   /** Waiters for the next freed slot or finished task. */
   private waiters: (() => void)[] = [];
 
+  /** Set once finish() has begun the grace: the tasks in flight are let finish until it ends. */
+  private graceBegun = false;
+
   /**
-   * `faultGraceMs`: after a task throws a fault (the run stops for the user to fix something), how long the
-   * tasks in flight may go on, so that answers already under way (and paid for) are saved; undefined: none.
+   * `graceMs`: once the dispatch is told to finish (finish(): a first Ctrl-C, or a task's fault that stops the run for
+   * the user to fix something), how long the tasks in flight may go on, so that answers already under way (and paid
+   * for) are saved; undefined: a fault cancels them at once.
    */
   constructor(
     private readonly concurrency: number,
     private readonly readAhead = Math.ceil(concurrency / 4),
-    private readonly faultGraceMs?: number,
+    private readonly graceMs?: number,
   ) {
     this.limit = pLimit(concurrency);
     setMaxListeners(0, this.cancelled.signal);
   }
 
-  /** The first error a task threw; once there is one, no new task starts (the ones in flight: see faultGraceMs). */
+  /** The first error a task threw; once there is one, no new task starts (the ones in flight: see graceMs). */
   get error(): { error: unknown } | undefined {
     return this.firstError;
   }
@@ -100,15 +104,13 @@ export class Dispatcher {
 
   /**
    * The first error ends the dispatch: the tasks in flight are cancelled, or, for a fault a task's
-   * request met (`asking`), let finish within faultGraceMs.
+   * request met (`asking`), let finish within graceMs.
    */
   private failWith(error: unknown, asking: boolean): undefined {
     if (this.firstError) return undefined;
     this.firstError = { error };
-    if (asking && error instanceof FaultError && this.faultGraceMs !== undefined) {
-      this.stop();
-      setTimeout(() => this.cancel(), this.faultGraceMs).unref();
-    } else this.cancel();
+    if (asking && error instanceof FaultError && this.graceMs !== undefined) this.finish();
+    else this.cancel();
     return undefined;
   }
 
@@ -116,9 +118,12 @@ export class Dispatcher {
     return withOwnSignal(this.cancelled.signal, task);
   }
 
-  /** Starts no queued task; the ones running go on. */
-  stop(): void {
+  /** Starts no queued task; the ones running go on for graceMs (without one, until they end), then are cancelled. */
+  finish(): void {
     this.stopped = true;
+    if (this.graceBegun || this.graceMs === undefined) return;
+    this.graceBegun = true;
+    setTimeout(() => this.cancel(), this.graceMs).unref();
   }
 
   /** Aborts the tasks in flight; queued ones never start. */
@@ -126,7 +131,7 @@ export class Dispatcher {
     this.cancelled.abort();
   }
 
-  /** Whether a fault has stopped the dispatch and tasks in flight are being let finish (faultGraceMs). */
+  /** Whether a fault has stopped the dispatch and tasks in flight are being let finish (graceMs). */
   get finishing(): boolean {
     return this.firstError !== undefined && !this.cancelled.signal.aborted && this.inFlight.size > 0;
   }

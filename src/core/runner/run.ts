@@ -53,12 +53,15 @@ export interface RunOptions {
   /** The rows handed out and not settled hold at most this many bytes of input (Schedule's maxBytes). */
   maxInflightBytes?: number;
   onBadRow: BadRowMode;
-  /** Stop taking new rows (first Ctrl-C). */
+  /** Stop taking new rows (first Ctrl-C); the requests in flight may finish within graceMs. */
   stop: AbortSignal;
-  /** Cancel requests in flight (grace period over, second Ctrl-C). */
+  /** Cancel requests in flight at once (second Ctrl-C). */
   abort: AbortSignal;
-  /** When a fault stops the run, how long the requests in flight may finish, their answers saved; undefined: cancelled at once. */
-  faultGraceMs?: number;
+  /**
+   * When the run is stopped (stop, or a fault), how long the requests in flight may finish, their answers saved;
+   * undefined: a fault cancels them at once, and a stop lets them end.
+   */
+  graceMs?: number;
   onEvent?: (e: StageEvent) => void;
   /** How each row's requests are sent (Stage.job's `chat`), by its key. */
   chat: (key: string) => RowChat;
@@ -129,9 +132,13 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
 
   const writer = await OutputWriter.open(opts.output, stage.outputFields, opts.stop);
   const inputs = await PlanInputs.open(plan);
-  const slots = new Dispatcher(opts.concurrency, undefined, opts.faultGraceMs);
+  const slots = new Dispatcher(opts.concurrency, undefined, opts.graceMs);
   const onAbort = () => slots.cancel();
+  const onStop = () => slots.finish();
+  if (opts.abort.aborted) onAbort();
+  if (opts.stop.aborted) onStop();
   opts.abort.addEventListener('abort', onAbort);
+  opts.stop.addEventListener('abort', onStop);
   const badRows = new BadRows(opts.onBadRow, tallies, (bad) => opts.onEvent?.({ type: 'bad', bad }));
   const schedule = new Schedule(scheduleRows(plan, opts.order), { maxBytes: opts.maxInflightBytes });
   const saveRow = rowSaver({ stage, inputs, writer, manifest, tallies, onEvent: opts.onEvent });
@@ -145,11 +152,11 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
       readError = { error };
       slots.cancel();
     }
-    if (opts.stop.aborted) slots.stop();
     if (opts.stop.aborted || slots.finishing) opts.onEvent?.({ type: 'stopping' });
     await slots.drain();
   } finally {
     opts.abort.removeEventListener('abort', onAbort);
+    opts.stop.removeEventListener('abort', onStop);
     await writer.close();
     await inputs.close();
     await manifest.save();

@@ -93,33 +93,34 @@ describe('Ctrl-C, and SIGTERM (a scheduler ending the job) alike', () => {
     });
 });
 
-describe('a second Ctrl-C', () => {
-  it('cancels the requests in flight at once, writes no half row, and the rows are redone on resume', async () => {
-    const dir = await temps.make();
-    const ds = await makeDataset(dir, 12);
-    const s = await server({ reply: worldReply, latencyMs: 30_000 });
-    const out = join(dir, 'pred.jsonl');
-    const run = startAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
-    const until = async (what: string, ok: () => boolean) => {
-      for (const deadline = Date.now() + 20_000; !ok(); await new Promise((r) => setTimeout(r, 10))) {
-        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}:\n${run.stderr()}`);
-      }
-    };
-    await until('4 requests in flight', () => s.stats.inFlight === 4);
-    run.child.kill('SIGINT');
-    await until('the first Ctrl-C to be seen', () => /finishing the requests in flight/.test(run.stderr()));
-    run.child.kill('SIGINT');
-    const { code, stderr } = await run.exited;
-    assert.equal(code, 130, stderr);
-    assert.match(stderr, /cancelling the requests in flight/);
-    assert.equal((await readJsonlFile(out)).lines.length, 0);
-    await until('the server to see the requests go', () => s.stats.clientClosed === 4);
+describe('a second Ctrl-C, or the end of --grace', () => {
+  for (const second of [true, false])
+    it(`${second ? 'a second Ctrl-C cancels the requests in flight at once' : 'past --grace the requests in flight are cancelled'}: no half row written, the rows redone on resume`, async () => {
+      const dir = await temps.make();
+      const ds = await makeDataset(dir, 12);
+      const s = await server({ reply: worldReply, latencyMs: 30_000 });
+      const out = join(dir, 'pred.jsonl');
+      const run = startAwb(inferArgs(s.url, ds.dir, out, ['-c', '4', ...(second ? [] : ['--grace', '1'])]));
+      const until = async (what: string, ok: () => boolean) => {
+        for (const deadline = Date.now() + 20_000; !ok(); await new Promise((r) => setTimeout(r, 10))) {
+          if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}:\n${run.stderr()}`);
+        }
+      };
+      await until('4 requests in flight', () => s.stats.inFlight === 4);
+      run.child.kill('SIGINT');
+      await until('the first Ctrl-C to be seen', () => /finishing the requests in flight/.test(run.stderr()));
+      if (second) run.child.kill('SIGINT');
+      const { code, stderr } = await run.exited;
+      assert.equal(code, 130, stderr);
+      if (second) assert.match(stderr, /cancelling the requests in flight/);
+      assert.equal((await readJsonlFile(out)).lines.length, 0);
+      await until('the server to see the requests go', () => s.stats.clientClosed === 4);
 
-    s.setOptions({ latencyMs: 0 });
-    const again = await runAwb(parseResumeCommand(stderr));
-    assert.equal(again.code, 0, again.stderr);
-    await assertComplete(out, ds);
-  });
+      s.setOptions({ latencyMs: 0 });
+      const again = await runAwb(parseResumeCommand(stderr));
+      assert.equal(again.code, 0, again.stderr);
+      await assertComplete(out, ds);
+    });
 });
 
 describe('kill -9', () => {

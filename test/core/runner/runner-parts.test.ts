@@ -270,20 +270,28 @@ describe('dispatcher', () => {
     await slots.drain();
   });
 
-  it('after stop(), queued tasks never start and running ones finish', async () => {
-    const slots = new Dispatcher(1, 4);
-    const ran: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      slots.submit(async () => {
-        ran.push(i);
-        await new Promise((r) => setImmediate(r));
-      });
-    }
-    await new Promise((r) => setImmediate(r));
-    assert.deepEqual(ran, [0]);
-    slots.stop();
-    await slots.drain();
-    assert.deepEqual(ran, [0]);
+  it('after finish(), queued tasks never start; running ones finish within the grace, and past it are cancelled', async () => {
+    const run = async (graceMs: number | undefined, taskMs: number) => {
+      const slots = new Dispatcher(1, 4, graceMs);
+      const seen: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        slots.submit(
+          (signal) =>
+            new Promise<void>((resolve) => {
+              seen.push(`${i} started`);
+              const t = setTimeout(() => (seen.push(`${i} finished`), resolve()), taskMs);
+              signal.addEventListener('abort', () => (clearTimeout(t), seen.push(`${i} cancelled`), resolve()));
+            }),
+        );
+      }
+      await new Promise((r) => setImmediate(r));
+      slots.finish();
+      await slots.drain();
+      return seen;
+    };
+    assert.deepEqual(await run(1000, 20), ['0 started', '0 finished']);
+    assert.deepEqual(await run(20, 5000), ['0 started', '0 cancelled']);
+    assert.deepEqual(await run(undefined, 20), ['0 started', '0 finished'], 'without a grace, a stop lets them end');
   });
 });
 
