@@ -4,6 +4,7 @@ import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
 import { addCommand } from './commands/shared/option-table.js';
 import { COMMANDS } from './commands/commands.js';
+import { inTerminal, processTerminal, type Terminal } from './commands/shared/terminal.js';
 
 /*
  * Only commander and the command table are loaded at start-up: each action
@@ -11,8 +12,15 @@ import { COMMANDS } from './commands/commands.js';
  * it runs, so `awb --help` stays fast.
  */
 
-function buildProgram(): Command {
+function buildProgram(t: Terminal): Command {
   const program = new Command('awb')
+    // Before the commands are added: each takes the program's output settings when it is made.
+    .configureOutput({
+      writeOut: (s) => t.stdout.write(s),
+      writeErr: (s) => t.stderr.write(s),
+      getOutHelpWidth: () => (t.stdout.isTTY && t.stdout.columns) || 80,
+      getErrHelpWidth: () => (t.stderr.isTTY && t.stderr.columns) || 80,
+    })
     .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -41,10 +49,10 @@ Exit codes:
   return program;
 }
 
-/** Runs the CLI; resolves to the exit code. User mistakes print one line, bugs print their stack. */
-export async function main(argv: string[]): Promise<number> {
-  // A reader that stops early (`awb rows … | head`) is no error: stop writing, as Unix tools do, with the
-  // exit code already decided (a failed gate stays 4 under `set -o pipefail`).
+/** The process's own streams: a reader gone, or a full disk behind `>`, ends writing as Unix tools do. */
+function guardProcessStreams(): void {
+  // A reader that stops early (`awb rows … | head`) is no error: stop writing, with the exit code already
+  // decided (a failed gate stays 4 under `set -o pipefail`).
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit();
     // A full disk or a closed descriptor behind `>`: the user's to fix, said in one line, as a file written with -o would be.
@@ -56,22 +64,34 @@ export async function main(argv: string[]): Promise<number> {
   process.stderr.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
   });
-  const program = buildProgram();
-  try {
-    await program.parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
-  } catch (thrown) {
-    // The words of every fault are loaded only when one is to be said.
-    const err = thrown instanceof FaultError ? (await import('./commands/words/index.js')).toUserError(thrown) : thrown;
-    if (err instanceof CommanderError) {
-      // commander has already printed help, the version or its own one-line error.
-      return err.exitCode === 0 ? 0 : 2;
+}
+
+/**
+ * Runs the CLI in `t` (this process's own streams and environment when none is given); resolves to the
+ * exit code. User mistakes print one line, bugs print their stack.
+ */
+export async function main(argv: string[], t?: Terminal): Promise<number> {
+  if (!t) guardProcessStreams();
+  const term = t ?? processTerminal();
+  const program = buildProgram(term);
+  // The wording too runs in the terminal: it names the command as this run was started.
+  return inTerminal(term, async () => {
+    try {
+      await program.parseAsync(argv);
+      return term.exitCode ?? 0;
+    } catch (thrown) {
+      // The words of every fault are loaded only when one is to be said.
+      const err = thrown instanceof FaultError ? (await import('./commands/words/index.js')).toUserError(thrown) : thrown;
+      if (err instanceof CommanderError) {
+        // commander has already printed help, the version or its own one-line error.
+        return err.exitCode === 0 ? 0 : 2;
+      }
+      if (err instanceof UserError) {
+        // Messages quote files and servers: whatever a check missed is still made harmless, and one line, here.
+        term.stderr.write(`awb: ${visible(err.message)}\n`);
+        return err.exitCode;
+      }
+      throw err;
     }
-    if (err instanceof UserError) {
-      // Messages quote files and servers: whatever a check missed is still made harmless, and one line, here.
-      process.stderr.write(`awb: ${visible(err.message)}\n`);
-      return err.exitCode;
-    }
-    throw err;
-  }
+  });
 }

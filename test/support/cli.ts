@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
+import { collected } from './terminal.js';
 
 /** The real entry point, as a user runs it; tests need `npm run build` first (npm test does it). */
 export const AWB_BIN = fileURLToPath(new URL('../../bin/awb.js', import.meta.url));
@@ -47,10 +49,62 @@ export function startAwb(args: string[], opts: { env?: Record<string, string | u
   return { child, stderr: () => stderr, exited };
 }
 
-export async function runAwb(
-  args: string[],
-  opts: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
-): Promise<AwbResult> {
+/** Options of a run: extra environment, its folder, and (spawned only) a time limit. */
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  timeoutMs?: number;
+  /** A process of its own even where the test's process would do (a test of what only a process shows). */
+  spawn?: boolean;
+}
+
+/**
+ * The variables awb's commands read through their terminal: with no others set, a run in this process
+ * behaves as a child would. Others (HF_*, MODELSCOPE_*, OPENAI_LOG, HOME, FORCE_COLOR) are read by core
+ * or a library from the process's environment: such a run gets a process of its own.
+ */
+const TERMINAL_VARIABLES = new Set([
+  'AWB_MODEL_API_KEY',
+  'AWB_JUDGE_API_KEY',
+  'OPENAI_API_KEY',
+  'AWB_PROGRESS_INTERVAL',
+  'NO_COLOR',
+  'PATH',
+]);
+
+type Main = typeof import('../../src/cli.js').main;
+type MakeTerminal = typeof import('../../src/commands/shared/terminal.js').makeTerminal;
+/** The built CLI, as the spawned runs use it. */
+let built: Promise<{ main: Main; makeTerminal: MakeTerminal }> | undefined;
+const dist = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href;
+
+/** awb's `main` in this process, with streams and an environment of its own: the cost of a process saved. */
+async function runHere(args: string[], extra: Record<string, string | undefined>): Promise<AwbResult> {
+  built ??= Promise.all([
+    import(dist('cli.js')) as Promise<{ main: Main }>,
+    import(dist('commands/shared/terminal.js')) as Promise<{ makeTerminal: MakeTerminal }>,
+  ]).then(([cli, terminal]) => ({ main: cli.main, makeTerminal: terminal.makeTerminal }));
+  const { main, makeTerminal } = await built;
+  const stdout = collected();
+  const stderr = collected();
+  // No FORCE_COLOR: NO_COLOR and streams that are no terminal say "no colours" whatever this process's chalk found.
+  const env = awbEnv({ ...extra, FORCE_COLOR: undefined });
+  const argv = [process.execPath, AWB_BIN, ...args];
+  let code: number;
+  try {
+    code = await main(argv, makeTerminal({ stdout: stdout.stream, stderr: stderr.stream, env, argv }));
+  } catch (err) {
+    // As bin/awb.js says a bug.
+    stderr.stream.write(`${inspect(err)}\n`);
+    code = 1;
+  }
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** Runs awb to its end: in this process where that behaves as a child would, else as a child. */
+export async function runAwb(args: string[], opts: RunOptions = {}): Promise<AwbResult> {
+  const env = opts.env ?? {};
+  if (!opts.spawn && opts.cwd === undefined && Object.keys(env).every((k) => TERMINAL_VARIABLES.has(k))) return runHere(args, env);
   const { child, exited } = startAwb(args, opts);
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
   try {

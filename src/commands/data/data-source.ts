@@ -4,6 +4,7 @@ import { DATASET_REPO } from '../../core/domains.js';
 import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
 import { interruptibly } from '../shared/interrupt.js';
 import type { Manifest } from '../../core/schemas/index.js';
+import { terminal } from '../shared/terminal.js';
 
 export interface DataSource {
   dir: string;
@@ -48,7 +49,7 @@ export async function resolveData(
   }
   const rev = revision ?? DEFAULT_REVISION[source];
   if (progress)
-    process.stderr.write(
+    terminal().stderr.write(
       `infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`,
     );
   const ds = await downloadInterruptibly({ source, repo: DATASET_REPO, revision: rev, domains });

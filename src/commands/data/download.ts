@@ -1,4 +1,4 @@
-import { outColor } from '../../render/color.js';
+import { terminal } from '../shared/terminal.js';
 import cliProgress from 'cli-progress';
 import { DEFAULT_REVISION } from '../../core/dataset/index.js';
 import type { DownloadProgress } from '../../core/download/index.js';
@@ -14,7 +14,7 @@ const LINE_EVERY_MS = 10_000;
 
 export async function run(opts: Parsed<typeof DOWNLOAD_OPTIONS>): Promise<void> {
   const { source, maxFileMb } = opts;
-  const progress = process.stderr.isTTY ? barProgress() : lineProgress();
+  const progress = terminal().stderr.isTTY ? barProgress() : lineProgress();
   let result;
   try {
     result = await downloadInterruptibly({
@@ -32,7 +32,7 @@ export async function run(opts: Parsed<typeof DOWNLOAD_OPTIONS>): Promise<void> 
   }
   if (result.offline) {
     const why = result.offline === 'HF_HUB_OFFLINE' ? 'HF_HUB_OFFLINE is set: the hub was not asked' : 'the hub could not be reached';
-    process.stderr.write(`awb: ${why}; using the complete copy already here\n`);
+    terminal().stderr.write(`awb: ${why}; using the complete copy already here\n`);
   }
 
   const rows = await Promise.all(result.files.map(async (f) => ({ ...f, rows: await countLines(f.path) })));
@@ -49,18 +49,18 @@ export async function run(opts: Parsed<typeof DOWNLOAD_OPTIONS>): Promise<void> 
     let note = '';
     if (official && published !== undefined && published !== r.rows) {
       differs++;
-      note = outColor.yellow(`  published: ${published}`);
+      note = terminal().outColor.yellow(`  published: ${published}`);
     }
     out.push(`  ${label(r.domain).padEnd(width)} ${String(r.rows).padStart(6)} rows ${formatBytes(r.bytes).padStart(9)}${note}`);
   }
   if (differs) {
     out.push(
-      outColor.yellow(
+      terminal().outColor.yellow(
         `${differs} domain${differs === 1 ? '' : 's'} differ${differs === 1 ? 's' : ''} from the published test split: scores on this revision are not comparable with the leaderboard`,
       ),
     );
   }
-  process.stdout.write(out.join('\n') + '\n');
+  terminal().stdout.write(out.join('\n') + '\n');
 }
 
 interface Progress {
@@ -74,7 +74,7 @@ function barProgress(): Progress {
       format: ' {file} [{bar}] {percentage}% {status}',
       barsize: 30,
       hideCursor: true,
-      stream: process.stderr,
+      stream: terminal().stderr,
       autopadding: true,
     },
     cliProgress.Presets.shades_classic,
@@ -101,7 +101,8 @@ function barProgress(): Progress {
 
 function lineProgress(): Progress {
   const last = new Map<string, number>();
-  const say = (line: string) => process.stderr.write(`awb: ${visible(line)}\n`);
+  const t = terminal();
+  const say = (line: string) => t.stderr.write(`awb: ${visible(line)}\n`);
   return {
     update(e) {
       if (e.skipped) return say(`${e.file}: already here (${formatBytes(e.total)})`);

@@ -2,6 +2,7 @@ import { agreementFiles, rankFiles, runArgs } from '../../core/agreement/index.j
 import type { Parsed } from '../shared/option-table.js';
 import type { AGREEMENT_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
+import { terminal } from '../shared/terminal.js';
 
 /** `awb agreement`: how far judges agree on the same predictions, or (--by-model) on the order of several models. */
 export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS>): Promise<void> {
@@ -12,19 +13,19 @@ export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS
     const report = await rankFiles(request);
     printWarnings(report.warnings);
     const r = await import('../../render/agreement-ranks.js');
-    process.stdout.write(format === 'json' ? r.rankJson(report) : format === 'csv' ? r.rankCsv(report) : await laid(format, r.rankView(report)));
+    terminal().stdout.write(format === 'json' ? r.rankJson(report) : format === 'csv' ? r.rankCsv(report) : await laid(format, r.rankView(report)));
     return;
   }
   const report = await agreementFiles(request);
   printWarnings(report.warnings);
   const r = await import('../../render/agreement.js');
-  process.stdout.write(
+  terminal().stdout.write(
     format === 'json' ? r.agreementJson(report) : format === 'csv' ? r.agreementCsv(report) : await laid(format, r.agreementView(report)),
   );
 }
 
 async function laid(format: 'table' | 'markdown', view: import('../../render/view.js').View): Promise<string> {
   if (format === 'markdown') return (await import('../../render/markdown.js')).renderView(view);
-  const [{ renderViewTable }, { terminalColorLevel }] = await Promise.all([import('../../render/table.js'), import('../../render/color.js')]);
-  return renderViewTable(view, terminalColorLevel());
+  const { renderViewTable } = await import('../../render/table.js');
+  return renderViewTable(view, terminal().outLevel);
 }

@@ -10,6 +10,7 @@ import type { Parsed } from '../shared/option-table.js';
 import type { COMPARE_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
 import { thisInvocation } from '../shared/invocation.js';
+import { terminal } from '../shared/terminal.js';
 
 /** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
 const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
@@ -49,7 +50,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
-  if (report.gate && report.gate.outcome !== 'passed') process.exitCode = GATE_EXIT[report.gate.outcome];
+  if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_EXIT[report.gate.outcome];
   if (opts.summary) {
     try {
       await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
@@ -57,7 +58,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
       throw fileError(opts.summary, err);
     }
   }
-  process.stdout.write(out);
+  terminal().stdout.write(out);
 }
 
 /** Only the renderer wanted is loaded, as for score: the two judged files stream through first. */
@@ -68,8 +69,8 @@ async function render(format: 'table' | 'markdown' | 'json', report: ComparePage
     case 'markdown':
       return (await import('../../render/markdown.js')).renderCompareMarkdown(report);
     case 'table': {
-      const [{ renderCompareTable }, { terminalColorLevel }] = await Promise.all([import('../../render/table.js'), import('../../render/color.js')]);
-      return renderCompareTable(report, terminalColorLevel());
+      const { renderCompareTable } = await import('../../render/table.js');
+      return renderCompareTable(report, terminal().outLevel);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { errColor } from '../../render/color.js';
+import { terminal } from '../shared/terminal.js';
 import { mergeShards } from '../../core/merge/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { UserError } from '../../core/errors.js';
@@ -10,6 +10,7 @@ import type { MERGE_OPTIONS } from './results-options.js';
 
 /** With -o every positional is a shard; without it the first is the merged file, as scripts written before -o expect. */
 export async function run(files: string[], opts: Parsed<typeof MERGE_OPTIONS>): Promise<void> {
+  const t = terminal();
   const [out, ...shards] = opts.output !== undefined ? [opts.output, ...files] : files;
   if (out === undefined || !shards.length) {
     throw new UserError(
@@ -30,13 +31,13 @@ export async function run(files: string[], opts: Parsed<typeof MERGE_OPTIONS>): 
     `merge interrupted; nothing was written to ${out}`,
   );
   const gaps = report.missing.length + report.failed.length;
-  process.stderr.write(`merge: wrote ${counted(report.written, 'row')} from ${counted(shards.length, 'shard')} to ${out}\n`);
+  t.stderr.write(`merge: wrote ${counted(report.written, 'row')} from ${counted(shards.length, 'shard')} to ${out}\n`);
   if (gaps) {
-    for (const k of report.missing) process.stderr.write(`missing: ${visible(displayKey(k))}\n`);
-    for (const k of report.failed) process.stderr.write(`failed: ${visible(displayKey(k))}\n`);
-    process.stderr.write(
-      errColor.yellow(`merge: ${counted(report.missing.length, 'row')} missing and ${report.failed.length} failed; the merged file is incomplete\n`),
+    for (const k of report.missing) t.stderr.write(`missing: ${visible(displayKey(k))}\n`);
+    for (const k of report.failed) t.stderr.write(`failed: ${visible(displayKey(k))}\n`);
+    t.stderr.write(
+      t.errColor.yellow(`merge: ${counted(report.missing.length, 'row')} missing and ${report.failed.length} failed; the merged file is incomplete\n`),
     );
-    process.exitCode = 1;
+    t.exitCode = 1;
   }
 }

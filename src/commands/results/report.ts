@@ -7,6 +7,7 @@ import type { Parsed } from '../shared/option-table.js';
 import type { REPORT_OPTIONS } from './results-options.js';
 import { scoreRequest } from './score.js';
 import { printWarnings } from '../shared/notes.js';
+import { terminal } from '../shared/terminal.js';
 
 export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>): Promise<void> {
   const request = scoreRequest(files, opts, false);
@@ -25,7 +26,7 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
   const size = Buffer.byteLength(html);
   const { rows } = collected;
   const cut = rows.cutTexts ? `; ${rows.cutTexts} texts cut at ${rows.limit} characters` : '';
-  process.stderr.write(
+  terminal().stderr.write(
     `awb: wrote ${opts.output} (${rows.rows.length} rows, ${(size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s${cut})\n`,
   );
 }

@@ -6,6 +6,7 @@ import { visible } from '../../core/shown.js';
 import { printWarnings } from '../shared/notes.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
+import { terminal } from '../shared/terminal.js';
 
 export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): Promise<void> {
   const { format } = opts;
@@ -16,9 +17,9 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
   if (format === 'csv') {
     const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report) : [];
-    for (const n of [...(report?.notes ?? []), ...byJudge]) process.stderr.write(`awb: note: ${visible(n)}\n`);
+    for (const n of [...(report?.notes ?? []), ...byJudge]) terminal().stderr.write(`awb: note: ${visible(n)}\n`);
   }
-  process.stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));
+  terminal().stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));
 }
 
 // Only the chosen renderer is loaded: every module kept alive while a large
@@ -45,11 +46,8 @@ async function render(
         .join('\n');
     }
     case 'table': {
-      const [{ renderScoreTable, renderViewTable }, { terminalColorLevel }] = await Promise.all([
-        import('../../render/table.js'),
-        import('../../render/color.js'),
-      ]);
-      const level = terminalColorLevel();
+      const { renderScoreTable, renderViewTable } = await import('../../render/table.js');
+      const level = terminal().outLevel;
       const views = [m?.modesView(modes), b?.biasView(bias!)].flatMap((v) => (v ? [renderViewTable(v, level)] : []));
       return [report && renderScoreTable(report, level), ...views].filter(Boolean).join('\n');
     }

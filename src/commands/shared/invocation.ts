@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { terminal } from './terminal.js';
 
 /*
  * How the user started awb, for the commands awb prints to be pasted (resume
@@ -84,5 +85,5 @@ export function thisInvocation(): string {
       return undefined;
     }
   };
-  return invocation({ script: process.argv[1] ?? 'awb', cwd: process.cwd(), env: process.env, realpath, readText });
+  return invocation({ script: terminal().argv[1] ?? 'awb', cwd: process.cwd(), env: terminal().env, realpath, readText });
 }

@@ -1,7 +1,7 @@
 import { visible } from '../../core/shown.js';
-import { errColor } from '../../render/color.js';
+import { terminal } from './terminal.js';
 
 /** Warnings go to stderr one line each: a newline in a label or a server's text cannot forge a log line. */
 export function printWarnings(warnings: readonly string[]): void {
-  for (const w of warnings) process.stderr.write(`${errColor.yellow(`awb: warning: ${visible(w)}`)}\n`);
+  for (const w of warnings) terminal().stderr.write(`${terminal().errColor.yellow(`awb: warning: ${visible(w)}`)}\n`);
 }

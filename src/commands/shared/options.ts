@@ -3,6 +3,7 @@ import { UserError } from '../../core/errors.js';
 import { shownUrl, visible } from '../../core/shown.js';
 import type { Shard } from '../../core/rows/index.js';
 import { parseDomainList } from '../../core/domains.js';
+import { terminal } from './terminal.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
 
@@ -143,7 +144,8 @@ export function shardSuffix(shard: Shard | undefined): string {
  * as none given: the client refuses an empty key with a stack trace.
  */
 export function apiKeyFrom(given: string | undefined, option: string, envs: readonly string[]): { apiKey: string; key: KeySource } {
-  const emptyVariables = envs.filter((name) => process.env[name] !== undefined && !process.env[name]!.trim());
+  const t = terminal();
+  const emptyVariables = envs.filter((name) => t.env[name] !== undefined && !t.env[name]!.trim());
   const none = (emptyOption?: true) => ({
     apiKey: 'EMPTY',
     key: { from: 'none', option, variables: envs, emptyVariables, ...(emptyOption && { emptyOption }) } as const,
@@ -152,7 +154,7 @@ export function apiKeyFrom(given: string | undefined, option: string, envs: read
     const key = given.trim();
     return key ? { apiKey: key, key: { from: 'option', option } } : none(true);
   }
-  const env = envs.find((name) => process.env[name]?.trim());
-  if (env !== undefined) return { apiKey: process.env[env]!.trim(), key: { from: 'env', variable: env, option } };
+  const env = envs.find((name) => t.env[name]?.trim());
+  if (env !== undefined) return { apiKey: t.env[env]!.trim(), key: { from: 'env', variable: env, option } };
   return none();
 }

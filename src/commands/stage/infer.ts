@@ -12,12 +12,13 @@ import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
 import { checkOutputPath } from '../../core/output/index.js';
+import { terminal } from '../shared/terminal.js';
 
 export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
   const { apiKey, key } = apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(urls));
-  const kept = keptKeyNote(urls, opts.modelApiKey, process.env);
-  if (kept) process.stderr.write(`${kept}\n`);
+  const kept = keptKeyNote(urls, opts.modelApiKey, terminal().env);
+  if (kept) terminal().stderr.write(`${kept}\n`);
   const sampling: Sampling = { ...samplingOf(opts), top_p: opts.topP };
   if (opts.data !== undefined && (opts.revision !== undefined || opts.source !== 'huggingface')) {
     const what = opts.revision !== undefined ? '--revision' : '--source';
@@ -69,7 +70,7 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
   });
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
   if (allDone(result))
-    process.stderr.write(
+    terminal().stderr.write(
       `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
     );
 }

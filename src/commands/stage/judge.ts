@@ -2,7 +2,7 @@ import { dirname, join, resolve } from 'node:path';
 import { access } from 'node:fs/promises';
 import { EndpointPool, type KeySource } from '../../core/endpoints/index.js';
 import { UserError, fail } from '../../core/errors.js';
-import { errColor } from '../../render/color.js';
+import { terminal } from '../shared/terminal.js';
 import { urlSecrets, visible } from '../../core/shown.js';
 import {
   ReferenceFile,
@@ -65,8 +65,8 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
   const unwritten = upstream?.stage === 'infer' ? upstream.counts.total - upstream.counts.done - upstream.counts.failed : 0;
   if (upstream && unwritten > 0) {
     // Judging ahead of inference is allowed (the same command judges the rest later), but never silently: its "done" covers only these rows.
-    process.stderr.write(
-      `${errColor.yellow(`warning: ${visible(predictions)} is unfinished (its manifest counts ${unwritten} of ${upstream.counts.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
+    terminal().stderr.write(
+      `${terminal().errColor.yellow(`warning: ${visible(predictions)} is unfinished (its manifest counts ${unwritten} of ${upstream.counts.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
     );
   }
   // Beside the predictions, a file per judge (--label) and per shard: the predictions' (one infer shard's, judged alone) and this run's.
@@ -128,12 +128,12 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
     });
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) {
-      process.stderr.write(
+      terminal().stderr.write(
         `judge: ${unpredicted} rows have no prediction because their inference failed: run \`${thisInvocation()} infer\` again on ${predictions} first, then this command\n`,
       );
     }
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-    if (allDone(result)) process.stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
+    if (allDone(result)) terminal().stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
   } finally {
     await reference?.close();
   }
@@ -197,5 +197,5 @@ const SHOWN = 5;
 function reportUnpaired(keys: readonly string[], what: string): void {
   if (!keys.length) return;
   const examples = keys.slice(0, SHOWN).map(displayKey).join('; ');
-  process.stderr.write(`judge: ${keys.length} row(s) ${what} (${examples}${keys.length > SHOWN ? '; …' : ''})\n`);
+  terminal().stderr.write(`judge: ${keys.length} row(s) ${what} (${examples}${keys.length > SHOWN ? '; …' : ''})\n`);
 }

@@ -7,13 +7,14 @@ import { apiKeyFrom } from '../shared/options.js';
 import { keyHelp, unreachableHint } from '../words/stage/endpoints.js';
 import { keptKeyNote, modelKeyVariables } from './model-key.js';
 import type { MODELS_OPTIONS } from './stage-options.js';
+import { terminal } from '../shared/terminal.js';
 
 /** `awb models`: what an endpoint serves, one model id a line on stdout, through the same client infer and judge use. */
 export async function run(opts: Parsed<typeof MODELS_OPTIONS>): Promise<void> {
   const url = opts.baseUrl;
   const { apiKey, key } = apiKeyFrom(opts.apiKey, '--api-key', modelKeyVariables([url]));
-  const kept = keptKeyNote([url], opts.apiKey, process.env, { command: 'models', option: '--api-key' });
-  if (kept) process.stderr.write(`${kept}\n`);
+  const kept = keptKeyNote([url], opts.apiKey, terminal().env, { command: 'models', option: '--api-key' });
+  if (kept) terminal().stderr.write(`${kept}\n`);
   const secrets = [apiKey, ...urlSecrets(url)];
   const { base, query } = splitQuery(url);
   // Quiet as the pool's clients (core/endpoints/pool.ts): no server text or URL query printed by the client itself.
@@ -42,8 +43,8 @@ export async function run(opts: Parsed<typeof MODELS_OPTIONS>): Promise<void> {
       3,
     );
   }
-  if (!ids?.length) process.stderr.write(`${where} lists no models\n`);
-  for (const id of ids ?? []) process.stdout.write(`${brief(id, secrets, 1000)}\n`);
+  if (!ids?.length) terminal().stderr.write(`${where} lists no models\n`);
+  for (const id of ids ?? []) terminal().stdout.write(`${brief(id, secrets, 1000)}\n`);
 }
 
 /** The system error code (ECONNREFUSED, ...) somewhere down an error's causes: fetch wraps it in a TypeError. */

@@ -1,4 +1,4 @@
-import { errColor } from '../../render/color.js';
+import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
 import type { StageEvent, StageResult } from '../../core/runner/index.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
@@ -11,7 +11,7 @@ import { shellWord, thisInvocation } from '../shared/invocation.js';
  * Everything goes to stderr so stdout stays clean for pipes.
  */
 
-const err = (line: string) => process.stderr.write(`${line}\n`);
+const err = (line: string) => terminal().stderr.write(`${line}\n`);
 
 export interface Progress {
   event(e: StageEvent): void;
@@ -79,7 +79,10 @@ export async function createProgress(
   let started = 0;
   let bar: SingleBar | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const tty = process.stderr.isTTY === true;
+  // Taken now: the timer's lines and the bar belong to the command that made them.
+  const t = terminal();
+  const line = (text: string) => t.stderr.write(`${text}\n`);
+  const tty = t.stderr.isTTY === true;
   const cliProgress = enabled && tty ? (await import('cli-progress')).default : undefined;
   const now = () => {
     state.elapsedSeconds = (performance.now() - started) / 1000;
@@ -103,13 +106,13 @@ export async function createProgress(
         if (!enabled || e.todo === 0) return;
         if (cliProgress) {
           bar = new cliProgress.SingleBar(
-            { format: BAR_FORMAT(stage), hideCursor: true, stream: process.stderr, fps: 5 },
+            { format: BAR_FORMAT(stage), hideCursor: true, stream: t.stderr, fps: 5 },
             cliProgress.Presets.shades_classic,
           );
           bar.start(state.total, state.resumed, payload());
         } else {
-          const every = Number(process.env.AWB_PROGRESS_INTERVAL ?? 15) * 1000;
-          timer = setInterval(() => err(progressLine(stage, now())), every);
+          const every = Number(t.env.AWB_PROGRESS_INTERVAL ?? 15) * 1000;
+          timer = setInterval(() => line(progressLine(stage, now())), every);
           timer.unref();
         }
       } else if (e.type === 'row') {
@@ -118,7 +121,7 @@ export async function createProgress(
         bar?.update(state.resumed + state.done, payload());
       } else if (e.type === 'stopping') {
         clearBar();
-        err(errColor.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`));
+        line(t.errColor.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`));
       }
     },
     interrupted: clearBar,
@@ -127,7 +130,7 @@ export async function createProgress(
       clearBar();
       if (timer) {
         clearInterval(timer);
-        if (enabled && state.total > state.resumed) err(progressLine(stage, now()));
+        if (enabled && state.total > state.resumed) line(progressLine(stage, now()));
       }
       timer = undefined;
     },
@@ -146,15 +149,20 @@ export interface Interrupts {
 export function installInterrupts(stage: string, graceSeconds: number, beforeMessage: () => void = () => {}): Interrupts {
   const stop = new AbortController();
   const abort = new AbortController();
+  // Taken now: a signal's handler runs outside the command.
+  const t = terminal();
+  const line = (text: string) => t.stderr.write(`${text}\n`);
   const onSignal = (signal: NodeJS.Signals) => {
     beforeMessage();
     if (stop.signal.aborted) {
-      err(errColor.red(`${stage}: ${signal} again: cancelling the requests in flight`));
+      line(t.errColor.red(`${stage}: ${signal} again: cancelling the requests in flight`));
       abort.abort();
       return;
     }
-    err(
-      errColor.yellow(`${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`),
+    line(
+      t.errColor.yellow(
+        `${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`,
+      ),
     );
     stop.abort();
   };
@@ -183,7 +191,7 @@ const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_AP
  */
 export function resumeCommand(secrets: readonly (string | undefined)[]): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
-  const argv = process.argv.slice(2);
+  const argv = terminal().argv.slice(2);
   const variables = new Set<string>();
   const words = argv.map((a, i) => {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
@@ -202,11 +210,11 @@ export function resumeCommand(secrets: readonly (string | undefined)[]): string 
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
-  if (e.type === 'bad') err(errColor.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
-  if (e.type === 'outside') err(errColor.yellow(`${stage}: ${visible(e.message)}`));
+  if (e.type === 'bad') err(terminal().errColor.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
+  if (e.type === 'outside') err(terminal().errColor.yellow(`${stage}: ${visible(e.message)}`));
   if (e.type === 'mixed') {
     err(
-      errColor.yellow(
+      terminal().errColor.yellow(
         `${stage}: --force: the ${e.rows} rows already in ${output} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
       ),
     );
@@ -273,7 +281,7 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   err('');
-  err(errColor.bold(`${stage} summary`));
+  err(terminal().errColor.bold(`${stage} summary`));
   err(fmt(header));
   for (const r of rows) err(fmt(r));
   const { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached } = result.manifest.usage;
@@ -291,7 +299,9 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
     if (c.warn && n > 0)
-      err(errColor.yellow(`warning: ${n === 1 ? `1 row ${c.warn}; check it` : `${n} rows ${c.warn}; check them`} before scoring`));
+      err(
+        terminal().errColor.yellow(`warning: ${n === 1 ? `1 row ${c.warn}; check it` : `${n} rows ${c.warn}; check them`} before scoring`),
+      );
   }
   const top = reasons?.top(TOP_REASONS) ?? [];
   if (!top.length) return;

@@ -1,4 +1,4 @@
-import { errColor } from '../../render/color.js';
+import { terminal } from '../shared/terminal.js';
 import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
@@ -35,7 +35,8 @@ import { printWarnings } from '../shared/notes.js';
 
 export function printEndpoints(endpoints: Record<string, { requests: number; failures: number }> | undefined): void {
   if (!endpoints || Object.keys(endpoints).length < 2) return;
-  for (const [url, s] of Object.entries(endpoints)) process.stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);
+  for (const [url, s] of Object.entries(endpoints))
+    terminal().stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);
 }
 
 /**
@@ -195,15 +196,16 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
  * batch ended (expired, cancelled at the endpoint) with requests it never ran: those go online, at the full price.
  */
 function batchProgress(stage: string): (s: BatchStatus) => void {
+  const term = terminal();
   let last = '';
   return (s) => {
     const line = `${stage}: batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`;
-    if (line !== last) process.stderr.write(`${line}\n`);
+    if (line !== last) term.stderr.write(`${line}\n`);
     last = line;
     const unrun = s.total - s.completed - s.failed;
     if ((s.status === 'expired' || s.status === 'cancelled') && unrun > 0)
-      process.stderr.write(
-        errColor.yellow(
+      term.stderr.write(
+        term.errColor.yellow(
           `warning: batch ${visible(s.id)} ${s.status} with ${unrun} of its ${s.total} requests not run: they are asked online, at the online price\n`,
         ),
       );
@@ -233,33 +235,34 @@ export function finish(
   output: string,
   secrets: string[],
 ): void {
+  const term = terminal();
   const { stopped, remaining } = result;
   const again = resumeCommand(secrets);
   const failed = endedFailed(result);
   if (stopped) {
-    process.stderr.write(
-      errColor.yellow(
+    term.stderr.write(
+      term.errColor.yellow(
         `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${output}.\nResume with:\n  ${again}\n`,
       ),
     );
-    process.exitCode = 130;
+    term.exitCode = 130;
   } else if (remaining > 0) {
-    process.stderr.write(
-      errColor.yellow(
+    term.stderr.write(
+      term.errColor.yellow(
         `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
       ),
     );
-    process.exitCode = 1;
+    term.exitCode = 1;
   } else if (failed > 0) {
-    const retry = process.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
-    process.stderr.write(
-      errColor.yellow(
+    const retry = term.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
+    term.stderr.write(
+      term.errColor.yellow(
         `${stage}: ${counted(failed, 'row')} ended failed (kept in ${output}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
       ),
     );
-    process.exitCode = 1;
+    term.exitCode = 1;
   } else {
-    process.stderr.write(errColor.green(`${stage}: done: ${output}\n`));
+    term.stderr.write(term.errColor.green(`${stage}: done: ${output}\n`));
   }
 }
 
@@ -306,8 +309,8 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
     print() {
       const t = medianP90(ttft);
       const d = medianP90(decode);
-      if (t) process.stderr.write(`time to first token: median ${t.median} ms, p90 ${t.p90} ms (${ttft.length} rows)\n`);
-      if (d) process.stderr.write(`decode speed: median ${d.median} tokens/s, p90 ${d.p90} tokens/s (${decode.length} rows)\n`);
+      if (t) terminal().stderr.write(`time to first token: median ${t.median} ms, p90 ${t.p90} ms (${ttft.length} rows)\n`);
+      if (d) terminal().stderr.write(`decode speed: median ${d.median} tokens/s, p90 ${d.p90} tokens/s (${decode.length} rows)\n`);
     },
   };
 }
@@ -327,7 +330,7 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(
     stage,
     plan,
     (bad) => {
-      if (o.onBadRow === 'skip') process.stderr.write(`${stage.name}: would skip bad row: ${visible(bad.message)}\n`);
+      if (o.onBadRow === 'skip') terminal().stderr.write(`${stage.name}: would skip bad row: ${visible(bad.message)}\n`);
     },
     output,
   );
@@ -353,7 +356,7 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(
       ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
       ...(expectedCost !== undefined ? { expected_cost_usd: expectedCost } : {}),
     };
-    process.stdout.write((await import('../../render/written.js')).jsonText(doc));
+    terminal().stdout.write((await import('../../render/written.js')).jsonText(doc));
   } else {
     const n = (x: number) => x.toLocaleString('en-US');
     const lines = [
@@ -381,7 +384,7 @@ export async function printDryRun<S extends z.ZodType<DatasetRow>>(
           `cost expected: $${usd(expectedCost).toFixed(2)} (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion $${usd(expectedOutputCost ?? 0).toFixed(2)})`,
         );
     }
-    process.stderr.write(`${lines.join('\n')}\n`);
+    terminal().stderr.write(`${lines.join('\n')}\n`);
   }
   if (count.firstBad && o.onBadRow === 'stop') {
     throw new UserError(`${count.firstBad.message} (a run would stop at this row; fix it, or skip such rows with --on-bad-row skip)`);

@@ -6,17 +6,12 @@ import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { judgedManifest, judgedRow, repeatRow, tempDir, writeJudged, writeManifest } from '../../fixtures/judged/rows.js';
 import { jsonl } from '../../support/dataset.js';
+import { runAwb } from '../../support/cli.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const dir = tempDir('awb-score-cli-');
 
-function awb(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const awb = (...args: string[]) => runAwb(args);
 
 /*
  * mcp: grades 5, 3, 4 on three trajectories plus a failed row -> mean 4 -> 75.00, 3/4 valid.
@@ -36,8 +31,8 @@ describe('awb score (end to end)', () => {
   // dist/ is built by `npm test` before the suites start; rebuilding here would race the other suites.
   before(() => assert.ok(existsSync(join(root, 'dist/commands/results/score.js')), 'run `npm run build` first'));
 
-  it('prints the leaderboard and the per-domain detail of one file', () => {
-    const r = awb('score', good);
+  it('prints the leaderboard and the per-domain detail of one file', async () => {
+    const r = await awb('score', good);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     assert.doesNotMatch(r.stdout, /\x1b\[/, 'no colours when stdout is not a terminal');
@@ -47,7 +42,7 @@ describe('awb score (end to end)', () => {
     assert.match(r.stdout, /resampling whole trajectories/);
   });
 
-  it('a standard output that cannot be written (a full disk behind >) is one line and exit 2, not a stack', (t) => {
+  it('a standard output that cannot be written (a full disk behind >) is one line and exit 2, not a stack', async (t) => {
     if (!existsSync('/dev/full')) return t.skip('no /dev/full here');
     const full = openSync('/dev/full', 'w');
     try {
@@ -62,50 +57,50 @@ describe('awb score (end to end)', () => {
     }
   });
 
-  it('a file given twice, under any name, is named in a warning: its run is shown twice', () => {
+  it('a file given twice, under any name, is named in a warning: its run is shown twice', async () => {
     const again = join(dir, '.', 'good.jsonl');
-    const r = awb('score', good, again, '--no-ci');
+    const r = await awb('score', good, again, '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, `awb: warning: ${good} and ${again} are the same file: its run is shown twice\n`);
-    const other = awb('score', good, '--no-ci');
+    const other = await awb('score', good, '--no-ci');
     assert.equal(other.stderr, '');
     const html = join(dir, 'twice.html');
-    const report = awb('report', good, again, '-o', html);
+    const report = await awb('report', good, again, '-o', html);
     assert.equal(report.code, 0, report.stderr);
     assert.match(report.stderr, /are the same file: its run is shown twice/);
   });
 
-  it('writes json, csv and markdown', () => {
-    const j = awb('score', good, '--format', 'json', '--no-ci');
+  it('writes json, csv and markdown', async () => {
+    const j = await awb('score', good, '--format', 'json', '--no-ci');
     assert.equal(j.code, 0, j.stderr);
     const parsed = JSON.parse(j.stdout);
     assert.equal(parsed.runs[0].domains.mcp.text, '75.00');
     assert.equal(parsed.runs[0].domains.mcp.ci, null);
     assert.equal(parsed.runs[0].overall.micro.text, '65.00');
-    const c = awb('score', good, '--format', 'csv');
+    const c = await awb('score', good, '--format', 'csv');
     assert.equal(c.code, 0, c.stderr);
     assert.match(c.stdout.split('\n')[0]!, /^run,file,source,judge,domain,bucket,rows,valid,failed,mean,score,score_text,ci_lo,ci_hi,best/);
-    const m = awb('score', good, '--format', 'markdown', '--by', 'turn');
+    const m = await awb('score', good, '--format', 'markdown', '--by', 'turn');
     assert.equal(m.code, 0, m.stderr);
     assert.match(m.stdout, /^\| Run \| MCP \| Search \| Overall \\\(macro\\\) \| Overall \\\(micro\\\) \|$/m);
     assert.match(m.stdout, /Turn 1/);
     // `md` is markdown, in score and compare alike.
-    const md = awb('score', good, '-f', 'md', '--by', 'turn');
+    const md = await awb('score', good, '-f', 'md', '--by', 'turn');
     assert.equal(md.code, 0, md.stderr);
     assert.equal(md.stdout, m.stdout);
-    const cmp = awb('compare', good, good, '-f', 'md');
+    const cmp = await awb('compare', good, good, '-f', 'md');
     assert.equal(cmp.code, 0, cmp.stderr);
-    assert.equal(cmp.stdout, awb('compare', good, good, '-f', 'markdown').stdout);
+    assert.equal(cmp.stdout, (await awb('compare', good, good, '-f', 'markdown')).stdout);
     assert.match(cmp.stdout, /^## awb compare/m);
     // --summary in a folder not made yet: made, as report -o and merge -o make theirs.
     const summary = join(dir, 'not-yet', 'summary.md');
-    const withSummary = awb('compare', good, good, '--summary', summary);
+    const withSummary = await awb('compare', good, good, '--summary', summary);
     assert.equal(withSummary.code, 0, withSummary.stderr);
     assert.match(readFileSync(summary, 'utf8'), /^## awb compare/m);
   });
 
-  it('--no-ci drops the intervals; --failures-as-lowest scores failed rows at 1', () => {
-    const r = awb('score', good, '--no-ci', '--failures-as-lowest');
+  it('--no-ci drops the intervals; --failures-as-lowest scores failed rows at 1', async () => {
+    const r = await awb('score', good, '--no-ci', '--failures-as-lowest');
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /±/);
     // mcp (5+3+4+1)/4 = 3.25 -> 56.25
@@ -113,10 +108,10 @@ describe('awb score (end to end)', () => {
     assert.match(r.stdout, /--failures-as-lowest/);
   });
 
-  it('a bad line: one line naming file:line, no stack trace, non-zero exit', () => {
+  it('a bad line: one line naming file:line, no stack trace, non-zero exit', async () => {
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, jsonl([judgedRow({ id: 1 })]) + '{"task": "mcp", "id": 2,\n' + jsonl([judgedRow({ id: 3 })]));
-    const r = awb('score', bad);
+    const r = await awb('score', bad);
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
     const lines = r.stderr.trimEnd().split('\n');
@@ -125,29 +120,29 @@ describe('awb score (end to end)', () => {
     assert.doesNotMatch(r.stderr, /\n\s+at /);
 
     const field = writeJudged(dir, 'field.jsonl', [{ ...judgedRow(), quality: 'great' }]);
-    const f = awb('score', field);
+    const f = await awb('score', field);
     assert.equal(f.code, 2);
     assert.match(f.stderr, /field\.jsonl:1: quality: expected number/);
   });
 
-  it('an empty file or one without valid rows is an error', () => {
+  it('an empty file or one without valid rows is an error', async () => {
     const empty = join(dir, 'empty.jsonl');
     writeFileSync(empty, '');
-    const r = awb('score', empty);
+    const r = await awb('score', empty);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^awb: .*empty\.jsonl: no valid judged rows/);
     const failed = writeJudged(dir, 'failed.jsonl', [judgedRow({ id: 1, bare: true })]);
-    assert.match(awb('score', failed).stderr, /failed\.jsonl: no valid judged rows/);
-    assert.match(awb('score', join(dir, 'missing.jsonl')).stderr, /missing\.jsonl: no such file/);
+    assert.match((await awb('score', failed)).stderr, /failed\.jsonl: no valid judged rows/);
+    assert.match((await awb('score', join(dir, 'missing.jsonl'))).stderr, /missing\.jsonl: no such file/);
   });
 
-  it('a predictions or dataset file says what it is and what to run, instead of "all rows failed"', () => {
+  it('a predictions or dataset file says what it is and what to run, instead of "all rows failed"', async () => {
     const dataset = join(root, 'fixtures/data/mcp_test.jsonl');
     const rows = readFileSync(dataset, 'utf8').split('\n').filter(Boolean);
     const predictions = join(dir, 'predictions.jsonl');
     writeFileSync(predictions, rows.map((l) => JSON.stringify({ ...(JSON.parse(l) as object), gen: 'x' }) + '\n').join(''));
     for (const extra of [[], ['--failures-as-lowest']]) {
-      const r = awb('score', predictions, ...extra);
+      const r = await awb('score', predictions, ...extra);
       assert.equal(r.code, 2);
       assert.equal(r.stdout, '');
       assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
@@ -155,12 +150,12 @@ describe('awb score (end to end)', () => {
       assert.match(r.stderr, /`(awb|node \S+) judge --predictions .*predictions\.jsonl --judge-base-url URL --judge-model MODEL/);
       assert.doesNotMatch(r.stderr, /rows failed/);
     }
-    const d = awb('score', dataset);
+    const d = await awb('score', dataset);
     assert.equal(d.code, 2);
     assert.match(d.stderr, /mcp_test\.jsonl: holds dataset rows \(no gen\), not judged rows; run `(awb|node \S+) infer` first/);
   });
 
-  it('a field that may take two types (id, failed) says which, in score and rows alike, not "Invalid input"', () => {
+  it('a field that may take two types (id, failed) says which, in score and rows alike, not "Invalid input"', async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ['failed-string.jsonl', { failed: '0' }, /:2: failed: expected number or boolean, received string$/],
       ['id-null.jsonl', { id: null }, /:2: id: expected number or string, received null$/],
@@ -169,7 +164,7 @@ describe('awb score (end to end)', () => {
     for (const [name, change, pattern] of cases) {
       const file = writeJudged(dir, name, [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), ...change }]);
       for (const command of ['score', 'rows']) {
-        const r = awb(command, file);
+        const r = await awb(command, file);
         assert.equal(r.code, 2, r.stderr);
         assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
         assert.match(r.stderr.trimEnd(), pattern);
@@ -177,7 +172,7 @@ describe('awb score (end to end)', () => {
     }
   });
 
-  it('token counts inside a raw usage (prompt_tokens_details, completion_tokens_details) are held to whole numbers >= 0 too', () => {
+  it('token counts inside a raw usage (prompt_tokens_details, completion_tokens_details) are held to whole numbers >= 0 too', async () => {
     const details = [
       [
         'cached-negative.jsonl',
@@ -192,7 +187,7 @@ describe('awb score (end to end)', () => {
     ] as const;
     for (const [name, change, field] of details) {
       const file = writeJudged(dir, name, [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), ...change }]);
-      const r = awb('score', file, '--format', 'json', '--no-ci');
+      const r = await awb('score', file, '--format', 'json', '--no-ci');
       assert.equal(r.code, 2, `${name}: ${r.stdout}`);
       assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
       assert.match(r.stderr, new RegExp(`${name.replace('.', '\\.')}:2: ${field.source}`));
@@ -209,14 +204,14 @@ describe('awb score (end to end)', () => {
         },
       },
     ]);
-    const r = awb('score', fine, '--format', 'json', '--no-ci');
+    const r = await awb('score', fine, '--format', 'json', '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).runs[0].usage.judge.cache_hit_ratio, 0.4);
   });
 
-  it('a grade within 1-5 that no mean of grades gives says why it is refused', () => {
+  it('a grade within 1-5 that no mean of grades gives says why it is refused', async () => {
     const file = writeJudged(dir, 'odd-grade.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), format: 4.123 }]);
-    const r = awb('score', file);
+    const r = await awb('score', file);
     assert.equal(r.code, 2, r.stderr);
     assert.match(
       r.stderr,
@@ -224,38 +219,38 @@ describe('awb score (end to end)', () => {
     );
   });
 
-  it('a cut last line is skipped with a warning', () => {
+  it('a cut last line is skipped with a warning', async () => {
     const cut = join(dir, 'cut.jsonl');
     writeFileSync(cut, jsonl([judgedRow({ id: 1 }), judgedRow({ id: 2 })]) + '{"task": "agentworld/mcp", "id": 3, "pro');
-    const r = awb('score', cut, '--no-ci');
+    const r = await awb('score', cut, '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /^awb: warning: .*cut\.jsonl:3: .*skipped/);
     assert.match(r.stdout, /^\s+2\/2/m);
   });
 
-  it('rejects bad option values in one line', () => {
-    const r = awb('score', good, '--bootstrap', '0');
+  it('rejects bad option values in one line', async () => {
+    const r = await awb('score', good, '--bootstrap', '0');
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^awb: --bootstrap must be a whole number from 10 to 1000000, got "0"\n$/);
-    assert.match(awb('score', good, '--by', 'domain').stderr, /--by must be one of turn/);
+    assert.match((await awb('score', good, '--by', 'domain')).stderr, /--by must be one of turn/);
   });
 
-  it('compare: the gate exits 4 on a significant drop and 0 otherwise', () => {
+  it('compare: the gate exits 4 on a significant drop and 0 otherwise', async () => {
     const rows = (lift: number) =>
       [1, 2, 3, 4, 5, 6].flatMap((id) =>
         [1, 2].map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(2 + ((id + turn) % 3) + lift) })),
       );
     const base = writeJudged(dir, 'base.jsonl', rows(0));
     const worse = writeJudged(dir, 'worse.jsonl', rows(-1));
-    const fail = awb('compare', base, worse, '--fail-below', '1');
+    const fail = await awb('compare', base, worse, '--fail-below', '1');
     assert.equal(fail.code, 4, fail.stderr);
     assert.match(fail.stdout, /Gate FAILED/);
-    const pass = awb('compare', base, base, '--fail-below', '1');
+    const pass = await awb('compare', base, base, '--fail-below', '1');
     assert.equal(pass.code, 0, pass.stderr);
     assert.match(pass.stdout, /Gate passed/);
   });
 
-  it('compare --format json names the interval method it uses (CR2, Bell-McCaffrey), as the table does', () => {
+  it('compare --format json names the interval method it uses (CR2, Bell-McCaffrey), as the table does', async () => {
     const rows = [1, 2, 3].flatMap((id) =>
       [1, 2, 3].slice(0, id).map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(1 + ((id * turn) % 5)) })),
     );
@@ -268,7 +263,7 @@ describe('awb score (end to end)', () => {
         ...judgedRow({ domain: 'mcp', id: r.id as number, turn: r.turn_idx as number, dims: Array(5).fill(1 + (i % 5)) }),
       })),
     );
-    const r = awb('compare', base, cand, '--format', 'json');
+    const r = await awb('compare', base, cand, '--format', 'json');
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
     assert.match(doc.intervals.method, /CR2/);
@@ -280,16 +275,16 @@ describe('awb score (end to end)', () => {
 });
 
 describe('awb score on a --repeat file', () => {
-  it('reads it once: a cut last line is warned about once, and the judge noise still comes out', () => {
+  it('reads it once: a cut last line is warned about once, and the judge noise still comes out', async () => {
     const rows = [1, 2, 3].map((id) => repeatRow({ domain: 'mcp', id }, [3, 3 + (id % 2)]));
     const file = writeJudged(dir, 'repeat-cut.jsonl', rows, '{"task": "agentworld/mcp", "id": 9');
-    const r = awb('score', file, '--format', 'csv', '--no-ci');
+    const r = await awb('score', file, '--format', 'csv', '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr.match(/the last line is cut short/g)?.length, 1, r.stderr);
     assert.match(r.stdout, /judge_noise/);
   });
 
-  it('a rubric file holding a row of another judge mode is refused at that line, as a mode file holding a rubric row is', () => {
+  it('a rubric file holding a row of another judge mode is refused at that line, as a mode file holding a rubric row is', async () => {
     const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
     const turing = { ...judgedRow({ id: 3 }), turing: { orders: [order('A'), order('B')], failed: 0 } };
     for (const [name, row, field] of [
@@ -298,7 +293,7 @@ describe('awb score on a --repeat file', () => {
     ] as const) {
       const file = writeJudged(dir, name, [judgedRow({ id: 1 }), judgedRow({ id: 2 }), row]);
       for (const command of [['score'], ['compare', good], ['report', '-o', join(dir, `${name}.html`)]]) {
-        const r = awb(command[0]!, file, ...command.slice(1));
+        const r = await awb(command[0]!, file, ...command.slice(1));
         assert.equal(r.code, 2, `${command[0]} ${name}: ${r.stderr}`);
         assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
         assert.match(
@@ -309,7 +304,7 @@ describe('awb score on a --repeat file', () => {
     }
   });
 
-  it('compare on a turing or pairwise file says it has no grades to compare, not "no row valid on both sides"', () => {
+  it('compare on a turing or pairwise file says it has no grades to compare, not "no row valid on both sides"', async () => {
     const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
     // As `awb judge --mode turing` writes them: no grades, the two orders and failed.
     const rows = [1, 2].map((id) => ({
@@ -320,14 +315,14 @@ describe('awb score on a --repeat file', () => {
       failed: 0,
     }));
     const file = writeJudged(dir, 'turing-only.jsonl', rows);
-    const r = awb('compare', file, file);
+    const r = await awb('compare', file, file);
     assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /turing-only\.jsonl: a turing file .*no grades to compare; .*score.* report/);
   });
 
-  it('--format json spells the prices it used in snake_case, as every other key', () => {
-    const r = awb(
+  it('--format json spells the prices it used in snake_case, as every other key', async () => {
+    const r = await awb(
       'score',
       good,
       '--format',
@@ -347,7 +342,7 @@ describe('awb score on a --repeat file', () => {
     });
   });
 
-  it('--format json keys what it read from the manifests in snake_case too (provenance), in score and compare', () => {
+  it('--format json keys what it read from the manifests in snake_case too (provenance), in score and compare', async () => {
     const withManifest = writeJudged(
       dir,
       'with-manifest.jsonl',
@@ -357,9 +352,9 @@ describe('awb score on a --repeat file', () => {
         .map((l) => JSON.parse(l)),
     );
     writeManifest(withManifest, judgedManifest({ model: 'm', judge: 'j' }));
-    const s = awb('score', withManifest, '--format', 'json', '--no-ci');
+    const s = await awb('score', withManifest, '--format', 'json', '--no-ci');
     assert.equal(s.code, 0, s.stderr);
-    const c = awb('compare', withManifest, withManifest, '--format', 'json');
+    const c = await awb('compare', withManifest, withManifest, '--format', 'json');
     assert.equal(c.code, 0, c.stderr);
     for (const provenance of [JSON.parse(s.stdout).runs[0].provenance, JSON.parse(c.stdout).candidate.provenance]) {
       assert.equal(provenance.manifest, 'found');
@@ -368,7 +363,7 @@ describe('awb score on a --repeat file', () => {
     }
   });
 
-  it('--format json with judge-mode files is the same document: its header, runs (empty without graded files), controls escaped', () => {
+  it('--format json with judge-mode files is the same document: its header, runs (empty without graded files), controls escaped', async () => {
     const order = (real_at: 'A' | 'B') => ({ real_at, choice: 'A', picked_real: real_at === 'A', raw: '\\boxed{A}', attempts: 1 });
     const turing = writeJudged(
       dir,
@@ -380,7 +375,7 @@ describe('awb score on a --repeat file', () => {
         failed: 0,
       })),
     );
-    const alone = awb('score', turing, '--format', 'json', '--no-ci');
+    const alone = await awb('score', turing, '--format', 'json', '--no-ci');
     assert.equal(alone.code, 0, alone.stderr);
     const doc = JSON.parse(alone.stdout);
     assert.equal(doc.format, 'agentworldbench-score');
@@ -391,14 +386,14 @@ describe('awb score on a --repeat file', () => {
     const odd = join(dir, 'odd\u009b\u007fname.jsonl');
     writeFileSync(odd, readFileSync(good));
     for (const files of [[odd], [odd, turing]]) {
-      const r = awb('score', ...files, '--format', 'json', '--no-ci');
+      const r = await awb('score', ...files, '--format', 'json', '--no-ci');
       assert.equal(r.code, 0, r.stderr);
       assert.doesNotMatch(r.stdout, /[\u007f-\u009f]/, files.join(' '));
       assert.equal(JSON.parse(r.stdout).runs[0].label, 'odd\u009b\u007fname.jsonl');
     }
   });
 
-  it('a task spelled in capitals (`Terminal`, `agentworld/OS`) is the same domain: one column, and compare pairs it', () => {
+  it('a task spelled in capitals (`Terminal`, `agentworld/OS`) is the same domain: one column, and compare pairs it', async () => {
     const lower = writeJudged(dir, 'task-lower.jsonl', [
       judgedRow({ domain: 'terminal', id: 1, dims: [4, 4, 4, 4, 4] }),
       judgedRow({ domain: 'os', id: 2, dims: [2, 2, 2, 2, 2] }),
@@ -408,13 +403,13 @@ describe('awb score on a --repeat file', () => {
       { ...judgedRow({ domain: 'terminal', id: 3, dims: [2, 2, 2, 2, 2] }), task: 'terminal' },
       { ...judgedRow({ domain: 'os', id: 2, dims: [2, 2, 2, 2, 2] }), task: 'agentworld/OS' },
     ]);
-    const r = awb('score', upper, '--format', 'json', '--no-ci');
+    const r = await awb('score', upper, '--format', 'json', '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     const run = JSON.parse(r.stdout).runs[0];
     assert.deepEqual(Object.keys(run.domains), ['terminal', 'os']);
     assert.equal(run.domains.terminal.valid, 2);
     assert.equal(run.domains.terminal.text, '50.00');
-    const c = awb('compare', lower, upper, '--format', 'json');
+    const c = await awb('compare', lower, upper, '--format', 'json');
     assert.equal(c.code, 0, c.stderr);
     const pairs = JSON.parse(c.stdout);
     assert.equal(pairs.only_in_baseline.count, 0);

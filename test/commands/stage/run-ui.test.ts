@@ -20,6 +20,7 @@ import {
 import { invocation } from '../../../src/commands/shared/invocation.js';
 import { pathSegment } from '../../../src/commands/shared/options.js';
 import { AWB_BIN, runAwb, startAwb } from '../../support/cli.js';
+import { captured } from '../../support/terminal.js';
 import { judgedRow, writeJudged } from '../../fixtures/judged/rows.js';
 import {
   closedPort,
@@ -78,23 +79,20 @@ describe('progress figures', () => {
 });
 
 describe('SIGINT message', () => {
-  it('comes after the progress bar has ended its line', () => {
+  it('comes after the progress bar has ended its line', async () => {
     const order: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array) => {
-      order.push(`message: ${String(chunk).trim()}`);
-      return true;
-    }) as typeof process.stderr.write;
-    const interrupts = installInterrupts('infer', 60, () => order.push('bar closed'));
-    try {
-      process.emit('SIGINT', 'SIGINT');
-    } finally {
-      process.stderr.write = write;
-      interrupts.dispose();
-    }
-    assert.equal(order[0], 'bar closed');
-    assert.match(order[1]!, /^message: .*infer: SIGINT: finishing the requests in flight/);
-    assert.ok(interrupts.stop.aborted);
+    const r = await captured(async (written) => {
+      const interrupts = installInterrupts('infer', 60, () => order.push(`bar closed, ${written.stderr().length} characters written`));
+      try {
+        process.emit('SIGINT', 'SIGINT');
+      } finally {
+        interrupts.dispose();
+      }
+      return interrupts;
+    });
+    assert.deepEqual(order, ['bar closed, 0 characters written']);
+    assert.match(r.stderr, /^infer: SIGINT: finishing the requests in flight/);
+    assert.ok(r.value.stop.aborted);
   });
 });
 

@@ -10,6 +10,7 @@ import { readJudged, type JudgedRecord } from '../../../src/core/score/judged-re
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
 import { runAwb } from '../../support/cli.js';
 import { isFault } from '../../support/fault-kind.js';
+import { captured } from '../../support/terminal.js';
 import { refusalLine } from '../../support/refusal.js';
 import { gateRemedy, reasonText, untestedText } from '../../../src/render/gate.js';
 import type { ComparePage } from '../../../src/render/compare-view.js';
@@ -39,21 +40,8 @@ async function load(path: string) {
 
 /** Runs the command as the CLI would (options as commander collects them), returning stdout and the exit code it set. */
 async function runCompare(baseline: string, candidate: string, extra: Record<string, string> = {}) {
-  const write = process.stdout.write;
-  const saved = process.exitCode;
-  let out = '';
-  process.exitCode = undefined;
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await run(baseline, candidate, parseOptions(COMPARE_OPTIONS, { format: 'table', ...extra }));
-    return { out, exitCode: process.exitCode };
-  } finally {
-    process.stdout.write = write;
-    process.exitCode = saved;
-  }
+  const r = await captured(() => run(baseline, candidate, parseOptions(COMPARE_OPTIONS, { format: 'table', ...extra })));
+  return { out: r.stdout, exitCode: r.exitCode };
 }
 
 describe('compare', () => {
