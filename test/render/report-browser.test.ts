@@ -4,7 +4,6 @@
  * network request refused, and checked against `awb score --format json`.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,13 +14,9 @@ import { combineRepeats, pairwiseOrderResult, pairwiseResult, turingOrderResult,
 import { formatFixed } from '../../src/core/score/index.js';
 import { judgedManifest, judgedRow, panelRows, tempDir, writeJudged, writeManifest } from '../fixtures/judged/rows.js';
 import { browserSkip, launchChromium } from '../support/browser.js';
+import { awb } from '../support/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function awb(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const dir = tempDir('awb-report-browser-');
 
@@ -166,10 +161,10 @@ describe('awb report in chromium', { skip: browserSkip }, () => {
 
   before(async () => {
     assert.ok(existsSync(join(root, 'dist/commands/results/report.js')), 'run `npm run build` first');
-    const r = awb('report', runA, runB, '-o', out);
+    const r = await awb('report', runA, runB, '-o', out);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /wrote .*report\.html \(12 rows/);
-    const m = awb('report', ...mixedFiles, '-o', mixed);
+    const m = await awb('report', ...mixedFiles, '-o', mixed);
     assert.equal(m.code, 0, m.stderr);
     assert.match(m.stderr, /wrote .*mixed\.html \(21 rows/);
     browser = await launchChromium();
@@ -192,7 +187,7 @@ describe('awb report in chromium', { skip: browserSkip }, () => {
   it('shows the leaderboard with the numbers `awb score` prints', async () => {
     await page.goto(pathToFileURL(out).href);
     await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
-    const json = JSON.parse(awb('score', runA, runB, '--format', 'json').stdout);
+    const json = JSON.parse((await awb('score', runA, runB, '--format', 'json')).stdout);
     const table = page.locator('table[data-grid="0"] tbody tr');
     assert.equal(await table.count(), 2);
     for (const [i, run] of json.runs.entries()) {
@@ -228,7 +223,7 @@ describe('awb report in chromium', { skip: browserSkip }, () => {
     const first = page.locator('#charts figure').first();
     assert.equal(await first.locator('rect.bar').count(), 8);
     const titles = await first.locator('rect.bar title').allTextContents();
-    const json = JSON.parse(awb('score', runA, runB, '--format', 'json').stdout);
+    const json = JSON.parse((await awb('score', runA, runB, '--format', 'json')).stdout);
     assert.ok(titles.includes(`${json.runs[0].label} · MCP: ${json.runs[0].domains.mcp.text}`), titles.join('\n'));
     assert.ok((await first.locator('line.whisker').count()) > 0, 'interval whiskers');
   });
@@ -306,7 +301,7 @@ describe('awb report in chromium', { skip: browserSkip }, () => {
   it('shows the judge modes with the figures and intervals `awb score` gives', async () => {
     await page.goto(pathToFileURL(mixed).href);
     await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
-    const json = JSON.parse(awb('score', ...mixedFiles, '--format', 'json').stdout);
+    const json = JSON.parse((await awb('score', ...mixedFiles, '--format', 'json')).stdout);
     // The leaderboard holds the rubric file and the --repeat file (its grades are means), as score's does.
     assert.equal(await page.locator('table[data-grid="0"] tbody tr').count(), json.runs.length);
     assert.equal(json.runs.length, 2);
@@ -351,7 +346,7 @@ describe('awb report in chromium', { skip: browserSkip }, () => {
     assert.deepEqual(errors, []);
     // Judge-mode files alone: no leaderboard, no rubric charts, the modes and the rows.
     const only = join(dir, 'only.html');
-    const r = awb('report', turingFile, '-o', only);
+    const r = await awb('report', turingFile, '-o', only);
     assert.equal(r.code, 0, r.stderr);
     await page.goto(pathToFileURL(only).href);
     await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });
@@ -408,7 +403,7 @@ describe('awb report in chromium', { skip: browserSkip }, () => {
 
   it("shows a panel's agreement between its members, linked from the nav", async () => {
     const panel = join(dir, 'panel.html');
-    const r = awb('report', writeJudged(dir, 'panel.jsonl', panelRows()), '-o', panel, '--no-ci');
+    const r = await awb('report', writeJudged(dir, 'panel.jsonl', panelRows()), '-o', panel, '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     await page.goto(pathToFileURL(panel).href);
     await page.waitForSelector('body[data-ready="1"]', { state: 'attached' });

@@ -5,7 +5,6 @@
  * beside the truth. Data stays text, as in the rest of the page.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,13 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from '../fixtures/judged/rows.js';
 import { browserSkip, launchChromium } from '../support/browser.js';
+import { awb } from '../support/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function awb(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const dir = tempDir('awb-report-compare-');
 const grade = (g: number) => [g, g, g, g, g];
@@ -48,7 +43,7 @@ describe('awb report: comparison view in chromium', { skip: browserSkip }, () =>
 
   before(async () => {
     assert.ok(existsSync(join(root, 'dist/core/report/comparison.js')), 'run `npm run build` first');
-    const r = awb('report', baseline, candidate, '-o', out);
+    const r = await awb('report', baseline, candidate, '-o', out);
     assert.equal(r.code, 0, r.stderr);
     browser = await launchChromium();
     const { ctx } = browser;
@@ -62,7 +57,7 @@ describe('awb report: comparison view in chromium', { skip: browserSkip }, () =>
   after(() => browser?.close());
 
   it('shows the paired deltas per domain as `awb compare` prints them', async () => {
-    const cmp = awb('compare', baseline, candidate, '--format', 'json');
+    const cmp = await awb('compare', baseline, candidate, '--format', 'json');
     assert.equal(cmp.code, 0, cmp.stderr);
     const doc = JSON.parse(cmp.stdout) as unknown;
     const cells = await page.$$eval('#c-deltas tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));

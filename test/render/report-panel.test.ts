@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ALL, krippendorffAlpha } from '../../src/core/agreement/index.js';
 import { collectWithPairs } from '../../src/core/report/index.js';
 import { judgedRow, panelRows, scoreRequestOf, tempDir, writeJudged } from '../fixtures/judged/rows.js';
+import { awb } from '../support/cli.js';
 
 /* The report's agreement between the members of a panel of judges, as `awb agreement` computes it between files. */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = tempDir('awb-report-panel-');
 
 const panelFile = writeJudged(dir, 'panel.jsonl', panelRows());
@@ -49,11 +47,11 @@ describe('report: agreement between the members of a panel', () => {
     );
   });
 
-  it('the page carries those tables under Judge agreement, and none for a file judged by one judge', () => {
-    const page = (files: string[], name: string) => {
+  it('the page carries those tables under Judge agreement, and none for a file judged by one judge', async () => {
+    const page = async (files: string[], name: string) => {
       const out = join(dir, name);
-      const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', ...files, '-o', out, '--no-ci'], { encoding: 'utf8' });
-      assert.equal(r.status, 0, r.stderr);
+      const r = await awb('report', ...files, '-o', out, '--no-ci');
+      assert.equal(r.code, 0, r.stderr);
       const html = readFileSync(out, 'utf8');
       return JSON.parse(/<script type="application\/json" id="awb-data">(.*?)<\/script>/s.exec(html)![1]!) as {
         agreement?: Array<{
@@ -64,7 +62,7 @@ describe('report: agreement between the members of a panel', () => {
         }>;
       };
     };
-    const data = page([singleFile, panelFile], 'panel.html');
+    const data = await page([singleFile, panelFile], 'panel.html');
     assert.equal(data.agreement!.length, 1);
     const [panel] = data.agreement!;
     assert.deepEqual([panel!.run, panel!.judges], [1, ['a', 'b', 'c']]);
@@ -79,6 +77,6 @@ describe('report: agreement between the members of a panel', () => {
       ],
     );
     assert.ok(panel!.grids.some((g) => g.title === "Krippendorff's α (ordinal), all 3 judges"));
-    assert.equal(page([singleFile], 'single.html').agreement, undefined);
+    assert.equal((await page([singleFile], 'single.html')).agreement, undefined);
   });
 });

@@ -12,6 +12,7 @@ import { MAX_TEXT, MIN_TEXT, collectReport, cut, fitLimit, rowRef } from '../../
 import { packedJson, scriptSafeJson } from '../../src/render/html/report.js';
 import { readJudged, scoreInputs } from '../../src/core/score/index.js';
 import { judgedRow, repeatRow, scoreRequestOf, tempDir, writeJudged } from '../fixtures/judged/rows.js';
+import { awb } from '../support/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = tempDir('awb-report-');
@@ -147,30 +148,29 @@ describe('reading for the report and for score', () => {
 });
 
 describe('awb report (command)', () => {
-  it('refuses to write over one of its inputs', () => {
+  it('refuses to write over one of its inputs', async () => {
     const file = writeJudged(dir, 'input.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
     const before = readFileSync(file, 'utf8');
-    const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', file], { encoding: 'utf8' });
-    assert.equal(r.status, 2, r.stderr);
+    const r = await awb('report', file, '-o', file);
+    assert.equal(r.code, 2, r.stderr);
     // One line naming the output and saying it is an input.
     assert.ok(r.stderr.includes(`${file} is also the input ${file};`), r.stderr);
     assert.equal(readFileSync(file, 'utf8'), before);
   });
 
-  it('replaces an earlier report, but never a JSON file (a judged file given to -o by mistake)', () => {
+  it('replaces an earlier report, but never a JSON file (a judged file given to -o by mistake)', async () => {
     const file = writeJudged(dir, 'kinds.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
     const other = writeJudged(dir, 'other-run.jsonl', [judgedRow({ domain: 'mcp', id: 2 })]);
     const before = readFileSync(other, 'utf8');
-    const awb = (out: string) =>
-      spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', out, '--no-ci'], { encoding: 'utf8' });
-    const r = awb(other);
-    assert.equal(r.status, 2, r.stderr);
+    const report = (out: string) => awb('report', file, '-o', out, '--no-ci');
+    const r = await report(other);
+    assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stderr, `awb: ${other} exists and holds JSON: report -o writes an HTML page over it; name another file\n`);
     assert.equal(readFileSync(other, 'utf8'), before);
     const page = join(dir, 'again.html');
-    assert.equal(awb(page).status, 0);
-    const again = awb(page);
-    assert.equal(again.status, 0, again.stderr);
+    assert.equal((await report(page)).code, 0);
+    const again = await report(page);
+    assert.equal(again.code, 0, again.stderr);
     assert.match(readFileSync(page, 'utf8'), /^<!doctype html>/);
   });
 
@@ -192,12 +192,12 @@ describe('awb report (command)', () => {
     assert.match(Buffer.concat(chunks).toString('utf8'), /^<!doctype html>[^]*<\/html>\n?$/);
   });
 
-  it('writes a page whose policy forbids every request and admits only its own script and style', () => {
+  it('writes a page whose policy forbids every request and admits only its own script and style', async () => {
     const file = writeJudged(dir, 'one.jsonl', [judgedRow({ domain: 'mcp', id: 1 })]);
     const out = join(dir, 'one.html');
     writeFileSync(out, 'old');
-    const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'report', file, '-o', out, '--no-ci'], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
+    const r = await awb('report', file, '-o', out, '--no-ci');
+    assert.equal(r.code, 0, r.stderr);
     const html = readFileSync(out, 'utf8');
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1]!;
     assert.match(csp, /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+';/);

@@ -113,3 +113,6 @@ export async function runAwb(args: string[], opts: RunOptions = {}): Promise<Awb
     clearTimeout(timer);
   }
 }
+
+/** `awb ARGS…` run to its end, the commonest call of the tests. */
+export const awb = (...args: string[]): Promise<AwbResult> => runAwb(args);

@@ -2,19 +2,11 @@
  * `awb rows` and the gate's exit codes, run as a user runs them (the built binary).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from '../../fixtures/judged/rows.js';
+import { awb } from '../../support/cli.js';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const dir = tempDir('awb-rows-cli-');
-
-function awb(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const LONG = 'x'.repeat(300);
 const row = (domain: string, id: number, g: number, extra: Record<string, unknown> = {}) => ({
@@ -37,8 +29,8 @@ const file = writeJudged(dir, 'judged.jsonl', [
 ]);
 
 describe('awb rows', () => {
-  it('--worst N: the lowest totals first, keyed domain/id/turn_idx, prediction cleaned beside the truth, cut marked, escapes shown', () => {
-    const r = awb('rows', file, '--domain', 'MCP', '--worst', '2');
+  it('--worst N: the lowest totals first, keyed domain/id/turn_idx, prediction cleaned beside the truth, cut marked, escapes shown', async () => {
+    const r = await awb('rows', file, '--domain', 'MCP', '--worst', '2');
     assert.equal(r.code, 0, r.stderr);
     const heads = r.stdout.split('\n').filter((l) => l.startsWith('── '));
     assert.deepEqual(
@@ -53,8 +45,8 @@ describe('awb rows', () => {
     assert.match(r.stdout, /strengths:\n {2}- right format 2\nweaknesses:\n {2}- wrong numbers 2/);
   });
 
-  it('--best, --failed, and json with the row fields plus prediction and ground truth', () => {
-    const best = awb('rows', file, '--best', '1', '--format', 'json');
+  it('--best, --failed, and json with the row fields plus prediction and ground truth', async () => {
+    const best = await awb('rows', file, '--best', '1', '--format', 'json');
     assert.equal(best.code, 0, best.stderr);
     const [top] = JSON.parse(best.stdout);
     assert.deepEqual(
@@ -78,33 +70,33 @@ describe('awb rows', () => {
         weaknesses: ['wrong numbers 5'],
       },
     );
-    const failed = JSON.parse(awb('rows', file, '--failed', '--format', 'json').stdout);
+    const failed = JSON.parse((await awb('rows', file, '--failed', '--format', 'json')).stdout);
     assert.deepEqual(
       failed.map((r: { key: string; error_message: string }) => [r.key, r.error_message]),
       [['mcp/3/2', 'Judge scoring failed: reply could not be parsed']],
     );
     // Without --worst/--best: every row, in file order.
-    assert.equal(JSON.parse(awb('rows', file, '--format', 'json').stdout).length, 6);
-    assert.equal(awb('rows', file, '--worst', '1', '--best', '1').code, 2);
+    assert.equal(JSON.parse((await awb('rows', file, '--format', 'json')).stdout).length, 6);
+    assert.equal((await awb('rows', file, '--worst', '1', '--best', '1')).code, 2);
   });
 
-  it('a grade score refuses is refused here too, in one line naming file, line and field', () => {
+  it('a grade score refuses is refused here too, in one line naming file, line and field', async () => {
     const bad = writeJudged(dir, 'grade-7.jsonl', [row('mcp', 1, 4), { ...row('mcp', 2, 4), factuality: 7 }, row('mcp', 3, 2)]);
     for (const args of [[], ['--worst', '1'], ['--format', 'json']]) {
-      const r = awb('rows', bad, ...args);
+      const r = await awb('rows', bad, ...args);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /^awb: .*grade-7\.jsonl:2: factuality: must be 0 \(no score\) or a grade from 1 to 5.*got 7\n$/);
     }
   });
 
-  it('a row parsed with every grade 0 is failed, as score counts it: never among --worst, listed by --failed', () => {
+  it('a row parsed with every grade 0 is failed, as score counts it: never among --worst, listed by --failed', async () => {
     const zeros = writeJudged(dir, 'zeros.jsonl', [row('mcp', 1, 4), { ...row('mcp', 2, 0), total_score: 0, failed: 0 }, row('mcp', 3, 2)]);
-    const worst = JSON.parse(awb('rows', zeros, '--worst', '1', '--format', 'json').stdout);
+    const worst = JSON.parse((await awb('rows', zeros, '--worst', '1', '--format', 'json')).stdout);
     assert.deepEqual(
       worst.map((r: { key: string }) => r.key),
       ['mcp/3/2'],
     );
-    const failed = JSON.parse(awb('rows', zeros, '--failed', '--format', 'json').stdout);
+    const failed = JSON.parse((await awb('rows', zeros, '--failed', '--format', 'json')).stdout);
     assert.deepEqual(
       failed.map((r: { key: string; failed: number }) => [r.key, r.failed]),
       [['mcp/2/2', 0]],
@@ -112,7 +104,7 @@ describe('awb rows', () => {
     );
   });
 
-  it('a predictions or dataset file is refused as score refuses it, not listed as rows that all failed', () => {
+  it('a predictions or dataset file is refused as score refuses it, not listed as rows that all failed', async () => {
     const judgeResults = ['total_score', 'failed', 'format', 'factuality', 'consistency', 'realism', 'quality', 'strengths', 'weaknesses'];
     const unjudged = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => !judgeResults.includes(k)));
     const preds = writeJudged(dir, 'predictions.jsonl', [unjudged(row('mcp', 1, 4)), unjudged(row('mcp', 2, 3))]);
@@ -123,7 +115,7 @@ describe('awb rows', () => {
       [data, /mcp_test\.jsonl: holds dataset rows/],
     ] as const) {
       for (const args of [[], ['--failed'], ['--format', 'json']]) {
-        const r = awb('rows', f, ...args);
+        const r = await awb('rows', f, ...args);
         assert.equal(r.code, 2, r.stderr);
         assert.equal(r.stdout, '');
         assert.match(r.stderr, new RegExp(`^awb: .*${why.source}[^\\n]*\\n$`));
@@ -138,28 +130,28 @@ describe('awb compare: exit codes and rows', () => {
   const base = writeJudged(dir, 'base.jsonl', rows(0));
   writeManifest(base, judgedManifest({ model: 'm', judge: 'j' }));
 
-  it('a candidate missing baseline rows fails the gate (exit 5) unless --allow-partial', () => {
+  it('a candidate missing baseline rows fails the gate (exit 5) unless --allow-partial', async () => {
     const partial = writeJudged(dir, 'partial.jsonl', rows(0, [1, 2, 3, 4, 5, 6, 7, 8]));
     writeManifest(partial, judgedManifest({ model: 'm2', judge: 'j' }));
-    const r = awb('compare', base, partial, '--fail-below', '1', '--format', 'markdown');
+    const r = await awb('compare', base, partial, '--fail-below', '1', '--format', 'markdown');
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stdout, /^## awb compare\n\n\*\*Gate FAILED/);
     assert.match(r.stdout, /incomplete candidate: 4 row\\\(s\\\) of the baseline are missing/);
-    assert.equal(awb('compare', base, partial, '--fail-below', '1', '--allow-partial').code, 0);
+    assert.equal((await awb('compare', base, partial, '--fail-below', '1', '--allow-partial')).code, 0);
   });
 
-  it('runs with another judge fail the gate unless --allow-incomparable; --rows lists the rows that moved most', () => {
+  it('runs with another judge fail the gate unless --allow-incomparable; --rows lists the rows that moved most', async () => {
     const other = writeJudged(
       dir,
       'other.jsonl',
       rows(0).map((r) => (r.id === 3 && r.turn_idx === 2 ? judgedRow({ domain: 'mcp', id: 3, turn: 2, dims: [1, 1, 1, 1, 1] }) : r)),
     );
     writeManifest(other, judgedManifest({ model: 'm2', judge: 'another-judge' }));
-    const r = awb('compare', base, other, '--fail-below', '1', '--rows', '1');
+    const r = await awb('compare', base, other, '--fail-below', '1', '--rows', '1');
     assert.equal(r.code, 4, r.stderr);
     assert.match(r.stdout, /not comparable: judge differs .*--allow-incomparable/);
     assert.match(r.stdout, /^mcp\/3\/2\s+75\.00\s+0\.00\s+-75\.00$/m);
-    assert.equal(awb('compare', base, other, '--fail-below', '1', '--allow-incomparable').code, 0);
-    assert.equal(awb('compare', base, other, '--allow-partial').code, 2, 'allowances only mean something with a gate');
+    assert.equal((await awb('compare', base, other, '--fail-below', '1', '--allow-incomparable')).code, 0);
+    assert.equal((await awb('compare', base, other, '--allow-partial')).code, 2, 'allowances only mean something with a gate');
   });
 });

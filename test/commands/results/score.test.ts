@@ -6,12 +6,11 @@ import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { judgedManifest, judgedRow, repeatRow, tempDir, writeJudged, writeManifest } from '../../fixtures/judged/rows.js';
 import { jsonl } from '../../support/dataset.js';
-import { runAwb } from '../../support/cli.js';
+import { awb } from '../../support/cli.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const dir = tempDir('awb-score-cli-');
 
-const awb = (...args: string[]) => runAwb(args);
 
 /*
  * mcp: grades 5, 3, 4 on three trajectories plus a failed row -> mean 4 -> 75.00, 3/4 valid.

@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { isFault } from '../../support/fault-kind.js';
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -15,62 +14,59 @@ import { aggregate } from '../../../src/core/score/aggregate.js';
 import { formatFixed, normalizedMean } from '../../../src/core/score/exact.js';
 import { readJudged } from '../../../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
-import { AWB_BIN, awbEnv } from '../../support/cli.js';
+import { awb } from '../../support/cli.js';
 import { worded } from '../../../src/commands/words/index.js';
 
 const dir = tempDir('awb-held-out-');
 
-function awb(...args: string[]) {
-  const r = spawnSync(process.execPath, [AWB_BIN, ...args], { encoding: 'utf8', env: awbEnv() });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
 /** The one line a refusal prints, the same from each command that reads the file. */
-function refusals(file: string, ...commands: string[][]): string[] {
-  return commands.map((args) => {
-    const r = awb(...args, file);
+async function refusals(file: string, ...commands: string[][]): Promise<string[]> {
+  const said: string[] = [];
+  for (const args of commands) {
+    const r = await awb(...args, file);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
-    return r.stderr;
-  });
+    said.push(r.stderr);
+  }
+  return said;
 }
 
 const line = (r: Record<string, unknown>) => JSON.stringify(r);
 
 describe('one file, one verdict', () => {
-  it('a line given twice is refused by rows at its line, as score, report and compare refuse it, not listed twice', () => {
+  it('a line given twice is refused by rows at its line, as score, report and compare refuse it, not listed twice', async () => {
     const a = line(judgedRow({ id: 1, dims: [4, 4, 4, 4, 4] }));
     const b = line(judgedRow({ id: 2, dims: [3, 3, 3, 3, 3] }));
     const file = join(dir, 'twice.jsonl');
     writeFileSync(file, `${a}\n${b}\n${a}\n`);
     const other = writeJudged(dir, 'other.jsonl', [judgedRow({ id: 1 })]);
-    const said = refusals(file, ['score'], ['rows'], ['rows', '--worst', '1'], ['rows', '--format', 'json'], ['compare', other]);
+    const said = await refusals(file, ['score'], ['rows'], ['rows', '--worst', '1'], ['rows', '--format', 'json'], ['compare', other]);
     for (const s of said) assert.match(s, /^awb: .*twice\.jsonl:3: the same row as line 1 \(task, id, turn_idx and content match\)/);
   });
 
-  it('a judged row without `failed` is refused at its line and field by every reader, not counted as failed without a word', () => {
+  it('a judged row without `failed` is refused at its line and field by every reader, not counted as failed without a word', async () => {
     const { failed: _failed, ...graded } = judgedRow({ id: 2, dims: [5, 5, 5, 5, 5] });
     const file = writeJudged(dir, 'no-failed.jsonl', [judgedRow({ id: 1 }), graded]);
-    const said = refusals(file, ['score'], ['rows'], ['rows', '--failed']);
+    const said = await refusals(file, ['score'], ['rows'], ['rows', '--failed']);
     for (const s of said)
       assert.match(s, /^awb: .*no-failed\.jsonl:2: failed: is missing; .*the official script counts a row without it as failed\n$/);
     // A row with grades but neither failed nor total_score is a judged row missing its field, not a predictions file.
     const { failed: _f, total_score: _t, ...gradesOnly } = judgedRow({ id: 1 });
     const first = writeJudged(dir, 'grades-only.jsonl', [gradesOnly]);
-    assert.match(refusals(first, ['score'])[0]!, /grades-only\.jsonl:1: failed: is missing/);
+    assert.match((await refusals(first, ['score']))[0]!, /grades-only\.jsonl:1: failed: is missing/);
     // null is no answer either (the official script would count the row failed).
     const nul = writeJudged(dir, 'failed-null.jsonl', [{ ...judgedRow({ id: 1 }), failed: null }]);
-    assert.match(refusals(nul, ['score'], ['rows'])[1]!, /failed-null\.jsonl:1: failed: expected number or boolean, received null/);
+    assert.match((await refusals(nul, ['score'], ['rows']))[1]!, /failed-null\.jsonl:1: failed: expected number or boolean, received null/);
   });
 
-  it('a file whose lines end in CR alone is refused in one line saying so, by every reader; CRLF still reads', () => {
+  it('a file whose lines end in CR alone is refused in one line saying so, by every reader; CRLF still reads', async () => {
     const rows = [judgedRow({ id: 1, dims: [4, 4, 4, 4, 4] }), judgedRow({ id: 2, dims: [2, 2, 2, 2, 2] })].map(line);
     const mac = join(dir, 'mac.jsonl');
     writeFileSync(mac, `${rows.join('\r')}\r`);
-    const said = refusals(mac, ['score'], ['rows'], ['report', '--output', join(dir, 'mac.html')]);
+    const said = await refusals(mac, ['score'], ['rows'], ['report', '--output', join(dir, 'mac.html')]);
     for (const s of said)
       assert.match(s, /^awb: .*mac\.jsonl: its lines end in CR only \(old Mac line endings\), so it reads as one line; /);
-    const judge = awb(
+    const judge = await awb(
       'judge',
       '--predictions',
       mac,
@@ -86,7 +82,7 @@ describe('one file, one verdict', () => {
 
     const windows = join(dir, 'windows.jsonl');
     writeFileSync(windows, `\ufeff${rows.join('\r\n')}\r\n`);
-    const r = awb('score', windows, '--format', 'json', '--no-ci');
+    const r = await awb('score', windows, '--format', 'json', '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).runs[0].overall.macro.score, 50);
   });
@@ -115,7 +111,7 @@ describe('one file, one verdict', () => {
     assert.deepEqual(await lines(seps), ['{"a":"x\u2028y\u2029z"}']);
   });
 
-  it('a file with no rows (empty, blank lines, a byte order mark alone) is said to have none by rows too, not "no rows match"', () => {
+  it('a file with no rows (empty, blank lines, a byte order mark alone) is said to have none by rows too, not "no rows match"', async () => {
     const files: Array<[string, string]> = [
       ['empty.jsonl', ''],
       ['blank.jsonl', '\n  \n\r\n'],
@@ -125,16 +121,16 @@ describe('one file, one verdict', () => {
       const file = join(dir, name);
       writeFileSync(file, text);
       const other = writeJudged(dir, 'one.jsonl', [judgedRow({ id: 1 })]);
-      const [rows, compare, score] = refusals(file, ['rows'], ['compare', other], ['score']);
+      const [rows, compare, score] = await refusals(file, ['rows'], ['compare', other], ['score']);
       assert.equal(rows, compare);
       assert.match(rows!, new RegExp(`${name.replace('.', '\\.')}: no judged rows \\(the file has no rows\\)\n$`));
       assert.match(score!, /no valid judged rows \(the file has no rows\)/);
     }
   });
 
-  it('a task whose last "/" segment is empty names no domain: refused at its line, not scored as a domain called ""', () => {
+  it('a task whose last "/" segment is empty names no domain: refused at its line, not scored as a domain called ""', async () => {
     const file = writeJudged(dir, 'no-domain.jsonl', [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), task: 'agentworld/' }]);
-    for (const s of refusals(file, ['score'], ['rows']))
+    for (const s of await refusals(file, ['score'], ['rows']))
       assert.match(s, /no-domain\.jsonl:2: task: names no domain \(its part after the last "\/" is empty\)\n$/);
   });
 
@@ -196,9 +192,9 @@ describe('rows with no score, as the official script averages them', () => {
 });
 
 describe('a hand-made file scored as the official script scores it', () => {
-  it('valid rows whose total_score is 0 leave their domain out of Overall, and the note does not call them failed', () => {
+  it('valid rows whose total_score is 0 leave their domain out of Overall, and the note does not call them failed', async () => {
     const file = writeJudged(dir, 'no-total.jsonl', [judgedRow({ domain: 'mcp', id: 1 }), judgedRow({ domain: 'web', id: 1, total: 0 })]);
-    const r = awb('score', file, '--no-ci');
+    const r = await awb('score', file, '--no-ci');
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
@@ -215,7 +211,7 @@ describe('a hand-made file scored as the official script scores it', () => {
    * macro (62.5 + 50 + 100 + 75) / 4 = 71.875 -> 71.88 (half to even, as Python prints it)
    * micro (4 + 3 + 4 + 2 + 5 + 4) / 6 = 11/3 -> 66.67; 6 of 7 valid
    */
-  it('tables, JSON and CSV agree with the hand computation, through a BOM, blank lines and a last line without newline', () => {
+  it('tables, JSON and CSV agree with the hand computation, through a BOM, blank lines and a last line without newline', async () => {
     const rows = [
       judgedRow({ domain: 'mcp', id: 1, dims: [5, 4, 3, 4, 4] }),
       judgedRow({ domain: 'mcp', id: 2, dims: [3, 3, 3, 3, 3] }),
@@ -231,7 +227,7 @@ describe('a hand-made file scored as the official script scores it', () => {
     ];
     const file = join(dir, 'hand.jsonl');
     writeFileSync(file, `\ufeff${rows.map(line).join('\n')}\n\n${line(judgedRow({ domain: 'mcp', id: 9, bare: true }))}`);
-    const json = awb('score', file, '--no-ci', '--format', 'json');
+    const json = await awb('score', file, '--no-ci', '--format', 'json');
     assert.equal(json.code, 0, json.stderr);
     const run = JSON.parse(json.stdout).runs[0];
     const texts = Object.fromEntries(Object.entries(run.domains).map(([d, v]) => [d, (v as { text: string }).text]));
@@ -239,7 +235,7 @@ describe('a hand-made file scored as the official script scores it', () => {
     assert.equal(run.domains.mcp.dimensions.format.text, '75.00');
     assert.equal(run.domains.mcp.dimensions.consistency.text, '50.00');
     assert.deepEqual([run.overall.macro.text, run.overall.micro.text, run.rows, run.valid], ['71.88', '66.67', 8, 6]);
-    const csv = awb('score', file, '--no-ci', '--format', 'csv');
+    const csv = await awb('score', file, '--no-ci', '--format', 'csv');
     assert.equal(csv.code, 0, csv.stderr);
     assert.match(csv.stdout, /,overall_macro,all,8,6,2,,71\.875,71\.88,/);
     assert.match(csv.stdout, /,overall_micro,all,8,6,2,3\.6666666666666665,66\.66666666666666,66\.67,/);
@@ -247,7 +243,7 @@ describe('a hand-made file scored as the official script scores it', () => {
       csv.stderr,
       /^awb: note: "termnal" is not an AgentWorldBench domain \(mcp, search, terminal, swe, android, web, os\), yet it is scored as one/m,
     );
-    const table = awb('score', file, '--no-ci');
+    const table = await awb('score', file, '--no-ci');
     assert.match(table.stdout, /^hand\.jsonl +62\.50 +50\.00 +75\.00 +100\.00 +71\.88 +66\.67$/m);
     assert.match(table.stdout, /^Note: "termnal" is not an AgentWorldBench domain/m);
   });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,6 +8,7 @@ import { readJudged } from '../../../src/core/score/judged-reader.js';
 import { judgedRow, tempDir } from '../../fixtures/judged/rows.js';
 import { mulberry32 } from '../../../src/core/score/bootstrap.js';
 import { respell, type RespellOptions } from '../../support/respell.js';
+import { awb } from '../../support/cli.js';
 
 /*
  * Score reads only the values it needs from each line's bytes. Whatever
@@ -124,7 +124,7 @@ describe('score reads any spelling of a judged file as the plain one', () => {
 });
 
 describe('awb score (end to end) on a respelled file', () => {
-  it('prints the same JSON as for the plain file', () => {
+  it('prints the same JSON as for the plain file', async () => {
     assert.ok(existsSync(join(root, 'dist/commands/results/score.js')), 'run `npm run build` first');
     // The same base name in two folders, since the label shown is the file's name.
     mkdirSync(join(dir, 'plain'));
@@ -134,16 +134,14 @@ describe('awb score (end to end) on a respelled file', () => {
       rows.map((r) => JSON.stringify(r)),
     );
     const odd = respelled('odd/judged.jsonl', 99, { repeatKeys: true, decoys: true }, '\r\n');
-    const awb = (path: string) => {
-      const r = spawnSync(process.execPath, [join(root, 'bin/awb.js'), 'score', path, '--format', 'json', '--by', 'turn'], {
-        encoding: 'utf8',
-      });
-      assert.equal(r.status, 0, r.stderr);
+    const score = async (path: string) => {
+      const r = await awb('score', path, '--format', 'json', '--by', 'turn');
+      assert.equal(r.code, 0, r.stderr);
       return r.stdout.replaceAll(path, 'FILE');
     };
-    const expected = awb(plain);
+    const expected = await score(plain);
     assert.match(expected, /"rows": 30,/);
-    assert.equal(awb(odd), expected);
+    assert.equal(await score(odd), expected);
   });
 });
 
