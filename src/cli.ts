@@ -50,11 +50,11 @@ Exit codes:
 }
 
 /** The process's own streams: a reader gone, or a full disk behind `>`, ends writing as Unix tools do. */
-function guardProcessStreams(): void {
+function guardProcessStreams(t: Terminal): void {
   // A reader that stops early (`awb rows … | head`) is no error: stop writing, with the exit code already
   // decided (a failed gate stays 4 under `set -o pipefail`).
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit();
+    if (err.code === 'EPIPE') process.exit(t.exitCode);
     // A full disk or a closed descriptor behind `>`: the user's to fix, said in one line, as a file written with -o would be.
     process.stderr.write(`awb: cannot write to standard output: ${visible(err.message)}\n`);
     process.exit(2);
@@ -71,8 +71,8 @@ function guardProcessStreams(): void {
  * exit code. User mistakes print one line, bugs print their stack.
  */
 export async function main(argv: string[], t?: Terminal): Promise<number> {
-  if (!t) guardProcessStreams();
   const term = t ?? processTerminal();
+  if (!t) guardProcessStreams(term);
   const program = buildProgram(term);
   // The wording too runs in the terminal: it names the command as this run was started.
   return inTerminal(term, async () => {
