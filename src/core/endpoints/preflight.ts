@@ -31,6 +31,7 @@ export async function checkModels(l: Listing): Promise<SetAside['fault'] | undef
   const said = (err: unknown) => describeError(err, l.timeoutMs, l.secrets);
   let body: unknown;
   try {
+    // The route itself, not `models.list()`'s page: a list that is no JSON, or has no `data`, is named here as it came.
     body = await l.client.get('/models', { maxRetries: 1, timeout: preflightMs, signal: l.stopping });
   } catch (err) {
     // Ctrl-C during the check: nothing will be sent, and the run ends as interrupted, not as a dead endpoint.
@@ -64,9 +65,11 @@ export async function checkModels(l: Listing): Promise<SetAside['fault'] | undef
  * cache, not the name it answers to. Only a completion says yes.
  */
 async function answersModel(l: Listing, timeout: number): Promise<boolean> {
-  const body = { model: l.model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 1 };
   try {
-    await l.client.post('/chat/completions', { body, maxRetries: 0, timeout, signal: l.stopping });
+    await l.client.chat.completions.create(
+      { model: l.model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 1 },
+      { maxRetries: 0, timeout, signal: l.stopping },
+    );
     return true;
   } catch {
     return false;
