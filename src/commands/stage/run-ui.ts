@@ -11,7 +11,8 @@ import { shellWord, thisInvocation } from '../shared/invocation.js';
  * Everything goes to stderr so stdout stays clean for pipes.
  */
 
-const err = (line: string) => terminal().stderr.write(`${line}\n`);
+/** A line on stderr: of the command running now, or of `t` for a timer or signal handler that outlives its context. */
+const err = (line: string, t = terminal()) => t.stderr.write(`${line}\n`);
 
 export interface Progress {
   event(e: StageEvent): void;
@@ -81,7 +82,6 @@ export async function createProgress(
   let timer: NodeJS.Timeout | undefined;
   // Taken now: the timer's lines and the bar belong to the command that made them.
   const t = terminal();
-  const line = (text: string) => t.stderr.write(`${text}\n`);
   const tty = t.stderr.isTTY === true;
   const cliProgress = enabled && tty ? (await import('cli-progress')).default : undefined;
   const now = () => {
@@ -112,7 +112,7 @@ export async function createProgress(
           bar.start(state.total, state.resumed, payload());
         } else {
           const every = Number(t.env.AWB_PROGRESS_INTERVAL ?? 15) * 1000;
-          timer = setInterval(() => line(progressLine(stage, now())), every);
+          timer = setInterval(() => err(progressLine(stage, now()), t), every);
           timer.unref();
         }
       } else if (e.type === 'row') {
@@ -121,7 +121,7 @@ export async function createProgress(
         bar?.update(state.resumed + state.done, payload());
       } else if (e.type === 'stopping') {
         clearBar();
-        line(t.errColor.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`));
+        err(t.errColor.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`), t);
       }
     },
     interrupted: clearBar,
@@ -130,7 +130,7 @@ export async function createProgress(
       clearBar();
       if (timer) {
         clearInterval(timer);
-        if (enabled && state.total > state.resumed) line(progressLine(stage, now()));
+        if (enabled && state.total > state.resumed) err(progressLine(stage, now()), t);
       }
       timer = undefined;
     },
@@ -151,18 +151,18 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
   const abort = new AbortController();
   // Taken now: a signal's handler runs outside the command.
   const t = terminal();
-  const line = (text: string) => t.stderr.write(`${text}\n`);
   const onSignal = (signal: NodeJS.Signals) => {
     beforeMessage();
     if (stop.signal.aborted) {
-      line(t.errColor.red(`${stage}: ${signal} again: cancelling the requests in flight`));
+      err(t.errColor.red(`${stage}: ${signal} again: cancelling the requests in flight`), t);
       abort.abort();
       return;
     }
-    line(
+    err(
       t.errColor.yellow(
         `${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`,
       ),
+      t,
     );
     stop.abort();
   };
