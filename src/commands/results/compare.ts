@@ -1,9 +1,8 @@
-import { appendFile } from 'node:fs/promises';
 import { compareFiles, type GateOutcome } from '../../core/compare/index.js';
 import { EXIT } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
 import { fileError } from '../../core/rows/index.js';
-import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
+import { appendText, refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
 import { UserError } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
@@ -53,7 +52,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
   if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_EXIT[report.gate.outcome];
   if (opts.summary) {
     try {
-      await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
+      await appendText(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
     } catch (err) {
       throw fileError(opts.summary, err);
     }
