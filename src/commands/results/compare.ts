@@ -8,6 +8,7 @@ import { UserError } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { COMPARE_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
+import { interruptibly } from '../shared/interrupt.js';
 import { thisInvocation } from '../shared/invocation.js';
 import { terminal } from '../shared/terminal.js';
 
@@ -51,11 +52,16 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
   if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_EXIT[report.gate.outcome];
   if (opts.summary) {
-    try {
-      await appendText(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
-    } catch (err) {
-      throw fileError(opts.summary, err);
-    }
+    const summary = opts.summary;
+    const text = (format === 'markdown' ? out : await render('markdown', report)) + '\n';
+    // A FIFO that nobody reads is waited on until a signal ends the wait (exit 130).
+    await interruptibly(
+      (signal) =>
+        appendText(summary, text, signal).catch((err: unknown) => {
+          throw fileError(summary, err);
+        }),
+      `compare interrupted; nothing was written to ${summary}`,
+    );
   }
   terminal().stdout.write(out);
 }

@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { visible } from '../../core/shown.js';
 import { terminal } from './terminal.js';
 
 /*
@@ -8,9 +9,15 @@ import { terminal } from './terminal.js';
  * progress bar (compare, merge) print them without loading one.
  */
 
-/** A word as a POSIX shell reads it back: plain when safe, else single-quoted. */
+/**
+ * A word as a shell reads it back: plain when safe, else single-quoted; one holding control characters
+ * (a newline, an escape, a bidi override) in `$'…'` with them spelled out, so the command stays one
+ * plain line that bash, zsh and ksh read back as the same word.
+ */
 export function shellWord(a: string): string {
-  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+  if (/^[\w@%+=:,./-]+$/.test(a)) return a;
+  if (visible(a) === a) return `'${a.replace(/'/g, `'\\''`)}'`;
+  return `$'${visible(a.replace(/[\\']/g, (c) => `\\${c}`))}'`;
 }
 
 /** Where the running script could be found under another name: PATH's `awb`, compared through links. */

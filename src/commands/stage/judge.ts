@@ -129,7 +129,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) {
       terminal().stderr.write(
-        `judge: ${unpredicted} rows have no prediction because their inference failed: run \`${thisInvocation()} infer\` again on ${predictions} first, then this command\n`,
+        `judge: ${unpredicted} rows have no prediction because their inference failed: run \`${thisInvocation()} infer\` again on ${visible(predictions)} first, then this command\n`,
       );
     }
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
@@ -196,6 +196,6 @@ const SHOWN = 5;
 
 function reportUnpaired(keys: readonly string[], what: string): void {
   if (!keys.length) return;
-  const examples = keys.slice(0, SHOWN).map(displayKey).join('; ');
+  const examples = visible(keys.slice(0, SHOWN).map(displayKey).join('; '));
   terminal().stderr.write(`judge: ${keys.length} row(s) ${what} (${examples}${keys.length > SHOWN ? '; …' : ''})\n`);
 }

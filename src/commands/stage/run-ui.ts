@@ -4,6 +4,7 @@ import type { StageEvent, StageResult } from '../../core/runner/index.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
 import { brief, redact, visible } from '../../core/shown.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
+import { onInterrupt } from '../shared/interrupt.js';
 
 /*
  * What infer and judge show while they run: a progress bar on a terminal,
@@ -166,16 +167,7 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
     );
     stop.abort();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    stop: stop.signal,
-    abort: abort.signal,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+  return { stop: stop.signal, abort: abort.signal, dispose: onInterrupt(onSignal) };
 }
 
 /** The variable awb reads a key from when its option is left out. */
@@ -215,14 +207,14 @@ export function reportEvent(stage: string, e: StageEvent, output: string): void 
   if (e.type === 'mixed') {
     err(
       terminal().errColor.yellow(
-        `${stage}: --force: the ${e.rows} rows already in ${output} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
+        `${stage}: --force: the ${e.rows} rows already in ${visible(output)} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
       ),
     );
   }
   if (e.type !== 'planned') return;
   const redo = e.dropped.failed + e.dropped.cut + e.dropped.invalid;
   if (e.alreadyDone || redo) {
-    const parts = [`${e.alreadyDone} rows already done in ${output}`];
+    const parts = [`${e.alreadyDone} rows already done in ${visible(output)}`];
     if (e.dropped.failed) parts.push(`${e.dropped.failed} failed rows to retry`);
     if (e.dropped.cut) parts.push('a line cut short by a crash dropped');
     if (e.dropped.invalid) parts.push(`${e.dropped.invalid} unreadable or repeated lines dropped`);

@@ -16,6 +16,7 @@ import {
   type StageResult,
 } from '../../core/runner/index.js';
 import { UserError } from '../../core/errors.js';
+import { isStream } from '../../core/files.js';
 import { counted, visible } from '../../core/shown.js';
 import type { DatasetRow, ManifestSettings } from '../../core/schemas/index.js';
 import {
@@ -36,7 +37,7 @@ import { printWarnings } from '../shared/notes.js';
 export function printEndpoints(endpoints: Record<string, { requests: number; failures: number }> | undefined): void {
   if (!endpoints || Object.keys(endpoints).length < 2) return;
   for (const [url, s] of Object.entries(endpoints))
-    terminal().stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);
+    terminal().stderr.write(`endpoint ${visible(url)}: ${s.requests} requests, ${s.failures} failed\n`);
 }
 
 /**
@@ -182,7 +183,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     timings?.print();
     printWarnings(endWarnings(batch?.notInBatch ?? 0, c.pool.usageLost));
     printEndpoints(result.manifest.endpoints);
-    finish(name, result, c.output, c.secrets);
+    finish(name, result, c.output, c.secrets, !(await isStream(c.output)));
     return result;
   } finally {
     progress.stop();
@@ -234,22 +235,31 @@ export function finish(
   result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining'>,
   output: string,
   secrets: string[],
+  resumable = true,
 ): void {
   const term = terminal();
   const { stopped, remaining } = result;
   const again = resumeCommand(secrets);
   const failed = endedFailed(result);
-  if (stopped) {
+  if ((stopped || remaining > 0 || failed > 0) && !resumable) {
+    // A stream (/dev/null, stdout, a FIFO) keeps nothing to resume from: a printed command would redo every row, or nothing.
     term.stderr.write(
       term.errColor.yellow(
-        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${output}.\nResume with:\n  ${again}\n`,
+        `${stage}: ${stopped ? 'interrupted' : 'ended'} with ${counted(remaining + failed, 'row')} without a result; ${visible(output)} is a stream, which no run can resume: write to a file to resume or retry rows\n`,
+      ),
+    );
+    term.exitCode = stopped ? 130 : 1;
+  } else if (stopped) {
+    term.stderr.write(
+      term.errColor.yellow(
+        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${visible(output)}.\nResume with:\n  ${again}\n`,
       ),
     );
     term.exitCode = 130;
   } else if (remaining > 0) {
     term.stderr.write(
       term.errColor.yellow(
-        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${visible(output)}); run the same command again to retry only those:\n  ${again}\n`,
       ),
     );
     term.exitCode = 1;
@@ -257,12 +267,12 @@ export function finish(
     const retry = term.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
     term.stderr.write(
       term.errColor.yellow(
-        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${output}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
+        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${visible(output)}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
       ),
     );
     term.exitCode = 1;
   } else {
-    term.stderr.write(term.errColor.green(`${stage}: done: ${output}\n`));
+    term.stderr.write(term.errColor.green(`${stage}: done: ${visible(output)}\n`));
   }
 }
 
