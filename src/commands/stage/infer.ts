@@ -4,6 +4,7 @@ import { urlSecrets } from '../../core/shown.js';
 import { inferStage, type Sampling } from '../../core/infer/index.js';
 import { datasetFiles, planLines } from '../../core/rows/index.js';
 import type { Parsed } from '../shared/option-table.js';
+import { isStream } from '../../core/files.js';
 import { allDone, dropUndefined, endpointCheck, poolSettings, printDryRun, runStageCommand, samplingOf } from './stage-cli.js';
 import type { INFER_OPTIONS } from './stage-options.js';
 import { isOpenAIEndpoint, keptKeyNote, modelKeyVariables } from './model-key.js';
@@ -69,7 +70,8 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     check,
   });
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-  if (allDone(result))
+  // A stream (/dev/null, stdout, a FIFO) cannot be read back: no next command to name it.
+  if (allDone(result) && !(await isStream(output)))
     terminal().stderr.write(
       `judge it with: ${thisInvocation()} judge --predictions ${shellWord(output)} --judge-base-url URL --judge-model MODEL\n`,
     );

@@ -23,7 +23,7 @@ import { loadModePrompt, loadRubrics, rubricsSetting } from '../../core/rubrics/
 import { displayKey } from '../../core/rows/index.js';
 import { planLines } from '../../core/rows/index.js';
 import { readManifest } from '../../core/output/index.js';
-import { refuseOverInputs } from '../../core/files.js';
+import { isStream, refuseOverInputs } from '../../core/files.js';
 import { choicePanelEntrySchema, manifestPathFor, panelEntrySchema } from '../../core/schemas/index.js';
 import type { Parsed } from '../shared/option-table.js';
 import {
@@ -133,7 +133,7 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       );
     }
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-    if (allDone(result)) terminal().stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
+    if (allDone(result) && !(await isStream(output))) terminal().stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
   } finally {
     await reference?.close();
   }
