@@ -233,7 +233,9 @@ class DescriptorWriter implements WriteHandle {
   async write(data: Uint8Array | string): Promise<unknown> {
     let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     while (bytes.length) {
-      const n = await new Promise<number>((ok, ko) => write(this.fd, bytes, 0, bytes.length, null, (err, written) => (err ? ko(err) : ok(written))));
+      const n = await new Promise<number>((ok, ko) =>
+        write(this.fd, bytes, 0, bytes.length, null, (err, written) => (err ? ko(err) : ok(written))),
+      );
       if (n === 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
       bytes = bytes.subarray(n);
     }

@@ -133,7 +133,8 @@ export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
       );
     }
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-    if (allDone(result) && !(await isStream(output))) terminal().stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
+    if (allDone(result) && !(await isStream(output)))
+      terminal().stderr.write(`score it with: ${thisInvocation()} score ${shellWord(output)}\n`);
   } finally {
     await reference?.close();
   }
