@@ -15,6 +15,7 @@ import type { RowsFault } from './rows/index.js';
 import type { RubricsFault } from './rubrics/index.js';
 import type { RunnerFault } from './runner/index.js';
 import type { ScoreFault } from './score/index.js';
+import type { StageFault } from './stage/index.js';
 
 export type Fault =
   | AgreementFault
@@ -28,6 +29,7 @@ export type Fault =
   | RubricsFault
   | RunnerFault
   | ScoreFault
+  | StageFault
   | TopFault;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
