@@ -1,7 +1,6 @@
 import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
-import type { StageEvent, StageResult } from '../../core/runner/index.js';
-import type { Ending, StageDisplay, StageSignals } from '../../core/stage/index.js';
+import type { Ending, StageDisplay, StageEvent, StageResult, StageSignals } from '../../core/stage/index.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { DOWNLOAD_INTERRUPTED } from '../data/data-source.js';
 import { batchLines, printAfter, printDryRun, printEndLines, printNotice, printTimings } from './stage-cli.js';
