@@ -10,6 +10,7 @@ const CHECKS = {
   // The option reference and exit-code lists in the docs, as the tables write them (`npm run docs`).
   docs: [process.execPath, ['--import', 'tsx', 'scripts/gen-docs.ts', '--check']],
   build: ['npm', ['run', 'build']],
+  structure: ['node', ['scripts/structure.mjs']],
 };
 
 const run = ([cmd, args]) =>
