@@ -6,10 +6,13 @@ import tseslint from 'typescript-eslint';
 /*
  * Boundaries. Each folder of src/core is a subsystem whose public surface is
  * its index.ts: other folders import that, never a file inside. Commands and
- * renderers likewise go through the index files.
+ * renderers likewise go through the index files. A subsystem's faults.ts is a
+ * leaf (types, importing only other faults.ts files), which core/faults.ts and
+ * errors.ts import directly: scripts/structure.mjs fails on an import circle
+ * between parts (npm test), and draws the layers (--draw).
  */
 const throughIndex = (prefix) => ({
-  group: [`${prefix}*/*`, `!${prefix}*/index.js`, '!../../version.js'],
+  group: [`${prefix}*/*`, `!${prefix}*/index.js`, `!${prefix}*/faults.js`, '!../../version.js'],
   message: 'import another subsystem through its index.js, its public surface',
 });
 
@@ -120,6 +123,23 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     // Tests check what reaches a terminal, escape sequences included.
     rules: { 'no-control-regex': 'off' },
+  },
+  {
+    // Core's tests call core and assert kinds and results; a test that runs the CLI lives under test/commands/.
+    files: ['test/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/support/cli.js', '**/src/cli.js', '**/dist/**'],
+              message: 'core tests never run the CLI: put this test under test/commands/, mirroring the command',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // Core never prints or exits: it returns values and throws errors.
