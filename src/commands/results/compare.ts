@@ -1,10 +1,9 @@
 import { compareFiles, type GateOutcome } from '../../core/compare/index.js';
 import { EXIT } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
-import { fileError } from '../../core/rows/index.js';
 import { appendText, refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
-import { UserError } from '../../core/errors.js';
+import { fileError, UserError } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { COMPARE_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
