@@ -10,14 +10,15 @@ type Dataset = Manifest['dataset'];
 /**
  * Settings without the endpoint hosts: N machines serving the same model
  * behind their own URLs give the same results (shards of one run, a server
- * moved to another port or pod).
+ * moved to another port or pod), a panel's members as one judge.
  */
 export function hostless(settings: ManifestSettings): ManifestSettings {
-  const { world_model, judge, ...rest } = settings;
+  const { world_model, judge, panel, ...rest } = settings;
   return {
     ...rest,
     ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
     ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
+    ...(panel ? { panel: { ...panel, members: panel.members.map((m) => ({ ...m, hosts: [] })) } } : {}),
   };
 }
 
