@@ -1,5 +1,7 @@
 import { join, resolve } from 'node:path';
-import { DEFAULT_REVISION, readDatasetOrigin, sha256Of, unchangedSinceRecord, type HubKind } from '../../core/dataset/index.js';
+import { checkRecordedFiles, DEFAULT_REVISION, ORIGIN_FILE, readDatasetOrigin, sizeOf, type HubKind } from '../../core/dataset/index.js';
+import { editedDataNote } from '../words/data/provenance.js';
+import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { DATASET_REPO } from '../../core/domains.js';
 import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
 import { interruptibly } from '../shared/interrupt.js';
@@ -29,21 +31,21 @@ export async function resolveData(
   if (data !== undefined) {
     const origin = await readDatasetOrigin(data);
     // The record says what was downloaded; a file edited since must not pass for the hub's (runs with equal hashes compare and merge).
-    const hashed = await Promise.all(
-      (origin?.files ?? [])
-        .filter((f) => f.sha256 !== undefined)
-        .map(
-          async (f) =>
-            [f.domain, ((await unchangedSinceRecord(data, f)) ? f.sha256 : await sha256Of(join(data, f.file))) ?? f.sha256!] as const,
-        ),
-    );
+    const checked = origin ? await checkRecordedFiles(data, origin) : [];
+    const edited = checked.filter((c) => !c.asRecorded && (!domains || domains.includes(c.domain)));
+    if (edited.length && origin) {
+      const own = await sizeOf(join(data, ORIGIN_FILE));
+      const fix = `${thisInvocation()} download ${own === undefined ? `--revision ${origin.commit}` : `--dir ${shellWord(data)}`}`;
+      terminal().stderr.write(`${editedDataNote(edited, origin, fix)}\n`);
+    }
     return {
       dir: data,
       origin: {
         source: resolve(data),
-        ...(origin ? { repo: origin.repo, revision: origin.revision, commit: origin.commit } : {}),
-        ...(origin?.hub ? { hub: origin.hub } : {}),
-        ...(hashed.length ? { sha256: Object.fromEntries(hashed) } : {}),
+        ...(origin && !edited.length ? { repo: origin.repo, revision: origin.revision, commit: origin.commit } : {}),
+        ...(origin?.hub && !edited.length ? { hub: origin.hub } : {}),
+        ...(checked.length ? { sha256: Object.fromEntries(checked.map((c) => [c.domain, c.sha256])) } : {}),
+        ...(edited.length ? { edited: edited.map((c) => c.domain) } : {}),
       },
     };
   }
