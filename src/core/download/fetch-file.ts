@@ -1,8 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import { fileDigest, hashFile, isListed, type Listed } from '../dataset/index.js';
-import { FaultError, fail } from '../errors.js';
+import { fail, FaultError, fileError } from '../errors.js';
 import { removeAbandonedTemps, replaceAtomically } from '../files.js';
-import { fileError } from '../rows/index.js';
 import { shownUrl } from '../shown.js';
 import { withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
