@@ -1,10 +1,10 @@
-import type { EndpointPool, KeySource, SetAside } from '../../core/endpoints/index.js';
+import type { EndpointNotice, EndpointPool, KeySource } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 
 /** What a stage command asks of the endpoints besides its rows' requests: one pool's, or a panel's over its members' pools. */
 export type StagePool = Pick<
   EndpointPool,
-  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'usageLost' | 'pacing'
+  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'usageLost' | 'pacing' | 'endNotices'
 >;
 
 /**
@@ -36,7 +36,7 @@ export class PanelPools implements StagePool {
     return this.first.chat(...args);
   }
 
-  async preflight(): Promise<SetAside[]> {
+  async preflight(): Promise<EndpointNotice[]> {
     const warnings = await Promise.all(this.members.map((m) => m.pool.preflight()));
     return warnings.flat();
   }
@@ -58,6 +58,10 @@ export class PanelPools implements StagePool {
 
   get usageLost(): number {
     return this.members.reduce((n, m) => n + m.pool.usageLost, 0);
+  }
+
+  endNotices(): EndpointNotice[] {
+    return this.members.flatMap((m) => m.pool.endNotices());
   }
 }
 

@@ -3,7 +3,7 @@ import type { Sampling } from '../../core/infer/index.js';
 import type { SharedOptions } from './stage-options.js';
 import type { z } from 'zod';
 import { medianP90, type BatchStatus, type BatchTarget } from '../../core/endpoints/index.js';
-import { setAsideWarning } from '../words/stage/endpoints.js';
+import { noticed } from '../words/index.js';
 import type { LinePlan } from '../../core/rows/index.js';
 import {
   BatchPhase,
@@ -95,7 +95,7 @@ export function endpointCheck(
       signal.addEventListener('abort', () => pool.stopSending(), { once: true });
       const warnings = await pool.preflight();
       signal.throwIfAborted();
-      printWarnings(warnings.map(setAsideWarning));
+      printWarnings(warnings.map(noticed));
     }, `${stage} interrupted during the endpoint check: nothing was sent or written`));
 }
 
@@ -180,7 +180,7 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     if (batch && !result.stopped) await batch.clear();
     printSummary(name, result, c.columns, reasons);
     timings?.print();
-    printWarnings(endWarnings(batch?.notInBatch ?? 0, c.pool.usageLost));
+    printWarnings([...endWarnings(batch?.notInBatch ?? 0, c.pool.usageLost), ...c.pool.endNotices().map(noticed)]);
     printEndpoints(result.manifest.endpoints);
     finish(name, result, c.output, c.secrets);
     return result;
