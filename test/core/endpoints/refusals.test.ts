@@ -215,3 +215,32 @@ describe('the pool on refusals', () => {
     await assert.rejects(ask(), isFault('settings-refused', { count: SAME_REFUSALS }));
   });
 });
+
+describe('replies given up on under way', () => {
+  for (const stream of [false, true]) {
+    it(`${stream ? 'streamed: none is said' : 'whole: each is counted, as the server may still be generating it'}`, async () => {
+      const { url } = await rawServer((req, res) => {
+        req.resume();
+        // A generation that takes its time: headers only, as a whole reply sends them once done.
+        if (stream) res.writeHead(200, { 'content-type': 'text/event-stream' });
+      });
+      const pool = new EndpointPool({
+        urls: [url],
+        apiKey: 'k',
+        model: MODEL,
+        timeoutMs: 60_000,
+        maxRetries: 0,
+        maxReplyBytes: 1 << 20,
+        role: 'world model',
+        stream,
+      });
+      const stop = new AbortController();
+      const asked = pool.chat(pool.encode({ messages: [{ role: 'user', content: 'hi' }] }), stop.signal).catch((e: unknown) => e);
+      // Ctrl-C once the request is on its way.
+      while (pool.stats()[url.replace(/\/$/, '')]?.requests !== 1) await new Promise((r) => setImmediate(r));
+      stop.abort();
+      await asked;
+      assert.deepEqual(pool.endNotices(), stream ? [] : [{ kind: 'replies-abandoned', role: 'world model', count: 1 }]);
+    });
+  }
+});
