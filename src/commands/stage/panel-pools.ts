@@ -4,7 +4,7 @@ import { UserError } from '../../core/errors.js';
 /** What a stage command asks of the endpoints besides its rows' requests: one pool's, or a panel's over its members' pools. */
 export type StagePool = Pick<
   EndpointPool,
-  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'usageLost' | 'pacing' | 'endNotices'
+  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'pacing' | 'endNotices'
 >;
 
 /**
@@ -54,10 +54,6 @@ export class PanelPools implements StagePool {
   /** The members' pacing: the first member that is held back by its limits, if any. */
   pacing(): ReturnType<EndpointPool['pacing']> {
     return this.members.map((m) => m.pool.pacing()).find((p) => p !== undefined);
-  }
-
-  get usageLost(): number {
-    return this.members.reduce((n, m) => n + m.pool.usageLost, 0);
   }
 
   endNotices(): EndpointNotice[] {

@@ -99,26 +99,6 @@ export function endpointCheck(
     }, `${stage} interrupted during the endpoint check: nothing was sent or written`));
 }
 
-/** One line each: a server's text in a warning cannot start a log line of its own. */
-/** What a run ends by warning of: requests no earlier batch held (--batch), and streams whose usage never came (--stream). */
-function endWarnings(unbatched: number, usageLost: number): string[] {
-  const warnings: string[] = [];
-  if (unbatched > 0) {
-    const one = unbatched === 1;
-    warnings.push(
-      `${one ? '1 request was' : `${unbatched} requests were`} not in the batches' results (${one ? 'its row' : 'their rows'} changed or new since the batch was submitted, or the batch left ${one ? 'it' : 'them'} out or returned ${one ? 'it' : 'them'} unreadable): asked online, at the online price`,
-    );
-  }
-  if (usageLost > 0) {
-    const one = usageLost === 1;
-    warnings.push(
-      `${one ? '1 stream' : `${usageLost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
-        `${one ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,
-    );
-  }
-  return warnings;
-}
-
 /** The wiring infer and judge share: interrupts, progress, the run, its summary and its exit code. */
 export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageCommand<S>): Promise<StageResult> {
   const name = c.stage.name;
@@ -180,7 +160,8 @@ export async function runStageCommand<S extends z.ZodType<DatasetRow>>(c: StageC
     if (batch && !result.stopped) await batch.clear();
     printSummary(name, result, c.columns, reasons);
     timings?.print();
-    printWarnings([...endWarnings(batch?.notInBatch ?? 0, c.pool.usageLost), ...c.pool.endNotices().map(noticed)]);
+    const unbatched = batch?.notInBatch ? [{ kind: 'asked-online', count: batch.notInBatch } as const] : [];
+    printWarnings([...unbatched, ...c.pool.endNotices()].map(noticed));
     printEndpoints(result.manifest.endpoints);
     finish(name, result, c.output, c.secrets);
     return result;

@@ -64,6 +64,13 @@ export const ENDPOINT_NOTICES: NoticeWords<EndpointNotice> = {
     `${where(n)} does not list model "${visible(n.model)}" (it lists ${shownModels(n.listed)}) but answered a one-token request for it: the run goes on with it (a server pinned to one model, as transformers serve and llama.cpp can be, lists what it could load rather than the name it answers to)`,
   'replies-abandoned': (n) =>
     `${n.count === 1 ? '1 whole reply was' : `${n.count} whole replies were`} given up on under way: a ${n.role} server that does not notice a closed connection (transformers serve) may go on generating ${n.count === 1 ? 'it' : 'them'}, up to --max-tokens each; with --stream awb stops them as it goes`,
+  'usage-lost': (n) =>
+    `${n.count === 1 ? '1 stream' : `${n.count} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
+    `${n.count === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,
+  'asked-online': (n) => {
+    const one = n.count === 1;
+    return `${one ? '1 request was' : `${n.count} requests were`} not in the batches' results (${one ? 'its row' : 'their rows'} changed or new since the batch was submitted, or the batch left ${one ? 'it' : 'them'} out or returned ${one ? 'it' : 'them'} unreadable): asked online, at the online price`;
+  },
   'no-models-listed': (n) => `${where(n)} lists no models`,
   'listed-names-refused': (n) =>
     `${where(n)} refuses ${n.refused.length} of the ${n.listed} names it lists (marked "refused"): a server pinned to one model (transformers serve MODEL) lists its whole cache; it said: ${n.said}`,
