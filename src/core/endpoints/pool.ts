@@ -296,12 +296,14 @@ export class EndpointPool {
     return unlisted ? [...asides, unlisted] : asides;
   }
 
-  /** What the run ends by telling of these endpoints: answers kept without their usage, whole replies given up on under way (a server may still be generating them). */
+  /** What the run ends by telling of these endpoints: whole replies given up on under way, which a server may still be generating. */
   endNotices(): EndpointNotice[] {
-    return [
-      ...(this.lostUsage ? [{ kind: 'usage-lost', count: this.lostUsage } as const] : []),
-      ...(this.abandonedCount ? [{ kind: 'replies-abandoned', role: this.opts.role, count: this.abandonedCount } as const] : []),
-    ];
+    return [...(this.abandonedCount ? [{ kind: 'replies-abandoned', role: this.opts.role, count: this.abandonedCount } as const] : [])];
+  }
+
+  /** Streamed answers kept whole after their stream stalled or broke past the finish reason, recorded without their usage. */
+  get usageLost(): number {
+    return this.lostUsage;
   }
 
   /** Per endpoint as shown: a URL given twice (`/v1` and `/v1/`) is one endpoint, its copies' counts added up. */
