@@ -12,6 +12,7 @@ import { OUTPUT_SAMPLES } from './samples/samples-output.js';
 import { ROWS_SAMPLES } from './samples/samples-rows.js';
 import { RUBRICS_SAMPLES } from './samples/samples-rubrics.js';
 import { SCORE_SAMPLES } from './samples/samples-score.js';
+import { STAGE_SAMPLES } from './samples/samples-stage.js';
 import { DOWNLOAD_SAMPLES } from './samples/samples-download.js';
 import { ENDPOINT_SAMPLES } from './samples/samples-endpoints.js';
 import { JUDGE_SAMPLES } from './samples/samples-judge.js';
@@ -34,6 +35,7 @@ const SAMPLES: Samples = {
   ...RUBRICS_SAMPLES,
   ...RUNNER_SAMPLES,
   ...SCORE_SAMPLES,
+  ...STAGE_SAMPLES,
   ...TOP_SAMPLES,
 };
 const SNAPSHOT = fileURLToPath(new URL('./snapshots/words.txt', import.meta.url));
