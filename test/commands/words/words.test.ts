@@ -73,6 +73,17 @@ describe('the words of every fault', () => {
     }
   });
 
+  it("show a hostile hub's values without raw control characters", () => {
+    for (const what of [{ field: 'path' }, { field: 'file name' }] as const) {
+      const message = worded(
+        { kind: 'hub-listing-unsafe', hub: 'http://127.0.0.1:9', what, value: 'os\u0000\u001b[2J_test.jsonl\u007f' },
+        'awb',
+      ).message;
+      assert.doesNotMatch(message, /[\u0000-\u001f\u007f]/, message);
+      assert.match(message, /os.*_test\.jsonl/, 'the value is still shown');
+    }
+  });
+
   it('name the commands to run with the invocation they are given, never a hard-coded one', () => {
     const npx = "npx --package 'agentworldbench@0.1.0' awb";
     const command = /\bawb (?:infer|judge|score|report|compare|rows|merge|download|models|agreement)\b|npx agentworldbench/;
