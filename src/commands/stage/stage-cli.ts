@@ -1,5 +1,5 @@
 import { terminal } from '../shared/terminal.js';
-import { setAsideWarning } from '../words/stage/endpoints.js';
+import { noticed } from '../words/index.js';
 import { editedDataNote } from '../words/data/provenance.js';
 import type { StageNotice } from '../../core/stage/index.js';
 import { displayKey } from '../../core/rows/index.js';
@@ -32,7 +32,7 @@ export function printNotice(
       return;
     }
     case 'set-aside':
-      return printWarnings(e.warnings.map(setAsideWarning));
+      return printWarnings(e.warnings.map(noticed));
     case 'upstream-unfinished':
       t.stderr.write(
         `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (its manifest counts ${e.unwritten} of ${e.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
@@ -54,21 +54,11 @@ export function printNotice(
 
 /** The run's end lines: batches' requests asked online (--batch), streams whose usage never came (--stream), per-endpoint counts. */
 export function printEndLines(e: Notice<'finished'>): void {
-  const warnings: string[] = [];
-  const unbatched = e.notInBatch;
-  if (unbatched > 0) {
-    const one = unbatched === 1;
-    warnings.push(
-      `${one ? '1 request was' : `${unbatched} requests were`} not in the batches' results (${one ? 'its row' : 'their rows'} changed or new since the batch was submitted, or the batch left ${one ? 'it' : 'them'} out or returned ${one ? 'it' : 'them'} unreadable): asked online, at the online price`,
-    );
-  }
-  if (e.usageLost > 0) {
-    const one = e.usageLost === 1;
-    warnings.push(
-      `${one ? '1 stream' : `${e.usageLost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
-        `${one ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,
-    );
-  }
+  const warnings = [
+    ...(e.notInBatch > 0 ? [{ kind: 'asked-online', count: e.notInBatch } as const] : []),
+    ...(e.usageLost > 0 ? [{ kind: 'usage-lost', count: e.usageLost } as const] : []),
+    ...e.notices,
+  ].map(noticed);
   printWarnings(warnings);
   const endpoints = e.result.manifest.endpoints;
   if (!endpoints || Object.keys(endpoints).length < 2) return;

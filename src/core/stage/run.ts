@@ -136,6 +136,7 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       ...(timings && { timings: timings.spreads() }),
       notInBatch: batch?.notInBatch ?? 0,
       usageLost: c.pool.usageLost,
+      notices: c.pool.endNotices(),
       secrets: c.secrets,
     });
     return result;
