@@ -57,6 +57,7 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
         case 'next-step':
           return printAfter(e);
         case 'fetching':
+        case 'data-edited':
         case 'set-aside':
         case 'upstream-unfinished':
         case 'unpaired':

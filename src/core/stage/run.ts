@@ -137,6 +137,7 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       ...(timings && { timings: timings.spreads() }),
       notInBatch: batch?.notInBatch ?? 0,
       usageLost: c.pool.usageLost,
+      notices: c.pool.endNotices(),
       secrets: c.secrets,
       resumable: !(await isStream(c.output)),
     });
