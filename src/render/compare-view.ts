@@ -6,6 +6,7 @@ import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
 import { gateRemedy, percentText, reasonText, untestedText } from './gate.js';
+import { standingParts } from './model.js';
 
 /* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
 
@@ -95,14 +96,19 @@ export function compareView(report: ComparePage): View {
   ];
   return {
     intro: [
-      `Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`,
-      `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`,
+      `Baseline:  ${baseline.label} (${sideText(baseline)})`,
+      `Candidate: ${candidate.label} (${sideText(candidate)})`,
       ...(report.domains ? [`Domains:   ${report.domains.map(domainLabel).join(', ')} only (--domains; Overall is their macro)`] : []),
     ],
     grids,
     footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
     verdict: report.gate ? gateVerdict(report.gate, report) : [],
   };
+}
+
+/** A run's file and rows, and in place what keeps it from a like-for-like comparison ("40 of 198 judged", "other judge"). */
+function sideText(side: ComparePage['baseline']): string {
+  return [`${side.file}, ${side.rows} rows`, ...standingParts(side.standing)].join('; ');
 }
 
 function gateVerdict(g: GateResult, page: ComparePage): string[] {

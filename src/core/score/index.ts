@@ -6,6 +6,8 @@ export { scoreFiles } from './score-files.js';
 export type { RunReport, ScoreReport, ScoreRequest } from './score-files.js';
 export { deriveSeed, groupClusters, mulberry32, percentileInterval, stratifiedIntervals } from './bootstrap.js';
 export type { BootstrapSettings, Cluster, ClusterPart, Interval } from './bootstrap.js';
+export { standings } from './standing.js';
+export type { Setting, Standing, StandingRun, Unranked } from './standing.js';
 export { comparabilityNotes, labelRuns, readProvenance } from './comparability.js';
 export type { Provenance } from './comparability.js';
 export { Ratio, SIXTIETHS, formatFixed, formatSigned, meanOf, normalizedFloat, normalizedMean, rawMean } from './exact.js';

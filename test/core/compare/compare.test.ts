@@ -325,7 +325,7 @@ describe('compare', () => {
 
 /** What the renderers are given, for a candidate file of this name. */
 function page(candidate: string): ComparePage {
-  const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0 };
+  const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0, standing: { ranked: true, unranked: [] } };
   return {
     baseline: side,
     candidate: side,
