@@ -225,7 +225,12 @@ export function scoreView(report: ScoreReport): View {
           ...board.columns.map((c): Cell => {
             const cell = r.cells[c];
             if (!cell) return { text: '' };
-            return { text: cell.text, extra: ciText(cell.ci, r.run?.intervals !== undefined && cell.score !== undefined), sub: count(cell.valid, cell.rows, cell.expected), best: cell.best };
+            return {
+              text: cell.text,
+              extra: ciText(cell.ci, r.run?.intervals !== undefined && cell.score !== undefined),
+              sub: count(cell.valid, cell.rows, cell.expected),
+              best: cell.best,
+            };
           }),
         ],
       })),
@@ -270,7 +275,10 @@ function detailGrid(run: RunReport): Grid {
           { text: count(d.valid, d.rows, shortOf(run, d.rows, run.provenance.expectedByDomain?.[d.domain]).expected)! },
           { text: String(d.failed) },
           ...d.dims.map(statCell),
-          { text: formatFixed(d.score), extra: ciText(run.intervals?.domains.get(d.domain), run.intervals !== undefined && d.score !== undefined) },
+          {
+            text: formatFixed(d.score),
+            extra: ciText(run.intervals?.domains.get(d.domain), run.intervals !== undefined && d.score !== undefined),
+          },
           { text: formatFixed(rawMean(d.total.sum, d.total.count)) },
         ],
       })),
@@ -294,7 +302,11 @@ function turnGrid(runs: readonly RunReport[]): Grid {
       const t = turns.find((x) => x.bucket === b.label);
       if (!t) return { text: '' };
       const bootstrapped = run.intervals !== undefined && statScore(t.total) !== undefined;
-      return { ...statCell(t.total), extra: ciText(run.intervals?.turns.get(scope)?.get(b.label), bootstrapped), sub: `${t.valid}/${t.rows}` };
+      return {
+        ...statCell(t.total),
+        extra: ciText(run.intervals?.turns.get(scope)?.get(b.label), bootstrapped),
+        sub: `${t.valid}/${t.rows}`,
+      };
     });
   const rows: Grid['rows'] = [];
   for (const run of runs) {
