@@ -1,5 +1,5 @@
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta, GateResult } from '../core/compare/index.js';
+import { OVERALL, type CompareReport, type Delta, type GateResult } from '../core/compare/index.js';
 import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
@@ -115,7 +115,7 @@ function gateVerdict(g: GateResult, page: ComparePage): string[] {
   const threshold = formatFixed(g.threshold);
   const head = g.failed
     ? `Gate FAILED (--fail-below ${threshold}):`
-    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points (${g.tests.length} tested, family-wise error ${percentText(g.alpha)}).`;
+    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points; tested: ${testedText(g)} (family-wise error ${percentText(g.alpha)})${g.inconclusive.length ? `; NOT tested (too few trajectories), so not covered by this pass: ${g.inconclusive.map((u) => domainLabel(u.domain)).join(', ')}` : ''}.`;
   const remedy = gateRemedy(g, page);
   return [
     head,
@@ -123,6 +123,15 @@ function gateVerdict(g: GateResult, page: ComparePage): string[] {
     ...(remedy ? [`  ${remedy}`] : []),
     ...g.inconclusive.map((u) => `  not tested: ${untestedText(u)}`),
   ];
+}
+
+/** What the gate tested, by name: "Overall and 3 domains (MCP, Search, OS)". */
+function testedText(g: GateResult): string {
+  const domains = g.tests.filter((t) => t.domain !== OVERALL).map((t) => domainLabel(t.domain));
+  const overall = g.tests.some((t) => t.domain === OVERALL) ? 'Overall' : '';
+  if (!domains.length) return overall || 'nothing';
+  const listed = `${domains.length === 1 ? 'one domain' : `${domains.length} domains`} (${domains.join(', ')})`;
+  return overall ? `${overall} and ${listed}` : listed;
 }
 
 function gateMethod(g: GateResult): string {

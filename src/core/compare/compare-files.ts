@@ -101,11 +101,15 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   // Rows the candidate failed (no generation, no parsable judgement) drop out of the pairs: a domain could lose
   // most of them and still pass; with all of them it has no delta that a test could see fall.
   for (const d of result.domains) {
-    const judged = d.candidateLost - d.candidateUngenerated;
+    const unreadable = d.candidateLost - d.candidateUngenerated - d.candidateRequestFailed;
     if (d.candidateUngenerated) {
       incomplete.push({ code: 'incomplete', cause: 'no-generation', domain: d.domain, rows: d.candidateUngenerated, paired: d.paired });
     }
-    if (judged) incomplete.push({ code: 'judge-failures', domain: d.domain, rows: judged, paired: d.paired });
+    if (d.candidateRequestFailed) {
+      const rows = d.candidateRequestFailed;
+      incomplete.push({ code: 'judge-failures', cause: 'request-failed', domain: d.domain, rows, paired: d.paired });
+    }
+    if (unreadable) incomplete.push({ code: 'judge-failures', cause: 'unreadable', domain: d.domain, rows: unreadable, paired: d.paired });
   }
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {

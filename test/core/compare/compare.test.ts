@@ -231,6 +231,7 @@ describe('compare', () => {
       total: 60 * grade,
       failed: false,
       noGeneration: false,
+    requestFailed: false,
       mode: 'rubric',
       lineNo: id,
     });
