@@ -231,7 +231,7 @@ describe('compare', () => {
       total: 60 * grade,
       failed: false,
       noGeneration: false,
-    requestFailed: false,
+      requestFailed: false,
       mode: 'rubric',
       lineNo: id,
     });
@@ -326,7 +326,13 @@ describe('compare', () => {
 
 /** What the renderers are given, for a candidate file of this name. */
 function page(candidate: string): ComparePage {
-  const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0, standing: { ranked: true, unranked: [] } };
+  const side = {
+    file: candidate,
+    label: candidate,
+    provenance: { manifest: 'missing' as const },
+    rows: 0,
+    standing: { ranked: true, unranked: [] },
+  };
   return {
     baseline: side,
     candidate: side,
