@@ -27,6 +27,8 @@ const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
 export interface ComparePage extends CompareReport {
   /** `awb`, `npx agentworldbench`, `node bin/awb.js`. */
   invocation: string;
+  /** The command that shows the rows that changed most (`awb rows CANDIDATE KEY…`), ready to paste; absent without such rows. */
+  rowsCommand?: string;
 }
 
 export function compareView(report: ComparePage): View {
@@ -77,7 +79,7 @@ export function compareView(report: ComparePage): View {
   ];
   if (result.changed.length) {
     grids.push({
-      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with ${report.invocation} rows)`,
+      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; the command below shows them)`,
       columns: [left('Row (domain/id/turn)'), right('Baseline'), right('Candidate'), right('Delta')],
       rows: result.changed.map((r) => ({
         cells: [
@@ -93,6 +95,7 @@ export function compareView(report: ComparePage): View {
     'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
     'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
     ...report.notes.map((n) => `Note: ${n}`),
+    ...(report.rowsCommand ? [`The rows that changed most, prediction beside ground truth: ${report.rowsCommand}`] : []),
   ];
   return {
     intro: [

@@ -19,7 +19,7 @@ export type { ChoiceRecord, JudgeMode, RepeatRecord } from './modes-reader.js';
 export { scoreInputs } from './inputs.js';
 export type { ScoredInputs } from './inputs.js';
 export { judgedRows } from './row-view.js';
-export type { RowQuery, RowView } from './row-view.js';
+export type { RowQuery, RowRef, RowView } from './row-view.js';
 export { readJudged } from './judged-reader.js';
 export { memberCollector } from './by-judge.js';
 export type { MemberRecords } from './by-judge.js';
