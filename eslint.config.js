@@ -6,12 +6,21 @@ import tseslint from 'typescript-eslint';
 /*
  * Boundaries. Each folder of src/core is a subsystem whose public surface is
  * its index.ts: other folders import that, never a file inside. Commands and
- * renderers likewise go through the index files.
+ * renderers likewise go through the index files. A subsystem's faults.ts is a
+ * leaf (types, importing only other faults.ts files), which core/faults.ts and
+ * errors.ts import directly: scripts/structure.mjs fails on an import circle
+ * between parts (npm test), and draws the layers (--draw).
  */
 const throughIndex = (prefix) => ({
-  group: [`${prefix}*/*`, `!${prefix}*/index.js`, '!../../version.js'],
+  group: [`${prefix}*/*`, `!${prefix}*/index.js`, `!${prefix}*/faults.js`, '!../../version.js'],
   message: 'import another subsystem through its index.js, its public surface',
 });
+
+/* A command runs a stage through core/stage's entries (runInfer, runJudge): the orchestration stays in core. */
+const stagesThroughCore = {
+  group: ['../../core/runner/*', '../../core/infer/*', '../../core/judge/*'],
+  message: "run a stage through core/stage's entries (runInfer, runJudge) and tell its display; its types are exported there too",
+};
 
 /* Heavy packages that most commands never use are loaded with import() where they are needed. */
 const loadedLazily = {
@@ -74,7 +83,7 @@ export default tseslint.config(
             throughIndex('../'),
             loadedLazily,
             {
-              group: ['openai', 'openai/*', '../endpoints/*', '../infer/*', '../judge/*', '../runner/*'],
+              group: ['openai', 'openai/*', '../endpoints/*', '../infer/*', '../judge/*', '../runner/*', '../stage/*'],
               message:
                 'agreement, score, report, merge and the readers load no endpoint client: import what they share from rubrics/, rows/ or schemas/',
             },
@@ -92,8 +101,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../core/'), loadedLazily] }] },
   },
   {
-    files: ['src/commands/*/*.ts', 'src/render/*/*.ts'],
+    files: ['src/render/*/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../core/'), loadedLazily] }] },
+  },
+  {
+    files: ['src/commands/*/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../core/'), loadedLazily, stagesThroughCore] }] },
   },
   {
     files: ['src/commands/*/*/*.ts'],
@@ -120,6 +133,23 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     // Tests check what reaches a terminal, escape sequences included.
     rules: { 'no-control-regex': 'off' },
+  },
+  {
+    // Core's tests call core and assert kinds and results; a test that runs the CLI lives under test/commands/.
+    files: ['test/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/support/cli.js', '**/src/cli.js', '**/dist/**'],
+              message: 'core tests never run the CLI: put this test under test/commands/, mirroring the command',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // Core never prints or exits: it returns values and throws errors.

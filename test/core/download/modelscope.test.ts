@@ -1,33 +1,27 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { readDatasetOrigin, type DatasetOrigin } from '../../../src/core/dataset/index.js';
-import { downloadDataset, type DownloadOptions } from '../../../src/core/download/index.js';
-import { FaultError, type UserError } from '../../../src/core/errors.js';
-import { worded } from '../../../src/commands/words/index.js';
+import { readDatasetOrigin } from '../../../src/core/dataset/index.js';
+import { downloadDataset, type DownloadFault, type DownloadOptions } from '../../../src/core/download/index.js';
+import { FaultError } from '../../../src/core/errors.js';
 import { comparabilityNotes, type Provenance } from '../../../src/core/score/comparability.js';
-import { runAwb } from '../../support/cli.js';
-import { makeDataset, tempDirs, worldReply, type Dataset } from '../../support/dataset.js';
-import { startModelScopeServer, type ModelScopeServer, type ModelScopeServerOptions } from '../../support/modelscope-server.js';
-import { startOpenAIServer, type FakeServer } from '../../support/openai-server.js';
+import { tempDirs, type Dataset } from '../../support/dataset.js';
+import { isFault } from '../../support/fault-kind.js';
+import { sampleRepo, startModelScopeServer, type ModelScopeServer, type ModelScopeServerOptions } from '../../support/modelscope-server.js';
 
 const ENV_KEYS = ['MODELSCOPE_ENDPOINT', 'MODELSCOPE_DOMAIN', 'MODELSCOPE_API_TOKEN', 'MODELSCOPE_CACHE'];
 const TOKEN = 'ms-secret-token-4f1c9a';
 const temps = tempDirs('modelscope');
 let tmp: string;
 let data: Dataset;
-/** Repo path → content: the synthetic test files, plus enough other files that the listing takes two pages. */
+/** Repo path → content (sampleRepo's). */
 let files: Record<string, Buffer>;
 let savedEnv: Record<string, string | undefined>;
 const servers: ModelScopeServer[] = [];
 
 before(async () => {
-  data = await makeDataset(await temps.make(), 4, ['mcp', 'search', 'terminal']);
-  files = {};
-  for (const [domain, path] of data.files) files[`${domain}_test.jsonl`] = await readFile(path);
-  for (let i = 0; i < 230; i++) files[`assets/${String(i).padStart(3, '0')}.txt`] = Buffer.from(`asset ${i}\n`);
+  ({ data, files } = await sampleRepo(await temps.make()));
 });
 
 after(() => temps.cleanup());
@@ -58,16 +52,14 @@ function download(extra: Partial<DownloadOptions> = {}) {
   return downloadDataset({ source: 'modelscope', repo: 'Qwen/AgentWorldBench', revision: 'master', retryDelayMs: 1, ...extra });
 }
 
-async function refusal(promise: Promise<unknown>): Promise<UserError> {
+/** The fault a refusal carries (its words and exit code: test/commands/words/). */
+async function refusal(promise: Promise<unknown>): Promise<DownloadFault> {
   const err = await promise.then(
     () => assert.fail('expected a refusal'),
     (e: unknown) => e,
   );
-  // Worded as the CLI says it: these tests read the one line a user sees (the fault's kind is in the snapshot test).
   assert.ok(err instanceof FaultError, String(err));
-  const said = worded(err.fault);
-  assert.ok(!said.message.includes('\n'), `one line: ${said.message}`);
-  return said;
+  return err.fault as DownloadFault;
 }
 
 const fileRequests = (s: ModelScopeServer, name: string) => s.requests.filter((r) => r.path.includes(`FilePath=${name}`));
@@ -102,18 +94,26 @@ describe('downloadDataset --source modelscope', () => {
     const flipped = Buffer.from(real);
     flipped[10] = flipped[10]! ^ 1;
     const cases = [
-      { name: 'one bit flipped', body: flipped, says: /does not match the checksum/ },
+      { name: 'one bit flipped', body: flipped, written: undefined },
       // A server that ends the body early, cleanly: the same command would get the same bytes.
-      { name: 'cut short', body: real.subarray(0, 100), says: new RegExp(`ends after 100 of the ${real.length} bytes listed`) },
+      { name: 'cut short', body: real.subarray(0, 100), written: 100 },
     ];
     for (const c of cases) {
       const server = await modelscope({ corrupt: { 'search_test.jsonl': c.body } });
       const dir = join(tmp, c.name);
-      const err = await refusal(download({ dir, retries: 2 }));
-      assert.equal(err.exitCode, 3);
-      assert.match(err.message, /^search_test\.jsonl from /, c.name);
-      assert.match(err.message, c.says, c.name);
-      assert.match(err.message, /\(3 tries\); nothing of it was kept$/, c.name);
+      const fault = await refusal(download({ dir, retries: 2 }));
+      assert.deepEqual(
+        fault,
+        {
+          kind: 'hub-file-damaged',
+          hub: server.url,
+          path: 'search_test.jsonl',
+          size: real.length,
+          ...(c.written === undefined ? {} : { written: c.written }),
+          tries: 3,
+        },
+        c.name,
+      );
       assert.equal(fileRequests(server, 'search_test.jsonl').length, 3, `${c.name}: first try and two retries`);
       const left = await readdir(dir);
       assert.ok(!left.includes('search_test.jsonl'), `${c.name}: nothing under the final name: ${left.join(', ')}`);
@@ -149,106 +149,31 @@ describe('downloadDataset --source modelscope', () => {
       assert.equal(r.headers.cookie, `m_session_id=${TOKEN}`);
     }
     process.env.MODELSCOPE_API_TOKEN = 'wrong-token-77';
-    const err = await refusal(download({ dir: join(tmp, 'out2') }));
-    assert.equal(err.exitCode, 3);
-    assert.match(err.message, /HTTP 401.*MODELSCOPE_API_TOKEN was sent but is not accepted/);
-    assert.ok(!err.message.includes('wrong-token-77'));
+    const fault = await refusal(download({ dir: join(tmp, 'out2') }));
+    assert.equal(fault.kind, 'hub-access-denied');
+    if (fault.kind === 'hub-access-denied')
+      assert.deepEqual([fault.hubKind, fault.status, fault.tokenSource], ['modelscope', 401, 'MODELSCOPE_API_TOKEN']);
+    assert.ok(!JSON.stringify(fault).includes('wrong-token-77'), 'the fault holds no token');
   });
 
   it('gives 401, 403 and 404 one clear line each', async () => {
     await modelscope({ token: TOKEN });
-    const e401 = await refusal(download());
-    assert.match(e401.message, /^not signed in to .*HTTP 401.*set MODELSCOPE_API_TOKEN/);
+    await assert.rejects(download(), isFault('hub-access-denied', { hubKind: 'modelscope', status: 401, tokenSource: undefined }));
     await modelscope({ forbidden: true });
-    const e403 = await refusal(download());
-    assert.match(e403.message, /^access denied by .*HTTP 403/);
-    assert.equal(e403.exitCode, 3);
+    await assert.rejects(download(), isFault('hub-access-denied', { hubKind: 'modelscope', status: 403 }));
     await modelscope();
-    const e404 = await refusal(download({ repo: 'Qwen/NoSuchDataset' }));
-    assert.match(e404.message, /^no dataset repo\/revision Qwen\/NoSuchDataset at master .*HTTP 404/);
-    assert.equal(e404.exitCode, 2);
+    await assert.rejects(
+      download({ repo: 'Qwen/NoSuchDataset' }),
+      isFault('hub-not-found', { repo: 'Qwen/NoSuchDataset', revision: 'master' }),
+    );
   });
 
   it('takes MODELSCOPE_DOMAIN as a host and adds https', async () => {
     process.env.MODELSCOPE_DOMAIN = '127.0.0.1:1';
-    const err = await refusal(download({ retries: 0 }));
-    assert.match(err.message, /cannot reach https:\/\/127\.0\.0\.1:1\b.*MODELSCOPE_ENDPOINT/);
-  });
-});
-
-describe('awb with --source modelscope', () => {
-  let world: FakeServer;
-  before(async () => {
-    world = await startOpenAIServer({ reply: worldReply });
-  });
-  after(() => world.close());
-
-  it('awb download --source modelscope --dir: the files, the commit, and no token anywhere', async () => {
-    const server = await modelscope({ token: TOKEN });
-    const dir = join(tmp, 'out');
-    const r = await runAwb(['download', '--source', 'modelscope', '--dir', dir], {
-      env: { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_API_TOKEN: TOKEN, MODELSCOPE_CACHE: join(tmp, 'ms-cache') },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`Qwen/AgentWorldBench from ModelScope at master \\(commit ${server.commit}\\)`));
-    assert.ok(!r.stdout.includes(TOKEN) && !r.stderr.includes(TOKEN));
-    for (const name of await readdir(dir)) assert.ok(!(await readFile(join(dir, name), 'utf8')).includes(TOKEN), name);
-    const bad = await runAwb(['download', '--source', 'modelscope', '--dir', join(tmp, 'o2')], {
-      env: { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_API_TOKEN: 'nope', MODELSCOPE_CACHE: join(tmp, 'ms-cache') },
-    });
-    assert.equal(bad.code, 3);
-    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
-  });
-
-  it('awb infer --source modelscope with no --data downloads, runs and records hub, commit and hashes', async () => {
-    const server = await modelscope({ token: TOKEN });
-    const out = join(tmp, 'pred.jsonl');
-    const r = await runAwb(
-      ['infer', '--source', 'modelscope', '--model-base-url', world.url, '--model-name', 'test-model', '-o', out, '--no-progress'],
-      { env: { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_API_TOKEN: TOKEN, MODELSCOPE_CACHE: join(tmp, 'ms-cache') } },
+    await assert.rejects(
+      download({ retries: 0 }),
+      isFault('hub-unreachable', { hubKind: 'modelscope', hub: 'https://127.0.0.1:1', isDefault: false }),
     );
-    assert.equal(r.code, 0, r.stderr);
-    const lines = (await readFile(out, 'utf8')).trim().split('\n');
-    assert.equal(lines.length, data.lines.length);
-    const manifestText = await readFile(`${out}.manifest.json`, 'utf8');
-    assert.ok(!manifestText.includes(TOKEN));
-    const manifest = JSON.parse(manifestText) as {
-      dataset: { hub?: string; commit?: string; revision?: string; sha256?: Record<string, string> };
-    };
-    assert.equal(manifest.dataset.hub, 'modelscope');
-    assert.equal(manifest.dataset.commit, server.commit);
-    assert.equal(manifest.dataset.revision, 'master');
-    assert.deepEqual(Object.keys(manifest.dataset.sha256 ?? {}).sort(), ['mcp', 'search', 'terminal']);
-  });
-
-  it('awb infer --data on a downloaded folder edited since records the hash of what it read, not the listed one', async () => {
-    const server = await modelscope();
-    const dir = join(tmp, 'edited');
-    const env = { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_CACHE: join(tmp, 'ms-cache') };
-    assert.equal((await runAwb(['download', '--source', 'modelscope', '--dir', dir], { env })).code, 0);
-    const listed = Object.fromEntries((await readDatasetOrigin(dir))!.files.map((f) => [f.domain, f.sha256]));
-    // One row dropped by hand: the folder's record still names the hub's file.
-    const search = join(dir, 'search_test.jsonl');
-    const edited = (await readFile(search, 'utf8')).split('\n').slice(1).join('\n');
-    await writeFile(search, edited);
-    const out = join(tmp, 'edited-pred.jsonl');
-    const r = await runAwb([
-      'infer',
-      '--data',
-      dir,
-      '--model-base-url',
-      world.url,
-      '--model-name',
-      'test-model',
-      '-o',
-      out,
-      '--no-progress',
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    const manifest = JSON.parse(await readFile(`${out}.manifest.json`, 'utf8')) as { dataset: { sha256?: Record<string, string> } };
-    assert.equal(manifest.dataset.sha256?.search, createHash('sha256').update(edited).digest('hex'));
-    assert.notEqual(manifest.dataset.sha256?.search, listed.search);
-    assert.equal(manifest.dataset.sha256?.mcp, listed.mcp, 'an untouched file keeps the listed hash');
   });
 });
 
@@ -282,40 +207,5 @@ describe('the same data from either hub', () => {
       old.some((n) => /dataset commit differs/.test(n.text)),
       JSON.stringify(old),
     );
-  });
-
-  it('merge joins a ModelScope shard with a Hugging Face shard of the same files, and refuses other files', async () => {
-    const world = await startOpenAIServer({ reply: worldReply });
-    try {
-      const server = await modelscope();
-      const env = { MODELSCOPE_ENDPOINT: server.url, MODELSCOPE_CACHE: join(tmp, 'ms-cache') };
-      const infer = (out: string, ...extra: string[]) =>
-        runAwb(['infer', '--model-base-url', world.url, '--model-name', 'test-model', '-o', out, '--no-progress', ...extra], { env });
-      const s1 = join(tmp, 's1.jsonl');
-      const r1 = await infer(s1, '--source', 'modelscope', '--shard', '1/2');
-      assert.equal(r1.code, 0, r1.stderr);
-      // The same files as a Hugging Face download records them: another commit, the same SHA-256s.
-      const hf = join(tmp, 'hf');
-      await cp(join(tmp, 'ms-cache', 'hub', 'datasets', 'Qwen', 'AgentWorldBench'), hf, { recursive: true });
-      const origin = (await readDatasetOrigin(hf))!;
-      const asHf = (o: DatasetOrigin): DatasetOrigin => ({ ...o, hub: undefined, revision: 'main', commit: 'f'.repeat(40) });
-      await writeFile(join(hf, '.awb-dataset.json'), JSON.stringify(asHf(origin)));
-      const s2 = join(tmp, 's2.jsonl');
-      const r2 = await infer(s2, '--data', hf, '--shard', '2/2');
-      assert.equal(r2.code, 0, r2.stderr);
-      const merged = await runAwb(['merge', join(tmp, 'merged.jsonl'), s1, s2], { env });
-      assert.equal(merged.code, 0, merged.stderr);
-
-      // Other files: one search row edited in the copy (the run records the hash of what it reads, whatever the record says).
-      const search = join(hf, 'search_test.jsonl');
-      await writeFile(search, (await readFile(search, 'utf8')).replace('observation', 'Observation'));
-      const s3 = join(tmp, 's3.jsonl');
-      assert.equal((await infer(s3, '--data', hf, '--shard', '2/2')).code, 0);
-      const refused = await runAwb(['merge', join(tmp, 'merged2.jsonl'), s1, s3], { env });
-      assert.equal(refused.code, 2, refused.stderr);
-      assert.match(refused.stderr, /dataset commit/);
-    } finally {
-      await world.close();
-    }
   });
 });

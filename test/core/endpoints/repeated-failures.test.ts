@@ -5,18 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { EndpointPool } from '../../../src/core/endpoints/index.js';
 import { SAME_REFUSALS, afterRefusal, failuresRepeated, type RefusalStreak } from '../../../src/core/endpoints/retry.js';
 import { isFault } from '../../support/fault-kind.js';
-import { runAwb } from '../../support/cli.js';
-import { makeDataset, tempDirs } from '../../support/dataset.js';
-import { inferArgs } from '../../support/harness.js';
-import { chatServer, json, rawServer } from '../../support/raw-server.js';
-
-const dirs = tempDirs('repeated-failures');
-after(() => dirs.cleanup());
+import { json, rawServer } from '../../support/raw-server.js';
 
 const answer = (res: ServerResponse) =>
   json(res, 200, {
@@ -28,9 +21,9 @@ const answer = (res: ServerResponse) =>
   });
 
 /** A failed reply asking for a retry after 1 ms, as OpenAI's `retry-after-ms` does: the tests count attempts, not wait out backoff. */
-const failed = (res: ServerResponse, status: number, message: string) => {
+const failed = (res: ServerResponse, status: number, message: string, type?: string) => {
   res.setHeader('retry-after-ms', '1');
-  json(res, status, { error: { message } });
+  json(res, status, { error: { message, ...(type && { type }) } });
 };
 
 async function poolOn(reply: (req: IncomingMessage, res: ServerResponse, n: number) => void, maxRetries: number) {
@@ -58,27 +51,28 @@ async function poolOn(reply: (req: IncomingMessage, res: ServerResponse, n: numb
 describe('failuresRepeated: the policy', () => {
   it('stops after SAME_REFUSALS identical failures; a 500 only while nothing was answered, a cut connection even after', () => {
     let streak: RefusalStreak | undefined;
-    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '500 boom');
+    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '500 boom', '500 boom');
     assert.equal(failuresRepeated(streak, false, 'status'), false);
-    streak = afterRefusal(streak, '500 boom');
+    streak = afterRefusal(streak, '500 boom', '500 boom');
     assert.equal(failuresRepeated(streak, false, 'status'), true);
     assert.equal(failuresRepeated(streak, true, 'status'), false);
     assert.equal(failuresRepeated(streak, true, 'connection'), true);
-    assert.equal(failuresRepeated(afterRefusal(streak, '500 other'), false, 'status'), false);
+    assert.equal(failuresRepeated(afterRefusal(streak, '500 other', '500 other'), false, 'status'), false);
     assert.equal(failuresRepeated(undefined, false, 'connection'), false);
   });
 });
 
 describe('the pool stops on failures that repeat', () => {
-  it('the same 500 for every attempt: stopped after SAME_REFUSALS attempts, not after all the retries', async () => {
-    const { ask, posts } = await poolOn((_req, res) => failed(res, 500, 'bad parameter'), 30);
+  it('the same 500 for every attempt, however worded: stopped after SAME_REFUSALS attempts, not after all the retries', async () => {
+    const { ask, posts } = await poolOn((_req, res, n) => failed(res, 500, `bad parameter (request ${n})`), 30);
     await assert.rejects(ask(), isFault('failures-repeated', { failure: 'status', count: SAME_REFUSALS }));
     assert.equal(posts(), SAME_REFUSALS);
   });
 
-  it('500s that differ, and identical 502s, are retried to the end', async () => {
+  it("500s that differ (in their body's type or code, not only its words), and identical 502s, are retried to the end", async () => {
     for (const reply of [
-      (_req: IncomingMessage, res: ServerResponse, n: number) => failed(res, 500, `failed at step ${n}`),
+      (_req: IncomingMessage, res: ServerResponse, n: number) =>
+        failed(res, 500, 'failed', n % 2 ? 'EngineDeadError' : 'InternalServerError'),
       (_req: IncomingMessage, res: ServerResponse) => failed(res, 502, 'bad gateway'),
     ]) {
       const { ask, posts } = await poolOn(reply, 12);
@@ -107,20 +101,5 @@ describe('the pool stops on failures that repeat', () => {
       ),
     );
     assert.equal(posts(), 1 + SAME_REFUSALS);
-  });
-});
-
-describe('awb infer against a server that fails every request the same way', () => {
-  it('stops in one line, exit 3, naming the model option', async () => {
-    const dir = await dirs.make();
-    const ds = await makeDataset(dir, 12, ['mcp']);
-    const { url } = await chatServer((req, res) => {
-      json(res, 500, { error: { message: 'unsupported parameter for this engine' } });
-    });
-    const r = await runAwb(inferArgs(url, ds.dir, join(dir, 'p.jsonl'), ['--max-retries', '2', '-c', '2']));
-    assert.equal(r.code, 3, r.stderr);
-    const lines = r.stderr.split('\n').filter((l) => l.startsWith('awb:'));
-    assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0]!, /unsupported parameter for this engine.*--model-name/);
   });
 });
