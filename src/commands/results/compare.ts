@@ -8,7 +8,7 @@ import type { Parsed } from '../shared/option-table.js';
 import type { COMPARE_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
 import { interruptibly } from '../shared/interrupt.js';
-import { thisInvocation } from '../shared/invocation.js';
+import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { terminal } from '../shared/terminal.js';
 
 /** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
@@ -45,7 +45,11 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
     // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
     await ensureOutputDir(opts.summary, '--summary');
   }
-  const report: ComparePage = { ...(await compareFiles(baseline, candidate, { gate, rows, domains })), invocation: thisInvocation() };
+  const compared = await compareFiles(baseline, candidate, { gate, rows, domains });
+  const invocation = thisInvocation();
+  const changed = compared.result.changed.map((r) => shellWord(r.key));
+  const rowsCommand = changed.length ? [invocation, 'rows', shellWord(candidate), ...changed].join(' ') : undefined;
+  const report: ComparePage = { ...compared, invocation, ...(rowsCommand && { rowsCommand }) };
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.

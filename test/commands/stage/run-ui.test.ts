@@ -142,7 +142,7 @@ describe('printed commands start awb the way it was started', () => {
     const compare = await run(['compare', base, cand, '--fail-below', '1', '--rows', '1']);
     assert.equal(compare.code, 5, compare.stdout + compare.stderr);
     assert.match(compare.stdout, /`node bin\/awb\.js infer \.\.\. --retry-failed` .*`node bin\/awb\.js judge \.\.\. --retry-failed`/);
-    assert.match(compare.stdout, /see them with node bin\/awb\.js rows\)/);
+    assert.match(compare.stdout, /prediction beside ground truth: node bin\/awb\.js rows \S*cand\.jsonl mcp\/1\/1$/m);
     for (const r of [merge, score, judge, compare]) assert.doesNotMatch(r.stdout + r.stderr, bare);
   });
   it('names a run folder safely', () => {
