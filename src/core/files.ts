@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { fail, FaultError, fileError, type JsonFileUse } from './errors.js';
+import { MAX_JSON_DEPTH, MAX_JSON_FILE_BYTES, nestsDeeperThan } from './json-limits.js';
 import { manifestPathFor } from './schemas/index.js';
 
 /*
@@ -344,11 +345,27 @@ export async function appendText(path: string, text: string, signal?: AbortSigna
 export async function readJsonFile<S extends z.ZodType>(path: string, schema: S, use: JsonFileUse): Promise<z.output<S> | undefined> {
   let text: string;
   try {
+    // Read only when its size is that of a file awb writes: a shared file's manifest may be anything.
+    const { size } = await stat(path);
+    const mb = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MB`;
+    if (size > MAX_JSON_FILE_BYTES) {
+      throw fail({
+        kind: 'json-file-invalid',
+        path,
+        use,
+        field: '',
+        problem: `${mb(size)}, more than the ${mb(MAX_JSON_FILE_BYTES)} awb reads in such a file`,
+      });
+    }
     text = await readFile(path, 'utf8');
   } catch (err) {
+    if (err instanceof FaultError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     const known = fileError(path, err);
     throw known instanceof FaultError ? known : fail({ kind: 'file-unreadable', path, reason: (err as Error).message });
+  }
+  if (nestsDeeperThan(text)) {
+    throw fail({ kind: 'json-file-invalid', path, use, field: '', problem: `nested more than ${MAX_JSON_DEPTH} levels deep` });
   }
   let json: unknown;
   try {

@@ -268,3 +268,26 @@ describe('no next command into a stream', () => {
     assert.match(failed.stderr, /stream/);
   });
 });
+
+describe('JSON from others nests no deeper than awb reads', () => {
+  it('a shard whose manifest nests 5,000 levels deep: merge refuses it in one line naming the file, and writes nothing', async () => {
+    const work = await temps.make();
+    const ds = await makeDataset(work, 4, ['mcp']);
+    const s = await server({ reply: worldReply });
+    const shards = [join(work, 'p1.jsonl'), join(work, 'p2.jsonl')];
+    for (const [i, out] of shards.entries()) {
+      const r = await runAwb(inferArgs(s.url, ds.dir, out, ['--shard', `${i + 1}/2`]));
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const manifest = `${shards[1]}.manifest.json`;
+    const m = JSON.parse(await readFile(manifest, 'utf8')) as Record<string, unknown>;
+    await writeFile(
+      manifest,
+      JSON.stringify({ ...m, upstream: 0 }).replace('"upstream":0', `"upstream":${'['.repeat(5000)}${']'.repeat(5000)}`),
+    );
+    const out = join(work, 'merged.jsonl');
+    const line = refusalLine(await runAwb(['merge', '-o', out, ...shards]), 2);
+    assert.ok(line.includes(manifest) && /deep/.test(line), line);
+    await assert.rejects(readFile(out));
+  });
+});

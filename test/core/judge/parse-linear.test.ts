@@ -146,3 +146,13 @@ describe('parsers of model text are linear in their input', () => {
     assert.equal(extractPrediction(`${'<think>x'.repeat(300_000)}<predicted_observation>seen</predicted_observation>`), 'seen');
   });
 });
+
+describe('nesting no judge writes', () => {
+  it('a reply whose object nests 10,000 levels deep keeps only its scores (the deep value would make its row unwritable)', () => {
+    const deep = `{"scores": {"format": 4, "factuality": 4, "consistency": 4, "realism": 4, "quality": 4}, "strengths": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const parsed = parseJudgeReply(deep);
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.strengths, []);
+    assert.doesNotThrow(() => JSON.stringify(parsed));
+  });
+});
