@@ -113,6 +113,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../../core/'), loadedLazily] }] },
   },
   {
+    // The entry point is CommonJS (bin/package.json), to require() the CLI where Node can.
+    files: ['bin/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The report page's script runs in the browser.
     files: ['assets/**/*.js'],
     languageOptions: {

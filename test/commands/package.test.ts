@@ -53,6 +53,7 @@ describe('npm pack', () => {
     assert.deepEqual(stale, [], 'dist/ files without a source are shipped');
     for (const f of [
       'bin/awb.js',
+      'bin/package.json',
       'dist/cli.js',
       'rubrics/terminal.md',
       'rubrics/turing.md',
