@@ -7,6 +7,7 @@
 import type { AgreementFault } from './agreement/index.js';
 import type { CompareFault } from './compare/index.js';
 import type { DownloadFault } from './download/index.js';
+import type { DriftFault } from './drift/index.js';
 import type { EndpointFault } from './endpoints/index.js';
 import type { JudgeFault } from './judge/index.js';
 import type { MergeFault } from './merge/index.js';
@@ -20,6 +21,7 @@ export type Fault =
   | AgreementFault
   | CompareFault
   | DownloadFault
+  | DriftFault
   | EndpointFault
   | JudgeFault
   | MergeFault

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../endpoints/index.js';
 import { domainOfTask } from '../domains.js';
 import { currentAction } from '../rows/index.js';
-import type { DatasetRow } from '../schemas/index.js';
+import type { DatasetRow, Horizon } from '../schemas/index.js';
+
+export type { Horizon };
 import { updateText } from '../text-parts.js';
 import { conversation, earlierTurns } from './messages.js';
 
@@ -16,9 +18,6 @@ import { conversation, earlierTurns } from './messages.js';
  *
  * Pure functions of a row: no I/O.
  */
-
-/** How many earlier observations are the model's own: 0 is teacher-forced; 'all': every earlier turn. */
-export type Horizon = number | 'all';
 
 /** The first turn whose observation a row at `turn` generates (`turn` itself when none: teacher-forced). */
 export function anchorTurn(turn: number, horizon: Horizon): number {

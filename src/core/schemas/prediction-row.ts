@@ -35,6 +35,9 @@ export function checkedUsage(usage: Usage): Usage {
 /** A free-running horizon: a whole number ≥ 1, or 'all' (every earlier turn). */
 export const horizonSchema = z.union([z.int().min(1), z.literal('all')]);
 
+/** How many earlier observations are the model's own: 0 is teacher-forced; 'all': every earlier turn. */
+export type Horizon = number | 'all';
+
 /** One generated observation of a row's rollout. */
 export const rolloutStepSchema = z.object({
   turn: z.int().positive(),
