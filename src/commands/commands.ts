@@ -4,6 +4,7 @@ import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './stage/stage-opti
 import {
   AGREEMENT_OPTIONS,
   COMPARE_OPTIONS,
+  DRIFT_OPTIONS,
   MERGE_OPTIONS,
   REPORT_OPTIONS,
   ROWS_OPTIONS,
@@ -157,6 +158,19 @@ export const COMMANDS: readonly AnyCommand[] = [
     ],
     environment: [COLOR_ENV],
     load: () => import('./results/compare.js'),
+  }),
+  command({
+    name: 'drift',
+    description:
+      'How far a world model drifts on its own predictions: a teacher-forced judged run and free-running ones (infer --horizon H), score and drop per horizon, with intervals',
+    operands: JUDGED_FILES('of one model: its teacher-forced run and its runs at free-running horizons (infer --horizon), one file each'),
+    options: DRIFT_OPTIONS,
+    examples: [
+      'awb drift results/my-model/judged.jsonl results/my-model-h1/judged.jsonl results/my-model-h4/judged.jsonl',
+      'awb drift results/my-model*/judged.jsonl --format csv > drift.csv',
+    ],
+    environment: [COLOR_ENV],
+    load: () => import('./results/drift.js'),
   }),
   command({
     name: 'rows',
