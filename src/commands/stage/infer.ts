@@ -15,7 +15,11 @@ import { checkOutputPath } from '../../core/output/index.js';
 import { terminal } from '../shared/terminal.js';
 
 export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
-  const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
+  const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history, horizon } = opts;
+  if (horizon !== 0 && history === 'none') throw new UserError('--horizon feeds the model its own earlier observations; --no-history sends none: drop one of them');
+  if (horizon !== 0 && opts.batch) {
+    throw new UserError("--horizon sends each row's steps one after another, each from the previous step's answer; --batch cannot yet: drop one of them");
+  }
   const { apiKey, key } = apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(urls));
   const kept = keptKeyNote(urls, opts.modelApiKey, terminal().env);
   if (kept) terminal().stderr.write(`${kept}\n`);
@@ -27,7 +31,10 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
 
   const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(opts), role: 'world model', key });
   // A folder per run, so a second model never lands in the first one's file; a file per shard of it.
-  const output = opts.output ?? join('results', pathSegment(opts.label ?? model), `predictions${shardSuffix(shard)}.jsonl`);
+  // A free-running run gets a folder of its own inside the model's, so its judged file lands beside it, not on the teacher-forced one.
+  const output =
+    opts.output ??
+    join('results', pathSegment(opts.label ?? model), ...(horizon ? [`horizon-${horizon}`] : []), `predictions${shardSuffix(shard)}.jsonl`);
   const check = endpointCheck('infer', pool, opts);
   if (opts.data === undefined && !opts.dryRun) {
     // The dataset may be downloaded first: a wrong output path, URL, key or model should not wait for 400 MB to say so.
@@ -40,11 +47,12 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  const stage = inferStage(pool, sampling, history, {
-    promptCacheKey: opts.promptCacheKey,
-    completionTokensOnly: urls.every(isOpenAIEndpoint),
-  });
-  if (opts.dryRun) return printDryRun(stage, plan, opts, output);
+  const routing = { promptCacheKey: opts.promptCacheKey, completionTokensOnly: urls.every(isOpenAIEndpoint) };
+  const stage = inferStage(pool, sampling, history, routing, horizon ? { horizon } : undefined);
+  if (opts.dryRun) {
+    // A free-running dry run also counts the teacher-forced run of the same rows: what the horizon multiplies.
+    return printDryRun(stage, plan, opts, output, horizon ? inferStage(pool, sampling, history, routing) : undefined);
+  }
   const result = await runStageCommand({
     stage,
     pool,
@@ -55,6 +63,7 @@ export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
       world_model: { hosts: pool.hosts(), model },
       sampling: dropUndefined(sampling),
       history,
+      ...(horizon ? { horizon } : {}),
       ...(domains ? { domains } : {}),
       ...(limit !== undefined ? { limit } : {}),
       ...(shard ? { shard } : {}),

@@ -213,6 +213,12 @@ export const INFER_OPTIONS = {
     ...extraBody,
     help: 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'',
   },
+  horizon: {
+    flags: '--horizon <h>',
+    help: 'free-running (docs/drift.md): the last H earlier observations of each row are the model\'s own, generated turn by turn from the real actions (up to H+1 requests a row, one after another); "all": every earlier turn, one rollout per trajectory; 0: teacher-forced',
+    default: '0',
+    parse: (v: string, n: string) => (v.trim().toLowerCase() === 'all' ? ('all' as const) : intOption(n, v, 0, 100_000)!),
+  },
   history: {
     flags: '--no-history',
     help: 'send only the system prompt and the current action (the protocol before the official history fix)',

@@ -136,6 +136,7 @@ export function inferStage(
   };
   const horizon = rollout?.horizon ?? 0;
   let steps: StepStore | undefined;
+  const counted = new Set<string>();
   const stage: Stage<typeof datasetRowSchema> = {
     name: 'infer',
     schema: datasetRowSchema,
@@ -154,11 +155,16 @@ export function inferStage(
   return {
     ...stage,
     anchor: (turn) => anchorTurn(turn, horizon),
-    // What a dry run counts: every step, the real observations standing in for the generated ones (as long as good ones).
+    // What a dry run counts: every step once (a step rows share is sent once), the real observations standing in
+    // for the generated ones (as long as good ones).
     requests: async (row) => {
       const plan = rolloutPlan(row, horizon);
       const real = plan.steps.slice(0, -1).map((s) => row.response[s.turn - 1]!);
-      return plan.steps.map((_, n) => ({ ...params(row), messages: stepMessages(row, plan, real, n) }));
+      return plan.steps.flatMap((step, n) => {
+        if (counted.has(step.key)) return [];
+        counted.add(step.key);
+        return [{ ...params(row), messages: stepMessages(row, plan, real, n) }];
+      });
     },
     begin: async (output, settings, resuming) => {
       const store = await StepStore.open(output, settingsDigest(settings), resuming);
