@@ -69,7 +69,7 @@ export function driftView(report: DriftReport): View {
 }
 
 const ci = (i: Interval | undefined) => (i ? [i.lo, i.hi] : null);
-const num = (r: Ratio | undefined) => (r === undefined ? null : r.nearestDouble());
+const num = (r: Ratio | undefined) => (r === undefined ? null : r.toNumber());
 
 /** One JSON document: the runs, then a curve per domain and Overall. */
 export function renderDriftJson(report: DriftReport): string {
