@@ -62,6 +62,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     examples: [
       'awb infer --model-base-url http://localhost:8000/v1 --model-name Qwen/Qwen3-8B -c 64',
       'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --data ./AgentWorldBench --domains terminal --limit 10',
+      'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --horizon 4 --dry-run',
     ],
     environment: [
       KEY_ENV('--model-api-key', 'AWB_MODEL_API_KEY'),
@@ -166,8 +167,8 @@ export const COMMANDS: readonly AnyCommand[] = [
     operands: JUDGED_FILES('of one model: its teacher-forced run and its runs at free-running horizons (infer --horizon), one file each'),
     options: DRIFT_OPTIONS,
     examples: [
-      'awb drift results/my-model/judged.jsonl results/my-model-h1/judged.jsonl results/my-model-h4/judged.jsonl',
-      'awb drift results/my-model*/judged.jsonl --format csv > drift.csv',
+      'awb drift results/my-model/judged.jsonl results/my-model/horizon-1/judged.jsonl results/my-model/horizon-4/judged.jsonl',
+      'awb drift results/my-model/judged.jsonl results/my-model/horizon-*/judged.jsonl --format csv > drift.csv',
     ],
     environment: [COLOR_ENV],
     load: () => import('./results/drift.js'),
