@@ -98,7 +98,20 @@ export function renderDriftJson(report: DriftReport): string {
 /** One line per domain (and Overall) and horizon. */
 export function renderDriftCsv(report: DriftReport): string {
   const rows: Array<Array<string | number | boolean | null>> = [
-    ['domain', 'horizon', 'rows', 'trajectories', 'score', 'score_ci_low', 'score_ci_high', 'drop', 'drop_ci_low', 'drop_ci_high', 'significant', 'first_significant_horizon'],
+    [
+      'domain',
+      'horizon',
+      'rows',
+      'trajectories',
+      'score',
+      'score_ci_low',
+      'score_ci_high',
+      'drop',
+      'drop_ci_low',
+      'drop_ci_high',
+      'significant',
+      'first_significant_horizon',
+    ],
   ];
   for (const c of report.curves) {
     for (const p of c.points) {

@@ -16,9 +16,12 @@ import { terminal } from '../shared/terminal.js';
 
 export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
   const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history, horizon } = opts;
-  if (horizon !== 0 && history === 'none') throw new UserError('--horizon feeds the model its own earlier observations; --no-history sends none: drop one of them');
+  if (horizon !== 0 && history === 'none')
+    throw new UserError('--horizon feeds the model its own earlier observations; --no-history sends none: drop one of them');
   if (horizon !== 0 && opts.batch) {
-    throw new UserError("--horizon sends each row's steps one after another, each from the previous step's answer; --batch cannot yet: drop one of them");
+    throw new UserError(
+      "--horizon sends each row's steps one after another, each from the previous step's answer; --batch cannot yet: drop one of them",
+    );
   }
   const { apiKey, key } = apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(urls));
   const kept = keptKeyNote(urls, opts.modelApiKey, terminal().env);

@@ -128,22 +128,8 @@ export async function driftFiles(files: readonly string[], opts: DriftOptions = 
     provenance: r.provenance,
   }));
 
-  // Rows valid in every run: the curve compares the same rows at each horizon.
-  const byKey = read.map((r) => new Map(r.records.map((rec) => [rec.key, rec])));
-  const common: JudgedRecord[][] = [];
-  const leftOut = { failed: 0, missing: 0 };
-  for (const base of read[0].records) {
-    const row = byKey.map((m) => m.get(base.key));
-    if (row.some((r) => r === undefined)) leftOut.missing++;
-    else if (row.some((r) => r!.failed || r!.total === 0)) leftOut.failed++;
-    else common.push(row as JudgedRecord[]);
-  }
-  if (!common.length) throw fail({ kind: 'drift-no-rows-in-common', files: [...files] });
-  const curves = curvesOf(
-    common,
-    runs.map((r) => r.horizon),
-    opts.bootstrap,
-  );
+  const { curves, leftOut, rows } = driftOfRuns(read, opts.bootstrap);
+  if (!rows) throw fail({ kind: 'drift-no-rows-in-common', files: [...files] });
 
   const notes = comparabilityNotes(
     runs.map((r) => ({
@@ -162,15 +148,46 @@ export async function driftFiles(files: readonly string[], opts: DriftOptions = 
   const missingRows = leftOut.missing + leftOut.failed;
   if (missingRows) {
     notes.push(
-      `${missingRows} row(s) of the teacher-forced run left out: ${leftOut.missing} missing from some run, ${leftOut.failed} failed in some run (every figure uses the ${common.length} rows valid in all)`,
+      `${missingRows} row(s) of the teacher-forced run left out: ${leftOut.missing} missing from some run, ${leftOut.failed} failed in some run (every figure uses the ${rows} rows valid in all)`,
     );
   }
   for (const r of runs) if (r.provenance.complete === false) notes.push(`${r.label}: the manifest says the run is incomplete`);
   return { runs, curves, leftOut, ...(opts.bootstrap ? { bootstrap: opts.bootstrap } : {}), notes, warnings };
 }
 
+/**
+ * The curves of runs in horizon order, the teacher-forced one first, on the rows valid in every run (the curve
+ * compares the same rows at each horizon); `rows`: how many.
+ */
+export function driftOfRuns(
+  runs: readonly { horizon: Horizon; records: readonly JudgedRecord[] }[],
+  bootstrap?: BootstrapSettings,
+): { curves: DriftCurve[]; leftOut: DriftReport['leftOut']; rows: number } {
+  const byKey = runs.map((r) => new Map(r.records.map((rec) => [rec.key, rec])));
+  const common: JudgedRecord[][] = [];
+  const leftOut = { failed: 0, missing: 0 };
+  for (const base of runs[0]?.records ?? []) {
+    const row = byKey.map((m) => m.get(base.key));
+    if (row.some((r) => r === undefined)) leftOut.missing++;
+    else if (row.some((r) => r!.failed || r!.total === 0)) leftOut.failed++;
+    else common.push(row as JudgedRecord[]);
+  }
+  const curves = common.length
+    ? curvesOf(
+        common,
+        runs.map((r) => r.horizon),
+        bootstrap,
+      )
+    : [];
+  return { curves, leftOut, rows: common.length };
+}
+
 /** Points per domain, then Overall; `rows[i][h]`: row i's record in the run at horizons[h]. */
-export function curvesOf(rows: readonly (readonly JudgedRecord[])[], horizons: readonly Horizon[], bootstrap?: BootstrapSettings): DriftCurve[] {
+export function curvesOf(
+  rows: readonly (readonly JudgedRecord[])[],
+  horizons: readonly Horizon[],
+  bootstrap?: BootstrapSettings,
+): DriftCurve[] {
   const domains = [...new Set(rows.map((r) => r[0]!.domain))].sort(compareDomains);
   const sums = new Map(domains.map((d) => [d, { rows: 0, trajectories: new Set<string>(), totals: horizons.map(() => 0) }]));
   for (const row of rows) {
@@ -182,20 +199,22 @@ export function curvesOf(rows: readonly (readonly JudgedRecord[])[], horizons: r
   // Per horizon: each trajectory's summed totals (for S(H)) and summed paired drops S(0) − S(H) (for Δ).
   const intervals = horizons.map((_, h) => {
     if (!bootstrap) return undefined;
-    const part = (row: readonly JudgedRecord[], sum: number): ClusterPart => ({ group: row[0]!.domain, cluster: row[0]!.cluster, sum, n: 1 });
-    const scores = stratifiedIntervals(
-      groupClusters(rows.map((row) => part(row, row[h]!.total))),
-      bootstrap,
-      normalizedFloat,
-    );
-    const drops = stratifiedIntervals(
-      groupClusters(rows.map((row) => part(row, row[0]!.total - row[h]!.total))),
-      bootstrap,
-      dropFloat,
-    );
+    const part = (row: readonly JudgedRecord[], sum: number): ClusterPart => ({
+      group: row[0]!.domain,
+      cluster: row[0]!.cluster,
+      sum,
+      n: 1,
+    });
+    const scores = stratifiedIntervals(groupClusters(rows.map((row) => part(row, row[h]!.total))), bootstrap, normalizedFloat);
+    const drops = stratifiedIntervals(groupClusters(rows.map((row) => part(row, row[0]!.total - row[h]!.total))), bootstrap, dropFloat);
     return { scores, drops };
   });
-  const curve = (scope: string, rowCount: number, trajectories: number, point: (h: number) => Omit<DriftPoint, 'significant'>): DriftCurve => {
+  const curve = (
+    scope: string,
+    rowCount: number,
+    trajectories: number,
+    point: (h: number) => Omit<DriftPoint, 'significant'>,
+  ): DriftCurve => {
     const points = horizons.map((horizon, h) => {
       const p = point(h);
       return { ...p, significant: h > 0 && p.dropCi !== undefined && p.dropCi.lo > 0 };

@@ -39,7 +39,7 @@ test('--horizon 0 is the teacher-forced run: the same requests, rows and setting
   await assert.rejects(readFile(join(dir, 'b.jsonl.steps.jsonl')), { code: 'ENOENT' });
 });
 
-test('--horizon H: the last H earlier observations are the model\'s own, generated in turn order; rows record them', async () => {
+test("--horizon H: the last H earlier observations are the model's own, generated in turn order; rows record them", async () => {
   const dir = await tmp();
   const rows = synthRows(30).filter((r) => r.turn_idx === 3);
   const data = await writeDataset(join(dir, 'data'), rows);
@@ -81,7 +81,10 @@ test('--horizon all: the rows of a trajectory share one rollout, each step sent 
   // One step per turn of each trajectory: as many requests as rows, none asked twice.
   const longest = new Map<string, number>();
   for (const row of rows) longest.set(`${row.task}/${row.id}`, Math.max(longest.get(`${row.task}/${row.id}`) ?? 0, row.turn_idx));
-  assert.equal(s.stats.requests, [...longest.values()].reduce((a, b) => a + b, 0));
+  assert.equal(
+    s.stats.requests,
+    [...longest.values()].reduce((a, b) => a + b, 0),
+  );
   assert.deepEqual(s.repeatedSuccesses(), []);
   const got = await readRowsOf(out);
   const byKey = new Map(got.map((x) => [`${x.task}/${x.id}/${x.turn_idx}`, x]));
