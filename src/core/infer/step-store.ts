@@ -1,7 +1,8 @@
 import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { isStream } from '../files.js';
-import { fileError, readLineBytes } from '../rows/index.js';
+import { fileError } from '../errors.js';
+import { readLineBytes } from '../rows/index.js';
 import { predictionFieldsSchema, type PredictionFields } from '../schemas/index.js';
 
 /*
