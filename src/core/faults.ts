@@ -10,7 +10,7 @@ import type { AgreementFault } from './agreement/faults.js';
 import type { CompareFault } from './compare/faults.js';
 import type { DownloadFault } from './download/faults.js';
 import type { DriftFault } from './drift/faults.js';
-import type { EndpointFault } from './endpoints/faults.js';
+import type { EndpointFault, EndpointNotice } from './endpoints/faults.js';
 import type { JudgeFault } from './judge/faults.js';
 import type { MergeFault } from './merge/faults.js';
 import type { OutputFault } from './output/faults.js';
@@ -18,6 +18,7 @@ import type { RowsFault } from './rows/faults.js';
 import type { RubricsFault } from './rubrics/faults.js';
 import type { RunnerFault } from './runner/faults.js';
 import type { ScoreFault } from './score/faults.js';
+import type { StageFault } from './stage/faults.js';
 
 export type Fault =
   | AgreementFault
@@ -32,7 +33,14 @@ export type Fault =
   | RubricsFault
   | RunnerFault
   | ScoreFault
+  | StageFault
   | TopFault;
+
+/**
+ * Everything core tells without stopping (a warning, a note), as data: each subsystem declares its notices
+ * beside its faults; src/commands/words/ words them.
+ */
+export type Notice = EndpointNotice;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
 export type JsonFileUse = 'resume' | 'merge' | 'provenance' | 'batch-state';

@@ -120,20 +120,6 @@ export function labelOption(name: string, value: string | undefined): string | u
   return value;
 }
 
-/** A run's name as one path segment: "Qwen/Qwen3-8B" gives "Qwen--Qwen3-8B"; nothing in it can climb out of its folder. */
-export function pathSegment(name: string): string {
-  const s = name
-    .replace(/\//g, '--')
-    .replace(/[^\w.-]+/g, '_')
-    .replace(/^\.+/, '_');
-  return s || 'run';
-}
-
-/** What a default output name carries of a shard (`-shard-2-of-8`), so the shards of one run never share a file. */
-export function shardSuffix(shard: Shard | undefined): string {
-  return shard ? `-shard-${shard.index}-of-${shard.count}` : '';
-}
-
 /**
  * The API key from the option, else the first of `envs` that is set (local
  * servers accept anything: "EMPTY"), and what to do when an endpoint rejects

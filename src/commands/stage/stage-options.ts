@@ -1,5 +1,6 @@
 import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
+import type { Horizon } from '../../core/schemas/index.js';
 import {
   DOMAINS_OPTION,
   choiceOption,
@@ -167,7 +168,13 @@ export const INFER_OPTIONS = {
     required: true,
     parse: urls('model-api-key'),
   },
-  modelName: { flags: '--model-name <name>', help: 'model name as the endpoint knows it', required: true, parse: required },
+  // A name goes into printed commands (--retry-failed, resume) and folder names: one printable line, as --label.
+  modelName: {
+    flags: '--model-name <name>',
+    help: 'model name as the endpoint knows it',
+    required: true,
+    parse: (v: string | undefined, n: string) => labelOption(n, v)!,
+  },
   modelApiKey: {
     flags: '--model-api-key <key>',
     help: 'API key (default: $AWB_MODEL_API_KEY; $OPENAI_API_KEY only for https://api.openai.com; else "EMPTY")',
@@ -217,7 +224,9 @@ export const INFER_OPTIONS = {
     flags: '--horizon <h>',
     help: 'free-running (docs/drift.md): the last H earlier observations of each row are the model\'s own, generated turn by turn from the real actions (up to H+1 requests a row, one after another); "all": every earlier turn, one rollout per trajectory; 0: teacher-forced',
     default: '0',
-    parse: (v: string, n: string) => (v.trim().toLowerCase() === 'all' ? ('all' as const) : intOption(n, v, 0, 100_000)!),
+    // 0 is the teacher-forced run: no horizon at all, so its requests, rows and manifest are the plain run's.
+    parse: (v: string, n: string): Horizon | undefined =>
+      v.trim().toLowerCase() === 'all' ? 'all' : intOption(n, v, 0, 100_000) || undefined,
   },
   history: {
     flags: '--no-history',
@@ -244,7 +253,7 @@ export const JUDGE_OPTIONS = {
     flags: '--judge-model <name>',
     help: 'judge model (published numbers: gpt-5.2-2025-12-11); several, comma-separated (a,b,c), make a panel that judges every row with each (docs/judge-panels.md)',
     required: true,
-    parse: (v: string | undefined, n: string) => panelMembersOption(n, v!),
+    parse: (v: string | undefined, n: string) => panelMembersOption(n, labelOption(n, v)!),
   },
   judgeApiKey: {
     flags: '--judge-api-key <key>',
@@ -313,15 +322,11 @@ export const JUDGE_OPTIONS = {
   ...RUN_OPTIONS,
 } satisfies OptionTable;
 
-/** The options infer and judge share, typed from their parsers. */
-export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
-  domains: ReturnType<typeof DOMAINS_OPTION.parse>;
-  shard: ReturnType<typeof shard.parse>;
-  concurrency: ReturnType<typeof concurrency.parse>;
-  temperature: ReturnType<typeof temperature.parse>;
-  maxTokens: ReturnType<typeof maxTokens.parse>;
-  extraBody: ReturnType<typeof extraBody.parse>;
-};
+/** What the display of infer and judge reads of their options: how much it shows, and the dry run's count. */
+export type StageViewOptions = Pick<
+  Parsed<typeof RUN_OPTIONS>,
+  'progress' | 'dryRun' | 'format' | 'priceInput' | 'priceOutput' | 'onBadRow'
+>;
 
 /** `awb models`: the endpoint, its key and timeout, with the same URL and secret handling as infer and judge. */
 export const MODELS_OPTIONS = {
@@ -331,6 +336,10 @@ export const MODELS_OPTIONS = {
     required: true,
     parse: (v: string | undefined, name: string) => urlOption(name, v!, 'api-key'),
   },
-  apiKey: { flags: '--api-key <key>', help: 'API key (default: $OPENAI_API_KEY, else "EMPTY")', parse: text },
+  apiKey: {
+    flags: '--api-key <key>',
+    help: 'API key (default: $AWB_MODEL_API_KEY; $OPENAI_API_KEY only for https://api.openai.com; else "EMPTY")',
+    parse: text,
+  },
   timeout: { ...RUN_OPTIONS.timeout, help: 'seconds to wait for the answer', default: '30' },
 } satisfies OptionTable;

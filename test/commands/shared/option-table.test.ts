@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Command } from 'commander';
 import { addCommand, command, declare, invokedCommand, parseOptions } from '../../../src/commands/shared/option-table.js';
 import { intOption } from '../../../src/commands/shared/options.js';
-import { poolSettings } from '../../../src/commands/stage/stage-cli.js';
+import { poolSettings } from '../../../src/core/stage/index.js';
 import { INFER_OPTIONS, JUDGE_OPTIONS } from '../../../src/commands/stage/stage-options.js';
 import { UserError } from '../../../src/core/errors.js';
 

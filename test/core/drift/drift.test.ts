@@ -12,6 +12,7 @@ const rec = (domain: string, traj: number, turn: number, grade: number): JudgedR
   dims: [0, 0, 0, 0, 0],
   total: grade * 60,
   failed: false,
+  requestFailed: false,
   noGeneration: false,
   lineNo: 1,
   mode: 'rubric',
