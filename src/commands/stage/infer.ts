@@ -8,14 +8,15 @@ import { allDone, dropUndefined, endpointCheck, poolSettings, printDryRun, runSt
 import type { INFER_OPTIONS } from './stage-options.js';
 import { isOpenAIEndpoint, keptKeyNote, modelKeyVariables } from './model-key.js';
 import { resolveData } from '../data/data-source.js';
-import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
+import { apiKeyFrom, pathSegment, shardOf, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { join } from 'node:path';
 import { checkOutputPath } from '../../core/output/index.js';
 import { terminal } from '../shared/terminal.js';
 
 export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {
-  const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history } = opts;
+  const { modelBaseUrl: urls, modelName: model, domains, limit, history } = opts;
+  const shard = shardOf(opts.shard, opts.shardCount);
   const { apiKey, key } = apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(urls));
   const kept = keptKeyNote(urls, opts.modelApiKey, terminal().env);
   if (kept) terminal().stderr.write(`${kept}\n`);

@@ -41,11 +41,12 @@ import { PanelPools, panelMembers } from './panel-pools.js';
 import { isOpenAIEndpoint } from './model-key.js';
 import { PanelBatches } from './panel-batches.js';
 import { refusePanelMisuse } from './panel-options.js';
-import { apiKeyFrom, pathSegment, shardSuffix } from '../shared/options.js';
+import { apiKeyFrom, pathSegment, shardOf, shardSuffix } from '../shared/options.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 
 export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {
-  const { judgeBaseUrl: urls, judgeModel: models, domains, shard, parseAttempts, predictions } = opts;
+  const { judgeBaseUrl: urls, judgeModel: models, domains, parseAttempts, predictions } = opts;
+  const shard = shardOf(opts.shard, opts.shardCount);
   const model = models.join(',');
   const { apiKey, key } = apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']);
   const sampling = samplingOf(opts);
