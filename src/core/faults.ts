@@ -11,6 +11,7 @@ import type { EndpointFault } from './endpoints/index.js';
 import type { JudgeFault } from './judge/index.js';
 import type { MergeFault } from './merge/index.js';
 import type { OutputFault } from './output/index.js';
+import type { PublishFault } from './publish/index.js';
 import type { RowsFault } from './rows/index.js';
 import type { RubricsFault } from './rubrics/index.js';
 import type { RunnerFault } from './runner/index.js';
@@ -24,6 +25,7 @@ export type Fault =
   | JudgeFault
   | MergeFault
   | OutputFault
+  | PublishFault
   | RowsFault
   | RubricsFault
   | RunnerFault
