@@ -8,6 +8,7 @@ const CHECKS = {
   prettier: ['prettier', ['--check', '--cache', '.']],
   types: ['tsc', ['--noEmit', '-p', 'tsconfig.json']],
   build: ['npm', ['run', 'build']],
+  structure: ['node', ['scripts/structure.mjs']],
 };
 
 const run = ([cmd, args]) =>

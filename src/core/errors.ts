@@ -1,4 +1,5 @@
 import type { Fault } from './faults.js';
+import type { FileErrorCode } from './rows/faults.js';
 
 export type { Fault, JsonFileUse, TopFault } from './faults.js';
 
@@ -43,4 +44,22 @@ export class UserError extends Error {
 /** Formats a location the way every input error names it: `file:line: field: problem`. */
 export function atLine(file: string, line: number, field: string | undefined, problem: string): string {
   return `${file}:${line}: ${field ? `${field}: ` : ''}${problem}`;
+}
+
+const NAMED_CODES: readonly string[] = [
+  'ENOENT',
+  'EISDIR',
+  'EACCES',
+  'EPERM',
+  'ENOSPC',
+  'EROFS',
+  'ENOTDIR',
+  'ENAMETOOLONG',
+  'ENXIO',
+] satisfies FileErrorCode[];
+
+/** A file-system error about `path` as a fault, when it is one the user can fix; any other error unchanged. */
+export function fileError(path: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code && NAMED_CODES.includes(code) ? fail({ kind: 'file-error', path, code: code as FileErrorCode }) : err;
 }

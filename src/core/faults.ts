@@ -1,21 +1,23 @@
 /*
  * Every fault core can throw, as data. Each subsystem with faults declares its own
  * union in its folder (`faults.ts`, exported from its index); this file only
- * joins them. A kind is unique across subsystems: kebab-case, naming what
+ * joins them, from those leaf files: a faults.ts imports nothing but other faults.ts
+ * files and plain types, so every subsystem can throw without importing the others
+ * (scripts/structure.mjs fails on an import circle). A kind is unique across subsystems: kebab-case, naming what
  * happened (`no-such-file`, `key-rejected`), never the fix.
  */
-import type { AgreementFault } from './agreement/index.js';
-import type { CompareFault } from './compare/index.js';
-import type { DownloadFault } from './download/index.js';
-import type { EndpointFault } from './endpoints/index.js';
-import type { JudgeFault } from './judge/index.js';
-import type { MergeFault } from './merge/index.js';
-import type { OutputFault } from './output/index.js';
-import type { PublishFault } from './publish/index.js';
-import type { RowsFault } from './rows/index.js';
-import type { RubricsFault } from './rubrics/index.js';
-import type { RunnerFault } from './runner/index.js';
-import type { ScoreFault } from './score/index.js';
+import type { AgreementFault } from './agreement/faults.js';
+import type { CompareFault } from './compare/faults.js';
+import type { DownloadFault } from './download/faults.js';
+import type { EndpointFault } from './endpoints/faults.js';
+import type { JudgeFault } from './judge/faults.js';
+import type { MergeFault } from './merge/faults.js';
+import type { OutputFault } from './output/faults.js';
+import type { PublishFault } from './publish/faults.js';
+import type { RowsFault } from './rows/faults.js';
+import type { RubricsFault } from './rubrics/faults.js';
+import type { RunnerFault } from './runner/faults.js';
+import type { ScoreFault } from './score/faults.js';
 
 export type Fault =
   | AgreementFault

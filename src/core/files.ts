@@ -4,8 +4,7 @@ import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, 
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import { FaultError, fail, type JsonFileUse } from './errors.js';
-import { fileError } from './rows/index.js';
+import { fail, FaultError, fileError, type JsonFileUse } from './errors.js';
 import { manifestPathFor } from './schemas/index.js';
 
 /*

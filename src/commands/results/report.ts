@@ -1,13 +1,13 @@
 import { refuseOverInputs, refuseOverJson, writeAtomically } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
 import { collectWithPairs } from '../../core/report/index.js';
-import { fileError } from '../../core/rows/index.js';
 import { renderReportHtml } from '../../render/html/report.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { REPORT_OPTIONS } from './results-options.js';
 import { scoreRequest } from './score.js';
 import { printWarnings } from '../shared/notes.js';
 import { terminal } from '../shared/terminal.js';
+import { fileError } from '../../core/errors.js';
 
 export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>): Promise<void> {
   const request = scoreRequest(files, opts, false);

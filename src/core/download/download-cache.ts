@@ -7,7 +7,7 @@ import { fetchVerified, holdsEntry, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 import { makeFolders, replaceAtomically } from '../files.js';
-import { fileError } from '../rows/index.js';
+import { fileError } from '../errors.js';
 
 /*
  * The Hugging Face cache, in the layout the Python client and the library

@@ -7,7 +7,7 @@ import { progressReporter } from './download-progress.js';
 import { fetchVerified, holdsEntry, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
-import { fileError } from '../rows/index.js';
+import { fileError } from '../errors.js';
 
 /* A plain folder (`--dir`): files in the official layout, checked against the Hub's hashes, with a record of where they came from. */
 

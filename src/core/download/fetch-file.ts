@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { FaultError, fail } from '../errors.js';
+import { fail, FaultError, fileError } from '../errors.js';
 import { removeAbandonedTemps, replaceAtomically } from '../files.js';
-import { fileError } from '../rows/index.js';
 import { shownUrl } from '../shown.js';
 import { withRetries, type Hub, type RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';

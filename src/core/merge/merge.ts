@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isStream, refuseOverInputs, sameFile, writeAtomically } from '../files.js';
-import { fail } from '../errors.js';
-import { fileError, readLineBytes, withoutCr } from '../rows/index.js';
+import { fail, fileError } from '../errors.js';
+import { readLineBytes, withoutCr } from '../rows/index.js';
 import { sameData } from '../dataset/index.js';
 import { datasetFiles, isBlank, lineId, planLines, type SelectOptions } from '../rows/index.js';
 import { ensureOutputDir, hostless, readManifest, settingsDifferences, writeManifest } from '../output/index.js';

@@ -1,4 +1,4 @@
-import type { FileErrorCode } from '../rows/index.js';
+import type { FileErrorCode } from '../rows/faults.js';
 
 /** What can go wrong in output/ that the user can fix, as data; worded in src/commands/words/output.ts. */
 export type OutputFault =

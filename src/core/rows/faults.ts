@@ -1,3 +1,10 @@
+/** A row that cannot be used: where it is and why, in one line. */
+export interface BadRow {
+  file: string;
+  lineNo: number;
+  message: string;
+}
+
 /** The file-system errors awb names in one line; any other stays an error of its own (a bug or the machine's). */
 export type FileErrorCode = 'ENOENT' | 'EISDIR' | 'EACCES' | 'EPERM' | 'ENOSPC' | 'EROFS' | 'ENOTDIR' | 'ENAMETOOLONG' | 'ENXIO';
 

@@ -2,7 +2,7 @@ export { datasetFiles, isBlank, lineId, lineKey, planLines } from './input.js';
 export type { BadRowMode, KeyedLine, LinePlan, PlannedLine, SelectOptions } from './input.js';
 export { arrayElement, fieldScan, parseSlice, scanFields, topLevelValues } from './json-scan.js';
 export type { Slice } from './json-scan.js';
-export { JsonlAppender, countLines, decodeLine, fileError, readLineAt, readLineBytes, withoutCr } from './jsonl.js';
+export { JsonlAppender, countLines, decodeLine, readLineAt, readLineBytes, withoutCr } from './jsonl.js';
 export type { LineBytes } from './jsonl.js';
 export { outputLine } from './members.js';
 export { currentAction, groundTruth, readRow } from './row.js';

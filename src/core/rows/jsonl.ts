@@ -1,8 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { fail } from '../errors.js';
+import { fail, fileError } from '../errors.js';
 import { openForWriting } from '../files.js';
-import type { FileErrorCode } from './faults.js';
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -201,24 +200,6 @@ export async function countLines(path: string): Promise<number> {
     throw fileError(path, err);
   }
   return lineHasContent ? count + 1 : count;
-}
-
-const NAMED_CODES: readonly string[] = [
-  'ENOENT',
-  'EISDIR',
-  'EACCES',
-  'EPERM',
-  'ENOSPC',
-  'EROFS',
-  'ENOTDIR',
-  'ENAMETOOLONG',
-  'ENXIO',
-] satisfies FileErrorCode[];
-
-/** A file-system error about `path` as a fault, when it is one the user can fix; any other error unchanged. */
-export function fileError(path: string, err: unknown): unknown {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code && NAMED_CODES.includes(code) ? fail({ kind: 'file-error', path, code: code as FileErrorCode }) : err;
 }
 
 /** What is left of `parts` after the first `written` bytes went out. */

@@ -5,12 +5,9 @@ import { turnProblem, type DatasetRow } from '../schemas/index.js';
 import { decodeLine } from './jsonl.js';
 import { topLevelMembers } from './members.js';
 import { rowKey } from './row-key.js';
+import type { BadRow } from './faults.js';
 
-export interface BadRow {
-  file: string;
-  lineNo: number;
-  message: string;
-}
+export type { BadRow } from './faults.js';
 
 /** Where a line is: its file and 1-based line number, and whether it ended with a newline. */
 interface LineAt {

@@ -1,4 +1,4 @@
-import type { BadRow } from '../rows/index.js';
+import type { BadRow } from '../rows/faults.js';
 
 /** What can go wrong in runner/ that the user can fix, as data; worded in src/commands/words/runner.ts. */
 export type RunnerFault =

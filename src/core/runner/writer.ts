@@ -1,9 +1,10 @@
 import { open } from 'node:fs/promises';
 import type { z } from 'zod';
 import { writeAtomically } from '../files.js';
-import { JsonlAppender, fileError, isBlank, outputLine, readLineBytes, readRow } from '../rows/index.js';
+import { JsonlAppender, isBlank, outputLine, readLineBytes, readRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import { isNonEmptyFile } from '../output/index.js';
+import { fileError } from '../errors.js';
 
 export interface Resumed {
   /** Rows already finished: never sent again. */

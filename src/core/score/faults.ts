@@ -1,4 +1,5 @@
-import type { JudgeMode } from './judge-mode.js';
+/** How a judged file was judged, told by the field its rows carry (judge-mode.ts). */
+export type JudgeMode = 'rubric' | 'turing' | 'pairwise' | 'repeat';
 
 /** Where in a judged file: the file and its 1-based line. */
 export interface At {

@@ -1,5 +1,6 @@
-/** How a judged file was judged, told by the field its rows carry. */
-export type JudgeMode = 'rubric' | 'turing' | 'pairwise' | 'repeat';
+import type { JudgeMode } from './faults.js';
+
+export type { JudgeMode } from './faults.js';
 
 export const MODE_FIELD = { turing: 'turing', pairwise: 'pairwise', repeat: 'judge_repeats' } as const;
 /** The modes a row names by a field of its own. */

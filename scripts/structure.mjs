@@ -1,0 +1,99 @@
+// The structure of src/ as layers of parts (a folder of core, a file at the top of core, commands, render, cli), each
+// part drawn above the parts it imports. Fails, naming one import of each arrow, when the parts import each other in a
+// circle: then no drawing has every arrow running down. Type-only and lazy (import()) imports count: a circle of
+// types is still a knot to read. `node scripts/structure.mjs [--draw] [SRC]` (SRC: src/) prints the layers with --draw.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const src = resolve(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? join(root, 'src'));
+
+const files = readdirSync(src, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => join(src, f));
+const known = new Set(files);
+
+/** The part a file of src/ belongs to. A subsystem's faults.ts is a leaf of the fault union, drawn with core/faults.ts. */
+function partOf(file) {
+  const [top, sub, ...rest] = relative(src, file).split('/');
+  if (top === 'core' && rest.length === 1 && rest[0] === 'faults.ts') return 'core/faults';
+  if (top === 'core') return rest.length ? `core/${sub}` : `core/${sub.replace(/\.ts$/, '')}`;
+  return sub === undefined ? top.replace(/\.ts$/, '') : top;
+}
+
+/** A relative import's file: `./x.js` is `./x.ts`, a folder its index. */
+function target(from, spec) {
+  if (!spec.startsWith('.')) return undefined;
+  const path = resolve(dirname(from), spec);
+  for (const candidate of [path.replace(/\.js$/, '.ts'), `${path}.ts`, join(path, 'index.ts')]) {
+    if (known.has(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** part → part → one import that makes the arrow, for the message. */
+const arrows = new Map();
+for (const file of files) {
+  const from = partOf(file);
+  for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+    const to = target(file, fileName);
+    if (!to || partOf(to) === from) continue;
+    if (!arrows.has(from)) arrows.set(from, new Map());
+    if (!arrows.get(from).has(partOf(to))) arrows.get(from).set(partOf(to), `${relative(src, file)} → ${relative(src, to)}`);
+  }
+}
+const parts = [...new Set(files.map(partOf))].sort();
+const out = (p) => [...(arrows.get(p)?.keys() ?? [])].sort();
+
+// Tarjan's strongly connected components: each with more than one part is a circle.
+let next = 0;
+const index = new Map();
+const low = new Map();
+const stack = [];
+const onStack = new Set();
+const circles = [];
+function visit(p) {
+  index.set(p, next);
+  low.set(p, next++);
+  stack.push(p);
+  onStack.add(p);
+  for (const q of out(p)) {
+    if (!index.has(q)) {
+      visit(q);
+      low.set(p, Math.min(low.get(p), low.get(q)));
+    } else if (onStack.has(q)) low.set(p, Math.min(low.get(p), index.get(q)));
+  }
+  if (low.get(p) !== index.get(p)) return;
+  const component = [];
+  for (let q; q !== p;) {
+    q = stack.pop();
+    onStack.delete(q);
+    component.push(q);
+  }
+  if (component.length > 1) circles.push(component.sort());
+}
+for (const p of parts) if (!index.has(p)) visit(p);
+
+if (circles.length) {
+  for (const circle of circles) {
+    console.error(`structure: ${circle.join(', ')} import each other in a circle:`);
+    for (const p of circle) for (const q of out(p)) if (circle.includes(q)) console.error(`  ${arrows.get(p).get(q)}`);
+  }
+  process.exit(1);
+}
+
+if (process.argv.includes('--draw')) {
+  // A part's layer: one above the highest part it imports; leaves at the bottom.
+  const layer = new Map();
+  const layerOf = (p) => {
+    if (!layer.has(p)) layer.set(p, Math.max(-1, ...out(p).map(layerOf)) + 1);
+    return layer.get(p);
+  };
+  const layers = [];
+  for (const p of parts) (layers[layerOf(p)] ??= []).push(p);
+  for (let i = layers.length - 1; i >= 0; i--) {
+    console.log(`${String(i).padStart(2)}  ${layers[i].map((p) => `${p} → ${out(p).join(' ') || '∅'}`).join('\n    ')}`);
+  }
+}
