@@ -1,7 +1,7 @@
 import { access, mkdir, openAsBlob } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DEFAULT_HUB_URL, checkedHubUrl } from '../../core/download/index.js';
-import { fail } from '../../core/errors.js';
+import { fail, fileError } from '../../core/errors.js';
 import { writeAtomically } from '../../core/files.js';
 import { readManifest } from '../../core/output/index.js';
 import {
@@ -18,7 +18,7 @@ import {
   type UploadedFile,
 } from '../../core/publish/index.js';
 import { collectWithPairs } from '../../core/report/index.js';
-import { fileError } from '../../core/rows/index.js';
+
 import { manifestPathFor } from '../../core/schemas/index.js';
 import { judgeModeOf, scoreFiles, type ScoreReport, type ScoreRequest } from '../../core/score/index.js';
 import { visible } from '../../core/shown.js';
