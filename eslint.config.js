@@ -125,6 +125,23 @@ export default tseslint.config(
     rules: { 'no-control-regex': 'off' },
   },
   {
+    // Core's tests call core and assert kinds and results; a test that runs the CLI lives under test/commands/.
+    files: ['test/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/support/cli.js', '**/src/cli.js', '**/dist/**'],
+              message: 'core tests never run the CLI: put this test under test/commands/, mirroring the command',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Core never prints or exits: it returns values and throws errors.
     files: ['src/core/**/*.ts'],
     rules: {

@@ -7,6 +7,8 @@ const CHECKS = {
   eslint: ['eslint', ['--cache', '--cache-location', 'node_modules/.cache/eslint/', '.']],
   prettier: ['prettier', ['--check', '--cache', '.']],
   types: ['tsc', ['--noEmit', '-p', 'tsconfig.json']],
+  // The option reference and exit-code lists in the docs, as the tables write them (`npm run docs`).
+  docs: [process.execPath, ['--import', 'tsx', 'scripts/gen-docs.ts', '--check']],
   build: ['npm', ['run', 'build']],
   structure: ['node', ['scripts/structure.mjs']],
 };

@@ -4,6 +4,7 @@ import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
 import { addCommand } from './commands/shared/option-table.js';
 import { COMMANDS } from './commands/commands.js';
+import { exitCodes } from './commands/words/words.js';
 import { inTerminal, processTerminal, type Terminal } from './commands/shared/terminal.js';
 
 /*
@@ -34,14 +35,9 @@ Quick start (awb CMD --help for each command's options, defaults and examples):
   $ awb score results/MODEL/judged.jsonl
 
 Exit codes:
-  0    every row has a final result
-  1    rows are left that the same command run again completes
-  2    a usage or input mistake
-  3    an endpoint or hub that cannot be used (bad key, unknown model, unreachable)
-  4    the gate of compare --fail-below failed: a regression, or runs not comparable
-  5    the gate failed on an incomplete candidate (rows missing, or failed where the baseline's are valid)
-  6    the gate could not test Overall, or a domain of --domains (too few trajectories for any drop to be significant)
-  130  interrupted`,
+${exitCodes()
+  .map(({ code, meaning }) => `  ${String(code).padEnd(5)}${meaning}`)
+  .join('\n')}`,
     )
     .exitOverride();
 

@@ -1,6 +1,7 @@
 /*
  * What `--help` tells a new user, held to what the docs say: every option a
- * command's table in docs/commands.md lists is in its help, the download's
+ * command's table in docs/commands.md lists (written from the same table by
+ * `npm run docs`) is in its help, the exit codes are listed, the download's
  * environment variables are named, and `compare` names the intervals it
  * computes (as docs/statistics.md does).
  */
@@ -8,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { runAwb } from '../support/cli.js';
+import { exitCodes } from '../../src/commands/words/words.js';
 
 const COMMANDS_DOC = new URL('../../docs/commands.md', import.meta.url);
 const STATISTICS_DOC = new URL('../../docs/statistics.md', import.meta.url);
@@ -57,6 +59,17 @@ describe('awb CMD --help', { concurrency: 4 }, () => {
       'MODELSCOPE_CACHE',
     ])
       assert.match(text, new RegExp(`\\b${name}\\b`), name);
+  });
+
+  it('awb --help lists every exit code with its meaning, in order', async () => {
+    const r = await runAwb(['--help']);
+    assert.equal(r.code, 0, r.stderr);
+    const listed = r.stdout.slice(r.stdout.indexOf('Exit codes:')).split('\n').slice(1).filter(Boolean);
+    assert.deepEqual(
+      listed.map((l) => l.trim().replace(/\s+/, ' ')),
+      exitCodes().map(({ code, meaning }) => `${code} ${meaning}`),
+    );
+    assert.ok(exitCodes().some(({ code }) => code === 130) && exitCodes()[0]!.code === 0);
   });
 
   it('compare names the intervals it computes (cluster-robust over trajectories), not bootstrap ones', async () => {

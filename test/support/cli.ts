@@ -16,7 +16,20 @@ export interface AwbResult {
 /** Environment for a child awb: no colours, no keys leaking in from the developer's shell. */
 export function awbEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', AWB_PROGRESS_INTERVAL: '3600' };
-  for (const k of ['OPENAI_API_KEY', 'AWB_MODEL_API_KEY', 'AWB_JUDGE_API_KEY', 'HF_TOKEN', 'HF_ENDPOINT']) delete env[k];
+  // Nor a hub token, endpoint, cache or offline switch of the developer's own.
+  for (const k of [
+    'OPENAI_API_KEY',
+    'AWB_MODEL_API_KEY',
+    'AWB_JUDGE_API_KEY',
+    'HF_TOKEN',
+    'HUGGING_FACE_HUB_TOKEN',
+    'HF_TOKEN_PATH',
+    'HF_ENDPOINT',
+    'HF_HUB_CACHE',
+    'HUGGINGFACE_HUB_CACHE',
+    'HF_HUB_OFFLINE',
+  ])
+    delete env[k];
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

@@ -204,7 +204,7 @@ export async function waitFor(
   ready: () => boolean | Promise<boolean>,
   exited: Promise<unknown>,
   what: string,
-  timeoutMs = 30_000,
+  timeoutMs = 120_000,
 ): Promise<void> {
   let done = false;
   const gone = exited.then(() => {
@@ -219,8 +219,17 @@ export async function waitFor(
   }
 }
 
+/**
+ * Resolves once `ready()` holds, or after `timeoutMs` in any case: for a stand-in server that waits for the
+ * client's next move (its test then fails on what it asserts, not by hanging).
+ */
+export async function waitUntil(ready: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+}
+
 /** Resolves once `path` holds at least n lines; rejects if `exited` settles first. */
-export async function waitForLines(path: string, n: number, exited: Promise<unknown>, timeoutMs = 30_000): Promise<number> {
+export async function waitForLines(path: string, n: number, exited: Promise<unknown>, timeoutMs = 120_000): Promise<number> {
   let count = 0;
   await waitFor(async () => (count = await countNewlines(path)) >= n, exited, `${n} lines in ${path}`, timeoutMs);
   return count;

@@ -376,6 +376,23 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   };
 }
 
+/** A row file of `n` rows of `domain`, each with a raw U+2028 and a longer text than the one before. */
+export function hubRows(domain: string, n: number): string {
+  let out = '';
+  for (let i = 0; i < n; i++)
+    out += JSON.stringify({ id: `${domain}-${i}`, task: `agentworld/${domain}`, text: `row ${i} \u2028 ${'x'.repeat(i * 37)}` }) + '\n';
+  return out;
+}
+
+/** A small dataset repository: three domains' files and what else such a repository holds. */
+export const SAMPLE_FILES: Record<string, string> = {
+  'mcp_test.jsonl': hubRows('mcp', 5),
+  'search_test.jsonl': hubRows('search', 40),
+  'terminal_test.jsonl': hubRows('terminal', 3),
+  'README.md': '# AgentWorldBench\n',
+  '.gitattributes': '*.jsonl filter=lfs diff=lfs merge=lfs -text\n',
+};
+
 /*
  * The Hub's write side, for `awb publish`: repos made and listed, preupload, the Git LFS batch API with its uploads
  * going to a storage server of another origin (as the Hub's go to S3), NDJSON commits to main or as pull requests

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
+import { makeDataset, type Dataset } from './dataset.js';
 
 /*
  * A stand-in for ModelScope, serving one dataset repo from memory over real
@@ -120,4 +122,16 @@ export async function startModelScopeServer(opts: ModelScopeServerOptions): Prom
       return new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/**
+ * A dataset of three domains made under `parent`, and the repository serving it: repo path → content, the test
+ * files plus enough other files that the listing takes two pages.
+ */
+export async function sampleRepo(parent: string): Promise<{ data: Dataset; files: Record<string, Buffer> }> {
+  const data = await makeDataset(parent, 4, ['mcp', 'search', 'terminal']);
+  const files: Record<string, Buffer> = {};
+  for (const [domain, path] of data.files) files[`${domain}_test.jsonl`] = await readFile(path);
+  for (let i = 0; i < 230; i++) files[`assets/${String(i).padStart(3, '0')}.txt`] = Buffer.from(`asset ${i}\n`);
+  return { data, files };
 }

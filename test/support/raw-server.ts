@@ -45,3 +45,11 @@ export const chatServer = (reply: (req: IncomingMessage, res: ServerResponse) =>
     if (req.url?.endsWith('/models')) return models(res);
     reply(req, res);
   });
+
+/** One server-sent event of a chat completion stream. */
+export const streamEvent = (choices: unknown[], extra: object = {}) =>
+  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices, ...extra })}\n\n`;
+/** The event of one delta of choice 0. */
+export const streamDelta = (d: object, finish: string | null = null) => streamEvent([{ index: 0, delta: d, finish_reason: finish }]);
+/** A usage chunk: 5 prompt tokens, 3 completion tokens. */
+export const usageEvent = streamEvent([], { usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });

@@ -6,6 +6,7 @@
  */
 
 import { mulberry32 } from '../../src/core/score/bootstrap.js';
+import { synthRows } from './dataset.js';
 
 export interface RespellOptions {
   /** Put a decoy member with each top-level key before it (the later, real one must win). */
@@ -97,4 +98,24 @@ function valueToken(v: unknown, r: () => number, opts: RespellOptions, top: bool
 export function respell(row: Record<string, unknown>, seed: number, opts: RespellOptions = {}): string {
   const r = mulberry32(seed);
   return `${ws(r)}${valueToken(row, r, opts, true)}${ws(r)}`;
+}
+
+/**
+ * Fixture-like dataset rows with decoy task/id/turn_idx keys nested inside, non-ASCII and astral text and a
+ * path-style task: each as JSON.stringify spells it, and respelled (every third line ending in CR).
+ */
+export function spelledRows(n = 21): { plainLines: string[]; spelledLines: string[]; spellingOf: (i: number) => RespellOptions } {
+  const base = synthRows(n).map((r, i) => ({
+    ...r,
+    meta: { task: 'web', id: -7, turn_idx: 99, nested: { task: 'os' } },
+    system_str: `${r.system_str} 中文 \u2028 😀 a/b`,
+    ...(i % 4 === 0 ? { extra: [1, { task: 'mcp' }] } : {}),
+  }));
+  // The rows carry their own decoy task/id/turn_idx members (meta, extra), so the respelling adds none.
+  const spellingOf = (i: number): RespellOptions => ({ repeatKeys: i % 2 === 1 });
+  return {
+    plainLines: base.map((r) => JSON.stringify(r)),
+    spelledLines: base.map((r, i) => respell(r, i + 1, spellingOf(i)) + (i % 3 === 0 ? '\r' : '')),
+    spellingOf,
+  };
 }

@@ -1,6 +1,6 @@
 import type { Fault } from '../../core/errors.js';
 
-/** Exit codes, as the README's CI section documents them. */
+/** Exit codes; what each means is EXIT_MEANING's. */
 export const EXIT = {
   /** Rows are left that the same command run again completes. */
   rowsLeft: 1,
@@ -16,6 +16,29 @@ export const EXIT = {
   gateUntestable: 6,
   interrupted: 130,
 } as const;
+
+/**
+ * What each exit code means: `awb --help` lists them from here, and `npm run docs` writes the README's and
+ * docs/running.md's lists from here (a check in `npm test` fails when they differ).
+ */
+export const EXIT_MEANING: Record<'ok' | keyof typeof EXIT, string> = {
+  ok: 'every row has a final result',
+  rowsLeft: 'rows are left that the same command run again completes',
+  usage: 'a usage or input mistake',
+  endpoint: 'an endpoint or hub that cannot be used (bad key, unknown model, unreachable)',
+  gate: 'the gate of compare --fail-below failed: a regression, or runs not comparable',
+  gateIncomplete: "the gate failed on an incomplete candidate (rows missing, or failed where the baseline's are valid)",
+  gateUntestable: 'the gate could not test Overall, or a domain of --domains (too few trajectories for any drop to be significant)',
+  interrupted: 'interrupted',
+};
+
+/** Every exit code and its meaning, in ascending order. */
+export function exitCodes(): { code: number; meaning: string }[] {
+  const codes = { ok: 0, ...EXIT };
+  return (Object.keys(EXIT_MEANING) as (keyof typeof codes)[])
+    .map((k) => ({ code: codes[k], meaning: EXIT_MEANING[k] }))
+    .sort((a, b) => a.code - b.code);
+}
 
 /** What a fault says: its message (exit 2, a usage or input mistake), or the message and another exit code. */
 export type Said = string | { message: string; exit: number };

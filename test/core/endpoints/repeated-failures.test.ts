@@ -5,18 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { EndpointPool } from '../../../src/core/endpoints/index.js';
 import { SAME_REFUSALS, afterRefusal, failuresRepeated, type RefusalStreak } from '../../../src/core/endpoints/retry.js';
 import { isFault } from '../../support/fault-kind.js';
-import { runAwb } from '../../support/cli.js';
-import { makeDataset, tempDirs } from '../../support/dataset.js';
-import { inferArgs } from '../../support/harness.js';
-import { chatServer, json, rawServer } from '../../support/raw-server.js';
-
-const dirs = tempDirs('repeated-failures');
-after(() => dirs.cleanup());
+import { json, rawServer } from '../../support/raw-server.js';
 
 const answer = (res: ServerResponse) =>
   json(res, 200, {
@@ -107,20 +100,5 @@ describe('the pool stops on failures that repeat', () => {
       ),
     );
     assert.equal(posts(), 1 + SAME_REFUSALS);
-  });
-});
-
-describe('awb infer against a server that fails every request the same way', () => {
-  it('stops in one line, exit 3, naming the model option', async () => {
-    const dir = await dirs.make();
-    const ds = await makeDataset(dir, 12, ['mcp']);
-    const { url } = await chatServer((req, res) => {
-      json(res, 500, { error: { message: 'unsupported parameter for this engine' } });
-    });
-    const r = await runAwb(inferArgs(url, ds.dir, join(dir, 'p.jsonl'), ['--max-retries', '2', '-c', '2']));
-    assert.equal(r.code, 3, r.stderr);
-    const lines = r.stderr.split('\n').filter((l) => l.startsWith('awb:'));
-    assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0]!, /unsupported parameter for this engine.*--model-name/);
   });
 });

@@ -15,13 +15,10 @@ import { lockOutput, writeManifest } from '../../../src/core/output/index.js';
 import { JsonlAppender } from '../../../src/core/rows/index.js';
 import type { Manifest } from '../../../src/core/schemas/index.js';
 import { isFault } from '../../support/fault-kind.js';
-import { startAwb } from '../../support/cli.js';
-import { makeDataset, stackLines, tempDirs, waitFor, worldReply } from '../../support/dataset.js';
-import { inferArgs, useServers } from '../../support/harness.js';
+import { tempDirs } from '../../support/dataset.js';
 
 const temps = tempDirs('outputs');
 after(() => temps.cleanup());
-const server = useServers();
 const FILES_TS = fileURLToPath(new URL('../../../src/core/files.ts', import.meta.url));
 
 function mkfifo(path: string): void {
@@ -210,27 +207,5 @@ describe('files kept beside an output', () => {
     await writeManifest(link, { ...manifest, counts: { total: 0, done: 0, failed: 0, per_domain: {} } } as Manifest);
     assert.ok(lstatSync(link).isSymbolicLink());
     assert.ok(existsSync(`${link}.manifest.json`));
-  });
-});
-
-describe('awb infer -o FIFO with no reader', () => {
-  it('ends on SIGTERM with exit 130, one line, and leaves no lock or manifest', async () => {
-    const dir = await temps.make();
-    const data = await makeDataset(dir, 3, ['mcp']);
-    const fifo = join(dir, 'rows.fifo');
-    mkfifo(fifo);
-    const s = await server({ reply: worldReply });
-    const run = startAwb(inferArgs(s.url, data.dir, fifo));
-    // The endpoint check comes first; the output is opened after it.
-    await waitFor(() => s.stats.modelListRequests + s.stats.requests > 0, run.exited, 'the endpoint check');
-    await new Promise((r) => setTimeout(r, 300));
-    run.child.kill('SIGTERM');
-    const killer = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
-    const r = await run.exited;
-    clearTimeout(killer);
-    assert.equal(r.signal, null, 'awb had to be killed');
-    assert.equal(r.code, 130, r.stderr);
-    assert.deepEqual(stackLines(r.stderr), [], r.stderr);
-    assert.deepEqual(readdirSync(dir).sort(), ['data', 'rows.fifo']);
   });
 });

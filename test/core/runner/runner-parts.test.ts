@@ -271,27 +271,34 @@ describe('dispatcher', () => {
   });
 
   it('after finish(), queued tasks never start; running ones finish within the grace, and past it are cancelled', async () => {
-    const run = async (graceMs: number | undefined, taskMs: number) => {
+    // No task ends on a timer: each ends when the test says (`end`) or when it is cancelled, so the order never
+    // depends on the machine's speed. A grace of an hour is never reached; one of 0 ms always is.
+    const run = async (graceMs: number | undefined, ends: boolean) => {
       const slots = new Dispatcher(1, 4, graceMs);
       const seen: string[] = [];
+      let started!: () => void;
+      const first = new Promise<void>((r) => (started = r));
+      const enders: (() => void)[] = [];
       for (let i = 0; i < 3; i++) {
         slots.submit(
           (signal) =>
             new Promise<void>((resolve) => {
               seen.push(`${i} started`);
-              const t = setTimeout(() => (seen.push(`${i} finished`), resolve()), taskMs);
-              signal.addEventListener('abort', () => (clearTimeout(t), seen.push(`${i} cancelled`), resolve()));
+              enders.push(() => (seen.push(`${i} finished`), resolve()));
+              signal.addEventListener('abort', () => (seen.push(`${i} cancelled`), resolve()));
+              started();
             }),
         );
       }
-      await new Promise((r) => setImmediate(r));
+      await first;
       slots.finish();
+      if (ends) enders[0]!();
       await slots.drain();
       return seen;
     };
-    assert.deepEqual(await run(1000, 20), ['0 started', '0 finished']);
-    assert.deepEqual(await run(20, 5000), ['0 started', '0 cancelled']);
-    assert.deepEqual(await run(undefined, 20), ['0 started', '0 finished'], 'without a grace, a stop lets them end');
+    assert.deepEqual(await run(3_600_000, true), ['0 started', '0 finished']);
+    assert.deepEqual(await run(0, false), ['0 started', '0 cancelled']);
+    assert.deepEqual(await run(undefined, true), ['0 started', '0 finished'], 'without a grace, a stop lets them end');
   });
 });
 

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { scoreFiles, type ScoreReport } from '../../../src/core/score/index.js';
 import { readJudged } from '../../../src/core/score/judged-reader.js';
-import { judgedRow, tempDir } from '../../fixtures/judged/rows.js';
-import { mulberry32 } from '../../../src/core/score/bootstrap.js';
+import { judgedFixtures, judgedRow, tempDir } from '../../fixtures/judged/rows.js';
 import { respell, type RespellOptions } from '../../support/respell.js';
-import { awb } from '../../support/cli.js';
 
 /*
  * Score reads only the values it needs from each line's bytes. Whatever
@@ -17,46 +14,7 @@ import { awb } from '../../support/cli.js';
  * and written back out).
  */
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-const dataDir = join(root, 'fixtures/data');
 const dir = tempDir('awb-score-spellings-');
-
-/** The fixture dataset judged with grades drawn from a seed: real histories, several turns, failed and empty rows. */
-function judgedFixtures(): Array<Record<string, unknown>> {
-  const r = mulberry32(7);
-  const grade = () => [0, 1, 2, 3, 4, 5, 4.5, 3.5][Math.floor(r() * 8)]!;
-  const rows = readdirSync(dataDir)
-    .filter((n) => n.endsWith('_test.jsonl'))
-    .flatMap((n) => readFileSync(join(dataDir, n), 'utf8').split('\n').filter(Boolean))
-    .map((line, i) => {
-      const row = JSON.parse(line) as Record<string, unknown>;
-      if (i % 11 === 5) return { ...row, gen: '', failed: 1.0, error_message: 'No model generation' };
-      const dims = [grade(), grade(), grade(), grade(), grade()].map((d) => (d % 1 ? Math.round(d) : d));
-      const positive = dims.filter((d) => d > 0);
-      const failed = i % 13 === 3 || positive.length === 0;
-      const total = failed ? 0 : positive.reduce((a, b) => a + b, 0) / positive.length;
-      const [format, factuality, consistency, realism, quality] = failed ? [0, 0, 0, 0, 0] : dims;
-      return {
-        ...row,
-        gen: `<predicted_observation>turn ${String(row.turn_idx)} / é 😀</predicted_observation>`,
-        total_score: total,
-        format,
-        factuality,
-        consistency,
-        realism,
-        quality,
-        failed: failed ? 1.0 : 0.0,
-        strengths: ['a "quoted" strength'],
-        weaknesses: [],
-        judge_usage: { prompt_tokens: 10 + i, completion_tokens: 5 },
-      };
-    });
-  return [
-    ...rows,
-    judgedRow({ domain: 'web', id: 'a/b "c" é😀', turn: 2, dims: [4, 3, 0, 5, 1] }),
-    judgedRow({ domain: 'os', id: 'x\u2028y', turn: 1, usage: { prompt_tokens: 3, completion_tokens: 4, reasoning_tokens: 1 } }),
-  ];
-}
 
 const rows = judgedFixtures();
 
@@ -121,28 +79,6 @@ describe('score reads any spelling of a judged file as the plain one', () => {
       assert.deepEqual(await report(reparsed(`reparsed-${seed}.jsonl`, file)), expected);
     });
   }
-});
-
-describe('awb score (end to end) on a respelled file', () => {
-  it('prints the same JSON as for the plain file', async () => {
-    assert.ok(existsSync(join(root, 'dist/commands/results/score.js')), 'run `npm run build` first');
-    // The same base name in two folders, since the label shown is the file's name.
-    mkdirSync(join(dir, 'plain'));
-    mkdirSync(join(dir, 'odd'));
-    const plain = write(
-      'plain/judged.jsonl',
-      rows.map((r) => JSON.stringify(r)),
-    );
-    const odd = respelled('odd/judged.jsonl', 99, { repeatKeys: true, decoys: true }, '\r\n');
-    const score = async (path: string) => {
-      const r = await awb('score', path, '--format', 'json', '--by', 'turn');
-      assert.equal(r.code, 0, r.stderr);
-      return r.stdout.replaceAll(path, 'FILE');
-    };
-    const expected = await score(plain);
-    assert.match(expected, /"rows": 30,/);
-    assert.equal(await score(odd), expected);
-  });
 });
 
 describe('score: the row key of a line read by JSON.parse', () => {

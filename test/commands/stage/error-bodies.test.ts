@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb } from '../../support/cli.js';
 import { errorLines, makeDataset, readRowsOf, rowMarker, tempDirs } from '../../support/dataset.js';
-import { htmlPageGist } from '../../../src/core/endpoints/http/client.js';
 import { inferArgs } from '../../support/harness.js';
 import { json, models, rawServer } from '../../support/raw-server.js';
 
@@ -109,14 +108,6 @@ describe('an error body that is a web page (a proxy in front of the API)', () =>
     ]);
     assert.ok(r.stderr.includes(`2 × 502 Bad Gateway${proxy}`), r.stderr);
     assert.ok(!r.stderr.includes('<'), r.stderr);
-  });
-
-  it('a page without a title is its text without tags; a body that is no page is kept as it is', () => {
-    assert.equal(
-      htmlPageGist(504, '<!DOCTYPE html><html><body><style>p{}</style><p>Gateway   Timeout</p></body></html>'),
-      'Gateway Timeout (an HTML page: a proxy or web server in front of the API answered)',
-    );
-    assert.equal(htmlPageGist(500, 'upstream <b>failed</b>'), 'upstream <b>failed</b>');
   });
 });
 

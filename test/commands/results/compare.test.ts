@@ -5,15 +5,15 @@ import { describe, it } from 'node:test';
 import { run } from '../../../src/commands/results/compare.js';
 import { COMPARE_OPTIONS } from '../../../src/commands/results/results-options.js';
 import { parseOptions } from '../../../src/commands/shared/option-table.js';
-import { applyGate, compareFiles, compareRecords, type CompareResult } from '../../../src/core/compare/index.js';
-import { readJudged, type JudgedRecord } from '../../../src/core/score/judged-reader.js';
+import { applyGate, compareFiles, compareRecords } from '../../../src/core/compare/index.js';
+import { readJudged } from '../../../src/core/score/judged-reader.js';
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
 import { runAwb } from '../../support/cli.js';
 import { isFault } from '../../support/fault-kind.js';
 import { captured } from '../../support/terminal.js';
 import { refusalLine } from '../../support/refusal.js';
-import { gateRemedy, reasonText, untestedText } from '../../../src/render/gate.js';
-import type { ComparePage } from '../../../src/render/compare-view.js';
+import { gateRemedy, reasonText } from '../../../src/render/gate.js';
+import { comparePage } from '../../support/compare-page.js';
 
 const dir = tempDir('awb-compare-');
 
@@ -156,7 +156,7 @@ describe('compare', () => {
     assert.equal(gate.tests.length, 1);
     const overall = gate.reasons.filter((r) => r.code === 'regression' && r.domain === 'overall');
     assert.deepEqual(
-      overall.map((r) => reasonText(r, page('few-cand.jsonl'))),
+      overall.map((r) => reasonText(r, comparePage('few-cand.jsonl'))),
       ['Overall: -25.00 points, worse by more than 1.00 (one-sided p = 0.0020, at most 5% by Holm over one test)'],
     );
   });
@@ -221,123 +221,4 @@ describe('compare', () => {
     assert.equal((await compareFiles(both, file, { gate: { threshold: 1 } })).gate!.failed, false);
   });
 
-  it('tests each line by sign flips, holds the family to 5% with Holm, and calls too few trajectories untested', () => {
-    const rec = (domain: string, id: number, grade: number): JudgedRecord => ({
-      key: `${domain}:${id}:1:fp`,
-      cluster: `${domain}:${id}`,
-      domain,
-      turn: 1,
-      dims: [60 * grade, 60 * grade, 60 * grade, 60 * grade, 60 * grade],
-      total: 60 * grade,
-      failed: false,
-      noGeneration: false,
-      mode: 'rubric',
-      lineNo: id,
-    });
-    const run = (domains: string[], trajectories: number, grade: (d: string, id: number) => number) =>
-      domains.flatMap((d) => Array.from({ length: trajectories }, (_, i) => rec(d, i + 1, grade(d, i + 1))));
-    const seven = ['mcp', 'search', 'terminal', 'swe', 'android', 'web', 'os'];
-    // MCP: 9 of 10 trajectories lose a grade, one gains one. Sign flips: 11 of the 1,024 patterns are as low, p = 0.0107.
-    const drop = (d: string, id: number) => (d === 'mcp' ? (id === 1 ? 4 : 2) : 3);
-    const alone = applyGate(
-      compareRecords(
-        run(['mcp'], 10, () => 3),
-        run(['mcp'], 10, drop),
-      ),
-      { threshold: 0 },
-    );
-    assert.deepEqual(
-      alone.tests.map((t) => [t.name, t.p]),
-      [
-        ['Overall', 11 / 1024],
-        ['MCP', 11 / 1024],
-      ],
-    );
-    assert.equal(alone.failed, true, 'two tests: 0.0107 is below 5%/2');
-    const among = applyGate(
-      compareRecords(
-        run(seven, 10, () => 3),
-        run(seven, 10, drop),
-      ),
-      { threshold: 0 },
-    );
-    assert.equal(among.tests.length, 8);
-    assert.equal(among.tests[0]!.level, 0.05 / 8);
-    assert.equal(among.failed, false, 'eight tests: 0.0107 is above 5%/8');
-    // The threshold shifts every row: a 25-point drop everywhere is not worse by more than 30.
-    const everywhere = compareRecords(
-      run(seven, 10, () => 3),
-      run(seven, 10, () => 2),
-    );
-    assert.equal(applyGate(everywhere, { threshold: 1 }).failed, true);
-    assert.equal(applyGate(everywhere, { threshold: 30 }).failed, false);
-    // Three trajectories, all a grade worse: 1/8 could never be significant, so nothing is tested: Overall fails the gate as untestable.
-    const few = applyGate(
-      compareRecords(
-        run(['web'], 3, () => 4),
-        run(['web'], 3, () => 3),
-      ),
-      { threshold: 0 },
-    );
-    assert.equal(few.failed, true);
-    assert.equal(few.outcome, 'untestable');
-    assert.deepEqual(few.tests, []);
-    assert.deepEqual(few.reasons, [{ code: 'untestable', domain: 'overall', trajectories: 3, needed: 6, tests: 2 }]);
-    assert.match(
-      reasonText(few.reasons[0]!, page('web.jsonl')),
-      /^Overall could not be tested: 3 trajectories cannot show a drop of any size .*at least 6 trajectories/,
-    );
-    assert.match(few.inconclusive.map(untestedText).join('\n'), /^Web: 3 trajectories, too few to conclude anything/);
-    // With Overall testable (3 + 10 trajectories), the small domain alone is left out.
-    const mixed = applyGate(
-      compareRecords(
-        [...run(['web'], 3, () => 4), ...run(['mcp'], 10, () => 3)],
-        [...run(['web'], 3, () => 3), ...run(['mcp'], 10, () => 3)],
-      ),
-      { threshold: 0 },
-    );
-    assert.deepEqual(mixed.tests.map((t) => t.name).sort(), ['MCP', 'Overall']);
-    assert.equal(mixed.failed, false);
-    assert.deepEqual(
-      mixed.inconclusive.map((u) => u.domain),
-      ['web'],
-    );
-  });
-
-  it('fails a partial or incomparable candidate unless allowed', () => {
-    const ok = compareRecordsOf([]);
-    const context = {
-      incomplete: [{ code: 'incomplete' as const, cause: 'missing-rows' as const, rows: 3, emptyDomains: [] }],
-      incomparable: ['not comparable: judge differs (a in x; b in y)'],
-    };
-    const g = applyGate(ok, { threshold: 1 }, context);
-    assert.equal(g.failed, true);
-    // Runs not comparable come before an incomplete candidate, and decide the outcome (exit 4).
-    assert.deepEqual(
-      g.reasons.map((r) => r.code),
-      ['incomparable', 'incomplete'],
-    );
-    assert.equal(g.outcome, 'incomparable');
-    assert.equal(applyGate(ok, { threshold: 1, allowIncomparable: true }, context).outcome, 'incomplete');
-    assert.equal(applyGate(ok, { threshold: 1, allowPartial: true, allowIncomparable: true }, context).failed, false);
-  });
 });
-
-/** What the renderers are given, for a candidate file of this name. */
-function page(candidate: string): ComparePage {
-  const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0 };
-  return {
-    baseline: side,
-    candidate: side,
-    domains: undefined,
-    result: compareRecordsOf([]),
-    gate: undefined,
-    notes: [],
-    warnings: [],
-    invocation: 'awb',
-  };
-}
-
-function compareRecordsOf(records: Parameters<typeof compareRecords>[0]): CompareResult {
-  return compareRecords(records, records);
-}

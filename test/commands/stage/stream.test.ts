@@ -3,12 +3,11 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { runAwb } from '../../../support/cli.js';
-import { judgeReply, makeDataset, readRowsOf, synthRows, tempDirs, worldReply, writeDataset } from '../../../support/dataset.js';
-import { inferArgs, judgeArgs, useServers } from '../../../support/harness.js';
-import { requestHash, type ChatRequest } from '../../../support/openai-server.js';
-import { chatServer, rawServer } from '../../../support/raw-server.js';
-import { collectStream, EndpointPool, medianP90 } from '../../../../src/core/endpoints/index.js';
+import { runAwb } from '../../support/cli.js';
+import { judgeReply, makeDataset, readRowsOf, synthRows, tempDirs, worldReply, writeDataset } from '../../support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
+import { requestHash, type ChatRequest } from '../../support/openai-server.js';
+import { chatServer, streamDelta as delta, usageEvent } from '../../support/raw-server.js';
 
 /* --stream: the same rows as unstreamed, through a proxy that cuts connections silent for 1.5 s. */
 
@@ -167,32 +166,6 @@ test('a stream that ends before its finish reason (no [DONE]) is a failed attemp
   assert.equal(seen.filter((s) => s.startsWith('POST')).length, 4, 'each row tried twice');
 });
 
-test('a stream is put together as the unstreamed reply: every reasoning field, last finish reason, usage chunk', async () => {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: unknown) => ({
-    id: 'c1',
-    object: 'chat.completion.chunk' as const,
-    created: 1,
-    model: 'm',
-    choices: delta ? [{ index: 0, delta, finish_reason: finish, logprobs: null }] : [],
-    ...(usage ? { usage } : {}),
-  });
-  async function* chunks() {
-    yield chunk({ role: 'assistant' });
-    yield chunk({ reasoning: 'a' });
-    yield chunk({ reasoning: 'b', content: 'x' });
-    yield chunk({ content: 'y' }, 'length');
-    yield { ...chunk({}), choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
-  }
-  const { completion, ttftMs } = await collectStream(chunks() as never, performance.now());
-  const message = completion.choices[0]!.message as unknown as Record<string, unknown>;
-  assert.deepEqual(message, { role: 'assistant', content: 'xy', reasoning: 'ab' });
-  assert.equal(completion.choices[0]!.finish_reason, 'length');
-  assert.deepEqual(completion.usage, { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
-  assert.equal(typeof ttftMs, 'number');
-  assert.deepEqual(medianP90([5, 1, 4, 2, 3, 6, 7, 8, 9, 10]), { median: 5, p90: 9 });
-  assert.equal(medianP90([]), undefined);
-});
-
 for (const [field, delta, finish] of [
   ['finish_reason', { role: 'assistant', content: 'an answer' }, 7],
   ['content', { role: 'assistant', content: 5 }, 'stop'],
@@ -216,12 +189,6 @@ for (const [field, delta, finish] of [
     assert.match(String(rows[0]!.error), new RegExp(`returned a choice whose ${field} is not text`));
     assert.doesNotMatch(r.stderr, /no choice in its stream|\n\s+at /);
   });
-
-/** One server-sent event of a chat completion stream. */
-const event = (choices: unknown[], extra: object = {}) =>
-  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'test-model', choices, ...extra })}\n\n`;
-const delta = (d: object, finish: string | null = null) => event([{ index: 0, delta: d, finish_reason: finish }]);
-const usageEvent = event([], { usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
 
 test('a stream that stalls or breaks after its finish reason keeps its answer, without usage, sent once, and the run says so', async () => {
   const dir = await dirs.make();
@@ -282,68 +249,6 @@ test('behind a proxy that buffers the events (the reply in one piece), no decode
   assert.doesNotMatch(r.stderr, /decode speed/);
   assert.match(r.stderr, /time to first token/);
 });
-
-/** A streamed pool on `url` that tries once. */
-const streamedPool = (url: string) =>
-  new EndpointPool({
-    urls: [url],
-    apiKey: 'k',
-    model: 'test-model',
-    timeoutMs: 5000,
-    idleMs: 2000,
-    maxRetries: 0,
-    maxReplyBytes: 1 << 20,
-    role: 'world model',
-    stream: true,
-  });
-
-test('events as servers and proxies spell them: CRLF, comments, `data:` without a space, every byte its own TCP write', async () => {
-  const events = [
-    ': keep-alive',
-    delta({ role: 'assistant', reasoning_content: 'th' }).trim(),
-    ': ping',
-    delta({ reasoning_content: 'ink', content: 'hé' }).trim().replace('data: ', 'data:'),
-    delta({ content: '😀 done' }, 'stop').trim(),
-    usageEvent.trim(),
-    'data:[DONE]',
-  ];
-  const body = Buffer.from(`${events.join('\r\n\r\n')}\r\n\r\n`);
-  const { url } = await rawServer((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-    res.socket!.setNoDelay(true);
-    let i = 0;
-    const next = () => (i < body.length ? res.write(body.subarray(i, ++i), () => setImmediate(next)) : res.end());
-    next();
-  });
-  const pool = streamedPool(url);
-  const { completion } = await pool.chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] }));
-  assert.deepEqual(completion.choices[0]!.message, { role: 'assistant', content: 'hé😀 done', reasoning_content: 'think' });
-  assert.equal(completion.choices[0]!.finish_reason, 'stop');
-  assert.equal(completion.usage?.total_tokens, 8);
-});
-
-for (const [what, sent] of [
-  [
-    'as SGLang and older vLLM send it',
-    'data: {"object": "error", "message": "prompt is too long", "type": "BadRequestError", "code": 400}',
-  ],
-  ['as an `error` event without the `error` wrapper', 'event: error\ndata: {"message": "prompt is too long"}'],
-] as const)
-  test(`an error sent in the stream ${what} is the reason given, not "no finish reason" or "no choice"`, async () => {
-    for (const before of ['', delta({ role: 'assistant', content: 'half' })]) {
-      const { url } = await rawServer((req, res) => {
-        req.resume();
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`${before}${sent}\n\ndata: [DONE]\n\n`);
-      });
-      const pool = streamedPool(url);
-      const failed = await pool
-        .chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] }))
-        .catch((err: unknown) => pool.describe(err));
-      assert.match(String(failed), /sent an error instead of the rest of the stream: prompt is too long/);
-    }
-  });
 
 test('a stream whose first delta carries an empty reasoning_content and its thinking in `reasoning` keeps the thinking', async () => {
   const dir = await dirs.make();

@@ -4,7 +4,17 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAwb } from '../../support/cli.js';
 import { respell } from '../../support/respell.js';
-import { readRowsOf, shuffled, synthRows, tempDirs, worldReply, judgeReply, writeDataset, type SynthRow } from '../../support/dataset.js';
+import {
+  readRowsOf,
+  shuffled,
+  synthRows,
+  tempDirs,
+  waitUntil,
+  worldReply,
+  judgeReply,
+  writeDataset,
+  type SynthRow,
+} from '../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
 import type { FakeServer, LogEntry, ReplyFn } from '../../support/openai-server.js';
 
@@ -251,6 +261,21 @@ describe('--max-inflight-mb', () => {
     });
   }
 
+  /**
+   * World replies, those of the requests `held` picks answered only once `n` requests have been in the reply at
+   * once (or after a minute, when the client never sends that many together).
+   */
+  function heldUntil(n: number, held: (requestNo: number) => boolean): ReplyFn {
+    let now = 0;
+    let peak = 0;
+    return async (req, ctx) => {
+      peak = Math.max(peak, ++now);
+      if (held(ctx.requestNo)) await waitUntil(() => peak >= n);
+      now--;
+      return worldReply(req, ctx);
+    };
+  }
+
   /** Entries whose time at the server overlaps `e`'s. */
   const overlapping = (log: LogEntry[], e: LogEntry) =>
     log.filter((o) => o !== e && o.receivedAt < e.receivedAt + e.ms && e.receivedAt < o.receivedAt + o.ms);
@@ -259,7 +284,10 @@ describe('--max-inflight-mb', () => {
     const dir = await dirs.make();
     // Eight rows of ~600 KB and one of ~2 MB: under 1.5 MB at most two of the small ones fit together.
     const data = await writeDataset(join(dir, 'data'), [...paddedRows(8, 600), ...paddedRows(1, 2000, 100)]);
-    const bounded = await startServer({ reply: worldReply, latencyMs: 150 });
+    // The first small row is answered only once a second request is in flight beside it (or after a minute, when
+    // the budget wrongly let it go alone), so reaching two at once does not depend on the machine's speed.
+    const first = heldUntil(2, (n) => n === 1);
+    const bounded = await startServer({ reply: first, latencyMs: 150 });
     const pred = join(dir, 'pred.jsonl');
     const r = await runAwb(inferArgs(bounded.url, data.dir, pred, ['-c', '8', '--max-inflight-mb', '1.5']));
     assert.equal(r.code, 0, r.stderr);
@@ -270,8 +298,8 @@ describe('--max-inflight-mb', () => {
     const big = log.find((e) => JSON.stringify(e.request!.messages).includes('[row os/100/1]'))!;
     assert.deepEqual(overlapping(log, big), [], 'the 2 MB row went alone');
 
-    // Long enough that all eight are sent before the first answer, even on a busy machine.
-    const open = await startServer({ reply: worldReply, latencyMs: 1000 });
+    // Nothing is answered before eight requests are in flight (or a minute has passed, when fewer were sent).
+    const open = await startServer({ reply: heldUntil(8, () => true) });
     const u = await runAwb(inferArgs(open.url, data.dir, join(dir, 'open.jsonl'), ['-c', '8', '--max-inflight-mb', '0']));
     assert.equal(u.code, 0, u.stderr);
     assert.equal(open.stats.maxInFlight, 8);

@@ -23,12 +23,13 @@ import {
   rowMarker,
   stackLines,
   tempDirs,
+  waitFor,
   waitForLines,
   worldReply,
   writePredictions,
   type Dataset,
 } from '../../support/dataset.js';
-import { lastUserText } from '../../support/openai-server.js';
+import { lastUserText, type ReplyFn } from '../../support/openai-server.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
 
 const temps = tempDirs('resume');
@@ -55,11 +56,35 @@ async function assertComplete(out: string, ds: Dataset): Promise<Record<string, 
 const genSet = (rows: Record<string, unknown>[]) => new Set(rows.map((r) => `${keyOf(r)}|${String(r.gen)}`));
 const scoreSet = (rows: Record<string, unknown>[]) => new Set(rows.map((r) => `${keyOf(r)}|${String(r.total_score)}|${String(r.failed)}`));
 
-/** Starts awb, kills it with `signal` once the output holds `lines` lines, and waits for it to end. */
-async function interruptAt(args: string[], out: string, lines: number, signal: NodeJS.Signals) {
+/**
+ * A reply that the test lets through: `allow(n)` answers n more requests and holds the ones after (until
+ * `release()`; those of a killed run stay held), so a run stops where the test says whatever the machine's speed.
+ */
+function gated(reply: ReplyFn) {
+  let allowed = Infinity;
+  const held: (() => void)[] = [];
+  return {
+    reply: (async (req, ctx) => {
+      if (allowed > 0) allowed--;
+      else await new Promise<void>((r) => held.push(r));
+      return reply(req, ctx);
+    }) as ReplyFn,
+    allow(n: number) {
+      allowed = n;
+    },
+    release() {
+      allowed = Infinity;
+      for (const r of held.splice(0)) r();
+    },
+  };
+}
+
+/** Starts awb with `lines` more rows answered, kills it with SIGKILL once they are written, and waits for it to end. */
+async function killAt(gate: ReturnType<typeof gated>, args: string[], out: string, lines: number) {
+  gate.allow(lines - (await readJsonlFile(out).catch(() => ({ lines: [] }))).lines.length);
   const run = startAwb(args);
   const seen = await waitForLines(out, lines, run.exited);
-  run.child.kill(signal);
+  run.child.kill('SIGKILL');
   return { ...(await run.exited), seen };
 }
 
@@ -68,9 +93,18 @@ describe('Ctrl-C, and SIGTERM (a scheduler ending the job) alike', () => {
     it(`${signal} lets requests in flight finish, exits 130 with a resume command that completes the rest`, async () => {
       const dir = await temps.make();
       const ds = await makeDataset(dir, 40);
-      const s = await server({ reply: worldReply, latencyMs: 150 });
+      // Eight rows answered, then four requests held in flight until the signal has been taken.
+      const gate = gated(worldReply);
+      gate.allow(8);
+      const s = await server({ reply: gate.reply });
       const out = join(dir, 'pred.jsonl');
-      const r = await interruptAt(inferArgs(s.url, ds.dir, out, ['-c', '4']), out, 8, signal);
+      const run = startAwb(inferArgs(s.url, ds.dir, out, ['-c', '4']));
+      await waitForLines(out, 8, run.exited);
+      await waitFor(() => s.stats.inFlight === 4, run.exited, '4 requests in flight');
+      run.child.kill(signal);
+      await waitFor(() => /finishing the requests in flight/.test(run.stderr()), run.exited, `the ${signal} to be taken`);
+      gate.release();
+      const r = await run.exited;
       assert.equal(r.code, 130, r.stderr);
       assert.match(r.stderr, /Resume with:/);
       assert.deepEqual(stackLines(r.stderr), []);
@@ -78,7 +112,7 @@ describe('Ctrl-C, and SIGTERM (a scheduler ending the job) alike', () => {
       const { lines, terminated } = await readJsonlFile(out);
       assert.ok(terminated, 'a partial line was left');
       for (const l of lines) JSON.parse(l);
-      assert.ok(lines.length < ds.rows.length, 'the run finished before the interrupt');
+      assert.equal(lines.length, 12, 'the rows answered before the signal and the four in flight, and no other');
       // Requests in flight were answered and written, none abandoned.
       assert.equal(s.stats.clientClosed, 0);
       assert.equal(s.stats.successes, lines.length);
@@ -102,7 +136,7 @@ describe('a second Ctrl-C, or the end of --grace', () => {
       const out = join(dir, 'pred.jsonl');
       const run = startAwb(inferArgs(s.url, ds.dir, out, ['-c', '4', ...(second ? [] : ['--grace', '1'])]));
       const until = async (what: string, ok: () => boolean) => {
-        for (const deadline = Date.now() + 20_000; !ok(); await new Promise((r) => setTimeout(r, 10))) {
+        for (const deadline = Date.now() + 120_000; !ok(); await new Promise((r) => setTimeout(r, 10))) {
           if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}:\n${run.stderr()}`);
         }
       };
@@ -127,11 +161,8 @@ describe('kill -9', () => {
   it('at 10%, 50% and 90% of the rows, then the same command: the result equals an uninterrupted run', async () => {
     const dir = await temps.make();
     const ds = await makeDataset(dir, 80);
-    // The web rows go out last (files are read in name order); slowing them keeps the run alive past 90% for the kill.
-    const s = await server({
-      reply: worldReply,
-      latencyMs: (req, n) => (lastUserText(req).includes('[row web/') ? 250 : 20 + ((n * 13) % 31)),
-    });
+    const gate = gated(worldReply);
+    const s = await server({ reply: gate.reply, latencyMs: (_r, n) => (n * 13) % 31 });
     const clean = join(dir, 'clean.jsonl');
     const r0 = await runAwb(inferArgs(s.url, ds.dir, clean, ['-c', '4']));
     assert.equal(r0.code, 0, r0.stderr);
@@ -140,9 +171,10 @@ describe('kill -9', () => {
     const out = join(dir, 'pred.jsonl');
     const args = inferArgs(s.url, ds.dir, out, ['-c', '4']);
     for (const fraction of [0.1, 0.5, 0.9]) {
-      const k = await interruptAt(args, out, Math.round(fraction * ds.rows.length), 'SIGKILL');
+      const k = await killAt(gate, args, out, Math.round(fraction * ds.rows.length));
       assert.equal(k.signal, 'SIGKILL', `awb ended on its own at ${fraction * 100}%: ${k.stderr}`);
     }
+    gate.allow(Infinity);
     const last = await runAwb(args);
     assert.equal(last.code, 0, last.stderr);
     const rows = await assertComplete(out, ds);
@@ -160,7 +192,8 @@ describe('kill -9', () => {
     const ds = await makeDataset(dir, 60);
     const preds = join(dir, 'pred.jsonl');
     await writePredictions(ds, preds);
-    const s = await server({ reply: judgeReply, latencyMs: (_r, n) => 20 + ((n * 13) % 31) });
+    const gate = gated(judgeReply);
+    const s = await server({ reply: gate.reply, latencyMs: (_r, n) => (n * 13) % 31 });
     const clean = join(dir, 'clean-judged.jsonl');
     const r0 = await runAwb(judgeArgs(s.url, preds, clean, ['-c', '4']));
     assert.equal(r0.code, 0, r0.stderr);
@@ -168,8 +201,9 @@ describe('kill -9', () => {
 
     const out = join(dir, 'judged.jsonl');
     const args = judgeArgs(s.url, preds, out, ['-c', '4']);
-    const k = await interruptAt(args, out, 30, 'SIGKILL');
+    const k = await killAt(gate, args, out, 30);
     assert.equal(k.signal, 'SIGKILL', k.stderr);
+    gate.allow(Infinity);
     const last = await runAwb(args);
     assert.equal(last.code, 0, last.stderr);
     assert.deepEqual(scoreSet(await assertComplete(out, ds)), scoreSet(cleanRows));
