@@ -1,4 +1,5 @@
-import { access, mkdir, openAsBlob } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DEFAULT_HUB_URL, checkedHubUrl } from '../../core/download/index.js';
 import { fail, fileError } from '../../core/errors.js';
