@@ -557,7 +557,10 @@ export async function startWriteHub(opts: WriteHubOptions): Promise<WriteHub> {
             else return json(res, 400, { error: `Unknown operation ${key}` });
           }
           const base = new Map(repo.files);
-          for (const [p, data] of changes) data === undefined ? base.delete(p) : base.set(p, data);
+          for (const [p, data] of changes) {
+            if (data === undefined) base.delete(p);
+            else base.set(p, data);
+          }
           const oid = createHash('sha1').update(`${repo.id}:${repo.commits.length}:${prCount}:${header.value.summary}`).digest('hex');
           const prefix = `${url}/${type === 'dataset' ? 'datasets/' : ''}${repo.id}`;
           repo.commits.push({ oid, title: header.value.summary, author: user });
