@@ -29,18 +29,8 @@ describe('infer and judge --shard auto', () => {
     for (const index of ['1', '2', '3']) {
       // GitLab counts from 1.
       const env = clean({ CI_NODE_INDEX: index, CI_NODE_TOTAL: '3' });
-      const args = [
-        'infer',
-        '--model-base-url',
-        world.url,
-        '--model-name',
-        'test-model',
-        '--data',
-        data.dir,
-        '--shard',
-        'auto',
-        '--no-progress',
-      ];
+      // The default output, named by the shard: inferArgs' -o left out.
+      const args = inferArgs(world.url, data.dir, '-', ['--shard', 'auto']).filter((a, i, all) => a !== '-o' && all[i - 1] !== '-o');
       const r = await runAwb(args, { env, cwd });
       assert.equal(r.code, 0, r.stderr);
       assert.match(
