@@ -16,6 +16,12 @@ const throughIndex = (prefix) => ({
   message: 'import another subsystem through its index.js, its public surface',
 });
 
+/* A command runs a stage through core/stage's entries (runInfer, runJudge): the orchestration stays in core. */
+const stagesThroughCore = {
+  group: ['../../core/runner/*', '../../core/infer/*', '../../core/judge/*'],
+  message: "run a stage through core/stage's entries (runInfer, runJudge) and tell its display; its types are exported there too",
+};
+
 /* Heavy packages that most commands never use are loaded with import() where they are needed. */
 const loadedLazily = {
   group: ['gpt-tokenizer', 'gpt-tokenizer/*'],
@@ -77,7 +83,7 @@ export default tseslint.config(
             throughIndex('../'),
             loadedLazily,
             {
-              group: ['openai', 'openai/*', '../endpoints/*', '../infer/*', '../judge/*', '../runner/*'],
+              group: ['openai', 'openai/*', '../endpoints/*', '../infer/*', '../judge/*', '../runner/*', '../stage/*'],
               message:
                 'agreement, score, report, merge and the readers load no endpoint client: import what they share from rubrics/, rows/ or schemas/',
             },
@@ -95,8 +101,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../core/'), loadedLazily] }] },
   },
   {
-    files: ['src/commands/*/*.ts', 'src/render/*/*.ts'],
+    files: ['src/render/*/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../core/'), loadedLazily] }] },
+  },
+  {
+    files: ['src/commands/*/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../core/'), loadedLazily, stagesThroughCore] }] },
   },
   {
     files: ['src/commands/*/*/*.ts'],

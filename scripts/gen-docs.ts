@@ -9,19 +9,22 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../src/commands/commands.js';
-import type { AnyCommand } from '../src/commands/shared/option-table.js';
+import type { AnyCommand, OptionTable } from '../src/commands/shared/option-table.js';
 import { exitCodes } from '../src/commands/words/words.js';
 
 const ROOT = new URL('..', import.meta.url);
 const FILES = ['README.md', 'docs/commands.md', 'docs/running.md'];
 const BLOCK = /(<!-- generated:([a-z-]+)([^>]*?) -->\n)[\s\S]*?(<!-- \/generated -->)/g;
 
+/** Each command's options (the table loads them only for the command that runs). */
+const OPTIONS = new Map<string, OptionTable>(await Promise.all(COMMANDS.map(async (c) => [c.name, await c.options()] as const)));
+
 /** Text for a markdown table cell: pipes escaped, on one line. */
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
 function optionsTable(cmd: AnyCommand): string {
   const rows: string[][] = cmd.operands.map((o) => [`\`${o.name}\``, 'required', cell(o.help)]);
-  for (const spec of Object.values(cmd.options)) {
+  for (const spec of Object.values(OPTIONS.get(cmd.name)!)) {
     const fallback = spec.default !== undefined ? `\`${spec.default}\`` : spec.required ? 'required' : '';
     const choices = spec.choices ? ` (one of: ${spec.choices.map((c) => `\`${c}\``).join(', ')})` : '';
     rows.push([`\`${spec.flags}\`${spec.repeat ? ' (repeatable)' : ''}`, fallback, cell(spec.help) + choices]);

@@ -1,19 +1,20 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { FaultError, UserError } from './core/errors.js';
 import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
-import { addCommand } from './commands/shared/option-table.js';
+import { addCommand, invokedCommand } from './commands/shared/option-table.js';
 import { COMMANDS } from './commands/commands.js';
 import { exitCodes } from './commands/words/words.js';
 import { inTerminal, processTerminal, type Terminal } from './commands/shared/terminal.js';
 
 /*
- * Only commander and the command table are loaded at start-up: each action
- * imports its command module (and with it openai, @huggingface/hub, ...) when
- * it runs, so `awb --help` stays fast.
+ * Only commander and the command table are loaded at start-up: the options
+ * table of the one command that runs (or whose help is asked for), and, when
+ * it runs, its module (with it openai, @huggingface/hub, ...) and chalk, so
+ * `awb --help` stays fast.
  */
 
-function buildProgram(t: Terminal): Command {
+async function buildProgram(t: Terminal, argv: readonly string[]): Promise<Command> {
   const program = new Command('awb')
     // Before the commands are added: each takes the program's output settings when it is made.
     .configureOutput({
@@ -25,7 +26,15 @@ function buildProgram(t: Terminal): Command {
     .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .configureHelp({ sortSubcommands: false })
+    .configureHelp({
+      sortSubcommands: false,
+      // Only the running command's options are declared; every other command of the table has options too.
+      subcommandTerm(cmd) {
+        const term = Help.prototype.subcommandTerm.call(this, cmd);
+        const listed = cmd.options.length === 0 && COMMANDS.some((c) => c.name === cmd.name());
+        return listed ? term.replace(cmd.name(), `${cmd.name()} [options]`) : term;
+      },
+    })
     .addHelpText(
       'after',
       `
@@ -41,7 +50,8 @@ ${exitCodes()
     )
     .exitOverride();
 
-  for (const spec of COMMANDS) addCommand(program, spec);
+  const named = invokedCommand(argv.slice(2));
+  for (const spec of COMMANDS) addCommand(program, spec, spec.name === named ? await spec.options() : undefined);
   return program;
 }
 
@@ -69,7 +79,7 @@ function guardProcessStreams(t: Terminal): void {
 export async function main(argv: string[], t?: Terminal): Promise<number> {
   const term = t ?? processTerminal();
   if (!t) guardProcessStreams(term);
-  const program = buildProgram(term);
+  const program = await buildProgram(term, argv);
   // The wording too runs in the terminal: it names the command as this run was started.
   return inTerminal(term, async () => {
     try {

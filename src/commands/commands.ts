@@ -1,15 +1,4 @@
 import { command, noOperands, type AnyCommand } from './shared/option-table.js';
-import { DOWNLOAD_OPTIONS } from './data/download-options.js';
-import { INFER_OPTIONS, JUDGE_OPTIONS, MODELS_OPTIONS } from './stage/stage-options.js';
-import {
-  AGREEMENT_OPTIONS,
-  COMPARE_OPTIONS,
-  MERGE_OPTIONS,
-  PUBLISH_OPTIONS,
-  REPORT_OPTIONS,
-  ROWS_OPTIONS,
-  SCORE_OPTIONS,
-} from './results/results-options.js';
 
 /*
  * Every command, declared once, in --help's order: a new command is an entry
@@ -31,7 +20,7 @@ export const COMMANDS: readonly AnyCommand[] = [
       'Download the AgentWorldBench dataset from the Hugging Face Hub or ModelScope, each file checked against its listed size and hash',
     operands: [],
     tooMany: noOperands('download', 'the folder to download into', '--dir DIR'),
-    options: DOWNLOAD_OPTIONS,
+    options: () => import('./data/download-options.js').then((m) => m.DOWNLOAD_OPTIONS),
     examples: ['awb download --dir ./AgentWorldBench', 'awb download --revision <commit> --domains terminal,swe'],
     environment: [
       'HF_ENDPOINT             a Hugging Face mirror, a bare http(s)://host[/path]',
@@ -50,7 +39,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     description: 'Run a world model on every row and write predictions JSONL (resumable)',
     operands: [],
     tooMany: noOperands('infer', 'the dataset folder', '--data DIR'),
-    options: INFER_OPTIONS,
+    options: () => import('./stage/stage-options.js').then((m) => m.INFER_OPTIONS),
     otherNames: {
       '--judge-base-url': '--model-base-url',
       '--base-url': '--model-base-url',
@@ -76,7 +65,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     description: 'Score predictions with an LLM judge and the per-domain rubrics; writes judged JSONL (resumable)',
     operands: [],
     tooMany: noOperands('judge', 'the predictions file', '--predictions FILE'),
-    options: JUDGE_OPTIONS,
+    options: () => import('./stage/stage-options.js').then((m) => m.JUDGE_OPTIONS),
     otherNames: {
       '--model-base-url': '--judge-base-url',
       '--base-url': '--judge-base-url',
@@ -96,7 +85,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     description: 'List the models an OpenAI-compatible endpoint serves (the names --model-name and --judge-model take)',
     operands: [],
     tooMany: noOperands('models', 'the endpoint', '--base-url URL'),
-    options: MODELS_OPTIONS,
+    options: () => import('./stage/stage-options.js').then((m) => m.MODELS_OPTIONS),
     otherNames: {
       '--model-base-url': '--base-url',
       '--judge-base-url': '--base-url',
@@ -111,7 +100,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     name: 'score',
     description: 'Aggregate judged files into per-domain 0-100 scores; several files make a leaderboard, a row per run',
     operands: JUDGED_FILES("(ours or the official script's)"),
-    options: SCORE_OPTIONS,
+    options: () => import('./results/results-options.js').then((m) => m.SCORE_OPTIONS),
     examples: [
       'awb score results/*/judged.jsonl',
       'awb score results/my-model/judged.jsonl --with-published --format markdown',
@@ -125,7 +114,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     description:
       'How far judges agree: the same predictions judged by several judges (kappa, alpha, mean difference), or --by-model their leaderboards',
     operands: JUDGED_FILES('(each FILE or LABEL=FILE; with --by-model: MODEL@JUDGE=FILE, or the manifests say)'),
-    options: AGREEMENT_OPTIONS,
+    options: () => import('./results/results-options.js').then((m) => m.AGREEMENT_OPTIONS),
     examples: ['awb agreement gpt=judged-gpt.jsonl claude=judged-claude.jsonl', 'awb agreement --by-model results/*/judged-*.jsonl'],
     environment: [COLOR_ENV],
     load: () => import('./results/agreement.js'),
@@ -135,7 +124,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     description:
       'Write one self-contained HTML page of judged runs: leaderboard, judge-mode figures, charts and every row, viewable offline',
     operands: JUDGED_FILES("(ours or the official script's; rubric, turing, pairwise or --repeat), a run each"),
-    options: REPORT_OPTIONS,
+    options: () => import('./results/results-options.js').then((m) => m.REPORT_OPTIONS),
     examples: ['awb report results/*/judged.jsonl -o report.html'],
     environment: [COLOR_ENV],
     load: () => import('./results/report.js'),
@@ -151,7 +140,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     // A third run is the usual slip of someone comparing several models: say where that goes.
     tooMany: (count) =>
       `compare takes two judged files, a baseline and a candidate (got ${count}): to rank more runs side by side use awb score or awb report with all of them, or compare them two at a time`,
-    options: COMPARE_OPTIONS,
+    options: () => import('./results/results-options.js').then((m) => m.COMPARE_OPTIONS),
     examples: [
       'awb compare baseline/judged.jsonl candidate/judged.jsonl --rows 10',
       'awb compare baseline/judged.jsonl candidate/judged.jsonl --fail-below 1 --summary "$GITHUB_STEP_SUMMARY"',
@@ -163,7 +152,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     name: 'rows',
     description: "Show judged rows: grades, action, cleaned prediction beside the ground truth, the judge's strengths and weaknesses",
     operands: [{ name: '<judged>', help: 'judged JSONL file' }],
-    options: ROWS_OPTIONS,
+    options: () => import('./results/results-options.js').then((m) => m.ROWS_OPTIONS),
     examples: [
       'awb rows results/my-model/judged.jsonl --domain terminal --worst 5',
       'awb rows results/my-model/judged.jsonl --failed',
@@ -176,7 +165,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     name: 'merge',
     description: 'Join shard outputs into one file after checking settings, coverage and integrity',
     operands: [{ name: '<shards...>', help: 'shard output files (without -o, as in older versions: the merged file, then the shards)' }],
-    options: MERGE_OPTIONS,
+    options: () => import('./results/results-options.js').then((m) => m.MERGE_OPTIONS),
     examples: [
       'awb merge -o results/my-model/predictions.jsonl results/my-model/predictions-shard-*-of-8.jsonl',
       'awb merge -o results/my-model/judged.jsonl results/my-model/judged-shard-*-of-4.jsonl',
@@ -189,7 +178,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     description:
       "Write a judged run's scores as the Hugging Face Hub's Eval Results, and open a pull request with them on the model's repo",
     operands: [{ name: '<judged>', help: 'judged JSONL file (its manifest beside it)' }],
-    options: PUBLISH_OPTIONS,
+    options: () => import('./results/results-options.js').then((m) => m.PUBLISH_OPTIONS),
     examples: [
       'awb publish results/my-model/judged.jsonl --out hub-files',
       'awb publish results/my-model/judged.jsonl --traces my-org/awb-traces --repo my-org/my-model',

@@ -18,6 +18,7 @@ import type { RowsFault } from './rows/faults.js';
 import type { RubricsFault } from './rubrics/faults.js';
 import type { RunnerFault } from './runner/faults.js';
 import type { ScoreFault } from './score/faults.js';
+import type { StageFault } from './stage/faults.js';
 
 export type Fault =
   | AgreementFault
@@ -32,6 +33,7 @@ export type Fault =
   | RubricsFault
   | RunnerFault
   | ScoreFault
+  | StageFault
   | TopFault;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */

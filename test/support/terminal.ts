@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { inTerminal, makeTerminal } from '../../src/commands/shared/terminal.js';
+import { inTerminal, loadColors, makeTerminal } from '../../src/commands/shared/terminal.js';
 
 /** A stream that keeps what is written to it. */
 export function collected(): { stream: Writable; text: () => string } {
@@ -21,6 +21,7 @@ export function collected(): { stream: Writable; text: () => string } {
 export async function captured<T>(
   work: (written: { stdout: () => string; stderr: () => string }) => Promise<T>,
 ): Promise<{ value: T; stdout: string; stderr: string; exitCode?: number }> {
+  await loadColors();
   const stdout = collected();
   const stderr = collected();
   const t = makeTerminal({ stdout: stdout.stream, stderr: stderr.stream, env: { NO_COLOR: '1' }, argv: [process.execPath, 'awb'] });

@@ -1,71 +1,8 @@
-import { join, resolve } from 'node:path';
-import { DEFAULT_REVISION, readDatasetOrigin, sha256Of, unchangedSinceRecord, type HubKind } from '../../core/dataset/index.js';
-import { DATASET_REPO } from '../../core/domains.js';
 import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
 import { interruptibly } from '../shared/interrupt.js';
-import type { Manifest } from '../../core/schemas/index.js';
-import { terminal } from '../shared/terminal.js';
 
-export interface DataSource {
-  dir: string;
-  origin: Omit<Manifest['dataset'], 'rows' | 'domains'>;
-}
-
-const HUB_NAME: Record<HubKind, string> = { huggingface: 'the Hugging Face Hub', modelscope: 'ModelScope' };
-
-/**
- * The data infer reads: a local folder when given (with its origin when
- * `awb download --dir` recorded one), else the hub's download, cached, so
- * `awb infer` works out of the box and the run records the exact commit and
- * the files' hashes.
- */
-export async function resolveData(
-  data: string | undefined,
-  source: HubKind,
-  revision: string | undefined,
-  domains: string[] | undefined,
-  progress: boolean,
-): Promise<DataSource> {
-  if (data !== undefined) {
-    const origin = await readDatasetOrigin(data);
-    // The record says what was downloaded; a file edited since must not pass for the hub's (runs with equal hashes compare and merge).
-    const hashed = await Promise.all(
-      (origin?.files ?? [])
-        .filter((f) => f.sha256 !== undefined)
-        .map(
-          async (f) =>
-            [f.domain, ((await unchangedSinceRecord(data, f)) ? f.sha256 : await sha256Of(join(data, f.file))) ?? f.sha256!] as const,
-        ),
-    );
-    return {
-      dir: data,
-      origin: {
-        source: resolve(data),
-        ...(origin ? { repo: origin.repo, revision: origin.revision, commit: origin.commit } : {}),
-        ...(origin?.hub ? { hub: origin.hub } : {}),
-        ...(hashed.length ? { sha256: Object.fromEntries(hashed) } : {}),
-      },
-    };
-  }
-  const rev = revision ?? DEFAULT_REVISION[source];
-  if (progress)
-    terminal().stderr.write(
-      `infer: no --data given: fetching ${DATASET_REPO}@${rev} from ${HUB_NAME[source]} (cached after the first time)\n`,
-    );
-  const ds = await downloadInterruptibly({ source, repo: DATASET_REPO, revision: rev, domains });
-  const hashed = ds.files.filter((f) => f.sha256 !== undefined);
-  return {
-    dir: ds.dir,
-    origin: {
-      source: ds.dir,
-      repo: ds.repo,
-      revision: ds.revision,
-      commit: ds.commit,
-      hub: ds.hub,
-      ...(hashed.length ? { sha256: Object.fromEntries(hashed.map((f) => [f.domain, f.sha256!])) } : {}),
-    },
-  };
-}
+/** The last words of a download Ctrl-C cancelled. */
+export const DOWNLOAD_INTERRUPTED = 'download interrupted; nothing partial was kept, and the same command continues where it stopped';
 
 /**
  * The dataset's download, cancelled by Ctrl-C or SIGTERM the way a run is:
@@ -76,8 +13,5 @@ export async function resolveData(
 export async function downloadInterruptibly(opts: Omit<DownloadOptions, 'signal'>): Promise<DownloadedDataset> {
   // The Hub client is loaded only when there is something to download.
   const { downloadDataset } = await import('../../core/download/index.js');
-  return interruptibly(
-    (signal) => downloadDataset({ ...opts, signal }),
-    'download interrupted; nothing partial was kept, and the same command continues where it stopped',
-  );
+  return interruptibly((signal) => downloadDataset({ ...opts, signal }), DOWNLOAD_INTERRUPTED);
 }

@@ -1,5 +1,6 @@
 import { Argument, Option, type Command } from 'commander';
 import { UserError } from '../../core/errors.js';
+import { loadColors } from './terminal.js';
 
 /*
  * Commands declared once: each has its description, operands, options,
@@ -72,7 +73,8 @@ export interface CommandSpec<T extends OptionTable, A extends readonly OperandSp
   name: string;
   description: string;
   operands: A;
-  options: T;
+  /** Loaded only for the command that runs (or whose help is asked for): `awb --help` loads no table. */
+  options: () => Promise<T>;
   /**
    * What more operands than declared (none: commander's error) probably were (a path or URL typed
    * without its option is the usual slip), rather than commander's bare "too
@@ -98,7 +100,7 @@ export interface AnyCommand {
   name: string;
   description: string;
   operands: readonly OperandSpec[];
-  options: OptionTable;
+  options: () => Promise<OptionTable>;
   tooMany?: (count: number) => string;
   otherNames?: Record<string, string>;
   examples: readonly string[];
@@ -141,11 +143,14 @@ export function parseOptions<T extends OptionTable>(table: T, raw: Record<string
   return out as Parsed<T>;
 }
 
-/** Adds an entry of the table to the program: its help, its checks, and an action that parses the options and runs the module. */
-export function addCommand(program: Command, spec: AnyCommand): Command {
+/**
+ * Adds an entry of the table to the program: its help, its checks, and an action that parses the options and runs the
+ * module. `options` is the entry's table, loaded by the caller for the command that runs; the others are only listed.
+ */
+export function addCommand(program: Command, spec: AnyCommand, options?: OptionTable): Command {
   const cmd = program.command(spec.name).description(spec.description);
   for (const operand of spec.operands) cmd.addArgument(new Argument(operand.name, operand.help));
-  declare(cmd, spec.options);
+  if (options) declare(cmd, options);
   for (const [other, ours] of Object.entries(spec.otherNames ?? {})) {
     const wrong = () => {
       throw new UserError(`${spec.name} takes ${ours}, not ${other}`);
@@ -163,8 +168,20 @@ export function addCommand(program: Command, spec: AnyCommand): Command {
     });
   }
   return cmd.action(async (...args: unknown[]) => {
-    const options = parseOptions(spec.options, cmd.opts());
-    const { run } = await spec.load();
-    await run(...args.slice(0, declared), options);
+    // commander routes to the command `invokedCommand` names, whose table the caller gave.
+    if (!options) throw new Error(`${spec.name} ran without its options declared`);
+    const parsed = parseOptions(options, cmd.opts());
+    const [{ run }] = await Promise.all([spec.load(), loadColors()]);
+    await run(...args.slice(0, declared), parsed);
   });
+}
+
+/**
+ * The entry of the table that `args` (the words after `awb`) run, or whose help they ask for: as commander routes them,
+ * the first word that is no option (the program has none but --help and --version), or the word after `help`.
+ */
+export function invokedCommand(args: readonly string[]): string | undefined {
+  const i = args.findIndex((a) => !a.startsWith('-'));
+  if (i < 0) return undefined;
+  return args[i] === 'help' ? args[i + 1] : args[i];
 }

@@ -122,15 +122,6 @@ export function labelOption(name: string, value: string | undefined): string | u
   return value;
 }
 
-/** A run's name as one path segment: "Qwen/Qwen3-8B" gives "Qwen--Qwen3-8B"; nothing in it can climb out of its folder. */
-export function pathSegment(name: string): string {
-  const s = name
-    .replace(/\//g, '--')
-    .replace(/[^\w.-]+/g, '_')
-    .replace(/^\.+/, '_');
-  return s || 'run';
-}
-
 /**
  * The run's shard: `--shard K/N` as given, or with `auto` the one the engine running awb names in its environment
  * (said on stderr, and recorded in the manifest with the engine).
@@ -141,11 +132,6 @@ export function shardOf(shard: Shard | 'auto' | undefined, count: number | undef
   const found = shardFromEngine(terminal().env, count);
   terminal().stderr.write(`shard ${found.index}/${found.count} from the ${shardEngineName(found.engine)} (${found.from.join(', ')})\n`);
   return { index: found.index, count: found.count, engine: found.engine };
-}
-
-/** What a default output name carries of a shard (`-shard-2-of-8`), so the shards of one run never share a file. */
-export function shardSuffix(shard: Shard | undefined): string {
-  return shard ? `-shard-${shard.index}-of-${shard.count}` : '';
 }
 
 /**

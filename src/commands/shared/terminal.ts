@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import chalk, { Chalk, chalkStderr, type ChalkInstance, type ColorSupportLevel } from 'chalk';
+import type { ChalkInstance, ColorSupportLevel } from 'chalk';
 
 /*
  * What a command runs in: where it writes, the environment it reads, the
@@ -18,11 +18,11 @@ export interface Terminal {
   env: NodeJS.ProcessEnv;
   /** As `process.argv`: node, the script, then the words given to it. */
   argv: readonly string[];
-  /** Colours for reports and other text on stdout. */
-  outLevel: ColorSupportLevel;
-  outColor: ChalkInstance;
+  /** Colours for reports and other text on stdout (once `loadColors` has run: every command's action awaits it). */
+  readonly outLevel: ColorSupportLevel;
+  readonly outColor: ChalkInstance;
   /** For messages on stderr: coloured by stderr itself, so `2>log` gets plain text even when stdout is a terminal. */
-  errColor: ChalkInstance;
+  readonly errColor: ChalkInstance;
   /** What the command ends with when it throws nothing (0 unless set). */
   exitCode?: number;
 }
@@ -37,14 +37,44 @@ function levelFor(stream: Output, env: NodeJS.ProcessEnv, level: ColorSupportLev
   return stream.isTTY && !env.NO_COLOR ? level : 0;
 }
 
+/*
+ * chalk is loaded by a command's action, beside its module, not at start-up: `awb --help` prints no colour
+ * and pays about 15 ms of a 100 ms start for it (bench/README.md, "Start-up").
+ */
+let colors: typeof import('chalk') | undefined;
+
+/** Loads chalk for the terminals' colours; a command's action awaits it before running. */
+export async function loadColors(): Promise<void> {
+  colors ??= await import('chalk');
+}
+
+function loaded(): typeof import('chalk') {
+  if (!colors) throw new Error('colours read before loadColors()');
+  return colors;
+}
+
 export function makeTerminal(t: Pick<Terminal, 'stdout' | 'stderr' | 'env' | 'argv'>): Terminal {
   // chalk reads its levels from this process's streams and environment; another terminal's streams decide whether they apply.
-  const outLevel = levelFor(t.stdout, t.env, chalk.level);
+  let out: { level: ColorSupportLevel; color: ChalkInstance } | undefined;
+  let err: ChalkInstance | undefined;
+  const outColors = () => {
+    if (out) return out;
+    const { default: chalk, Chalk } = loaded();
+    const level = levelFor(t.stdout, t.env, chalk.level);
+    return (out = { level, color: new Chalk({ level }) });
+  };
   return {
     ...t,
-    outLevel,
-    outColor: new Chalk({ level: outLevel }),
-    errColor: new Chalk({ level: levelFor(t.stderr, t.env, chalkStderr.level) }),
+    get outLevel() {
+      return outColors().level;
+    },
+    get outColor() {
+      return outColors().color;
+    },
+    get errColor() {
+      const { Chalk, chalkStderr } = loaded();
+      return (err ??= new Chalk({ level: levelFor(t.stderr, t.env, chalkStderr.level) }));
+    },
   };
 }
 

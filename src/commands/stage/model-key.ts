@@ -1,4 +1,5 @@
 import { visible } from '../../core/shown.js';
+import { OPENAI_HOST, isOpenAIEndpoint } from '../../core/stage/index.js';
 
 /*
  * Which key goes to the world model. OPENAI_API_KEY is the judge's usual key
@@ -6,18 +7,6 @@ import { visible } from '../../core/shown.js';
  * only when that endpoint is OpenAI's own: a third-party or self-hosted world
  * model gets a key only when the user names one for it.
  */
-
-const OPENAI_HOST = 'api.openai.com';
-
-/** Whether a base URL is OpenAI's API, over https: the one world-model host OPENAI_API_KEY is meant for. */
-export function isOpenAIEndpoint(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'https:' && u.hostname.toLowerCase() === OPENAI_HOST;
-  } catch {
-    return false;
-  }
-}
 
 /** The variables the world model's key is read from, in order: OPENAI_API_KEY only when every endpoint is OpenAI's. */
 export function modelKeyVariables(urls: readonly string[]): string[] {

@@ -18,16 +18,3 @@ export function memberPair(name: string, pair: string): { member: string; value:
     throw new UserError(`--${name} takes NAME=VALUE, NAME one of --judge-model's members, got "${pair}"`);
   return { member: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim() };
 }
-
-/** The panel's options without a panel: one line each, before anything is read. */
-export function refusePanelMisuse(o: {
-  judgeModel: readonly string[];
-  memberBaseUrl: readonly unknown[];
-  memberApiKey: readonly unknown[];
-  panel: string | undefined;
-}): void {
-  if (o.judgeModel.length > 1) return;
-  const given = [o.memberBaseUrl.length && '--member-base-url', o.memberApiKey.length && '--member-api-key', o.panel && '--panel'];
-  const first = given.find(Boolean);
-  if (first) throw new UserError(`${first} goes with a panel of judges (--judge-model a,b,c)`);
-}

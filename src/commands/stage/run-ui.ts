@@ -1,15 +1,83 @@
 import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
-import type { StageEvent, StageResult } from '../../core/runner/index.js';
+import type { Ending, StageDisplay, StageEvent, StageResult, StageSignals } from '../../core/stage/index.js';
+import { interruptibly } from '../shared/interrupt.js';
+import { DOWNLOAD_INTERRUPTED } from '../data/data-source.js';
+import { batchLines, printAfter, printDryRun, printEndLines, printNotice, printTimings } from './stage-cli.js';
+import type { StageViewOptions } from './stage-options.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
-import { brief, redact, visible } from '../../core/shown.js';
+import { brief, counted, redact, visible } from '../../core/shown.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 
 /*
- * What infer and judge show while they run: a progress bar on a terminal,
- * plain periodic lines otherwise (CI logs), Ctrl-C handling, and the summary.
- * Everything goes to stderr so stdout stays clean for pipes.
+ * What infer and judge show while they run: the display their core entries
+ * tell (a progress bar on a terminal, plain periodic lines otherwise, for CI
+ * logs; notices; the summary and the last words), and Ctrl-C handling.
+ * Everything goes to stderr so stdout stays clean for pipes (a JSON dry run's count aside).
  */
+
+/** What a stage shows: its display, and how Ctrl-C reaches it. */
+export interface StageView {
+  display: StageDisplay;
+  signals: StageSignals;
+}
+
+/**
+ * The display of stage `stage` (infer, judge): every event of its run worded on stderr, and the
+ * signals it runs under. The progress bar's library is loaded here, only for a terminal.
+ */
+export async function createStageView(stage: string, o: StageViewOptions): Promise<StageView> {
+  let limitedBy: () => string | undefined = () => undefined;
+  let output = '';
+  const progress = await createProgress(stage, o.progress, () => limitedBy());
+  const jsonText = o.dryRun && o.format === 'json' ? (await import('../../render/written.js')).jsonText : undefined;
+  const reasons = new FailureReasons();
+  const batch = batchLines();
+  const display: StageDisplay = {
+    event(e) {
+      switch (e.type) {
+        case 'running':
+          limitedBy = e.limitedBy;
+          output = e.output;
+          return;
+        case 'batch':
+          return batch(e);
+        case 'dry-run':
+          return printDryRun(e, o, jsonText);
+        case 'finished':
+          progress.stop();
+          printSummary(e.stage, e.result, COLUMNS[e.stage] ?? [], reasons);
+          printTimings(e.timings);
+          printEndLines(e);
+          return finish(e.stage, e.ending, e.output, e.secrets);
+        case 'closed':
+          return progress.stop();
+        case 'unpredicted':
+        case 'next-step':
+          return printAfter(e);
+        case 'fetching':
+        case 'set-aside':
+        case 'upstream-unfinished':
+        case 'unpaired':
+        case 'would-skip':
+          return printNotice(e, o);
+        default:
+          reportEvent(stage, e, output);
+          progress.event(e);
+          reasons.event(e);
+      }
+    },
+  };
+  const signals: StageSignals = {
+    step: (step, name, work) =>
+      interruptibly(
+        work,
+        step === 'check' ? `${name} interrupted during the endpoint check: nothing was sent or written` : DOWNLOAD_INTERRUPTED,
+      ),
+    run: (name, grace) => installInterrupts(name, grace, () => progress.interrupted()),
+  };
+  return { display, signals };
+}
 
 /** A line on stderr: of the command running now, or of `t` for a timer or signal handler that outlives its context. */
 const err = (line: string, t = terminal()) => t.stderr.write(`${line}\n`);
@@ -308,4 +376,51 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   const more = reasons!.kinds - top.length;
   err(`top failure reasons${more > 0 ? ` (${more} other kinds not shown)` : ''}:`);
   for (const { reason, count } of top) err(`  ${String(count).padStart(5)} × ${brief(reason, [], 300)}`);
+}
+
+/** Each stage's columns of the summary table. */
+const COLUMNS: Record<string, SummaryColumn[]> = {
+  infer: [
+    { title: 'empty', value: (t) => t.empty, warn: 'came back empty' },
+    { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'stopped at --max-tokens' },
+  ],
+  judge: [
+    { title: 'final failures', value: (t) => t.finalFailed, warn: 'failed for good' },
+    { title: 'no prediction (infer failed)', value: (t) => t.empty },
+  ],
+};
+
+/**
+ * Final words and exit code: 0 when every row has a result that is not a failure; 1 when some are
+ * left to redo, or ended failed (a CI job that runs only this stage must not pass on them); 130 when interrupted.
+ */
+export function finish(stage: string, ending: Ending, output: string, secrets: string[]): void {
+  const term = terminal();
+  const { stopped, remaining, failed } = ending;
+  const again = resumeCommand(secrets);
+  if (stopped) {
+    term.stderr.write(
+      term.errColor.yellow(
+        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${output}.\nResume with:\n  ${again}\n`,
+      ),
+    );
+    term.exitCode = 130;
+  } else if (remaining > 0) {
+    term.stderr.write(
+      term.errColor.yellow(
+        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+      ),
+    );
+    term.exitCode = 1;
+  } else if (failed > 0) {
+    const retry = term.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
+    term.stderr.write(
+      term.errColor.yellow(
+        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${output}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
+      ),
+    );
+    term.exitCode = 1;
+  } else {
+    term.stderr.write(term.errColor.green(`${stage}: done: ${output}\n`));
+  }
 }

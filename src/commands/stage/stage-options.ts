@@ -318,16 +318,11 @@ export const JUDGE_OPTIONS = {
   ...RUN_OPTIONS,
 } satisfies OptionTable;
 
-/** The options infer and judge share, typed from their parsers. */
-export type SharedOptions = Parsed<typeof RUN_OPTIONS> & {
-  domains: ReturnType<typeof DOMAINS_OPTION.parse>;
-  shard: ReturnType<typeof shard.parse>;
-  shardCount: ReturnType<typeof shardCount.parse>;
-  concurrency: ReturnType<typeof concurrency.parse>;
-  temperature: ReturnType<typeof temperature.parse>;
-  maxTokens: ReturnType<typeof maxTokens.parse>;
-  extraBody: ReturnType<typeof extraBody.parse>;
-};
+/** What the display of infer and judge reads of their options: how much it shows, and the dry run's count. */
+export type StageViewOptions = Pick<
+  Parsed<typeof RUN_OPTIONS>,
+  'progress' | 'dryRun' | 'format' | 'priceInput' | 'priceOutput' | 'onBadRow'
+>;
 
 /** `awb models`: the endpoint, its key and timeout, with the same URL and secret handling as infer and judge. */
 export const MODELS_OPTIONS = {

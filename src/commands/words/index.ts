@@ -11,6 +11,7 @@ import { ROWS_WORDS } from './data/rows.js';
 import { RUBRICS_WORDS } from './data/rubrics.js';
 import { RUNNER_WORDS } from './stage/runner.js';
 import { SCORE_WORDS } from './results/score.js';
+import { STAGE_WORDS } from './stage/stage.js';
 import { TOP_WORDS } from './data/top.js';
 import { thisInvocation } from '../shared/invocation.js';
 import type { Words } from './words.js';
@@ -33,6 +34,7 @@ const WORDS: Words<Fault> = {
   ...RUBRICS_WORDS,
   ...RUNNER_WORDS,
   ...SCORE_WORDS,
+  ...STAGE_WORDS,
   ...TOP_WORDS,
 };
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Command } from 'commander';
-import { addCommand, command, declare, parseOptions } from '../../../src/commands/shared/option-table.js';
+import { addCommand, command, declare, invokedCommand, parseOptions } from '../../../src/commands/shared/option-table.js';
 import { intOption } from '../../../src/commands/shared/options.js';
-import { poolSettings } from '../../../src/commands/stage/stage-cli.js';
+import { poolSettings } from '../../../src/core/stage/index.js';
 import { INFER_OPTIONS, JUDGE_OPTIONS } from '../../../src/commands/stage/stage-options.js';
 import { UserError } from '../../../src/core/errors.js';
 
@@ -49,25 +49,23 @@ test('a command entry: its operands and parsed options reach its run; a bad valu
   const awb = (...args: string[]) => {
     const program = new Command('awb').exitOverride();
     const rows = { flags: '--rows <n>', help: 'rows', default: '3', parse: (v: string, n: string) => intOption(n, v, 1)! };
-    addCommand(
-      program,
-      command({
-        name: 'pair',
-        description: 'two files',
-        operands: [
-          { name: '<a>', help: 'first' },
-          { name: '[b]', help: 'second' },
-        ],
-        tooMany: (n) => `pair takes two files, got ${n}`,
-        options: { rows },
-        examples: ['awb pair x y'],
-        load: async () => ({
-          run: async (a: string, b: string | undefined, o: { rows: number }) => {
-            got = [a, b, o];
-          },
-        }),
+    const spec = command({
+      name: 'pair',
+      description: 'two files',
+      operands: [
+        { name: '<a>', help: 'first' },
+        { name: '[b]', help: 'second' },
+      ],
+      tooMany: (n) => `pair takes two files, got ${n}`,
+      options: async () => ({ rows }),
+      examples: ['awb pair x y'],
+      load: async () => ({
+        run: async (a: string, b: string | undefined, o: { rows: number }) => {
+          got = [a, b, o];
+        },
       }),
-    );
+    });
+    addCommand(program, spec, { rows });
     return { program, done: program.parseAsync(args, { from: 'user' }) };
   };
   await awb('pair', 'x', '--rows', '7').done;
@@ -81,4 +79,13 @@ test('a command entry: its operands and parsed options reach its run; a bad valu
   await assert.rejects(awb('pair', 'x', '--rows', '0').done, /^UserError: --rows must be a whole number >= 1, got "0"$/);
   const help = awb('pair', 'x').program.commands[0]!.helpInformation();
   assert.match(help, /--rows <n>\s+rows \(default: 3\)/);
+});
+
+test('the command whose options are loaded is the one commander runs, or whose help is asked for', () => {
+  assert.equal(invokedCommand(['infer', '--model-name', 'm']), 'infer');
+  assert.equal(invokedCommand(['help', 'judge']), 'judge');
+  assert.equal(invokedCommand(['--help']), undefined);
+  assert.equal(invokedCommand(['-V']), undefined);
+  assert.equal(invokedCommand(['help']), undefined);
+  assert.equal(invokedCommand(['-h', 'score', 'x.jsonl']), 'score');
 });

@@ -1,7 +1,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { isOpenAIEndpoint, keptKeyNote, modelKeyVariables } from '../../../src/commands/stage/model-key.js';
+import { keptKeyNote, modelKeyVariables } from '../../../src/commands/stage/model-key.js';
+import { isOpenAIEndpoint } from '../../../src/core/stage/index.js';
 import { runAwb } from '../../support/cli.js';
 import { makeDataset, tempDirs } from '../../support/dataset.js';
 import { inferArgs } from '../../support/harness.js';

@@ -18,7 +18,7 @@ import {
   progressLine,
 } from '../../../src/commands/stage/run-ui.js';
 import { invocation } from '../../../src/commands/shared/invocation.js';
-import { pathSegment } from '../../../src/commands/shared/options.js';
+import { pathSegment } from '../../../src/core/stage/index.js';
 import { AWB_BIN, runAwb, startAwb } from '../../support/cli.js';
 import { captured } from '../../support/terminal.js';
 import { judgedRow, writeJudged } from '../../fixtures/judged/rows.js';

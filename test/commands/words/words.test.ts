@@ -13,6 +13,7 @@ import { PUBLISH_SAMPLES } from './samples/samples-publish.js';
 import { ROWS_SAMPLES } from './samples/samples-rows.js';
 import { RUBRICS_SAMPLES } from './samples/samples-rubrics.js';
 import { SCORE_SAMPLES } from './samples/samples-score.js';
+import { STAGE_SAMPLES } from './samples/samples-stage.js';
 import { DOWNLOAD_SAMPLES } from './samples/samples-download.js';
 import { ENDPOINT_SAMPLES } from './samples/samples-endpoints.js';
 import { JUDGE_SAMPLES } from './samples/samples-judge.js';
@@ -36,6 +37,7 @@ const SAMPLES: Samples = {
   ...RUBRICS_SAMPLES,
   ...RUNNER_SAMPLES,
   ...SCORE_SAMPLES,
+  ...STAGE_SAMPLES,
   ...TOP_SAMPLES,
 };
 const SNAPSHOT = fileURLToPath(new URL('./snapshots/words.txt', import.meta.url));

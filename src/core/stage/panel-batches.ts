@@ -1,8 +1,8 @@
-import type { EndpointPool } from '../../core/endpoints/index.js';
-import type { PanelStage } from '../../core/judge/index.js';
-import { BatchPhase, type RowChat } from '../../core/runner/index.js';
-import type { predictionRowSchema } from '../../core/schemas/index.js';
-import { poolChat, type BatchCommon, type BatchProgress, type StageBatch } from './stage-cli.js';
+import type { EndpointPool } from '../endpoints/index.js';
+import type { PanelStage } from '../judge/index.js';
+import { BatchPhase, type RowChat } from '../runner/index.js';
+import type { predictionRowSchema } from '../schemas/index.js';
+import { poolChat, type BatchCommon, type BatchProgress, type StageBatch } from './pools.js';
 
 /**
  * `judge --batch` with a panel: a batch holds one model, so each member has its own batches, to its
@@ -25,7 +25,7 @@ export class PanelBatches {
     return phase ? phase.chat(key, online) : online;
   }
 
-  /** The members' batches, as the run sees one (runStageCommand's `batches`). */
+  /** The members' batches, as the run sees one (runStage's `batches`). */
   open(stage: PanelStage, common: BatchCommon, progress: BatchProgress): StageBatch {
     const phases = this.members.map((m, n) => {
       const own = { ...stage, requests: (row: Parameters<PanelStage['requests']>[0], key: string) => stage.memberRequests(n, row, key) };

@@ -1,5 +1,8 @@
-import type { EndpointPool, KeySource, SetAside } from '../../core/endpoints/index.js';
-import { UserError } from '../../core/errors.js';
+import type { z } from 'zod';
+import type { BatchStatus, BatchTarget, EndpointPool, KeySource, SetAside } from '../endpoints/index.js';
+import type { BatchPhase, BatchPhaseOptions, RowChat } from '../runner/index.js';
+import type { DatasetRow } from '../schemas/index.js';
+import type { MemberValue } from './config.js';
 
 /** What a stage command asks of the endpoints besides its rows' requests: one pool's, or a panel's over its members' pools. */
 export type StagePool = Pick<
@@ -61,36 +64,43 @@ export class PanelPools implements StagePool {
   }
 }
 
-/** What building a panel needs from judge's options. */
+/** What building a panel needs from judge's config. */
 export interface PanelRequest {
   models: readonly string[];
   /** --judge-base-url: every member's unless --member-base-url names its own. */
   urls: readonly string[];
   apiKey: string;
   key: KeySource;
-  memberUrls: readonly { member: string; value: string }[];
-  memberKeys: readonly { member: string; value: string }[];
+  memberUrls: readonly MemberValue[];
+  memberKeys: readonly MemberValue[];
 }
 
 /**
- * Each member's pool (its own URLs and key, else the judge's), refusing names that are no
- * member and members left without an endpoint; `make` builds a pool (the run's settings).
+ * Each member's pool: its own URLs and key, else the judge's (the config checked that every
+ * member has an endpoint and every name is a member); `make` builds a pool (the run's settings).
  */
 export function panelMembers(
   r: PanelRequest,
   make: (o: { urls: string[]; apiKey: string; model: string; key: KeySource }) => EndpointPool,
 ): { name: string; pool: EndpointPool }[] {
-  for (const { member } of [...r.memberUrls, ...r.memberKeys]) {
-    if (!r.models.includes(member)) throw new UserError(`${member} is not a member of the panel (--judge-model ${r.models.join(',')})`);
-  }
-  const unserved = r.models.filter((m) => !r.urls.length && !r.memberUrls.some((u) => u.member === m));
-  if (unserved.length) {
-    throw new UserError(`--judge-base-url is required (or --member-base-url NAME=URL for ${unserved.join(', ')})`);
-  }
   return r.models.map((name) => {
     const own = r.memberUrls.filter((u) => u.member === name).map((u) => u.value);
     const key = r.memberKeys.filter((k) => k.member === name).at(-1)?.value;
     const source: KeySource = key === undefined ? r.key : { from: 'option', option: `--member-api-key ${name}=KEY` };
     return { name, pool: make({ urls: own.length ? own : [...r.urls], apiKey: key ?? r.apiKey, model: name, key: source }) };
   });
+}
+
+/** What every batch of a run shares: where the run writes, its rows and settings, the limits and the stop. */
+export type BatchCommon = Omit<BatchPhaseOptions, keyof BatchTarget | 'stem' | 'onStatus'>;
+
+/** The status reports of the batches of `who` (a panel's member). */
+export type BatchProgress = (who: string) => (s: BatchStatus) => void;
+
+/** What a run asks of its batches: one BatchPhase's surface. */
+export type StageBatch = Pick<BatchPhase<z.ZodType<DatasetRow>>, 'run' | 'chat' | 'ids' | 'notInBatch' | 'clear' | 'close'>;
+
+/** A pool's chat for a row's requests, without a batch. */
+export function poolChat(pool: Pick<StagePool, 'encode' | 'chat'>): RowChat {
+  return { encode: (request) => pool.encode(request), send: (_n, body, signal) => pool.chat(body, signal) };
 }

@@ -1,0 +1,28 @@
+import type { StageFault } from '../../../core/stage/index.js';
+import type { Words } from '../words.js';
+
+/** The flags of the config fields the stage's faults name. */
+const FLAG = {
+  revision: '--revision',
+  source: '--source',
+  reference: '--reference',
+  repeat: '--repeat',
+  memberBaseUrl: '--member-base-url',
+  memberApiKey: '--member-api-key',
+  panel: '--panel',
+} as const;
+
+export const STAGE_WORDS: Words<StageFault> = {
+  'download-option-with-data': (f) =>
+    `${FLAG[f.option]} chooses what to download; it cannot apply to a local --data folder (drop one of them)`,
+  'option-outside-mode': (f) => `${FLAG[f.option]} goes with --mode ${f.mode}`,
+  'pairwise-without-reference': () => '--mode pairwise needs --reference OTHER.jsonl',
+  'panel-option-without-panel': (f) => `${FLAG[f.option]} goes with a panel of judges (--judge-model a,b,c)`,
+  'not-a-panel-member': (f) => `${f.member} is not a member of the panel (--judge-model ${f.models.join(',')})`,
+  'judge-endpoint-missing': (f) =>
+    f.unserved.length
+      ? `--judge-base-url is required (or --member-base-url NAME=URL for ${f.unserved.join(', ')})`
+      : '--judge-base-url is required',
+  'no-predictions-file': (f, awb) => `${f.path}: no such predictions file (run \`${awb} infer\` first, or pass --predictions)`,
+  'dry-run-bad-row': (f) => `${f.message} (a run would stop at this row; fix it, or skip such rows with --on-bad-row skip)`,
+};

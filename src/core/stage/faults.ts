@@ -1,0 +1,19 @@
+/**
+ * What can go wrong in stage/ that the user can fix, as data; worded in src/commands/words/stage/stage.ts.
+ * Options are named by their config field (`revision`, `memberBaseUrl`); the words give the flag.
+ */
+export type StageFault =
+  /** infer: an option that chooses what to download, with a local --data folder. */
+  | { kind: 'download-option-with-data'; option: 'revision' | 'source' }
+  /** judge: an option of one judge mode given with another. */
+  | { kind: 'option-outside-mode'; option: 'reference' | 'repeat'; mode: 'pairwise' | 'rubric' }
+  | { kind: 'pairwise-without-reference' }
+  /** judge: a panel's option with a single judge model. */
+  | { kind: 'panel-option-without-panel'; option: 'memberBaseUrl' | 'memberApiKey' | 'panel' }
+  /** judge: --member-base-url or --member-api-key names no member of the panel. */
+  | { kind: 'not-a-panel-member'; member: string; models: string[] }
+  /** judge: no endpoint for the judge; `unserved`: the panel's members without one (empty for a single judge). */
+  | { kind: 'judge-endpoint-missing'; unserved: string[] }
+  | { kind: 'no-predictions-file'; path: string }
+  /** --dry-run with --on-bad-row stop met a bad row, where the run would stop. */
+  | { kind: 'dry-run-bad-row'; message: string };

@@ -1,0 +1,60 @@
+import { EndpointPool } from '../endpoints/index.js';
+import { inferStage } from '../infer/index.js';
+import { checkOutputPath } from '../output/index.js';
+import { datasetFiles, planLines } from '../rows/index.js';
+import type { StageResult } from '../runner/index.js';
+import { urlSecrets } from '../shown.js';
+import type { Checked, InferConfig } from './config.js';
+import { resolveData } from './data.js';
+import { NO_SIGNALS, type StageDisplay, type StageSignals } from './display.js';
+import { inferOutput } from './outputs.js';
+import { allDone, dryRunStage, endingOf, endpointCheck, runStageWith } from './run.js';
+import { inferSampling, inferSettings, poolSettings, routingOf } from './settings.js';
+
+/**
+ * infer: the world model's prediction of every row, resumable. The dataset is downloaded when no
+ * --data is given, after the output and the endpoint are checked. Undefined for a dry run.
+ */
+export async function runInfer(
+  c: Checked<InferConfig>,
+  display: StageDisplay,
+  signals: StageSignals = NO_SIGNALS,
+): Promise<StageResult | undefined> {
+  const { modelBaseUrl: urls, modelName: model, domains, shard, limit, history, apiKey } = c;
+  const sampling = inferSampling(c);
+  const pool = new EndpointPool({ urls, apiKey, model, ...poolSettings(c), role: 'world model', key: c.key });
+  const output = inferOutput(c);
+  const check = endpointCheck('infer', pool, c, display, signals);
+  if (c.data === undefined && !c.dryRun) {
+    // The dataset may be downloaded first: a wrong output path, URL, key or model should not wait for 400 MB to say so.
+    await checkOutputPath(output);
+    await check?.();
+  }
+  const data = await resolveData(c, display, signals);
+  const files = await datasetFiles(data.dir, domains);
+  const plan = await planLines(
+    files.map((f) => f.path),
+    { domains, limit, shard },
+  );
+  const stage = inferStage(pool, sampling, history, routingOf(c, urls));
+  if (c.dryRun) return void (await dryRunStage(stage, plan, c, output, display));
+  const result = await runStageWith(
+    {
+      stage,
+      pool,
+      plan,
+      output,
+      label: c.label,
+      settings: inferSettings(c, { hosts: pool.hosts(), model }),
+      dataset: data.origin,
+      config: c,
+      secrets: [apiKey, ...urls.flatMap(urlSecrets)],
+      check,
+    },
+    display,
+    signals,
+  );
+  // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
+  if (allDone(endingOf(result))) display.event({ type: 'next-step', stage: 'infer', output });
+  return result;
+}
