@@ -26,7 +26,7 @@ import { visible } from '../../core/shown.js';
 import { VERSION } from '../../version.js';
 import { printWarnings } from '../shared/notes.js';
 import type { Parsed } from '../shared/option-table.js';
-import { pathSegment } from '../shared/options.js';
+import { pathSegment } from '../../core/stage/index.js';
 import { terminal } from '../shared/terminal.js';
 import { BOOTSTRAP_OPTIONS, type PUBLISH_OPTIONS } from './results-options.js';
 
