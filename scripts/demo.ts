@@ -10,13 +10,16 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { invocationFor, shellWord } from '../src/commands/shared/invocation.js';
 import { loadReplay, replayHandler, startOpenAIServer } from '../test/support/openai-server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'awb.js');
+/** awb as it can be run from this folder (`node bin/awb.js` without an awb on PATH): the commands shown paste. */
+const shown = invocationFor(bin, process.cwd(), process.env);
 
 function awb(args: string[]): Promise<number> {
-  process.stderr.write(`\n$ awb ${args.join(' ')}\n`);
+  process.stderr.write(`\n$ ${shown} ${args.map(shellWord).join(' ')}\n`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
       stdio: 'inherit',

@@ -6,6 +6,7 @@ import { addCommand, invokedCommand } from './commands/shared/option-table.js';
 import { COMMANDS } from './commands/commands.js';
 import { exitCodes } from './commands/words/words.js';
 import { inTerminal, processTerminal, type Terminal } from './commands/shared/terminal.js';
+import { endOnInterrupt } from './commands/shared/interrupt.js';
 
 /*
  * Only commander and the command table are loaded at start-up: the options
@@ -78,7 +79,10 @@ function guardProcessStreams(t: Terminal): void {
  */
 export async function main(argv: string[], t?: Terminal): Promise<number> {
   const term = t ?? processTerminal();
-  if (!t) guardProcessStreams(term);
+  if (!t) {
+    guardProcessStreams(term);
+    endOnInterrupt(term, (code) => process.exit(code));
+  }
   const program = await buildProgram(term, argv);
   // The wording too runs in the terminal: it names the command as this run was started.
   return inTerminal(term, async () => {

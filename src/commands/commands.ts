@@ -151,9 +151,16 @@ export const COMMANDS: readonly AnyCommand[] = [
   command({
     name: 'rows',
     description: "Show judged rows: grades, action, cleaned prediction beside the ground truth, the judge's strengths and weaknesses",
-    operands: [{ name: '<judged>', help: 'judged JSONL file' }],
+    operands: [
+      { name: '<judged>', help: 'judged JSONL file' },
+      {
+        name: '[rows...]',
+        help: 'only these rows, each domain/id/turn_idx as compare and the report name them (#fingerprint: one of a pair)',
+      },
+    ],
     options: () => import('./results/results-options.js').then((m) => m.ROWS_OPTIONS),
     examples: [
+      'awb rows results/my-model/judged.jsonl web/563640682553697/5',
       'awb rows results/my-model/judged.jsonl --domain terminal --worst 5',
       'awb rows results/my-model/judged.jsonl --failed',
       'awb rows results/my-model/judged.jsonl --best 3 --format json',

@@ -1,7 +1,7 @@
 import type { Fault } from './faults.js';
 import type { FileErrorCode } from './rows/faults.js';
 
-export type { Fault, JsonFileUse, TopFault } from './faults.js';
+export type { Fault, JsonFileUse, Notice, TopFault } from './faults.js';
 
 /**
  * What core throws when the user can fix it: a typed fault, never a sentence.

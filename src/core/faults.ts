@@ -9,7 +9,7 @@
 import type { AgreementFault } from './agreement/faults.js';
 import type { CompareFault } from './compare/faults.js';
 import type { DownloadFault } from './download/faults.js';
-import type { EndpointFault } from './endpoints/faults.js';
+import type { EndpointFault, EndpointNotice } from './endpoints/faults.js';
 import type { JudgeFault } from './judge/faults.js';
 import type { MergeFault } from './merge/faults.js';
 import type { OutputFault } from './output/faults.js';
@@ -35,6 +35,12 @@ export type Fault =
   | ScoreFault
   | StageFault
   | TopFault;
+
+/**
+ * Everything core tells without stopping (a warning, a note), as data: each subsystem declares its notices
+ * beside its faults; src/commands/words/ words them.
+ */
+export type Notice = EndpointNotice;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
 export type JsonFileUse = 'resume' | 'merge' | 'provenance' | 'batch-state';

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, fstat, fsync, write, writev, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { fail, FaultError, fileError, type JsonFileUse } from './errors.js';
+import { MAX_JSON_DEPTH, MAX_JSON_FILE_BYTES, nestsDeeperThan } from './json-limits.js';
 import { manifestPathFor } from './schemas/index.js';
 
 /*
@@ -30,8 +31,9 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
  * stays as it was. `use`: what the write would do to it.
  */
 export async function refuseOverJson(path: string, use: 'report' | 'summary'): Promise<void> {
-  // Only a regular file: opening a pipe given as the output (`-o /dev/stdout`) to read it would wait for a writer.
-  if (!(await stat(path).catch(() => undefined))?.isFile()) return;
+  // Only a regular file: opening a pipe given as the output (`-o /dev/stdout`) to read it would wait for a writer,
+  // and a log that stdout is appended to (`-o /dev/stdout >> log`) is written after, never over.
+  if ((await writeTarget(path)).stream || !(await stat(path).catch(() => undefined))?.isFile()) return;
   const handle = await open(path, 'r').catch(() => undefined);
   if (!handle) return;
   try {
@@ -159,8 +161,20 @@ export async function makeFolders(dir: string, option?: FolderOption): Promise<v
   await createFolders(await missingFolders(dir, option));
 }
 
-/** Where a write to a path lands: a file replaced whole (`file`, links followed), or a stream written in place. */
-export type WriteTarget = { stream: false; file: string } | { stream: true };
+/**
+ * Where a write to a path lands: a file replaced whole (`file`, links followed), or a stream written in
+ * place; `fd`: the stream is one of this process's own descriptors (`/dev/stdout`, `/dev/fd/3`).
+ */
+export type WriteTarget = { stream: false; file: string } | { stream: true; fd?: number };
+
+/** A path under /proc that names one of this process's descriptors, as /dev/stdout and /dev/fd/N lead to. */
+const OWN_FD = /^\/proc\/(self|thread-self|\d+)(?:\/task\/\d+)?\/fd\/(\d+)$/;
+
+/** The descriptor of this process that `at` (a resolved path) names, if it names one. */
+function ownDescriptor(at: string): number | undefined {
+  const m = OWN_FD.exec(at);
+  return m && (m[1] === 'self' || m[1] === 'thread-self' || Number(m[1]) === process.pid) ? Number(m[2]) : undefined;
+}
 
 /** Links followed at most before a path is given up on (Linux's own limit). */
 const MAX_HOPS = 40;
@@ -179,6 +193,8 @@ export async function writeTarget(path: string): Promise<WriteTarget> {
     const st = await lstat(at).catch(() => undefined);
     if (!st) return { stream: false, file: at };
     if (!st.isSymbolicLink()) return st.isFile() || st.isDirectory() ? { stream: false, file: at } : { stream: true };
+    const fd = ownDescriptor(at);
+    if (fd !== undefined) return { stream: true, fd };
     if (at.startsWith('/proc/')) return { stream: true };
     at = resolve(dirname(at), await readlink(at));
   }
@@ -194,12 +210,66 @@ export async function isStream(path: string): Promise<boolean> {
 /** How often a FIFO with no reader is tried again. */
 const FIFO_POLL_MS = 100;
 
+/** What awb writes an output through: an opened file, or one of its own descriptors (DescriptorWriter). */
+export interface WriteHandle {
+  write(data: Uint8Array): Promise<unknown>;
+  write(data: string): Promise<unknown>;
+  writev(buffers: Uint8Array[]): Promise<{ bytesWritten: number }>;
+  writeFile(data: string | Uint8Array): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const fstatOf = (fd: number) => new Promise<Stats>((ok, ko) => fstat(fd, (err, st) => (err ? ko(err) : ok(st))));
+
 /**
- * Opens `path` for writing in place (`w`, or `a` to append). A FIFO blocks its opener until a
- * reader comes, in a thread nothing can interrupt: it is tried without blocking until one does,
- * and `signal` (Ctrl-C, SIGTERM) ends the wait, with nothing written.
+ * Writes into a descriptor this process was started with, at the offset it shares with the shell's
+ * other uses of it (`>> log`: at the end; `> f 2>&1`: after the messages on stderr), and never closes
+ * it. Opening `/proc/self/fd/1` again would make a file description of its own: truncated, at 0.
  */
-export async function openForWriting(path: string, flags: 'w' | 'a', signal?: AbortSignal): Promise<FileHandle> {
+class DescriptorWriter implements WriteHandle {
+  constructor(private readonly fd: number) {}
+
+  async write(data: Uint8Array | string): Promise<unknown> {
+    let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    while (bytes.length) {
+      const n = await new Promise<number>((ok, ko) =>
+        write(this.fd, bytes, 0, bytes.length, null, (err, written) => (err ? ko(err) : ok(written))),
+      );
+      if (n === 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
+      bytes = bytes.subarray(n);
+    }
+    return undefined;
+  }
+
+  writev(buffers: Uint8Array[]): Promise<{ bytesWritten: number }> {
+    return new Promise((ok, ko) => writev(this.fd, buffers, null, (err, bytesWritten) => (err ? ko(err) : ok({ bytesWritten }))));
+  }
+
+  async writeFile(data: string | Uint8Array): Promise<void> {
+    await this.write(data as Uint8Array);
+  }
+
+  sync(): Promise<void> {
+    return new Promise((ok, ko) => fsync(this.fd, (err) => (err ? ko(err) : ok())));
+  }
+
+  /** The descriptor stays open: it is the process's own (its stdout, say), still written after this output. */
+  async close(): Promise<void> {}
+}
+
+/**
+ * Opens `path` for writing in place (`w`, or `a` to append). One of this process's own descriptors
+ * that holds a file (`-o /dev/stdout >> log`) is written through as it is (DescriptorWriter); a pipe,
+ * a terminal or a device is opened again, which shares or loses nothing. A FIFO blocks its opener
+ * until a reader comes, in a thread nothing can interrupt: it is tried without blocking until one
+ * does, and `signal` (Ctrl-C, SIGTERM) ends the wait, with nothing written.
+ */
+export async function openForWriting(path: string, flags: 'w' | 'a', signal?: AbortSignal): Promise<WriteHandle> {
+  const target = await writeTarget(path);
+  if (target.stream && target.fd !== undefined && (await fstatOf(target.fd).catch(() => undefined))?.isFile()) {
+    return new DescriptorWriter(target.fd);
+  }
   if (!(await stat(path).catch(() => undefined))?.isFIFO()) return open(path, flags);
   for (;;) {
     try {
@@ -220,10 +290,10 @@ export async function openForWriting(path: string, flags: 'w' | 'a', signal?: Ab
 }
 
 /** What a file is written with: its whole text or bytes, or a function that writes through the open handle. */
-export type FileContent = string | Uint8Array | ((handle: FileHandle) => Promise<void>);
+export type FileContent<H extends WriteHandle = WriteHandle> = string | Uint8Array | ((handle: H) => Promise<void>);
 
 /** Writes `data` into `handle` and closes it; `sync` flushes it to disk first (a pipe or a device has nothing to flush). */
-async function fill(handle: FileHandle, data: FileContent, sync: boolean): Promise<void> {
+async function fill<H extends WriteHandle>(handle: H, data: FileContent<H>, sync: boolean): Promise<void> {
   try {
     if (typeof data === 'function') await data(handle);
     else await handle.writeFile(data);
@@ -239,7 +309,7 @@ async function fill(handle: FileHandle, data: FileContent, sync: boolean): Promi
  * reader, or a machine restarted after a crash, finds the old file; after it, the whole new one;
  * never no file nor half of one. The temporary file is removed when anything fails.
  */
-export async function replaceAtomically(path: string, data: FileContent): Promise<void> {
+export async function replaceAtomically(path: string, data: FileContent<FileHandle>): Promise<void> {
   const tmp = await createTemp(path);
   try {
     await fill(tmp.handle, data, true);
@@ -262,6 +332,11 @@ export async function writeAtomically(path: string, data: FileContent, signal?: 
   return replaceAtomically(target.file, data);
 }
 
+/** Appends `text` to `path` (created when missing), in place: a step summary, or a stream as writeAtomically writes one. */
+export async function appendText(path: string, text: string, signal?: AbortSignal): Promise<void> {
+  return fill(await openForWriting(path, 'a', signal), text, false);
+}
+
 /**
  * A JSON file awb keeps beside an output (a manifest, a batch state), checked
  * against its format; undefined when there is none. Anything else is a fault
@@ -270,11 +345,27 @@ export async function writeAtomically(path: string, data: FileContent, signal?: 
 export async function readJsonFile<S extends z.ZodType>(path: string, schema: S, use: JsonFileUse): Promise<z.output<S> | undefined> {
   let text: string;
   try {
+    // Read only when its size is that of a file awb writes: a shared file's manifest may be anything.
+    const { size } = await stat(path);
+    const mb = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MB`;
+    if (size > MAX_JSON_FILE_BYTES) {
+      throw fail({
+        kind: 'json-file-invalid',
+        path,
+        use,
+        field: '',
+        problem: `${mb(size)}, more than the ${mb(MAX_JSON_FILE_BYTES)} awb reads in such a file`,
+      });
+    }
     text = await readFile(path, 'utf8');
   } catch (err) {
+    if (err instanceof FaultError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     const known = fileError(path, err);
     throw known instanceof FaultError ? known : fail({ kind: 'file-unreadable', path, reason: (err as Error).message });
+  }
+  if (nestsDeeperThan(text)) {
+    throw fail({ kind: 'json-file-invalid', path, use, field: '', problem: `nested more than ${MAX_JSON_DEPTH} levels deep` });
   }
   let json: unknown;
   try {

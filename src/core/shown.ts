@@ -7,10 +7,10 @@
 // C0 controls (tab and newline included: a shown value is one line), DEL, C1 controls, and the
 // bidirectional overrides and isolates that can make text read other than it is.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** CONTROL without C0, which JSON.stringify escapes itself (and whose newlines lay out its output). */
-const BEYOND_C0 = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BEYOND_C0 = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function spelled(c: string): string {
   const code = c.charCodeAt(0);

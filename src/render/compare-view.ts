@@ -1,11 +1,12 @@
 import type { Interval } from '../core/score/index.js';
-import type { CompareReport, Delta, GateResult } from '../core/compare/index.js';
+import { OVERALL, type CompareReport, type Delta, type GateResult } from '../core/compare/index.js';
 import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
 import { gateRemedy, percentText, reasonText, untestedText } from './gate.js';
+import { standingParts } from './model.js';
 
 /* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
 
@@ -26,6 +27,8 @@ const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
 export interface ComparePage extends CompareReport {
   /** `awb`, `npx agentworldbench`, `node bin/awb.js`. */
   invocation: string;
+  /** The command that shows the rows that changed most (`awb rows CANDIDATE KEY…`), ready to paste; absent without such rows. */
+  rowsCommand?: string;
 }
 
 export function compareView(report: ComparePage): View {
@@ -76,7 +79,7 @@ export function compareView(report: ComparePage): View {
   ];
   if (result.changed.length) {
     grids.push({
-      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; see them with ${report.invocation} rows)`,
+      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; the command below shows them)`,
       columns: [left('Row (domain/id/turn)'), right('Baseline'), right('Candidate'), right('Delta')],
       rows: result.changed.map((r) => ({
         cells: [
@@ -92,11 +95,12 @@ export function compareView(report: ComparePage): View {
     'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
     'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
     ...report.notes.map((n) => `Note: ${n}`),
+    ...(report.rowsCommand ? [`The rows that changed most, prediction beside ground truth: ${report.rowsCommand}`] : []),
   ];
   return {
     intro: [
-      `Baseline:  ${baseline.label} (${baseline.file}, ${baseline.rows} rows)`,
-      `Candidate: ${candidate.label} (${candidate.file}, ${candidate.rows} rows)`,
+      `Baseline:  ${baseline.label} (${sideText(baseline)})`,
+      `Candidate: ${candidate.label} (${sideText(candidate)})`,
       ...(report.domains ? [`Domains:   ${report.domains.map(domainLabel).join(', ')} only (--domains; Overall is their macro)`] : []),
     ],
     grids,
@@ -105,11 +109,16 @@ export function compareView(report: ComparePage): View {
   };
 }
 
+/** A run's file and rows, and in place what keeps it from a like-for-like comparison ("40 of 198 judged", "other judge"). */
+function sideText(side: ComparePage['baseline']): string {
+  return [`${side.file}, ${side.rows} rows`, ...standingParts(side.standing)].join('; ');
+}
+
 function gateVerdict(g: GateResult, page: ComparePage): string[] {
   const threshold = formatFixed(g.threshold);
   const head = g.failed
     ? `Gate FAILED (--fail-below ${threshold}):`
-    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points (${g.tests.length} tested, family-wise error ${percentText(g.alpha)}).`;
+    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points; tested: ${testedText(g)} (family-wise error ${percentText(g.alpha)})${g.inconclusive.length ? `; NOT tested (too few trajectories), so not covered by this pass: ${g.inconclusive.map((u) => domainLabel(u.domain)).join(', ')}` : ''}.`;
   const remedy = gateRemedy(g, page);
   return [
     head,
@@ -117,6 +126,15 @@ function gateVerdict(g: GateResult, page: ComparePage): string[] {
     ...(remedy ? [`  ${remedy}`] : []),
     ...g.inconclusive.map((u) => `  not tested: ${untestedText(u)}`),
   ];
+}
+
+/** What the gate tested, by name: "Overall and 3 domains (MCP, Search, OS)". */
+function testedText(g: GateResult): string {
+  const domains = g.tests.filter((t) => t.domain !== OVERALL).map((t) => domainLabel(t.domain));
+  const overall = g.tests.some((t) => t.domain === OVERALL) ? 'Overall' : '';
+  if (!domains.length) return overall || 'nothing';
+  const listed = `${domains.length === 1 ? 'one domain' : `${domains.length} domains`} (${domains.join(', ')})`;
+  return overall ? `${overall} and ${listed}` : listed;
 }
 
 function gateMethod(g: GateResult): string {

@@ -30,6 +30,9 @@ export const CSV_COLUMNS = [
   'ci_lo',
   'ci_hi',
   'best',
+  'ranked',
+  'not_ranked',
+  'expected_rows',
   ...DIMENSIONS,
   ...usageColumns('infer'),
   ...usageColumns('judge'),
@@ -76,6 +79,8 @@ export function renderScoreCsv(report: ScoreReport): string {
       file: row.run?.file ?? '',
       source: row.published ? 'published' : row.run?.memberOf ? 'panel-member' : 'run',
       judge: row.judge ?? '',
+      ranked: row.run ? !row.run.memberOf && row.run.standing.ranked : '',
+      not_ranked: row.unranked ?? '',
     };
     const scoreFields = (cell: ScoreCell): Record => ({
       mean: num(cell.mean),
@@ -97,6 +102,7 @@ export function renderScoreCsv(report: ScoreReport): string {
         domain: column,
         bucket: 'all',
         rows: totals?.rows ?? '',
+        expected_rows: cell.expected ?? '',
         valid: totals?.valid ?? '',
         failed: totals?.failed ?? '',
         ...scoreFields(cell),

@@ -13,6 +13,8 @@ import {
   type RunReport,
   type ScoreReport,
   type StagePrices,
+  type Standing,
+  type Unranked,
   type UsageTotals,
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
@@ -41,6 +43,8 @@ export interface ScoreCell {
   ci?: Interval;
   valid?: number;
   rows?: number;
+  /** The rows an incomplete run set out to do here, when more than it has. */
+  expected?: number;
   best: boolean;
 }
 
@@ -49,6 +53,8 @@ export interface LeaderRow {
   published: boolean;
   judge?: string;
   run?: RunReport;
+  /** For a run the leaderboard does not rank: why, in place ("not ranked: 40 of 198 judged, other judge"). */
+  unranked?: string;
   cells: Record<string, ScoreCell>;
 }
 
@@ -63,9 +69,46 @@ export function withMembers(runs: readonly RunReport[]): RunReport[] {
   return runs.flatMap((run) => [run, ...(run.members ?? [])]);
 }
 
+/** The rows an incomplete run set out to do, when more than it has: shown beside valid/total, so missing rows never read as failures. */
+function shortOf(run: RunReport, rows: number, expected: number | undefined): { expected?: number } {
+  const incomplete = run.standing.unranked.some((u) => u.kind === 'incomplete');
+  return incomplete && expected !== undefined && expected > rows ? { expected } : {};
+}
+
+/** Ranked runs first, in the order given; a run that is not ranked never stands above one that is. */
+function rankedFirst(runs: readonly RunReport[]): RunReport[] {
+  return [...runs.filter((r) => r.standing.ranked), ...runs.filter((r) => !r.standing.ranked)];
+}
+
+const SETTING_WORDS: Record<Extract<Unranked, { kind: 'other' }>['setting'], string> = {
+  judge: 'other judge',
+  rubrics: 'other rubrics',
+  history: 'other history protocol',
+  dataset: 'other data',
+};
+
+/** Why a run is not ranked, in the words its row carries; undefined for a ranked run. */
+export function unrankedText(standing: Standing): string | undefined {
+  return standing.ranked ? undefined : `not ranked: ${standingParts(standing).join(', ')}`;
+}
+
+/** Each reason a run is not ranked, in a few words ("40 of 198 judged", "other judge"). */
+export function standingParts(standing: Standing): string[] {
+  return standing.unranked.map((u) => {
+    switch (u.kind) {
+      case 'incomplete':
+        return u.expected !== undefined && u.expected > u.rows ? `${u.rows} of ${u.expected} judged` : 'incomplete';
+      case 'mixed':
+        return 'mixed settings';
+      case 'other':
+        return SETTING_WORDS[u.setting];
+    }
+  });
+}
+
 export function leaderboard(report: ScoreReport): Leaderboard {
   const columns = [...report.domains, MACRO, MICRO];
-  const rows: LeaderRow[] = withMembers(report.runs).map((run) => {
+  const rows: LeaderRow[] = withMembers(rankedFirst(report.runs)).map((run) => {
     const cells: Record<string, ScoreCell> = {};
     for (const d of run.score.domains) {
       cells[d.domain] = {
@@ -75,10 +118,11 @@ export function leaderboard(report: ScoreReport): Leaderboard {
         ci: run.intervals?.domains.get(d.domain),
         valid: d.valid,
         rows: d.rows,
+        ...shortOf(run, d.rows, run.provenance.expectedByDomain?.[d.domain]),
         best: false,
       };
     }
-    const counts = { valid: run.score.valid, rows: run.score.rows };
+    const counts = { valid: run.score.valid, rows: run.score.rows, ...shortOf(run, run.score.rows, run.provenance.expectedRows) };
     cells[MACRO] = { score: run.score.macro, text: formatFixed(run.score.macro), ci: run.intervals?.macro, ...counts, best: false };
     const micro = statScore(run.score.micro);
     cells[MICRO] = {
@@ -89,7 +133,8 @@ export function leaderboard(report: ScoreReport): Leaderboard {
       ...counts,
       best: false,
     };
-    return { label: run.label, published: false, judge: run.provenance.judge, run, cells };
+    const unranked = run.memberOf ? undefined : unrankedText(run.standing);
+    return { label: run.label, published: false, judge: run.provenance.judge, run, ...(unranked && { unranked }), cells };
   });
   for (const p of report.published) {
     const cells: Record<string, ScoreCell> = {};
@@ -125,9 +170,16 @@ function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): vo
     const pools: LeaderRow[][] = [];
     // A panel member's row is its panel's judgement taken apart, not a run of its own: never ranked.
     const ranked = rows.filter((r) => !r.run?.memberOf);
-    if (!overall || coverage.size === 1) pools.push(ranked.filter((r) => r.run));
+    if (!overall || coverage.size === 1) pools.push(ranked.filter((r) => r.run?.standing.ranked));
+    // Against the published rows, their conditions decide (a run may be "other judge" among the runs and the published judge's);
+    // an incomplete run or one of mixed settings is ranked against nothing.
+    const whole = (run: RunReport) => run.standing.unranked.every((u) => u.kind === 'other');
     if (report.published.length)
-      pools.push(ranked.filter((r) => r.published || (r.run && r.run.publishedGaps.length === 0 && (!overall || wholeOverall(r.run)))));
+      pools.push(
+        ranked.filter(
+          (r) => r.published || (r.run && whole(r.run) && r.run.publishedGaps.length === 0 && (!overall || wholeOverall(r.run))),
+        ),
+      );
     const scoredIn = (pool: LeaderRow[]) =>
       pool.flatMap((r) => {
         const cell = r.cells[c];
@@ -148,13 +200,17 @@ function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): vo
   }
 }
 
-/** The interval as "±half-width": percentile intervals are near-symmetric here, and tables stay narrow; JSON and CSV carry both bounds. */
-function ciText(ci: Interval | undefined): string | undefined {
-  return ci ? `±${formatFixed((ci.hi - ci.lo) / 2)}` : undefined;
+/**
+ * The interval as "±half-width": percentile intervals are near-symmetric here, and tables stay narrow; JSON and CSV carry both bounds.
+ * `bootstrapped`: intervals were asked for, so a score without one (a single trajectory) reads "±n/a", never as exact.
+ */
+function ciText(ci: Interval | undefined, bootstrapped = false): string | undefined {
+  return ci ? `±${formatFixed((ci.hi - ci.lo) / 2)}` : bootstrapped ? '±n/a' : undefined;
 }
 
-const count = (valid: number | undefined, rows: number | undefined): string | undefined =>
-  valid === undefined || rows === undefined ? undefined : `${valid}/${rows}`;
+/** valid/total, and for an incomplete run the rows it set out to do ("36/40 of 198"): missing rows are not failures. */
+const count = (valid: number | undefined, rows: number | undefined, expected?: number): string | undefined =>
+  valid === undefined || rows === undefined ? undefined : `${valid}/${rows}${expected !== undefined ? ` of ${expected}` : ''}`;
 
 export function scoreView(report: ScoreReport): View {
   const board = leaderboard(report);
@@ -165,11 +221,16 @@ export function scoreView(report: ScoreReport): View {
       rows: board.rows.map((r) => ({
         muted: r.published,
         cells: [
-          { text: r.label },
+          { text: r.label, ...(r.unranked && { sub: r.unranked }) },
           ...board.columns.map((c): Cell => {
             const cell = r.cells[c];
             if (!cell) return { text: '' };
-            return { text: cell.text, extra: ciText(cell.ci), sub: count(cell.valid, cell.rows), best: cell.best };
+            return {
+              text: cell.text,
+              extra: ciText(cell.ci, r.run?.intervals !== undefined && cell.score !== undefined),
+              sub: count(cell.valid, cell.rows, cell.expected),
+              best: cell.best,
+            };
           }),
         ],
       })),
@@ -191,10 +252,10 @@ function detailGrid(run: RunReport): Grid {
   const s = run.score;
   const overall = (title: string, score: Ratio | undefined, ci: Interval | undefined, mean: Ratio | undefined): Cell[] => [
     { text: title },
-    { text: `${s.valid}/${s.rows}` },
+    { text: count(s.valid, s.rows, shortOf(run, s.rows, run.provenance.expectedRows).expected)! },
     { text: String(s.failed) },
     ...DIMENSIONS.map(() => ({ text: '' })),
-    { text: formatFixed(score), extra: ciText(ci) },
+    { text: formatFixed(score), extra: ciText(ci, run.intervals !== undefined && score !== undefined) },
     { text: mean ? formatFixed(mean) : '' },
   ];
   return {
@@ -211,10 +272,13 @@ function detailGrid(run: RunReport): Grid {
       ...s.domains.map((d) => ({
         cells: [
           { text: domainLabel(d.domain) },
-          { text: `${d.valid}/${d.rows}` },
+          { text: count(d.valid, d.rows, shortOf(run, d.rows, run.provenance.expectedByDomain?.[d.domain]).expected)! },
           { text: String(d.failed) },
           ...d.dims.map(statCell),
-          { text: formatFixed(d.score), extra: ciText(run.intervals?.domains.get(d.domain)) },
+          {
+            text: formatFixed(d.score),
+            extra: ciText(run.intervals?.domains.get(d.domain), run.intervals !== undefined && d.score !== undefined),
+          },
           { text: formatFixed(rawMean(d.total.sum, d.total.count)) },
         ],
       })),
@@ -237,7 +301,12 @@ function turnGrid(runs: readonly RunReport[]): Grid {
     present.map((b): Cell => {
       const t = turns.find((x) => x.bucket === b.label);
       if (!t) return { text: '' };
-      return { ...statCell(t.total), extra: ciText(run.intervals?.turns.get(scope)?.get(b.label)), sub: `${t.valid}/${t.rows}` };
+      const bootstrapped = run.intervals !== undefined && statScore(t.total) !== undefined;
+      return {
+        ...statCell(t.total),
+        extra: ciText(run.intervals?.turns.get(scope)?.get(b.label), bootstrapped),
+        sub: `${t.valid}/${t.rows}`,
+      };
     });
   const rows: Grid['rows'] = [];
   for (const run of runs) {
@@ -335,10 +404,15 @@ export function methodNotes(report: ScoreReport): string[] {
       `±: half-width of the 95% bootstrap percentile interval (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}), resampling whole trajectories (domain + id), not rows, within each domain; macro resamples each domain independently, micro resamples trajectories across all domains.`,
     );
     if (report.byTurn) notes.push("By turn: each bucket's interval resamples the trajectories with turns in it.");
+    notes.push('±n/a: one trajectory with a score, nothing to resample.');
   }
   if (report.runs.length > 1 || report.published.length)
     notes.push(
       'Best in a column is marked only among rows that can be compared: Overall only between runs scored on the same domains, published rows only with runs that meet all their conditions.',
+    );
+  if (report.runs.some((r) => !r.standing.ranked))
+    notes.push(
+      'Not ranked: a run its manifest calls incomplete, one mixing settings, or one judged under another judge, rubrics, history protocol or data than the complete runs it would be ranked with: listed below the ranked runs, never marked best; "36/40 of 198": 36 valid of the 40 rows judged, of the 198 the run set out to do.',
     );
   if (report.byJudge) notes.push(...byJudgeNotes(report));
   if (report.published.length)

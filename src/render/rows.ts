@@ -16,6 +16,7 @@ const CUT = '…';
 export function rowJson(r: RowView): Record<string, unknown> {
   return {
     key: r.key,
+    fingerprint: r.fingerprint,
     task: r.task,
     id: r.id,
     turn_idx: r.turn_idx,

@@ -25,8 +25,11 @@ function runRows(lift: number): Array<Record<string, unknown>> {
 
 const a = writeJudged(dir, 'a.jsonl', runRows(0));
 const b = writeJudged(dir, 'b.jsonl', runRows(1));
+const c = writeJudged(dir, 'c.jsonl', runRows(1));
 writeManifest(a, judgedManifest({ model: 'alpha', judge: 'gpt-x' }));
 writeManifest(b, judgedManifest({ model: 'beta', judge: 'gpt-y' }));
+// gamma: beta's grades under alpha's judge, so the two rank against each other.
+writeManifest(c, judgedManifest({ model: 'gamma', judge: 'gpt-x' }));
 
 const request = (files: string[], extra: Partial<ScoreRequest> = {}): ScoreRequest => ({
   files,
@@ -86,14 +89,16 @@ const cellCount = (line: string) => line.replace(/\\\|/g, '').split('|').length 
 
 describe('renderers', () => {
   let two: ScoreReport;
+  let alike: ScoreReport;
   let one: ScoreReport;
   before(async () => {
     two = await scoreFiles(request([a, b]));
+    alike = await scoreFiles(request([a, c]));
     one = await scoreFiles(request([a], { byTurn: true }));
   });
 
   it('csv: long layout, a record per run x domain with bounds and counts', () => {
-    const [header, ...records] = parseCsv(renderScoreCsv(two));
+    const [header, ...records] = parseCsv(renderScoreCsv(alike));
     assert.deepEqual(header, [...CSV_COLUMNS]);
     const rec = records.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
     assert.deepEqual(
@@ -103,10 +108,10 @@ describe('renderers', () => {
         'alpha/search',
         'alpha/overall_macro',
         'alpha/overall_micro',
-        'beta/mcp',
-        'beta/search',
-        'beta/overall_macro',
-        'beta/overall_micro',
+        'gamma/mcp',
+        'gamma/search',
+        'gamma/overall_macro',
+        'gamma/overall_micro',
       ],
     );
     const search = rec.find((r) => r.run === 'alpha' && r.domain === 'search')!;
@@ -117,7 +122,8 @@ describe('renderers', () => {
     assert.equal(search.realism, '', 'no realism values: empty, not -25');
     for (const r of rec) {
       assert.ok(Number(r.ci_lo) <= Number(r.score) && Number(r.score) <= Number(r.ci_hi), `${r.run}/${r.domain}`);
-      assert.equal(r.best, r.run === 'beta' ? 'true' : 'false');
+      assert.equal(r.best, r.run === 'gamma' ? 'true' : 'false');
+      assert.deepEqual([r.ranked, r.not_ranked], ['true', '']);
       assert.equal(Number(r.score).toFixed(2).slice(0, -1), r.score_text!.slice(0, -1));
     }
   });
@@ -151,7 +157,10 @@ describe('renderers', () => {
     assert.equal(s.dimensions.realism.score, null);
     assert.equal(alpha.overall.macro.domains, 2);
     assert.equal(alpha.overall.micro.rows, 23);
-    assert.equal(j.runs[1].overall.macro.best, true);
+    // beta scores higher, but under another judge: shown, not ranked, never best.
+    assert.deepEqual([j.runs[1].label, j.runs[1].ranked, j.runs[1].not_ranked], ['beta', false, [{ kind: 'other', setting: 'judge' }]]);
+    assert.equal(j.runs[1].overall.macro.best, false);
+    assert.equal(JSON.parse(renderScoreJson(alike)).runs[1].overall.macro.best, true);
     assert.equal(alpha.usage.infer.prompt_tokens, 12000);
     assert.equal(alpha.usage.infer.cost_usd, (12000 * 1 + 2400 * 2) / 1e6);
     assert.equal(alpha.usage.domains.mcp.infer.rows, 12);
@@ -160,7 +169,7 @@ describe('renderers', () => {
   });
 
   it('markdown: GitHub tables with header and separator rows, bold best, notes', () => {
-    const md = renderScoreMarkdown(two);
+    const md = renderScoreMarkdown(alike);
     const tables = markdownTables(md);
     assert.ok(tables.length >= 1);
     for (const t of tables) {
@@ -170,23 +179,23 @@ describe('renderers', () => {
     }
     const board = tables[0]!;
     assert.equal(board[0], '| Run | MCP | Search | Overall \\(macro\\) | Overall \\(micro\\) |');
-    assert.match(board[3]!, /^\| beta \| \*\*\d+\.\d\d\*\* ±\d+\.\d\d \(12\/12\) \|/);
-    assert.match(md, /- Note: not comparable: judge differs \\\(gpt-x in alpha; gpt-y in beta\\\)/);
+    assert.match(board[3]!, /^\| gamma \| \*\*\d+\.\d\d\*\* ±\d+\.\d\d \(12\/12\) \|/);
+    assert.match(renderScoreMarkdown(two), /- Note: not comparable: judge differs \\\(gpt-x in alpha; gpt-y in beta\\\)/);
     assert.match(md, /- Bold: best in its column\./);
   });
 
   it('table: aligned columns, * for best without colours, bold with colours', () => {
-    const plain = renderScoreTable(two, 0);
+    const plain = renderScoreTable(alike, 0);
     assert.doesNotMatch(plain, /\x1b\[/);
     const lines = plain.split('\n');
     const start = lines.findIndex((l) => l.startsWith('Run '));
     const grid = lines.slice(start, start + 6);
     assert.equal(new Set(grid.map((l) => l.length)).size, 1, 'every line of the leaderboard has the same width:\n' + grid.join('\n'));
-    assert.match(grid[4]!, /^beta\s+\d+\.\d\d\* ±/);
+    assert.match(grid[4]!, /^gamma\s+\d+\.\d\d\* ±/);
     assert.match(grid[5]!, /^\s+12\/12\s+11\/12\s+23\/24\s+23\/24$/, 'valid/total under each score');
     assert.match(plain, /\*: best in its column/);
     assert.match(plain, /resampling whole trajectories \(domain \+ id\), not rows/);
-    const coloured = renderScoreTable(two, 1);
+    const coloured = renderScoreTable(alike, 1);
     assert.match(coloured, /\x1b\[1m\d+\.\d\d\x1b\[22m/);
   });
 

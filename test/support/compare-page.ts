@@ -6,7 +6,13 @@ export const emptyComparison = (): CompareResult => compareRecords([], []);
 
 /** What the renderers are given, for a candidate file of this name. */
 export function comparePage(candidate: string): ComparePage {
-  const side = { file: candidate, label: candidate, provenance: { manifest: 'missing' as const }, rows: 0 };
+  const side = {
+    file: candidate,
+    label: candidate,
+    provenance: { manifest: 'missing' as const },
+    rows: 0,
+    standing: { ranked: true, unranked: [] },
+  };
   return {
     baseline: side,
     candidate: side,

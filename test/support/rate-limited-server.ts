@@ -30,6 +30,11 @@ export interface RateLimitedOptions {
   /** Delay before an answer (not before a 429), per request. */
   latencyMs?: number | ((tokens: number) => number);
   model?: string;
+  /**
+   * Requests (numbered from 1) refused with a bare 429 whatever the limits: `retry-after: 1` and, as
+   * a proxy without limit headers answers, nothing else to go by (issue 51: a few per cent of such 429s).
+   */
+  refuse?: (n: number) => boolean;
 }
 
 export interface RateLimitedStats {
@@ -40,6 +45,8 @@ export interface RateLimitedStats {
   tokens: number;
   inFlight: number;
   maxInFlight: number;
+  /** Per `refuse`d request, the most requests in flight at once after it (until the next one). */
+  maxInFlightAfterRefusal: number[];
   firstAt: number;
   lastAt: number;
 }
@@ -112,6 +119,14 @@ export async function startRateLimitedServer(opts: RateLimitedOptions = {}): Pro
     const now = Date.now();
     stats.requests++;
     stats.firstAt ||= now;
+    if (opts.refuse?.(stats.requests)) {
+      stats.rateLimited++;
+      stats.maxInFlightAfterRefusal.push(0);
+      res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end(JSON.stringify({ error: { message: 'Too many requests, retry later.', type: 'rate_limit_error', code: 429 } }));
+      return;
+    }
     for (const [kind, b, need] of [
       ['requests', buckets.requests, 1],
       ['tokens', buckets.tokens, cost],
@@ -132,6 +147,8 @@ export async function startRateLimitedServer(opts: RateLimitedOptions = {}): Pro
     const headers = limitHeaders(now);
     stats.inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+    const after = stats.maxInFlightAfterRefusal;
+    if (after.length) after[after.length - 1] = Math.max(after.at(-1)!, stats.inFlight);
     const latency = typeof opts.latencyMs === 'function' ? opts.latencyMs(cost) : (opts.latencyMs ?? 0);
     if (latency > 0) await new Promise((r) => setTimeout(r, latency));
     stats.inFlight--;
@@ -186,7 +203,17 @@ export async function startRateLimitedServer(opts: RateLimitedOptions = {}): Pro
 }
 
 function fresh(): RateLimitedStats {
-  return { requests: 0, answered: 0, rateLimited: 0, tokens: 0, inFlight: 0, maxInFlight: 0, firstAt: 0, lastAt: 0 };
+  return {
+    requests: 0,
+    answered: 0,
+    rateLimited: 0,
+    tokens: 0,
+    inFlight: 0,
+    maxInFlight: 0,
+    maxInFlightAfterRefusal: [],
+    firstAt: 0,
+    lastAt: 0,
+  };
 }
 
 /** A judge's answer, its five scores taken from the request's hash. */

@@ -4,8 +4,9 @@
  * src/transformers/cli/serve.py), where it differs from OpenAI:
  *
  * - errors are FastAPI's `{"detail": …}`: a string for its HTTPExceptions
- *   (422 for fields it does not know, 400 for a model other than the pinned
- *   one), a list of pydantic errors for a failed validation (422);
+ *   (422 for fields it does not know, 400 `Server is pinned to 'A'; requested
+ *   'B'.` for a model other than the pinned one), a list of pydantic errors for
+ *   a failed validation (422);
  * - a stream has no `data: [DONE]` line: it ends after the chunk that carries
  *   the finish reason, and that chunk carries the usage (no usage-only chunk,
  *   whatever `stream_options` says);
@@ -142,10 +143,8 @@ export async function startTransformersServer(opts: TransformersOptions = {}): P
       return [422, `Unsupported fields in the request: ${pySet(unused)}`];
     }
     if (opts.pinned !== undefined && typeof b.model === 'string' && b.model !== '' && b.model !== opts.pinned) {
-      return [
-        400,
-        `Model '${b.model}' was requested, but this server is pinned to '${opts.pinned}': omit 'model' or set it to the pinned one`,
-      ];
+      // transformers 5.18's words, as its server answers a name other than the one it was started with.
+      return [400, `Server is pinned to '${opts.pinned}'; requested '${b.model}'.`];
     }
     const model = typeof b.model === 'string' && b.model !== '' ? b.model : opts.pinned;
     // Unpinned, a model outside the cache fails to load: an unhandled error, which Starlette answers in plain text.

@@ -1,14 +1,14 @@
-import { appendFile } from 'node:fs/promises';
 import { compareFiles, type GateOutcome } from '../../core/compare/index.js';
 import { EXIT } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
-import { refuseOverInputs, refuseOverJson } from '../../core/files.js';
+import { appendText, refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
 import { fileError, UserError } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { COMPARE_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
-import { thisInvocation } from '../shared/invocation.js';
+import { interruptibly } from '../shared/interrupt.js';
+import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { terminal } from '../shared/terminal.js';
 
 /** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
@@ -45,17 +45,26 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
     // As report -o and merge -o: a summary in a folder not made yet (out/summary.md) gets it, rather than "no such file".
     await ensureOutputDir(opts.summary, '--summary');
   }
-  const report: ComparePage = { ...(await compareFiles(baseline, candidate, { gate, rows, domains })), invocation: thisInvocation() };
+  const compared = await compareFiles(baseline, candidate, { gate, rows, domains });
+  const invocation = thisInvocation();
+  const changed = compared.result.changed.map((r) => shellWord(r.key));
+  const rowsCommand = changed.length ? [invocation, 'rows', shellWord(candidate), ...changed].join(' ') : undefined;
+  const report: ComparePage = { ...compared, invocation, ...(rowsCommand && { rowsCommand }) };
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
   if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_EXIT[report.gate.outcome];
   if (opts.summary) {
-    try {
-      await appendFile(opts.summary, (format === 'markdown' ? out : await render('markdown', report)) + '\n');
-    } catch (err) {
-      throw fileError(opts.summary, err);
-    }
+    const summary = opts.summary;
+    const text = (format === 'markdown' ? out : await render('markdown', report)) + '\n';
+    // A FIFO that nobody reads is waited on until a signal ends the wait (exit 130).
+    await interruptibly(
+      (signal) =>
+        appendText(summary, text, signal).catch((err: unknown) => {
+          throw fileError(summary, err);
+        }),
+      `compare interrupted; nothing was written to ${summary}`,
+    );
   }
   terminal().stdout.write(out);
 }

@@ -31,7 +31,7 @@ export async function run(files: string[], opts: Parsed<typeof MERGE_OPTIONS>): 
     `merge interrupted; nothing was written to ${out}`,
   );
   const gaps = report.missing.length + report.failed.length;
-  t.stderr.write(`merge: wrote ${counted(report.written, 'row')} from ${counted(shards.length, 'shard')} to ${out}\n`);
+  t.stderr.write(`merge: wrote ${counted(report.written, 'row')} from ${counted(shards.length, 'shard')} to ${visible(out)}\n`);
   if (gaps) {
     for (const k of report.missing) t.stderr.write(`missing: ${visible(displayKey(k))}\n`);
     for (const k of report.failed) t.stderr.write(`failed: ${visible(displayKey(k))}\n`);

@@ -6,6 +6,8 @@ import type { Parsed } from '../shared/option-table.js';
 import type { REPORT_OPTIONS } from './results-options.js';
 import { scoreRequest } from './score.js';
 import { printWarnings } from '../shared/notes.js';
+import { visible } from '../../core/shown.js';
+import { interruptibly } from '../shared/interrupt.js';
 import { terminal } from '../shared/terminal.js';
 import { fileError } from '../../core/errors.js';
 
@@ -20,13 +22,18 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
   const html = renderReportHtml({ collected, generated: new Date(), pairs, panels });
   // Made only now: a report refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.output);
-  await writeAtomically(opts.output, html).catch((err: unknown) => {
-    throw fileError(opts.output, err);
-  });
+  // A FIFO that nobody reads is waited on until a signal ends the wait (exit 130).
+  await interruptibly(
+    (signal) =>
+      writeAtomically(opts.output, html, signal).catch((err: unknown) => {
+        throw fileError(opts.output, err);
+      }),
+    `report interrupted; nothing was written to ${opts.output}`,
+  );
   const size = Buffer.byteLength(html);
   const { rows } = collected;
   const cut = rows.cutTexts ? `; ${rows.cutTexts} texts cut at ${rows.limit} characters` : '';
   terminal().stderr.write(
-    `awb: wrote ${opts.output} (${rows.rows.length} rows, ${(size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s${cut})\n`,
+    `awb: wrote ${visible(opts.output)} (${rows.rows.length} rows, ${(size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s${cut})\n`,
   );
 }

@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { visible } from '../../core/shown.js';
 import { terminal } from './terminal.js';
 
 /*
@@ -8,9 +9,15 @@ import { terminal } from './terminal.js';
  * progress bar (compare, merge) print them without loading one.
  */
 
-/** A word as a POSIX shell reads it back: plain when safe, else single-quoted. */
+/**
+ * A word as a shell reads it back: plain when safe, else single-quoted; one holding control characters
+ * (a newline, an escape, a bidi override) in `$'…'` with them spelled out, so the command stays one
+ * plain line that bash, zsh and ksh read back as the same word.
+ */
 export function shellWord(a: string): string {
-  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+  if (/^[\w@%+=:,./-]+$/.test(a)) return a;
+  if (visible(a) === a) return `'${a.replace(/'/g, `'\\''`)}'`;
+  return `$'${visible(a.replace(/[\\']/g, (c) => `\\${c}`))}'`;
 }
 
 /** Where the running script could be found under another name: PATH's `awb`, compared through links. */
@@ -47,30 +54,32 @@ function npxPackages(c: InvocationContext): string[] {
 }
 
 /**
- * How to start awb again the way it was started: under npx, `npx agentworldbench`, or `npx --package
+ * How to start awb again the way it was started: under npx, `npx agentworldbench` (with --yes when it was given), or `npx --package
  * <spec> awb` when it was given another spec (a version, a tarball, a git URL: what the user ran, not
  * the registry's latest); from a project's node_modules/.bin (`npx awb` in a project that installed
  * it) `npx agentworldbench`; `awb` when the `awb` on PATH is this very script; else `node <script>`
  * (relative to the current folder when inside it).
  */
 export function invocation(c: InvocationContext): string {
+  // npx --yes (npm_config_yes=true in what it runs) is repeated: where npm's config says yes=false, npx without it stops to ask.
+  const npx = c.env.npm_config_yes === 'true' ? 'npx --yes' : 'npx';
   if (c.script.split(/[\\/]/).includes('_npx')) {
     const specs = npxPackages(c);
-    if (specs.length === 0 || (specs.length === 1 && specs[0] === PACKAGE)) return `npx ${PACKAGE}`;
-    return ['npx', ...specs.flatMap((p) => ['--package', shellWord(p)]), 'awb'].join(' ');
+    if (specs.length === 0 || (specs.length === 1 && specs[0] === PACKAGE)) return `${npx} ${PACKAGE}`;
+    return [npx, ...specs.flatMap((p) => ['--package', shellWord(p)]), 'awb'].join(' ');
   }
   const self = c.realpath(c.script);
   const dirs = (c.env.PATH ?? '').split(delimiter).filter(Boolean);
   const onPath = self && dirs.find((d) => c.realpath(join(d, 'awb')) === self);
   // A project's node_modules/.bin is on PATH only inside npx and npm scripts: the shell the command is pasted into runs it with npx.
-  if (onPath) return /(^|[\\/])node_modules[\\/]\.bin[\\/]*$/.test(onPath) ? `npx ${PACKAGE}` : 'awb';
+  if (onPath) return /(^|[\\/])node_modules[\\/]\.bin[\\/]*$/.test(onPath) ? `${npx} ${PACKAGE}` : 'awb';
   const rel = relative(c.cwd, c.script);
   const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : c.script;
   return `node ${shellWord(shown)}`;
 }
 
-/** This process's invocation, for commands printed to be pasted. */
-export function thisInvocation(): string {
+/** How awb is started when `script` is its entry point, run from `cwd` with `env` (the demo names the awb it runs). */
+export function invocationFor(script: string, cwd: string, env: NodeJS.ProcessEnv): string {
   const realpath = (p: string) => {
     try {
       return realpathSync(p);
@@ -85,5 +94,10 @@ export function thisInvocation(): string {
       return undefined;
     }
   };
-  return invocation({ script: terminal().argv[1] ?? 'awb', cwd: process.cwd(), env: terminal().env, realpath, readText });
+  return invocation({ script, cwd, env, realpath, readText });
+}
+
+/** This process's invocation, for commands printed to be pasted. */
+export function thisInvocation(): string {
+  return invocationFor(terminal().argv[1] ?? 'awb', process.cwd(), terminal().env);
 }

@@ -8,6 +8,7 @@ import type { StageViewOptions } from './stage-options.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
 import { brief, counted, redact, visible } from '../../core/shown.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
+import { onInterrupt } from '../shared/interrupt.js';
 
 /*
  * What infer and judge show while they run: the display their core entries
@@ -49,13 +50,14 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
           printSummary(e.stage, e.result, COLUMNS[e.stage] ?? [], reasons);
           printTimings(e.timings);
           printEndLines(e);
-          return finish(e.stage, e.ending, e.output, e.secrets);
+          return finish(e.stage, e.ending, e.output, e.secrets, e.resumable);
         case 'closed':
           return progress.stop();
         case 'unpredicted':
         case 'next-step':
           return printAfter(e);
         case 'fetching':
+        case 'data-edited':
         case 'set-aside':
         case 'upstream-unfinished':
         case 'unpaired':
@@ -234,16 +236,7 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
     );
     stop.abort();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    stop: stop.signal,
-    abort: abort.signal,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+  return { stop: stop.signal, abort: abort.signal, dispose: onInterrupt(onSignal) };
 }
 
 /** The variable awb reads a key from when its option is left out. */
@@ -283,14 +276,14 @@ export function reportEvent(stage: string, e: StageEvent, output: string): void 
   if (e.type === 'mixed') {
     err(
       terminal().errColor.yellow(
-        `${stage}: --force: the ${e.rows} rows already in ${output} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
+        `${stage}: --force: the ${e.rows} rows already in ${visible(output)} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
       ),
     );
   }
   if (e.type !== 'planned') return;
   const redo = e.dropped.failed + e.dropped.cut + e.dropped.invalid;
   if (e.alreadyDone || redo) {
-    const parts = [`${e.alreadyDone} rows already done in ${output}`];
+    const parts = [`${e.alreadyDone} rows already done in ${visible(output)}`];
     if (e.dropped.failed) parts.push(`${e.dropped.failed} failed rows to retry`);
     if (e.dropped.cut) parts.push('a line cut short by a crash dropped');
     if (e.dropped.invalid) parts.push(`${e.dropped.invalid} unreadable or repeated lines dropped`);
@@ -394,21 +387,29 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
  * Final words and exit code: 0 when every row has a result that is not a failure; 1 when some are
  * left to redo, or ended failed (a CI job that runs only this stage must not pass on them); 130 when interrupted.
  */
-export function finish(stage: string, ending: Ending, output: string, secrets: string[]): void {
+export function finish(stage: string, ending: Ending, output: string, secrets: string[], resumable = true): void {
   const term = terminal();
   const { stopped, remaining, failed } = ending;
   const again = resumeCommand(secrets);
-  if (stopped) {
+  if ((stopped || remaining > 0 || failed > 0) && !resumable) {
+    // A stream (/dev/null, stdout, a FIFO) keeps nothing to resume from: a printed command would redo every row, or nothing.
     term.stderr.write(
       term.errColor.yellow(
-        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${output}.\nResume with:\n  ${again}\n`,
+        `${stage}: ${stopped ? 'interrupted' : 'ended'} with ${counted(remaining + failed, 'row')} without a result; ${visible(output)} is a stream, which no run can resume: write to a file to resume or retry rows\n`,
+      ),
+    );
+    term.exitCode = stopped ? 130 : 1;
+  } else if (stopped) {
+    term.stderr.write(
+      term.errColor.yellow(
+        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${visible(output)}.\nResume with:\n  ${again}\n`,
       ),
     );
     term.exitCode = 130;
   } else if (remaining > 0) {
     term.stderr.write(
       term.errColor.yellow(
-        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${output}); run the same command again to retry only those:\n  ${again}\n`,
+        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${visible(output)}); run the same command again to retry only those:\n  ${again}\n`,
       ),
     );
     term.exitCode = 1;
@@ -416,11 +417,11 @@ export function finish(stage: string, ending: Ending, output: string, secrets: s
     const retry = term.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
     term.stderr.write(
       term.errColor.yellow(
-        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${output}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
+        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${visible(output)}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
       ),
     );
     term.exitCode = 1;
   } else {
-    term.stderr.write(term.errColor.green(`${stage}: done: ${output}\n`));
+    term.stderr.write(term.errColor.green(`${stage}: done: ${visible(output)}\n`));
   }
 }

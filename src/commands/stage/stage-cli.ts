@@ -1,5 +1,6 @@
 import { terminal } from '../shared/terminal.js';
-import { setAsideWarning } from '../words/stage/endpoints.js';
+import { noticed } from '../words/index.js';
+import { editedDataNote } from '../words/data/provenance.js';
 import type { StageNotice } from '../../core/stage/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { visible } from '../../core/shown.js';
@@ -16,7 +17,7 @@ const SHOWN = 5;
 
 /** A notice before the run (the data fetched, endpoints set aside, unfinished predictions, unpaired rows) as lines on stderr. */
 export function printNotice(
-  e: Notice<'fetching' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip'>,
+  e: Notice<'fetching' | 'data-edited' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip'>,
   o: StageViewOptions,
 ): void {
   const t = terminal();
@@ -25,8 +26,13 @@ export function printNotice(
       if (o.progress)
         t.stderr.write(`infer: no --data given: fetching ${e.repo}@${e.revision} from ${HUB_NAME[e.hub]} (cached after the first time)\n`);
       return;
+    case 'data-edited': {
+      const fix = `${thisInvocation()} download ${e.dir === undefined ? `--revision ${e.commit}` : `--dir ${shellWord(e.dir)}`}`;
+      t.stderr.write(`${editedDataNote(e.files, e, fix)}\n`);
+      return;
+    }
     case 'set-aside':
-      return printWarnings(e.warnings.map(setAsideWarning));
+      return printWarnings(e.warnings.map(noticed));
     case 'upstream-unfinished':
       t.stderr.write(
         `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (its manifest counts ${e.unwritten} of ${e.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
@@ -37,7 +43,7 @@ export function printNotice(
         e.side === 'candidate'
           ? `in ${e.predictions} but not in the reference: written as "No reference row", not sent`
           : `in the reference ${e.reference} only: left out`;
-      const examples = e.keys.slice(0, SHOWN).map(displayKey).join('; ');
+      const examples = visible(e.keys.slice(0, SHOWN).map(displayKey).join('; '));
       t.stderr.write(`judge: ${e.keys.length} row(s) ${what} (${examples}${e.keys.length > SHOWN ? '; …' : ''})\n`);
       return;
     }
@@ -48,26 +54,16 @@ export function printNotice(
 
 /** The run's end lines: batches' requests asked online (--batch), streams whose usage never came (--stream), per-endpoint counts. */
 export function printEndLines(e: Notice<'finished'>): void {
-  const warnings: string[] = [];
-  const unbatched = e.notInBatch;
-  if (unbatched > 0) {
-    const one = unbatched === 1;
-    warnings.push(
-      `${one ? '1 request was' : `${unbatched} requests were`} not in the batches' results (${one ? 'its row' : 'their rows'} changed or new since the batch was submitted, or the batch left ${one ? 'it' : 'them'} out or returned ${one ? 'it' : 'them'} unreadable): asked online, at the online price`,
-    );
-  }
-  if (e.usageLost > 0) {
-    const one = e.usageLost === 1;
-    warnings.push(
-      `${one ? '1 stream' : `${e.usageLost} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
-        `${one ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,
-    );
-  }
+  const warnings = [
+    ...(e.notInBatch > 0 ? [{ kind: 'asked-online', count: e.notInBatch } as const] : []),
+    ...(e.usageLost > 0 ? [{ kind: 'usage-lost', count: e.usageLost } as const] : []),
+    ...e.notices,
+  ].map(noticed);
   printWarnings(warnings);
   const endpoints = e.result.manifest.endpoints;
   if (!endpoints || Object.keys(endpoints).length < 2) return;
   for (const [url, s] of Object.entries(endpoints))
-    terminal().stderr.write(`endpoint ${url}: ${s.requests} requests, ${s.failures} failed\n`);
+    terminal().stderr.write(`endpoint ${visible(url)}: ${s.requests} requests, ${s.failures} failed\n`);
 }
 
 /** With --stream: the median and 90th percentile of the time to first token and of the decode speed. */
@@ -82,7 +78,7 @@ export function printAfter(e: Notice<'unpredicted' | 'next-step'>): void {
   const t = terminal();
   if (e.type === 'unpredicted') {
     t.stderr.write(
-      `judge: ${e.rows} rows have no prediction because their inference failed: run \`${thisInvocation()} infer\` again on ${e.predictions} first, then this command\n`,
+      `judge: ${e.rows} rows have no prediction because their inference failed: run \`${thisInvocation()} infer\` again on ${visible(e.predictions)} first, then this command\n`,
     );
   } else if (e.stage === 'infer') {
     t.stderr.write(

@@ -176,7 +176,13 @@ export const INFER_OPTIONS = {
     required: true,
     parse: urls('model-api-key'),
   },
-  modelName: { flags: '--model-name <name>', help: 'model name as the endpoint knows it', required: true, parse: required },
+  // A name goes into printed commands (--retry-failed, resume) and folder names: one printable line, as --label.
+  modelName: {
+    flags: '--model-name <name>',
+    help: 'model name as the endpoint knows it',
+    required: true,
+    parse: (v: string | undefined, n: string) => labelOption(n, v)!,
+  },
   modelApiKey: {
     flags: '--model-api-key <key>',
     help: 'API key (default: $AWB_MODEL_API_KEY; $OPENAI_API_KEY only for https://api.openai.com; else "EMPTY")',
@@ -248,7 +254,7 @@ export const JUDGE_OPTIONS = {
     flags: '--judge-model <name>',
     help: 'judge model (published numbers: gpt-5.2-2025-12-11); several, comma-separated (a,b,c), make a panel that judges every row with each (docs/judge-panels.md)',
     required: true,
-    parse: (v: string | undefined, n: string) => panelMembersOption(n, v!),
+    parse: (v: string | undefined, n: string) => panelMembersOption(n, labelOption(n, v)!),
   },
   judgeApiKey: {
     flags: '--judge-api-key <key>',
@@ -332,6 +338,10 @@ export const MODELS_OPTIONS = {
     required: true,
     parse: (v: string | undefined, name: string) => urlOption(name, v!, 'api-key'),
   },
-  apiKey: { flags: '--api-key <key>', help: 'API key (default: $OPENAI_API_KEY, else "EMPTY")', parse: text },
+  apiKey: {
+    flags: '--api-key <key>',
+    help: 'API key (default: $AWB_MODEL_API_KEY; $OPENAI_API_KEY only for https://api.openai.com; else "EMPTY")',
+    parse: text,
+  },
   timeout: { ...RUN_OPTIONS.timeout, help: 'seconds to wait for the answer', default: '30' },
 } satisfies OptionTable;

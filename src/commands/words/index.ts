@@ -1,8 +1,8 @@
-import { FaultError, UserError, type Fault } from '../../core/errors.js';
+import { FaultError, UserError, type Fault, type Notice } from '../../core/errors.js';
 import { AGREEMENT_WORDS } from './results/agreement.js';
 import { COMPARE_WORDS } from './results/compare.js';
 import { DOWNLOAD_WORDS } from './data/download.js';
-import { ENDPOINT_WORDS } from './stage/endpoints.js';
+import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
 import { OUTPUT_WORDS } from './data/output.js';
@@ -14,7 +14,7 @@ import { SCORE_WORDS } from './results/score.js';
 import { STAGE_WORDS } from './stage/stage.js';
 import { TOP_WORDS } from './data/top.js';
 import { thisInvocation } from '../shared/invocation.js';
-import type { Words } from './words.js';
+import type { NoticeWords, Words } from './words.js';
 
 /*
  * The one place where core's faults become sentences: each kind's message,
@@ -48,10 +48,20 @@ export function worded(fault: Fault, awb = thisInvocation()): UserError {
   return typeof said === 'string' ? new UserError(said) : new UserError(said.message, said.exit);
 }
 
+/** What core tells without stopping (a notice), one table per subsystem as for faults. */
+const NOTICES: NoticeWords<Notice> = {
+  ...ENDPOINT_NOTICES,
+};
+
+/** A notice as the warning line the user reads (printWarnings). */
+export function noticed(notice: Notice): string {
+  return (NOTICES[notice.kind as keyof typeof NOTICES] as (n: Notice) => string)(notice);
+}
+
 /** A fault thrown by core, worded; any other error unchanged. */
 export function toUserError(err: unknown): unknown {
   return err instanceof FaultError ? worded(err.fault) : err;
 }
 
 export { EXIT } from './words.js';
-export type { Said, Words } from './words.js';
+export type { NoticeWords, Said, Words } from './words.js';

@@ -1,4 +1,4 @@
-import type { Fault } from '../../core/errors.js';
+import type { Fault, Notice } from '../../core/errors.js';
 
 /** Exit codes; what each means is EXIT_MEANING's. */
 export const EXIT = {
@@ -48,3 +48,6 @@ export type Said = string | { message: string; exit: number };
  * how the user started awb (`awb`, `npx agentworldbench`), for the commands a message names.
  */
 export type Words<F extends Fault> = { [K in F['kind']]: (fault: Extract<F, { kind: K }>, awb: string) => Said };
+
+/** The words of every notice of N: one warning line, from the notice's own fields. */
+export type NoticeWords<N extends Notice> = { [K in N['kind']]: (notice: Extract<N, { kind: K }>) => string };

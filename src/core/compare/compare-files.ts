@@ -1,5 +1,5 @@
 import { sameFile } from '../files.js';
-import { comparabilityNotes, labelRuns, readProvenance, type Provenance } from '../score/index.js';
+import { comparabilityNotes, labelRuns, readProvenance, standings, type Provenance, type Standing } from '../score/index.js';
 import { canonicalDomains } from '../domains.js';
 import { fail } from '../errors.js';
 import { readJudged, type JudgedRecord } from '../score/index.js';
@@ -12,6 +12,8 @@ export interface ComparedSide {
   provenance: Provenance;
   /** Its rows compared: those of the domains asked for, if any. */
   rows: number;
+  /** Whether it is complete and judged as the baseline was (the candidate's standing is relative to the baseline's). */
+  standing: Standing;
 }
 
 export interface CompareReport {
@@ -71,13 +73,13 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
     { file: baselineFile, model: pb.model, label: pb.label },
     { file: candidateFile, model: pc.model, label: pc.label },
   ]);
-  const checked = comparabilityNotes(
-    [
-      { label: lb!, file: baselineFile, provenance: pb, domains: domainsOf(base) },
-      { label: lc!, file: candidateFile, provenance: pc, domains: domainsOf(cand) },
-    ],
-    { coverage: false },
-  ); // pairing already reports rows present on one side only
+  const sides = [
+    { label: lb!, file: baselineFile, provenance: pb, domains: domainsOf(base), rows: rowsByDomain(base) },
+    { label: lc!, file: candidateFile, provenance: pc, domains: domainsOf(cand), rows: rowsByDomain(cand) },
+  ];
+  // The pairing already reports rows present on one side only.
+  const checked = comparabilityNotes(sides, { coverage: false });
+  const [sb, sc] = standings(sides);
   const notes = checked.map((n) => n.text);
   for (const [side, u] of [
     [lb!, result.onlyBaseline],
@@ -99,16 +101,20 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   // Rows the candidate failed (no generation, no parsable judgement) drop out of the pairs: a domain could lose
   // most of them and still pass; with all of them it has no delta that a test could see fall.
   for (const d of result.domains) {
-    const judged = d.candidateLost - d.candidateUngenerated;
+    const unreadable = d.candidateLost - d.candidateUngenerated - d.candidateRequestFailed;
     if (d.candidateUngenerated) {
       incomplete.push({ code: 'incomplete', cause: 'no-generation', domain: d.domain, rows: d.candidateUngenerated, paired: d.paired });
     }
-    if (judged) incomplete.push({ code: 'judge-failures', domain: d.domain, rows: judged, paired: d.paired });
+    if (d.candidateRequestFailed) {
+      const rows = d.candidateRequestFailed;
+      incomplete.push({ code: 'judge-failures', cause: 'request-failed', domain: d.domain, rows, paired: d.paired });
+    }
+    if (unreadable) incomplete.push({ code: 'judge-failures', cause: 'unreadable', domain: d.domain, rows: unreadable, paired: d.paired });
   }
   const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
   return {
-    baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.length },
-    candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.length },
+    baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.length, standing: sb! },
+    candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.length, standing: sc! },
     domains: opts.domains,
     result,
     gate: opts.gate && applyGate(result, { ...opts.gate, domains: opts.domains }, { incomplete, incomparable }),
@@ -121,6 +127,12 @@ function selectDomains(records: readonly JudgedRecord[], domains: readonly strin
   if (!domains) return records;
   const keep = new Set(domains);
   return records.filter((r) => keep.has(r.domain));
+}
+
+function rowsByDomain(records: readonly JudgedRecord[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of records) out[r.domain] = (out[r.domain] ?? 0) + 1;
+  return out;
 }
 
 function domainsOf(records: readonly JudgedRecord[]): string[] {

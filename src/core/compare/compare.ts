@@ -45,6 +45,8 @@ export interface DomainDelta extends Delta {
   candidateLost: number;
   /** Those of them without a generation (inference failed); the others the judge gave no grade. */
   candidateUngenerated: number;
+  /** Those whose judge request failed (outlasted its retries); the rest have a reply the judge's parser could not read. */
+  candidateRequestFailed: number;
 }
 
 /** One paired row's change in total (0-100 points). */
@@ -115,6 +117,7 @@ export function compareRecords(
           candidateFailed: 0,
           candidateLost: 0,
           candidateUngenerated: 0,
+          candidateRequestFailed: 0,
           ...emptyDelta(),
         },
         base: emptySide(),
@@ -140,6 +143,7 @@ export function compareRecords(
     if (c.failed && !b.failed) {
       a.d.candidateLost++;
       if (c.noGeneration) a.d.candidateUngenerated++;
+      else if (c.requestFailed) a.d.candidateRequestFailed++;
     }
     if (b.failed || c.failed || b.total === 0 || c.total === 0) continue;
     a.d.used++;
@@ -200,6 +204,7 @@ export function compareRecords(
       candidateFailed: sum((d) => d.candidateFailed),
       candidateLost: sum((d) => d.candidateLost),
       candidateUngenerated: sum((d) => d.candidateUngenerated),
+      candidateRequestFailed: sum((d) => d.candidateRequestFailed),
     },
     changed: changed.slice(0, opts.rows ?? 0),
   };

@@ -41,8 +41,11 @@ export type Incomplete =
   | { code: 'incomplete'; cause: 'unfinished' }
   /** Paired rows the candidate has no generation for (its inference failed) where the baseline's are valid. */
   | { code: 'incomplete'; cause: 'no-generation'; domain: string; rows: number; paired: number }
-  /** Paired rows the candidate's judge gave no grade (a reply it could not read) where the baseline's are valid. */
-  | { code: 'judge-failures'; domain: string; rows: number; paired: number };
+  /**
+   * Paired rows the candidate's judge gave no grade where the baseline's are valid: `unreadable`, a reply it could not
+   * read (after --parse-attempts); `request-failed`, a request that outlasted its retries (a 500, a timeout).
+   */
+  | { code: 'judge-failures'; cause: 'unreadable' | 'request-failed'; domain: string; rows: number; paired: number };
 
 /** Why the gate failed, as data (the renderers word each one; JSON carries both). */
 export type GateReason =

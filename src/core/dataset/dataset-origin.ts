@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { compareDomains } from '../domains.js';
@@ -87,12 +85,13 @@ async function originFromCachePath(folder: string): Promise<DatasetOrigin | unde
     // No refs: the commit is all there is to say.
   }
   const found = await findTestFiles(folder, 2);
-  return {
-    repo,
-    revision,
-    commit: sha,
-    files: (found?.files ?? []).map((f) => ({ domain: f.domain, file: basename(f.path), bytes: f.bytes, sha256: f.sha256, commit: sha })),
-  };
+  const files: DatasetOrigin['files'] = [];
+  for (const f of found?.files ?? []) {
+    // A blob named by its git id (a file under the LFS threshold) is checked by it.
+    const { gitOid } = await blobName(f.path);
+    files.push({ domain: f.domain, file: basename(f.path), bytes: f.bytes, sha256: f.sha256, ...(gitOid ? { gitOid } : {}), commit: sha });
+  }
+  return { repo, revision, commit: sha, files };
 }
 
 /** The `*_test.jsonl` files in a folder, or in its one subfolder that has them (the cache mirrors the repo's layout). */
@@ -110,7 +109,7 @@ export async function findTestFiles(folder: string, depth = 0): Promise<{ dir: s
     const path = join(folder, name);
     const bytes = await sizeOf(path);
     if (bytes === undefined) continue;
-    const sha256 = await blobSha256(path);
+    const { sha256 } = await blobName(path);
     files.push({ domain: m[1]!, path, bytes, ...(sha256 ? { sha256 } : {}) });
   }
   if (files.length) return { dir: folder, files: files.sort((a, b) => compareDomains(a.domain, b.domain)) };
@@ -124,12 +123,14 @@ export async function findTestFiles(folder: string, depth = 0): Promise<{ dir: s
 
 /**
  * A Hugging Face cache snapshot links each file to `blobs/<name>`, the name
- * being the file's SHA-256 for an LFS file (the dataset's are): so a run from
- * the cache, offline included, records the same hashes as a download.
+ * being the file's SHA-256 for an LFS file (the dataset's are), else its git
+ * blob id: so a run from the cache, offline included, records the same hashes
+ * as a download.
  */
-async function blobSha256(path: string): Promise<string | undefined> {
+export async function blobName(path: string): Promise<{ target?: string; sha256?: string; gitOid?: string }> {
   const target = await readlink(path).catch(() => undefined);
-  return target === undefined ? undefined : /(?:^|[/\\])blobs[/\\]([0-9a-f]{64})$/.exec(target)?.[1];
+  const name = target === undefined ? undefined : /(?:^|[/\\])blobs[/\\]([0-9a-f]{64}|[0-9a-f]{40})$/.exec(target)?.[1];
+  return target === undefined || name === undefined ? {} : name.length === 64 ? { target, sha256: name } : { target, gitOid: name };
 }
 
 export async function sizeOf(path: string): Promise<number | undefined> {
@@ -155,15 +156,4 @@ export async function unchangedSinceRecord(dir: string, file: { file: string; by
   } catch {
     return false;
   }
-}
-
-/** The SHA-256 of a file's bytes as they are now; undefined when it cannot be read. */
-export async function sha256Of(path: string): Promise<string | undefined> {
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  } catch {
-    return undefined;
-  }
-  return hash.digest('hex');
 }

@@ -3,7 +3,8 @@ import { dirname, join, posix, relative, resolve } from 'node:path';
 import { getHFHubCachePath, getRepoFolderName } from '@huggingface/hub';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
 import { progressReporter } from './download-progress.js';
-import { fetchVerified, holdsEntry, type OpenBody } from './fetch-file.js';
+import { fetchVerified, heldSha256, type OpenBody } from './fetch-file.js';
+import { blobName, sha256Of } from '../dataset/index.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 import { makeFolders, replaceAtomically } from '../files.js';
@@ -48,19 +49,22 @@ export async function downloadToCache(
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
     await makeFolders(dirname(blob));
     await makeFolders(dirname(pointer));
+    let sha256: string | undefined;
     if (await untouchedSinceLinked(pointer, blob, entry.size)) {
+      // A blob named by its git id (a file under the LFS threshold: small) is read for its SHA-256.
+      sha256 = entry.sha256 ?? (await sha256Of(blob));
       report(entry.size, true, true);
-    } else if (await holdsEntry(blob, entry)) {
+    } else if ((sha256 = await heldSha256(blob, entry)) !== undefined) {
       // Same content at another commit, or this one's link missing or older than the blob: only the link is made again.
       await verified(pointer, blob);
       report(entry.size, true, true);
     } else {
       report(0, false);
-      await fetchVerified(hub, entry, blob, retry, (bytes) => report(bytes, false), open(entry));
+      sha256 = await fetchVerified(hub, entry, blob, retry, (bytes) => report(bytes, false), open(entry));
       await verified(pointer, blob);
       report(entry.size, true);
     }
-    files.push({ domain: entry.domain, path: pointer, bytes: entry.size, sha256: entry.sha256 });
+    files.push({ domain: entry.domain, path: pointer, bytes: entry.size, ...(sha256 !== undefined ? { sha256 } : {}) });
   }
   const folder = posix.dirname(entries[0]!.path);
   return {
@@ -90,19 +94,21 @@ export async function untouchedSinceLinked(pointer: string, blob: string, size: 
   return !!b?.isFile() && b.size === size && target === relative(dirname(pointer), blob) && b.mtimeMs < p!.mtimeMs;
 }
 
-/** A file of a snapshot still as the hub sent it: a link to a blob named by its hash that was not written since, or still hashes to its name. */
-export async function snapshotFileIntact(pointer: string): Promise<boolean> {
-  const target = await readlink(pointer).catch(() => undefined);
-  const name = target === undefined ? undefined : /(?:^|[/\\])blobs[/\\]([0-9a-f]{64}|[0-9a-f]{40})$/.exec(target)?.[1];
-  if (target === undefined || name === undefined) return false;
+/**
+ * The SHA-256 of a file of a snapshot still as the hub sent it: a link to a blob named by its hash that was not
+ * written since, or still hashes to its name; undefined for any other.
+ */
+export async function snapshotFileIntact(pointer: string): Promise<string | undefined> {
+  const { target, sha256, gitOid } = await blobName(pointer);
+  if (target === undefined) return undefined;
   const blob = resolve(dirname(pointer), target);
   const size = await lstat(blob).then(
     (st) => (st.isFile() ? st.size : undefined),
     () => undefined,
   );
-  if (size === undefined) return false;
-  if (await untouchedSinceLinked(pointer, blob, size)) return true;
-  return holdsEntry(blob, name.length === 64 ? { size, sha256: name } : { size, gitOid: name });
+  if (size === undefined) return undefined;
+  if (sha256 !== undefined && (await untouchedSinceLinked(pointer, blob, size))) return sha256;
+  return heldSha256(blob, { size, sha256, gitOid });
 }
 
 /** Dates the checked blob back and links `pointer` to it anew, so that the link is newer than the blob until the blob is written. */

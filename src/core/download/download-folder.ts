@@ -4,7 +4,7 @@ import { ORIGIN_FILE, readDatasetOrigin, unchangedSinceRecord, type DatasetOrigi
 import { compareDomains } from '../domains.js';
 import type { DownloadedDataset, DownloadOptions } from './download.js';
 import { progressReporter } from './download-progress.js';
-import { fetchVerified, holdsEntry, type OpenBody } from './fetch-file.js';
+import { fetchVerified, heldSha256, type OpenBody } from './fetch-file.js';
 import type { Hub, RetryPolicy } from './hub-failure.js';
 import type { Entry } from './hub-listing.js';
 import { fileError } from '../errors.js';
@@ -34,15 +34,17 @@ export async function downloadToFolder(
     const report = progressReporter(opts.onProgress, entry.path, entry.size);
     // Only a plain file holding exactly the listed bytes counts as already here: a link in its place is replaced, never
     // read or written through, and a file of the right size that differs (stale, edited, from another revision) is fetched again.
-    if ((await recordedUnchanged(trusted, dir, name, entry)) || (await holdsEntry(target, entry))) {
+    let sha256 = (await recordedUnchanged(trusted, dir, name, entry)) ?? (await heldSha256(target, entry));
+    if (sha256 !== undefined) {
       report(entry.size, true, true);
     } else {
       report(0, false);
-      await fetchVerified(hub, entry, target, retry, (bytes) => report(bytes, false), open(entry));
+      sha256 = await fetchVerified(hub, entry, target, retry, (bytes) => report(bytes, false), open(entry));
       report(entry.size, true);
     }
-    record.push({ domain: entry.domain, file: name, bytes: entry.size, sha256: entry.sha256, gitOid: entry.gitOid, commit });
-    files.push({ domain: entry.domain, path: target, bytes: entry.size, sha256: entry.sha256 });
+    // Every file's SHA-256, whatever the hub listed: what `--data` checks the file against before it passes for the hub's.
+    record.push({ domain: entry.domain, file: name, bytes: entry.size, sha256, ...(entry.gitOid ? { gitOid: entry.gitOid } : {}), commit });
+    files.push({ domain: entry.domain, path: target, bytes: entry.size, sha256 });
   }
 
   // Files of other domains from an earlier run stay listed while they are still there, with the commit they came from.
@@ -51,11 +53,11 @@ export async function downloadToFolder(
   const earlier = latest?.repo === hub.repo ? latest : undefined;
   for (const old of earlier?.files ?? []) {
     if (record.some((f) => f.file === old.file)) continue;
-    if (
-      (await unchangedSinceRecord(dir, old)) ||
-      (await holdsEntry(join(dir, old.file), { size: old.bytes, sha256: old.sha256, gitOid: old.gitOid }))
-    )
-      record.push({ ...old, commit: old.commit ?? earlier!.commit });
+    const sha256 =
+      old.sha256 !== undefined && (await unchangedSinceRecord(dir, old))
+        ? old.sha256
+        : await heldSha256(join(dir, old.file), { size: old.bytes, sha256: old.sha256, gitOid: old.gitOid });
+    if (sha256 !== undefined) record.push({ ...old, sha256, commit: old.commit ?? earlier!.commit });
   }
   record.sort((a, b) => compareDomains(a.domain, b.domain));
   const origin: DatasetOrigin = {
@@ -75,9 +77,13 @@ export async function downloadToFolder(
   return { dir, hub: hub.kind, repo: hub.repo, revision: hub.revision, commit, files };
 }
 
-/** The earlier record lists this very file (same hash) and it is as that download left it: no need to read it again. */
-async function recordedUnchanged(record: DatasetOrigin | undefined, dir: string, name: string, entry: Entry): Promise<boolean> {
+/**
+ * The SHA-256 the earlier record gives this very file (the same listed hash), when the file is as that
+ * download left it: no need to read it again. A record without it (written before every file got one) is read.
+ */
+async function recordedUnchanged(record: DatasetOrigin | undefined, dir: string, name: string, entry: Entry): Promise<string | undefined> {
   const f = record?.files.find((r) => r.file === name);
-  if (!f || f.bytes !== entry.size || (f.sha256 ?? f.gitOid) !== (entry.sha256 ?? entry.gitOid)) return false;
-  return unchangedSinceRecord(dir, f);
+  if (!f || f.bytes !== entry.size || (entry.sha256 !== undefined ? f.sha256 !== entry.sha256 : f.gitOid !== entry.gitOid))
+    return undefined;
+  return f.sha256 !== undefined && (await unchangedSinceRecord(dir, f)) ? f.sha256 : undefined;
 }

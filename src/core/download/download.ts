@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, type LocalFile, unchangedSinceRecord } from '../dataset/index.js';
+import { checkRecordedFiles, COMMIT_SHA, findTestFiles, type HubKind, readDatasetOrigin, type LocalFile } from '../dataset/index.js';
 import { downloadToCache, snapshotFileIntact } from './download-cache.js';
 import { downloadToFolder } from './download-folder.js';
-import { holdsEntry } from './fetch-file.js';
 import type { DownloadProgress } from './download-progress.js';
 import { DATASET_REPO } from '../domains.js';
 import { FaultError, fail } from '../errors.js';
@@ -148,21 +147,16 @@ async function findLocalCopy(
     if (origin.revision !== opts.revision && origin.commit !== opts.revision) return undefined;
     const wanted = opts.domains?.length ? origin.files.filter((f) => opts.domains!.includes(f.domain)) : origin.files;
     if (opts.domains?.length && wanted.length !== opts.domains.length) return undefined;
-    for (const f of wanted) {
-      if (
-        !(await unchangedSinceRecord(dir, f)) &&
-        !(await holdsEntry(join(dir, f.file), { size: f.bytes, sha256: f.sha256, gitOid: f.gitOid }))
-      )
-        return undefined;
-    }
     if (wanted.length === 0) return undefined;
+    const checked = await checkRecordedFiles(dir, { ...origin, files: wanted });
+    if (checked.length !== wanted.length || !checked.every((c) => c.asRecorded)) return undefined;
     return {
       dir,
       hub: opts.source ?? 'huggingface',
       repo: origin.repo,
       revision: opts.revision,
       commit: origin.commit,
-      files: wanted.map((f) => ({ domain: f.domain, path: join(dir, f.file), bytes: f.bytes, sha256: f.sha256 })),
+      files: wanted.map((f, i) => ({ domain: f.domain, path: join(dir, f.file), bytes: f.bytes, sha256: checked[i]!.sha256 })),
       offline,
     };
   }
@@ -181,6 +175,11 @@ async function findLocalCopy(
   const wanted = opts.domains?.length ? found.files.filter((f) => opts.domains!.includes(f.domain)) : found.files;
   if (wanted.length === 0 || (opts.domains?.length && wanted.length !== opts.domains.length)) return undefined;
   // A blob edited since the download is not the hub's file, whatever its name says.
-  for (const f of wanted) if (!(await snapshotFileIntact(f.path))) return undefined;
-  return { dir: found.dir, hub: 'huggingface', repo: opts.repo, revision: opts.revision, commit, files: wanted, offline };
+  const files: LocalFile[] = [];
+  for (const f of wanted) {
+    const sha256 = await snapshotFileIntact(f.path);
+    if (sha256 === undefined) return undefined;
+    files.push({ ...f, sha256 });
+  }
+  return { dir: found.dir, hub: 'huggingface', repo: opts.repo, revision: opts.revision, commit, files, offline };
 }

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
+import { fileDigest, hashFile, isListed, type Listed } from '../dataset/index.js';
 import { fail, FaultError, fileError } from '../errors.js';
 import { removeAbandonedTemps, replaceAtomically } from '../files.js';
 import { shownUrl } from '../shown.js';
@@ -26,42 +25,20 @@ export async function answeredFrom(hub: Hub, entry: Entry, offset: number, res: 
   throw fail({ kind: 'hub-wrong-range', hub: shownUrl(hub.hubUrl), path: entry.path, offset });
 }
 
-/** Hashes bytes as the listing names the file: its SHA-256 (LFS, ModelScope) or its git blob id. */
-function entryDigest(entry: Pick<Entry, 'size' | 'sha256' | 'gitOid'>) {
-  const sha256 = createHash('sha256');
-  // Only the hash that decides is computed: hashing the dataset twice over costs a second a run.
-  const gitSha1 = entry.sha256 === undefined ? createHash('sha1').update(`blob ${entry.size}\0`) : undefined;
-  return {
-    update(chunk: Uint8Array): void {
-      if (gitSha1) gitSha1.update(chunk);
-      else sha256.update(chunk);
-    },
-    /** Whether the bytes hashed are the listed file's (only the size is known for a record without hashes). */
-    matches(): boolean {
-      if (entry.sha256 !== undefined) return sha256.digest('hex') === entry.sha256;
-      if (entry.gitOid !== undefined) return gitSha1!.digest('hex') === entry.gitOid;
-      return true;
-    },
-  };
-}
-
 /**
- * Whether the plain file at `path` already holds the listed file: its size, then its hash. A file of the
- * right size put there by hand, edited, or left from another revision must not pass for the listed one.
+ * The SHA-256 of the plain file at `path` when it already holds the listed file: its size, then its hash.
+ * A file of the right size put there by hand, edited, or left from another revision must not pass for the
+ * listed one. The SHA-256 is what a record keeps whatever the listing named (files under the hub's LFS
+ * threshold are listed by their git blob id only).
  */
-export async function holdsEntry(path: string, entry: Pick<Entry, 'size' | 'sha256' | 'gitOid'>): Promise<boolean> {
+export async function heldSha256(path: string, entry: Listed): Promise<string | undefined> {
   const size = await lstat(path).then(
     (st) => (st.isFile() ? st.size : undefined),
     () => undefined,
   );
-  if (size !== entry.size) return false;
-  const digest = entryDigest(entry);
-  try {
-    for await (const chunk of createReadStream(path)) digest.update(chunk as Buffer);
-  } catch {
-    return false;
-  }
-  return digest.matches();
+  if (size !== entry.size) return undefined;
+  const hashes = await hashFile(path, entry);
+  return hashes && isListed(hashes, entry) ? hashes.sha256 : undefined;
 }
 
 /**
@@ -71,7 +48,7 @@ export async function holdsEntry(path: string, entry: Pick<Entry, 'size' | 'sha2
  * body is cut at the listed size (see watchedFetch). After a broken
  * connection it asks for the rest (`open` at an offset) instead of starting
  * over; a body short of its listed size or not matching its hash is fetched again from the start
- * `retry.retries` times, then refused.
+ * `retry.retries` times, then refused. Returns the file's SHA-256.
  */
 export async function fetchVerified(
   hub: Hub,
@@ -80,23 +57,24 @@ export async function fetchVerified(
   retry: RetryPolicy,
   onBytes: (bytes: number) => void,
   open: OpenBody,
-): Promise<void> {
+): Promise<string> {
   const at = shownUrl(hub.hubUrl);
   // A download that is alive writes at least every --timeout, or gives up; an hour covers its retries' waits too.
   await removeAbandonedTemps(target, Math.max(3_600_000, 2 * hub.idleSeconds * 1000));
   hub.fileLimit = entry.size;
+  let sha256 = '';
   try {
     // The download folder is the download's own: a link planted there is replaced, never written through,
     // and whatever was there stays until the checked file takes its place.
     await replaceAtomically(target, async (handle) => {
       for (let pass = 0; ; pass++) {
         let written = 0;
-        let digest = entryDigest(entry);
+        let digest = fileDigest(entry);
         await withRetries(hub, retry, { step: 'download', path: entry.path }, entry.path, undefined, async () => {
           const { body, from } = await open(written);
           if (from !== written) {
             // Redo from the start: the server sent the whole file again.
-            [written, digest] = [0, entryDigest(entry)];
+            [written, digest] = [0, fileDigest(entry)];
             await handle.truncate(0);
           }
           for await (const chunk of body) {
@@ -119,8 +97,11 @@ export async function fetchVerified(
           }
         });
         const short = written !== entry.size;
-        const matches = !short && digest.matches();
-        if (matches) return;
+        const hashes = short ? undefined : digest.digest();
+        if (hashes && isListed(hashes, entry)) {
+          sha256 = hashes.sha256;
+          return;
+        }
         // Cut short or damaged in transit is worth another try (the ModelScope SDK makes three); a mirror that keeps sending it is refused.
         if (pass >= retry.retries) {
           const fault = { kind: 'hub-file-damaged', hub: at, path: entry.path, size: entry.size, tries: pass + 1 } as const;
@@ -135,4 +116,5 @@ export async function fetchVerified(
   } finally {
     hub.fileLimit = undefined;
   }
+  return sha256;
 }

@@ -1,7 +1,7 @@
 import { APIError } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { Client } from './http/client.js';
-import { MalformedReplyError, StreamFailure, describeError, jsonOfText, replyProblem } from './classify.js';
+import { MalformedReplyError, StreamFailure, attemptFailure, causeCode, describeError, jsonOfText, replyProblem } from './classify.js';
 import { collectStream, type StreamedReply } from './http/stream.js';
 import { jsonBytes } from './http/json-bytes.js';
 import type { ChatBody, ChatRequest } from './types.js';
@@ -82,8 +82,14 @@ async function streamed(client: Client, body: ChatBody, s: AttemptSettings, star
   } catch (err) {
     // Refusals before the stream starts keep their status (a 401 is still fatal, a 429 still waits).
     if (signal?.aborted || (err instanceof APIError && err.status !== undefined)) throw err;
-    const why = deadline.aborted ? `timed out after ${s.timeoutMs / 1000} s (--timeout)` : describeError(err, s.timeoutMs, s.secrets);
-    throw new StreamFailure(`stream broke off: ${why}`);
+    if (deadline.aborted)
+      throw new StreamFailure(
+        { kind: 'timeout', timeout: 'request' },
+        `stream broke off: timed out after ${s.timeoutMs / 1000} s (--timeout)`,
+      );
+    // A stream that ended without its finish reason, or with an error event, broke off: no code says more.
+    const failure = attemptFailure(err) ?? { kind: 'connection', cause: causeCode(err) ?? 'stream-broke' };
+    throw new StreamFailure(failure, `stream broke off: ${describeError(err, s.timeoutMs, s.secrets)}`);
   }
 }
 

@@ -2,9 +2,8 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { brief } from '../shown.js';
 import type { EndpointFault, EndpointRole, KeySource } from './faults.js';
-import { isDeadConnectionCode } from './health.js';
-import { replyFault } from './http/http-fetch.js';
-import type { AttemptFailure } from './retry.js';
+import { replyCause, replyFault } from './http/http-fetch.js';
+import type { AttemptFailure, NetworkCause, Refusal } from './retry.js';
 
 /*
  * What a reply or an error is: a chat completion or not, a failed attempt the
@@ -30,9 +29,31 @@ export function isStopped(err: unknown, signal: AbortSignal): boolean {
   return signal.aborted || err instanceof StoppedError;
 }
 
-/** A streamed reply that stalled, broke or outlasted the timeout after it began: a failed attempt. */
+/** A streamed reply that stalled, broke or outlasted the timeout after it began: a failed attempt, and why (`failure`). */
 export class StreamFailure extends Error {
   override name = 'StreamFailure';
+  constructor(
+    readonly failure: AttemptFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A request that failed for good, its retries spent or none possible, as data: why its last attempt
+ * failed (`failure`, or a request over every endpoint's whole tokens limit), and the wait over a
+ * minute a server asked for, which awb does not take (`askedWaitS`). Its message is the row's record.
+ */
+export class RequestFailed extends Error {
+  override name = 'RequestFailed';
+  constructor(
+    readonly failure: AttemptFailure | { kind: 'over-token-limit'; tokens: number; limit: number; endpoint: string },
+    message: string,
+    readonly askedWaitS?: number,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -99,12 +120,63 @@ export function modelIds(body: unknown): { ids?: string[]; notJson?: true } {
   };
 }
 
-/** A failed request as the retry policy sees it: a connection that failed (or a stream that broke), or a status; undefined for any other error. */
-export function attemptFailure(err: unknown): AttemptFailure | undefined {
-  if (err instanceof APIConnectionError || err instanceof StreamFailure) return { kind: 'connection' };
-  if (err instanceof APIError && err.status !== undefined)
-    return { kind: 'status', status: err.status, headers: err.headers ?? new Headers() };
+/** awb's own reasons for giving up on a reply (http-fetch.ts) as network causes; a stall is a timeout instead. */
+const REPLY_CAUSES = { 'too-large': 'reply-too-large', undecodable: 'reply-undecodable', closed: 'reply-cut' } as const;
+
+/**
+ * A failed request as data for the retry policy and the streaks (retry.ts): a connection that failed and
+ * why, a timeout and which, or a status with what its body says of itself; undefined for any other error.
+ * `model`: the model asked for, which a refusal about it names.
+ */
+export function attemptFailure(err: unknown, model?: string): AttemptFailure | undefined {
+  if (err instanceof StreamFailure) return err.failure;
+  if (err instanceof APIConnectionTimeoutError) return { kind: 'timeout', timeout: 'request' };
+  if (err instanceof APIError && !(err instanceof APIConnectionError) && err.status !== undefined)
+    return { kind: 'status', status: err.status, headers: err.headers ?? new Headers(), refusal: refusalOf(err, model) };
+  const reply = replyCause(err) ?? replyCause(err instanceof Error ? err.cause : undefined);
+  if (reply === 'stalled') return { kind: 'timeout', timeout: 'idle' };
+  if (reply) return { kind: 'connection', cause: REPLY_CAUSES[reply] };
+  if (err instanceof APIConnectionError) return { kind: 'connection', cause: causeCode(err) ?? 'unknown' };
   return undefined;
+}
+
+/** The codes servers give a prompt over the model's context: OpenAI's, llama.cpp's. */
+const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
+
+/**
+ * A prompt over the context as servers word it, for bodies without a code that says so: vLLM ("This model's
+ * maximum context length is …"), SGLang ("… is longer than the model's context length …"), llama.cpp
+ * ("… exceeds the available context size …"), transformers and others ("… too long …").
+ */
+const CONTEXT_WORDING = /context (length|window|size)|maximum context|too many tokens|(prompt|input|request) is too long/i;
+
+/** Words of a refusal about a setting, even when it names the model ("max_tokens is too large for model X"). */
+const SETTING_WORDING = /token|temperature|top_p|context|length|parameter|argument/i;
+
+/**
+ * What an error status's body says of itself, and what the refusal is about. Status and structure first: OpenAI's
+ * `model_not_found` or a `param`/`loc` naming the model field; a context code; a 404 (vLLM's unknown model, or no
+ * such route). The wording last, for a 400 or 422 whose body gives no code: the context phrases above, or the
+ * requested model named, quoted or beside the word "model" (`transformers serve` pinned to another: "Server is
+ * pinned to 'a'; requested 'b'."), and no setting.
+ */
+export function refusalOf(err: APIError, model?: string): Refusal {
+  const field = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
+  const [code, type, param] = [field(err.code), field(err.type), field(err.param)];
+  const fields = { ...(code && { code }), ...(type && { type }), ...(param && { param }) };
+  return { ...fields, about: refusalAbout(err.status ?? 0, fields, err.message, model) };
+}
+
+function refusalAbout(status: number, f: Omit<Refusal, 'about'>, said: string, model: string | undefined): Refusal['about'] {
+  if (f.code === 'model_not_found' || f.param === 'model') return 'model';
+  if ((f.code && CONTEXT_CODES.has(f.code)) || (f.type && CONTEXT_CODES.has(f.type))) return 'context';
+  if (status === 404) return 'model';
+  if (status !== 400 && status !== 422) return 'other';
+  if (CONTEXT_WORDING.test(said)) return 'context';
+  if (!model) return 'other';
+  const quoted = ["'", '"', '`'].some((q) => said.includes(`${q}${model}${q}`));
+  const named = quoted || (said.includes(model) && /model/i.test(said.replaceAll(model, '')));
+  return named && !SETTING_WORDING.test(said.replaceAll(model, '')) ? 'model' : 'other';
 }
 
 /** Whether the error came from a reply that is no chat completion, or that the client could not read (bad JSON and the like). */
@@ -112,22 +184,13 @@ export function isMalformedReply(err: unknown): boolean {
   return err instanceof MalformedReplyError || err instanceof SyntaxError;
 }
 
-/** The system error code under a connection error (ECONNREFUSED, ...), if any. */
-export function causeCode(err: APIConnectionError): string | undefined {
-  const code = (err.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** A connection cut under a request: not refused or unreachable, not timed out, not one of awb's own limits on a reply. */
-export function isCutUnder(err: unknown): boolean {
-  if (err instanceof StreamFailure) return !/\(--timeout\)$/.test(err.message);
-  return (
-    err instanceof APIConnectionError &&
-    !(err instanceof APIConnectionTimeoutError) &&
-    !isDeadConnectionCode(causeCode(err)) &&
-    replyFault(err) === undefined &&
-    replyFault(err.cause) === undefined
-  );
+/** The system error code (ECONNREFUSED, ...) somewhere down an error's causes: a fetch may wrap it in a TypeError. */
+export function causeCode(err: unknown): NetworkCause | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && !(e instanceof APIError)) return code;
+  }
+  return undefined;
 }
 
 /** A reply that tells against the endpoint's health. */
@@ -167,49 +230,23 @@ export function describeError(err: unknown, timeoutMs: number, secrets: readonly
     text = `${err.message.replace(/\.$/, '')}: ${err.cause.message}`;
   } else if (err instanceof APIError) text = err.message;
   // awb's own words for a reply it could not use: the class name would only be noise in a row's error.
-  else if (err instanceof MalformedReplyError || err instanceof StreamFailure) text = err.message;
+  else if (err instanceof MalformedReplyError || err instanceof StreamFailure || err instanceof RequestFailed) text = err.message;
   else if (err instanceof Error) text = `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}`;
   else text = String(err);
   return brief(text, secrets);
 }
 
 /**
- * A chat or models-check refusal that would repeat for every row, as its fault: a key, access or
- * quota refusal, or a 404 (no such model, or no chat route). `served`: the endpoint's models list,
- * when a 404 made the pool ask for it.
+ * A chat request refused as about the model (404, or a 400 or 422 naming it: refusalOf), as its fault.
+ * `served`: the endpoint's models list, asked for once the refusal came; shown when it leaves the model out.
  */
-export function refusalFault(
-  err: unknown,
-  at: { role: EndpointRole; endpoint: string; model: string; key?: KeySource },
-  said: () => string,
+export function unknownModel(
+  at: { role: EndpointRole; endpoint: string },
+  model: string,
+  status: number,
+  said: string,
   served?: readonly string[],
-): EndpointFault | undefined {
-  if (!(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
-  const { model, key, ...where } = at;
-  const refused = accessFault(err, where, said, key);
-  if (refused) return refused;
-  if (err.status !== 404) return undefined;
+): EndpointFault {
   const listed = served?.length && !served.includes(model) ? { served } : {};
-  return { kind: 'unknown-model', ...where, model, status: 404, said: said(), ...listed };
-}
-
-/**
- * A 400 that is about the model name, as its fault: a server pinned to one model (`transformers
- * serve`, llama.cpp) answers another name so, where vLLM answers 404. Told by the reason naming the
- * model and saying it is unknown, not by a setting (a limit on tokens or temperature for that model).
- */
-export function modelFault(
-  err: APIError,
-  at: { role: EndpointRole; endpoint: string; model: string },
-  said: () => string,
-  served?: readonly string[],
-): EndpointFault | undefined {
-  if (err.status !== 400) return undefined;
-  const reason = said();
-  const unknown =
-    /not (found|exist|served|available|loaded|supported)|does ?n[o']t (exist|match)|unknown|no such|invalid model|mismatch|only serves|is serving|pinned|requested, but/i;
-  if (!reason.includes(at.model) || !/model/i.test(reason) || !unknown.test(reason)) return undefined;
-  if (/token|temperature|top_p|context|length|parameter|argument/i.test(reason.replaceAll(at.model, ''))) return undefined;
-  const listed = served?.length && !served.includes(at.model) ? { served } : {};
-  return { kind: 'unknown-model', ...at, status: 400, said: reason, ...listed };
+  return { kind: 'unknown-model', ...at, model, status, said, ...listed };
 }

@@ -1,7 +1,7 @@
 /** What can go wrong in endpoints/ that the user can fix, as data; worded in src/commands/words/stage/endpoints.ts. */
 
-/** Whose endpoint it is: the world model's (infer), the judge's, or the Batch API's route (--batch). */
-export type EndpointRole = 'world model' | 'judge' | 'batch';
+/** Whose endpoint it is: the world model's (infer), the judge's, the Batch API's route (--batch), or one `awb models` lists. */
+export type EndpointRole = 'world model' | 'judge' | 'batch' | 'models';
 
 /** Where the API key came from, for the words of a rejected key: `option` is the option that gives one. */
 export type KeySource = { option: string } & (
@@ -37,12 +37,14 @@ export type EndpointFault =
   | (At & { kind: 'no-quota'; said: string })
   /** A chat request answered 404 (or 400 naming the model). `served`: the models the endpoint lists, when it answered. */
   | (At & { kind: 'unknown-model'; model: string; status: number; said: string; served?: readonly string[] })
-  /** The preflight's models list does not have the model. */
-  | (At & { kind: 'model-not-served'; model: string; served: readonly string[] })
+  /** The preflight's models list does not have the model, and a one-token request for it was not answered (`said`: its refusal). */
+  | (At & { kind: 'model-not-served'; model: string; served: readonly string[]; said?: string })
   /** The models check answered with a page that is not JSON. */
   | (At & { kind: 'models-not-json'; said: string })
-  /** The models check failed otherwise (a 4xx other than the ones above). */
-  | (At & { kind: 'models-check-failed'; said: string })
+  /** The models list has no route (404, 405): the preflight passes it, `awb models` has nothing to show. */
+  | (At & { kind: 'models-route-missing'; status: number })
+  /** The models check failed otherwise (`status`: the HTTP status, when one came). */
+  | (At & { kind: 'models-check-failed'; said: string; status?: number })
   /** The preflight could not connect. `code`: the system error (ECONNREFUSED, EPROTO, …). */
   | (At & { kind: 'endpoint-unreachable'; code?: string })
   /** The preflight's connection was taken but the models check never answered (tried twice). */
@@ -83,3 +85,19 @@ export interface SetAside {
   fault: Extract<EndpointFault, { kind: 'endpoint-unreachable' | 'endpoint-silent' }>;
   left: number;
 }
+
+/** What endpoints tell without stopping anything, as data; worded in src/commands/words/stage/endpoints.ts (ENDPOINT_NOTICES). */
+export type EndpointNotice =
+  | ({ kind: 'endpoint-set-aside' } & SetAside)
+  /** The models list leaves the model out, yet a one-token request for it was answered: the run goes on with it. */
+  | (At & { kind: 'model-unlisted'; model: string; listed: readonly string[] })
+  /** Whole (unstreamed) replies given up on under way, at Ctrl-C: a server that notices no closed connection goes on generating them. */
+  | { kind: 'replies-abandoned'; role: EndpointRole; count: number }
+  /** Streamed answers kept after their stream stalled or broke past the finish reason, before the usage chunk: no token usage. */
+  | { kind: 'usage-lost'; count: number }
+  /** --batch: requests no batch's results held (rows changed since, or left out, or unreadable), asked online at the online price. */
+  | { kind: 'asked-online'; count: number }
+  /** `awb models`: the list is empty. */
+  | (At & { kind: 'no-models-listed' })
+  /** `awb models`: names the endpoint lists but refuses (a server pinned to one model); `said`: a refusal's reason. */
+  | (At & { kind: 'listed-names-refused'; refused: readonly string[]; listed: number; said: string });

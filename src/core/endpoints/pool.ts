@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { APIError, APIUserAbortError } from 'openai';
 import { fail, faultOf } from '../errors.js';
 import { shownUrl, splitQuery, urlSecrets } from '../shown.js';
 import {
@@ -20,23 +20,24 @@ import {
 import { Client } from './http/client.js';
 import { attempt, chatBody, DEFAULT_IDLE_MS, type AttemptSettings } from './attempt.js';
 import {
+  RequestFailed,
   StoppedError,
+  accessFault,
   attemptFailure,
-  causeCode,
   describeError,
-  isCutUnder,
   isFailureStatus,
   isMalformedReply,
-  modelFault,
-  refusalFault,
+  unknownModel,
 } from './classify.js';
-import type { EndpointFault, OverTokenLimit, SetAside } from './faults.js';
+import type { EndpointFault, EndpointNotice, OverTokenLimit } from './faults.js';
 import { nodeFetch } from './http/http-fetch.js';
 import { checkModels, servedModels, type Listing } from './preflight.js';
 import {
   MAX_SERVER_WAIT_MS,
   afterRefusal,
+  failureKey,
   failuresRepeated,
+  isCutUnder,
   isRetryable,
   overLimitStops,
   retryDelay,
@@ -78,6 +79,7 @@ export class EndpointPool {
   /** Aborted by stopSending(): no attempt starts after it, and waits for a retry end at once. */
   private readonly stopping = new AbortController();
   private lostUsage = 0;
+  private abandonedCount = 0;
   /** Whether an endpoint has answered these settings (this run, or rows already in the output), and the refusals since the last answer. */
   private answered = false;
   private refusals?: RefusalStreak;
@@ -160,10 +162,12 @@ export class EndpointPool {
       const ep = this.endpoints[index]!;
       ep.inFlight++;
       let ticket: Ticket | undefined;
+      let sent = false;
       try {
         // Waiting for the endpoint's rate limits holds the row's slot, not an attempt: it is counted once sent.
         ticket = await ep.limiter?.acquire(body.json.byteLength, this.untilStopped(signal)).catch(this.stopped(signal));
         ep.stats.requests++;
+        sent = true;
         const started = performance.now();
         const { headers, ...reply } = await attempt(ep.client, ep.shown, body, this.attempts, signal);
         if (reply.usageLost) this.lostUsage++;
@@ -175,7 +179,11 @@ export class EndpointPool {
         const failed =
           ticket && ep.limiter!.failed(ticket, ...(err instanceof APIError ? ([err.status, err.headers, err.error] as const) : []));
         ticket = undefined;
-        if (err instanceof APIUserAbortError || signal?.aborted) throw err;
+        if (err instanceof APIUserAbortError || signal?.aborted) {
+          // A whole reply abandoned under way: a server that notices no closed connection (transformers serve) goes on generating it.
+          if (sent && !this.opts.stream) this.abandonedCount++;
+          throw err;
+        }
         // A request this endpoint's tokens limit never takes goes to one not yet tried, at once, or fails.
         const over = failed?.fault ?? faultOf(err, 'request-over-token-limit');
         if (over) {
@@ -183,9 +191,10 @@ export class EndpointPool {
           if (failedOn.has(pickEndpoint(this.endpoints, failedOn, Date.now()).index)) throw this.noteOverLimit(over);
           continue;
         }
-        const fatal = await this.fatalFor(err, ep);
+        const failure = attemptFailure(err, this.opts.model);
+        const fatal = await this.fatalFor(err, failure, ep);
         if (fatal) throw this.halt(fatal);
-        const wait = this.afterFailedAttempt(err, ep, index, failedOn, retry);
+        const wait = this.afterFailedAttempt(err, failure, ep, index, failedOn, retry);
         await sleep(wait, undefined, { signal: this.untilStopped(signal) }).catch(this.stopped(signal));
       } finally {
         ep.inFlight--;
@@ -197,14 +206,20 @@ export class EndpointPool {
    * Notes a failed attempt against its endpoint and returns how long to wait before the next one, or
    * throws: the error itself once retries are spent, a fault once the failures say the run should stop.
    */
-  private afterFailedAttempt(err: unknown, ep: Endpoint, index: number, failedOn: Set<number>, retry: number): number {
-    const sent = attemptFailure(err);
+  private afterFailedAttempt(
+    err: unknown,
+    sent: AttemptFailure | undefined,
+    ep: Endpoint,
+    index: number,
+    failedOn: Set<number>,
+    retry: number,
+  ): number {
     // No chat completion in a 200 (a web page from a proxy, cut JSON): asked again within the same --max-retries, and
     // counted against the endpoint, so one that keeps answering so is set aside as one failing with 5xx is.
     if (!sent && !isMalformedReply(err)) throw err;
     const failure: AttemptFailure = sent ?? { kind: 'malformed' };
     if (failure.kind !== 'status' || isFailureStatus(failure.status)) this.noteFailure(ep);
-    this.noteConnection(ep, err);
+    this.noteConnection(ep, failure);
     const repeated = this.noteRepeated(err, ep, failure);
     if (repeated) throw this.halt(repeated);
     failedOn.add(index);
@@ -215,13 +230,14 @@ export class EndpointPool {
     const dead = failure.kind === 'connection' ? this.unreachable(wait === undefined) : undefined;
     if (dead) throw this.halt(dead);
     if (wait !== undefined) return wait;
-    const refused = failure.kind === 'status' && !isRetryable(failure) ? this.noteRefusal(err, ep) : undefined;
+    const refused = failure.kind === 'status' && !isRetryable(failure) ? this.noteRefusal(err, ep, failure) : undefined;
     if (refused) throw this.halt(refused);
     const waitS = unheededWaitS(failure, Date.now());
-    if (waitS === undefined) throw err;
-    throw new Error(
+    if (waitS === undefined) throw new RequestFailed(failure, this.describe(err));
+    throw new RequestFailed(
+      failure,
       `${this.describe(err)} (the server asked to wait ${waitS} s; awb waits at most ${MAX_SERVER_WAIT_MS / 1000} s: run the same command again once it takes requests)`,
-      { cause: err },
+      waitS,
     );
   }
 
@@ -241,16 +257,17 @@ export class EndpointPool {
   }
 
   /**
-   * The fault of a chat refusal that would repeat for every row. A 404, or a 400 about the model before anything was
-   * answered (a server pinned to one model; once it has answered, a 400 is the row's), first asks for the models list.
+   * The fault of a chat refusal that would repeat for every row: a key, access or quota refusal, or one about the
+   * model (refusalOf): a 404 always, a 400 or 422 before anything was answered (a server pinned to one model; once it
+   * has answered, such a refusal is the row's). One about the model first asks for the models list, to show it.
    */
-  private async fatalFor(err: unknown, ep: Endpoint): Promise<EndpointFault | undefined> {
-    if (!(err instanceof APIError) || err instanceof APIConnectionError) return undefined;
-    const at = { ...this.at(ep), model: this.opts.model };
+  private async fatalFor(err: unknown, failure: AttemptFailure | undefined, ep: Endpoint): Promise<EndpointFault | undefined> {
+    if (failure?.kind !== 'status' || !(err instanceof APIError)) return undefined;
     const said = () => this.describe(err);
-    const aboutModel = !this.answered && modelFault(err, at, said) !== undefined;
-    const served = err.status === 404 || aboutModel ? await servedModels(this.listing(ep)) : undefined;
-    return aboutModel ? modelFault(err, at, said, served) : refusalFault(err, { ...at, key: this.opts.key }, said, served);
+    const refused = accessFault(err, this.at(ep), said, this.opts.key);
+    if (refused) return refused;
+    if (failure.refusal.about !== 'model' || (failure.status !== 404 && this.answered)) return undefined;
+    return unknownModel(this.at(ep), this.opts.model, failure.status, said(), await servedModels(this.listing(ep)));
   }
 
   /** An error as one line for files and the terminal, secrets removed before it is cut: some servers echo the key back. */
@@ -262,17 +279,26 @@ export class EndpointPool {
    * Checks before any row is sent that each endpoint answers and serves the model
    * (preflight.ts). Refusals (key, model, a page that is not JSON) stop the run; so
    * does an endpoint that cannot be reached, unless others can: then it is set
-   * aside as one that keeps failing mid-run is, and is returned.
+   * aside as one that keeps failing mid-run is, and said in a notice, as is a model
+   * the list leaves out that a one-token request found answered.
    */
-  async preflight(): Promise<SetAside[]> {
+  async preflight(): Promise<EndpointNotice[]> {
     const checked = await Promise.all(this.endpoints.map((ep) => checkModels(this.listing(ep))));
-    const unreachable = checked.flatMap((fault, i) => (fault ? [{ ep: this.endpoints[i]!, fault }] : []));
+    const unreachable = checked.flatMap((f, i) => (f && f.kind !== 'model-unlisted' ? [{ ep: this.endpoints[i]!, fault: f }] : []));
     if (unreachable.length === this.endpoints.length) throw fail(unreachable[0]!.fault);
     const left = this.endpoints.length - unreachable.length;
-    return unreachable.map(({ ep, fault }) => {
+    const asides = unreachable.map(({ ep, fault }): EndpointNotice => {
       ep.health = setAside(ep.health, this.policy, Date.now());
-      return { fault, left };
+      return { kind: 'endpoint-set-aside', fault, left };
     });
+    // Replicas of one server leave the model out alike: said once.
+    const unlisted = checked.find((f) => f?.kind === 'model-unlisted');
+    return unlisted ? [...asides, unlisted] : asides;
+  }
+
+  /** What the run ends by telling of these endpoints: whole replies given up on under way, which a server may still be generating. */
+  endNotices(): EndpointNotice[] {
+    return [...(this.abandonedCount ? [{ kind: 'replies-abandoned', role: this.opts.role, count: this.abandonedCount } as const] : [])];
   }
 
   /** Streamed answers kept whole after their stream stalled or broke past the finish reason, recorded without their usage. */
@@ -339,18 +365,21 @@ export class EndpointPool {
    * Counts a refusal not worth a retry (a 4xx); the fault that stops the run once the same one
    * has come for request after request and nothing was ever answered (retry.ts).
    */
-  private noteRefusal(err: unknown, ep: Endpoint): EndpointFault | undefined {
+  private noteRefusal(err: unknown, ep: Endpoint, failure: Extract<AttemptFailure, { kind: 'status' }>): EndpointFault | undefined {
+    // A prompt over the context is the row's own: it neither counts nor breaks a run of refusals the same for every row.
+    if (failure.refusal.about === 'context') return undefined;
     const reason = this.describe(err);
-    this.refusals = afterRefusal(this.refusals, reason);
+    this.refusals = afterRefusal(this.refusals, failureKey(failure), reason);
     if (!settingsRefused(this.refusals, this.answered)) return undefined;
     return { kind: 'settings-refused', ...this.at(ep), count: this.refusals.count, reason, sent: this.opts.sent ?? {} };
   }
 
   /** What a request no endpoint's tokens limit takes ends with: the fault that stops the run, or the row's failure (retry.ts). */
   private noteOverLimit(f: OverTokenLimit): Error {
-    this.overLimits = afterRefusal(this.overLimits, 'over the tokens limit');
+    this.overLimits = afterRefusal(this.overLimits, f.kind, f.kind);
     if (overLimitStops(f.promptFits, this.overLimits, this.answered)) return this.halt(f);
-    return new Error(
+    return new RequestFailed(
+      { kind: 'over-token-limit', tokens: f.tokens, limit: f.limit, endpoint: f.endpoint },
       `request of about ${f.tokens} tokens is over the whole limit of ${f.limit} tokens per minute of ${f.endpoint} (x-ratelimit-limit-tokens): no wait makes room for it, a key with a higher limit does`,
     );
   }
@@ -360,10 +389,10 @@ export class EndpointPool {
    * under a request (not refused, not timed out); the fault once the same one has come too often (retry.ts).
    */
   private noteRepeated(err: unknown, ep: Endpoint, failure: AttemptFailure): EndpointFault | undefined {
-    const kind = failure.kind === 'status' && failure.status === 500 ? 'status' : isCutUnder(err) ? 'connection' : undefined;
+    const kind = failure.kind === 'status' && failure.status === 500 ? 'status' : isCutUnder(failure) ? 'connection' : undefined;
     if (!kind) return undefined;
     const reason = this.describe(err);
-    this.failures = afterRefusal(this.failures, reason);
+    this.failures = afterRefusal(this.failures, failureKey(failure), reason);
     if (!failuresRepeated(this.failures, this.answered, kind)) return undefined;
     return {
       kind: 'failures-repeated',
@@ -376,9 +405,9 @@ export class EndpointPool {
   }
 
   /** Keeps each endpoint's run of failed connections: only refused, reset or unreachable ones count, not slow answers. */
-  private noteConnection(ep: Endpoint, err: unknown): void {
-    const code = err instanceof APIConnectionError && !(err instanceof APIConnectionTimeoutError) ? causeCode(err) : undefined;
-    ep.streak = isDeadConnectionCode(code) ? afterConnectionFailure(ep.streak, Date.now(), code!) : undefined;
+  private noteConnection(ep: Endpoint, failure: AttemptFailure): void {
+    const code = failure.kind === 'connection' ? failure.cause : undefined;
+    ep.streak = code !== undefined && isDeadConnectionCode(code) ? afterConnectionFailure(ep.streak, Date.now(), code) : undefined;
   }
 
   /** The fault that stops the run when no endpoint can be reached (health.ts decides). */

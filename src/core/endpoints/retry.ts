@@ -3,15 +3,54 @@
  * the same rules as the openai client's own retries (which the pool turns
  * off so that each attempt can go to the endpoint best placed for it).
  */
+import { isDeadConnectionCode } from './health.js';
 
-/** What is known of a failed attempt. */
+/**
+ * Why an attempt failed, as data (classify.ts, attemptFailure): every retry, health and streak decision
+ * reads these fields, never an error's text.
+ */
 export type AttemptFailure =
-  /** No usable reply: refused, reset, timed out, cut off, too large. */
-  | { kind: 'connection' }
+  /** No usable reply: refused, reset, cut off, too large (`cause`). */
+  | { kind: 'connection'; cause: NetworkCause }
+  /** No reply in time: the whole reply (or stream) over --timeout (`request`), or a reply that stopped sending once begun (`idle`). */
+  | { kind: 'timeout'; timeout: 'request' | 'idle' }
   /** A 200 whose body is no chat completion (empty, a web page, cut JSON, no choices, an aborted generation): a server or proxy fault that may pass. */
   | { kind: 'malformed' }
-  /** An HTTP error status, with the reply's headers. */
-  | { kind: 'status'; status: number; headers: { get(name: string): string | null } };
+  /** An HTTP error status, with the reply's headers and what its body says of itself. */
+  | { kind: 'status'; status: number; headers: { get(name: string): string | null }; refusal: Refusal };
+
+/**
+ * What cut a connection: the system error code (`ECONNRESET`, `ECONNREFUSED`, …), or awb's own reading of the
+ * reply: over --max-reply-mb, a compressed body that does not decode, closed before it was complete, or a
+ * stream that broke off (an error event, no finish reason); `unknown` when nothing says.
+ */
+export type NetworkCause = 'reply-too-large' | 'reply-undecodable' | 'reply-cut' | 'stream-broke' | 'unknown' | (string & {});
+
+/**
+ * An error status's body as data: the server's own code, type and parameter where it gives them
+ * (OpenAI's `error.code` and `error.param`, vLLM's `type`, FastAPI's `loc`), and what the refusal is
+ * about: the model name, the prompt's length (the row's own), or anything else (classify.ts, refusalAbout).
+ */
+export interface Refusal {
+  code?: string;
+  type?: string;
+  param?: string;
+  about: 'model' | 'context' | 'other';
+}
+
+/** A failure's identity for the streaks: two failures with the same key are the same failure again. */
+export function failureKey(f: AttemptFailure): string {
+  if (f.kind === 'connection') return `connection ${f.cause}`;
+  if (f.kind === 'timeout') return `timeout ${f.timeout}`;
+  if (f.kind === 'malformed') return 'malformed';
+  const { code, type, param, about } = f.refusal;
+  return `${f.status} ${about} ${type ?? ''} ${code ?? ''} ${param ?? ''}`;
+}
+
+/** A connection cut under a request: not refused or unreachable (no connection made), not timed out, not one of awb's own limits on a reply. */
+export function isCutUnder(f: AttemptFailure): boolean {
+  return f.kind === 'connection' && f.cause !== 'reply-too-large' && f.cause !== 'reply-undecodable' && !isDeadConnectionCode(f.cause);
+}
 
 /** Whether the failure is worth another attempt: the server says so, or it is a status that heals (408, 409, 429, 5xx). */
 export function isRetryable(f: AttemptFailure): boolean {
@@ -85,15 +124,19 @@ export function unheededWaitS(failure: AttemptFailure, now: number): number | un
   return asked !== undefined && asked > MAX_SERVER_WAIT_MS && Number.isFinite(asked) ? Math.round(asked / 1000) : undefined;
 }
 
-/** Refusals in a row that were the same (a 4xx not worth a retry, told by its message), since the last answer. */
+/**
+ * Failures in a row that were the same (failureKey), since the last answer: `reason` is the last one's
+ * line, for the fault's words.
+ */
 export interface RefusalStreak {
+  key: string;
   reason: string;
   count: number;
 }
 
-/** The streak after a refusal: one more when it is the same as the streak's, else a new one. */
-export function afterRefusal(streak: RefusalStreak | undefined, reason: string): RefusalStreak {
-  return streak?.reason === reason ? { reason, count: streak.count + 1 } : { reason, count: 1 };
+/** The streak after a failure: one more when it is the same as the streak's, else a new one. */
+export function afterRefusal(streak: RefusalStreak | undefined, key: string, reason: string): RefusalStreak {
+  return streak?.key === key ? { key, reason, count: streak.count + 1 } : { key, reason, count: 1 };
 }
 
 /** As many same refusals as this in a row, before any answer, are the settings' doing (see settingsRefused). */
@@ -101,9 +144,9 @@ export const SAME_REFUSALS = 10;
 
 /**
  * Whether a run should stop on its refusals: the endpoint has refused SAME_REFUSALS requests in a
- * row with the same message and has never answered one with these settings (in this run, or rows
- * already in the output). A refusal that is the row's own (context too long: its message names
- * the row's token count) differs from row to row; one that is the same for every row (an unknown
+ * row the same way (status, the body's code, type and parameter) and has never answered one with these
+ * settings (in this run, or rows already in the output). A refusal that is the row's own (a prompt over
+ * the context) does not count (the pool leaves it out); one that is the same for every row (an unknown
  * --extra-body field, `max_tokens` on a model that wants `max_completion_tokens`) would fail the
  * whole run row by row. A server that has answered these settings once refuses rows for their own
  * reasons (a content filter: the same message each time), so those never stop a run.

@@ -33,7 +33,8 @@ const LETTER = String.raw`\(?([AB])\)?(?![\w])`;
 const LABEL = `(?:${anyCase('response')}\\s+|${anyCase('option')}\\s+|${anyCase('candidate')}\\s+)?`;
 const PHRASES: RegExp[] = [
   // "answer is A", "final answer: B", "the answer is Response A"
-  new RegExp(`${anyCase('answer')}\\s*(?:${anyCase('is')}|:)\\s*\\**\\s*${LABEL}${LETTER}`, 'g'),
+  // Spaces, then stars and spaces: `\s*\**\s*` would try every split of a long run of spaces (quadratic).
+  new RegExp(`${anyCase('answer')}\\s*(?:${anyCase('is')}|:)\\s*(?:\\*+\\s*)?${LABEL}${LETTER}`, 'g'),
   // "I choose B", "I would pick Response A", "I select option B"
   new RegExp(
     `\\bI\\s+(?:${anyCase('would')}\\s+|${anyCase('will')}\\s+)?(?:${anyCase('choose')}|${anyCase('pick')}|${anyCase('select')})\\s+${LABEL}${LETTER}`,

@@ -1,5 +1,6 @@
 import { DIMENSIONS, type Dimension } from '../schemas/index.js';
 import { lastBlock, stripThink } from '../rubrics/index.js';
+import { nestsDeeperThan } from '../json-limits.js';
 
 /**
  * Reads a judge reply the way the official AgentWorldBench script does, so
@@ -73,9 +74,16 @@ function fencedObjects(text: string): string[] {
 function balancedObjects(text: string): string[] {
   const closeOf = new Map<number, number>();
   const found: string[] = [];
+  // Characters the scans may read in all. A scan starts anew only at a `{` that earlier scans read inside a
+  // string, within an object that never closes: real replies need two passes at most, and a reply built to need
+  // a pass per brace is read as far as this allows (linear in its length), then left with what was found.
+  const budget = { left: SCAN_PASSES * text.length };
   let start = text.indexOf('{');
   while (start !== -1) {
-    if (!closeOf.has(start)) recordMatches(text, start, closeOf);
+    if (!closeOf.has(start)) {
+      if (budget.left <= 0) break;
+      recordMatches(text, start, closeOf, budget);
+    }
     const end = closeOf.get(start) ?? -1;
     if (end !== -1) found.push(text.slice(start, end + 1));
     start = text.indexOf('{', end === -1 ? start + 1 : end + 1);
@@ -83,8 +91,12 @@ function balancedObjects(text: string): string[] {
   return found;
 }
 
+/** How many passes over a reply balancedObjects's scans may make in all. */
+const SCAN_PASSES = 8;
+
 /** Maps each `{` met outside a string, scanning from `start` to the end, to its `}` (-1 when it never closes). */
-function recordMatches(text: string, start: number, closeOf: Map<number, number>): void {
+function recordMatches(text: string, start: number, closeOf: Map<number, number>, budget: { left: number }): void {
+  budget.left -= text.length - start;
   const open: number[] = [];
   let inString = false;
   let escaped = false;
@@ -131,9 +143,25 @@ function parseCandidate(candidate: string): JsonObject | undefined {
   const fixed = parseObject(repaired);
   if (fixed) return fixed;
   // Up to the first `}`, as the official last resort reads it; `{}` is not taken, so such a reply is asked again.
-  const scoresText = /"scores"\s*:\s*(\{[^}]+\})/.exec(repaired)?.[1];
+  const scoresText = scoresObjectText(repaired);
   const scores = scoresText === undefined ? undefined : parseObject(scoresText);
   return scores && { scores };
+}
+
+/**
+ * The first `"scores": {…}` up to the first `}` after its `{`, with something between them (the official
+ * last resort's pattern), found in one pass: that pattern tried at each of many unclosed
+ * `"scores": {` would read the rest of the text from each.
+ */
+function scoresObjectText(text: string): string | undefined {
+  let close = -1;
+  for (const m of text.matchAll(/"scores"\s*:\s*\{/g)) {
+    const open = m.index + m[0].length - 1;
+    if (close <= open) close = text.indexOf('}', open + 1);
+    if (close === -1) return undefined;
+    if (close > open + 1) return text.slice(open, close + 1);
+  }
+  return undefined;
 }
 
 function repairJson(text: string): string {
@@ -149,6 +177,8 @@ function repairJson(text: string): string {
  * reply (and the judge is asked again), as the official parse also fails.
  */
 function parseObject(text: string): JsonObject | undefined {
+  // Nesting no judge writes would make the row's line (JSON.stringify) throw: such a reply does not parse.
+  if (nestsDeeperThan(text)) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return isObject(value) ? value : undefined;

@@ -10,14 +10,15 @@ type Dataset = Manifest['dataset'];
 /**
  * Settings without the endpoint hosts: N machines serving the same model
  * behind their own URLs give the same results (shards of one run, a server
- * moved to another port or pod).
+ * moved to another port or pod), a panel's members as one judge.
  */
 export function hostless(settings: ManifestSettings): ManifestSettings {
-  const { world_model, judge, ...rest } = settings;
+  const { world_model, judge, panel, ...rest } = settings;
   return {
     ...rest,
     ...(world_model ? { world_model: { ...world_model, hosts: [] } } : {}),
     ...(judge ? { judge: { ...judge, hosts: [] } } : {}),
+    ...(panel ? { panel: { ...panel, members: panel.members.map((m) => ({ ...m, hosts: [] })) } } : {}),
   };
 }
 
@@ -55,22 +56,30 @@ interface DataChange {
 /**
  * The files of the data that changed since the rows already there were made. The files' hashes
  * decide where both records have them for a domain (the same files from either hub are the same
- * data, whatever commit each names); without them, the commit does, as `commit` ('' path).
+ * data, whatever commit each names); without them, the commit does, as `commit` ('' path and
+ * domain). A file edited since its download is not the commit's, hashed by the earlier run or not
+ * (its domain, '' path).
  */
 function dataChanges(before: Dataset, now: Dataset): DataChange[] {
   const [a, b] = [before.sha256 ?? {}, now.sha256 ?? {}];
   const shared = Object.keys(a).filter((d) => b[d] !== undefined);
+  const edited = before.commit
+    ? (now.edited ?? []).filter((d) => a[d] === undefined).map((domain) => ({ path: '', domain, was: before.commit!, now: 'edited' }))
+    : [];
   if (shared.length) {
-    return shared
+    const hashed = shared
       .filter((d) => a[d] !== b[d])
       .map((domain) => ({ path: join(now.source, `${domain}_test.jsonl`), domain, was: a[domain]!, now: b[domain]! }));
+    return [...hashed, ...edited];
   }
   if (before.commit && now.commit && before.commit !== now.commit) return [{ path: '', domain: '', was: before.commit, now: now.commit }];
-  return [];
+  return edited;
 }
 
 function changeLine(c: DataChange): string {
-  return c.path ? `dataset ${c.domain}: sha256 was ${c.was}, now ${c.now}` : `dataset commit: was ${c.was}, now ${c.now}`;
+  if (c.path) return `dataset ${c.domain}: sha256 was ${c.was}, now ${c.now}`;
+  if (c.domain) return `dataset ${c.domain}: was the file of commit ${c.was}, now edited since its download`;
+  return `dataset commit: was ${c.was}, now ${c.now}`;
 }
 
 /**
@@ -78,6 +87,7 @@ function changeLine(c: DataChange): string {
  * that lacks the origin record (a copy, the record removed) keeps the commit and hashes the rows
  * were made from; hashes of domains this run did not read stay too. Where the data itself changed
  * (forced, or no row holds an answer yet), this run's record wins; forced, the manifest's `mixed` says what changed.
+ * Rows of a file edited since its download (either run's) leave no commit claimed.
  */
 function keptProvenance(before: Dataset, now: Dataset, changed: boolean): Dataset {
   const origin = (d: Dataset) => ({
@@ -86,9 +96,18 @@ function keptProvenance(before: Dataset, now: Dataset, changed: boolean): Datase
     ...(d.commit !== undefined && { commit: d.commit }),
     ...(d.hub !== undefined && { hub: d.hub }),
   });
-  const kept = changed ? origin(now) : before.commit ? { ...origin(now), ...origin(before) } : { ...origin(before), ...origin(now) };
+  // Rows made from a file edited since its download stay in the output: its domain stays named, and no commit is claimed.
+  const edited = [...new Set([...(before.edited ?? []), ...(now.edited ?? [])])];
+  const kept = edited.length
+    ? {}
+    : changed
+      ? origin(now)
+      : before.commit
+        ? { ...origin(now), ...origin(before) }
+        : { ...origin(before), ...origin(now) };
   const sha256 = changed ? { ...before.sha256, ...now.sha256 } : { ...now.sha256, ...before.sha256 };
-  return { ...now, ...kept, ...(Object.keys(sha256).length && { sha256 }) };
+  const { repo: _r, revision: _v, commit: _c, hub: _h, ...rest } = now;
+  return { ...rest, ...kept, ...(Object.keys(sha256).length && { sha256 }), ...(edited.length && { edited }) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { fail, fileError } from '../errors.js';
-import { openForWriting } from '../files.js';
+import { openForWriting, type WriteHandle } from '../files.js';
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -238,7 +238,7 @@ export class JsonlAppender {
 
   private constructor(
     readonly path: string,
-    private readonly handle: FileHandle,
+    private readonly handle: WriteHandle,
   ) {}
 
   /** `signal` ends a wait for a FIFO's reader (openForWriting). */

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';
 import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { atLine } from '../errors.js';
@@ -61,6 +62,8 @@ export function readRow<S extends z.ZodType<DatasetRow>>(bytes: Buffer, schema: 
     bad: { file: at.file, lineNo: at.lineNo, message: atLine(at.file, at.lineNo, field, problem) },
   });
   const text = decodeLine(bytes);
+  // Values that deep would throw later, where the row is written out again (JSON.stringify recurses).
+  if (nestsDeeperThan(text)) return bad(undefined, `nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -5,8 +5,6 @@
  * can change the length of some strings and shift offsets).
  */
 
-type Span = [start: number, end: number];
-
 /**
  * Removes reasoning from a reply, leaving surrounding whitespace alone, as
  * the official script pairs the tags (its numbers depend on it):
@@ -22,22 +20,37 @@ type Span = [start: number, end: number];
  *   the tagged answer after it is still wanted.
  */
 export function stripThink(text: string, stopTag?: string): string {
-  const cuts: Span[] = [];
   const opens: number[] = [];
-  const closes: Span[] = [];
-  for (const m of text.matchAll(/<(\/?)think>/gi)) {
-    if (m[1]) closes.push([m.index, m.index + m[0].length]);
+  /** Where each `</think>` ends. */
+  const closes: number[] = [];
+  const tags = /<(\/?)think>/gi;
+  for (let m = tags.exec(text); m; m = tags.exec(text)) {
+    if (m[1]) closes.push(m.index + m[0].length);
     else opens.push(m.index);
   }
-  // The closes taken by earlier opens are always the leading ones, so one pointer walks them.
+  // The stop tags, found once: a reply of many unclosed opens must not search the rest of the text for each.
+  const stops = stopTag === undefined ? [] : tagStarts(text, stopTag);
+  // Everything before `prefix` goes (the orphan closes); the cuts start in reading order, as the opens do.
+  let prefix = 0;
+  const cuts: Cuts = { starts: [], ends: [] };
+  // The closes taken by earlier opens are always the leading ones, so one pointer walks them; the opens come in
+  // reading order, so another walks the stops.
   let next = 0;
+  let stop = 0;
   for (const open of opens) {
-    while (next < closes.length && closes[next]![0] < open) cuts.push([0, closes[next++]![1]]);
-    const close = closes[next++];
-    cuts.push([open, close ? close[1] : stopAfter(text, open, stopTag)]);
+    while (next < closes.length && closes[next]! <= open) prefix = Math.max(prefix, closes[next++]!);
+    if (next < closes.length) {
+      cuts.starts.push(open);
+      cuts.ends.push(closes[next++]!);
+      continue;
+    }
+    // An unclosed `<think>` ends at the next stop tag (kept), else at the end.
+    while (stop < stops.length && stops[stop]! < open) stop++;
+    cuts.starts.push(open);
+    cuts.ends.push(stops[stop] ?? text.length);
   }
-  for (; next < closes.length; next++) cuts.push([0, closes[next]![1]]);
-  return removeSpans(text, cuts);
+  for (; next < closes.length; next++) prefix = Math.max(prefix, closes[next]!);
+  return removeSpans(text, prefix, cuts);
 }
 
 /**
@@ -46,27 +59,34 @@ export function stripThink(text: string, stopTag?: string): string {
  * Undefined when the tag never opens.
  */
 export function lastBlock(text: string, tag: string): string | undefined {
-  const last = [...text.matchAll(new RegExp(`<${escapeRegExp(tag)}>`, 'gi'))].at(-1);
-  if (!last) return undefined;
-  const rest = text.slice(last.index + last[0].length);
+  const last = tagStarts(text, tag).at(-1);
+  if (last === undefined) return undefined;
+  const rest = text.slice(last + tag.length + 2);
   const close = new RegExp(`</${escapeRegExp(tag)}>`, 'i').exec(rest);
   return close ? rest.slice(0, close.index) : rest;
 }
 
-/** Where the text cut for an unclosed `<think>` at `from` ends: the next stop tag, else the end. */
-function stopAfter(text: string, from: number, stopTag: string | undefined): number {
-  const stop = stopTag === undefined ? null : new RegExp(`<${escapeRegExp(stopTag)}>`, 'i').exec(text.slice(from));
-  return stop ? from + stop.index : text.length;
+/** Where each `<tag>` starts, case-insensitively, in reading order. */
+function tagStarts(text: string, tag: string): number[] {
+  const re = new RegExp(`<${escapeRegExp(tag)}>`, 'gi');
+  const at: number[] = [];
+  for (let m = re.exec(text); m; m = re.exec(text)) at.push(m.index);
+  return at;
 }
 
-function removeSpans(text: string, spans: Span[]): string {
-  let out = '';
-  let pos = 0;
-  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
-    if (start > pos) out += text.slice(pos, start);
-    pos = Math.max(pos, end);
+/** Spans to cut, as two lists (a reply may have hundreds of thousands): where each starts, where each ends. */
+type Cuts = { starts: number[]; ends: number[] };
+
+/** The text without its first `prefix` characters and without the cuts, which start in reading order (they may overlap). */
+function removeSpans(text: string, prefix: number, cuts: Cuts): string {
+  const kept: string[] = [];
+  let pos = prefix;
+  for (let i = 0; i < cuts.starts.length; i++) {
+    if (cuts.starts[i]! > pos) kept.push(text.slice(pos, cuts.starts[i]));
+    pos = Math.max(pos, cuts.ends[i]!);
   }
-  return out + text.slice(pos);
+  kept.push(text.slice(pos));
+  return kept.join('');
 }
 
 function escapeRegExp(s: string): string {

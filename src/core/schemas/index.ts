@@ -5,6 +5,7 @@ export {
   NO_GENERATION,
   NO_REFERENCE,
   UNPARSED,
+  REQUEST_FAILED,
   judgeFieldsSchema,
   judgeOutcome,
   judgedOutcome,

@@ -92,6 +92,9 @@ export const NO_GENERATION = 'No model generation';
 /** The start of error_message for a judge reply that could not be parsed after --parse-attempts: a final result. */
 export const UNPARSED = 'Judge scoring failed: reply could not be parsed';
 
+/** The start of error_message for a judge request that outlasted its retries (a 500, a timeout): asked again on resume. */
+export const REQUEST_FAILED = 'Judge scoring failed: request failed';
+
 /**
  * A graded row is done. A row without a generation, or whose judge replies
  * could not be parsed, is a final failure, as the official script records

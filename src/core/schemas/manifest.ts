@@ -94,6 +94,8 @@ export const manifestSchema = z.object({
     hub: z.enum(['huggingface', 'modelscope']).optional(),
     /** domain → SHA-256 of its file as the hub listed it: the same data from either hub has the same hashes. */
     sha256: z.record(z.string(), z.string()).optional(),
+    /** Domains whose files differ from what their download recorded (edited since): not the hub's, so no commit is recorded. */
+    edited: z.array(z.string()).optional(),
     /** Folder it was read from (for infer) or predictions file (for judge). */
     source: z.string(),
     domains: z.array(z.string()),

@@ -209,12 +209,22 @@ export function scoreIntervals(
   const byDomain = clustersByDomain(records, opts);
   const stratified = stratifiedIntervals(byDomain, settings, normalizedFloat);
   const pooled = [...byDomain.values()].flat();
+  const domains = new Map([...stratified.groups].map(([d, ci]) => [d, spread(byDomain.get(d)!, ci)]));
   return {
-    domains: stratified.groups,
+    domains,
     macro: stratified.mean,
-    micro: percentileInterval(bootstrapClusters(pooled, settings, 'pooled', normalizedFloat)),
+    micro: spread(pooled, percentileInterval(bootstrapClusters(pooled, settings, 'pooled', normalizedFloat))),
     turns: byTurn ? turnIntervals(records, opts, settings) : new Map(),
   };
+}
+
+/**
+ * An interval only where trajectories can differ: resampling one scored
+ * trajectory always gives its own score, an interval of width 0 that would
+ * read as perfect precision. Drawn all the same, so the seeds of the others stay put.
+ */
+function spread(clusters: readonly Cluster[], ci: Interval | undefined): Interval | undefined {
+  return clusters.filter((c) => c.n > 0).length >= 2 ? ci : undefined;
 }
 
 /**
@@ -229,7 +239,7 @@ function turnIntervals(records: readonly JudgedRecord[], opts: ScoreOptions, set
     let m = out.get(scope);
     if (!m) out.set(scope, (m = new Map()));
     const samples = bootstrapClusters(clusters, settings, `turn:${scope}:${bucket}`, normalizedFloat);
-    m.set(bucket, percentileInterval(samples));
+    m.set(bucket, spread(clusters, percentileInterval(samples)));
   };
   for (const [group, clusters] of clustersByDomain(records, opts, (r) => `${r.domain}\u0000${label(r)}`)) {
     const [domain, bucket] = group.split('\u0000') as [string, string];

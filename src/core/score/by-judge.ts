@@ -165,6 +165,7 @@ export function memberRun(
     intervals: req.bootstrap ? scoreIntervals(member.records, req, req.bootstrap, req.byTurn) : undefined,
     usage: usageOf(member.records),
     publishedGaps: gapsOf(provenance),
+    standing: panel.standing,
     ...(member.repeats && { noise: scoreRepeatRows(member.repeats, req.bootstrap) }),
   };
 }

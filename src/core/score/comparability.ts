@@ -30,6 +30,10 @@ export interface Provenance {
   datasetRevision?: string;
   /** False when the manifest says the run stopped before every row was done. */
   complete?: boolean;
+  /** The rows the run set out to do (the manifests' counts, the predictions' when larger): what an incomplete run is short of. */
+  expectedRows?: number;
+  /** The same per domain. */
+  expectedByDomain?: Record<string, number>;
   /** What differed at each forced resume that mixed runs into the file or its predictions (the manifests' `mixed`). */
   mixed?: string[];
 }
@@ -117,10 +121,19 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
       datasetSha256: infer?.dataset.sha256 ?? manifest.dataset.sha256,
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
       complete: manifest.complete && (infer?.complete ?? true),
+      ...expectedOf(manifest, infer),
       mixed: mixedText(judged, infer),
     },
     warnings,
   };
+}
+
+/** The rows the run set out to do: each manifest's counts, the larger where both (a judge run of unfinished predictions). */
+function expectedOf(manifest: Manifest, infer: Manifest | undefined): Pick<Provenance, 'expectedRows' | 'expectedByDomain'> {
+  const counts = [manifest.counts, ...(infer && infer !== manifest ? [infer.counts] : [])];
+  const byDomain: Record<string, number> = {};
+  for (const c of counts) for (const [d, n] of Object.entries(c.per_domain)) byDomain[d] = Math.max(byDomain[d] ?? 0, n.total);
+  return { expectedRows: Math.max(...counts.map((c) => c.total)), expectedByDomain: byDomain };
 }
 
 function mixedText(judged: Manifest | undefined, infer: Manifest | undefined): string[] | undefined {
@@ -263,7 +276,7 @@ export function comparabilityNotes(
  * data (see sameData), so runs of the same files from either hub count as
  * one value; undefined when neither commit nor hashes are known.
  */
-function dataGroups(runs: readonly ComparedRun[]): (r: ComparedRun) => string | undefined {
+export function dataGroups(runs: readonly ComparedRun[]): (r: ComparedRun) => string | undefined {
   const id = (r: ComparedRun) => ({ commit: r.provenance.datasetCommit, sha256: r.provenance.datasetSha256 });
   const known = runs.filter((r) => r.provenance.datasetCommit !== undefined || r.provenance.datasetSha256 !== undefined);
   return (r) => {

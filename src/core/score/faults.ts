@@ -31,4 +31,6 @@ export type ScoreFault =
   /** `domains`: the domains compared were only these (compare --domains). */
   | { kind: 'no-rows-in-common'; baseline: string; candidate: string; domains?: string[] }
   | { kind: 'no-valid-rows-in-common'; baseline: string; candidate: string; paired: number; domains?: string[] }
-  | { kind: 'no-rows-of-domain'; file: string; domain: string; has: string[] };
+  | { kind: 'no-rows-of-domain'; file: string; domain: string; has: string[] }
+  /** Rows named to `awb rows` (domain/id/turn_idx) that the file does not hold. */
+  | { kind: 'rows-not-found'; file: string; keys: string[] };

@@ -6,7 +6,7 @@ import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
-import { DIMENSIONS, judgedScoreSchema } from '../schemas/index.js';
+import { DIMENSIONS, REQUEST_FAILED, judgedScoreSchema } from '../schemas/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
@@ -36,6 +36,8 @@ export interface JudgedRecord {
   failed: boolean;
   /** Its `gen` is empty: inference failed, so no judge graded it. */
   noGeneration: boolean;
+  /** Failed because its judge request failed (outlasted its retries), not because a reply could not be read. */
+  requestFailed: boolean;
   lineNo: number;
   /** The judge mode the row's fields say it was judged in: a file holds one. */
   mode: JudgeMode;
@@ -165,6 +167,7 @@ const SMALL_FIELDS = [
   'total_turns',
   ...SCORE_FIELDS,
   'failed',
+  'error_message',
   'usage',
   'judge_usage',
   'batch_usage',
@@ -258,6 +261,7 @@ function toRecord(
     dims,
     total,
     failed: countsAsFailed(s.failed, [total, ...dims]),
+    requestFailed: s.failed !== 0 && typeof row.error_message === 'string' && row.error_message.startsWith(REQUEST_FAILED),
     lineNo,
     mode: modeOfRow(has),
     usage: tokens(s.usage),

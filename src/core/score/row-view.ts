@@ -8,6 +8,8 @@ import { judgedLines, type JudgedRecord } from './judged-reader.js';
 export interface RowView {
   /** `domain/id/turn_idx`: the key the HTML report's links use. */
   key: string;
+  /** The row key's fingerprint: `key#fingerprint` names one of the two rows that share a key (the android pair). */
+  fingerprint: string;
   domain: string;
   task: string;
   id: string | number;
@@ -26,7 +28,19 @@ export interface RowView {
   error?: string;
 }
 
+/** A row named on the command line: `domain/id/turn_idx`, or with `#fingerprint` (a prefix will do) one row of a pair sharing it. */
+export interface RowRef {
+  /** As typed, for messages. */
+  text: string;
+  domain: string;
+  id: string;
+  turn: number;
+  fingerprint?: string;
+}
+
 export interface RowQuery {
+  /** Only the rows named; each must name a row of the file. */
+  refs?: readonly RowRef[];
   /** Only this domain (already in the dataset's spelling). */
   domain?: string;
   /** Keep the N lowest (`worst`) or highest (`best`) totals; undefined: every row, in file order. */
@@ -52,10 +66,16 @@ export async function* judgedRows(path: string, query: RowQuery, warnings: strin
   // A --domain that matches no row (a typo) is told apart from a selection that matches nothing.
   const domains = new Set<string>();
   const read = judgedLines(path, warnings);
+  const found = new Set<RowRef>();
   for await (const line of readLineBytes(path)) {
     const record = read(line);
     if (!record) continue;
     domains.add(record.domain);
+    if (query.refs) {
+      const named = query.refs.filter((ref) => names(ref, record));
+      if (!named.length) continue;
+      for (const ref of named) found.add(ref);
+    }
     if (query.domain !== undefined && record.domain !== query.domain) continue;
     if (query.failed ? !record.failed : pick && record.failed) continue;
     const view = viewOf(record, line);
@@ -75,6 +95,19 @@ export async function* judgedRows(path: string, query: RowQuery, warnings: strin
     throw fail({ kind: 'no-rows-of-domain', file: path, domain: query.domain, has: [...domains] });
   }
   yield* kept;
+  const missing = (query.refs ?? []).filter((ref) => !found.has(ref));
+  if (missing.length) throw fail({ kind: 'rows-not-found', file: path, keys: missing.map((r) => r.text) });
+}
+
+/** Whether `ref` names the row: domain, the id's exact text, turn, and the fingerprint's start when given. */
+function names(ref: RowRef, record: JudgedRecord): boolean {
+  const k = splitKey(record.key);
+  return (
+    k.domain === ref.domain &&
+    k.id === ref.id &&
+    k.turn === ref.turn &&
+    (ref.fingerprint === undefined || k.fingerprint.startsWith(ref.fingerprint))
+  );
 }
 
 const SCAN = fieldScan(
@@ -118,6 +151,7 @@ function viewOf(record: JudgedRecord, line: LineBytes): RowView {
   const grade = (v: unknown): number => (typeof v === 'number' ? v : 0);
   return {
     key: `${record.domain}/${id}/${turn}`,
+    fingerprint: splitKey(record.key).fingerprint,
     domain: record.domain,
     task: row.task as string,
     id: typeof row.id === 'number' && !Number.isSafeInteger(row.id) ? id : (row.id as string | number),

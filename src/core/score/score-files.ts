@@ -8,6 +8,7 @@ import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { aggregate, scoreIntervals, type RunIntervals, type RunScore, type ScoreOptions } from './aggregate.js';
 import { usageOf, type Prices, type UsageSummary } from './usage.js';
 import type { ModeScore } from './modes.js';
+import { standings, type Standing } from './standing.js';
 
 export interface RunReport {
   file: string;
@@ -18,6 +19,8 @@ export interface RunReport {
   usage: UsageSummary;
   /** With --with-published: why the run cannot be compared with the published rows (empty: it can). */
   publishedGaps: string[];
+  /** Whether the leaderboard may rank it against the other runs, and why not. */
+  standing: Standing;
   /** A panel member's run (--by-judge): the label of its panel's run. */
   memberOf?: string;
   /** --by-judge: each panel member's run, in the panel's order; empty for a file judged by one judge. */
@@ -90,7 +93,7 @@ function memberRepeatsNote(label: string, repeats: number): string {
  */
 export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => JudgedVisitor): Promise<ScoreReport> {
   const warnings: string[] = [];
-  const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps' | 'members'> & { members?: MemberRecords[] }> = [];
+  const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps' | 'standing' | 'members'> & { members?: MemberRecords[] }> = [];
   /** Per file, without --by-judge: K when its panel's members were asked K times each (memberRepeatsProbe). */
   const memberRepeats: Array<number | undefined> = [];
   for (const [i, file] of req.files.entries()) {
@@ -133,8 +136,9 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   }));
   const withPublished = req.withPublished;
   const gaps = compared.map((c) => (withPublished ? publishedGaps(c) : []));
+  const standing = standings(compared);
   const runs: RunReport[] = loaded.map(({ members, ...r }, i) => {
-    const run = { ...r, label: labels[i]!, publishedGaps: gaps[i]! };
+    const run = { ...r, label: labels[i]!, publishedGaps: gaps[i]!, standing: standing[i]! };
     const gapsOf = (provenance: Provenance) => (withPublished ? publishedGaps({ ...compared[i]!, provenance }) : []);
     return members ? { ...run, members: members.map((m) => memberRun(run, m, req, gapsOf)) } : run;
   });

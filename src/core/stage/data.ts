@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { DEFAULT_REVISION, readDatasetOrigin, sha256Of, unchangedSinceRecord } from '../dataset/index.js';
+import { checkRecordedFiles, DEFAULT_REVISION, ORIGIN_FILE, readDatasetOrigin, sizeOf } from '../dataset/index.js';
 import { DATASET_REPO } from '../domains.js';
 import type { Manifest } from '../schemas/index.js';
 import type { InferConfig } from './config.js';
@@ -25,21 +25,26 @@ export async function resolveData(
   if (data !== undefined) {
     const origin = await readDatasetOrigin(data);
     // The record says what was downloaded; a file edited since must not pass for the hub's (runs with equal hashes compare and merge).
-    const hashed = await Promise.all(
-      (origin?.files ?? [])
-        .filter((f) => f.sha256 !== undefined)
-        .map(
-          async (f) =>
-            [f.domain, ((await unchangedSinceRecord(data, f)) ? f.sha256 : await sha256Of(join(data, f.file))) ?? f.sha256!] as const,
-        ),
-    );
+    const checked = origin ? await checkRecordedFiles(data, origin) : [];
+    const edited = checked.filter((f) => !f.asRecorded && (!domains || domains.includes(f.domain)));
+    if (origin && edited.length) {
+      const own = (await sizeOf(join(data, ORIGIN_FILE))) !== undefined;
+      display.event({
+        type: 'data-edited',
+        files: edited.map((f) => f.path),
+        repo: origin.repo,
+        commit: origin.commit,
+        dir: own ? data : undefined,
+      });
+    }
     return {
       dir: data,
       origin: {
         source: resolve(data),
-        ...(origin ? { repo: origin.repo, revision: origin.revision, commit: origin.commit } : {}),
-        ...(origin?.hub ? { hub: origin.hub } : {}),
-        ...(hashed.length ? { sha256: Object.fromEntries(hashed) } : {}),
+        ...(origin && !edited.length ? { repo: origin.repo, revision: origin.revision, commit: origin.commit } : {}),
+        ...(origin?.hub && !edited.length ? { hub: origin.hub } : {}),
+        ...(checked.length ? { sha256: Object.fromEntries(checked.map((f) => [f.domain, f.sha256])) } : {}),
+        ...(edited.length ? { edited: edited.map((f) => f.domain) } : {}),
       },
     };
   }

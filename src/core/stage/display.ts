@@ -1,4 +1,4 @@
-import type { BatchStatus, SetAside } from '../endpoints/index.js';
+import type { BatchStatus, EndpointNotice } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
 import type { BadRow } from '../rows/index.js';
 import type { DryRunCount, StageEvent, StageResult } from '../runner/index.js';
@@ -28,8 +28,13 @@ export interface Ending {
 export type StageNotice =
   /** infer without --data: the dataset is fetched (or taken from the cache). */
   | { type: 'fetching'; repo: string; revision: string; hub: HubKind }
+  /**
+   * infer --data: files that differ from what their download of `repo`@`commit` recorded (edited since); the run goes on,
+   * recording their own hashes and no commit. `dir`: the download folder that recorded them (a cache snapshot has none).
+   */
+  | { type: 'data-edited'; files: string[]; repo: string; commit: string; dir?: string }
   /** The endpoint check set endpoints aside (unreachable, silent); the run goes on with the others. */
-  | { type: 'set-aside'; warnings: SetAside[] }
+  | { type: 'set-aside'; warnings: EndpointNotice[] }
   /** judge: the predictions' infer run has rows still to write: this run judges only those there. */
   | { type: 'upstream-unfinished'; predictions: string; unwritten: number; total: number }
   /** pairwise: rows of one side only (keys as row keys): `candidate` rows are written unpaired, `reference` ones left out. */
@@ -56,7 +61,11 @@ export type StageNotice =
       /** Requests no batch held (asked online), and streams whose usage never came. */
       notInBatch: number;
       usageLost: number;
+      /** What the endpoints tell at the end (whole replies given up on under way). */
+      notices: EndpointNotice[];
       secrets: string[];
+      /** Whether a run could resume the output: not a stream (/dev/null, stdout, a FIFO), which keeps nothing to resume from. */
+      resumable: boolean;
     }
   /** judge: rows with no prediction to judge, because their inference failed. */
   | { type: 'unpredicted'; rows: number; predictions: string }

@@ -1,5 +1,6 @@
 import { EndpointPool } from '../endpoints/index.js';
 import { inferStage } from '../infer/index.js';
+import { isStream } from '../files.js';
 import { checkOutputPath } from '../output/index.js';
 import { datasetFiles, planLines } from '../rows/index.js';
 import type { StageResult } from '../runner/index.js';
@@ -55,6 +56,7 @@ export async function runInfer(
     signals,
   );
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-  if (allDone(endingOf(result))) display.event({ type: 'next-step', stage: 'infer', output });
+  // A stream (/dev/null, stdout, a FIFO) cannot be read back: no next command to name it.
+  if (allDone(endingOf(result)) && !(await isStream(output))) display.event({ type: 'next-step', stage: 'infer', output });
   return result;
 }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { access } from 'node:fs/promises';
 import { EndpointPool, type KeySource } from '../endpoints/index.js';
 import { fail } from '../errors.js';
-import { refuseOverInputs } from '../files.js';
+import { isStream, refuseOverInputs } from '../files.js';
 import {
   ReferenceFile,
   choicePanelStage,
@@ -118,7 +118,8 @@ export async function runJudge(
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) display.event({ type: 'unpredicted', rows: unpredicted, predictions });
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
-    if (allDone(endingOf(result))) display.event({ type: 'next-step', stage: 'judge', output });
+    // A stream (/dev/null, stdout, a FIFO) cannot be read back: no next command to name it.
+    if (allDone(endingOf(result)) && !(await isStream(output))) display.event({ type: 'next-step', stage: 'judge', output });
     return result;
   } finally {
     await opened.reference?.close();

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { BatchStatus, BatchTarget, EndpointPool, KeySource, SetAside } from '../endpoints/index.js';
+import type { BatchStatus, BatchTarget, EndpointNotice, EndpointPool, KeySource } from '../endpoints/index.js';
 import type { BatchPhase, BatchPhaseOptions, RowChat } from '../runner/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { MemberValue } from './config.js';
@@ -7,7 +7,7 @@ import type { MemberValue } from './config.js';
 /** What a stage command asks of the endpoints besides its rows' requests: one pool's, or a panel's over its members' pools. */
 export type StagePool = Pick<
   EndpointPool,
-  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'usageLost' | 'pacing'
+  'stopSending' | 'batchTarget' | 'encode' | 'chat' | 'preflight' | 'noteAnswered' | 'stats' | 'usageLost' | 'pacing' | 'endNotices'
 >;
 
 /**
@@ -39,7 +39,7 @@ export class PanelPools implements StagePool {
     return this.first.chat(...args);
   }
 
-  async preflight(): Promise<SetAside[]> {
+  async preflight(): Promise<EndpointNotice[]> {
     const warnings = await Promise.all(this.members.map((m) => m.pool.preflight()));
     return warnings.flat();
   }
@@ -61,6 +61,10 @@ export class PanelPools implements StagePool {
 
   get usageLost(): number {
     return this.members.reduce((n, m) => n + m.pool.usageLost, 0);
+  }
+
+  endNotices(): EndpointNotice[] {
+    return this.members.flatMap((m) => m.pool.endNotices());
   }
 }
 

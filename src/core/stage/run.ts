@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { medianP90 } from '../endpoints/index.js';
 import { fail } from '../errors.js';
+import { isStream } from '../files.js';
 import type { LinePlan } from '../rows/index.js';
 import { BatchPhase, dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
 import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
@@ -136,7 +137,9 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       ...(timings && { timings: timings.spreads() }),
       notInBatch: batch?.notInBatch ?? 0,
       usageLost: c.pool.usageLost,
+      notices: c.pool.endNotices(),
       secrets: c.secrets,
+      resumable: !(await isStream(c.output)),
     });
     return result;
   } finally {

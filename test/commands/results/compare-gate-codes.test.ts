@@ -100,6 +100,53 @@ describe('the gate on judged files', () => {
   });
 });
 
+describe('a pass with domains too small to test', () => {
+  it('says what it tested by name and that the small domains are not covered, in the verdict itself', async () => {
+    const rows = (grade: number) => [
+      ...Array.from({ length: 12 }, (_, i) => judgedRow({ domain: 'mcp', id: i + 1, dims: Array(5).fill(grade) })),
+      ...Array.from({ length: 3 }, (_, i) => judgedRow({ domain: 'web', id: i + 1, dims: Array(5).fill(grade) })),
+    ];
+    const base = writeJudged(dir, 'small-base.jsonl', rows(3));
+    const cand = writeJudged(dir, 'small-cand.jsonl', rows(3));
+    const r = await runAwb(['compare', base, cand, '--fail-below', '1']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^Gate passed \(--fail-below 1\.00\): no test finds the candidate worse by more than 1\.00 points; tested: Overall and one domain \(MCP\) \(family-wise error 5%\); NOT tested \(too few trajectories\), so not covered by this pass: Web\.$/m,
+    );
+    const json = await gate(base, cand);
+    assert.deepEqual(
+      json.gate.not_tested.map((u: { domain: string }) => u.domain),
+      ['web'],
+    );
+  });
+});
+
+describe('a candidate whose judge requests failed with a 500', () => {
+  it('fails as judge-failures of cause request-failed, worded as failed requests, not as replies that could not be read', async () => {
+    const root = await temps.make();
+    const data = await makeDataset(root, 24, ['terminal']);
+    const world = await server({ reply: worldReply });
+    const judge = await server({ reply: judgeReply });
+    const failing = await server({ reply: judgeReply, faults: (_req, n) => (n % 3 === 0 ? '500' : undefined) });
+    const predictions = join(root, 'p.jsonl');
+    assert.equal((await runAwb(inferArgs(world.url, data.dir, predictions))).code, 0);
+    const baseline = join(root, 'base.jsonl');
+    const candidate = join(root, 'cand.jsonl');
+    assert.equal((await runAwb(judgeArgs(judge.url, predictions, baseline))).code, 0);
+    assert.equal((await runAwb(judgeArgs(failing.url, predictions, candidate, ['--max-retries', '0']))).code, 1);
+    const r = await gate(baseline, candidate);
+    assert.equal(r.code, 5, r.stderr);
+    const reasons = r.gate.reasons.filter((x: { code: string }) => x.code === 'judge-failures');
+    assert.ok(reasons.length > 0);
+    for (const x of reasons) {
+      assert.equal(x.cause, 'request-failed');
+      assert.match(x.message, /have no grade \(their judge requests failed after every retry\)/);
+      assert.doesNotMatch(x.message, /could not be read/);
+    }
+  });
+});
+
 describe('a candidate whose judge replies could not all be read', () => {
   it('fails as judge-failures (exit 5, naming judge --retry-failed); once asked again with --retry-failed it passes', async () => {
     const root = await temps.make();
@@ -121,6 +168,7 @@ describe('a candidate whose judge replies could not all be read', () => {
     assert.equal(failed.gate.outcome, 'incomplete');
     const codes = new Set(failed.gate.reasons.map((x: { code: string }) => x.code));
     assert.deepEqual([...codes], ['judge-failures']);
+    assert.deepEqual([...new Set(failed.gate.reasons.map((x: { cause: string }) => x.cause))], ['unreadable']);
     assert.ok(failed.gate.reasons.every((x: { rows: number; paired: number }) => x.rows > 0 && x.rows < x.paired));
     assert.match(
       failed.gate.remedy,

@@ -53,6 +53,7 @@ describe('awb rows', () => {
       { ...top, ground_truth: top.ground_truth.slice(0, 7) },
       {
         key: 'mcp/5/2',
+        fingerprint: top.fingerprint,
         task: 'agentworld/mcp',
         id: 5,
         turn_idx: 2,
@@ -124,6 +125,57 @@ describe('awb rows', () => {
   });
 });
 
+describe('awb rows FILE ROW...', () => {
+  // The real data's android pair: one id and turn, two distinct rows (another action and truth).
+  const pair = writeJudged(dir, 'pair.jsonl', [
+    row('android', 9, 4),
+    { ...row('android', 9, 2), current_prompt: 'tap other', response: ['first observation', 'other truth'] },
+    row('web', 563640682553697, 3),
+  ]);
+
+  it('shows the rows named (domain/id/turn_idx as compare prints them; the domain in any case), in file order', async () => {
+    const r = await awb('rows', file, 'terminal/7/2', 'MCP/2/2', '--format', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(
+      JSON.parse(r.stdout).map((x: { key: string }) => x.key),
+      ['mcp/2/2', 'terminal/7/2'],
+    );
+    const one = await awb('rows', pair, 'web/563640682553697/2');
+    assert.equal(one.code, 0, one.stderr);
+    assert.deepEqual(
+      one.stdout.split('\n').filter((l) => l.startsWith('── ')).map((l) => l.split(' ')[1]),
+      ['web/563640682553697/2'],
+    );
+  });
+
+  it('a key held by two rows shows both and names each with its fingerprint, which picks one', async () => {
+    const both = await awb('rows', pair, 'android/9/2', '--format', 'json');
+    assert.equal(both.code, 0, both.stderr);
+    const rows = JSON.parse(both.stdout) as Array<{ key: string; fingerprint: string; current_action: string }>;
+    assert.equal(rows.length, 2);
+    assert.notEqual(rows[0]!.fingerprint, rows[1]!.fingerprint);
+    assert.match(both.stderr, new RegExp(`^awb: note: android/9/2 names 2 rows .*android/9/2#${rows[0]!.fingerprint}, android/9/2#${rows[1]!.fingerprint}$`, 'm'));
+    const second = await awb('rows', pair, `android/9/2#${rows[1]!.fingerprint}`, '--format', 'json');
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(
+      JSON.parse(second.stdout).map((x: { current_action: string }) => x.current_action),
+      ['tap other'],
+    );
+  });
+
+  it('a row the file lacks, or a word that names no row, is one line and exit 2', async () => {
+    const missing = await awb('rows', file, 'mcp/1/2', 'web/1/1');
+    assert.equal(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /^awb: .*judged\.jsonl: no row "web\/1\/1"; a row is named domain\/id\/turn_idx/m);
+    for (const word of ['mcp-1-2', 'mcp/1', 'mcp/1/0', '/1/2']) {
+      const bad = await awb('rows', file, word);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.equal(bad.stdout, '');
+      assert.match(bad.stderr, /names no row: a row is domain\/id\/turn_idx/);
+    }
+  });
+});
+
 describe('awb compare: exit codes and rows', () => {
   const rows = (lift: number, ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) =>
     ids.flatMap((id) => [1, 2].map((turn) => judgedRow({ domain: 'mcp', id, turn, dims: Array(5).fill(2 + ((id + turn) % 3) + lift) })));
@@ -151,6 +203,14 @@ describe('awb compare: exit codes and rows', () => {
     assert.equal(r.code, 4, r.stderr);
     assert.match(r.stdout, /not comparable: judge differs .*--allow-incomparable/);
     assert.match(r.stdout, /^mcp\/3\/2\s+75\.00\s+0\.00\s+-75\.00$/m);
+    // The command compare prints for those rows pastes: it shows them.
+    const command = /prediction beside ground truth: (.*)$/m.exec(r.stdout)![1]!.split(' ');
+    assert.deepEqual(command.slice(-3), ['rows', other, 'mcp/3/2']);
+    const shown = await awb(...command.slice(-3), '--format', 'json');
+    assert.deepEqual(
+      JSON.parse(shown.stdout).map((x: { key: string }) => x.key),
+      ['mcp/3/2'],
+    );
     assert.equal((await awb('compare', base, other, '--fail-below', '1', '--allow-incomparable')).code, 0);
     assert.equal((await awb('compare', base, other, '--allow-partial')).code, 2, 'allowances only mean something with a gate');
   });

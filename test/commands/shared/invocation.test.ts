@@ -42,6 +42,12 @@ describe('the invocation printed under npx repeats the package the user ran', ()
     assert.equal(underNpx(undefined), 'npx agentworldbench');
   });
 
+  it('npx --yes (npm_config_yes=true, as npm 11 sets it) is kept, for an npm config of yes=false', () => {
+    assert.equal(underNpx(['agentworldbench'], { npm_config_yes: 'true' }), 'npx --yes agentworldbench');
+    assert.equal(underNpx(['agentworldbench@0.1.0'], { npm_config_yes: 'true' }), 'npx --yes --package agentworldbench@0.1.0 awb');
+    assert.equal(underNpx(['agentworldbench'], { npm_config_yes: '' }), 'npx agentworldbench');
+  });
+
   it('a folder whose package.json is not npm’s falls back to the variable', () => {
     const c: InvocationContext = {
       script,

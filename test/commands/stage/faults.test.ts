@@ -286,7 +286,7 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     const ds = await makeDataset(dir, 30);
     const s = await server({ models: ['served-model'], reply: worldReply });
     const r = await runAwb(inferArgs(s.url, ds.dir, join(dir, 'pred.jsonl'), ['-c', '8']));
-    assertFatal(r, s.url, /does not serve model "test-model"; it serves: served-model/);
+    assertFatal(r, s.url, /does not serve model "test-model".*; it lists: served-model; give the name it serves with --model-name$/);
     // Only the preflight's one-token request for the model the list leaves out (a pinned server would answer it); no row.
     assert.equal(s.stats.requests, 1);
   });
@@ -299,7 +299,7 @@ describe('errors that would repeat for every row', { concurrency: 2 }, () => {
     assertFatal(
       r,
       s.url,
-      /does not know model "test-model" \(404\): 404 The model `test-model` does not exist.*; it serves: served-model$/,
+      /does not know model "test-model" \(404\): 404 The model `test-model` does not exist.*; it serves: served-model; give the name it serves with --model-name$/,
     );
     assert.ok(s.stats.requests >= 1 && s.stats.requests <= 4, `${s.stats.requests} requests`);
   });

@@ -639,7 +639,7 @@ describe('first-time mistakes get one line saying what to do', { concurrency: 4 
     const line = refusalLine(await runAwb(inferArgs(bare, ds.dir, join(root, 'bare', 'pred.jsonl'))), 3);
     assert.match(
       line,
-      /does not know model "test-model" or the chat completions route \(404\): .*; is the model name right, and does the URL end in \/v1\?$/,
+      /does not know model "test-model" or the chat completions route \(404\): .*; is the model name right \(--model-name\), and does the URL end in \/v1\?$/,
     );
   });
 });

@@ -135,6 +135,20 @@ describe('judge paced to a rate-limited endpoint', { concurrency: 1 }, async () 
     assert.equal(limited.stats.answered, ROWS);
   });
 
+  it('with no headers and a few per cent of bare 429s: each pauses the endpoint, and -c is reached again after every one (issue 51)', async () => {
+    const many = await dirs.make();
+    const big = await makeDataset(many, 120);
+    const bigPreds = join(many, 'pred.jsonl');
+    await writePredictions(big, bigPreds);
+    // Requests 20, 60 and 100 of about 123: 2.4 % refused, each with nothing but `retry-after: 1`.
+    const flaky = await server({ latencyMs: 200, headers: false, refuse: (n) => n % 40 === 20 });
+    const r = await runAwb(judgeArgs(flaky.url, bigPreds, join(many, 'judged.jsonl'), ['-c', '8']));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(flaky.stats.answered, 120);
+    assert.equal(flaky.stats.rateLimited, 3);
+    assert.deepEqual(flaky.stats.maxInFlightAfterRefusal, [8, 8, 8], 'a 429 without limit headers must not shrink -c');
+  });
+
   it('--no-pace sends at -c regardless, and the retries still get every row judged', async () => {
     const limited = await server({ tpm, windowMs: 1000, latencyMs: 20 });
     const r = await runAwb(judgeArgs(limited.url, preds, join(dir, 'unpaced.jsonl'), ['-c', '8', '--no-pace', '--max-retries', '30']));

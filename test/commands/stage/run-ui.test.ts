@@ -142,7 +142,7 @@ describe('printed commands start awb the way it was started', () => {
     const compare = await run(['compare', base, cand, '--fail-below', '1', '--rows', '1']);
     assert.equal(compare.code, 5, compare.stdout + compare.stderr);
     assert.match(compare.stdout, /`node bin\/awb\.js infer \.\.\. --retry-failed` .*`node bin\/awb\.js judge \.\.\. --retry-failed`/);
-    assert.match(compare.stdout, /see them with node bin\/awb\.js rows\)/);
+    assert.match(compare.stdout, /prediction beside ground truth: node bin\/awb\.js rows \S*cand\.jsonl mcp\/1\/1$/m);
     for (const r of [merge, score, judge, compare]) assert.doesNotMatch(r.stdout + r.stderr, bare);
   });
   it('names a run folder safely', () => {
@@ -252,7 +252,7 @@ describe('an endpoint that dies mid-run (end to end)', () => {
     });
     assert.equal(r.code, 3, r.stderr);
     assert.deepEqual(errorLines(r.stderr).length, 1, r.stderr);
-    assert.match(errorLines(r.stderr)[0]!, /does not serve model "test-model"; it serves: served-model/);
+    assert.match(errorLines(r.stderr)[0]!, /does not serve model "test-model".*it lists: served-model/);
     assert.equal(s.stats.modelListRequests, 1);
   });
 });

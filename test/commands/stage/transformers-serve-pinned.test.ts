@@ -5,10 +5,10 @@
  *   started on a local path (`transformers serve /models/qwen-0.5b`) never
  *   lists that path, yet serves it; the preflight must not refuse it on the
  *   list alone;
- * - a request naming another model gets 400 `{"detail": "Model '…' was
- *   requested, but this server is pinned to '…'…"}`: a body naming the
- *   requested model is an unknown model (exit 3 at once, pointing at the
- *   flag that names it), not a refusal of the settings (--max-tokens, …);
+ * - a request naming another model gets 400 `{"detail": "Server is pinned to
+ *   '…'; requested '…'."}`: a 400 that quotes the requested model is an
+ *   unknown model (exit 3 at once, pointing at the flag that names it), not a
+ *   refusal of the settings (--max-tokens, …);
  * - a pydantic 422 (`{"detail": [{"loc", "msg", "input", …}]}`, `input`
  *   echoing the request) is shown as its fields and messages, so it is the
  *   same reason for every row and stops the run in one line.
@@ -21,6 +21,7 @@ import { judgeReply, makeDataset, readRowsOf, tempDirs, worldReply, type Dataset
 import { inferArgs, judgeArgs } from '../../support/harness.js';
 import { refusalLine } from '../../support/refusal.js';
 import { startTransformersServer, type TransformersOptions, type TransformersServer } from '../../support/transformers-server.js';
+import { noticed } from '../../../src/commands/words/index.js';
 
 const temps = tempDirs('transformers-pinned');
 const servers: TransformersServer[] = [];
@@ -66,6 +67,9 @@ describe('a server pinned to a model its models list does not name', () => {
     const out = join(root, 'local', 'pred.jsonl');
     const r = await inferAs(LOCAL, s.url, ds.dir, out);
     assert.equal(r.code, 0, r.stderr);
+    // Accepted through the one-token request, with a note that the list leaves it out.
+    const unlisted = noticed({ kind: 'model-unlisted', role: 'world model', endpoint: s.url, model: LOCAL, listed: CACHE });
+    assert.ok(r.stderr.includes(unlisted), r.stderr);
     const rows = await readRowsOf(out);
     assert.equal(rows.length, ds.rows.length);
     assert.ok(
@@ -124,5 +128,25 @@ describe("a 422 with pydantic's list of errors (transformers serve --input-valid
       assert.match(String(row.error), /^422 .*stream.*Field required/);
       assert.ok(!String(row.error).includes('You simulate'), String(row.error));
     }
+  });
+});
+
+describe('awb models against a pinned server', () => {
+  it('lists every cached name, each it refuses marked, and says why on stderr', async () => {
+    const s = await serve({ reply: worldReply, cached: [...CACHE, LOCAL] });
+    const r = await runAwb(['models', '--base-url', s.url]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.trimEnd().split('\n'), [...CACHE.map((id) => `${id}\trefused`), LOCAL]);
+    const said = `400 Server is pinned to '${LOCAL}'; requested '${CACHE[0]}'.`;
+    const refused = noticed({ kind: 'listed-names-refused', role: 'models', endpoint: s.url, refused: CACHE, listed: 3, said });
+    assert.ok(r.stderr.includes(refused), r.stderr);
+  });
+
+  it('an unpinned server (every name answered or unknown) gets no mark', async () => {
+    const s = await startTransformersServer({ cached: CACHE, reply: worldReply });
+    servers.push(s);
+    const r = await runAwb(['models', '--base-url', s.url]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.trimEnd().split('\n'), CACHE);
   });
 });

@@ -139,10 +139,13 @@ describe('infer and judge against transformers serve', () => {
     assert.equal(rows.filter((row) => row.gen && (row.usage as { completion_tokens?: number })?.completion_tokens).length, ds.rows.length);
   });
 
-  it('awb models lists the ids of its models list, one a line', async () => {
+  it('awb models lists the ids of its models list, one a line, those the pinned server refuses marked', async () => {
     const r = await runAwb(['models', '--base-url', world.url]);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.stdout.trim().split('\n'), CACHE);
+    assert.deepEqual(
+      r.stdout.trimEnd().split('\n'),
+      CACHE.map((id) => (id === SERVED ? id : `${id}\trefused`)),
+    );
   });
 
   it('a model name neither listed nor served is refused in one line (exit 3) and no row is answered', async () => {

@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { worded } from '../../../src/commands/words/index.js';
-import type { Fault } from '../../../src/core/errors.js';
+import { noticed, worded } from '../../../src/commands/words/index.js';
+import type { Fault, Notice } from '../../../src/core/errors.js';
 import type { Samples } from '../../support/fault-samples.js';
 import { AGREEMENT_SAMPLES } from './samples/samples-agreement.js';
 import { COMPARE_SAMPLES } from './samples/samples-compare.js';
@@ -19,6 +19,7 @@ import { ENDPOINT_SAMPLES } from './samples/samples-endpoints.js';
 import { JUDGE_SAMPLES } from './samples/samples-judge.js';
 import { RUNNER_SAMPLES } from './samples/samples-runner.js';
 import { TOP_SAMPLES } from './samples/samples-top.js';
+import { NOTICE_SAMPLES } from './samples/samples-notices.js';
 
 /*
  * Tests elsewhere assert kinds; this one keeps the wording: every kind said
@@ -43,15 +44,12 @@ const SAMPLES: Samples = {
 const SNAPSHOT = fileURLToPath(new URL('./snapshots/words.txt', import.meta.url));
 
 function said(): string {
-  return (
-    Object.values(SAMPLES)
-      .map((fault: Fault) => {
-        const e = worded(fault, 'awb');
-        return `${fault.kind} (exit ${e.exitCode})\n  ${e.message.replaceAll('\n', '\n  ')}`;
-      })
-      .sort()
-      .join('\n') + '\n'
-  );
+  const faults = Object.values(SAMPLES).map((fault: Fault) => {
+    const e = worded(fault, 'awb');
+    return `${fault.kind} (exit ${e.exitCode})\n  ${e.message.replaceAll('\n', '\n  ')}`;
+  });
+  const notices = (Object.values(NOTICE_SAMPLES) as Notice[]).map((n) => `${n.kind} (notice)\n  ${noticed(n)}`);
+  return [...faults, ...notices].sort().join('\n') + '\n';
 }
 
 describe('the words of every fault', () => {
@@ -61,12 +59,30 @@ describe('the words of every fault', () => {
     assert.equal(now, readFileSync(SNAPSHOT, 'utf8'));
   });
 
+  it('of every notice are one line each', () => {
+    for (const n of Object.values(NOTICE_SAMPLES) as Notice[]) {
+      const line = noticed(n);
+      assert.ok(line.length > 0 && !line.includes('\n'), n.kind);
+    }
+  });
+
   it('are one line each, with an exit code of the documented set', () => {
     for (const fault of Object.values(SAMPLES) as Fault[]) {
       const e = worded(fault, 'awb');
       assert.ok(e.message.length > 0, fault.kind);
       assert.ok(!e.message.includes('\n') || /\n {2}\$ |\n {2}[A-Z_]+=/.test(e.message), `${fault.kind}: one line`);
       assert.ok([1, 2, 3, 4, 5, 6, 130].includes(e.exitCode), `${fault.kind}: exit ${e.exitCode}`);
+    }
+  });
+
+  it("show a hostile hub's values without raw control characters", () => {
+    for (const what of [{ field: 'path' }, { field: 'file name' }] as const) {
+      const message = worded(
+        { kind: 'hub-listing-unsafe', hub: 'http://127.0.0.1:9', what, value: 'os\u0000\u001b[2J_test.jsonl\u007f' },
+        'awb',
+      ).message;
+      assert.doesNotMatch(message, /[\u0000-\u001f\u007f]/, message);
+      assert.match(message, /os.*_test\.jsonl/, 'the value is still shown');
     }
   });
 

@@ -3,11 +3,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { readDatasetOrigin } from '../../../src/core/dataset/index.js';
-import { downloadDataset, type DownloadOptions } from '../../../src/core/download/index.js';
-import { FaultError, type UserError } from '../../../src/core/errors.js';
-import { worded } from '../../../src/commands/words/index.js';
+import { downloadDataset, type DownloadFault, type DownloadOptions } from '../../../src/core/download/index.js';
+import { FaultError } from '../../../src/core/errors.js';
 import { comparabilityNotes, type Provenance } from '../../../src/core/score/comparability.js';
 import { tempDirs, type Dataset } from '../../support/dataset.js';
+import { isFault } from '../../support/fault-kind.js';
 import { sampleRepo, startModelScopeServer, type ModelScopeServer, type ModelScopeServerOptions } from '../../support/modelscope-server.js';
 
 const ENV_KEYS = ['MODELSCOPE_ENDPOINT', 'MODELSCOPE_DOMAIN', 'MODELSCOPE_API_TOKEN', 'MODELSCOPE_CACHE'];
@@ -52,16 +52,14 @@ function download(extra: Partial<DownloadOptions> = {}) {
   return downloadDataset({ source: 'modelscope', repo: 'Qwen/AgentWorldBench', revision: 'master', retryDelayMs: 1, ...extra });
 }
 
-async function refusal(promise: Promise<unknown>): Promise<UserError> {
+/** The fault a refusal carries (its words and exit code: test/commands/words/). */
+async function refusal(promise: Promise<unknown>): Promise<DownloadFault> {
   const err = await promise.then(
     () => assert.fail('expected a refusal'),
     (e: unknown) => e,
   );
-  // Worded as the CLI says it: these tests read the one line a user sees (the fault's kind is in the snapshot test).
   assert.ok(err instanceof FaultError, String(err));
-  const said = worded(err.fault);
-  assert.ok(!said.message.includes('\n'), `one line: ${said.message}`);
-  return said;
+  return err.fault as DownloadFault;
 }
 
 const fileRequests = (s: ModelScopeServer, name: string) => s.requests.filter((r) => r.path.includes(`FilePath=${name}`));
@@ -96,18 +94,26 @@ describe('downloadDataset --source modelscope', () => {
     const flipped = Buffer.from(real);
     flipped[10] = flipped[10]! ^ 1;
     const cases = [
-      { name: 'one bit flipped', body: flipped, says: /does not match the checksum/ },
+      { name: 'one bit flipped', body: flipped, written: undefined },
       // A server that ends the body early, cleanly: the same command would get the same bytes.
-      { name: 'cut short', body: real.subarray(0, 100), says: new RegExp(`ends after 100 of the ${real.length} bytes listed`) },
+      { name: 'cut short', body: real.subarray(0, 100), written: 100 },
     ];
     for (const c of cases) {
       const server = await modelscope({ corrupt: { 'search_test.jsonl': c.body } });
       const dir = join(tmp, c.name);
-      const err = await refusal(download({ dir, retries: 2 }));
-      assert.equal(err.exitCode, 3);
-      assert.match(err.message, /^search_test\.jsonl from /, c.name);
-      assert.match(err.message, c.says, c.name);
-      assert.match(err.message, /\(3 tries\); nothing of it was kept$/, c.name);
+      const fault = await refusal(download({ dir, retries: 2 }));
+      assert.deepEqual(
+        fault,
+        {
+          kind: 'hub-file-damaged',
+          hub: server.url,
+          path: 'search_test.jsonl',
+          size: real.length,
+          ...(c.written === undefined ? {} : { written: c.written }),
+          tries: 3,
+        },
+        c.name,
+      );
       assert.equal(fileRequests(server, 'search_test.jsonl').length, 3, `${c.name}: first try and two retries`);
       const left = await readdir(dir);
       assert.ok(!left.includes('search_test.jsonl'), `${c.name}: nothing under the final name: ${left.join(', ')}`);
@@ -143,30 +149,31 @@ describe('downloadDataset --source modelscope', () => {
       assert.equal(r.headers.cookie, `m_session_id=${TOKEN}`);
     }
     process.env.MODELSCOPE_API_TOKEN = 'wrong-token-77';
-    const err = await refusal(download({ dir: join(tmp, 'out2') }));
-    assert.equal(err.exitCode, 3);
-    assert.match(err.message, /HTTP 401.*MODELSCOPE_API_TOKEN was sent but is not accepted/);
-    assert.ok(!err.message.includes('wrong-token-77'));
+    const fault = await refusal(download({ dir: join(tmp, 'out2') }));
+    assert.equal(fault.kind, 'hub-access-denied');
+    if (fault.kind === 'hub-access-denied')
+      assert.deepEqual([fault.hubKind, fault.status, fault.tokenSource], ['modelscope', 401, 'MODELSCOPE_API_TOKEN']);
+    assert.ok(!JSON.stringify(fault).includes('wrong-token-77'), 'the fault holds no token');
   });
 
   it('gives 401, 403 and 404 one clear line each', async () => {
     await modelscope({ token: TOKEN });
-    const e401 = await refusal(download());
-    assert.match(e401.message, /^not signed in to .*HTTP 401.*set MODELSCOPE_API_TOKEN/);
+    await assert.rejects(download(), isFault('hub-access-denied', { hubKind: 'modelscope', status: 401, tokenSource: undefined }));
     await modelscope({ forbidden: true });
-    const e403 = await refusal(download());
-    assert.match(e403.message, /^access denied by .*HTTP 403/);
-    assert.equal(e403.exitCode, 3);
+    await assert.rejects(download(), isFault('hub-access-denied', { hubKind: 'modelscope', status: 403 }));
     await modelscope();
-    const e404 = await refusal(download({ repo: 'Qwen/NoSuchDataset' }));
-    assert.match(e404.message, /^no dataset repo\/revision Qwen\/NoSuchDataset at master .*HTTP 404/);
-    assert.equal(e404.exitCode, 2);
+    await assert.rejects(
+      download({ repo: 'Qwen/NoSuchDataset' }),
+      isFault('hub-not-found', { repo: 'Qwen/NoSuchDataset', revision: 'master' }),
+    );
   });
 
   it('takes MODELSCOPE_DOMAIN as a host and adds https', async () => {
     process.env.MODELSCOPE_DOMAIN = '127.0.0.1:1';
-    const err = await refusal(download({ retries: 0 }));
-    assert.match(err.message, /cannot reach https:\/\/127\.0\.0\.1:1\b.*MODELSCOPE_ENDPOINT/);
+    await assert.rejects(
+      download({ retries: 0 }),
+      isFault('hub-unreachable', { hubKind: 'modelscope', hub: 'https://127.0.0.1:1', isDefault: false }),
+    );
   });
 });
 

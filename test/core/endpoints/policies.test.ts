@@ -68,14 +68,17 @@ describe('endpoint health', () => {
   });
 });
 
+/** A refusal's body as classify.ts reads it: about nothing in particular. */
+const refusal = { about: 'other' } as const;
+
 describe('retry policy', () => {
   it('retries connection failures and the statuses that heal, as the server says when it says', () => {
-    assert.equal(isRetryable({ kind: 'connection' }), true);
+    assert.equal(isRetryable({ kind: 'connection', cause: 'ECONNRESET' }), true);
     for (const status of [408, 409, 429, 500, 503])
-      assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), true, `${status}`);
-    for (const status of [400, 422]) assert.equal(isRetryable({ kind: 'status', status, headers: headers() }), false, `${status}`);
-    assert.equal(isRetryable({ kind: 'status', status: 503, headers: headers({ 'x-should-retry': 'false' }) }), false);
-    assert.equal(isRetryable({ kind: 'status', status: 400, headers: headers({ 'x-should-retry': 'true' }) }), true);
+      assert.equal(isRetryable({ kind: 'status', status, headers: headers(), refusal }), true, `${status}`);
+    for (const status of [400, 422]) assert.equal(isRetryable({ kind: 'status', status, headers: headers(), refusal }), false, `${status}`);
+    assert.equal(isRetryable({ kind: 'status', status: 503, headers: headers({ 'x-should-retry': 'false' }), refusal }), false);
+    assert.equal(isRetryable({ kind: 'status', status: 400, headers: headers({ 'x-should-retry': 'true' }), refusal }), true);
   });
 
   it('honours Retry-After in ms, seconds or as a date', () => {
@@ -91,11 +94,11 @@ describe('retry policy', () => {
     assert.equal(backoffMs(3, 0), 4000);
     assert.equal(backoffMs(10, 0), 8000);
     assert.equal(backoffMs(10, 1), 6000);
-    const f429 = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '2' }) };
+    const f429 = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '2' }), refusal };
     assert.equal(retryDelay(f429, 0, 3, 0, 0), 2000);
-    assert.equal(retryDelay({ kind: 'connection' }, 1, 3, 0, 0), 1000);
-    assert.equal(retryDelay({ kind: 'connection' }, 3, 3, 0, 0), undefined);
-    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0), undefined);
+    assert.equal(retryDelay({ kind: 'connection', cause: 'ECONNRESET' }, 1, 3, 0, 0), 1000);
+    assert.equal(retryDelay({ kind: 'connection', cause: 'ECONNRESET' }, 3, 3, 0, 0), undefined);
+    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers(), refusal }, 0, 3, 0, 0), undefined);
   });
 
   it('a malformed 200 (no chat completion in it) is retried as a reset is, within the same maxRetries', () => {
@@ -107,17 +110,17 @@ describe('retry policy', () => {
   });
 
   it("a retry going to another endpoint, one that has not failed the request, goes at once: the wait was the failed one's", () => {
-    const asking = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '30' }) };
+    const asking = { kind: 'status' as const, status: 429, headers: headers({ 'retry-after': '30' }), refusal };
     assert.equal(retryDelay(asking, 0, 3, 0, 0, true), 0);
-    assert.equal(retryDelay({ kind: 'connection' }, 2, 3, 0, 0, true), 0);
+    assert.equal(retryDelay({ kind: 'connection', cause: 'ECONNRESET' }, 2, 3, 0, 0, true), 0);
     assert.equal(retryDelay(asking, 0, 3, 0, 0, false), 30_000);
     // Elsewhere or not, a request out of retries or refused for good fails now.
     assert.equal(retryDelay(asking, 3, 3, 0, 0, true), undefined);
-    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers() }, 0, 3, 0, 0, true), undefined);
+    assert.equal(retryDelay({ kind: 'status', status: 400, headers: headers(), refusal }, 0, 3, 0, 0, true), undefined);
   });
 
   it('honours a Retry-After of up to a minute; a longer one (a daily quota) gets the usual backoff, not hours of silence', () => {
-    const asking = (after: string) => ({ kind: 'status' as const, status: 429, headers: headers({ 'retry-after': after }) });
+    const asking = (after: string) => ({ kind: 'status' as const, status: 429, headers: headers({ 'retry-after': after }), refusal });
     assert.equal(retryDelay(asking('60'), 0, 3, 0, 0), 60_000);
     assert.equal(retryDelay(asking('3600'), 0, 3, 0, 0), 500);
     assert.equal(retryDelay(asking('86400'), 2, 3, 0, 0), 2000);
@@ -126,7 +129,7 @@ describe('retry policy', () => {
   });
 
   it('a Retry-After of 0 (or a date already past) gets the usual backoff, as the openai client gives it, not a tight loop', () => {
-    const asking = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h) });
+    const asking = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h), refusal });
     assert.equal(retryDelay(asking({ 'retry-after': '0' }), 0, 3, 0, 0), 500);
     assert.equal(retryDelay(asking({ 'retry-after-ms': '0' }), 2, 3, 0, 0), 2000);
     assert.equal(retryDelay(asking({ 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' }), 1, 3, Date.parse('2026-01-02T00:00:00Z'), 0), 1000);
@@ -135,34 +138,38 @@ describe('retry policy', () => {
 
 describe('refusals and waits not taken', () => {
   it('names a Retry-After over a minute, in seconds, and nothing else', () => {
-    const status = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h) });
+    const status = (h: Record<string, string>) => ({ kind: 'status' as const, status: 429, headers: headers(h), refusal });
     assert.equal(unheededWaitS(status({ 'retry-after': '86400' }), 0), 86_400);
     assert.equal(unheededWaitS(status({ 'retry-after-ms': '90500' }), 0), 91);
     assert.equal(unheededWaitS(status({ 'retry-after': '60' }), 0), undefined);
     assert.equal(unheededWaitS(status({ 'retry-after': 'soon' }), 0), undefined);
     assert.equal(unheededWaitS(status({}), 0), undefined);
     assert.equal(unheededWaitS(status({ 'retry-after': '1e400' }), 0), undefined);
-    assert.equal(unheededWaitS({ kind: 'connection' }, 0), undefined);
+    assert.equal(unheededWaitS({ kind: 'connection', cause: 'ECONNRESET' }, 0), undefined);
   });
 
   it('stops on the same refusal SAME_REFUSALS times in a row, only while nothing was ever answered', () => {
     let streak: RefusalStreak | undefined;
-    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '400 no');
+    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '400 no', '400 no');
     assert.equal(settingsRefused(streak, false), false);
-    streak = afterRefusal(streak, '400 no');
+    streak = afterRefusal(streak, '400 no', '400 no');
     assert.equal(streak.count, SAME_REFUSALS);
     assert.equal(settingsRefused(streak, false), true);
     assert.equal(settingsRefused(streak, true), false);
-    // Another message (a context too long names the row's tokens) starts over.
-    assert.deepEqual(afterRefusal(streak, '400 too long: 40001 tokens'), { reason: '400 too long: 40001 tokens', count: 1 });
+    // Another refusal (another key) starts over.
+    assert.deepEqual(afterRefusal(streak, '400 too long: 40001 tokens', '400 too long: 40001 tokens'), {
+      key: '400 too long: 40001 tokens',
+      reason: '400 too long: 40001 tokens',
+      count: 1,
+    });
     assert.equal(settingsRefused(undefined, false), false);
   });
 
   it("a request over the whole tokens limit stops the run when the completion budget is the cause or rows keep coming over before any answer; else it is the row's", () => {
-    assert.equal(overLimitStops(true, afterRefusal(undefined, 'over'), true), true);
-    assert.equal(overLimitStops(false, afterRefusal(undefined, 'over'), false), false);
+    assert.equal(overLimitStops(true, afterRefusal(undefined, 'over', 'over'), true), true);
+    assert.equal(overLimitStops(false, afterRefusal(undefined, 'over', 'over'), false), false);
     let streak: RefusalStreak | undefined;
-    for (let i = 0; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, 'over');
+    for (let i = 0; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, 'over', 'over');
     assert.equal(overLimitStops(false, streak, false), true);
     assert.equal(overLimitStops(false, streak, true), false);
   });

@@ -21,9 +21,9 @@ const answer = (res: ServerResponse) =>
   });
 
 /** A failed reply asking for a retry after 1 ms, as OpenAI's `retry-after-ms` does: the tests count attempts, not wait out backoff. */
-const failed = (res: ServerResponse, status: number, message: string) => {
+const failed = (res: ServerResponse, status: number, message: string, type?: string) => {
   res.setHeader('retry-after-ms', '1');
-  json(res, status, { error: { message } });
+  json(res, status, { error: { message, ...(type && { type }) } });
 };
 
 async function poolOn(reply: (req: IncomingMessage, res: ServerResponse, n: number) => void, maxRetries: number) {
@@ -51,27 +51,28 @@ async function poolOn(reply: (req: IncomingMessage, res: ServerResponse, n: numb
 describe('failuresRepeated: the policy', () => {
   it('stops after SAME_REFUSALS identical failures; a 500 only while nothing was answered, a cut connection even after', () => {
     let streak: RefusalStreak | undefined;
-    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '500 boom');
+    for (let i = 1; i < SAME_REFUSALS; i++) streak = afterRefusal(streak, '500 boom', '500 boom');
     assert.equal(failuresRepeated(streak, false, 'status'), false);
-    streak = afterRefusal(streak, '500 boom');
+    streak = afterRefusal(streak, '500 boom', '500 boom');
     assert.equal(failuresRepeated(streak, false, 'status'), true);
     assert.equal(failuresRepeated(streak, true, 'status'), false);
     assert.equal(failuresRepeated(streak, true, 'connection'), true);
-    assert.equal(failuresRepeated(afterRefusal(streak, '500 other'), false, 'status'), false);
+    assert.equal(failuresRepeated(afterRefusal(streak, '500 other', '500 other'), false, 'status'), false);
     assert.equal(failuresRepeated(undefined, false, 'connection'), false);
   });
 });
 
 describe('the pool stops on failures that repeat', () => {
-  it('the same 500 for every attempt: stopped after SAME_REFUSALS attempts, not after all the retries', async () => {
-    const { ask, posts } = await poolOn((_req, res) => failed(res, 500, 'bad parameter'), 30);
+  it('the same 500 for every attempt, however worded: stopped after SAME_REFUSALS attempts, not after all the retries', async () => {
+    const { ask, posts } = await poolOn((_req, res, n) => failed(res, 500, `bad parameter (request ${n})`), 30);
     await assert.rejects(ask(), isFault('failures-repeated', { failure: 'status', count: SAME_REFUSALS }));
     assert.equal(posts(), SAME_REFUSALS);
   });
 
-  it('500s that differ, and identical 502s, are retried to the end', async () => {
+  it("500s that differ (in their body's type or code, not only its words), and identical 502s, are retried to the end", async () => {
     for (const reply of [
-      (_req: IncomingMessage, res: ServerResponse, n: number) => failed(res, 500, `failed at step ${n}`),
+      (_req: IncomingMessage, res: ServerResponse, n: number) =>
+        failed(res, 500, 'failed', n % 2 ? 'EngineDeadError' : 'InternalServerError'),
       (_req: IncomingMessage, res: ServerResponse) => failed(res, 502, 'bad gateway'),
     ]) {
       const { ask, posts } = await poolOn(reply, 12);

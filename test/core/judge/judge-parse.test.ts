@@ -190,11 +190,10 @@ describe('parseJudgeReply: choosing the JSON object', () => {
     check(`{"draft": ${reply([3, 3, 3, 3, 3])} and {"trailing": `, ok([3, 3, 3, 3, 3], 3));
   });
 
-  test('a degenerate reply of unclosed braces and quotes is handled quickly', () => {
-    const started = performance.now();
+  // How its work grows with the length of such replies: test/core/judge/parse-linear.test.ts (not timed here: a loaded machine is slow).
+  test('a degenerate reply of unclosed braces and quotes', () => {
     check(`${'{"a": {'.repeat(30000)}${reply([4, 4, 4, 4, 4])}`, ok([4, 4, 4, 4, 4], 4));
     check('{"'.repeat(50000), failed('no JSON object'));
-    assert.ok(performance.now() - started < 2000);
   });
 
   test('braces and escaped quotes inside strings do not end the object', () => {

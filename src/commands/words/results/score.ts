@@ -46,4 +46,6 @@ export const SCORE_WORDS: Words<ScoreFault> = {
   'no-valid-rows-in-common': (f) =>
     `${f.baseline} and ${f.candidate}: none of the ${f.paired} rows in common${within(f.domains)} is valid on both sides`,
   'no-rows-of-domain': (f) => `${f.file}: no rows of domain "${f.domain}"; it has ${f.has.join(', ') || 'no rows'}`,
+  'rows-not-found': (f, awb) =>
+    `${f.file}: no row ${f.keys.map((k) => `"${k}"`).join(', ')}; a row is named domain/id/turn_idx as compare and the report print it (\`${awb} rows ${f.file}\` lists them all)`,
 };

@@ -1,17 +1,17 @@
-import type { EndpointFault, EndpointRole, KeySource, SetAside } from '../../../core/endpoints/index.js';
+import type { EndpointFault, EndpointNotice, EndpointRole, KeySource, SetAside } from '../../../core/endpoints/index.js';
 import { brief, visible } from '../../../core/shown.js';
 import { settingsFix } from '../../stage/settings-fix.js';
-import { EXIT, type Words } from '../words.js';
+import { EXIT, type NoticeWords, type Words } from '../words.js';
 
-/** An endpoint as the messages name it: "judge endpoint http://…/v1". */
+/** An endpoint as the messages name it: "judge endpoint http://…/v1" (the one `awb models` lists: "endpoint http://…/v1"). */
 function where(f: { role: EndpointRole; endpoint: string }): string {
-  return `${f.role} endpoint ${f.endpoint}`;
+  return f.role === 'models' ? `endpoint ${f.endpoint}` : `${f.role} endpoint ${f.endpoint}`;
 }
 
 const fatal = (message: string) => ({ message, exit: EXIT.endpoint });
 
 /** What to do about a rejected key, naming where it came from. */
-export function keyHelp(k: KeySource): string {
+function keyHelp(k: KeySource): string {
   if (k.from === 'option') return `check the key given with ${k.option}`;
   if (k.from === 'env') return `check the key in $${k.variable}, or pass another with ${k.option}`;
   const empty = k.emptyVariables;
@@ -27,7 +27,7 @@ export function keyHelp(k: KeySource): string {
  * What to check when an endpoint cannot be reached: a TLS failure on an
  * https URL is most often a plain-HTTP server (vLLM, SGLang serve http).
  */
-export function unreachableHint(url: string, code: string | undefined): string {
+function unreachableHint(url: string, code: string | undefined): string {
   if (url.startsWith('https:') && code !== undefined && (code === 'EPROTO' || code.startsWith('ERR_SSL_'))) {
     return 'the server does not speak TLS: is it a plain HTTP server (http://, not https://)?';
   }
@@ -44,6 +44,11 @@ function modelOption(role: EndpointRole): string {
   return role === 'judge' ? '--judge-model' : '--model-name';
 }
 
+/** What to do about a model name the endpoint does not take: the option that gives the one it serves. */
+function nameFix(role: EndpointRole): string {
+  return `give the name it serves with ${modelOption(role)}`;
+}
+
 /** Why the preflight could not use an endpoint, as the start of a line. */
 function unusable(f: SetAside['fault']): string {
   return f.kind === 'endpoint-silent'
@@ -51,10 +56,25 @@ function unusable(f: SetAside['fault']): string {
     : `cannot reach ${where(f)}${f.code ? ` (${visible(f.code)})` : ''}`;
 }
 
-/** The warning of an endpoint the preflight set aside while others go on. */
-export function setAsideWarning(w: SetAside): string {
-  return `${unusable(w.fault)}: set aside, the run goes on with the other ${w.left === 1 ? 'endpoint' : `${w.left} endpoints`} and tries it again later`;
-}
+/** Each endpoint notice as a warning line. */
+export const ENDPOINT_NOTICES: NoticeWords<EndpointNotice> = {
+  'endpoint-set-aside': (w: SetAside) =>
+    `${unusable(w.fault)}: set aside, the run goes on with the other ${w.left === 1 ? 'endpoint' : `${w.left} endpoints`} and tries it again later`,
+  'model-unlisted': (n) =>
+    `${where(n)} does not list model "${visible(n.model)}" (it lists ${shownModels(n.listed)}) but answered a one-token request for it: the run goes on with it (a server pinned to one model, as transformers serve and llama.cpp can be, lists what it could load rather than the name it answers to)`,
+  'replies-abandoned': (n) =>
+    `${n.count === 1 ? '1 whole reply was' : `${n.count} whole replies were`} given up on under way: a ${n.role} server that does not notice a closed connection (transformers serve) may go on generating ${n.count === 1 ? 'it' : 'them'}, up to --max-tokens each; with --stream awb stops them as it goes`,
+  'usage-lost': (n) =>
+    `${n.count === 1 ? '1 stream' : `${n.count} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
+    `${n.count === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,
+  'asked-online': (n) => {
+    const one = n.count === 1;
+    return `${one ? '1 request was' : `${n.count} requests were`} not in the batches' results (${one ? 'its row' : 'their rows'} changed or new since the batch was submitted, or the batch left ${one ? 'it' : 'them'} out or returned ${one ? 'it' : 'them'} unreadable): asked online, at the online price`;
+  },
+  'no-models-listed': (n) => `${where(n)} lists no models`,
+  'listed-names-refused': (n) =>
+    `${where(n)} refuses ${n.refused.length} of the ${n.listed} names it lists (marked "refused"): a server pinned to one model (transformers serve MODEL) lists its whole cache; it said: ${n.said}`,
+};
 
 const KEPT = 'The rows done so far are kept';
 
@@ -72,23 +92,28 @@ export const ENDPOINT_WORDS: Words<EndpointFault> = {
   'no-quota': (f) => fatal(`${where(f)} says the account has no quota left (429 insufficient_quota): ${f.said}`),
   'unknown-model': (f) => {
     const model = `model "${visible(f.model)}"`;
-    if (f.served) return fatal(`${where(f)} does not know ${model} (${f.status}): ${f.said}; it serves: ${shownModels(f.served)}`);
+    if (f.served)
+      return fatal(`${where(f)} does not know ${model} (${f.status}): ${f.said}; it serves: ${shownModels(f.served)}; ${nameFix(f.role)}`);
     if (f.status === 404)
       return fatal(
-        `${where(f)} does not know ${model} or the chat completions route (404): ${f.said}; is the model name right, and does the URL end in /v1?`,
+        `${where(f)} does not know ${model} or the chat completions route (404): ${f.said}; is the model name right (${modelOption(f.role)}), and does the URL end in /v1?`,
       );
-    return fatal(`${where(f)} does not know ${model} (${f.status}): ${f.said}; give the name it serves with ${modelOption(f.role)}`);
+    return fatal(`${where(f)} does not know ${model} (${f.status}): ${f.said}; ${nameFix(f.role)}`);
   },
-  'model-not-served': (f) => fatal(`${where(f)} does not serve model "${visible(f.model)}"; it serves: ${shownModels(f.served)}`),
+  'model-not-served': (f) =>
+    fatal(
+      `${where(f)} does not serve model "${visible(f.model)}"${f.said ? ` (a one-token request for it was refused: ${f.said})` : ''}; it lists: ${shownModels(f.served)}; ${nameFix(f.role)}`,
+    ),
   'models-not-json': (f) =>
     fatal(
       `${where(f)} answered the models check with something other than JSON ("${f.said}"): is it an OpenAI-compatible server, and does the URL end in /v1?`,
     ),
+  'models-route-missing': (f) => fatal(`${where(f)} has no models route (${f.status}): is the URL right (it usually ends in /v1)?`),
   'models-check-failed': (f) => fatal(`${where(f)} failed the models check: ${f.said}`),
   'endpoint-unreachable': (f) => fatal(`${unusable(f)}: ${unreachableHint(f.endpoint, f.code)}`),
   'endpoint-silent': (f) =>
     fatal(
-      `${where(f)} accepted the connection but did not answer the models check within ${f.seconds} s (tried twice): is it overloaded, stuck or still loading? (--no-preflight skips this check)`,
+      `${where(f)} accepted the connection but did not answer the models check within ${f.seconds} s (tried twice): is it overloaded, stuck or still loading?${f.role === 'models' ? '' : ' (--no-preflight skips this check)'}`,
     ),
   'endpoints-dead': (f) =>
     fatal(

@@ -15,7 +15,7 @@ export class Client extends OpenAI {
 
 /**
  * A FastAPI body (`transformers serve`, many small servers) with its `detail` as the message: a
- * string as it is, a validation list as `field: problem` pairs. The list's items echo the whole
+ * string as it is, a validation list as `field: problem` pairs (the first field its `param`). The list's items echo the whole
  * request back (`input`), which would bury the reason and differ from row to row.
  */
 function withDetailMessage(body: object): object {
@@ -23,12 +23,15 @@ function withDetailMessage(body: object): object {
   if (message !== undefined || detail === undefined) return body;
   if (typeof detail === 'string') return { ...body, message: detail };
   if (!Array.isArray(detail)) return body;
+  const fields: string[] = [];
   const said = detail.map((d: unknown) => {
     const { loc, msg } = (typeof d === 'object' && d !== null ? d : {}) as { loc?: unknown; msg?: unknown };
     const field = Array.isArray(loc) ? loc.filter((part) => part !== 'body').join('.') : '';
+    fields.push(field);
     return `${field ? `${field}: ` : ''}${typeof msg === 'string' ? msg : JSON.stringify(d)}`;
   });
-  return { message: said.join('; ') };
+  // The first field refused is the error's `param`, as OpenAI names one: what the refusal is about, as data.
+  return { message: said.join('; '), ...(fields[0] && { param: fields[0] }) };
 }
 
 /**

@@ -10,19 +10,37 @@ interface ReplyLimits {
   idleMs: number;
 }
 
-/** A reply body cut off by a limit: too large, or stalled. */
+/** Why this fetch gave up on a reply body: over the size limit, stalled, closed before it was complete. */
+type ReplyLimit = 'too-large' | 'stalled' | 'closed';
+
+/** A reply body cut off: by a limit (too large, stalled), or by its connection closing before it was complete. */
 class ReplyLimitError extends Error {
   override name = 'ReplyLimitError';
+  constructor(
+    readonly limit: ReplyLimit,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** zlib's codes (Z_DATA_ERROR, …) say a compressed body did not decode; an API error's `code` may be anything the server sent. */
+function isUndecodable(err: unknown): err is Error {
+  const code: unknown = (err as { code?: unknown } | undefined)?.code;
+  return err instanceof Error && typeof code === 'string' && code.startsWith('Z_');
 }
 
 /** Why a reply could not be read, in words for a row's error, when the reason is this fetch's own (a limit, a damaged compressed body). */
 export function replyFault(err: unknown): string | undefined {
-  if (err instanceof ReplyLimitError) return err.message;
-  // zlib's codes (Z_DATA_ERROR, …); an API error's `code` may be anything the server sent.
-  const code: unknown = (err as { code?: unknown } | undefined)?.code;
-  if (err instanceof Error && typeof code === 'string' && code.startsWith('Z_'))
-    return `the compressed reply could not be decoded (${err.message})`;
+  if (err instanceof ReplyLimitError && err.limit !== 'closed') return err.message;
+  if (isUndecodable(err)) return `the compressed reply could not be decoded (${err.message})`;
   return undefined;
+}
+
+/** The same as data, for the retry policy: which of this fetch's reasons ended the reply, if one did. */
+export function replyCause(err: unknown): ReplyLimit | 'undecodable' | undefined {
+  if (err instanceof ReplyLimitError) return err.limit;
+  return isUndecodable(err) ? 'undecodable' : undefined;
 }
 
 /**
@@ -84,7 +102,8 @@ export function nodeFetch(limits: ReplyLimits): typeof globalThis.fetch {
 }
 
 const tooLarge = (maxReplyBytes: number) =>
-  new ReplyLimitError(`reply larger than ${Math.round(maxReplyBytes / 2 ** 20)} MB (--max-reply-mb)`);
+  new ReplyLimitError('too-large', `reply larger than ${Math.round(maxReplyBytes / 2 ** 20)} MB (--max-reply-mb)`);
+const closedEarly = () => new ReplyLimitError('closed', 'the connection closed before the reply was complete');
 
 /** Where a capped body goes: each chunk as it comes, then its end or the one failure that cut it. */
 interface BodySink {
@@ -113,7 +132,7 @@ function decoded(res: IncomingMessage): Readable {
   if (!decoder) return res;
   // A connection cut while the body arrives must fail the decoded body too, not end it early.
   res.once('close', () => {
-    if (!res.complete) decoder.destroy(new Error('the connection closed before the reply was complete'));
+    if (!res.complete) decoder.destroy(closedEarly());
   });
   res.on('error', (err) => decoder.destroy(err));
   return res.pipe(decoder);
@@ -142,7 +161,7 @@ function capBody(body: Readable, res: IncomingMessage, { maxReplyBytes, idleMs }
   const idle = () => {
     clearTimeout(timer);
     const option = what === 'stream' ? ' (--stream-idle)' : '';
-    timer = setTimeout(() => fail(new ReplyLimitError(`${what} stalled: no bytes for ${idleMs / 1000} s${option}`)), idleMs);
+    timer = setTimeout(() => fail(new ReplyLimitError('stalled', `${what} stalled: no bytes for ${idleMs / 1000} s${option}`)), idleMs);
   };
   idle();
   body.on('data', (chunk: Buffer) => {
@@ -158,7 +177,7 @@ function capBody(body: Readable, res: IncomingMessage, { maxReplyBytes, idleMs }
   });
   body.on('error', fail);
   res.once('close', () => {
-    if (!res.complete) fail(new Error('the connection closed before the reply was complete'));
+    if (!res.complete) fail(closedEarly());
   });
   return stop;
 }

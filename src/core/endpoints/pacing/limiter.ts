@@ -65,14 +65,15 @@ export class Limiter {
     this.budget = freshBudget(ceiling);
   }
 
-  /**
-   * Resolves once an attempt with a body of `bytes` may be sent; rejects with the signal's reason when it is aborted first,
-   * and with a `request-over-token-limit` fault, at once or as soon as it is known, when the limit can never take it.
-   */
   /** Epoch ms until which a 429's wait holds every attempt back (0: none). */
   get pausedUntil(): number {
     return this.budget.limited ? this.budget.pausedUntil : 0;
   }
+
+  /**
+   * Resolves once an attempt with a body of `bytes` may be sent; rejects with the signal's reason when it is aborted first,
+   * and with a `request-over-token-limit` fault, at once or as soon as it is known, when the limit can never take it.
+   */
 
   acquire(bytes: number, signal: AbortSignal): Promise<Ticket> {
     signal.throwIfAborted();
@@ -98,7 +99,7 @@ export class Limiter {
   }
 
   /**
-   * The attempt failed: a 429 pauses the endpoint and halves its slots; any status's headers teach the budget.
+   * The attempt failed: a 429 pauses the endpoint (and halves its slots when it states its limits); any status's headers teach the budget.
    * Returns the fault to end the request with when what was learnt says the limit can never take it (no retry can help).
    */
   failed(t: Ticket, status?: number, headers?: Headers, body?: unknown): FaultError<OverTokenLimit> | undefined {

@@ -98,7 +98,7 @@ export interface Budget {
   requests?: Bucket;
   /** Whether the endpoint has said anything about its limits: a header or a 429. Until then nothing is paced. */
   limited: boolean;
-  /** Attempts it may have in flight: `-c` at first, halved on a 429, grown back while the headers show room. */
+  /** Attempts it may have in flight: `-c` at first, halved on a 429 when it states its limits, grown back while the headers show room. */
   cap: number;
   inFlight: number;
   /** Running totals of what was started, so a reply's figures can be brought up to date (see `learn`). */
@@ -313,11 +313,13 @@ export function ended(b: Budget, t: Ticket, now: number, ceiling: number): Budge
 }
 
 /**
- * After a 429 of the attempt `t` (before `ended`): no attempt starts until
- * the wait it asked for is over (a second if it named none), the slots are
- * halved (once for the 429s of attempts sent together) and the bucket it
- * names is empty; "Requested N" corrects what the server adds to the estimate,
- * and, over the whole limit, marks bodies this large as never fitting (neverFits).
+ * After a 429 of the attempt `t` (before `ended`, and after `learn` of its headers): no attempt starts
+ * until the wait it asked for is over (a second if it named none) and the bucket it names is empty;
+ * "Requested N" corrects what the server adds to the estimate, and, over the whole limit, marks
+ * bodies this large as never fitting (neverFits). The slots are halved (once for the 429s of
+ * attempts sent together) only when the endpoint states its limits: only headers showing room win
+ * them back (`ended`), so an endpoint without them (a proxy in front of vLLM, say) would lose its
+ * `-c` for good, one 429 at a time. There the pause alone paces it, and `-c` stays.
  */
 export function rateLimited(
   b: Budget,
@@ -327,7 +329,7 @@ export function rateLimited(
 ): Budget {
   const out: Budget = { ...b, limited: true, pausedUntil: Math.max(b.pausedUntil, now + (said.waitMs ?? PAUSE_MS)) };
   if (said.kind) out.pausedFor = said.kind;
-  if (t.at >= b.lastCut) {
+  if ((out.tokens || out.requests) && t.at >= b.lastCut) {
     out.cap = Math.max(1, Math.floor(Math.min(b.cap, b.inFlight) / 2));
     out.lastCut = now;
   }

@@ -28,4 +28,5 @@ export const SCORE_SAMPLES: { [K in ScoreFault['kind']]: Extract<ScoreFault, { k
     domains: ['terminal', 'os'],
   },
   'no-rows-of-domain': { kind: 'no-rows-of-domain', file: 'runs/judged.jsonl', domain: 'andriod', has: ['android', 'mcp'] },
+  'rows-not-found': { kind: 'rows-not-found', file: 'runs/judged.jsonl', keys: ['web/563640682553697/9'] },
 };

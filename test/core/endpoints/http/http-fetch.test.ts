@@ -268,7 +268,7 @@ test('a reply declared JSON that is not, or whose compressed body is damaged, is
 
 test(
   'a request given up on closes its connection: a server still generating sees it go, by timeout or by a stop',
-  { timeout: 10_000 },
+  { timeout: 120_000 },
   async () => {
     const closed: Promise<void>[] = [];
     const { url, server } = await serve((req) => {

@@ -102,8 +102,8 @@ describe('rate-limit budget', () => {
     assert.deepEqual(policy.decide(b, 1, 0), { go: false, factor: 'requests/min', waitMs: 2300 });
   });
 
-  it('halves the slots once per burst of 429s, pauses for the wait asked, and grows back one per roomy answer', () => {
-    let b = { ...policy.freshBudget(16), limited: true };
+  it('with limits stated: halves the slots once per burst of 429s, pauses for the wait asked, and grows back one per roomy answer', () => {
+    let b: policy.Budget = { ...policy.freshBudget(16), limited: true, tokens: { limit: 60, perMs: 0.001, level: 60, at: 0 } };
     const tickets = [];
     for (let i = 0; i < 16; i++) {
       const s = policy.started(b, 100, 400, 0);
@@ -118,10 +118,31 @@ describe('rate-limit budget', () => {
     assert.deepEqual(policy.decide(b, 100, 11), { go: false, factor: 'tokens/min', waitMs: 2499 });
     for (const t of tickets.slice(2, 11)) b = policy.ended(b, t, 3000, 16);
     assert.equal(b.inFlight, 5);
-    assert.equal(b.cap, 8, 'no bucket told of, so no room shown: the slots stay');
+    assert.equal(b.cap, 8, 'the bucket the 429 emptied shows no room yet: the slots stay');
     b = policy.learn(b, tickets[11]!, policy.readLimitHeaders(openai([30_000, 29_000, '2s'])), 3000);
     b = policy.ended(b, tickets[11]!, 3000, 16);
     assert.equal(b.cap, 9);
+  });
+
+  it('with no limits stated: a 429 pauses for the wait asked and keeps -c, however many come (issue 51)', () => {
+    let b = policy.freshBudget(16);
+    for (let round = 0; round < 5; round++) {
+      const tickets = [];
+      for (let i = 0; i < 16; i++) {
+        const d = policy.decide(b, 100, round * 10_000);
+        assert.deepEqual(d, { go: true }, `round ${round}, attempt ${i}`);
+        const s = policy.started(b, 100, 400, round * 10_000);
+        b = s.budget;
+        tickets.push(s.ticket);
+      }
+      const at = round * 10_000 + 5;
+      b = policy.rateLimited(b, tickets[0]!, { waitMs: 1000 }, at);
+      b = policy.ended(b, tickets[0]!, at, 16);
+      assert.deepEqual(policy.decide(b, 100, at), { go: false, factor: 'tokens/min', waitMs: 1000 });
+      for (const t of tickets.slice(1)) b = policy.ended(b, t, at + 10, 16);
+      assert.equal(b.cap, 16);
+      assert.deepEqual(policy.decide(b, 100, at + 1000), { go: true });
+    }
   });
 
   it('sizes requests by what replies and 429s say the server counts', () => {

@@ -1,0 +1,246 @@
+/*
+ * Refusals as real servers word them, classified by status and structure first, their wording last (classify.ts,
+ * refusalOf), through the pool's own client: what the retry policy, the streaks and the faults decide on. Bodies
+ * are those of their sources: vLLM (serving_engine.py), OpenAI, `transformers serve` (FastAPI `detail`), llama.cpp
+ * (server.cpp's `exceed_context_size_error`) and SGLang.
+ */
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { describe, it } from 'node:test';
+import { EndpointPool } from '../../../src/core/endpoints/index.js';
+import { attemptFailure } from '../../../src/core/endpoints/classify.js';
+import { Client } from '../../../src/core/endpoints/http/client.js';
+import { SAME_REFUSALS, failureKey } from '../../../src/core/endpoints/retry.js';
+import { isFault } from '../../support/fault-kind.js';
+import { json, rawServer } from '../../support/raw-server.js';
+
+const MODEL = 'my-model';
+
+/** What the pool's client makes of one reply: the failure the policies read. */
+async function failureOf(status: number, body: unknown) {
+  const { url } = await rawServer((req, res) => {
+    req.resume();
+    json(res, status, body);
+  });
+  const client = new Client({ baseURL: url, apiKey: 'k', maxRetries: 0, logLevel: 'off' });
+  const err = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+  const failure = attemptFailure(err, MODEL);
+  assert.equal(failure?.kind, 'status');
+  return failure as Extract<typeof failure, { kind: 'status' }>;
+}
+
+describe('refusalOf: what a refusal is about', () => {
+  const cases: Array<[string, number, unknown, 'model' | 'context' | 'other']> = [
+    [
+      'vLLM, a model it does not serve',
+      404,
+      { object: 'error', message: `The model \`${MODEL}\` does not exist.`, type: 'NotFoundError', param: null, code: 404 },
+      'model',
+    ],
+    [
+      'OpenAI, a model it does not know',
+      404,
+      {
+        error: {
+          message: `The model \`${MODEL}\` does not exist or you do not have access to it.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found',
+        },
+      },
+      'model',
+    ],
+    [
+      'transformers serve pinned to another model',
+      400,
+      { detail: `Server is pinned to 'local/tiny-llama'; requested '${MODEL}'.` },
+      'model',
+    ],
+    [
+      'a pydantic error on the model field',
+      422,
+      { detail: [{ type: 'string_type', loc: ['body', 'model'], msg: 'Input should be a valid string', input: 3 }] },
+      'model',
+    ],
+    [
+      'OpenAI, a parameter naming the model',
+      400,
+      {
+        error: {
+          message: `Unsupported value: 'temperature' does not support 0.6 with this model.`,
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: 'unsupported_value',
+        },
+      },
+      'other',
+    ],
+    [
+      'a setting refused for the model by name',
+      400,
+      {
+        error: { message: `max_tokens is too large for model '${MODEL}': 200000`, type: 'invalid_request_error', param: null, code: null },
+      },
+      'other',
+    ],
+    [
+      'vLLM, a prompt over the context',
+      400,
+      {
+        object: 'error',
+        message:
+          "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+      'context',
+    ],
+    [
+      'llama.cpp, a prompt over the context',
+      400,
+      {
+        error: {
+          code: 400,
+          message: 'the request exceeds the available context size, try increasing it',
+          type: 'exceed_context_size_error',
+          n_prompt_tokens: 5000,
+          n_ctx: 4096,
+        },
+      },
+      'context',
+    ],
+    [
+      'SGLang, a prompt over the context',
+      400,
+      {
+        object: 'error',
+        message: "The input (5000 tokens) is longer than the model's context length (4096 tokens).",
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+      'context',
+    ],
+    [
+      'OpenAI, a prompt over the context',
+      400,
+      {
+        error: {
+          message: 'This request exceeds the limit.',
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
+      },
+      'context',
+    ],
+    ['transformers serve, a field it does not know', 422, { detail: "Unexpected keys in the request: {'foo'}" }, 'other'],
+  ];
+  for (const [name, status, body, about] of cases) {
+    it(`${name}: ${about}`, async () => {
+      const f = await failureOf(status, body);
+      assert.equal(f.status, status);
+      assert.equal(f.refusal.about, about);
+    });
+  }
+
+  it("keeps the body's code, type and parameter as the refusal's identity, whatever its text", async () => {
+    const a = await failureOf(400, {
+      error: { message: 'Unrecognized request argument supplied: foo', type: 'invalid_request_error', param: null, code: null },
+    });
+    const b = await failureOf(400, {
+      error: { message: 'Unrecognized request argument supplied: bar', type: 'invalid_request_error', param: null, code: null },
+    });
+    const c = await failureOf(400, {
+      error: { message: 'Unrecognized request argument supplied: foo', type: 'invalid_request_error', param: 'foo', code: null },
+    });
+    assert.equal(failureKey(a), failureKey(b));
+    assert.notEqual(failureKey(a), failureKey(c));
+  });
+});
+
+describe('the pool on refusals', () => {
+  async function poolAnswering(reply: (res: ServerResponse, n: number) => void) {
+    let n = 0;
+    const { url, seen } = await rawServer((req, res) => {
+      req.resume();
+      if (req.url?.endsWith('/models')) return json(res, 200, { object: 'list', data: [{ id: 'local/tiny-llama', object: 'model' }] });
+      reply(res, n++);
+    });
+    const pool = new EndpointPool({
+      urls: [url],
+      apiKey: 'k',
+      model: MODEL,
+      timeoutMs: 2000,
+      maxRetries: 0,
+      maxReplyBytes: 1 << 20,
+      role: 'judge',
+    });
+    const ask = () => pool.chat(pool.encode({ messages: [{ role: 'user', content: 'hi' }] }));
+    return { ask, chats: () => seen.filter((s) => s.startsWith('POST')).length };
+  }
+
+  it("a pinned server's 400 before any answer is an unknown model, with the list it serves", async () => {
+    const { ask } = await poolAnswering((res) =>
+      json(res, 400, { detail: `Server is pinned to 'local/tiny-llama'; requested '${MODEL}'.` }),
+    );
+    await assert.rejects(ask(), isFault('unknown-model', { role: 'judge', model: MODEL, status: 400, served: ['local/tiny-llama'] }));
+  });
+
+  it("prompts over the context, each worded with its own count, never stop the run as the settings' refusal", async () => {
+    const { ask, chats } = await poolAnswering((res, n) =>
+      json(res, 400, {
+        object: 'error',
+        message: `This model's maximum context length is 4096 tokens. However, you requested ${5000 + n} tokens.`,
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      }),
+    );
+    for (let i = 0; i < SAME_REFUSALS + 2; i++) {
+      const err = await ask().catch((e: unknown) => e);
+      assert.equal((err as { name?: string }).name, 'RequestFailed', String(err));
+    }
+    assert.equal(chats(), SAME_REFUSALS + 2);
+  });
+
+  it('the same refusal worded differently for each row is still the same refusal: the run stops on the settings', async () => {
+    const { ask } = await poolAnswering((res, n) =>
+      json(res, 400, {
+        error: { message: `Unrecognized request argument supplied: row${n}`, type: 'invalid_request_error', param: null, code: null },
+      }),
+    );
+    for (let i = 1; i < SAME_REFUSALS; i++) await assert.rejects(ask(), (e: Error) => e.name === 'RequestFailed');
+    await assert.rejects(ask(), isFault('settings-refused', { count: SAME_REFUSALS }));
+  });
+});
+
+describe('replies given up on under way', () => {
+  for (const stream of [false, true]) {
+    it(`${stream ? 'streamed: none is said' : 'whole: each is counted, as the server may still be generating it'}`, async () => {
+      const { url } = await rawServer((req, res) => {
+        req.resume();
+        // A generation that takes its time: headers only, as a whole reply sends them once done.
+        if (stream) res.writeHead(200, { 'content-type': 'text/event-stream' });
+      });
+      const pool = new EndpointPool({
+        urls: [url],
+        apiKey: 'k',
+        model: MODEL,
+        timeoutMs: 60_000,
+        maxRetries: 0,
+        maxReplyBytes: 1 << 20,
+        role: 'world model',
+        stream,
+      });
+      const stop = new AbortController();
+      const asked = pool.chat(pool.encode({ messages: [{ role: 'user', content: 'hi' }] }), stop.signal).catch((e: unknown) => e);
+      // Ctrl-C once the request is on its way.
+      while (pool.stats()[url.replace(/\/$/, '')]?.requests !== 1) await new Promise((r) => setImmediate(r));
+      stop.abort();
+      await asked;
+      assert.deepEqual(pool.endNotices(), stream ? [] : [{ kind: 'replies-abandoned', role: 'world model', count: 1 }]);
+    });
+  }
+});
