@@ -591,11 +591,11 @@ export async function startWriteHub(opts: WriteHubOptions): Promise<WriteHub> {
         if (!repo) return notFound(res);
         const b = JSON.parse((await body(req)).toString('utf8')) as {
           operation: string;
-          ref?: { name: string };
           objects: { oid: string; size: number }[];
         };
-        // A pull request's upload names no ref: the branch check applies only to a push to one.
-        if (repo.id.split('/')[0] !== user && b.ref) return json(res, 403, { message: 'Authorization error.' });
+        // The Hub refuses LFS uploads to a repo the user cannot write, pull request or not (huggingface_hub changed its
+        // own tests when the Hub began to, early 2026): a pull request from outside carries regular files only.
+        if (repo.id.split('/')[0] !== user) return json(res, 403, { message: 'Authorization error.' });
         return json(
           res,
           200,
