@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { awb } from '../../support/cli.js';
 import { synthRows, tempDirs, writeDataset, type SynthRow } from '../../support/dataset.js';
@@ -113,4 +114,14 @@ test('score notes that runs at different horizons are not comparable', async () 
   const r = await awb('score', judged.get('0')!, judged.get('1')!);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout + r.stderr, /free-running horizon .* differs/);
+});
+
+test('publish says a free-running run is free-running, and why it is not ranked', async () => {
+  const out = join(await temps.make(), 'hub');
+  const r = await awb('publish', judged.get('1')!, '--out', out, '--allow-unranked');
+  assert.equal(r.code, 0, r.stderr);
+  const yaml = await readFile(join(out, '.eval_results', 'agentworldbench.yaml'), 'utf8');
+  assert.match(yaml, /history: full, free-running \(infer --horizon 1: the last 1 earlier observations the model's own\)/);
+  assert.match(yaml, /free-running horizon 1: published numbers are teacher-forced/);
+  assert.doesNotMatch(yaml, /teacher-forced \(horizon: one turn\)/);
 });
