@@ -51,6 +51,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     examples: [
       'awb infer --model-base-url http://localhost:8000/v1 --model-name Qwen/Qwen3-8B -c 64',
       'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --data ./AgentWorldBench --domains terminal --limit 10',
+      'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --horizon 4 --dry-run',
     ],
     environment: [
       KEY_ENV('--model-api-key', 'AWB_MODEL_API_KEY'),
@@ -149,6 +150,19 @@ export const COMMANDS: readonly AnyCommand[] = [
     load: () => import('./results/compare.js'),
   }),
   command({
+    name: 'drift',
+    description:
+      'How far a world model drifts on its own predictions: a teacher-forced judged run and free-running ones (infer --horizon H), score and drop per horizon, with intervals',
+    operands: JUDGED_FILES('of one model: its teacher-forced run and its runs at free-running horizons (infer --horizon), one file each'),
+    options: () => import('./results/results-options.js').then((m) => m.DRIFT_OPTIONS),
+    examples: [
+      'awb drift results/my-model/judged.jsonl results/my-model/horizon-1/judged.jsonl results/my-model/horizon-4/judged.jsonl',
+      'awb drift results/my-model/judged.jsonl results/my-model/horizon-*/judged.jsonl --format csv > drift.csv',
+    ],
+    environment: [COLOR_ENV],
+    load: () => import('./results/drift.js'),
+  }),
+  command({
     name: 'rows',
     description: "Show judged rows: grades, action, cleaned prediction beside the ground truth, the judge's strengths and weaknesses",
     operands: [
@@ -179,5 +193,21 @@ export const COMMANDS: readonly AnyCommand[] = [
     ],
     environment: [COLOR_ENV],
     load: () => import('./results/merge.js'),
+  }),
+  command({
+    name: 'publish',
+    description:
+      "Write a judged run's scores as the Hugging Face Hub's Eval Results, and open a pull request with them on the model's repo",
+    operands: [{ name: '<judged>', help: 'judged JSONL file (its manifest beside it)' }],
+    options: () => import('./results/results-options.js').then((m) => m.PUBLISH_OPTIONS),
+    examples: [
+      'awb publish results/my-model/judged.jsonl --out hub-files',
+      'awb publish results/my-model/judged.jsonl --traces my-org/awb-traces --repo my-org/my-model',
+    ],
+    environment: [
+      'HF_TOKEN      token with write access, for --repo and --traces (read from nowhere else; sent to the Hub only)',
+      'HF_ENDPOINT   the Hub, a bare http(s)://host[/path] (default https://huggingface.co)',
+    ],
+    load: () => import('./results/publish.js'),
   }),
 ];

@@ -9,10 +9,12 @@
 import type { AgreementFault } from './agreement/faults.js';
 import type { CompareFault } from './compare/faults.js';
 import type { DownloadFault } from './download/faults.js';
+import type { DriftFault } from './drift/faults.js';
 import type { EndpointFault, EndpointNotice } from './endpoints/faults.js';
 import type { JudgeFault } from './judge/faults.js';
 import type { MergeFault } from './merge/faults.js';
 import type { OutputFault } from './output/faults.js';
+import type { PublishFault } from './publish/faults.js';
 import type { RowsFault } from './rows/faults.js';
 import type { RubricsFault } from './rubrics/faults.js';
 import type { RunnerFault } from './runner/faults.js';
@@ -23,10 +25,12 @@ export type Fault =
   | AgreementFault
   | CompareFault
   | DownloadFault
+  | DriftFault
   | EndpointFault
   | JudgeFault
   | MergeFault
   | OutputFault
+  | PublishFault
   | RowsFault
   | RubricsFault
   | RunnerFault

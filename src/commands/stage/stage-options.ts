@@ -1,5 +1,6 @@
 import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
+import type { Horizon } from '../../core/schemas/index.js';
 import {
   DOMAINS_OPTION,
   choiceOption,
@@ -22,7 +23,16 @@ import { memberPair, panelMembersOption } from './panel-options.js';
 const urls = (keyOption: string) => (v: string[] | undefined, name: string) => (v ?? []).map((u) => urlOption(name, u, keyOption));
 const required = (v: string | undefined) => v!;
 
-const shard = { flags: '--shard <k/n>', help: 'take only shard K of N (1-based)', parse: (v: string | undefined) => shardOption(v) };
+const shard = {
+  flags: '--shard <k/n>',
+  help: 'take only shard K of N (1-based); auto: the shard the engine running awb names in its environment (Kubernetes Indexed Job, GitLab, CircleCI, Buildkite, AWS Batch, Semaphore, or AWB_SHARD_INDEX/AWB_SHARD_COUNT from a GitHub Actions matrix; docs/scale-out.md)',
+  parse: (v: string | undefined) => shardOption(v),
+};
+const shardCount = {
+  flags: '--shard-count <n>',
+  help: "with --shard auto: the number of shards, for an engine that does not say it (Kubernetes: the Job's completions; else $AWB_SHARD_COUNT)",
+  parse: (v: string | undefined, n: string) => intOption(n, v, 1),
+};
 const concurrency = {
   flags: '-c, --concurrency <n>',
   help: 'requests in flight',
@@ -206,7 +216,8 @@ export const INFER_OPTIONS = {
     help: 'at most N rows per domain (quick checks)',
     parse: (v: string | undefined, n: string) => intOption(n, v, 1),
   },
-  shard: { ...shard, help: 'take only shard K of N (1-based), a deterministic split balanced by size' },
+  shard: { ...shard, help: `${shard.help.replace(' (1-based)', ' (1-based), a deterministic split balanced by size')}` },
+  shardCount,
   concurrency,
   temperature: { ...temperature, help: "sampling temperature (the default is the official script's)" },
   topP: {
@@ -218,6 +229,14 @@ export const INFER_OPTIONS = {
   extraBody: {
     ...extraBody,
     help: 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'',
+  },
+  horizon: {
+    flags: '--horizon <h>',
+    help: 'free-running (docs/drift.md): the last H earlier observations of each row are the model\'s own, generated turn by turn from the real actions (up to H+1 requests a row, one after another); "all": every earlier turn, one rollout per trajectory; 0: teacher-forced',
+    default: '0',
+    // 0 is the teacher-forced run: no horizon at all, so its requests, rows and manifest are the plain run's.
+    parse: (v: string, n: string): Horizon | undefined =>
+      v.trim().toLowerCase() === 'all' ? 'all' : intOption(n, v, 0, 100_000) || undefined,
   },
   history: {
     flags: '--no-history',
@@ -300,6 +319,7 @@ export const JUDGE_OPTIONS = {
   },
   domains: { ...DOMAINS_OPTION, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
+  shardCount,
   concurrency,
   temperature: { ...temperature, help: "judge temperature (the default is the official script's)" },
   maxTokens: { ...maxTokens, help: "judge generation limit in tokens (the default is the official script's)" },

@@ -2,10 +2,12 @@ import { FaultError, UserError, type Fault, type Notice } from '../../core/error
 import { AGREEMENT_WORDS } from './results/agreement.js';
 import { COMPARE_WORDS } from './results/compare.js';
 import { DOWNLOAD_WORDS } from './data/download.js';
+import { DRIFT_WORDS } from './results/drift.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
 import { OUTPUT_WORDS } from './data/output.js';
+import { PUBLISH_WORDS } from './results/publish.js';
 import { ROWS_WORDS } from './data/rows.js';
 import { RUBRICS_WORDS } from './data/rubrics.js';
 import { RUNNER_WORDS } from './stage/runner.js';
@@ -24,10 +26,12 @@ const WORDS: Words<Fault> = {
   ...AGREEMENT_WORDS,
   ...COMPARE_WORDS,
   ...DOWNLOAD_WORDS,
+  ...DRIFT_WORDS,
   ...ENDPOINT_WORDS,
   ...JUDGE_WORDS,
   ...MERGE_WORDS,
   ...OUTPUT_WORDS,
+  ...PUBLISH_WORDS,
   ...ROWS_WORDS,
   ...RUBRICS_WORDS,
   ...RUNNER_WORDS,

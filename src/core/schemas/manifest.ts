@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tokenCount } from './prediction-row.js';
+import { horizonSchema, tokenCount } from './prediction-row.js';
 
 /**
  * The sidecar `<output>.manifest.json` that infer and judge write beside
@@ -32,6 +32,8 @@ export const settingsSchema = z.object({
   world_model: endpointInfoSchema.optional(),
   sampling: samplingSchema.optional(),
   history: z.enum(['full', 'none']).optional(),
+  /** infer --horizon: free-running over the last H earlier turns ('all': every one); absent: teacher-forced. */
+  horizon: horizonSchema.optional(),
   judge: endpointInfoSchema.optional(),
   /** A panel of judges (--judge-model a,b,c): each member's endpoint and the rule combining their grades; `judge` names them all. */
   panel: z.object({ members: z.array(endpointInfoSchema), rule: z.enum(['mean', 'median']) }).optional(),
@@ -57,7 +59,8 @@ export const settingsSchema = z.object({
   reference: z.object({ source: z.string(), sha256: z.string() }).optional(),
   domains: z.array(z.string()).optional(),
   limit: z.number().optional(),
-  shard: z.object({ index: z.number(), count: z.number() }).optional(),
+  /** `engine`: where --shard auto read it (kubernetes, gitlab, circleci, buildkite, aws-batch, semaphore, github-actions, awb-variables). */
+  shard: z.object({ index: z.number(), count: z.number(), engine: z.string().optional() }).optional(),
 });
 
 /**

@@ -9,11 +9,13 @@ import { AGREEMENT_SAMPLES } from './samples/samples-agreement.js';
 import { COMPARE_SAMPLES } from './samples/samples-compare.js';
 import { MERGE_SAMPLES } from './samples/samples-merge.js';
 import { OUTPUT_SAMPLES } from './samples/samples-output.js';
+import { PUBLISH_SAMPLES } from './samples/samples-publish.js';
 import { ROWS_SAMPLES } from './samples/samples-rows.js';
 import { RUBRICS_SAMPLES } from './samples/samples-rubrics.js';
 import { SCORE_SAMPLES } from './samples/samples-score.js';
 import { STAGE_SAMPLES } from './samples/samples-stage.js';
 import { DOWNLOAD_SAMPLES } from './samples/samples-download.js';
+import { DRIFT_SAMPLES } from './samples/samples-drift.js';
 import { ENDPOINT_SAMPLES } from './samples/samples-endpoints.js';
 import { JUDGE_SAMPLES } from './samples/samples-judge.js';
 import { RUNNER_SAMPLES } from './samples/samples-runner.js';
@@ -28,10 +30,12 @@ const SAMPLES: Samples = {
   ...AGREEMENT_SAMPLES,
   ...COMPARE_SAMPLES,
   ...DOWNLOAD_SAMPLES,
+  ...DRIFT_SAMPLES,
   ...ENDPOINT_SAMPLES,
   ...JUDGE_SAMPLES,
   ...MERGE_SAMPLES,
   ...OUTPUT_SAMPLES,
+  ...PUBLISH_SAMPLES,
   ...ROWS_SAMPLES,
   ...RUBRICS_SAMPLES,
   ...RUNNER_SAMPLES,
