@@ -10,7 +10,7 @@ import { splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
-import { datasetRowSchema, inferOutcome, judgedOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
+import { datasetRowSchema, inferOutcome, judgedOutcome, judgedRowSchema, type DatasetRow } from '../schemas/index.js';
 
 interface MergeOptions {
   out: string;
@@ -99,7 +99,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const duplicated: { key: string; first: string; again: string }[] = [];
   const failed: string[] = [];
   const unexpected: string[] = [];
-  const schema = first.stage === 'infer' ? datasetRowSchema : predictionRowSchema;
+  const schema = first.stage === 'infer' ? datasetRowSchema : judgedRowSchema;
   let written = 0;
   let missing: string[] = [];
   // Made only now: a merge refused for its inputs leaves no new folder behind.
