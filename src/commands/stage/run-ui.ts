@@ -9,6 +9,8 @@ import { domainLabel, compareDomains } from '../../core/domains.js';
 import { brief, counted, redact, visible } from '../../core/shown.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { onInterrupt } from '../shared/interrupt.js';
+import { printWarnings } from '../shared/notes.js';
+import { noticed } from '../words/index.js';
 
 /*
  * What infer and judge show while they run: the display their core entries
@@ -56,6 +58,8 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
         case 'unpredicted':
         case 'next-step':
           return printAfter(e);
+        case 'warning':
+          return printWarnings([noticed(e.notice)]);
         case 'fetching':
         case 'data-edited':
         case 'set-aside':
@@ -376,10 +380,12 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
   infer: [
     { title: 'empty', value: (t) => t.empty, warn: 'came back empty' },
     { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'stopped at --max-tokens' },
+    { title: 'no output', value: (t) => t.noOutput },
   ],
   judge: [
     { title: 'final failures', value: (t) => t.finalFailed, warn: 'failed for good' },
     { title: 'no prediction (infer failed)', value: (t) => t.empty },
+    { title: 'no output', value: (t) => t.noOutput },
   ],
 };
 

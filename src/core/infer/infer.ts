@@ -5,6 +5,7 @@ import { FaultError } from '../errors.js';
 import { isStopped, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
+import { noOutput } from '../rubrics/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, Stage } from '../runner/index.js';
@@ -70,6 +71,9 @@ function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error !== undefined) return;
   if (row.gen === '') t.empty++;
   if (row.finish_reason === 'length') t.truncated++;
+  const none = typeof row.gen === 'string' ? noOutput(row.gen) : undefined;
+  if (none) t.noOutput++;
+  if (none === 'unclosed-think') t.noOutputUnclosed++;
   addUsage(t, row.usage as Usage | undefined);
 }
 

@@ -14,6 +14,10 @@ export interface DomainTally {
   empty: number;
   /** infer: rows cut off by the token limit. */
   truncated: number;
+  /** Rows whose prediction came back with no output once reasoning is removed (noOutput; judged as "No output"). */
+  noOutput: number;
+  /** infer: those of them inside a `<think>` never closed (judge and score cannot tell: they see the extraction). */
+  noOutputUnclosed: number;
   /** judge --mode pairwise: final failures that are rows with no reference to compare with, never sent (not the run's failures). */
   unpaired: number;
   promptTokens: number;
@@ -31,6 +35,8 @@ export function emptyTally(): DomainTally {
     finalFailed: 0,
     empty: 0,
     truncated: 0,
+    noOutput: 0,
+    noOutputUnclosed: 0,
     unpaired: 0,
     promptTokens: 0,
     completionTokens: 0,
