@@ -1,6 +1,13 @@
 import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
-import type { Ending, StageDisplay, StageEvent, StageResult, StageSignals } from '../../core/stage/index.js';
+import {
+  failedRows,
+  type Ending,
+  type StageDisplay,
+  type StageEvent,
+  type StageResult,
+  type StageSignals,
+} from '../../core/stage/index.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { DOWNLOAD_INTERRUPTED } from '../data/data-source.js';
 import { batchLines, printAfter, printDryRun, printEndLines, printNotice, printTimings } from './stage-cli.js';
@@ -189,6 +196,9 @@ export async function createProgress(
           timer = setInterval(() => err(progressLine(stage, now()), t), every);
           timer.unref();
         }
+      } else if (e.type === 'kept-failure') {
+        // Failed is counted over the whole output, as the summary and score count it.
+        state.failed++;
       } else if (e.type === 'row') {
         state.done++;
         if (!e.ok) state.failed++;
@@ -308,7 +318,7 @@ export class FailureReasons {
   private readonly counts = new Map<string, number>();
 
   event(e: StageEvent): void {
-    if (e.type !== 'row' || e.ok) return;
+    if (e.type !== 'kept-failure' && (e.type !== 'row' || e.ok)) return;
     // A row failed without an error is a final empty generation (infer): the judge names every failure.
     const reason = e.error ?? 'empty reply (no content)';
     this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
@@ -336,10 +346,20 @@ const TOP_REASONS = 5;
  */
 export function printSummary(stage: string, result: StageResult, columns: SummaryColumn[], reasons?: FailureReasons): void {
   const domains = [...result.perDomain.keys()].sort(compareDomains);
-  const header = ['domain', 'done', 'total', 'failed', ...columns.map((c) => c.title)];
+  // "failed" as score counts it: every row written whose result is a failure; "to retry" those the same command asks again.
+  const header = ['domain', 'total', 'done', 'failed', 'to retry', ...columns.map((c) => c.title)];
   const rows = domains.map((d) => {
     const t = result.perDomain.get(d)!;
-    return [visible(domainLabel(d)), String(t.done), String(t.total), String(t.failed), ...columns.map((c) => String(c.value(t)))];
+    const failed = failedRows(t);
+    const ok = t.done + t.failed - failed;
+    return [
+      visible(domainLabel(d)),
+      String(t.total),
+      String(ok),
+      String(failed),
+      String(t.failed),
+      ...columns.map((c) => String(c.value(t))),
+    ];
   });
   const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
   rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
@@ -383,7 +403,6 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
     { title: 'no output', value: (t) => t.noOutput },
   ],
   judge: [
-    { title: 'final failures', value: (t) => t.finalFailed, warn: 'failed for good' },
     { title: 'no prediction (infer failed)', value: (t) => t.empty },
     { title: 'no output', value: (t) => t.noOutput },
   ],

@@ -35,7 +35,7 @@ export function printNotice(
       return printWarnings(e.warnings.map(noticed));
     case 'upstream-unfinished':
       t.stderr.write(
-        `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (its manifest counts ${e.unwritten} of ${e.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
+        `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (${e.unwritten} of its ${e.total} rows are not in it yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
       );
       return;
     case 'unpaired': {

@@ -1,4 +1,5 @@
 export type { DomainTally } from './accounting.js';
+export { failedRows } from './accounting.js';
 export { fileOrder } from './plan.js';
 export type { Order } from './plan.js';
 export { runStage } from './run.js';

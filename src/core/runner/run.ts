@@ -24,7 +24,7 @@ import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
 import { OutputWriter, dropRedone, scanOutput, type Resumed } from './writer.js';
-import { rowSaver, sendPlanned } from './send.js';
+import { reasonOf, rowSaver, sendPlanned } from './send.js';
 
 export type StageEvent =
   | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
@@ -34,6 +34,8 @@ export type StageEvent =
   /** A resume into an output holding rows the run's data does not (--force, or the data has bad rows): kept, not counted. */
   | { type: 'outside'; message: string }
   | { type: 'row'; domain: string; ok: boolean; error?: string }
+  /** A row kept from an earlier run whose final result is a failure (not asked again without --retry-failed). */
+  | { type: 'kept-failure'; domain: string; error?: string }
   | { type: 'stopping' };
 
 export interface RunOptions {
@@ -233,7 +235,14 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
       if (input !== undefined && stage.prediction && predictionDigest(stage.prediction((field) => row[field]) ?? '') !== input) {
         if (!otherPredictions.rows++) otherPredictions.first = where();
       }
-      stage.tally(row, tallies.count(domainOfTask(String(row.task)), stage.outcome(row)));
+      const domain = domainOfTask(String(row.task));
+      const outcome = stage.outcome(row);
+      stage.tally(row, tallies.count(domain, outcome));
+      if (outcome === 'failed') {
+        // A judged row keeps its predictions' fields (infer's `error` among them): the judge's own reason comes first.
+        const error = typeof row.error_message === 'string' ? row.error_message : reasonOf(row);
+        opts.onEvent?.({ type: 'kept-failure', domain, ...(error !== undefined ? { error } : {}) });
+      }
     },
   });
   if (outside.rows) {

@@ -11,7 +11,6 @@ import { after, describe, it } from 'node:test';
 import { runAwb } from '../../support/cli.js';
 import { judgeReply, makeDataset, tempDirs, worldReply } from '../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
-import type { ChatRequest } from '../../support/openai-server.js';
 
 const temps = tempDirs('no-output');
 after(() => temps.cleanup());
@@ -35,7 +34,7 @@ describe('predictions without output', () => {
     let n = 0;
     // Every fourth reply is thinking never closed, as from a server started without a reasoning parser.
     const world = await server({
-      reply: (req: ChatRequest) => (++n % 4 === 0 ? '<think>The command lists the files, so' : worldReply(req)),
+      reply: (req, ctx) => (++n % 4 === 0 ? '<think>The command lists the files, so' : worldReply(req, ctx)),
     });
     const predictions = join(dir, 'p.jsonl');
     const infer = await runAwb(inferArgs(world.url, data.dir, predictions));

@@ -317,11 +317,13 @@ describe('accounting', () => {
       startedAt: 'then',
     });
     fillCounts(m, t, { 'http://a/v1': { requests: 5, failures: 1 } });
+    // failed as score counts it (the final failure and the row to retry), to_retry the rows the same command redoes.
     assert.deepEqual(m.counts, {
       total: 4,
       done: 2,
-      failed: 1,
-      per_domain: { mcp: { total: 4, done: 2, failed: 1, empty: 0, truncated: 0 } },
+      failed: 2,
+      to_retry: 1,
+      per_domain: { mcp: { total: 4, done: 2, failed: 2, to_retry: 1, empty: 0, truncated: 0, no_output: 0 } },
     });
     assert.equal(m.usage.requests, 5);
     assert.equal(m.complete, false);
