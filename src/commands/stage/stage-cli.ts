@@ -105,6 +105,7 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
   if (o.format === 'json') {
     const doc = {
       stage,
+      already_done: count.alreadyDone,
       rows: count.rows,
       requests: count.requests,
       prompt_tokens: count.promptTokens,
@@ -121,8 +122,14 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
     return;
   }
   const n = (x: number) => x.toLocaleString('en-US');
+  if (count.alreadyDone && !count.rows && !count.badRows) {
+    terminal().stderr.write(
+      `${stage} dry run: ${visible(output)} already holds a result of all ${n(count.alreadyDone)} rows: a run would send nothing\n`,
+    );
+    return;
+  }
   const lines = [
-    `${stage} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)`,
+    `${stage} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)${count.alreadyDone ? `; the ${n(count.alreadyDone)} rows ${visible(output)} already holds a result of are not sent again` : ''}`,
     `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
     `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
   ];

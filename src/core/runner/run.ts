@@ -176,6 +176,18 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   };
 }
 
+/** What examine reads of the run's options. */
+export type ExamineOptions = Pick<RunOptions, 'output' | 'plan' | 'settings' | 'dataset' | 'force' | 'retryFailed' | 'onEvent'>;
+
+/**
+ * What a run would keep of its output (a dry run's view): the keys of the rows it would not send again, read and
+ * checked as the run reads them, so an output the run would refuse (other settings, other data) is refused here too.
+ */
+export async function keptRows<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: ExamineOptions): Promise<ReadonlySet<string>> {
+  await refuseOverInputs([opts.output, manifestPathFor(opts.output)], opts.plan.files);
+  return (await examine(stage, opts)).resumed.doneKeys;
+}
+
 /** What the output holds for this run, read without changing anything (examine). */
 interface Found {
   dataset: Manifest['dataset'];
@@ -197,7 +209,7 @@ interface Found {
  * but not counted. A judge's rows graded on other predictions than the input's (another model's, a
  * re-run of infer) are refused, --force or not.
  */
-async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<Found> {
+async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: ExamineOptions): Promise<Found> {
   const { plan } = opts;
   const read: Manifest['dataset'] = {
     ...opts.dataset,

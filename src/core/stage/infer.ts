@@ -38,23 +38,20 @@ export async function runInfer(
     { domains, limit, shard },
   );
   const stage = inferStage(pool, sampling, history, routingOf(c, urls));
-  if (c.dryRun) return void (await dryRunStage(stage, plan, c, output, display));
-  const result = await runStageWith(
-    {
-      stage,
-      pool,
-      plan,
-      output,
-      label: c.label,
-      settings: inferSettings(c, { hosts: pool.hosts(), model }),
-      dataset: data.origin,
-      config: c,
-      secrets: [apiKey, ...urls.flatMap(urlSecrets)],
-      check,
-    },
-    display,
-    signals,
-  );
+  const run = {
+    stage,
+    pool,
+    plan,
+    output,
+    label: c.label,
+    settings: inferSettings(c, { hosts: pool.hosts(), model }),
+    dataset: data.origin,
+    config: c,
+    secrets: [apiKey, ...urls.flatMap(urlSecrets)],
+    check,
+  };
+  if (c.dryRun) return void (await dryRunStage(run, display));
+  const result = await runStageWith(run, display, signals);
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
   // A stream (/dev/null, stdout, a FIFO) cannot be read back: no next command to name it.
   if (allDone(endingOf(result)) && !(await isStream(output))) display.event({ type: 'next-step', stage: 'infer', output });

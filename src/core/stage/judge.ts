@@ -87,35 +87,32 @@ export async function runJudge(
   const opened: Judging['opened'] = {};
   try {
     const built = await judgeModeStage({ c, plan, output, members, single, display, opened });
-    if (c.dryRun) return void (await dryRunStage(built.stage, plan, c, output, display));
-    const result = await runStageWith(
-      {
-        stage: built.stage,
-        ...('batches' in built && { batches: built.batches }),
-        pool,
-        plan,
-        output,
-        label: c.label ?? upstream?.label,
-        settings: judgeSettings(
-          c,
-          { hosts, model },
-          members?.map((m) => ({ hosts: m.pool.hosts(), model: m.name })),
-          built.settings,
-        ),
-        dataset: datasetOf(predictions, upstream),
-        upstream,
-        config: c,
-        secrets: [
-          apiKey,
-          ...urls.flatMap(urlSecrets),
-          ...c.memberApiKey.map((k) => k.value),
-          ...c.memberBaseUrl.flatMap((u) => urlSecrets(u.value)),
-        ],
-        check: endpointCheck('judge', pool, c, display, signals),
-      },
-      display,
-      signals,
-    );
+    const run = {
+      stage: built.stage,
+      ...('batches' in built && { batches: built.batches }),
+      pool,
+      plan,
+      output,
+      label: c.label ?? upstream?.label,
+      settings: judgeSettings(
+        c,
+        { hosts, model },
+        members?.map((m) => ({ hosts: m.pool.hosts(), model: m.name })),
+        built.settings,
+      ),
+      dataset: datasetOf(predictions, upstream),
+      upstream,
+      config: c,
+      secrets: [
+        apiKey,
+        ...urls.flatMap(urlSecrets),
+        ...c.memberApiKey.map((k) => k.value),
+        ...c.memberBaseUrl.flatMap((u) => urlSecrets(u.value)),
+      ],
+      check: endpointCheck('judge', pool, c, display, signals),
+    };
+    if (c.dryRun) return void (await dryRunStage(run, display));
+    const result = await runStageWith(run, display, signals);
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) display.event({ type: 'unpredicted', rows: unpredicted, predictions });
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.

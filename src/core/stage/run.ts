@@ -3,7 +3,7 @@ import { medianP90 } from '../endpoints/index.js';
 import { fail } from '../errors.js';
 import { isStream } from '../files.js';
 import type { LinePlan } from '../rows/index.js';
-import { BatchPhase, dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
+import { BatchPhase, dryRun, keptRows, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
 import type { DatasetRow, Manifest, ManifestSettings } from '../schemas/index.js';
 import type { Notice } from '../errors.js';
 import { NO_OUTPUT_MIN_ROWS, NO_OUTPUT_SHARE } from '../rubrics/index.js';
@@ -225,13 +225,18 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
  * Bad rows as the run would meet them: each told with --on-bad-row skip; with stop, the first one
  * ends the dry run (a fault), since the run would stop there.
  */
-export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
-  stage: Stage<S>,
-  plan: LinePlan,
-  config: Pick<RunConfig, 'onBadRow'>,
-  output: string,
-  display: StageDisplay,
-): Promise<void> {
+export async function dryRunStage<S extends z.ZodType<DatasetRow>>(run: StageRun<S>, display: StageDisplay): Promise<void> {
+  const { stage, plan, output, config } = run;
+  // The rows a run would keep are not counted; an output the run would refuse is refused here, as the run would.
+  const kept = await keptRows(stage, {
+    output,
+    plan,
+    settings: run.settings,
+    dataset: run.dataset,
+    force: config.force,
+    retryFailed: config.retryFailed,
+    onEvent: (e) => display.event(e),
+  });
   const count = await dryRun(
     stage,
     plan,
@@ -239,6 +244,7 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
       if (config.onBadRow === 'skip') display.event({ type: 'would-skip', stage: stage.name, bad });
     },
     output,
+    kept,
   );
   display.event({ type: 'dry-run', stage: stage.name, count, output });
   if (count.firstBad && config.onBadRow === 'stop') throw fail({ kind: 'dry-run-bad-row', message: count.firstBad.message });
