@@ -74,7 +74,7 @@ export default tseslint.config(
   },
   {
     // Reading files of results never needs an endpoint: these load no openai client.
-    files: ['src/core/{agreement,score,compare,bias,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
+    files: ['src/core/{agreement,score,compare,bias,drift,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

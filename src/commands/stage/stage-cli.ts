@@ -17,7 +17,7 @@ const SHOWN = 5;
 
 /** A notice before the run (the data fetched, endpoints set aside, unfinished predictions, unpaired rows) as lines on stderr. */
 export function printNotice(
-  e: Notice<'fetching' | 'data-edited' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip'>,
+  e: Notice<'fetching' | 'data-edited' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip' | 'cost-cap'>,
   o: StageViewOptions,
 ): void {
   const t = terminal();
@@ -49,6 +49,15 @@ export function printNotice(
     }
     case 'would-skip':
       t.stderr.write(`${e.stage}: would skip bad row: ${visible(e.bad.message)}\n`);
+      return;
+    case 'cost-cap': {
+      const s = e.spending;
+      t.stderr.write(
+        t.errColor.yellow(
+          `${e.stage}: --max-cost $${s.cap.toFixed(2)} reached ($${s.spent.toFixed(2)} spent, at most $${s.inFlight.toFixed(2)} more in flight): no more requests; the ones in flight finish and are saved\n`,
+        ),
+      );
+    }
   }
 }
 
@@ -94,7 +103,9 @@ export function printAfter(e: Notice<'unpredicted' | 'next-step'>): void {
  * display only for a JSON dry run), with the cost at --price-input and --price-output.
  */
 export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?: (doc: unknown) => string): void {
-  const { count, stage, output } = e;
+  const { count, stage, output, teacherForced: base } = e;
+  const times = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : undefined);
+  const multiple = base && { requests: times(count.requests, base.requests), promptTokens: times(count.promptTokens, base.promptTokens) };
   const promptCost = o.priceInput === undefined ? undefined : (count.promptTokens * o.priceInput) / 1e6;
   const outputCost = o.priceOutput === undefined ? undefined : (count.completionBudget * o.priceOutput) / 1e6;
   const cost = promptCost === undefined && outputCost === undefined ? undefined : (promptCost ?? 0) + (outputCost ?? 0);
@@ -112,11 +123,22 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       completion_budget_tokens: count.completionBudget,
       ...(expected ? { expected_completion_tokens: expected.completionTokens, expected_from: expected.from } : {}),
       bad_rows: count.badRows,
+      ...(base && {
+        teacher_forced: { requests: base.requests, prompt_tokens: base.promptTokens },
+        multiple_of_teacher_forced: { requests: multiple!.requests ?? null, prompt_tokens: multiple!.promptTokens ?? null },
+      }),
       // Not rounded to cents, as score's costs: a small run's prompts would read as free.
       ...(cost !== undefined ? { cost_usd: cost } : {}),
       ...(promptCost !== undefined ? { prompt_cost_usd: promptCost } : {}),
       ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
       ...(expectedCost !== undefined ? { expected_cost_usd: expectedCost } : {}),
+      ...(count.cap
+        ? {
+            max_cost_usd: count.cap.usd,
+            max_cost_rows_at_most_cost: count.cap.atBound,
+            ...(count.cap.atExpected !== undefined ? { max_cost_rows_at_expected_cost: count.cap.atExpected } : {}),
+          }
+        : {}),
     };
     terminal().stdout.write(jsonText!(doc));
     return;
@@ -133,6 +155,11 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
     `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
     `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
   ];
+  if (base) {
+    lines.push(
+      `the teacher-forced run of these rows: ${n(base.requests)} requests, ${n(base.promptTokens)} prompt tokens; this run: ${multiple!.requests ?? 'n/a'} x its requests, ${multiple!.promptTokens ?? 'n/a'} x its prompt tokens (a prefix cache serves most of each step's prompt from the step before)`,
+    );
+  }
   if (expected) {
     const from =
       expected.from === 'observed'
@@ -152,6 +179,13 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       lines.push(
         `cost expected: $${usd(expectedCost).toFixed(2)} (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion $${usd(expectedOutputCost ?? 0).toFixed(2)})`,
       );
+  }
+  if (count.cap) {
+    const c = count.cap;
+    const expectedRows = c.atExpected === undefined ? '' : `; about ${n(c.atExpected)} at the expected cost`;
+    lines.push(
+      `--max-cost $${c.usd.toFixed(2)} covers ${n(c.atBound)} of the ${n(count.rows)} rows with every request at the most it can cost (its prompt a token per byte, its completion --max-tokens), as the run admits them${expectedRows}`,
+    );
   }
   terminal().stderr.write(`${lines.join('\n')}\n`);
 }

@@ -1,5 +1,6 @@
 import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
+import type { Horizon } from '../../core/schemas/index.js';
 import {
   DOMAINS_OPTION,
   choiceOption,
@@ -135,13 +136,18 @@ const RUN_OPTIONS = {
   ),
   priceInput: {
     flags: '--price-input <usd>',
-    help: 'with --dry-run: price per million prompt tokens, to print the cost',
+    help: 'with --dry-run or --max-cost: price per million prompt tokens',
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
   },
   priceOutput: {
     flags: '--price-output <usd>',
-    help: 'with --dry-run: price per million completion tokens (the cost counts the whole budget: an upper bound)',
+    help: "with --dry-run or --max-cost: price per million completion tokens (a dry run's cost counts the whole budget: an upper bound)",
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
+  },
+  maxCost: {
+    flags: '--max-cost <usd>',
+    help: "stop sending before the output's requests could cost more than this, at --price-input and --price-output: the requests in flight finish and are saved, the run exits 7, and the same command with a higher cap goes on (docs/running.md#a-spending-cap)",
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e9),
   },
   format: {
     flags: '--format <fmt>',
@@ -228,6 +234,14 @@ export const INFER_OPTIONS = {
   extraBody: {
     ...extraBody,
     help: 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'',
+  },
+  horizon: {
+    flags: '--horizon <h>',
+    help: 'free-running (docs/drift.md): the last H earlier observations of each row are the model\'s own, generated turn by turn from the real actions (up to H+1 requests a row, one after another); "all": every earlier turn, one rollout per trajectory; 0: teacher-forced',
+    default: '0',
+    // 0 is the teacher-forced run: no horizon at all, so its requests, rows and manifest are the plain run's.
+    parse: (v: string, n: string): Horizon | undefined =>
+      v.trim().toLowerCase() === 'all' ? 'all' : intOption(n, v, 0, 100_000) || undefined,
   },
   history: {
     flags: '--no-history',

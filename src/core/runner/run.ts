@@ -25,6 +25,7 @@ import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
 import { OutputWriter, dropRedone, scanOutput, type Resumed } from './writer.js';
 import { reasonOf, rowSaver, sendPlanned } from './send.js';
+import type { CostCap, Spending } from './cost-cap.js';
 
 export type StageEvent =
   | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
@@ -77,6 +78,8 @@ export interface RunOptions {
   /** The Batch API batches this run's replies came from (--batch), added to the manifest's. */
   batchIds?: () => string[];
   endpointStats?: () => Record<string, { requests: number; failures: number }>;
+  /** --max-cost: each request admitted under the cap first; once it refuses one, no new row is taken and those in flight finish. */
+  costCap?: CostCap;
 }
 
 export interface StageResult {
@@ -87,6 +90,8 @@ export interface StageResult {
   /** Rows that waited for room under maxInflightBytes while they were next in line. */
   heldForRoom: number;
   manifest: Manifest;
+  /** With --max-cost: the spending at the end (the output's rows from earlier runs included), and whether the cap stopped the run. */
+  cost?: Spending & { reached: boolean; refused: number };
 }
 
 /**
@@ -142,12 +147,15 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   opts.abort.addEventListener('abort', onAbort);
   opts.stop.addEventListener('abort', onStop);
   const badRows = new BadRows(opts.onBadRow, tallies, (bad) => opts.onEvent?.({ type: 'bad', bad }));
-  const schedule = new Schedule(scheduleRows(plan, opts.order), { maxBytes: opts.maxInflightBytes });
+  const schedule = new Schedule(scheduleRows(plan, opts.order, stage.anchor), { maxBytes: opts.maxInflightBytes });
   const saveRow = rowSaver({ stage, inputs, writer, manifest, tallies, onEvent: opts.onEvent });
+  opts.costCap?.start(tallies.perDomain.values());
+  let end: (() => Promise<void>) | undefined;
 
   let readError: { error: unknown } | undefined;
   try {
     try {
+      end = await stage.begin?.(opts.output, opts.settings, found.previous !== undefined);
       await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, saveRow });
     } catch (error) {
       // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
@@ -161,6 +169,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     opts.stop.removeEventListener('abort', onStop);
     await writer.close();
     await inputs.close();
+    await end?.();
     await manifest.save();
   }
   const fatal = readError ?? slots.error;
@@ -173,6 +182,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     stopped: opts.stop.aborted,
     heldForRoom: schedule.heldForRoom(),
     manifest: manifest.manifest,
+    ...(opts.costCap && { cost: { ...opts.costCap.spending, reached: opts.costCap.reached, refused: opts.costCap.refused } }),
   };
 }
 

@@ -6,7 +6,7 @@ import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
-import { DIMENSIONS, REQUEST_FAILED, judgedScoreSchema } from '../schemas/index.js';
+import { DIMENSIONS, REQUEST_FAILED, horizonSchema, judgedScoreSchema, type Horizon } from '../schemas/index.js';
 import { NO_OUTPUT } from '../rubrics/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
@@ -44,6 +44,8 @@ export interface JudgedRecord {
   lineNo: number;
   /** The judge mode the row's fields say it was judged in: a file holds one. */
   mode: JudgeMode;
+  /** A free-running row's horizon (infer --horizon); undefined: teacher-forced. */
+  horizon?: Horizon;
   /** Inference usage (`usage`). */
   usage?: TokenUsage;
   /** Judge usage (`judge_usage`). */
@@ -181,6 +183,7 @@ const SMALL_FIELDS = [
   'judge_batch_usage',
   'current_prompt',
   'system_str',
+  'horizon',
 ] as const;
 // `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats and panel also for whether they are lists.
 const SCAN = fieldScan(SMALL_FIELDS, {
@@ -267,6 +270,10 @@ function toRecord(
   const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats) || Array.isArray(row.panel), at);
   const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, at));
   const domain = domainOfTask(s.task);
+  const horizon = row.horizon === undefined ? undefined : horizonSchema.safeParse(row.horizon);
+  if (horizon && !horizon.success) {
+    throw fail({ kind: 'judged-field-invalid', ...at, field: 'horizon', problem: 'is not a horizon (a whole number ≥ 1, or "all")' });
+  }
   return {
     key,
     cluster: clusterOfKey(key),
@@ -278,6 +285,7 @@ function toRecord(
     requestFailed: s.failed !== 0 && typeof row.error_message === 'string' && row.error_message.startsWith(REQUEST_FAILED),
     lineNo,
     mode: modeOfRow(has),
+    ...(horizon ? { horizon: horizon.data } : {}),
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
     batchUsage: tokens(s.batch_usage),

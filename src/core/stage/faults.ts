@@ -5,6 +5,10 @@
 export type StageFault =
   /** infer: an option that chooses what to download, with a local --data folder. */
   | { kind: 'download-option-with-data'; option: 'revision' | 'source' }
+  /** infer --horizon feeds the model its own observations, --no-history sends none. */
+  | { kind: 'horizon-without-history' }
+  /** infer --horizon sends a row's steps one after another, each from the one before: no batch holds such a chain. */
+  | { kind: 'horizon-with-batch' }
   /** judge: an option of one judge mode given with another. */
   | { kind: 'option-outside-mode'; option: 'reference' | 'repeat'; mode: 'pairwise' | 'rubric' }
   | { kind: 'pairwise-without-reference' }
@@ -16,4 +20,8 @@ export type StageFault =
   | { kind: 'judge-endpoint-missing'; unserved: string[] }
   | { kind: 'no-predictions-file'; path: string }
   /** --dry-run with --on-bad-row stop met a bad row, where the run would stop. */
-  | { kind: 'dry-run-bad-row'; message: string };
+  | { kind: 'dry-run-bad-row'; message: string }
+  /** --max-cost without what bounds a request's cost: a price, or the completion token limit. */
+  | { kind: 'max-cost-unpriced'; missing: ('priceInput' | 'priceOutput' | 'maxTokens')[] }
+  /** --max-cost with --batch: a batch is sent whole, so no request can be held back. */
+  | { kind: 'max-cost-with-batch' };

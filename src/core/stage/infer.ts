@@ -37,7 +37,8 @@ export async function runInfer(
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  const stage = inferStage(pool, sampling, history, routingOf(c, urls));
+  const routing = routingOf(c, urls);
+  const stage = inferStage(pool, sampling, history, routing, c.horizon === undefined ? undefined : { horizon: c.horizon });
   const run = {
     stage,
     pool,
@@ -50,7 +51,11 @@ export async function runInfer(
     secrets: [apiKey, ...urls.flatMap(urlSecrets)],
     check,
   };
-  if (c.dryRun) return void (await dryRunStage(run, display));
+  if (c.dryRun) {
+    // A free-running dry run also counts the teacher-forced run of the same rows: what the horizon multiplies.
+    const teacherForced = c.horizon === undefined ? undefined : inferStage(pool, sampling, history, routing);
+    return void (await dryRunStage(run, display, teacherForced));
+  }
   const result = await runStageWith(run, display, signals);
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
   // A stream (/dev/null, stdout, a FIFO) cannot be read back: no next command to name it.

@@ -3,7 +3,7 @@ import { medianP90 } from '../endpoints/index.js';
 import { fail } from '../errors.js';
 import { isStream } from '../files.js';
 import type { LinePlan } from '../rows/index.js';
-import { BatchPhase, dryRun, keptRows, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
+import { BatchPhase, CostCap, dryRun, keptRows, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
 import type { DatasetRow, Manifest, ManifestSettings } from '../schemas/index.js';
 import type { Notice } from '../errors.js';
 import { NO_OUTPUT_MIN_ROWS, NO_OUTPUT_SHARE } from '../rubrics/index.js';
@@ -61,9 +61,31 @@ function endedFailed(result: Pick<StageResult, 'perDomain'>): number {
   return [...result.perDomain.values()].reduce((n, t) => n + t.finalFailed - t.unpaired, 0);
 }
 
-/** How the run ended: stopped, rows left, rows ended failed. */
-export function endingOf(result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining'>): Ending {
-  return { stopped: result.stopped, remaining: result.remaining, failed: endedFailed(result) };
+/** How the run ended: stopped, rows left, rows ended failed, stopped by its cost cap. */
+export function endingOf(result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining' | 'cost'>): Ending {
+  const ending = { stopped: result.stopped, remaining: result.remaining, failed: endedFailed(result) };
+  const cost = result.cost;
+  if (!cost?.reached || result.remaining === 0) return ending;
+  const done = [...result.perDomain.values()].reduce((n, t) => n + t.done, 0);
+  // Rows left at the mean cost of a row so far (at the refused request's most, when none is done yet).
+  const perRow = done > 0 ? cost.spent / done : cost.refused;
+  const next = Math.ceil((cost.spent + result.remaining * perRow + cost.refused) * 100) / 100;
+  return { ...ending, capped: { cap: cost.cap, spent: cost.spent, next } };
+}
+
+/** --max-cost's cap on the run (checked by the config: prices and a token limit given); none without it. */
+function costCapOf(o: RunConfig, stage: string, pool: Pick<StagePool, 'stopSending'>, display: StageDisplay): CostCap | undefined {
+  if (o.maxCost === undefined) return undefined;
+  return new CostCap({
+    cap: o.maxCost,
+    prices: { input: o.priceInput!, output: o.priceOutput! },
+    maxTokens: o.maxTokens!,
+    onReached: (spending) => {
+      // No retry either: a request refused now would cost as much as a new one.
+      pool.stopSending();
+      display.event({ type: 'cost-cap', stage, spending });
+    },
+  });
 }
 
 /** Whether the run left every row with a result that is not a failure: only then is the next step shown. */
@@ -102,6 +124,7 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
   const online = poolChat(c.pool);
   const timings = o.stream ? streamTimings(c.stage) : undefined;
   const watched = watchNoOutput(timings?.stage ?? c.stage, (notice) => display.event({ type: 'warning', notice }));
+  const costCap = costCapOf(o, name, c.pool, display);
   try {
     const result = await runStage(watched, {
       output: c.output,
@@ -128,6 +151,7 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       },
       ...(batch && { batchIds: () => batch.ids }),
       endpointStats: () => c.pool.stats(),
+      ...(costCap && { costCap }),
     });
     // Every batch reply is in the output now; a later run batches what is left anew.
     if (batch && !result.stopped) await batch.clear();
@@ -225,8 +249,18 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
  * Bad rows as the run would meet them: each told with --on-bad-row skip; with stop, the first one
  * ends the dry run (a fault), since the run would stop there.
  */
-export async function dryRunStage<S extends z.ZodType<DatasetRow>>(run: StageRun<S>, display: StageDisplay): Promise<void> {
+export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
+  run: StageRun<S>,
+  display: StageDisplay,
+  /** A free-running infer's teacher-forced stage: the run its requests and tokens are a multiple of. */
+  teacherForced?: Stage<S>,
+): Promise<void> {
   const { stage, plan, output, config } = run;
+  const c = config;
+  const cap =
+    c.maxCost === undefined
+      ? undefined
+      : { usd: c.maxCost, prices: { input: c.priceInput!, output: c.priceOutput! }, maxTokens: c.maxTokens! };
   // The rows a run would keep are not counted; an output the run would refuse is refused here, as the run would.
   const kept = await keptRows(stage, {
     output,
@@ -244,8 +278,16 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(run: StageRun
       if (config.onBadRow === 'skip') display.event({ type: 'would-skip', stage: stage.name, bad });
     },
     output,
+    cap,
     kept,
   );
-  display.event({ type: 'dry-run', stage: stage.name, count, output });
+  const base = teacherForced && (await dryRun(teacherForced, plan));
+  display.event({
+    type: 'dry-run',
+    stage: stage.name,
+    count,
+    output,
+    ...(base && { teacherForced: { requests: base.requests, promptTokens: base.promptTokens } }),
+  });
   if (count.firstBad && config.onBadRow === 'stop') throw fail({ kind: 'dry-run-bad-row', message: count.firstBad.message });
 }

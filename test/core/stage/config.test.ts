@@ -53,6 +53,9 @@ const RUN: RunConfig = {
   pace: true,
   preflight: true,
   promptCacheKey: false,
+  maxCost: undefined,
+  priceInput: undefined,
+  priceOutput: undefined,
 };
 const KEY = { apiKey: 'EMPTY', key: { from: 'none', option: '--model-api-key', variables: [], emptyVariables: [] } } as const;
 
@@ -68,6 +71,7 @@ const infer = (o: Partial<InferConfig> = {}): InferConfig => ({
   limit: undefined,
   topP: undefined,
   history: 'full',
+  horizon: undefined,
   ...o,
 });
 
@@ -100,6 +104,13 @@ describe('the rules between options, checked where the config is built', () => {
     assert.equal(inferConfig(infer({ revision: 'v1', source: 'modelscope' })).revision, 'v1');
   });
 
+  it('infer: a horizon needs the history and online sending', () => {
+    assert.throws(() => inferConfig(infer({ horizon: 2, history: 'none' })), isFault('horizon-without-history'));
+    assert.throws(() => inferConfig(infer({ horizon: 'all', batch: true })), isFault('horizon-with-batch'));
+    assert.equal(inferConfig(infer({ horizon: 'all' })).horizon, 'all');
+    assert.equal(inferConfig(infer({ history: 'none', batch: true })).horizon, undefined);
+  });
+
   it("judge: a mode's options go with that mode", () => {
     assert.throws(
       () => judgeConfig(judge({ reference: 'r.jsonl' })),
@@ -128,6 +139,22 @@ describe('the rules between options, checked where the config is built', () => {
     assert.throws(() => judgeConfig(judge({ ...panel, memberBaseUrl: member })), isFault('judge-endpoint-missing', { unserved: ['b'] }));
     assert.deepEqual(judgeConfig(judge({ ...panel, judgeBaseUrl: ['http://x/v1'], panel: 'median' })).judgeModel, ['a', 'b']);
   });
+
+  it('--max-cost: the prices and a token limit bound each request; a batch cannot be held back', () => {
+    assert.throws(() => inferConfig(infer({ maxCost: 5 })), isFault('max-cost-unpriced', { missing: ['priceInput', 'priceOutput'] }));
+    assert.throws(
+      () => judgeConfig(judge({ maxCost: 5, priceInput: 1, maxTokens: undefined })),
+      isFault('max-cost-unpriced', { missing: ['priceOutput', 'maxTokens'] }),
+    );
+    const priced = { maxCost: 5, priceInput: 1, priceOutput: 4 };
+    assert.throws(() => inferConfig(infer({ ...priced, batch: true })), isFault('max-cost-with-batch'));
+    assert.equal(judgeConfig(judge(priced)).maxCost, 5);
+  });
+
+  it('--max-cost and its prices are not settings: outputs made under any cap resume and compare alike', () => {
+    const capped = infer({ maxCost: 5, priceInput: 1, priceOutput: 4 });
+    assert.deepEqual(inferSettings(capped, { hosts: [], model: 'wm' }), inferSettings(infer(), { hosts: [], model: 'wm' }));
+  });
 });
 
 describe("the manifest's settings, derived from the config", () => {
@@ -140,6 +167,11 @@ describe("the manifest's settings, derived from the config", () => {
     assert.deepEqual(s.sampling, { temperature: 0.6, max_tokens: 100, extra_body: { seed: 1 }, top_p: 0.9 });
     assert.equal(s.history, 'full');
     assert.deepEqual(inferSettings(infer(), { hosts: [], model: 'wm' }).sampling, { temperature: 0.6, max_tokens: 100 });
+    // A horizon is a setting after the history; none (teacher-forced) records nothing, as before it existed.
+    const h = inferSettings(infer({ horizon: 4, limit: 2 }), { hosts: [], model: 'wm' });
+    assert.deepEqual(Object.keys(h), ['world_model', 'sampling', 'history', 'horizon', 'limit']);
+    assert.equal(h.horizon, 4);
+    assert.equal('horizon' in inferSettings(infer(), { hosts: [], model: 'wm' }), false);
   });
 
   it('judge: the judge and its panel, its sampling, what its mode judges with, then the settings given', () => {
