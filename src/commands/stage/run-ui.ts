@@ -2,6 +2,7 @@ import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
 import {
   failedRows,
+  type DisplayEvent,
   type Ending,
   type StageDisplay,
   type StageEvent,
@@ -31,6 +32,8 @@ import { noticed } from '../words/index.js';
 export interface StageView {
   display: StageDisplay;
   signals: StageSignals;
+  /** The finished run as markdown for --summary (stepSummary), with the exit code it ended with; undefined before it finished. */
+  stepSummary(exitCode: number): Promise<string | undefined>;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
   const progress = await createProgress(stage, o.progress, () => limitedBy());
   const jsonText = o.dryRun && o.format === 'json' ? (await import('../../render/written.js')).jsonText : undefined;
   const reasons = new FailureReasons();
+  let finished: Extract<DisplayEvent, { type: 'finished' }> | undefined;
   const batch = batchLines();
   const display: StageDisplay = {
     event(e) {
@@ -58,6 +62,7 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
         case 'cost-cap':
           return printNotice(e, o);
         case 'finished':
+          finished = e;
           progress.stop();
           printSummary(e.stage, e.result, COLUMNS[e.stage] ?? [], reasons);
           printTimings(e.timings);
@@ -92,7 +97,10 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
       ),
     run: (name, grace) => installInterrupts(name, grace, () => progress.interrupted()),
   };
-  return { display, signals };
+  const stepSummary = async (exitCode: number) =>
+    finished &&
+    (await import('./step-summary.js')).stepSummary(finished, COLUMNS[finished.stage] ?? [], reasons.top(TOP_REASONS), exitCode);
+  return { display, signals, stepSummary };
 }
 
 /** A line on stderr: of the command running now, or of `t` for a timer or signal handler that outlives its context. */
@@ -345,11 +353,8 @@ export class FailureReasons {
 /** How many failure reasons the summary names. */
 const TOP_REASONS = 5;
 
-/**
- * A small per-domain table of counts on stderr, so nobody scores a run that
- * was silently half empty, then the top reasons rows failed in this session.
- */
-export function printSummary(stage: string, result: StageResult, columns: SummaryColumn[], reasons?: FailureReasons): void {
+/** The summary's table: a row per domain (its label), then `all`; the first column is the domain's. */
+export function summaryTable(result: StageResult, columns: SummaryColumn[]): { header: string[]; rows: string[][] } {
   const domains = [...result.perDomain.keys()].sort(compareDomains);
   // "failed" as score counts it: every row written whose result is a failure; "to retry" those the same command asks again.
   const header = ['domain', 'total', 'done', 'failed', 'to retry', ...columns.map((c) => c.title)];
@@ -357,19 +362,22 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
     const t = result.perDomain.get(d)!;
     const failed = failedRows(t);
     const ok = t.done + t.failed - failed;
-    return [
-      visible(domainLabel(d)),
-      String(t.total),
-      String(ok),
-      String(failed),
-      String(t.failed),
-      ...columns.map((c) => String(c.value(t))),
-    ];
+    return [domainLabel(d), String(t.total), String(ok), String(failed), String(t.failed), ...columns.map((c) => String(c.value(t)))];
   });
   const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
   rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return { header, rows };
+}
+
+/**
+ * A small per-domain table of counts on stderr, so nobody scores a run that
+ * was silently half empty, then the top reasons rows failed in this session.
+ */
+export function printSummary(stage: string, result: StageResult, columns: SummaryColumn[], reasons?: FailureReasons): void {
+  const domains = [...result.perDomain.keys()].sort(compareDomains);
+  const { header, rows } = summaryTable(result, columns);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => visible(r[i]!).length)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? visible(c).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   err('');
   err(terminal().errColor.bold(`${stage} summary`));
   err(fmt(header));

@@ -6,6 +6,7 @@
  * per cent.
  */
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runAwb } from '../../support/cli.js';
@@ -66,5 +67,43 @@ describe('predictions without output', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summaryAll(r.stderr, 'infer')['no output'], 0, r.stderr);
     assert.doesNotMatch(r.stderr, /no output once/);
+  });
+});
+
+describe('judge --summary and infer --summary', () => {
+  it('append the run as markdown under their own heading, the verdict with the exit code first, to a file that already holds lines', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 6, ['mcp', 'web']);
+    const world = await server({ reply: worldReply });
+    const summary = join(dir, 'step-summary.md');
+    writeFileSync(summary, '## earlier step\n\n');
+    const predictions = join(dir, 'p.jsonl');
+    const infer = await runAwb(inferArgs(world.url, data.dir, predictions, ['--summary', summary]));
+    assert.equal(infer.code, 0, infer.stderr);
+    let n = 0;
+    // The judge's first reply never parses (a final failure): the summary says so, with exit 1.
+    const judge = await server({ reply: (req, ctx) => (++n <= 3 ? 'no verdict here' : judgeReply(req, ctx)) });
+    const j = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl'), ['-c', '1', '--summary', summary]));
+    assert.equal(j.code, 1, j.stderr);
+    const md = readFileSync(summary, 'utf8');
+    assert.ok(
+      md.startsWith(
+        '## earlier step\n\n## awb infer\n\n**infer: 6 of 6 rows done, 0 failed \\(0 to retry\\); exit 0: every row has a final result**',
+      ),
+      md,
+    );
+    assert.match(
+      md,
+      /\n## awb judge\n\n\*\*judge: 5 of 6 rows done, 1 failed \\\(0 to retry\\\); exit 1: 1 row ended failed: --retry-failed asks them again\*\*\n/,
+    );
+    assert.match(
+      md,
+      /\| domain \| total \| done \| failed \| to retry \| no prediction \\\(infer failed\\\) \| no output \|\n\| :--- \| ---: /,
+    );
+    assert.match(md, /\| all \| 6 \| 5 \| 1 \| 0 \| 0 \| 0 \|/);
+    assert.match(md, /- failed 1 × Judge scoring failed: reply could not be parsed/);
+    // A summary over an input is refused before anything runs.
+    const over = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j2.jsonl'), ['--summary', predictions]));
+    assert.equal(over.code, 2, over.stderr);
   });
 });
