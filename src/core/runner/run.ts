@@ -187,7 +187,8 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
 }
 
 /** What examine reads of the run's options. */
-export type ExamineOptions = Pick<RunOptions, 'output' | 'plan' | 'settings' | 'dataset' | 'force' | 'retryFailed' | 'onEvent'>;
+export type ExamineOptions = Pick<RunOptions, 'output' | 'plan' | 'settings' | 'dataset' | 'force' | 'retryFailed' | 'onEvent'> &
+  Partial<Pick<RunOptions, 'stop'>>;
 
 /**
  * What a run would keep of its output (a dry run's view): the keys of the rows it would not send again, read and
@@ -227,19 +228,25 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: E
     rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
   };
   // `dataset`: what this run records, never less than the earlier manifest knew of the data.
+  // Ctrl-C while a huge output or input is read stops between rows, before anything is sent or changed.
+  const between = () => {
+    if (opts.stop?.aborted) throw fail({ kind: 'stopped-before-first-request', stage: stage.name });
+  };
   // A row holds an answer once its request succeeded (an empty generation too): failed requests are sent again.
   const answered = async () =>
-    (await scanOutput(opts.output, { schema: stage.schema, keep: (row) => stage.outcome(row) !== 'incomplete' })).doneKeys.size > 0;
+    (await scanOutput(opts.output, { schema: stage.schema, keep: (row) => stage.outcome(row) !== 'incomplete', between })).doneKeys.size >
+    0;
   const { previous, overridden, dataset } = await checkResumable(opts.output, stage.name, opts.settings, read, opts.force, answered);
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
   // Only a resume needs the keys of the rows planned: a new output holds no row to match.
-  const lineKeys = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema, stage.prediction) : undefined;
+  const lineKeys = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema, stage.prediction, between) : undefined;
   const planned = lineKeys && new Map([...lineKeys.values()].map((p) => [p.key, p.prediction]));
   const outside = { rows: 0, first: '' };
   const otherPredictions = { rows: 0, first: '' };
   const resumed = await scanOutput(opts.output, {
     schema: stage.schema,
+    between,
     keep: (row, key) => {
       const o = stage.outcome(row);
       if (o !== 'done' && !(o === 'failed' && !opts.retryFailed)) return false;
@@ -282,7 +289,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: E
   if (otherPredictions.rows) {
     throw fail({ kind: 'output-of-other-predictions', output: opts.output, inputs: plan.files, ...otherPredictions });
   }
-  const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
+  const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys, between) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
 }
 

@@ -414,6 +414,26 @@ describe('run manifest', () => {
 });
 
 describe('writer', () => {
+  it('a resume reading a huge output stops between rows once stopped (Ctrl-C), with the fault the check throws', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-writer-'));
+    const out = join(dir, 'p.jsonl');
+    await writeFile(out, Array.from({ length: 1000 }, (_, i) => `${row(i + 1, { gen: 'ok' })}\n`).join(''));
+    const stop = new AbortController();
+    let read = 0;
+    const scan = scanOutput(out, {
+      schema: datasetRowSchema,
+      keep: () => true,
+      onKept: () => {
+        if (++read === 10) stop.abort();
+      },
+      between: () => {
+        if (stop.signal.aborted) throw fail({ kind: 'stopped-before-first-request', stage: 'infer' });
+      },
+    });
+    await assert.rejects(scan, isFault('stopped-before-first-request'));
+    assert.equal(read, 10);
+  });
+
   it('resume keeps finished rows, drops rows to redo and a cut last line, and appends after them', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'awb-writer-'));
     const out = join(dir, 'p.jsonl');
