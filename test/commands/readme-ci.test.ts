@@ -5,11 +5,11 @@
  * gate's own code and every step's section in the job summary.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmod, cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { AWB_BIN, awbEnv, runAwb } from '../support/cli.js';
+import { AWB_BIN, runAwb } from '../support/cli.js';
+import { runScript } from '../support/workflow.js';
 import { judgeReply, makeDataset, rowMarker, tempDirs, worldReply } from '../support/dataset.js';
 import { lastUserText } from '../support/openai-server.js';
 import { inferArgs, judgeArgs, useServers } from '../support/harness.js';
@@ -25,22 +25,6 @@ async function recipe(): Promise<string> {
   const block = /```bash\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ', 1)));
   assert.ok(block, 'README: a bash block under ## In CI');
   return block[1]!;
-}
-
-/** Runs `script` as a GitHub Actions step runs a `run:` block (bash -e), in `cwd`, with `awb` on PATH. */
-function step(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], {
-      cwd,
-      env: awbEnv({ ...env, PATH: `${join(cwd, 'bin')}:${process.env.PATH ?? ''}` }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
 }
 
 describe("the README's CI recipe", () => {
@@ -69,10 +53,13 @@ describe("the README's CI recipe", () => {
       anyModel: true,
     });
     const summary = join(cwd, 'summary.md');
-    const r = await step(await recipe(), cwd, { WM_URL: world.url, JUDGE_URL: judge.url, GITHUB_STEP_SUMMARY: summary });
-    assert.match(r.out, /awb judge: exit 1/, r.out);
+    // As a GitHub Actions step runs a `run:` block (bash -e), with `awb` on PATH.
+    const env = { WM_URL: world.url, JUDGE_URL: judge.url, GITHUB_STEP_SUMMARY: summary };
+    const r = await runScript(await recipe(), { cwd, env, bin: join(cwd, 'bin') });
+    const out = r.stdout + r.stderr;
+    assert.match(out, /awb judge: exit 1/, out);
     // The gate decided: the candidate failed a row the baseline has valid, an incomplete candidate.
-    assert.equal(r.code, 5, r.out);
+    assert.equal(r.code, 5, out);
     const md = await readFile(summary, 'utf8');
     const sections = md.split('\n').filter((l) => l.startsWith('## '));
     assert.deepEqual(sections, ['## awb infer', '## awb judge', '## awb compare'], md);
