@@ -167,4 +167,12 @@ test("the report draws score against horizon per domain and Overall, and a row's
   // A teacher-forced row has no rollout to show.
   const runTf = (data.runs as { file: string }[]).findIndex((x) => x.file === judged.get('0'));
   assert.ok(shown.filter((x) => x.run === runTf).every((x) => x.ro === undefined));
+test('publish says a free-running run is free-running, and why it is not ranked', async () => {
+  const out = join(await temps.make(), 'hub');
+  const r = await awb('publish', judged.get('1')!, '--out', out, '--allow-unranked');
+  assert.equal(r.code, 0, r.stderr);
+  const yaml = await readFile(join(out, '.eval_results', 'agentworldbench.yaml'), 'utf8');
+  assert.match(yaml, /history: full, free-running \(infer --horizon 1: the last 1 earlier observations the model's own\)/);
+  assert.match(yaml, /free-running horizon 1: published numbers are teacher-forced/);
+  assert.doesNotMatch(yaml, /teacher-forced \(horizon: one turn\)/);
 });
