@@ -468,9 +468,7 @@ function cacheRows(label: string, f: StageFigures | 'reused', n: number, c: numb
  * sends them: a row's steps in turn, the trajectory's next row once this one's first step is answered
  * (early) or once it is settled (a rollout they share).
  */
-async function longestChain(data: DatasetInfo, h: number | 'all'): Promise<number> {
-  const files = (await datasetFiles(data.dir)).map((f) => f.path);
-  const anchor = (turn: number) => (h === 'all' ? 1 : Math.max(1, turn - h));
+async function longestChain(files: string[], anchor: (turn: number) => number): Promise<number> {
   const rows = scheduleRows(await planLines(files, {}), undefined, anchor);
   const chains = new Map<string, typeof rows>();
   for (const r of rows) chains.set(chainKey(r), [...(chains.get(chainKey(r)) ?? []), r]);
@@ -500,7 +498,11 @@ async function driftRows(plain: DatasetInfo): Promise<Row[]> {
     const args = [...stageArgs(ep, 'infer', data.dir, concurrency, predictions), '--horizon', horizon];
     const f = await runStageBench(ep, `drift-h${horizon}`, args, predictions, data.rows, concurrency);
     if (f === 'reused') return cacheRows(label, f, 0, concurrency);
-    const chain = await longestChain(data, horizon === 'all' ? 'all' : Number(horizon));
+    const h = horizon === 'all' ? 'all' : Number(horizon);
+    const files = (await datasetFiles(data.dir)).map((x) => x.path);
+    const anchor = (turn: number) => (h === 'all' ? 1 : Math.max(1, turn - h));
+    const chain = await longestChain(files, anchor);
+    const [order] = await virtualRuns(files, [concurrency], latencyMs, prefillMsPerMB, anchor);
     return [
       {
         figure: `${label}: requests`,
@@ -509,6 +511,12 @@ async function driftRows(plain: DatasetInfo): Promise<Row[]> {
         result: '—',
       },
       ...cacheRows(label, f, f.server.requests, concurrency, (chain * latencyMs) / 1000),
+      {
+        figure: `${label}: the order alone (virtual time, no CPU)`,
+        value: `${sec(order!.makespanS)} = ${(order!.makespanS / order!.idealS).toFixed(3)} × its ideal ${sec(order!.idealS)}; mean ${order!.meanInFlight.toFixed(1)} in flight`,
+        target: `≤ ${CACHE_WALL_TARGET} × ideal`,
+        result: verdict(order!.makespanS / order!.idealS <= CACHE_WALL_TARGET),
+      },
       {
         figure: `${label}: peak RSS`,
         value: mb(f.m.peakRssMB),

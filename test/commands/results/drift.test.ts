@@ -167,6 +167,32 @@ test("the report draws score against horizon per domain and Overall, and a row's
   // A teacher-forced row has no rollout to show.
   const runTf = (data.runs as { file: string }[]).findIndex((x) => x.file === judged.get('0'));
   assert.ok(shown.filter((x) => x.run === runTf).every((x) => x.ro === undefined));
+});
+
+test('awb rows shows a free-running row with its rollout beside the real observations, in both formats', async () => {
+  const row = rows.find((x) => x.turn_idx === 3)!;
+  const domain = row.task.slice(row.task.lastIndexOf('/') + 1);
+  const ref = `${domain}/${row.id}/3`;
+  const json = await awb('rows', judged.get('all')!, ref, '--format', 'json');
+  assert.equal(json.code, 0, json.stderr);
+  const [shown] = JSON.parse(json.stdout) as { rollout: { turn: number; generated: string; real: string }[] }[];
+  assert.deepEqual(
+    shown!.rollout.map((s) => s.turn),
+    [1, 2],
+  );
+  shown!.rollout.forEach((s) => {
+    assert.match(s.generated, /^PRED q=\d after /);
+    assert.equal(s.real, row.response[s.turn - 1]);
+  });
+  const block = await awb('rows', judged.get('all')!, ref);
+  assert.equal(block.code, 0, block.stderr);
+  assert.match(block.stdout, /turn 1: generated \(rollout\) +│ turn 1: real \(response\[0\]\)/);
+  assert.match(block.stdout, /turn 2: generated \(rollout\) +│ turn 2: real \(response\[1\]\)/);
+  // A teacher-forced row shows none.
+  const plain = await awb('rows', judged.get('0')!, ref, '--format', 'json');
+  assert.equal((JSON.parse(plain.stdout) as Record<string, unknown>[])[0]!.rollout, undefined);
+});
+
 test('publish says a free-running run is free-running, and why it is not ranked', async () => {
   const out = join(await temps.make(), 'hub');
   const r = await awb('publish', judged.get('1')!, '--out', out, '--allow-unranked');
