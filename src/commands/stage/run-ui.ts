@@ -2,6 +2,7 @@ import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
 import type { Ending, StageDisplay, StageEvent, StageResult, StageSignals } from '../../core/stage/index.js';
 import { interruptibly } from '../shared/interrupt.js';
+import { EXIT } from '../words/index.js';
 import { DOWNLOAD_INTERRUPTED } from '../data/data-source.js';
 import { batchLines, printAfter, printDryRun, printEndLines, printNotice, printTimings } from './stage-cli.js';
 import type { StageViewOptions } from './stage-options.js';
@@ -45,6 +46,8 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
           return batch(e);
         case 'dry-run':
           return printDryRun(e, o, jsonText);
+        case 'cost-cap':
+          return printNotice(e, o);
         case 'finished':
           progress.stop();
           printSummary(e.stage, e.result, COLUMNS[e.stage] ?? [], reasons);
@@ -250,13 +253,15 @@ const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_AP
  * Only whole values are swapped (dummy keys like "x" occur inside other
  * words); a longer secret (a URL's query value too) is masked wherever else it appears.
  */
-export function resumeCommand(secrets: readonly (string | undefined)[]): string {
+export function resumeCommand(secrets: readonly (string | undefined)[], set?: { option: string; value: string }): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
   const argv = terminal().argv.slice(2);
   const variables = new Set<string>();
   const words = argv.map((a, i) => {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const [option, value] = eq === -1 ? [argv[i - 1] ?? '', a] : [a.slice(0, eq), a.slice(eq + 1)];
+    // An option's value given anew (a higher --max-cost).
+    if (set && option === set.option) return eq === -1 ? shellWord(set.value) : shellWord(`${option}=${set.value}`);
     if (hidden.has(value)) {
       const name = KEY_VARIABLES[option] ?? 'KEY';
       variables.add(name);
@@ -389,8 +394,19 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
  */
 export function finish(stage: string, ending: Ending, output: string, secrets: string[], resumable = true): void {
   const term = terminal();
-  const { stopped, remaining, failed } = ending;
+  const { stopped, remaining, failed, capped } = ending;
   const again = resumeCommand(secrets);
+  if (capped && !stopped && resumable) {
+    const usd = (n: number) => `$${n.toFixed(2)}`;
+    const higher = resumeCommand(secrets, { option: '--max-cost', value: capped.next.toFixed(2) });
+    term.stderr.write(
+      term.errColor.yellow(
+        `${stage}: stopped at the cost cap: spent ${usd(capped.spent)} of --max-cost ${usd(capped.cap)}, ${counted(remaining, 'row')} left; everything answered is saved in ${visible(output)}.\nGo on with a higher cap (${usd(capped.next)}: what the run would cost at its mean cost per row so far), or any other:\n  ${higher}\n`,
+      ),
+    );
+    term.exitCode = EXIT.costCap;
+    return;
+  }
   if ((stopped || remaining > 0 || failed > 0) && !resumable) {
     // A stream (/dev/null, stdout, a FIFO) keeps nothing to resume from: a printed command would redo every row, or nothing.
     term.stderr.write(
