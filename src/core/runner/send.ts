@@ -112,7 +112,7 @@ export async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
     slots.submit(async (signal) => {
       let fields: Record<string, unknown> | undefined;
       try {
-        fields = await job(signal);
+        fields = await job(signal, () => schedule.advance(item));
       } finally {
         // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
         schedule.finish(item);
