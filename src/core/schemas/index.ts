@@ -4,10 +4,8 @@ export {
   DIMENSIONS,
   NO_GENERATION,
   NO_REFERENCE,
-  UNPARSED,
-  REQUEST_FAILED,
+  judgeFailureOf,
   judgeFieldsSchema,
-  judgeOutcome,
   judgedOutcome,
   judgedScoreSchema,
   panelEntrySchema,
@@ -17,8 +15,8 @@ export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings, MixedRun } from './manifest.js';
 export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema, predictionText } from './prediction-row.js';
 export type { Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
-export { judgeRepeatSchema, judgeRepeatsSchema } from './judge-repeat.js';
-export type { JudgeRepeat } from './judge-repeat.js';
+export { judgeFailureSchema, judgeRepeatSchema, judgeRepeatsSchema } from './judge-repeat.js';
+export type { JudgeFailure, JudgeRepeat } from './judge-repeat.js';
 export {
   choiceHits,
   choicePanelEntrySchema,

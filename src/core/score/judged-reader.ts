@@ -6,7 +6,7 @@ import { SIXTIETHS, toSixtieths } from './exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
-import { DIMENSIONS, REQUEST_FAILED, judgedScoreSchema } from '../schemas/index.js';
+import { DIMENSIONS, judgeFailureOf, judgedScoreSchema } from '../schemas/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
@@ -261,7 +261,7 @@ function toRecord(
     dims,
     total,
     failed: countsAsFailed(s.failed, [total, ...dims]),
-    requestFailed: s.failed !== 0 && typeof row.error_message === 'string' && row.error_message.startsWith(REQUEST_FAILED),
+    requestFailed: judgeFailureOf(row) === 'request-failed',
     lineNo,
     mode: modeOfRow(has),
     usage: tokens(s.usage),

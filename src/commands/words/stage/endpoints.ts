@@ -122,7 +122,7 @@ export const ENDPOINT_WORDS: Words<EndpointFault> = {
   'settings-refused': (f) =>
     fatal(
       `${where(f)} refused ${f.count} requests in a row with the same error and answered none: ${f.reason}; ` +
-        (settingsFix(f.reason, f.sent) ??
+        (settingsFix(f.setting, f.sent) ??
           'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again'),
     ),
   'failures-repeated': (f) => {
