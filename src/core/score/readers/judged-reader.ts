@@ -1,12 +1,12 @@
 import type { z } from 'zod';
-import { domainOfTask } from '../domains.js';
-import { atLine, fail } from '../errors.js';
-import type { At } from './faults.js';
-import { SIXTIETHS, toSixtieths } from './exact.js';
-import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
-import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
-import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
-import { DIMENSIONS, judgeFailureOf, judgedScoreSchema } from '../schemas/index.js';
+import { domainOfTask } from '../../domains.js';
+import { atLine, fail } from '../../errors.js';
+import type { At } from '../faults.js';
+import { SIXTIETHS, toSixtieths } from '../exact.js';
+import { decodeLine, readLineBytes, type LineBytes } from '../../rows/index.js';
+import { fieldScan, scanFields, topLevelValues, type Slice } from '../../rows/index.js';
+import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../../rows/index.js';
+import { DIMENSIONS, judgeFailureOf, judgedScoreSchema } from '../../schemas/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
