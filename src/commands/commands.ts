@@ -180,4 +180,20 @@ export const COMMANDS: readonly AnyCommand[] = [
     environment: [COLOR_ENV],
     load: () => import('./results/merge.js'),
   }),
+  command({
+    name: 'publish',
+    description:
+      "Write a judged run's scores as the Hugging Face Hub's Eval Results, and open a pull request with them on the model's repo",
+    operands: [{ name: '<judged>', help: 'judged JSONL file (its manifest beside it)' }],
+    options: () => import('./results/results-options.js').then((m) => m.PUBLISH_OPTIONS),
+    examples: [
+      'awb publish results/my-model/judged.jsonl --out hub-files',
+      'awb publish results/my-model/judged.jsonl --traces my-org/awb-traces --repo my-org/my-model',
+    ],
+    environment: [
+      'HF_TOKEN      token with write access, for --repo and --traces (read from nowhere else; sent to the Hub only)',
+      'HF_ENDPOINT   the Hub, a bare http(s)://host[/path] (default https://huggingface.co)',
+    ],
+    load: () => import('./results/publish.js'),
+  }),
 ];

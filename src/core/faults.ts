@@ -13,6 +13,7 @@ import type { EndpointFault, EndpointNotice } from './endpoints/faults.js';
 import type { JudgeFault } from './judge/faults.js';
 import type { MergeFault } from './merge/faults.js';
 import type { OutputFault } from './output/faults.js';
+import type { PublishFault } from './publish/faults.js';
 import type { RowsFault } from './rows/faults.js';
 import type { RubricsFault } from './rubrics/faults.js';
 import type { RunnerFault } from './runner/faults.js';
@@ -27,6 +28,7 @@ export type Fault =
   | JudgeFault
   | MergeFault
   | OutputFault
+  | PublishFault
   | RowsFault
   | RubricsFault
   | RunnerFault

@@ -392,3 +392,245 @@ export const SAMPLE_FILES: Record<string, string> = {
   'README.md': '# AgentWorldBench\n',
   '.gitattributes': '*.jsonl filter=lfs diff=lfs merge=lfs -text\n',
 };
+
+/*
+ * The Hub's write side, for `awb publish`: repos made and listed, preupload, the Git LFS batch API with its uploads
+ * going to a storage server of another origin (as the Hub's go to S3), NDJSON commits to main or as pull requests
+ * (`?create_pr=1`). Tokens are users; a user writes to main only under its own namespace, anyone can open a pull
+ * request on an existing repo, as on the Hub. Wording follows the Hub's answers as @huggingface/hub reports them.
+ */
+
+export type RepoType = 'model' | 'dataset';
+
+export interface PullRequest {
+  num: number;
+  title: string;
+  description: string;
+  author: string;
+  /** The pull request's files: main's, with the commit's changes. */
+  files: Map<string, Buffer>;
+}
+
+export interface WritableRepo {
+  type: RepoType;
+  id: string;
+  /** Files on main. */
+  files: Map<string, Buffer>;
+  commits: { oid: string; title: string; author: string }[];
+  prs: PullRequest[];
+}
+
+export interface WriteHubOptions {
+  /** token → user name. */
+  users: Record<string, string>;
+  /** Repos there from the start (`model:owner/name` or `dataset:owner/name`). */
+  repos?: string[];
+  /** Files larger than this many bytes go through LFS (the Hub's own threshold is 10 MB). */
+  lfsAbove?: number;
+}
+
+export interface WriteHub {
+  url: string;
+  /** The LFS storage's base URL (another origin). */
+  storageUrl: string;
+  repos: Map<string, WritableRepo>;
+  requests: HubRequest[];
+  /** Requests the storage received, with their headers: the token must never be among them. */
+  storageRequests: HubRequest[];
+  close(): Promise<void>;
+}
+
+const repoKey = (type: RepoType, id: string) => `${type}:${id}`;
+
+export async function startWriteHub(opts: WriteHubOptions): Promise<WriteHub> {
+  const repos = new Map<string, WritableRepo>();
+  const addRepo = (type: RepoType, id: string) =>
+    repos.set(repoKey(type, id), { type, id, files: new Map(), commits: [], prs: [] }).get(repoKey(type, id))!;
+  for (const spec of opts.repos ?? []) {
+    const [type, id] = spec.split(':') as [RepoType, string];
+    addRepo(type, id);
+  }
+  const lfsAbove = opts.lfsAbove ?? 10 * 1024 * 1024;
+  const stored = new Map<string, Buffer>();
+  const requests: HubRequest[] = [];
+  const storageRequests: HubRequest[] = [];
+  let prCount = 0;
+
+  const body = async (req: IncomingMessage): Promise<Buffer> => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  };
+  const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(value);
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+    res.end(text);
+  };
+  const notFound = (res: ServerResponse) => json(res, 404, { error: 'Repository not found' }, { 'X-Error-Code': 'RepoNotFound' });
+  const noRights = (res: ServerResponse) =>
+    json(res, 403, { error: 'Forbidden: pass `create_pr=1` as a query parameter to create a Pull Request' });
+
+  const storage = createServer((req, res) => {
+    void (async () => {
+      storageRequests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: { ...req.headers } });
+      const oid = /^\/upload\/([0-9a-f]{64})$/.exec(req.url ?? '')?.[1];
+      const data = await body(req);
+      if (req.method !== 'PUT' || !oid) return json(res, 404, { error: 'Not found' });
+      if (createHash('sha256').update(data).digest('hex') !== oid) return json(res, 400, { error: 'content does not match its oid' });
+      stored.set(oid, data);
+      res.writeHead(200, { ETag: `"${oid}"` });
+      res.end();
+    })();
+  });
+  await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
+  const storageUrl = `http://127.0.0.1:${(storage.address() as AddressInfo).port}`;
+
+  let url = '';
+  const server = createServer((req, res) => {
+    void (async () => {
+      const method = req.method ?? 'GET';
+      requests.push({ method, path: req.url ?? '/', headers: { ...req.headers } });
+      const u = new URL(req.url ?? '/', 'http://hub.invalid');
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const user = token === undefined ? undefined : opts.users[token];
+      if (user === undefined) return json(res, 401, { error: 'Invalid credentials in Authorization header' });
+      const path = u.pathname;
+
+      if (method === 'POST' && path === '/api/repos/create') {
+        const b = JSON.parse((await body(req)).toString('utf8')) as { name: string; organization?: string; type: RepoType };
+        const owner = b.organization ?? user;
+        if (owner !== user) return json(res, 403, { error: `You don't have the rights to create a ${b.type} under this namespace` });
+        const id = `${owner}/${b.name}`;
+        if (repos.has(repoKey(b.type, id)))
+          return json(res, 409, { error: `You already created this ${b.type} repo`, url: `${url}/${id}` });
+        addRepo(b.type, id);
+        return json(res, 200, { url: `${url}/${b.type === 'dataset' ? 'datasets/' : ''}${id}`, name: id, id });
+      }
+
+      const api = /^\/api\/(models|datasets)\/([\w.-]+\/[\w.-]+)(?:\/(preupload|commit)\/([^/]+))?$/.exec(path);
+      const lfs = /^\/(datasets\/)?([\w.-]+\/[\w.-]+)\.git\/info\/lfs\/objects\/batch$/.exec(path);
+      if (api) {
+        const type: RepoType = api[1] === 'models' ? 'model' : 'dataset';
+        const repo = repos.get(repoKey(type, api[2]!));
+        if (!repo) return notFound(res);
+        const owner = repo.id.split('/')[0] === user;
+        const pr = u.searchParams.get('create_pr') === '1';
+        if (!api[3] && method === 'GET') return json(res, 200, { id: repo.id, private: false, likes: 0 });
+        if (decodeURIComponent(api[4] ?? '') !== 'main')
+          return json(res, 404, { error: `Invalid rev id: ${api[4]}` }, { 'X-Error-Code': 'RevisionNotFound' });
+        if (!owner && !pr) return noRights(res);
+        const payload = await body(req);
+        if (api[3] === 'preupload' && method === 'POST') {
+          const b = JSON.parse(payload.toString('utf8')) as { files: { path: string; size: number; sample: string }[] };
+          const binary = (sample: string) => Buffer.from(sample, 'base64').includes(0);
+          return json(res, 200, {
+            files: b.files.map((f) => ({
+              path: f.path,
+              uploadMode: f.size > lfsAbove || binary(f.sample) ? 'lfs' : 'regular',
+              shouldIgnore: false,
+            })),
+            commitOid: repo.commits.at(-1)?.oid ?? '0'.repeat(40),
+          });
+        }
+        if (api[3] === 'commit' && method === 'POST') {
+          if (!String(req.headers['content-type']).startsWith('application/x-ndjson'))
+            return json(res, 400, { error: 'Invalid content type' });
+          const lines = payload
+            .toString('utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { key: string; value: Record<string, unknown> });
+          const header = lines[0];
+          if (header?.key !== 'header' || typeof header.value.summary !== 'string' || !header.value.summary) {
+            return json(res, 400, { error: 'Missing commit header with a summary' });
+          }
+          const changes = new Map<string, Buffer | undefined>();
+          for (const { key, value } of lines.slice(1)) {
+            const p = String(value.path);
+            if (key === 'file') changes.set(p, Buffer.from(String(value.content), value.encoding === 'base64' ? 'base64' : 'utf8'));
+            else if (key === 'lfsFile') {
+              const blob = stored.get(String(value.oid));
+              if (!blob || blob.length !== value.size)
+                return json(res, 422, { error: `LFS file ${p} was not uploaded (oid ${String(value.oid)})` });
+              changes.set(p, blob);
+            } else if (key === 'deletedFile') changes.set(p, undefined);
+            else return json(res, 400, { error: `Unknown operation ${key}` });
+          }
+          const base = new Map(repo.files);
+          for (const [p, data] of changes) {
+            if (data === undefined) base.delete(p);
+            else base.set(p, data);
+          }
+          const oid = createHash('sha1').update(`${repo.id}:${repo.commits.length}:${prCount}:${header.value.summary}`).digest('hex');
+          const prefix = `${url}/${type === 'dataset' ? 'datasets/' : ''}${repo.id}`;
+          repo.commits.push({ oid, title: header.value.summary, author: user });
+          if (pr) {
+            const num = ++prCount;
+            repo.prs.push({
+              num,
+              title: header.value.summary,
+              description: String(header.value.description ?? ''),
+              author: user,
+              files: base,
+            });
+            return json(res, 200, {
+              success: true,
+              commitOid: oid,
+              commitUrl: `${prefix}/commit/${oid}`,
+              pullRequestUrl: `${prefix}/discussions/${num}`,
+              hookOutput: '',
+            });
+          }
+          repo.files = base;
+          return json(res, 200, { success: true, commitOid: oid, commitUrl: `${prefix}/commit/${oid}`, hookOutput: '' });
+        }
+        return json(res, 404, { error: "Sorry, we can't find the page you are looking for." });
+      }
+      if (lfs && method === 'POST') {
+        const repo = repos.get(repoKey(lfs[1] ? 'dataset' : 'model', lfs[2]!));
+        if (!repo) return notFound(res);
+        const b = JSON.parse((await body(req)).toString('utf8')) as {
+          operation: string;
+          objects: { oid: string; size: number }[];
+        };
+        // The Hub refuses LFS uploads to a repo the user cannot write, pull request or not (huggingface_hub changed its
+        // own tests when the Hub began to, early 2026): a pull request from outside carries regular files only.
+        if (repo.id.split('/')[0] !== user) return json(res, 403, { message: 'Authorization error.' });
+        return json(
+          res,
+          200,
+          {
+            transfer: 'basic',
+            objects: b.objects.map((o) => ({
+              oid: o.oid,
+              size: o.size,
+              authenticated: true,
+              ...(stored.has(o.oid)
+                ? {}
+                : { actions: { upload: { href: `${storageUrl}/upload/${o.oid}`, expires_at: '2099-01-01T00:00:00Z' } } }),
+            })),
+          },
+          { 'Content-Type': 'application/vnd.git-lfs+json' },
+        );
+      }
+      return json(res, 404, { error: 'Not found' });
+    })().catch((err: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: String(err) });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = (s: ReturnType<typeof createServer>) => new Promise<void>((r) => s.close(() => r()));
+  return {
+    url,
+    storageUrl,
+    repos,
+    requests,
+    storageRequests,
+    close: async () => {
+      server.closeAllConnections();
+      storage.closeAllConnections();
+      await Promise.all([close(server), close(storage)]);
+    },
+  };
+}

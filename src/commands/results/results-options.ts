@@ -1,9 +1,10 @@
 import type { Prices, StagePrices } from '../../core/score/index.js';
 import { domainName } from '../../core/domains.js';
-import { DOMAINS_OPTION, choiceOption, intIn, intOption, numberOption } from '../shared/options.js';
+import { fail } from '../../core/errors.js';
+import { DOMAINS_OPTION, choiceOption, intIn, intOption, labelOption, numberOption } from '../shared/options.js';
 import { formatChoice, text, toggle, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
 
-/* The options of score, report, compare, rows and merge, each with its parser (see option-table.ts). */
+/* The options of score, report, compare, rows, merge and publish, each with its parser (see option-table.ts). */
 
 /** Whose tokens a price is for: both stages, or one of them (winning over both). */
 type PriceStage = 'both' | 'model' | 'judge';
@@ -162,4 +163,33 @@ export const MERGE_OPTIONS = {
   },
   allowGaps: toggle('--allow-gaps', 'write what there is and list the missing rows instead of refusing'),
   force: toggle('--force', 'overwrite the merged file if it exists'),
+} satisfies OptionTable;
+
+/** OWNER/NAME as the Hub spells a repo id. */
+const repoId = (v: string | undefined, n: string) => {
+  if (v !== undefined && !/^[\w.-]+\/[\w.-]+$/.test(v)) throw fail({ kind: 'publish-repo-invalid', option: n, value: v });
+  return v;
+};
+
+export const PUBLISH_OPTIONS = {
+  out: { flags: '--out <dir>', help: 'write .eval_results/agentworldbench.yaml (for the model repo) and eval.yaml (for the benchmark dataset) in DIR', parse: text },
+  repo: {
+    flags: '--repo <owner/model>',
+    help: "open a pull request adding the Eval Results file on this model repo of the Hub ($HF_ENDPOINT, else huggingface.co; token: $HF_TOKEN)",
+    parse: repoId,
+  },
+  traces: {
+    flags: '--traces <owner/dataset>',
+    help: "first upload the judged rows, scores (JSON), report and manifests to this dataset repo (made if missing); the results' source points there",
+    parse: repoId,
+  },
+  name: {
+    flags: '--name <folder>',
+    help: "the run's folder in the traces repo (default: its label, else its model)",
+    parse: (v: string | undefined, n: string) => labelOption(n, v),
+  },
+  allowUnranked: toggle(
+    '--allow-unranked',
+    'publish a run `score --with-published` would not rank (other judge, sampling, rubrics or history protocol, partial data); its notes say why',
+  ),
 } satisfies OptionTable;

@@ -1,7 +1,7 @@
 import type { KeySource } from '../../core/endpoints/index.js';
 import { UserError } from '../../core/errors.js';
 import { shownUrl, visible } from '../../core/shown.js';
-import type { Shard } from '../../core/rows/index.js';
+import { shardEngineName, shardFromEngine, type Shard } from '../../core/rows/index.js';
 import { parseDomainList } from '../../core/domains.js';
 import { terminal } from './terminal.js';
 
@@ -56,13 +56,15 @@ export const DOMAINS_OPTION = {
   parse: (v: string | undefined) => parseDomainList(v),
 };
 
-export function shardOption(value: string | undefined): Shard | undefined {
+/** `--shard K/N`, or `auto`: read from the engine's environment when the run starts (`shardOf`). */
+export function shardOption(value: string | undefined): Shard | 'auto' | undefined {
   if (value === undefined) return undefined;
+  if (value.trim().toLowerCase() === 'auto') return 'auto';
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new UserError(`--shard must be K/N with 1 <= K <= N, e.g. 2/8, got "${value}"`);
+    throw new UserError(`--shard must be K/N with 1 <= K <= N, e.g. 2/8, or auto, got "${value}"`);
   }
   return { index, count };
 }
@@ -118,6 +120,18 @@ export function labelOption(name: string, value: string | undefined): string | u
     throw new UserError(`--${name} must be a non-empty line of printable text, got "${visible(value)}"`);
   }
   return value;
+}
+
+/**
+ * The run's shard: `--shard K/N` as given, or with `auto` the one the engine running awb names in its environment
+ * (said on stderr, and recorded in the manifest with the engine).
+ */
+export function shardOf(shard: Shard | 'auto' | undefined, count: number | undefined): Shard | undefined {
+  if (count !== undefined && shard !== 'auto') throw new UserError('--shard-count goes with --shard auto');
+  if (shard !== 'auto') return shard;
+  const found = shardFromEngine(terminal().env, count);
+  terminal().stderr.write(`shard ${found.index}/${found.count} from the ${shardEngineName(found.engine)} (${found.from.join(', ')})\n`);
+  return { index: found.index, count: found.count, engine: found.engine };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { inferConfig, runInfer, type Checked, type InferConfig } from '../../core/stage/index.js';
 import type { Parsed } from '../shared/option-table.js';
-import { apiKeyFrom } from '../shared/options.js';
+import { apiKeyFrom, shardOf } from '../shared/options.js';
 import { terminal } from '../shared/terminal.js';
 import { keptKeyNote, modelKeyVariables } from './model-key.js';
 import { createStageView } from './run-ui.js';
@@ -8,7 +8,11 @@ import type { INFER_OPTIONS } from './stage-options.js';
 
 /** infer's config from its options (the same names) and the key the environment gives. */
 export function configOf(opts: Parsed<typeof INFER_OPTIONS>): Checked<InferConfig> {
-  return inferConfig({ ...opts, ...apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(opts.modelBaseUrl)) });
+  return inferConfig({
+    ...opts,
+    shard: shardOf(opts.shard, opts.shardCount),
+    ...apiKeyFrom(opts.modelApiKey, '--model-api-key', modelKeyVariables(opts.modelBaseUrl)),
+  });
 }
 
 export async function run(opts: Parsed<typeof INFER_OPTIONS>): Promise<void> {

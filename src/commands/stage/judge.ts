@@ -1,12 +1,16 @@
 import { judgeConfig, runJudge, type Checked, type JudgeConfig } from '../../core/stage/index.js';
 import type { Parsed } from '../shared/option-table.js';
-import { apiKeyFrom } from '../shared/options.js';
+import { apiKeyFrom, shardOf } from '../shared/options.js';
 import { createStageView } from './run-ui.js';
 import type { JUDGE_OPTIONS } from './stage-options.js';
 
 /** judge's config from its options (the same names) and the key the environment gives. */
 export function configOf(opts: Parsed<typeof JUDGE_OPTIONS>): Checked<JudgeConfig> {
-  return judgeConfig({ ...opts, ...apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']) });
+  return judgeConfig({
+    ...opts,
+    shard: shardOf(opts.shard, opts.shardCount),
+    ...apiKeyFrom(opts.judgeApiKey, '--judge-api-key', ['AWB_JUDGE_API_KEY', 'OPENAI_API_KEY']),
+  });
 }
 
 export async function run(opts: Parsed<typeof JUDGE_OPTIONS>): Promise<void> {

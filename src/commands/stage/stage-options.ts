@@ -22,7 +22,16 @@ import { memberPair, panelMembersOption } from './panel-options.js';
 const urls = (keyOption: string) => (v: string[] | undefined, name: string) => (v ?? []).map((u) => urlOption(name, u, keyOption));
 const required = (v: string | undefined) => v!;
 
-const shard = { flags: '--shard <k/n>', help: 'take only shard K of N (1-based)', parse: (v: string | undefined) => shardOption(v) };
+const shard = {
+  flags: '--shard <k/n>',
+  help: 'take only shard K of N (1-based); auto: the shard the engine running awb names in its environment (Kubernetes Indexed Job, GitLab, CircleCI, Buildkite, AWS Batch, Semaphore, or AWB_SHARD_INDEX/AWB_SHARD_COUNT from a GitHub Actions matrix; docs/scale-out.md)',
+  parse: (v: string | undefined) => shardOption(v),
+};
+const shardCount = {
+  flags: '--shard-count <n>',
+  help: "with --shard auto: the number of shards, for an engine that does not say it (Kubernetes: the Job's completions; else $AWB_SHARD_COUNT)",
+  parse: (v: string | undefined, n: string) => intOption(n, v, 1),
+};
 const concurrency = {
   flags: '-c, --concurrency <n>',
   help: 'requests in flight',
@@ -206,7 +215,8 @@ export const INFER_OPTIONS = {
     help: 'at most N rows per domain (quick checks)',
     parse: (v: string | undefined, n: string) => intOption(n, v, 1),
   },
-  shard: { ...shard, help: 'take only shard K of N (1-based), a deterministic split balanced by size' },
+  shard: { ...shard, help: `${shard.help.replace(' (1-based)', ' (1-based), a deterministic split balanced by size')}` },
+  shardCount,
   concurrency,
   temperature: { ...temperature, help: "sampling temperature (the default is the official script's)" },
   topP: {
@@ -300,6 +310,7 @@ export const JUDGE_OPTIONS = {
   },
   domains: { ...DOMAINS_OPTION, help: 'comma-separated domains (default: all in the predictions)' },
   shard,
+  shardCount,
   concurrency,
   temperature: { ...temperature, help: "judge temperature (the default is the official script's)" },
   maxTokens: { ...maxTokens, help: "judge generation limit in tokens (the default is the official script's)" },

@@ -6,6 +6,7 @@ import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
 import { OUTPUT_WORDS } from './data/output.js';
+import { PUBLISH_WORDS } from './results/publish.js';
 import { ROWS_WORDS } from './data/rows.js';
 import { RUBRICS_WORDS } from './data/rubrics.js';
 import { RUNNER_WORDS } from './stage/runner.js';
@@ -28,6 +29,7 @@ const WORDS: Words<Fault> = {
   ...JUDGE_WORDS,
   ...MERGE_WORDS,
   ...OUTPUT_WORDS,
+  ...PUBLISH_WORDS,
   ...ROWS_WORDS,
   ...RUBRICS_WORDS,
   ...RUNNER_WORDS,

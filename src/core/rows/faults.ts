@@ -19,4 +19,12 @@ export type RowsFault =
   | { kind: 'no-data-folder'; dir: string }
   | { kind: 'no-test-files'; dir: string }
   | { kind: 'data-lacks-domains'; dir: string; missing: string[]; found: string[] }
-  | { kind: 'no-rows-for-domains'; missing: string[]; files: string[] };
+  | { kind: 'no-rows-for-domains'; missing: string[]; files: string[] }
+  /** --shard auto: no engine's index variable set (`variables`: the ones looked for). */
+  | { kind: 'shard-engine-none'; variables: string[] }
+  | { kind: 'shard-engines-several'; engines: { name: string; variable: string }[] }
+  /** An engine's variable that is no shard index or count: `expected` says what it must be. */
+  | { kind: 'shard-engine-value'; variable: string; value: string; expected: string }
+  /** An engine that does not say how many shards there are (Kubernetes), and no --shard-count or `variable`. */
+  | { kind: 'shard-count-missing'; engine: string; variable: string }
+  | { kind: 'shard-count-conflict'; engine: string; variable: string; count: number; given: number };

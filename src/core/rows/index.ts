@@ -10,6 +10,8 @@ export type { BadRow, ReadRow, Row } from './row.js';
 export { SAME_ROW, clusterOfKey, displayKey, rowKey, splitKey } from './row-key.js';
 export type { KeyedFields } from './row-key.js';
 export type { Shard } from './shard.js';
+export { SHARD_COUNT_VARIABLE, SHARD_ENGINES, shardEngineName, shardFromEngine } from './shard-engine.js';
+export type { EngineShard, ShardEngineId } from './shard-engine.js';
 export { STAGE_FIELDS, earlierStageProblem, rowStage } from './stage.js';
 export type { RowStage } from './stage.js';
 export type { FileErrorCode, RowsFault } from './faults.js';

@@ -2,6 +2,8 @@ export interface Shard {
   /** 1-based. */
   index: number;
   count: number;
+  /** Where `--shard auto` read it (kubernetes, gitlab, …): recorded in the manifest, never part of the split. */
+  engine?: string;
 }
 
 /**

@@ -57,7 +57,8 @@ export const settingsSchema = z.object({
   reference: z.object({ source: z.string(), sha256: z.string() }).optional(),
   domains: z.array(z.string()).optional(),
   limit: z.number().optional(),
-  shard: z.object({ index: z.number(), count: z.number() }).optional(),
+  /** `engine`: where --shard auto read it (kubernetes, gitlab, circleci, buildkite, aws-batch, semaphore, github-actions, awb-variables). */
+  shard: z.object({ index: z.number(), count: z.number(), engine: z.string().optional() }).optional(),
 });
 
 /**

@@ -16,8 +16,11 @@ import { collected } from '../../support/terminal.js';
  * display's), so a new option that changes results is its row and its config field, nothing else.
  */
 
-/** Options the command reads itself: the key (the config gets the key it gives) and what the display shows. */
-const KEPT = ['modelApiKey', 'judgeApiKey', 'progress', 'format', 'priceInput', 'priceOutput'];
+/**
+ * Options the command reads itself: the key (the config gets the key it gives), what the display shows, and
+ * --shard-count (with --shard auto, the config gets the shard the engine's environment gives).
+ */
+const KEPT = ['modelApiKey', 'judgeApiKey', 'progress', 'format', 'priceInput', 'priceOutput', 'shardCount'];
 
 const parsed = <T extends typeof INFER_OPTIONS | typeof JUDGE_OPTIONS>(table: T, argv: string[]) => {
   const cmd = declare(new Command('x').exitOverride(), table);

@@ -9,6 +9,7 @@ import { AGREEMENT_SAMPLES } from './samples/samples-agreement.js';
 import { COMPARE_SAMPLES } from './samples/samples-compare.js';
 import { MERGE_SAMPLES } from './samples/samples-merge.js';
 import { OUTPUT_SAMPLES } from './samples/samples-output.js';
+import { PUBLISH_SAMPLES } from './samples/samples-publish.js';
 import { ROWS_SAMPLES } from './samples/samples-rows.js';
 import { RUBRICS_SAMPLES } from './samples/samples-rubrics.js';
 import { SCORE_SAMPLES } from './samples/samples-score.js';
@@ -32,6 +33,7 @@ const SAMPLES: Samples = {
   ...JUDGE_SAMPLES,
   ...MERGE_SAMPLES,
   ...OUTPUT_SAMPLES,
+  ...PUBLISH_SAMPLES,
   ...ROWS_SAMPLES,
   ...RUBRICS_SAMPLES,
   ...RUNNER_SAMPLES,

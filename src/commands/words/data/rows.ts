@@ -1,5 +1,6 @@
 import type { FileErrorCode, RowsFault } from '../../../core/rows/index.js';
 import type { Words } from '../words.js';
+import { visible } from '../../../core/shown.js';
 
 /** What each file-system error says of the path it concerns. */
 const FILE_ERRORS: Record<FileErrorCode, string> = {
@@ -28,4 +29,13 @@ export const ROWS_WORDS: Words<RowsFault> = {
   'no-test-files': (f) => `${f.dir}: holds no *_test.jsonl files (expected the official layout, e.g. mcp_test.jsonl)`,
   'data-lacks-domains': (f) => `${f.dir}: no data for domain(s) ${f.missing.join(', ')}; it has ${f.found.join(', ')}`,
   'no-rows-for-domains': (f) => `no rows for domain(s) ${f.missing.join(', ')} in ${f.files.join(', ')}`,
+  'shard-engine-none': (f) =>
+    `--shard auto: no shard engine found in the environment (none of ${f.variables.join(', ')} is set); give the shard as --shard K/N`,
+  'shard-engines-several': (f) =>
+    `--shard auto: ${f.engines.map((e) => `${e.name} (${e.variable})`).join(' and ')} both name a shard; give the shard as --shard K/N`,
+  'shard-engine-value': (f) => `--shard auto: ${f.variable}="${visible(f.value)}" must be ${f.expected}`,
+  'shard-count-missing': (f) =>
+    `--shard auto: ${f.engine} does not say how many shards there are; give it with --shard-count N or ${f.variable}`,
+  'shard-count-conflict': (f) =>
+    `--shard auto: --shard-count ${f.given} disagrees with ${f.engine}'s ${f.variable}=${f.count}; leave --shard-count out`,
 };

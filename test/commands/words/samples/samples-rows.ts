@@ -11,4 +11,20 @@ export const ROWS_SAMPLES: { [K in RowsFault['kind']]: Extract<RowsFault, { kind
   'no-test-files': { kind: 'no-test-files', dir: 'data' },
   'data-lacks-domains': { kind: 'data-lacks-domains', dir: 'data', missing: ['chess'], found: ['mcp', 'search'] },
   'no-rows-for-domains': { kind: 'no-rows-for-domains', missing: ['chess'], files: ['a.jsonl', 'b.jsonl'] },
+  'shard-engine-none': { kind: 'shard-engine-none', variables: ['JOB_COMPLETION_INDEX', 'CI_NODE_INDEX'] },
+  'shard-engines-several': {
+    kind: 'shard-engines-several',
+    engines: [
+      { name: 'Kubernetes Indexed Job', variable: 'JOB_COMPLETION_INDEX' },
+      { name: 'GitLab CI parallel', variable: 'CI_NODE_INDEX' },
+    ],
+  },
+  'shard-engine-value': {
+    kind: 'shard-engine-value',
+    variable: 'CI_NODE_INDEX',
+    value: '0',
+    expected: 'a whole number from 1 to 4 (1-based, of 4)',
+  },
+  'shard-count-missing': { kind: 'shard-count-missing', engine: 'Kubernetes Indexed Job', variable: 'AWB_SHARD_COUNT' },
+  'shard-count-conflict': { kind: 'shard-count-conflict', engine: 'GitLab CI parallel', variable: 'CI_NODE_TOTAL', count: 4, given: 8 },
 };
