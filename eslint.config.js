@@ -73,9 +73,9 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../'), loadedLazily] }] },
   },
   ...[
-    { files: 'src/core/{agreement,score,compare,bias,report,merge,output,rows,dataset,rubrics,schemas}/*.ts', up: '../' },
+    { files: 'src/core/{agreement,score,compare,bias,drift,report,merge,output,rows,dataset,rubrics,schemas}/*.ts', up: '../' },
     // A subsystem's folders reach the rest of core from one level deeper.
-    { files: 'src/core/{agreement,score,compare,bias,report,merge,output,rows,dataset,rubrics,schemas}/*/**/*.ts', up: '../../' },
+    { files: 'src/core/{agreement,score,compare,bias,drift,report,merge,output,rows,dataset,rubrics,schemas}/*/**/*.ts', up: '../../' },
   ].map(({ files, up }) => ({
     // Reading files of results never needs an endpoint: these load no openai client.
     files: [files],

@@ -51,6 +51,7 @@ export const COMMANDS: readonly AnyCommand[] = [
     examples: [
       'awb infer --model-base-url http://localhost:8000/v1 --model-name Qwen/Qwen3-8B -c 64',
       'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --data ./AgentWorldBench --domains terminal --limit 10',
+      'awb infer --model-base-url http://localhost:8000/v1 --model-name my-model --horizon 4 --dry-run',
     ],
     environment: [
       KEY_ENV('--model-api-key', 'AWB_MODEL_API_KEY'),
@@ -147,6 +148,19 @@ export const COMMANDS: readonly AnyCommand[] = [
     ],
     environment: [COLOR_ENV],
     load: () => import('./results/compare.js'),
+  }),
+  command({
+    name: 'drift',
+    description:
+      'How far a world model drifts on its own predictions: a teacher-forced judged run and free-running ones (infer --horizon H), score and drop per horizon, with intervals',
+    operands: JUDGED_FILES('of one model: its teacher-forced run and its runs at free-running horizons (infer --horizon), one file each'),
+    options: () => import('./results/results-options.js').then((m) => m.DRIFT_OPTIONS),
+    examples: [
+      'awb drift results/my-model/judged.jsonl results/my-model/horizon-1/judged.jsonl results/my-model/horizon-4/judged.jsonl',
+      'awb drift results/my-model/judged.jsonl results/my-model/horizon-*/judged.jsonl --format csv > drift.csv',
+    ],
+    environment: [COLOR_ENV],
+    load: () => import('./results/drift.js'),
   }),
   command({
     name: 'rows',

@@ -9,6 +9,7 @@
 import type { AgreementFault } from './agreement/faults.js';
 import type { CompareFault } from './compare/faults.js';
 import type { DownloadFault } from './download/faults.js';
+import type { DriftFault } from './drift/faults.js';
 import type { EndpointFault, EndpointNotice } from './endpoints/faults.js';
 import type { JudgeFault } from './judge/faults.js';
 import type { MergeFault } from './merge/faults.js';
@@ -24,6 +25,7 @@ export type Fault =
   | AgreementFault
   | CompareFault
   | DownloadFault
+  | DriftFault
   | EndpointFault
   | JudgeFault
   | MergeFault

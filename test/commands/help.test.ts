@@ -13,7 +13,7 @@ import { exitCodes } from '../../src/commands/words/words.js';
 
 const COMMANDS_DOC = new URL('../../docs/commands.md', import.meta.url);
 const STATISTICS_DOC = new URL('../../docs/statistics.md', import.meta.url);
-const COMMANDS = ['download', 'infer', 'judge', 'models', 'score', 'compare', 'rows', 'merge', 'report'];
+const COMMANDS = ['download', 'infer', 'judge', 'models', 'score', 'compare', 'drift', 'rows', 'merge', 'report'];
 
 /** The options in the first column of the table under docs/commands.md's `## \`awb CMD\`` heading. */
 async function tableOptions(cmd: string): Promise<string[]> {

@@ -140,6 +140,12 @@ export const COMPARE_OPTIONS = {
   summary: { flags: '--summary <file>', help: 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)', parse: text },
 } satisfies OptionTable;
 
+export const DRIFT_OPTIONS = {
+  domains: { ...DOMAINS_OPTION, help: 'only these comma-separated domains: Overall is their macro (default: all in the runs)' },
+  format: formatChoice(['table', 'markdown', 'csv', 'json']),
+  ...BOOTSTRAP_OPTIONS,
+} satisfies OptionTable;
+
 const pick = (v: string | undefined, n: string) => intOption(n, v, 1, 1_000_000);
 
 export const ROWS_OPTIONS = {

@@ -94,7 +94,9 @@ export function printAfter(e: Notice<'unpredicted' | 'next-step'>): void {
  * display only for a JSON dry run), with the cost at --price-input and --price-output.
  */
 export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?: (doc: unknown) => string): void {
-  const { count, stage, output } = e;
+  const { count, stage, output, teacherForced: base } = e;
+  const times = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : undefined);
+  const multiple = base && { requests: times(count.requests, base.requests), promptTokens: times(count.promptTokens, base.promptTokens) };
   const promptCost = o.priceInput === undefined ? undefined : (count.promptTokens * o.priceInput) / 1e6;
   const outputCost = o.priceOutput === undefined ? undefined : (count.completionBudget * o.priceOutput) / 1e6;
   const cost = promptCost === undefined && outputCost === undefined ? undefined : (promptCost ?? 0) + (outputCost ?? 0);
@@ -111,6 +113,10 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       completion_budget_tokens: count.completionBudget,
       ...(expected ? { expected_completion_tokens: expected.completionTokens, expected_from: expected.from } : {}),
       bad_rows: count.badRows,
+      ...(base && {
+        teacher_forced: { requests: base.requests, prompt_tokens: base.promptTokens },
+        multiple_of_teacher_forced: { requests: multiple!.requests ?? null, prompt_tokens: multiple!.promptTokens ?? null },
+      }),
       // Not rounded to cents, as score's costs: a small run's prompts would read as free.
       ...(cost !== undefined ? { cost_usd: cost } : {}),
       ...(promptCost !== undefined ? { prompt_cost_usd: promptCost } : {}),
@@ -126,6 +132,11 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
     `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
     `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
   ];
+  if (base) {
+    lines.push(
+      `the teacher-forced run of these rows: ${n(base.requests)} requests, ${n(base.promptTokens)} prompt tokens; this run: ${multiple!.requests ?? 'n/a'} x its requests, ${multiple!.promptTokens ?? 'n/a'} x its prompt tokens (a prefix cache serves most of each step's prompt from the step before)`,
+    );
+  }
   if (expected) {
     const from =
       expected.from === 'observed'

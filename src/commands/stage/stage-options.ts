@@ -1,5 +1,6 @@
 import { HUB_SOURCES } from '../../core/hubs.js';
 import { UserError } from '../../core/errors.js';
+import type { Horizon } from '../../core/schemas/index.js';
 import {
   DOMAINS_OPTION,
   choiceOption,
@@ -228,6 +229,14 @@ export const INFER_OPTIONS = {
   extraBody: {
     ...extraBody,
     help: 'JSON object merged into each request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":true}}\'',
+  },
+  horizon: {
+    flags: '--horizon <h>',
+    help: 'free-running (docs/drift.md): the last H earlier observations of each row are the model\'s own, generated turn by turn from the real actions (up to H+1 requests a row, one after another); "all": every earlier turn, one rollout per trajectory; 0: teacher-forced',
+    default: '0',
+    // 0 is the teacher-forced run: no horizon at all, so its requests, rows and manifest are the plain run's.
+    parse: (v: string, n: string): Horizon | undefined =>
+      v.trim().toLowerCase() === 'all' ? 'all' : intOption(n, v, 0, 100_000) || undefined,
   },
   history: {
     flags: '--no-history',

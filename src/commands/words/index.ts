@@ -2,6 +2,7 @@ import { FaultError, UserError, type Fault, type Notice } from '../../core/error
 import { AGREEMENT_WORDS } from './results/agreement.js';
 import { COMPARE_WORDS } from './results/compare.js';
 import { DOWNLOAD_WORDS } from './data/download.js';
+import { DRIFT_WORDS } from './results/drift.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
@@ -25,6 +26,7 @@ const WORDS: Words<Fault> = {
   ...AGREEMENT_WORDS,
   ...COMPARE_WORDS,
   ...DOWNLOAD_WORDS,
+  ...DRIFT_WORDS,
   ...ENDPOINT_WORDS,
   ...JUDGE_WORDS,
   ...MERGE_WORDS,

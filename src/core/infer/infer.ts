@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { domainOfTask } from '../domains.js';
 import { FaultError } from '../errors.js';
-import { isStopped, type EndpointPool } from '../endpoints/index.js';
+import { isStopped, type ChatBody, type ChatResult, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
-import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
-import type { DomainTally, Stage } from '../runner/index.js';
+import type { DatasetRow, ManifestSettings, PredictionFields, Usage } from '../schemas/index.js';
+import type { DomainTally, RowChat, Stage } from '../runner/index.js';
+import { anchorTurn, rolloutPlan, stepMessages, type Horizon } from './rollout.js';
+import { rolloutJob } from './rollout-job.js';
+import { StepStore } from './step-store.js';
 
 export interface Sampling {
   temperature?: number;
@@ -71,6 +74,8 @@ function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
   if (row.gen === '') t.empty++;
   if (row.finish_reason === 'length') t.truncated++;
   addUsage(t, row.usage as Usage | undefined);
+  // A free-running row's earlier steps: paid too.
+  addUsage(t, row.rollout_usage as Usage | undefined);
 }
 
 export function addUsage(t: DomainTally, usage: Usage | null | undefined): void {
@@ -97,11 +102,17 @@ export function usageOf(c: ChatCompletion): Usage | undefined {
   });
 }
 
+/** Free-running inference: the horizon, and where finished steps are kept (opened by the runner through the stage's `begin`). */
+export interface RolloutOptions {
+  horizon: Horizon;
+}
+
 /**
  * `awb infer` as a stage: ask the world model, and turn the reply (or a
  * failure that outlasted the retries) into the fields appended to the row.
  * A failed row gets `gen: ""` like the official script, plus `error`, so a
- * resume redoes it.
+ * resume redoes it. With `rollout` (H ≥ 1), a row's earlier observations
+ * from its anchor on are generated first, step by step (rolloutJob).
  */
 export function inferStage(
   /** Words failed requests; the requests go through the job's chat. */
@@ -109,12 +120,24 @@ export function inferStage(
   sampling: Sampling,
   history: HistoryMode,
   routing: Routing = {},
+  rollout?: RolloutOptions,
 ): Stage<typeof datasetRowSchema> {
-  const requestOf = (row: DatasetRow) => ({
-    ...requestParams(sampling, routing, row),
-    messages: worldModelMessages(row, history),
-  });
-  return {
+  const params = (row: DatasetRow) => requestParams(sampling, routing, row);
+  const requestOf = (row: DatasetRow) => ({ ...params(row), messages: worldModelMessages(row, history) });
+  const ask = async (chat: RowChat, n: number, body: ChatBody, signal: AbortSignal): Promise<PredictionFields | undefined> => {
+    try {
+      return fieldsOf(await chat.send(n, body, signal));
+    } catch (err) {
+      if (isStopped(err, signal)) return undefined;
+      // A fault (a rejected key, an unknown model, a request no wait lets through the rate limit) is the user's to fix: the run stops.
+      if (err instanceof FaultError) throw err;
+      return { gen: '', error: pool.describe(err) };
+    }
+  };
+  const horizon = rollout?.horizon ?? 0;
+  let steps: StepStore | undefined;
+  const counted = new Set<string>();
+  const stage: Stage<typeof datasetRowSchema> = {
     name: 'infer',
     schema: datasetRowSchema,
     outputFields: Object.keys(predictionFieldsSchema.shape),
@@ -125,37 +148,69 @@ export function inferStage(
     typicalReply: groundTruth,
     job: (row, _key, chat) => {
       const body = chat.encode(requestOf(row));
-      return async (signal): Promise<PredictionFields | undefined> => {
-        try {
-          const reply = await chat.send(0, body, signal);
-          const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
-          const choice = completion.choices[0];
-          // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`); an empty
-          // one (a stream whose first delta carries `reasoning_content: ""`, its thinking then in `reasoning`) is none.
-          const message = choice?.message as
-            { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; refusal?: unknown } | undefined;
-          const reasoning = message?.reasoning_content || message?.reasoning || undefined;
-          const refusal = typeof message?.refusal === 'string' ? message.refusal : undefined;
-          const usage = usageOf(completion);
-          return {
-            gen: uncut(message?.content ?? '', choice?.finish_reason),
-            ...(reasoning ? { gen_reasoning: reasoning } : {}),
-            ...(refusal ? { gen_refusal: refusal } : {}),
-            finish_reason: choice?.finish_reason ?? null,
-            usage: usage ?? null,
-            ...(reply.batch && { batch_usage: usage ?? {} }),
-            latency_ms: latencyMs,
-            ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
-            ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),
-            endpoint,
-          };
-        } catch (err) {
-          if (isStopped(err, signal)) return undefined;
-          // A fault (a rejected key, an unknown model, a request no wait lets through the rate limit) is the user's to fix: the run stops.
-          if (err instanceof FaultError) throw err;
-          return { gen: '', error: pool.describe(err) };
-        }
-      };
+      return (signal) => ask(chat, 0, body, signal);
     },
   };
+  if (!horizon) return stage;
+  return {
+    ...stage,
+    anchor: (turn) => anchorTurn(turn, horizon),
+    // What a dry run counts: every step once (a step rows share is sent once), the real observations standing in
+    // for the generated ones (as long as good ones).
+    requests: async (row) => {
+      const plan = rolloutPlan(row, horizon);
+      const real = plan.steps.slice(0, -1).map((s) => row.response[s.turn - 1]!);
+      return plan.steps.flatMap((step, n) => {
+        if (counted.has(step.key)) return [];
+        counted.add(step.key);
+        return [{ ...params(row), messages: stepMessages(row, plan, real, n) }];
+      });
+    },
+    begin: async (output, settings, resuming) => {
+      const store = await StepStore.open(output, settingsDigest(settings), resuming);
+      steps = store;
+      return () => store.close();
+    },
+    job: (row, key, chat) => {
+      if (!steps) throw new Error('infer --horizon: the stage was not begun');
+      return rolloutJob(row, key, {
+        horizon,
+        steps,
+        ask: (n, messages, signal) => ask(chat, n, chat.encode({ ...params(row), messages }), signal),
+      });
+    },
+  };
+}
+
+/** The fields of an answered request. */
+function fieldsOf(reply: ChatResult): PredictionFields {
+  const { completion, endpoint, latencyMs, ttftMs, decodeTokensPerS } = reply;
+  const choice = completion.choices[0];
+  // vLLM and SGLang return the thinking separately as `reasoning_content` (some servers: `reasoning`); an empty
+  // one (a stream whose first delta carries `reasoning_content: ""`, its thinking then in `reasoning`) is none.
+  const message = choice?.message as
+    { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; refusal?: unknown } | undefined;
+  const reasoning = message?.reasoning_content || message?.reasoning || undefined;
+  const refusal = typeof message?.refusal === 'string' ? message.refusal : undefined;
+  const usage = usageOf(completion);
+  return {
+    gen: uncut(message?.content ?? '', choice?.finish_reason),
+    ...(reasoning ? { gen_reasoning: reasoning } : {}),
+    ...(refusal ? { gen_refusal: refusal } : {}),
+    finish_reason: choice?.finish_reason ?? null,
+    usage: usage ?? null,
+    ...(reply.batch && { batch_usage: usage ?? {} }),
+    latency_ms: latencyMs,
+    ...(ttftMs !== undefined ? { ttft_ms: ttftMs } : {}),
+    ...(decodeTokensPerS !== undefined ? { decode_tokens_per_s: decodeTokensPerS } : {}),
+    endpoint,
+  };
+}
+
+/** What decides a step's answer (model, sampling, protocol, horizon): finished steps made under others are not reused. */
+function settingsDigest(settings: ManifestSettings): string {
+  const { world_model, sampling, history, horizon } = settings;
+  return createHash('sha256')
+    .update(JSON.stringify([world_model?.model ?? null, sampling ?? null, history ?? null, horizon ?? null]))
+    .digest('base64url');
 }

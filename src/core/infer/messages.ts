@@ -5,8 +5,24 @@ import { currentAction } from '../rows/index.js';
 export type HistoryMode = 'full' | 'none';
 
 /** Number of earlier turns that have both an action and an observation. */
-function earlierTurns(row: DatasetRow): number {
+export function earlierTurns(row: DatasetRow): number {
   return Math.min(row.turn_idx - 1, row.prompt.length, row.response.length);
+}
+
+/**
+ * The world model's conversation: the system prompt, the first `turns` turns
+ * as a user action and an assistant observation (`observation(i)` for the
+ * turn at index i), then `action`.
+ */
+export function conversation(row: DatasetRow, turns: number, observation: (i: number) => string, action: string): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (row.system_str) messages.push({ role: 'system', content: row.system_str });
+  for (let i = 0; i < turns; i++) {
+    messages.push({ role: 'user', content: row.prompt[i]! });
+    messages.push({ role: 'assistant', content: observation(i) });
+  }
+  messages.push({ role: 'user', content: action });
+  return messages;
 }
 
 /**
@@ -17,16 +33,7 @@ function earlierTurns(row: DatasetRow): number {
  * the official script did before that fix.
  */
 export function worldModelMessages(row: DatasetRow, history: HistoryMode): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  if (row.system_str) messages.push({ role: 'system', content: row.system_str });
-  if (history === 'full') {
-    for (let i = 0; i < earlierTurns(row); i++) {
-      messages.push({ role: 'user', content: row.prompt[i]! });
-      messages.push({ role: 'assistant', content: row.response[i]! });
-    }
-  }
-  messages.push({ role: 'user', content: currentAction(row) });
-  return messages;
+  return conversation(row, history === 'full' ? earlierTurns(row) : 0, (i) => row.response[i]!, currentAction(row));
 }
 
 /**

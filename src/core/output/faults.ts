@@ -17,5 +17,7 @@ export type OutputFault =
   | { kind: 'resume-without-manifest'; output: string; manifest: string }
   | { kind: 'resume-other-stage'; output: string; was: string; now: string }
   | { kind: 'resume-other-settings'; output: string; differences: string[] }
+  /** A free-running horizon (infer --horizon) other than the one its rows were made at: refused even with --force. */
+  | { kind: 'resume-other-horizon'; output: string; was: string; now: string }
   /** Data files whose SHA-256 differs from the one the output's manifest records. */
   | { kind: 'resume-other-data'; output: string; files: { path: string; was: string; now: string }[] };

@@ -163,6 +163,9 @@ export async function checkResumable(
     if (!force) throw fail({ kind: 'resume-other-stage', output, was: previous.stage, now: stage });
     return { previous, overridden: [`stage: was ${previous.stage}, now ${stage}`], dataset };
   }
+  // Rows of two horizons in one file would be scored as one run's: no --force mixes them.
+  const [was, now] = [String(previous.settings.horizon ?? 0), String(settings.horizon ?? 0)];
+  if (was !== now && (await answered())) throw fail({ kind: 'resume-other-horizon', output, was, now });
   const read = await withHashesOf(previous.dataset, dataset, stage);
   const changes = dataChanges(previous.dataset, read);
   const recorded = keptProvenance(previous.dataset, read, changes.length > 0);

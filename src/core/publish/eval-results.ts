@@ -60,12 +60,17 @@ function setupNotes(run: RunReport, version: string): string[] {
         : p.rubricsSource === undefined
           ? 'rubrics unknown'
           : 'own rubrics';
+  const freeRunning = p.horizon !== undefined && p.horizon !== '0';
+  const own =
+    p.horizon === 'all' ? "every earlier observation the model's own" : `the last ${p.horizon} earlier observations the model's own`;
   const history =
-    p.history === 'full'
-      ? 'history: full, teacher-forced (horizon: one turn)'
-      : p.history === 'none'
-        ? 'history: none, current action only (horizon: one turn)'
-        : `history: ${p.history ?? 'unknown'}`;
+    p.history === 'full' && freeRunning
+      ? `history: full, free-running (infer --horizon ${p.horizon}: ${own})`
+      : p.history === 'full'
+        ? 'history: full, teacher-forced (horizon: one turn)'
+        : p.history === 'none'
+          ? 'history: none, current action only (horizon: one turn)'
+          : `history: ${p.history ?? 'unknown'}`;
   return [`judge ${p.judge ?? 'unknown'}${sampling.length ? ` (${sampling.join(', ')})` : ''}`, rubrics, history, `awb ${version}`];
 }
 

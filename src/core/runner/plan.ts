@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { SAME_ROW, lineKey, readLineAt, readRow, type BadRow, type LinePlan, type PlannedLine, type ReadRow } from '../rows/index.js';
 import type { DatasetRow } from '../schemas/index.js';
 import { updateText } from '../text-parts.js';
-import type { ScheduleRow } from './schedule.js';
+import { chainKey, type ScheduleRow } from './schedule.js';
 import type { Stage } from './stage.js';
 
 /**
@@ -24,17 +24,32 @@ export function orderedLines(plan: LinePlan, order: Order = fileOrder): PlannedL
   return out;
 }
 
-/** The plan's lines as the schedule's rows (schedule.ts), each carrying its line; `order` only decides ties. */
-export function scheduleRows(plan: LinePlan, order?: Order): (ScheduleRow & { line: PlannedLine })[] {
-  return orderedLines(plan, order).map((line, index) => ({
+/**
+ * The plan's lines as the schedule's rows (schedule.ts), each carrying its line; `order` only decides ties.
+ * With `anchor` (a free-running infer's, Stage.anchor), rows of a trajectory chain only where their anchors
+ * agree, each row counting the rollout steps it adds to the previous turn of its chain.
+ */
+export function scheduleRows(plan: LinePlan, order?: Order, anchor?: (turn: number) => number): (ScheduleRow & { line: PlannedLine })[] {
+  const rows = orderedLines(plan, order).map((line, index) => ({
     index,
     domain: line.domain,
     id: line.id,
     turn: line.turn,
     bytes: line.length,
-    prefix: line.prefix,
+    prefix: anchor ? `${line.prefix ?? ''}@${anchor(line.turn)}` : line.prefix,
     line,
   }));
+  if (!anchor) return rows;
+  const last = new Map<string, number>();
+  return [...rows]
+    .sort((a, b) => a.turn - b.turn)
+    .map((r) => {
+      const chain = chainKey(r);
+      const steps = r.turn - Math.max(last.get(chain) ?? 0, anchor(r.turn) - 1);
+      last.set(chain, r.turn);
+      return { ...r, steps: Math.max(1, steps) };
+    })
+    .sort((a, b) => a.index - b.index);
 }
 
 /**

@@ -140,12 +140,14 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   opts.abort.addEventListener('abort', onAbort);
   opts.stop.addEventListener('abort', onStop);
   const badRows = new BadRows(opts.onBadRow, tallies, (bad) => opts.onEvent?.({ type: 'bad', bad }));
-  const schedule = new Schedule(scheduleRows(plan, opts.order), { maxBytes: opts.maxInflightBytes });
+  const schedule = new Schedule(scheduleRows(plan, opts.order, stage.anchor), { maxBytes: opts.maxInflightBytes });
   const saveRow = rowSaver({ stage, inputs, writer, manifest, tallies, onEvent: opts.onEvent });
+  let end: (() => Promise<void>) | undefined;
 
   let readError: { error: unknown } | undefined;
   try {
     try {
+      end = await stage.begin?.(opts.output, opts.settings, found.previous !== undefined);
       await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, saveRow });
     } catch (error) {
       // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
@@ -159,6 +161,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     opts.stop.removeEventListener('abort', onStop);
     await writer.close();
     await inputs.close();
+    await end?.();
     await manifest.save();
   }
   const fatal = readError ?? slots.error;

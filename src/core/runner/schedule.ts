@@ -29,6 +29,8 @@ export interface ScheduleRow {
   bytes: number;
   /** Optional fingerprint of the history's head: rows with different prefixes are never chained. */
   prefix?: string;
+  /** Requests the row sends one after another (a free-running row's rollout steps); default 1. */
+  steps?: number;
 }
 
 /** Weights of the work left in a chain: each turn costs a round trip, each new prompt byte its prefill. */
@@ -100,7 +102,8 @@ export function workLeft(levels: readonly (readonly ScheduleRow[])[], cost: Cost
     const size = (l: readonly ScheduleRow[]) => Math.max(...l.map((r) => r.bytes));
     const prev = i > 0 ? size(levels[i - 1]!) : 0;
     const level = levels[i]!;
-    costLeft += cost.perTurn + cost.perByte * Math.max(0, size(level) - prev);
+    const steps = Math.max(...level.map((r) => r.steps ?? 1));
+    costLeft += cost.perTurn * steps + cost.perByte * Math.max(0, size(level) - prev);
     bytesLeft += level.reduce((s, r) => s + r.bytes, 0);
     out[i] = { cost: costLeft, bytes: bytesLeft };
   }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ChatBody, ChatRequest, ChatResult } from '../endpoints/index.js';
-import type { DatasetRow, Manifest, Outcome } from '../schemas/index.js';
+import type { DatasetRow, Manifest, ManifestSettings, Outcome } from '../schemas/index.js';
 import type { DomainTally } from './accounting.js';
 
 /**
@@ -54,4 +54,14 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
    * row has been answered (infer: the ground truth). None for a stage whose replies it cannot tell.
    */
   typicalReply?(row: z.infer<S>): string;
+  /**
+   * A free-running infer's (--horizon): the first turn whose observation a row at `turn` generates. Rows of a
+   * trajectory with the same anchor share their rollout's steps and run in turn order; the others run on their own.
+   */
+  anchor?(turn: number): number;
+  /**
+   * Runs once the output is locked, before any job is made: what the stage keeps beside the output (a
+   * free-running infer's finished steps), kept from an earlier run when `resuming`. Returns its closing.
+   */
+  begin?(output: string, settings: ManifestSettings, resuming: boolean): Promise<() => Promise<void>>;
 }

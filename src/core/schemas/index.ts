@@ -13,8 +13,15 @@ export {
 export type { Dimension, JudgeFields, PanelEntry } from './judged-row.js';
 export { manifestPathFor, manifestSchema } from './manifest.js';
 export type { Manifest, ManifestSettings, MixedRun } from './manifest.js';
-export { checkedUsage, inferOutcome, predictionFieldsSchema, predictionRowSchema, predictionText } from './prediction-row.js';
-export type { Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
+export {
+  checkedUsage,
+  horizonSchema,
+  inferOutcome,
+  predictionFieldsSchema,
+  predictionRowSchema,
+  predictionText,
+} from './prediction-row.js';
+export type { Horizon, Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
 export { judgeFailureSchema, judgeRepeatSchema, judgeRepeatsSchema } from './judge-repeat.js';
 export type { JudgeFailure, JudgeRepeat } from './judge-repeat.js';
 export {

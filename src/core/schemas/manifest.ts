@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tokenCount } from './prediction-row.js';
+import { horizonSchema, tokenCount } from './prediction-row.js';
 
 /**
  * The sidecar `<output>.manifest.json` that infer and judge write beside
@@ -32,6 +32,8 @@ export const settingsSchema = z.object({
   world_model: endpointInfoSchema.optional(),
   sampling: samplingSchema.optional(),
   history: z.enum(['full', 'none']).optional(),
+  /** infer --horizon: free-running over the last H earlier turns ('all': every one); absent: teacher-forced. */
+  horizon: horizonSchema.optional(),
   judge: endpointInfoSchema.optional(),
   /** A panel of judges (--judge-model a,b,c): each member's endpoint and the rule combining their grades; `judge` names them all. */
   panel: z.object({ members: z.array(endpointInfoSchema), rule: z.enum(['mean', 'median']) }).optional(),

@@ -32,6 +32,22 @@ export function checkedUsage(usage: Usage): Usage {
   return valid;
 }
 
+/** A free-running horizon: a whole number ≥ 1, or 'all' (every earlier turn). */
+export const horizonSchema = z.union([z.int().min(1), z.literal('all')]);
+
+/** How many earlier observations are the model's own: 0 is teacher-forced; 'all': every earlier turn. */
+export type Horizon = number | 'all';
+
+/** One generated observation of a row's rollout. */
+export const rolloutStepSchema = z.object({
+  turn: z.int().positive(),
+  gen: z.string(),
+  finish_reason: z.string().nullish(),
+  usage: usageSchema.nullish(),
+  /** Generated for another row of the trajectory (--horizon all, or rows with the same anchor): not paid by this row. */
+  shared: z.literal(true).optional(),
+});
+
 /** How a request went, as infer records it and the judge does under `judge_` (requestTiming). */
 const REQUEST_TIMING = {
   latency_ms: z.number().optional(),
@@ -74,6 +90,12 @@ export const predictionFieldsSchema = z.object({
   ...requestTiming(''),
   endpoint: z.string().optional(),
   error: z.string().optional(),
+  /** Free-running rows (infer --horizon H): how many earlier observations are the model's own ('all': every one); absent: teacher-forced. */
+  horizon: horizonSchema.optional(),
+  /** The observations the model generated for the earlier turns, in turn order, each from the real action of its turn. */
+  rollout: z.array(rolloutStepSchema).optional(),
+  /** Usage of the rollout's steps this row sent (not those it shared with another row of its trajectory). */
+  rollout_usage: usageSchema.nullish(),
 });
 
 export const predictionRowSchema = datasetRowSchema.extend(predictionFieldsSchema.shape);

@@ -1,6 +1,7 @@
 import type { KeySource } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
 import type { Shard } from '../rows/index.js';
+import type { Horizon } from '../schemas/index.js';
 import { fail } from '../errors.js';
 
 /*
@@ -61,6 +62,8 @@ export interface InferConfig extends RunConfig, KeyConfig {
   limit: number | undefined;
   topP: number | undefined;
   history: 'full' | 'none';
+  /** Free-running (docs/drift.md): the last H earlier observations are the model's own; undefined: teacher-forced (H = 0). */
+  horizon: Horizon | undefined;
 }
 
 export type JudgeMode = 'rubric' | 'turing' | 'pairwise';
@@ -96,6 +99,8 @@ export function inferConfig(c: InferConfig): Checked<InferConfig> {
   if (c.data !== undefined && (c.revision !== undefined || c.source !== 'huggingface')) {
     throw fail({ kind: 'download-option-with-data', option: c.revision !== undefined ? 'revision' : 'source' });
   }
+  if (c.horizon !== undefined && c.history === 'none') throw fail({ kind: 'horizon-without-history' });
+  if (c.horizon !== undefined && c.batch) throw fail({ kind: 'horizon-with-batch' });
   return c as Checked<InferConfig>;
 }
 

@@ -42,7 +42,14 @@ export type StageNotice =
   /** --dry-run with --on-bad-row skip: a row the run would skip. */
   | { type: 'would-skip'; stage: string; bad: BadRow }
   /** --dry-run: the count, nothing sent or written. */
-  | { type: 'dry-run'; stage: string; count: DryRunCount; output: string }
+  | {
+      type: 'dry-run';
+      stage: string;
+      count: DryRunCount;
+      output: string;
+      /** infer --horizon: the teacher-forced run of the same rows, which this one's requests and tokens are a multiple of. */
+      teacherForced?: { requests: number; promptTokens: number };
+    }
   /** The run into `output` starts: `limitedBy` says what holds requests back now, when endpoints state rate limits. */
   | { type: 'running'; stage: string; output: string; limitedBy: () => string | undefined }
   /** --batch: a batch's status, of a panel's member `who` when there is one. */

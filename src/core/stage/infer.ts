@@ -37,8 +37,13 @@ export async function runInfer(
     files.map((f) => f.path),
     { domains, limit, shard },
   );
-  const stage = inferStage(pool, sampling, history, routingOf(c, urls));
-  if (c.dryRun) return void (await dryRunStage(stage, plan, c, output, display));
+  const routing = routingOf(c, urls);
+  const stage = inferStage(pool, sampling, history, routing, c.horizon === undefined ? undefined : { horizon: c.horizon });
+  if (c.dryRun) {
+    // A free-running dry run also counts the teacher-forced run of the same rows: what the horizon multiplies.
+    const teacherForced = c.horizon === undefined ? undefined : inferStage(pool, sampling, history, routing);
+    return void (await dryRunStage(stage, plan, c, output, display, teacherForced));
+  }
   const result = await runStageWith(
     {
       stage,

@@ -18,9 +18,13 @@ export function shardSuffix(shard: Shard | undefined): string {
   return shard ? `-shard-${shard.index}-of-${shard.count}` : '';
 }
 
-/** infer's: a folder per run, so a second model never lands in the first one's file; a file per shard of it. */
-export function inferOutput(c: Pick<InferConfig, 'output' | 'label' | 'modelName' | 'shard'>): string {
-  return c.output ?? join('results', pathSegment(c.label ?? c.modelName), `predictions${shardSuffix(c.shard)}.jsonl`);
+/**
+ * infer's: a folder per run, so a second model never lands in the first one's file; a file per shard of it.
+ * A free-running run (--horizon) has a folder of its own inside the model's, so its judged file lands beside it.
+ */
+export function inferOutput(c: Pick<InferConfig, 'output' | 'label' | 'modelName' | 'shard' | 'horizon'>): string {
+  const horizon = c.horizon === undefined ? [] : [`horizon-${c.horizon}`];
+  return c.output ?? join('results', pathSegment(c.label ?? c.modelName), ...horizon, `predictions${shardSuffix(c.shard)}.jsonl`);
 }
 
 /**

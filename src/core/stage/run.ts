@@ -185,6 +185,8 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
   config: Pick<RunConfig, 'onBadRow'>,
   output: string,
   display: StageDisplay,
+  /** A free-running infer's teacher-forced stage: the run its requests and tokens are a multiple of. */
+  teacherForced?: Stage<S>,
 ): Promise<void> {
   const count = await dryRun(
     stage,
@@ -194,6 +196,13 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
     },
     output,
   );
-  display.event({ type: 'dry-run', stage: stage.name, count, output });
+  const base = teacherForced && (await dryRun(teacherForced, plan));
+  display.event({
+    type: 'dry-run',
+    stage: stage.name,
+    count,
+    output,
+    ...(base && { teacherForced: { requests: base.requests, promptTokens: base.promptTokens } }),
+  });
   if (count.firstBad && config.onBadRow === 'stop') throw fail({ kind: 'dry-run-bad-row', message: count.firstBad.message });
 }

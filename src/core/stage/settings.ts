@@ -58,6 +58,7 @@ export const INFER_PLACES = {
   extraBody: sampling('extra_body'),
   topP: sampling('top_p'),
   history: setting('history'),
+  horizon: setting('horizon'),
   domains: setting('domains'),
   limit: setting('limit'),
   shard: setting('shard'),

@@ -15,6 +15,7 @@ import { RUBRICS_SAMPLES } from './samples/samples-rubrics.js';
 import { SCORE_SAMPLES } from './samples/samples-score.js';
 import { STAGE_SAMPLES } from './samples/samples-stage.js';
 import { DOWNLOAD_SAMPLES } from './samples/samples-download.js';
+import { DRIFT_SAMPLES } from './samples/samples-drift.js';
 import { ENDPOINT_SAMPLES } from './samples/samples-endpoints.js';
 import { JUDGE_SAMPLES } from './samples/samples-judge.js';
 import { RUNNER_SAMPLES } from './samples/samples-runner.js';
@@ -29,6 +30,7 @@ const SAMPLES: Samples = {
   ...AGREEMENT_SAMPLES,
   ...COMPARE_SAMPLES,
   ...DOWNLOAD_SAMPLES,
+  ...DRIFT_SAMPLES,
   ...ENDPOINT_SAMPLES,
   ...JUDGE_SAMPLES,
   ...MERGE_SAMPLES,

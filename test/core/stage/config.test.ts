@@ -68,6 +68,7 @@ const infer = (o: Partial<InferConfig> = {}): InferConfig => ({
   limit: undefined,
   topP: undefined,
   history: 'full',
+  horizon: undefined,
   ...o,
 });
 
@@ -98,6 +99,13 @@ describe('the rules between options, checked where the config is built', () => {
     );
     assert.equal(inferConfig(infer({ data: 'd' })).data, 'd');
     assert.equal(inferConfig(infer({ revision: 'v1', source: 'modelscope' })).revision, 'v1');
+  });
+
+  it('infer: a horizon needs the history and online sending', () => {
+    assert.throws(() => inferConfig(infer({ horizon: 2, history: 'none' })), isFault('horizon-without-history'));
+    assert.throws(() => inferConfig(infer({ horizon: 'all', batch: true })), isFault('horizon-with-batch'));
+    assert.equal(inferConfig(infer({ horizon: 'all' })).horizon, 'all');
+    assert.equal(inferConfig(infer({ history: 'none', batch: true })).horizon, undefined);
   });
 
   it("judge: a mode's options go with that mode", () => {
@@ -140,6 +148,11 @@ describe("the manifest's settings, derived from the config", () => {
     assert.deepEqual(s.sampling, { temperature: 0.6, max_tokens: 100, extra_body: { seed: 1 }, top_p: 0.9 });
     assert.equal(s.history, 'full');
     assert.deepEqual(inferSettings(infer(), { hosts: [], model: 'wm' }).sampling, { temperature: 0.6, max_tokens: 100 });
+    // A horizon is a setting after the history; none (teacher-forced) records nothing, as before it existed.
+    const h = inferSettings(infer({ horizon: 4, limit: 2 }), { hosts: [], model: 'wm' });
+    assert.deepEqual(Object.keys(h), ['world_model', 'sampling', 'history', 'horizon', 'limit']);
+    assert.equal(h.horizon, 4);
+    assert.equal('horizon' in inferSettings(infer(), { hosts: [], model: 'wm' }), false);
   });
 
   it('judge: the judge and its panel, its sampling, what its mode judges with, then the settings given', () => {

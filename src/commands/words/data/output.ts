@@ -28,6 +28,11 @@ function otherData(f: Extract<OutputFault, { kind: 'resume-other-data' }>): stri
   return `${f.output} was made from other data: ${files} changed since its rows were made; resume it with the data it was made from, or give this run a file of its own (-o FILE, or --label NAME); --force keeps its rows and goes on (its manifest records the mix)`;
 }
 
+/** A horizon as the manifest records it, in words: 0 is teacher-forced. */
+function horizonWords(h: string): string {
+  return h === '0' ? 'horizon 0 (teacher-forced)' : `horizon ${h} (free-running)`;
+}
+
 export const OUTPUT_WORDS: Words<OutputFault> = {
   'output-is-folder': (f) => `${f.path}: is a folder; ${f.option} takes a file path`,
   'output-empty': (f) => `${f.option} is empty; give it a file path`,
@@ -43,6 +48,8 @@ export const OUTPUT_WORDS: Words<OutputFault> = {
     `${f.output} already has rows but no manifest (${f.manifest}), so awb cannot tell what made them; pass --force to resume into it anyway, or choose another --output`,
   'resume-other-data': otherData,
   'resume-other-stage': (f, awb) => `${f.output} was written by \`${awb} ${f.was}\`, not \`${awb} ${f.now}\`; choose another --output`,
+  'resume-other-horizon': (f) =>
+    `${f.output} holds rows made at ${horizonWords(f.was)}, not ${horizonWords(f.now)}; rows of two horizons in one file cannot be told apart by score or drift, so --force does not mix them; give this run a file of its own (-o FILE, or --label NAME), or resume with --horizon ${f.was}`,
   'resume-other-settings': (f) =>
     `${f.output} was made with other settings (${f.differences.join('; ')}); to resume it, use the same settings, or pass --force to keep its rows and go on with these (where results may differ, its manifest records the mix); for a new run, give it a file of its own: -o FILE, or --label NAME (a default path named after the run)`,
 };

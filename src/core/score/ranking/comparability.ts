@@ -24,6 +24,8 @@ export interface Provenance {
   judgeMaxTokens?: number;
   datasetRepo?: string;
   history?: string;
+  /** Free-running horizon of the predictions (infer --horizon): '0' for a teacher-forced run with a manifest. */
+  horizon?: string;
   datasetCommit?: string;
   /** domain → SHA-256 of the dataset file: the same files from either hub are the same data. */
   datasetSha256?: Record<string, string>;
@@ -117,6 +119,7 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
       judgeMaxTokens: judged?.settings.judge_sampling?.max_tokens,
       datasetRepo: infer?.dataset.repo ?? manifest.dataset.repo,
       history: infer?.settings.history ?? manifest.settings.history,
+      horizon: String(infer?.settings.horizon ?? manifest.settings.horizon ?? 0),
       datasetCommit: infer?.dataset.commit ?? manifest.dataset.commit,
       datasetSha256: infer?.dataset.sha256 ?? manifest.dataset.sha256,
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
@@ -203,6 +206,7 @@ const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boo
   { field: 'judge', what: 'judge' },
   'rubrics',
   { field: 'history', what: 'history protocol' },
+  { field: 'horizon', what: 'free-running horizon (awb drift compares horizons)' },
   'dataset',
   { field: 'datasetRevision', what: 'dataset revision' },
 ];
@@ -385,6 +389,7 @@ export function publishedGaps(r: ComparedRun): string[] {
       `judge sampling: temperature ${p.judgeTemperature ?? 'unknown'}, max tokens ${p.judgeMaxTokens ?? 'unknown'}; published: ${PUBLISHED_SAMPLING.temperature}, ${PUBLISHED_SAMPLING.max_tokens}`,
     );
   if (p.history !== 'full') gaps.push(`history protocol: ${p.history ?? 'unknown'}, published numbers use the full history`);
+  if (p.horizon !== undefined && p.horizon !== '0') gaps.push(`free-running horizon ${p.horizon}: published numbers are teacher-forced`);
   return gaps;
 }
 

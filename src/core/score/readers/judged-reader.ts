@@ -6,7 +6,7 @@ import { SIXTIETHS, toSixtieths } from '../exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../../rows/index.js';
 import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../../rows/index.js';
-import { DIMENSIONS, judgeFailureOf, judgedScoreSchema } from '../../schemas/index.js';
+import { DIMENSIONS, horizonSchema, judgeFailureOf, judgedScoreSchema, type Horizon } from '../../schemas/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
@@ -41,6 +41,8 @@ export interface JudgedRecord {
   lineNo: number;
   /** The judge mode the row's fields say it was judged in: a file holds one. */
   mode: JudgeMode;
+  /** A free-running row's horizon (infer --horizon); undefined: teacher-forced. */
+  horizon?: Horizon;
   /** Inference usage (`usage`). */
   usage?: TokenUsage;
   /** Judge usage (`judge_usage`). */
@@ -174,6 +176,7 @@ const SMALL_FIELDS = [
   'judge_batch_usage',
   'current_prompt',
   'system_str',
+  'horizon',
 ] as const;
 // `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats and panel also for whether they are lists.
 const SCAN = fieldScan(SMALL_FIELDS, {
@@ -253,6 +256,10 @@ function toRecord(
   const [total, ...dims] = gradesOf(s, Array.isArray(row.judge_repeats) || Array.isArray(row.panel), at);
   const key = rowKey(raw, keyedFields(row, s.task, s.id, s.turn_idx, at));
   const domain = domainOfTask(s.task);
+  const horizon = row.horizon === undefined ? undefined : horizonSchema.safeParse(row.horizon);
+  if (horizon && !horizon.success) {
+    throw fail({ kind: 'judged-field-invalid', ...at, field: 'horizon', problem: 'is not a horizon (a whole number ≥ 1, or "all")' });
+  }
   return {
     key,
     cluster: clusterOfKey(key),
@@ -264,6 +271,7 @@ function toRecord(
     requestFailed: judgeFailureOf(row) === 'request-failed',
     lineNo,
     mode: modeOfRow(has),
+    ...(horizon ? { horizon: horizon.data } : {}),
     usage: tokens(s.usage),
     judgeUsage: tokens(s.judge_usage),
     batchUsage: tokens(s.batch_usage),

@@ -21,6 +21,7 @@ export const OUTPUT_SAMPLES: { [K in OutputFault['kind']]: Extract<OutputFault, 
     files: [{ path: 'data/mcp_test.jsonl', was: '0123456789abcdef'.repeat(4), now: 'fedcba9876543210'.repeat(4) }],
   },
   'resume-other-stage': { kind: 'resume-other-stage', output: 'out.jsonl', was: 'infer', now: 'judge' },
+  'resume-other-horizon': { kind: 'resume-other-horizon', output: 'out.jsonl', was: '0', now: '4' },
   'resume-other-settings': {
     kind: 'resume-other-settings',
     output: 'out.jsonl',

@@ -1,0 +1,84 @@
+import type { ChatMessage } from '../endpoints/index.js';
+import type { Job } from '../runner/index.js';
+import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
+import { rolloutPlan, stepMessages, type Horizon } from './rollout.js';
+import type { StepAnswer, StepStore } from './step-store.js';
+
+/** One generated observation as a row records it (rolloutStepSchema). */
+interface RolloutEntry {
+  turn: number;
+  gen: string;
+  finish_reason?: string | null;
+  usage?: Usage | null;
+  shared?: true;
+}
+
+export interface RolloutContext {
+  horizon: Horizon;
+  steps: StepStore;
+  /** Sends the row's request number `n` with these messages: its fields, a failure's (`error`), or undefined when cancelled. */
+  ask(n: number, messages: ChatMessage[], signal: AbortSignal): Promise<PredictionFields | undefined>;
+}
+
+/**
+ * A free-running row's job: its rollout's steps one after another, each
+ * extending the previous one's conversation, each taken from the store when
+ * finished already (an earlier run, another row of the trajectory) and kept
+ * there the moment it is answered. The row's fields are its last step's, with
+ * the horizon and the generated observations. A step that fails for good
+ * fails the row (`error`), which a resume redoes from the steps kept.
+ */
+export function rolloutJob(row: DatasetRow, key: string, ctx: RolloutContext): Job {
+  const plan = rolloutPlan(row, ctx.horizon);
+  return async (signal) => {
+    const generated: string[] = [];
+    const rollout: RolloutEntry[] = [];
+    let paid: Usage | undefined;
+    const recorded = () => ({
+      horizon: ctx.horizon,
+      ...(rollout.length ? { rollout } : {}),
+      ...(paid ? { rollout_usage: paid } : {}),
+    });
+    for (const [n, step] of plan.steps.entries()) {
+      const send = async (): Promise<StepAnswer> => {
+        const fields = await ctx.ask(n, stepMessages(row, plan, generated, n), signal);
+        if (!fields) return undefined;
+        return fields.error !== undefined ? { ok: false, error: fields.error } : { ok: true, fields };
+      };
+      // The row's own empty prediction is a failure: asking again (--retry-failed) must send it again.
+      const got = await ctx.steps.step(step.key, step.turn, key, send, step.final ? (s) => s.fields.gen === '' : undefined);
+      if (!got) return undefined;
+      if (!got.ok) {
+        const error = step.final ? got.error : `the rollout's step for turn ${step.turn}: ${got.error}`;
+        return { gen: '', error, ...recorded() };
+      }
+      const { fields, by } = got.step;
+      if (step.final) return { ...fields, ...recorded() };
+      const shared = by !== key;
+      const gen = fields.gen ?? '';
+      generated.push(gen);
+      rollout.push({
+        turn: step.turn,
+        gen,
+        finish_reason: fields.finish_reason ?? null,
+        ...(fields.usage ? { usage: fields.usage } : {}),
+        ...(shared ? { shared: true as const } : {}),
+      });
+      if (!shared && fields.usage) paid = sumUsage(paid, fields.usage);
+    }
+    throw new Error('rollout: a plan always ends with its final step');
+  };
+}
+
+const COUNTS = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'reasoning_tokens', 'cached_tokens'] as const;
+
+/** Two usages' token counts added, each count kept only where some step reported it. */
+function sumUsage(a: Usage | undefined, b: Usage): Usage {
+  const out: Usage = {};
+  for (const k of COUNTS) {
+    const x = a?.[k];
+    const y = b[k];
+    if (x !== undefined || y !== undefined) out[k] = (x ?? 0) + (y ?? 0);
+  }
+  return out;
+}

@@ -1,0 +1,135 @@
+import { domainLabel } from '../core/domains.js';
+import { OVERALL, type DriftCurve, type DriftReport } from '../core/drift/index.js';
+import { formatFixed, formatSigned, type Interval, type Ratio } from '../core/score/index.js';
+import type { Horizon } from '../core/schemas/index.js';
+import { left, right, type Cell, type View } from './view.js';
+import { csvText, jsonText } from './written.js';
+
+/** `awb drift`: the score against the free-running horizon, in every format; the HTML report draws the same curves. */
+
+const scopeName = (scope: string) => (scope === OVERALL ? 'Overall (macro)' : domainLabel(scope));
+const horizonName = (h: Horizon) => (h === 0 ? 'H=0 (teacher-forced)' : `H=${h}`);
+const ciText = (ci: Interval | undefined, signed = false) => {
+  const f = signed ? formatSigned : formatFixed;
+  return ci ? `[${f(ci.lo)}, ${f(ci.hi)}]` : undefined;
+};
+
+function cell(value: Ratio | undefined, ci: Interval | undefined, signed = false, tone?: Cell['tone']): Cell {
+  const extra = ciText(ci, signed);
+  return { text: signed ? formatSigned(value) : formatFixed(value), ...(extra ? { extra } : {}), ...(tone ? { tone } : {}) };
+}
+
+/** Where the drop first shows, in words: per curve. */
+function firstText(c: DriftCurve, withCi: boolean): string {
+  if (!withCi) return 'n/a (no intervals)';
+  return c.firstSignificant === undefined ? 'none' : `H=${c.firstSignificant}`;
+}
+
+export function driftView(report: DriftReport): View {
+  const { runs, curves } = report;
+  const withCi = report.bootstrap !== undefined;
+  const scores = {
+    title: 'Score (0-100) by horizon',
+    columns: [left('Domain'), right('Rows'), ...runs.map((r) => right(horizonName(r.horizon)))],
+    rows: curves.map((c) => ({
+      cells: [
+        { text: scopeName(c.scope) },
+        { text: String(c.rows), sub: `${c.trajectories} traj.` },
+        ...c.points.map((p) => cell(p.score, p.scoreCi)),
+      ],
+    })),
+  };
+  const drops = {
+    title: 'Drift: drop from teacher-forced, S(0) - S(H), points',
+    columns: [left('Domain'), ...runs.slice(1).map((r) => right(horizonName(r.horizon))), left('First significant drop')],
+    rows: curves.map((c) => ({
+      cells: [
+        { text: scopeName(c.scope) },
+        ...c.points.slice(1).map((p) => cell(p.drop, p.dropCi, true, p.significant ? 'bad' : undefined)),
+        { text: firstText(c, withCi) },
+      ],
+    })),
+  };
+  return {
+    intro: [
+      `Drift of ${[...new Set(runs.map((r) => r.label))].join(', ')} on its own predictions`,
+      ...runs.map((r) => `${horizonName(r.horizon)}: ${r.label} (${r.file})`),
+      ...report.notes,
+    ],
+    grids: [scores, drops],
+    footnotes: [
+      'H: how many earlier observations are the model\'s own predictions (infer --horizon); "all": every earlier turn.',
+      withCi
+        ? `Brackets: 95% paired bootstrap interval over trajectories (${report.bootstrap!.resamples} resamples, seed ${report.bootstrap!.seed}); a drop is significant when its interval lies above 0.`
+        : 'No intervals (--no-ci): no drop is called significant.',
+      'Every figure uses the rows valid in every run. Later actions are replayed from the real trajectory and may not fit a drifted state: see docs/drift.md.',
+    ],
+    verdict: [],
+  };
+}
+
+const ci = (i: Interval | undefined) => (i ? [i.lo, i.hi] : null);
+const num = (r: Ratio | undefined) => (r === undefined ? null : r.toNumber());
+
+/** One JSON document: the runs, then a curve per domain and Overall. */
+export function renderDriftJson(report: DriftReport): string {
+  return jsonText({
+    runs: report.runs.map((r) => ({ file: r.file, label: r.label, horizon: r.horizon, rows: r.rows, model: r.provenance.model ?? null })),
+    bootstrap: report.bootstrap ?? null,
+    rows_left_out: report.leftOut,
+    curves: report.curves.map((c) => ({
+      scope: c.scope,
+      rows: c.rows,
+      trajectories: c.trajectories,
+      first_significant_horizon: c.firstSignificant ?? null,
+      points: c.points.map((p) => ({
+        horizon: p.horizon,
+        score: num(p.score),
+        score_ci95: ci(p.scoreCi),
+        drop: num(p.drop),
+        drop_ci95: ci(p.dropCi),
+        significant: p.significant,
+      })),
+    })),
+    notes: report.notes,
+  });
+}
+
+/** One line per domain (and Overall) and horizon. */
+export function renderDriftCsv(report: DriftReport): string {
+  const rows: Array<Array<string | number | boolean | null>> = [
+    [
+      'domain',
+      'horizon',
+      'rows',
+      'trajectories',
+      'score',
+      'score_ci_low',
+      'score_ci_high',
+      'drop',
+      'drop_ci_low',
+      'drop_ci_high',
+      'significant',
+      'first_significant_horizon',
+    ],
+  ];
+  for (const c of report.curves) {
+    for (const p of c.points) {
+      rows.push([
+        c.scope === OVERALL ? 'Overall (macro)' : c.scope,
+        String(p.horizon),
+        c.rows,
+        c.trajectories,
+        num(p.score),
+        p.scoreCi?.lo ?? null,
+        p.scoreCi?.hi ?? null,
+        num(p.drop),
+        p.dropCi?.lo ?? null,
+        p.dropCi?.hi ?? null,
+        p.significant,
+        c.firstSignificant === undefined ? null : String(c.firstSignificant),
+      ]);
+    }
+  }
+  return csvText(rows);
+}
