@@ -3,6 +3,7 @@ import type { SingleBar } from 'cli-progress';
 import type { Ending, StageDisplay, StageEvent, StageResult, StageSignals } from '../../core/stage/index.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { DOWNLOAD_LINES } from '../words/data/lines.js';
+import { EXIT } from '../words/index.js';
 import { batchLines, printAfter, printDryRun, printEndLines, printNotice, printTimings } from './stage-cli.js';
 import type { StageViewOptions } from './stage-options.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
@@ -46,6 +47,8 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
           return batch(e);
         case 'dry-run':
           return printDryRun(e, o, jsonText);
+        case 'cost-cap':
+          return printNotice(e, o);
         case 'finished':
           progress.stop();
           printSummary(e.stage, e.result, COLUMNS[e.stage] ?? [], reasons);
@@ -242,13 +245,15 @@ const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_AP
  * Only whole values are swapped (dummy keys like "x" occur inside other
  * words); a longer secret (a URL's query value too) is masked wherever else it appears.
  */
-export function resumeCommand(secrets: readonly (string | undefined)[]): string {
+export function resumeCommand(secrets: readonly (string | undefined)[], set?: { option: string; value: string }): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
   const argv = terminal().argv.slice(2);
   const variables = new Set<string>();
   const words = argv.map((a, i) => {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const [option, value] = eq === -1 ? [argv[i - 1] ?? '', a] : [a.slice(0, eq), a.slice(eq + 1)];
+    // An option's value given anew (a higher --max-cost).
+    if (set && option === set.option) return eq === -1 ? shellWord(set.value) : shellWord(`${option}=${set.value}`);
     if (hidden.has(value)) {
       const name = KEY_VARIABLES[option] ?? 'KEY';
       variables.add(name);
@@ -365,8 +370,14 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
  */
 export function finish(stage: string, ending: Ending, output: string, secrets: string[], resumable = true): void {
   const term = terminal();
-  const { stopped, remaining, failed } = ending;
+  const { stopped, remaining, failed, capped } = ending;
   const again = resumeCommand(secrets);
+  if (capped && !stopped && resumable) {
+    const higher = resumeCommand(secrets, { option: '--max-cost', value: capped.next.toFixed(2) });
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.costCapped(stage, capped, remaining, output, higher)}\n`));
+    term.exitCode = EXIT.costCap;
+    return;
+  }
   if ((stopped || remaining > 0 || failed > 0) && !resumable) {
     // A stream (/dev/null, stdout, a FIFO) keeps nothing to resume from: a printed command would redo every row, or nothing.
     term.stderr.write(term.errColor.yellow(`${RUN_WORDS.streamNotResumable(stage, stopped, remaining + failed, output)}\n`));

@@ -17,7 +17,7 @@ const SHOWN = 5;
 
 /** A notice before the run (the data fetched, endpoints set aside, unfinished predictions, unpaired rows) as lines on stderr. */
 export function printNotice(
-  e: Notice<'fetching' | 'data-edited' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip'>,
+  e: Notice<'fetching' | 'data-edited' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip' | 'cost-cap'>,
   o: StageViewOptions,
 ): void {
   const t = terminal();
@@ -49,6 +49,15 @@ export function printNotice(
     }
     case 'would-skip':
       t.stderr.write(`${e.stage}: would skip bad row: ${visible(e.bad.message)}\n`);
+      return;
+    case 'cost-cap': {
+      const s = e.spending;
+      t.stderr.write(
+        t.errColor.yellow(
+          `${e.stage}: --max-cost $${s.cap.toFixed(2)} reached ($${s.spent.toFixed(2)} spent, at most $${s.inFlight.toFixed(2)} more in flight): no more requests; the ones in flight finish and are saved\n`,
+        ),
+      );
+    }
   }
 }
 
@@ -122,6 +131,13 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       ...(promptCost !== undefined ? { prompt_cost_usd: promptCost } : {}),
       ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
       ...(expectedCost !== undefined ? { expected_cost_usd: expectedCost } : {}),
+      ...(count.cap
+        ? {
+            max_cost_usd: count.cap.usd,
+            max_cost_rows_at_most_cost: count.cap.atBound,
+            ...(count.cap.atExpected !== undefined ? { max_cost_rows_at_expected_cost: count.cap.atExpected } : {}),
+          }
+        : {}),
     };
     terminal().stdout.write(jsonText!(doc));
     return;
@@ -156,6 +172,13 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       lines.push(
         `cost expected: $${usd(expectedCost).toFixed(2)} (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion $${usd(expectedOutputCost ?? 0).toFixed(2)})`,
       );
+  }
+  if (count.cap) {
+    const c = count.cap;
+    const expectedRows = c.atExpected === undefined ? '' : `; about ${n(c.atExpected)} at the expected cost`;
+    lines.push(
+      `--max-cost $${c.usd.toFixed(2)} covers ${n(c.atBound)} of the ${n(count.rows)} rows with every request at the most it can cost (its prompt a token per byte, its completion --max-tokens), as the run admits them${expectedRows}`,
+    );
   }
   terminal().stderr.write(`${lines.join('\n')}\n`);
 }

@@ -25,6 +25,7 @@ import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
 import { OutputWriter, dropRedone, scanOutput, type Resumed } from './writer.js';
 import { rowSaver, sendPlanned } from './send.js';
+import type { CostCap, Spending } from './cost-cap.js';
 
 export type StageEvent =
   | { type: 'planned'; total: number; alreadyDone: number; todo: number; dropped: { failed: number; cut: number; invalid: number } }
@@ -75,6 +76,8 @@ export interface RunOptions {
   /** The Batch API batches this run's replies came from (--batch), added to the manifest's. */
   batchIds?: () => string[];
   endpointStats?: () => Record<string, { requests: number; failures: number }>;
+  /** --max-cost: each request admitted under the cap first; once it refuses one, no new row is taken and those in flight finish. */
+  costCap?: CostCap;
 }
 
 export interface StageResult {
@@ -85,6 +88,8 @@ export interface StageResult {
   /** Rows that waited for room under maxInflightBytes while they were next in line. */
   heldForRoom: number;
   manifest: Manifest;
+  /** With --max-cost: the spending at the end (the output's rows from earlier runs included), and whether the cap stopped the run. */
+  cost?: Spending & { reached: boolean; refused: number };
 }
 
 /**
@@ -142,6 +147,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   const badRows = new BadRows(opts.onBadRow, tallies, (bad) => opts.onEvent?.({ type: 'bad', bad }));
   const schedule = new Schedule(scheduleRows(plan, opts.order, stage.anchor), { maxBytes: opts.maxInflightBytes });
   const saveRow = rowSaver({ stage, inputs, writer, manifest, tallies, onEvent: opts.onEvent });
+  opts.costCap?.start(tallies.perDomain.values());
   let end: (() => Promise<void>) | undefined;
 
   let readError: { error: unknown } | undefined;
@@ -174,6 +180,7 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     stopped: opts.stop.aborted,
     heldForRoom: schedule.heldForRoom(),
     manifest: manifest.manifest,
+    ...(opts.costCap && { cost: { ...opts.costCap.spending, reached: opts.costCap.reached, refused: opts.costCap.refused } }),
   };
 }
 

@@ -3,7 +3,7 @@ import { medianP90 } from '../endpoints/index.js';
 import { fail } from '../errors.js';
 import { isStream } from '../files.js';
 import type { LinePlan } from '../rows/index.js';
-import { BatchPhase, dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
+import { BatchPhase, CostCap, dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
 import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
 import type { RunConfig } from './config.js';
 import type { Ending, Spread, StageDisplay, StageSignals } from './display.js';
@@ -59,9 +59,31 @@ function endedFailed(result: Pick<StageResult, 'perDomain'>): number {
   return [...result.perDomain.values()].reduce((n, t) => n + t.finalFailed - t.unpaired, 0);
 }
 
-/** How the run ended: stopped, rows left, rows ended failed. */
-export function endingOf(result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining'>): Ending {
-  return { stopped: result.stopped, remaining: result.remaining, failed: endedFailed(result) };
+/** How the run ended: stopped, rows left, rows ended failed, stopped by its cost cap. */
+export function endingOf(result: Pick<StageResult, 'perDomain' | 'stopped' | 'remaining' | 'cost'>): Ending {
+  const ending = { stopped: result.stopped, remaining: result.remaining, failed: endedFailed(result) };
+  const cost = result.cost;
+  if (!cost?.reached || result.remaining === 0) return ending;
+  const done = [...result.perDomain.values()].reduce((n, t) => n + t.done, 0);
+  // Rows left at the mean cost of a row so far (at the refused request's most, when none is done yet).
+  const perRow = done > 0 ? cost.spent / done : cost.refused;
+  const next = Math.ceil((cost.spent + result.remaining * perRow + cost.refused) * 100) / 100;
+  return { ...ending, capped: { cap: cost.cap, spent: cost.spent, next } };
+}
+
+/** --max-cost's cap on the run (checked by the config: prices and a token limit given); none without it. */
+function costCapOf(o: RunConfig, stage: string, pool: Pick<StagePool, 'stopSending'>, display: StageDisplay): CostCap | undefined {
+  if (o.maxCost === undefined) return undefined;
+  return new CostCap({
+    cap: o.maxCost,
+    prices: { input: o.priceInput!, output: o.priceOutput! },
+    maxTokens: o.maxTokens!,
+    onReached: (spending) => {
+      // No retry either: a request refused now would cost as much as a new one.
+      pool.stopSending();
+      display.event({ type: 'cost-cap', stage, spending });
+    },
+  });
 }
 
 /** Whether the run left every row with a result that is not a failure: only then is the next step shown. */
@@ -99,6 +121,7 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       : new BatchPhase(c.stage, { ...c.pool.batchTarget(), ...common, onStatus: progress() });
   const online = poolChat(c.pool);
   const timings = o.stream ? streamTimings(c.stage) : undefined;
+  const costCap = costCapOf(o, name, c.pool, display);
   try {
     const result = await runStage(timings?.stage ?? c.stage, {
       output: c.output,
@@ -125,6 +148,7 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       },
       ...(batch && { batchIds: () => batch.ids }),
       endpointStats: () => c.pool.stats(),
+      ...(costCap && { costCap }),
     });
     // Every batch reply is in the output now; a later run batches what is left anew.
     if (batch && !result.stopped) await batch.clear();
@@ -182,12 +206,17 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
 export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
   stage: Stage<S>,
   plan: LinePlan,
-  config: Pick<RunConfig, 'onBadRow'>,
+  config: Pick<RunConfig, 'onBadRow' | 'maxCost' | 'priceInput' | 'priceOutput' | 'maxTokens'>,
   output: string,
   display: StageDisplay,
   /** A free-running infer's teacher-forced stage: the run its requests and tokens are a multiple of. */
   teacherForced?: Stage<S>,
 ): Promise<void> {
+  const c = config;
+  const cap =
+    c.maxCost === undefined
+      ? undefined
+      : { usd: c.maxCost, prices: { input: c.priceInput!, output: c.priceOutput! }, maxTokens: c.maxTokens! };
   const count = await dryRun(
     stage,
     plan,
@@ -195,6 +224,7 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
       if (config.onBadRow === 'skip') display.event({ type: 'would-skip', stage: stage.name, bad });
     },
     output,
+    cap,
   );
   const base = teacherForced && (await dryRun(teacherForced, plan));
   display.event({

@@ -32,6 +32,10 @@ export const RUN_WORDS = {
   /** The last words of a run: `again` is the command that runs it again. */
   streamNotResumable: (stage: string, stopped: boolean, rows: number, output: string) =>
     `${stage}: ${stopped ? 'interrupted' : 'ended'} with ${counted(rows, 'row')} without a result; ${visible(output)} is a stream, which no run can resume: write to a file to resume or retry rows`,
+  costCapped: (stage: string, capped: { spent: number; cap: number; next: number }, remaining: number, output: string, higher: string) => {
+    const usd = (n: number) => `$${n.toFixed(2)}`;
+    return `${stage}: stopped at the cost cap: spent ${usd(capped.spent)} of --max-cost ${usd(capped.cap)}, ${counted(remaining, 'row')} left; everything answered is saved in ${visible(output)}.\nGo on with a higher cap (${usd(capped.next)}: what the run would cost at its mean cost per row so far), or any other:\n  ${higher}`;
+  },
   interrupted: (stage: string, remaining: number, output: string, again: string) =>
     `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${visible(output)}.\nResume with:\n  ${again}`,
   leftToRetry: (stage: string, remaining: number, output: string, again: string) =>
