@@ -1,6 +1,6 @@
 import type { EndpointFault, EndpointNotice, EndpointRole, KeySource, SetAside } from '../../../core/endpoints/index.js';
 import { brief, visible } from '../../../core/shown.js';
-import { settingsFix } from '../../stage/settings-fix.js';
+import { settingsFix } from './settings-fix.js';
 import { EXIT, type NoticeWords, type Words } from '../words.js';
 
 /** An endpoint as the messages name it: "judge endpoint http://…/v1" (the one `awb models` lists: "endpoint http://…/v1"). */

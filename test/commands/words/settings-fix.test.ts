@@ -1,7 +1,7 @@
 /* The change awb names for a refused setting: what --extra-body or --temperature ends it, beside what the user already set. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { settingsFix } from '../../../src/commands/stage/settings-fix.js';
+import { settingsFix } from '../../../src/commands/words/stage/settings-fix.js';
 
 describe('settingsFix: the change that ends a refusal of the settings awb knows', () => {
   it('max_tokens: left out with null in --extra-body, beside the fields already there', () => {

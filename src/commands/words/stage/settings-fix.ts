@@ -1,5 +1,5 @@
-import type { RefusedSetting, SentSettings } from '../../core/endpoints/index.js';
-import { shellWord } from '../shared/invocation.js';
+import type { RefusedSetting, SentSettings } from '../../../core/endpoints/index.js';
+import { shellWord } from '../../shared/invocation.js';
 
 /**
  * The change that ends a refusal every request got for the settings, for the refused settings core
