@@ -62,15 +62,15 @@ export interface CostCapOptions {
 }
 
 /**
- * A run's spending under its cap: `chat` wraps a row's requests with the admission; `halt` is aborted once the cap has
- * refused one (the runner then takes no new row). A refused request throws StoppedError: its row is left for the next
- * run, as at Ctrl-C.
+ * A run's spending under its cap: `chat` wraps a row's requests with the admission; once it has refused one, `reached`
+ * (the runner then takes no new row). A refused request throws StoppedError: its row is left for the next run, as at
+ * Ctrl-C.
  */
 export class CostCap {
   private spent = 0;
   private inFlight = 0;
-  private refusedBound = 0;
-  private readonly halted = new AbortController();
+  /** The most the first request refused could have cost; undefined while none was. */
+  private refusedBound: number | undefined;
 
   constructor(private readonly opts: CostCapOptions) {}
 
@@ -79,19 +79,14 @@ export class CostCap {
     return { cap: this.opts.cap, spent: this.spent, inFlight: this.inFlight };
   }
 
-  /** Whether the cap has refused a request. */
+  /** Whether the cap has refused a request: the runner then takes no new row. */
   get reached(): boolean {
-    return this.halted.signal.aborted;
+    return this.refusedBound !== undefined;
   }
 
   /** The most the first request refused could have cost (0 while none was). */
   get refused(): number {
-    return this.refusedBound;
-  }
-
-  /** Aborted once the cap refuses a request. */
-  get halt(): AbortSignal {
-    return this.halted.signal;
+    return this.refusedBound ?? 0;
   }
 
   /** The run starts from what the output's rows kept from earlier runs cost (`kept`: their tallies). */
@@ -108,7 +103,6 @@ export class CostCap {
         if (this.reached || !admits(this.spending, bound)) {
           if (!this.reached) {
             this.refusedBound = bound;
-            this.halted.abort();
             this.opts.onReached(this.spending);
           }
           throw new StoppedError('the cost cap is reached');
