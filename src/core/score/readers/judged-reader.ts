@@ -169,7 +169,7 @@ const SMALL_FIELDS = [
   'total_turns',
   ...SCORE_FIELDS,
   'failed',
-  'error_message',
+  'judge_failure',
   'usage',
   'judge_usage',
   'batch_usage',
