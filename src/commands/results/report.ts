@@ -17,9 +17,9 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
   // Any file is replaced but one that opens like JSON: a judged or predictions file named by mistake.
   await refuseOverJson(opts.output, 'report');
   const started = performance.now();
-  const { collected, pairs, panels } = await collectWithPairs(request);
+  const { collected, pairs, panels, drift } = await collectWithPairs(request);
   printWarnings(collected.warnings);
-  const html = renderReportHtml({ collected, generated: new Date(), pairs, panels });
+  const html = renderReportHtml({ collected, generated: new Date(), pairs, panels, ...(drift ? { drift } : {}) });
   // Made only now: a report refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.output);
   // A FIFO that nobody reads is waited on until a signal ends the wait (exit 130).

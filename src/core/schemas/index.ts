@@ -7,6 +7,7 @@ export {
   judgeFailureOf,
   judgeFieldsSchema,
   judgedOutcome,
+  judgedRowSchema,
   judgedScoreSchema,
   panelEntrySchema,
 } from './judged-row.js';
