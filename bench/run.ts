@@ -10,7 +10,7 @@
  *   BENCH_SCALE        fraction of the rows, e.g. 0.1 for a quick run (default 1)
  *   BENCH_REUSE=1      keep predictions/judged outputs from an earlier run
  *                      instead of making them again (their rows then say "reused")
- *   BENCH_STEPS        comma list of infer,judge,resume,score,report,startup,small (default all;
+ *   BENCH_STEPS        comma list of infer,judge,resume,score,report,startup,small,drift (default all;
  *                      resume: the judge command again on its finished output; small: 86 rows
  *                      shaped as the bundled fixtures against a 0.5 s endpoint)
  *   BENCH_AWB_NODE_ARGS  extra node flags for the awb children, e.g.
@@ -31,6 +31,16 @@
  * BENCH_CACHED_TOKENS=absent (usage without cached_tokens). Beside the
  * measured runs it reports the order alone in virtual time
  * (schedule-sim.ts), which no load on the machine can slow.
+ *
+ * The drift step (BENCH_STEPS=drift, issue 53) runs a free-running infer,
+ * `infer --horizon H` (BENCH_HORIZON, default 4: chains of up to H + 1
+ * requests a row, each extending the one before), on the full data with each
+ * file's rows shuffled, against the endpoint with its simulated prefix cache
+ * (the BENCH_CACHE knobs above). It reports the bytes prefilled against the
+ * minimum (every chain in order, each step after the prompts it extends), and
+ * the wall time against the endpoint-bound ideal: (requests × latency +
+ * prefill cost of the minimum) ÷ concurrency, or the longest run of requests
+ * one after another when that is longer.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -44,7 +54,9 @@ import { ensureDataset, ensureShuffled, type DatasetInfo } from './generate.js';
 import { measure, median, type Measured } from './measure.js';
 import { pageTimings } from './report-page.js';
 import { virtualRuns } from './schedule-sim.js';
-import { countLines, datasetFiles } from '../src/core/rows/index.js';
+import { countLines, datasetFiles, planLines } from '../src/core/rows/index.js';
+import { scheduleRows } from '../src/core/runner/plan.js';
+import { chainKey } from '../src/core/runner/schedule.js';
 import { readManifest } from '../src/core/output/output-file.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -60,13 +72,16 @@ const concurrency = concurrencies[0]!;
 const prefillMsPerMB = envNumber('BENCH_PREFILL_MS_PER_MB', 1000);
 const scale = envNumber('BENCH_SCALE', 1);
 const reuse = process.env.BENCH_REUSE === '1';
-const steps = new Set((process.env.BENCH_STEPS ?? 'infer,judge,resume,score,report,startup,small').split(',').map((s) => s.trim()));
+const steps = new Set((process.env.BENCH_STEPS ?? 'infer,judge,resume,score,report,startup,small,drift').split(',').map((s) => s.trim()));
 const awbNodeArgs = (process.env.BENCH_AWB_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const awbArgs = (process.env.BENCH_AWB_ARGS ?? '').split(/\s+/).filter(Boolean);
 const memTrace = process.env.BENCH_MEM_TRACE === '1';
+const horizon = process.env.BENCH_HORIZON ?? '4';
 if (memTrace) awbNodeArgs.push('--import', join(root, 'bench', 'mem-sampler.mjs'));
 
 const RSS_TARGET_MB = 200;
+// Issue 53's: a free-running infer within 256 MB.
+const DRIFT_RSS_TARGET_MB = 256;
 const PREFILL_TARGET = 1.05;
 const CACHE_WALL_TARGET = 1.15;
 const WALL_TARGET = 1.1;
@@ -123,10 +138,10 @@ interface Endpoint {
 }
 
 /** The endpoint in its own process, so its CPU is not counted as awb's and it cannot slow the bench's own timers. */
-async function startEndpoint(latency = latencyMs): Promise<Endpoint> {
+async function startEndpoint(latency = latencyMs, env: NodeJS.ProcessEnv = {}): Promise<Endpoint> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'endpoint.ts')], {
     cwd: root,
-    env: { ...childEnv(), BENCH_LATENCY_MS: String(latency) },
+    env: { ...childEnv(), BENCH_LATENCY_MS: String(latency), ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -426,11 +441,11 @@ function stageArgs(ep: Endpoint, stage: 'infer' | 'judge', input: string, c: num
 }
 
 /** Prefilled bytes against the one-at-a-time minimum, wall time against the ideal for that minimum. */
-function cacheRows(label: string, f: StageFigures | 'reused', n: number, c: number): Row[] {
+function cacheRows(label: string, f: StageFigures | 'reused', n: number, c: number, longestChainS = 0): Row[] {
   if (f === 'reused') return [{ figure: label, value: 'reused an earlier output (BENCH_REUSE=1), not measured', target: '', result: '—' }];
   const { prefilledBytes, minimumPrefilledBytes, promptBytes, cachedTokens } = f.server;
   const ratio = prefilledBytes / minimumPrefilledBytes;
-  const ideal = (n * latencyMs + (prefillMsPerMB * minimumPrefilledBytes) / 1e6) / c / 1000;
+  const ideal = Math.max((n * latencyMs + (prefillMsPerMB * minimumPrefilledBytes) / 1e6) / c / 1000, longestChainS);
   const wall = f.m.wallS / ideal;
   return [
     {
@@ -446,6 +461,72 @@ function cacheRows(label: string, f: StageFigures | 'reused', n: number, c: numb
       result: verdict(wall <= CACHE_WALL_TARGET),
     },
   ];
+}
+
+/**
+ * The most requests of one trajectory that must go one after another at this horizon, as awb's schedule
+ * sends them: a row's steps in turn, the trajectory's next row once this one's first step is answered
+ * (early) or once it is settled (a rollout they share).
+ */
+async function longestChain(files: string[], anchor: (turn: number) => number): Promise<number> {
+  const rows = scheduleRows(await planLines(files, {}), undefined, anchor);
+  const chains = new Map<string, typeof rows>();
+  for (const r of rows) chains.set(chainKey(r), [...(chains.get(chainKey(r)) ?? []), r]);
+  let longest = 0;
+  for (const chain of chains.values()) {
+    let start = 0;
+    for (const r of chain.sort((a, b) => a.turn - b.turn)) {
+      longest = Math.max(longest, start + (r.steps ?? 1));
+      start += r.early ? 1 : (r.steps ?? 1);
+    }
+  }
+  return longest;
+}
+
+/** The simulated prefix cache's settings, as the tables say them. */
+const cacheSettings = () =>
+  `prefix cache ${process.env.BENCH_CACHE_BLOCK_BYTES ?? 4096}-byte blocks, ${Number(process.env.BENCH_CACHE_BLOCKS) ? `LRU of ${process.env.BENCH_CACHE_BLOCKS} blocks` : 'no eviction'}, +${prefillMsPerMB} ms per MB prefilled, cached_tokens ${process.env.BENCH_CACHED_TOKENS === 'absent' ? 'absent' : 'reported'}; rows shuffled within each file`;
+
+/** The drift step: infer --horizon H on the shuffled full data against the endpoint's simulated prefix cache. */
+async function driftRows(plain: DatasetInfo): Promise<Row[]> {
+  const data = await ensureShuffled(plain, 1, log);
+  const ep = await startEndpoint(latencyMs, { BENCH_CACHE: '1' });
+  const predictions = join(outDir, `drift-h${horizon}-predictions.jsonl`);
+  const label = `infer --horizon ${horizon} at concurrency ${concurrency}`;
+  try {
+    await rm(`${predictions}.steps.jsonl`, { force: true });
+    const args = [...stageArgs(ep, 'infer', data.dir, concurrency, predictions), '--horizon', horizon];
+    const f = await runStageBench(ep, `drift-h${horizon}`, args, predictions, data.rows, concurrency);
+    if (f === 'reused') return cacheRows(label, f, 0, concurrency);
+    const h = horizon === 'all' ? 'all' : Number(horizon);
+    const files = (await datasetFiles(data.dir)).map((x) => x.path);
+    const anchor = (turn: number) => (h === 'all' ? 1 : Math.max(1, turn - h));
+    const chain = await longestChain(files, anchor);
+    const [order] = await virtualRuns(files, [concurrency], latencyMs, prefillMsPerMB, anchor);
+    return [
+      {
+        figure: `${label}: requests`,
+        value: `${f.server.requests} for ${data.rows} rows (${(f.server.requests / data.rows).toFixed(2)} a row); longest run one after another: ${chain} requests; ${cacheSettings()}`,
+        target: 'figure only',
+        result: '—',
+      },
+      ...cacheRows(label, f, f.server.requests, concurrency, (chain * latencyMs) / 1000),
+      {
+        figure: `${label}: the order alone (virtual time, no CPU)`,
+        value: `${sec(order!.makespanS)} = ${(order!.makespanS / order!.idealS).toFixed(3)} × its ideal ${sec(order!.idealS)}; mean ${order!.meanInFlight.toFixed(1)} in flight`,
+        target: `≤ ${CACHE_WALL_TARGET} × ideal`,
+        result: verdict(order!.makespanS / order!.idealS <= CACHE_WALL_TARGET),
+      },
+      {
+        figure: `${label}: peak RSS`,
+        value: mb(f.m.peakRssMB),
+        target: `≤ ${DRIFT_RSS_TARGET_MB} MB`,
+        result: verdict(f.m.peakRssMB <= DRIFT_RSS_TARGET_MB),
+      },
+    ];
+  } finally {
+    await ep.stop();
+  }
 }
 
 async function cacheBench(plain: DatasetInfo): Promise<void> {
@@ -483,8 +564,7 @@ async function cacheBench(plain: DatasetInfo): Promise<void> {
     });
   });
   noteLoad('end');
-  const cacheSettings = `prefix cache ${process.env.BENCH_CACHE_BLOCK_BYTES ?? 4096}-byte blocks, ${Number(process.env.BENCH_CACHE_BLOCKS) ? `LRU of ${process.env.BENCH_CACHE_BLOCKS} blocks` : 'no eviction'}, +${prefillMsPerMB} ms per MB prefilled, cached_tokens ${process.env.BENCH_CACHED_TOKENS === 'absent' ? 'absent' : 'reported'}; rows shuffled within each file; concurrency ${concurrencies.join(', ')}`;
-  const table = render(rows, data, `time -v; ${cacheSettings}`);
+  const table = render(rows, data, `time -v; ${cacheSettings()}; concurrency ${concurrencies.join(', ')}`);
   process.stdout.write(`\n${table}`);
   await writeFile(join(benchDir, 'cache-results.md'), table);
   await writeFile(
@@ -636,6 +716,7 @@ if (steps.has('startup')) {
 }
 
 if (steps.has('small')) rows.push(...(await smallRunRows()));
+if (steps.has('drift')) rows.push(...(await driftRows(data)));
 
 noteLoad('end');
 const table = render(rows, data, how);

@@ -51,6 +51,7 @@
         el('a', { href: '#leaderboard' }, 'Leaderboard'),
         DATA.agreement ? el('a', { href: '#agreement' }, 'Judge agreement') : null,
         DATA.modes ? el('a', { href: '#modes' }, 'Judge modes') : null,
+        DATA.drift ? el('a', { href: '#drift' }, 'Drift') : null,
         DATA.charts.runs.length ? el('a', { href: '#charts' }, 'Charts') : null,
         DATA.compare ? el('a', { href: '#compare' }, 'Comparison') : null,
         el('a', { href: '#rows' }, 'Rows'),
@@ -187,7 +188,7 @@
   }
 
   /** One line per series over ordered categories; values[s][c] is a number or null (a gap). */
-  function lineChart({ title, categories, series, values, max }) {
+  function lineChart({ title, categories, series, values, max, xName = 'turn' }) {
     const { root, y, xLabel } = frame(title, max);
     const plotW = W - LEFT - 30;
     const x = (i) => LEFT + 10 + (categories.length === 1 ? plotW / 2 : (i * plotW) / (categories.length - 1));
@@ -203,7 +204,7 @@
         d += `${pen ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
         pen = true;
         const dot = svg('circle', { cx: x(i), cy: y(v), r: 3, class: `dot c${si % COLORS.length}` });
-        dot.append(svg('title', {}, `${s} · turn ${categories[i]}: ${v.toFixed(2)}`));
+        dot.append(svg('title', {}, `${s} · ${xName} ${categories[i]}: ${v.toFixed(2)}`));
         root.append(dot);
       });
       if (d) root.prepend(svg('path', { d, class: `line c${si % COLORS.length}` }));
@@ -237,6 +238,57 @@
         }),
       );
     }
+  }
+
+  // ---- drift: a teacher-forced run and free-running ones (awb drift's figures) ----
+  if (DATA.drift) {
+    const D = DATA.drift;
+    const drift = el('section', { id: 'drift' }, el('h2', {}, 'Drift: score against free-running horizon'));
+    charts.before(drift);
+    drift.append(
+      el(
+        'p',
+        { class: 'meta' },
+        `Runs: ${D.runs.map((r, i) => `${D.horizons[i]}: ${r}`).join('; ')}. On the ${D.rows} rows valid in every run.`,
+      ),
+      lineChart({
+        title: 'Score (0-100) by horizon, per domain and Overall',
+        categories: D.horizons.map((h) => h.replace(' (teacher-forced)', '')),
+        series: D.curves.map((c) => c.label),
+        values: D.curves.map((c) => c.points.map((p) => p.s)),
+        max: 100,
+        xName: 'horizon',
+      }),
+      el(
+        'table',
+        { class: 'grid drift' },
+        el(
+          'tr',
+          {},
+          el('th', {}, 'Drop S(0) - S(H)'),
+          D.horizons.slice(1).map((h) => el('th', {}, h)),
+          el('th', {}, 'First significant drop'),
+        ),
+        D.curves.map((c) =>
+          el(
+            'tr',
+            {},
+            el('td', {}, c.label),
+            c.points
+              .slice(1)
+              .map((p) =>
+                el('td', { class: p.sig ? 'bad' : '' }, p.dci ? `${p.dt} [${p.dci[0].toFixed(2)}, ${p.dci[1].toFixed(2)}]` : p.dt),
+              ),
+            el('td', {}, c.first),
+          ),
+        ),
+      ),
+      el(
+        'p',
+        { class: 'meta' },
+        'Brackets: 95% paired bootstrap interval over trajectories; a drop is significant when its interval lies above 0. See docs/drift.md.',
+      ),
+    );
   }
 
   // Only judge-mode files: no graded run to chart.
@@ -612,6 +664,23 @@
       );
     }
 
+    /** A free-running row's history as the model saw it: each generated observation beside the real one of its turn. */
+    function rolloutBlock(ro) {
+      return el(
+        'details',
+        { class: 'rollout', open: '' },
+        el('summary', {}, `Rollout: the model's own observations for turns ${ro[0][0]}–${ro[ro.length - 1][0]}, beside the real ones`),
+        ro.map(([turn, generated, real]) =>
+          el(
+            'div',
+            { class: 'pair' },
+            textBlock(`Turn ${turn}: generated`, generated, 'prediction'),
+            textBlock(`Turn ${turn}: real`, real, 'truth'),
+          ),
+        ),
+      );
+    }
+
     function rowDetail(r) {
       const list = (title, items, cls) =>
         el(
@@ -675,6 +744,7 @@
           textBlock('Ground truth', r.gt, 'truth'),
         ),
         diffBlock(r),
+        r.ro ? rolloutBlock(r.ro) : null,
         c ? null : el('div', { class: 'pair' }, list('Strengths', r.sw, 'strengths'), list('Weaknesses', r.wk, 'weaknesses')),
         replies,
       );

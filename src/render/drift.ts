@@ -7,8 +7,8 @@ import { csvText, jsonText } from './written.js';
 
 /** `awb drift`: the score against the free-running horizon, in every format; the HTML report draws the same curves. */
 
-const scopeName = (scope: string) => (scope === OVERALL ? 'Overall (macro)' : domainLabel(scope));
-const horizonName = (h: Horizon) => (h === 0 ? 'H=0 (teacher-forced)' : `H=${h}`);
+export const scopeName = (scope: string) => (scope === OVERALL ? 'Overall (macro)' : domainLabel(scope));
+export const horizonName = (h: Horizon) => (h === 0 ? 'H=0 (teacher-forced)' : `H=${h}`);
 const ciText = (ci: Interval | undefined, signed = false) => {
   const f = signed ? formatSigned : formatFixed;
   return ci ? `[${f(ci.lo)}, ${f(ci.hi)}]` : undefined;
@@ -20,7 +20,7 @@ function cell(value: Ratio | undefined, ci: Interval | undefined, signed = false
 }
 
 /** Where the drop first shows, in words: per curve. */
-function firstText(c: DriftCurve, withCi: boolean): string {
+export function firstText(c: DriftCurve, withCi: boolean): string {
   if (!withCi) return 'n/a (no intervals)';
   return c.firstSignificant === undefined ? 'none' : `H=${c.firstSignificant}`;
 }

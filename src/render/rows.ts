@@ -10,6 +10,8 @@ import { visible, visibleLines } from '../core/shown.js';
 
 /** Lines of prediction and ground truth shown per row before the rest is counted. */
 const MAX_LINES = 20;
+/** Lines of each turn of a free-running row's rollout. */
+const ROLLOUT_LINES = 6;
 const CUT = '…';
 
 /** The row as one JSON object: the judged row's own fields plus the cleaned texts. */
@@ -29,6 +31,7 @@ export function rowJson(r: RowView): Record<string, unknown> {
     strengths: r.strengths,
     weaknesses: r.weaknesses,
     ...(r.error !== undefined ? { error_message: r.error } : {}),
+    ...(r.rollout ? { rollout: r.rollout } : {}),
   };
 }
 
@@ -39,13 +42,13 @@ export function renderRowBlock(r: RowView, width: number): string {
   const status = r.failed ? `FAILED${r.error !== undefined ? `: ${visible(r.error)}` : ''}` : `total ${formatGrade(r.total_score)}`;
   const out = [cut(`── ${visible(r.key)} ── ${status} · ${grades}`, w), cut(`action: ${visible(oneLine(r.action))}`, w)];
   const col = Math.floor((w - 3) / 2);
-  const left = textLines(r.prediction);
-  const right = textLines(r.groundTruth);
   out.push(`${pad('prediction (as judged)', col)} │ ground truth (response[${r.turn_idx - 1}])`);
-  const shown = Math.min(MAX_LINES, Math.max(left.length, right.length));
-  for (let i = 0; i < shown; i++) out.push(`${pad(cut(left[i] ?? '', col), col)} │ ${cut(right[i] ?? '', col)}`.trimEnd());
-  const more = (lines: string[]): string => (lines.length > MAX_LINES ? `${CUT} ${lines.length - MAX_LINES} more line(s)` : '');
-  if (left.length > MAX_LINES || right.length > MAX_LINES) out.push(`${pad(more(left), col)} │ ${more(right)}`.trimEnd());
+  out.push(...sideBySide(textLines(r.prediction), textLines(r.groundTruth), col, MAX_LINES));
+  // A free-running row: the history the model was given, its own observations beside the real ones.
+  for (const step of r.rollout ?? []) {
+    out.push(`${pad(`turn ${step.turn}: generated (rollout)`, col)} │ turn ${step.turn}: real (response[${step.turn - 1}])`);
+    out.push(...sideBySide(textLines(step.generated), textLines(step.real), col, ROLLOUT_LINES));
+  }
   for (const [name, items] of [
     ['strengths', r.strengths],
     ['weaknesses', r.weaknesses],
@@ -53,6 +56,16 @@ export function renderRowBlock(r: RowView, width: number): string {
     if (items.length) out.push(`${name}:`, ...items.map((s) => cut(`  - ${visible(oneLine(s))}`, w)));
   }
   return out.join('\n') + '\n';
+}
+
+/** Two texts in columns `col` wide, at most `max` lines each, what is left counted. */
+function sideBySide(left: string[], right: string[], col: number, max: number): string[] {
+  const out: string[] = [];
+  const shown = Math.min(max, Math.max(left.length, right.length));
+  for (let i = 0; i < shown; i++) out.push(`${pad(cut(left[i] ?? '', col), col)} │ ${cut(right[i] ?? '', col)}`.trimEnd());
+  const more = (lines: string[]): string => (lines.length > max ? `${CUT} ${lines.length - max} more line(s)` : '');
+  if (left.length > max || right.length > max) out.push(`${pad(more(left), col)} │ ${more(right)}`.trimEnd());
+  return out;
 }
 
 function formatGrade(v: number): string {

@@ -241,7 +241,7 @@ describe('--help', { concurrency: 4 }, () => {
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('Exit codes answer one question'));
     const codes = [...section.slice(0, section.indexOf('\n\n', section.indexOf('- `130`'))).matchAll(/^- `(\d+)`:/gm)].map((m) => m[1]);
-    assert.deepEqual(codes, ['0', '1', '2', '3', '4', '5', '6', '130']);
+    assert.deepEqual(codes, ['0', '1', '2', '3', '4', '5', '6', '7', '130']);
     const listed = [...text.slice(text.indexOf('Exit codes:')).matchAll(/^ {2}(\d+) /gm)].map((m) => m[1]);
     assert.deepEqual(listed, codes);
     assert.match(text, /Quick start[^\n]*\n {2}\$ awb infer /);

@@ -264,7 +264,10 @@ export function stackLines(text: string): string[] {
  * this very build (`node <bin/awb.js>`, relative to `cwd` or absolute), as tests run it.
  */
 export function parseResumeCommand(stderr: string, env: Record<string, string> = {}, cwd = process.cwd()): string[] {
-  const m = /Resume with:\n\s+(node .*)\n/.exec(stderr) ?? /retry only those:\n\s+(node .*)\n/.exec(stderr);
+  const m =
+    /Resume with:\n\s+(node .*)\n/.exec(stderr) ??
+    /retry only those:\n\s+(node .*)\n/.exec(stderr) ??
+    /a higher cap .*:\n\s+(node .*)\n/.exec(stderr);
   if (!m) throw new Error(`no resume command in stderr:\n${stderr}`);
   const cmd = m[1]!;
   const args: string[] = [];

@@ -550,8 +550,11 @@ export async function startWriteHub(opts: WriteHubOptions): Promise<WriteHub> {
             if (key === 'file') changes.set(p, Buffer.from(String(value.content), value.encoding === 'base64' ? 'base64' : 'utf8'));
             else if (key === 'lfsFile') {
               const blob = stored.get(String(value.oid));
+              // The Hub answers a pointer to an object its storage lacks with a 400 naming the file.
               if (!blob || blob.length !== value.size)
-                return json(res, 422, { error: `LFS file ${p} was not uploaded (oid ${String(value.oid)})` });
+                return json(res, 400, {
+                  error: `Your push was rejected because an LFS pointer pointed to a file that does not exist. Offending file: - ${p}`,
+                });
               changes.set(p, blob);
             } else if (key === 'deletedFile') changes.set(p, undefined);
             else return json(res, 400, { error: `Unknown operation ${key}` });

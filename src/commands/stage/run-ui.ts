@@ -1,14 +1,26 @@
 import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
-import type { Ending, StageDisplay, StageEvent, StageResult, StageSignals } from '../../core/stage/index.js';
+import {
+  failedRows,
+  type DisplayEvent,
+  type Ending,
+  type StageDisplay,
+  type StageEvent,
+  type StageResult,
+  type StageSignals,
+} from '../../core/stage/index.js';
 import { interruptibly } from '../shared/interrupt.js';
-import { DOWNLOAD_INTERRUPTED } from '../data/data-source.js';
+import { DOWNLOAD_LINES } from '../words/data/lines.js';
+import { EXIT } from '../words/index.js';
 import { batchLines, printAfter, printDryRun, printEndLines, printNotice, printTimings } from './stage-cli.js';
 import type { StageViewOptions } from './stage-options.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
-import { brief, counted, redact, visible } from '../../core/shown.js';
+import { brief, redact, visible } from '../../core/shown.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { onInterrupt } from '../shared/interrupt.js';
+import { RUN_WORDS } from '../words/stage/run.js';
+import { printWarnings } from '../shared/notes.js';
+import { noticed } from '../words/index.js';
 
 /*
  * What infer and judge show while they run: the display their core entries
@@ -21,6 +33,8 @@ import { onInterrupt } from '../shared/interrupt.js';
 export interface StageView {
   display: StageDisplay;
   signals: StageSignals;
+  /** The finished run as markdown for --summary (stepSummary), with the exit code it ended with; undefined before it finished. */
+  stepSummary(exitCode: number): Promise<string | undefined>;
 }
 
 /**
@@ -33,6 +47,7 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
   const progress = await createProgress(stage, o.progress, () => limitedBy());
   const jsonText = o.dryRun && o.format === 'json' ? (await import('../../render/written.js')).jsonText : undefined;
   const reasons = new FailureReasons();
+  let finished: Extract<DisplayEvent, { type: 'finished' }> | undefined;
   const batch = batchLines();
   const display: StageDisplay = {
     event(e) {
@@ -45,7 +60,10 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
           return batch(e);
         case 'dry-run':
           return printDryRun(e, o, jsonText);
+        case 'cost-cap':
+          return printNotice(e, o);
         case 'finished':
+          finished = e;
           progress.stop();
           printSummary(e.stage, e.result, COLUMNS[e.stage] ?? [], reasons);
           printTimings(e.timings);
@@ -56,6 +74,8 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
         case 'unpredicted':
         case 'next-step':
           return printAfter(e);
+        case 'warning':
+          return printWarnings([noticed(e.notice)]);
         case 'fetching':
         case 'data-edited':
         case 'set-aside':
@@ -71,14 +91,13 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
     },
   };
   const signals: StageSignals = {
-    step: (step, name, work) =>
-      interruptibly(
-        work,
-        step === 'check' ? `${name} interrupted during the endpoint check: nothing was sent or written` : DOWNLOAD_INTERRUPTED,
-      ),
+    step: (step, name, work) => interruptibly(work, step === 'check' ? RUN_WORDS.interruptedDuringCheck(name) : DOWNLOAD_LINES.interrupted),
     run: (name, grace) => installInterrupts(name, grace, () => progress.interrupted()),
   };
-  return { display, signals };
+  const stepSummary = async (exitCode: number) =>
+    finished &&
+    (await import('./step-summary.js')).stepSummary(finished, COLUMNS[finished.stage] ?? [], reasons.top(TOP_REASONS), exitCode);
+  return { display, signals, stepSummary };
 }
 
 /** A line on stderr: of the command running now, or of `t` for a timer or signal handler that outlives its context. */
@@ -185,13 +204,16 @@ export async function createProgress(
           timer = setInterval(() => err(progressLine(stage, now()), t), every);
           timer.unref();
         }
+      } else if (e.type === 'kept-failure') {
+        // Failed is counted over the whole output, as the summary and score count it.
+        state.failed++;
       } else if (e.type === 'row') {
         state.done++;
         if (!e.ok) state.failed++;
         bar?.update(state.resumed + state.done, payload());
       } else if (e.type === 'stopping') {
         clearBar();
-        err(t.errColor.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`), t);
+        err(t.errColor.yellow(RUN_WORDS.stopping(stage)), t);
       }
     },
     interrupted: clearBar,
@@ -224,16 +246,11 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
   const onSignal = (signal: NodeJS.Signals) => {
     beforeMessage();
     if (stop.signal.aborted) {
-      err(t.errColor.red(`${stage}: ${signal} again: cancelling the requests in flight`), t);
+      err(t.errColor.red(RUN_WORDS.signalAgain(stage, signal)), t);
       abort.abort();
       return;
     }
-    err(
-      t.errColor.yellow(
-        `${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`,
-      ),
-      t,
-    );
+    err(t.errColor.yellow(RUN_WORDS.signalFirst(stage, signal, graceSeconds)), t);
     stop.abort();
   };
   return { stop: stop.signal, abort: abort.signal, dispose: onInterrupt(onSignal) };
@@ -250,13 +267,15 @@ const KEY_VARIABLES: Record<string, string> = { '--model-api-key': 'AWB_MODEL_AP
  * Only whole values are swapped (dummy keys like "x" occur inside other
  * words); a longer secret (a URL's query value too) is masked wherever else it appears.
  */
-export function resumeCommand(secrets: readonly (string | undefined)[]): string {
+export function resumeCommand(secrets: readonly (string | undefined)[], set?: { option: string; value: string }): string {
   const hidden = new Set(secrets.filter((s): s is string => !!s));
   const argv = terminal().argv.slice(2);
   const variables = new Set<string>();
   const words = argv.map((a, i) => {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const [option, value] = eq === -1 ? [argv[i - 1] ?? '', a] : [a.slice(0, eq), a.slice(eq + 1)];
+    // An option's value given anew (a higher --max-cost).
+    if (set && option === set.option) return eq === -1 ? shellWord(set.value) : shellWord(`${option}=${set.value}`);
     if (hidden.has(value)) {
       const name = KEY_VARIABLES[option] ?? 'KEY';
       variables.add(name);
@@ -265,31 +284,21 @@ export function resumeCommand(secrets: readonly (string | undefined)[]): string 
     return shellWord(redact(a, [...hidden]));
   });
   // On a line of its own, so the command above stays one to copy whole.
-  const note = [...variables].map((name) => `\n  (the key is not repeated here: set ${name} to it first)`).join('');
+  const note = [...variables].map((name) => `\n  ${RUN_WORDS.keyNotRepeated(name)}`).join('');
   return [thisInvocation(), ...words].join(' ') + note;
 }
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
-  if (e.type === 'bad') err(terminal().errColor.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
+  if (e.type === 'bad') err(terminal().errColor.yellow(RUN_WORDS.skippedBadRow(stage, e.bad.message)));
   if (e.type === 'outside') err(terminal().errColor.yellow(`${stage}: ${visible(e.message)}`));
   if (e.type === 'mixed') {
-    err(
-      terminal().errColor.yellow(
-        `${stage}: --force: the ${e.rows} rows already in ${visible(output)} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
-      ),
-    );
+    err(terminal().errColor.yellow(RUN_WORDS.forcedOverMixed(stage, e.rows, output, e.differences)));
   }
   if (e.type !== 'planned') return;
   const redo = e.dropped.failed + e.dropped.cut + e.dropped.invalid;
-  if (e.alreadyDone || redo) {
-    const parts = [`${e.alreadyDone} rows already done in ${visible(output)}`];
-    if (e.dropped.failed) parts.push(`${e.dropped.failed} failed rows to retry`);
-    if (e.dropped.cut) parts.push('a line cut short by a crash dropped');
-    if (e.dropped.invalid) parts.push(`${e.dropped.invalid} unreadable or repeated lines dropped`);
-    err(`${stage}: resuming: ${parts.join(', ')}`);
-  }
-  err(`${stage}: ${e.todo} of ${e.total} rows to do`);
+  if (e.alreadyDone || redo) err(RUN_WORDS.resuming(stage, output, e.alreadyDone, e.dropped));
+  err(RUN_WORDS.toDo(stage, e.todo, e.total));
 }
 
 export interface SummaryColumn {
@@ -304,7 +313,7 @@ export class FailureReasons {
   private readonly counts = new Map<string, number>();
 
   event(e: StageEvent): void {
-    if (e.type !== 'row' || e.ok) return;
+    if (e.type !== 'kept-failure' && (e.type !== 'row' || e.ok)) return;
     // A row failed without an error is a final empty generation (infer): the judge names every failure.
     const reason = e.error ?? 'empty reply (no content)';
     this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
@@ -326,21 +335,31 @@ export class FailureReasons {
 /** How many failure reasons the summary names. */
 const TOP_REASONS = 5;
 
+/** The summary's table: a row per domain (its label), then `all`; the first column is the domain's. */
+export function summaryTable(result: StageResult, columns: SummaryColumn[]): { header: string[]; rows: string[][] } {
+  const domains = [...result.perDomain.keys()].sort(compareDomains);
+  // "failed" as score counts it: every row written whose result is a failure; "to retry" those the same command asks again.
+  const header = ['domain', 'total', 'done', 'failed', 'to retry', ...columns.map((c) => c.title)];
+  const rows = domains.map((d) => {
+    const t = result.perDomain.get(d)!;
+    const failed = failedRows(t);
+    const ok = t.done + t.failed - failed;
+    return [domainLabel(d), String(t.total), String(ok), String(failed), String(t.failed), ...columns.map((c) => String(c.value(t)))];
+  });
+  const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
+  rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
+  return { header, rows };
+}
+
 /**
  * A small per-domain table of counts on stderr, so nobody scores a run that
  * was silently half empty, then the top reasons rows failed in this session.
  */
 export function printSummary(stage: string, result: StageResult, columns: SummaryColumn[], reasons?: FailureReasons): void {
   const domains = [...result.perDomain.keys()].sort(compareDomains);
-  const header = ['domain', 'done', 'total', 'failed', ...columns.map((c) => c.title)];
-  const rows = domains.map((d) => {
-    const t = result.perDomain.get(d)!;
-    return [visible(domainLabel(d)), String(t.done), String(t.total), String(t.failed), ...columns.map((c) => String(c.value(t)))];
-  });
-  const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
-  rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const { header, rows } = summaryTable(result, columns);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => visible(r[i]!).length)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? visible(c).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   err('');
   err(terminal().errColor.bold(`${stage} summary`));
   err(fmt(header));
@@ -352,22 +371,16 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
     err(`tokens: ${prompt} prompt (${cache}), ${completion} completion`);
   }
   if (result.heldForRoom > 0) {
-    const n = result.heldForRoom;
-    err(
-      `${n} ${n === 1 ? 'row' : 'rows'} waited for room under --max-inflight-mb; a larger budget keeps more in flight, at the cost of memory`,
-    );
+    err(RUN_WORDS.heldForRoom(result.heldForRoom));
   }
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
-    if (c.warn && n > 0)
-      err(
-        terminal().errColor.yellow(`warning: ${n === 1 ? `1 row ${c.warn}; check it` : `${n} rows ${c.warn}; check them`} before scoring`),
-      );
+    if (c.warn && n > 0) err(terminal().errColor.yellow(RUN_WORDS.checkRows(n, c.warn)));
   }
   const top = reasons?.top(TOP_REASONS) ?? [];
   if (!top.length) return;
   const more = reasons!.kinds - top.length;
-  err(`top failure reasons${more > 0 ? ` (${more} other kinds not shown)` : ''}:`);
+  err(RUN_WORDS.topReasons(more));
   for (const { reason, count } of top) err(`  ${String(count).padStart(5)} × ${brief(reason, [], 300)}`);
 }
 
@@ -376,10 +389,11 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
   infer: [
     { title: 'empty', value: (t) => t.empty, warn: 'came back empty' },
     { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'stopped at --max-tokens' },
+    { title: 'no output', value: (t) => t.noOutput },
   ],
   judge: [
-    { title: 'final failures', value: (t) => t.finalFailed, warn: 'failed for good' },
     { title: 'no prediction (infer failed)', value: (t) => t.empty },
+    { title: 'no output', value: (t) => t.noOutput },
   ],
 };
 
@@ -389,39 +403,29 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
  */
 export function finish(stage: string, ending: Ending, output: string, secrets: string[], resumable = true): void {
   const term = terminal();
-  const { stopped, remaining, failed } = ending;
+  const { stopped, remaining, failed, capped } = ending;
   const again = resumeCommand(secrets);
+  if (capped && !stopped && resumable) {
+    const higher = resumeCommand(secrets, { option: '--max-cost', value: capped.next.toFixed(2) });
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.costCapped(stage, capped, remaining, output, higher)}\n`));
+    term.exitCode = EXIT.costCap;
+    return;
+  }
   if ((stopped || remaining > 0 || failed > 0) && !resumable) {
     // A stream (/dev/null, stdout, a FIFO) keeps nothing to resume from: a printed command would redo every row, or nothing.
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: ${stopped ? 'interrupted' : 'ended'} with ${counted(remaining + failed, 'row')} without a result; ${visible(output)} is a stream, which no run can resume: write to a file to resume or retry rows\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.streamNotResumable(stage, stopped, remaining + failed, output)}\n`));
     term.exitCode = stopped ? 130 : 1;
   } else if (stopped) {
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${visible(output)}.\nResume with:\n  ${again}\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.interrupted(stage, remaining, output, again)}\n`));
     term.exitCode = 130;
   } else if (remaining > 0) {
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${visible(output)}); run the same command again to retry only those:\n  ${again}\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.leftToRetry(stage, remaining, output, again)}\n`));
     term.exitCode = 1;
   } else if (failed > 0) {
     const retry = term.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${visible(output)}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.endedFailed(stage, failed, output, retry)}\n`));
     term.exitCode = 1;
   } else {
-    term.stderr.write(term.errColor.green(`${stage}: done: ${visible(output)}\n`));
+    term.stderr.write(term.errColor.green(`${RUN_WORDS.done(stage, output)}\n`));
   }
 }

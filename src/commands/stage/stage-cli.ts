@@ -17,7 +17,7 @@ const SHOWN = 5;
 
 /** A notice before the run (the data fetched, endpoints set aside, unfinished predictions, unpaired rows) as lines on stderr. */
 export function printNotice(
-  e: Notice<'fetching' | 'data-edited' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip'>,
+  e: Notice<'fetching' | 'data-edited' | 'set-aside' | 'upstream-unfinished' | 'unpaired' | 'would-skip' | 'cost-cap'>,
   o: StageViewOptions,
 ): void {
   const t = terminal();
@@ -35,7 +35,7 @@ export function printNotice(
       return printWarnings(e.warnings.map(noticed));
     case 'upstream-unfinished':
       t.stderr.write(
-        `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (its manifest counts ${e.unwritten} of ${e.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
+        `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (${e.unwritten} of its ${e.total} rows are not in it yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
       );
       return;
     case 'unpaired': {
@@ -49,6 +49,15 @@ export function printNotice(
     }
     case 'would-skip':
       t.stderr.write(`${e.stage}: would skip bad row: ${visible(e.bad.message)}\n`);
+      return;
+    case 'cost-cap': {
+      const s = e.spending;
+      t.stderr.write(
+        t.errColor.yellow(
+          `${e.stage}: --max-cost $${s.cap.toFixed(2)} reached ($${s.spent.toFixed(2)} spent, at most $${s.inFlight.toFixed(2)} more in flight): no more requests; the ones in flight finish and are saved\n`,
+        ),
+      );
+    }
   }
 }
 
@@ -107,6 +116,7 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
   if (o.format === 'json') {
     const doc = {
       stage,
+      already_done: count.alreadyDone,
       rows: count.rows,
       requests: count.requests,
       prompt_tokens: count.promptTokens,
@@ -122,13 +132,26 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       ...(promptCost !== undefined ? { prompt_cost_usd: promptCost } : {}),
       ...(outputCost !== undefined ? { completion_budget_cost_usd: outputCost } : {}),
       ...(expectedCost !== undefined ? { expected_cost_usd: expectedCost } : {}),
+      ...(count.cap
+        ? {
+            max_cost_usd: count.cap.usd,
+            max_cost_rows_at_most_cost: count.cap.atBound,
+            ...(count.cap.atExpected !== undefined ? { max_cost_rows_at_expected_cost: count.cap.atExpected } : {}),
+          }
+        : {}),
     };
     terminal().stdout.write(jsonText!(doc));
     return;
   }
   const n = (x: number) => x.toLocaleString('en-US');
+  if (count.alreadyDone && !count.rows && !count.badRows) {
+    terminal().stderr.write(
+      `${stage} dry run: ${visible(output)} already holds a result of all ${n(count.alreadyDone)} rows: a run would send nothing\n`,
+    );
+    return;
+  }
   const lines = [
-    `${stage} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)`,
+    `${stage} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)${count.alreadyDone ? `; the ${n(count.alreadyDone)} rows ${visible(output)} already holds a result of are not sent again` : ''}`,
     `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
     `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
   ];
@@ -156,6 +179,13 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       lines.push(
         `cost expected: $${usd(expectedCost).toFixed(2)} (prompt $${usd(promptCost ?? 0).toFixed(2)}, completion $${usd(expectedOutputCost ?? 0).toFixed(2)})`,
       );
+  }
+  if (count.cap) {
+    const c = count.cap;
+    const expectedRows = c.atExpected === undefined ? '' : `; about ${n(c.atExpected)} at the expected cost`;
+    lines.push(
+      `--max-cost $${c.usd.toFixed(2)} covers ${n(c.atBound)} of the ${n(count.rows)} rows with every request at the most it can cost (its prompt a token per byte, its completion --max-tokens), as the run admits them${expectedRows}`,
+    );
   }
   terminal().stderr.write(`${lines.join('\n')}\n`);
 }

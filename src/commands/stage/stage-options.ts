@@ -130,19 +130,29 @@ const RUN_OPTIONS = {
     default: '200',
     parse: numberIn(0.001, 200),
   },
+  summary: {
+    flags: '--summary <file>',
+    help: "also append the run's summary as markdown here, under its own heading (e.g. $GITHUB_STEP_SUMMARY)",
+    parse: text,
+  },
   dryRun: toggle(
     '--dry-run',
     'read every row and send nothing, write nothing: print the requests, an estimate of their prompt tokens (OpenAI o200k tokenizer on the exact messages, long texts sampled, plus 4 tokens per message; other tokenizers differ by a few per cent) and the completion budget (--max-tokens per request)',
   ),
   priceInput: {
     flags: '--price-input <usd>',
-    help: 'with --dry-run: price per million prompt tokens, to print the cost',
+    help: 'with --dry-run or --max-cost: price per million prompt tokens',
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
   },
   priceOutput: {
     flags: '--price-output <usd>',
-    help: 'with --dry-run: price per million completion tokens (the cost counts the whole budget: an upper bound)',
+    help: "with --dry-run or --max-cost: price per million completion tokens (a dry run's cost counts the whole budget: an upper bound)",
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e6),
+  },
+  maxCost: {
+    flags: '--max-cost <usd>',
+    help: "stop sending before the output's requests could cost more than this, at --price-input and --price-output: the requests in flight finish and are saved, the run exits 7, and the same command with a higher cap goes on (docs/running.md#a-spending-cap)",
+    parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e9),
   },
   format: {
     flags: '--format <fmt>',

@@ -14,6 +14,8 @@ export const EXIT = {
   gateIncomplete: 5,
   /** The gate could not test Overall, or a domain asked for: too few trajectories for any drop to be significant. */
   gateUntestable: 6,
+  /** --max-cost stopped the run: rows are left that the same command with a higher cap completes. */
+  costCap: 7,
   interrupted: 130,
 } as const;
 
@@ -29,6 +31,7 @@ export const EXIT_MEANING: Record<'ok' | keyof typeof EXIT, string> = {
   gate: 'the gate of compare --fail-below failed: a regression, or runs not comparable',
   gateIncomplete: "the gate failed on an incomplete candidate (rows missing, or failed where the baseline's are valid)",
   gateUntestable: 'the gate could not test Overall, or a domain of --domains (too few trajectories for any drop to be significant)',
+  costCap: 'infer or judge stopped at its --max-cost cap: rows are left that the same command with a higher cap completes',
   interrupted: 'interrupted',
 };
 

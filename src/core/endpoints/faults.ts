@@ -17,6 +17,12 @@ export interface SentSettings {
   extraBody?: Record<string, unknown>;
 }
 
+/**
+ * A setting refused as such: a token budget's name the server does not take (awb sends the budget under both), or a
+ * temperature other than the only one the model takes (`only`: that one, when the server says it).
+ */
+export type RefusedSetting = { name: 'max_tokens' | 'max_completion_tokens' } | { name: 'temperature'; only?: number };
+
 /** An endpoint as faults name it: whose it is and its URL as shown (no credentials). */
 interface At {
   role: EndpointRole;
@@ -52,7 +58,7 @@ export type EndpointFault =
   /** Every endpoint (`several`) kept failing to connect during the run. */
   | (At & { kind: 'endpoints-dead'; several: boolean; causes: readonly string[]; seconds: number })
   /** The same refusal for request after request and nothing answered: the settings, not the rows. */
-  | (At & { kind: 'settings-refused'; count: number; reason: string; sent: SentSettings })
+  | (At & { kind: 'settings-refused'; count: number; reason: string; sent: SentSettings; setting?: RefusedSetting })
   /** The same server failure (5xx) or hang-up for request after request and nothing answered. */
   | (At & { kind: 'failures-repeated'; count: number; reason: string; failure: 'status' | 'connection'; stream: boolean })
   /** The Batch API's route cannot be reached, or is not offered (404/405), or failed. */
@@ -93,6 +99,8 @@ export type EndpointNotice =
   | (At & { kind: 'model-unlisted'; model: string; listed: readonly string[] })
   /** Whole (unstreamed) replies given up on under way, at Ctrl-C: a server that notices no closed connection goes on generating them. */
   | { kind: 'replies-abandoned'; role: EndpointRole; count: number }
+  /** Replies that were no chat completion (cut JSON or stream, a proxy's page in a 200, a generation the server aborted): asked again. */
+  | { kind: 'malformed-replies-retried'; role: EndpointRole; count: number }
   /** Streamed answers kept after their stream stalled or broke past the finish reason, before the usage chunk: no token usage. */
   | { kind: 'usage-lost'; count: number }
   /** --batch: requests no batch's results held (rows changed since, or left out, or unreadable), asked online at the online price. */

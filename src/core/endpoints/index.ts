@@ -1,6 +1,6 @@
 export { Client } from './http/client.js';
 export { EndpointPool } from './pool.js';
-export { isChatCompletion, isStopped, modelIds } from './classify.js';
+export { StoppedError, isChatCompletion, isStopped, modelIds } from './classify.js';
 export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './types.js';
 export { collectStream, medianP90 } from './http/stream.js';
 export { estimatePromptTokens } from './pacing/estimate.js';
@@ -10,6 +10,6 @@ export { batchClient, clearBatches, customIdOf, runBatches } from './batch/batch
 export type { BatchResults, BatchStatus } from './batch/batch.js';
 export { BATCH_LIMITS } from './batch/batch-files.js';
 export type { BatchLimits, BatchRequest } from './batch/batch-files.js';
-export type { EndpointFault, EndpointNotice, EndpointRole, KeySource, SentSettings, SetAside } from './faults.js';
+export type { EndpointFault, EndpointNotice, EndpointRole, KeySource, RefusedSetting, SentSettings, SetAside } from './faults.js';
 export { listModels, refusedNames } from './listing.js';
 export type { ListingTarget } from './listing.js';

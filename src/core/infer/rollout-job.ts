@@ -30,7 +30,7 @@ export interface RolloutContext {
  */
 export function rolloutJob(row: DatasetRow, key: string, ctx: RolloutContext): Job {
   const plan = rolloutPlan(row, ctx.horizon);
-  return async (signal) => {
+  return async (signal, advanced) => {
     const generated: string[] = [];
     const rollout: RolloutEntry[] = [];
     let paid: Usage | undefined;
@@ -54,6 +54,8 @@ export function rolloutJob(row: DatasetRow, key: string, ctx: RolloutContext): J
       }
       const { fields, by } = got.step;
       if (step.final) return { ...fields, ...recorded() };
+      // The trajectory's next row starts its rollout from a prompt that extends this first one: a cache now holds it.
+      if (n === 0) advanced?.();
       const shared = by !== key;
       const gen = fields.gen ?? '';
       generated.push(gen);

@@ -73,6 +73,15 @@ export interface ReportRow {
   choice?: ChoiceView;
   /** A --repeat row: each of its K judgements. */
   repeats?: RepeatView[];
+  /** A free-running row (infer --horizon): each generated observation beside the real one of its turn. */
+  rollout?: RolloutView[];
+}
+
+/** One turn of a free-running row's rollout. */
+export interface RolloutView {
+  turn: number;
+  generated: Kept;
+  real: Kept;
 }
 
 /** One judgement of a row judged K times (--repeat). */
@@ -140,7 +149,8 @@ export async function collectReport(req: ScoreRequest, visit?: (run: number) => 
 function textsOf(r: ReportRow): Kept[] {
   const choice = r.choice ? [r.choice.reference, ...r.choice.orders.flatMap((o) => [o.raw, o.error])] : [];
   const repeats = r.repeats?.map((x) => x.raw) ?? [];
-  return [r.action, r.prediction, r.truth, r.judge, r.error, ...r.strengths, ...r.weaknesses, ...choice, ...repeats];
+  const rollout = r.rollout?.flatMap((x) => [x.generated, x.real]) ?? [];
+  return [r.action, r.prediction, r.truth, r.judge, r.error, ...r.strengths, ...r.weaknesses, ...choice, ...repeats, ...rollout];
 }
 
 /** Every text cut again at the one limit at which all of them fit the page's budget. */
@@ -167,6 +177,7 @@ function fitRows(rows: ReportRow[]): CollectedRows {
       for (const o of r.choice.orders) Object.assign(o, { raw: again(o.raw), error: again(o.error) });
     }
     for (const x of r.repeats ?? []) x.raw = again(x.raw);
+    for (const x of r.rollout ?? []) Object.assign(x, { generated: again(x.generated), real: again(x.real) });
   }
   return { rows, limit, cutTexts };
 }
@@ -216,7 +227,28 @@ function rowOf(run: number, record: JudgedRecord, line: LineBytes): ReportRow {
     failed: record.failed,
     ...textsOfRow(f),
     ...(repeats ? { repeats } : {}),
+    ...(Array.isArray(f.rollout) && f.rollout.length ? { rollout: rolloutOf(f.rollout, line) } : {}),
   };
+}
+
+/**
+ * A free-running row's generated observations, each beside the real one of its turn: those are read from the
+ * whole line (the scan keeps only the row's own turn), one row at a time.
+ */
+function rolloutOf(rollout: unknown[], line: LineBytes): RolloutView[] {
+  const row = JSON.parse(decodeLine(line.bytes)) as { response?: unknown };
+  const response = Array.isArray(row.response) ? row.response : [];
+  return rollout.flatMap((x) => {
+    const step = x as { turn?: unknown; gen?: unknown };
+    if (typeof step.turn !== 'number') return [];
+    return [
+      {
+        turn: step.turn,
+        generated: keep(judgedTexts({ gen: step.gen }).prediction),
+        real: keep(judgedTexts({ response: response[step.turn - 1] }).truth),
+      },
+    ];
+  });
 }
 
 interface OrderFields {
@@ -285,6 +317,7 @@ interface Fields {
   pairwise?: unknown;
   judge_repeats?: unknown;
   panel?: unknown;
+  rollout?: unknown;
 }
 
 const SCALARS = [
@@ -299,6 +332,7 @@ const SCALARS = [
   'pairwise',
   'judge_repeats',
   'panel',
+  'rollout',
 ] as const;
 const SCAN = fieldScan(SCALARS, { turnLists: ['prompt', 'response'] });
 

@@ -7,6 +7,7 @@ import { plannedRows, RowsSeen } from './plan.js';
 import type { DatasetRow } from '../schemas/index.js';
 import type { Stage } from './stage.js';
 import { scanOutput } from './writer.js';
+import { requestBound, tokensCost, type Prices } from './cost-cap.js';
 
 /** Where a dry run's expected completion tokens come from. */
 export type ExpectedFrom =
@@ -17,6 +18,8 @@ export type ExpectedFrom =
 
 /** What a run would send: requests, estimated prompt tokens, and the completion budget (each request's token cap). */
 export interface DryRunCount {
+  /** Rows the output already holds a result of, that a run would not send again (not counted below). */
+  alreadyDone: number;
   rows: number;
   requests: number;
   promptTokens: number;
@@ -28,6 +31,18 @@ export interface DryRunCount {
   badRows: number;
   /** The first of them in the files, where a run with `--on-bad-row stop` stops. */
   firstBad?: BadRow;
+  /**
+   * With --max-cost: how many rows, from the first, the cap covers with every request at the most it can cost (as the
+   * run admits them), and at the expected cost (when a figure tells it); counted from nothing spent.
+   */
+  cap?: { usd: number; atBound: number; atExpected?: number };
+}
+
+/** --max-cost for a dry run: the cap, the prices and each request's completion token limit. */
+export interface DryRunCap {
+  usd: number;
+  prices: Prices;
+  maxTokens: number;
 }
 
 /** Mean completion tokens per row, by domain and over all ('*'), of the output's rows that report usage; `rows`: how many. */
@@ -68,12 +83,17 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
   plan: LinePlan,
   onBad: (bad: BadRow) => void = () => undefined,
   output?: string,
+  cap?: DryRunCap,
+  /** The rows the output holds that a run would keep (keptRows): left out of the count. */
+  kept: ReadonlySet<string> = new Set(),
 ): Promise<DryRunCount> {
-  const count: DryRunCount = { rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
+  const count: DryRunCount = { alreadyDone: 0, rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
   const { perRow: observed, rows: observedRows } =
     output === undefined ? { perRow: new Map<string, number>(), rows: 0 } : await observedPerRow(stage, output);
   const from: ExpectedFrom | undefined = observedRows ? 'observed' : stage.typicalReply ? 'typical' : undefined;
   let expected = 0;
+  // The rows the cap covers: a prefix, as the run stops at the first request it refuses.
+  const covered = { bound: 0, atBound: 0, expected: 0, atExpected: 0 };
   const bad = (b: BadRow) => {
     count.badRows++;
     count.firstBad ??= b;
@@ -91,24 +111,47 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
       bad(repeat);
       continue;
     }
+    if (kept.has(read.key)) {
+      count.alreadyDone++;
+      continue;
+    }
     count.rows++;
     let budget = 0;
+    let promptTokens = 0;
+    let rowBound = 0;
     const requests = await stage.requests(read.row, read.key);
     for (const request of requests) {
       count.requests++;
-      count.promptTokens += await estimatePromptTokens(request.messages);
-      const cap = request.max_completion_tokens ?? request.max_tokens;
-      budget += typeof cap === 'number' ? cap : 0;
+      const tokens = await estimatePromptTokens(request.messages);
+      promptTokens += tokens;
+      const limit = request.max_completion_tokens ?? request.max_tokens;
+      budget += typeof limit === 'number' ? limit : 0;
+      if (cap) rowBound += requestBound(Buffer.byteLength(JSON.stringify(request)), cap.maxTokens, cap.prices);
     }
+    count.promptTokens += promptTokens;
     count.completionBudget += budget;
-    if (from === undefined || !requests.length) continue;
-    // The reply as a message: its tokens and the few that frame it (a reply's end, like a message's).
-    const guess =
-      from === 'observed'
-        ? (observed.get(domainOfTask(read.row.task)) ?? observed.get('*')!)
-        : requests.length * (await estimatePromptTokens([{ content: stage.typicalReply!(read.row) }]));
-    expected += budget > 0 ? Math.min(guess, budget) : guess;
+    // A row written without asking (no request) expects nothing.
+    let rowExpected: number | undefined = from === undefined ? undefined : 0;
+    if (from !== undefined && requests.length) {
+      // The reply as a message: its tokens and the few that frame it (a reply's end, like a message's).
+      const guess =
+        from === 'observed'
+          ? (observed.get(domainOfTask(read.row.task)) ?? observed.get('*')!)
+          : requests.length * (await estimatePromptTokens([{ content: stage.typicalReply!(read.row) }]));
+      rowExpected = budget > 0 ? Math.min(guess, budget) : guess;
+      expected += rowExpected;
+    }
+    if (cap && covered.atBound === count.rows - 1 && covered.bound + rowBound <= cap.usd) {
+      covered.bound += rowBound;
+      covered.atBound++;
+    }
+    const rowCost = rowExpected === undefined || !cap ? undefined : tokensCost(promptTokens, rowExpected, cap.prices);
+    if (cap && rowCost !== undefined && covered.atExpected === count.rows - 1 && covered.expected + rowCost <= cap.usd) {
+      covered.expected += rowCost;
+      covered.atExpected++;
+    }
   }
   if (from !== undefined) count.expected = { completionTokens: Math.round(expected), from, rows: observedRows };
+  if (cap) count.cap = { usd: cap.usd, atBound: covered.atBound, ...(from !== undefined && { atExpected: covered.atExpected }) };
   return count;
 }

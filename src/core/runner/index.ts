@@ -1,11 +1,14 @@
 export type { DomainTally } from './accounting.js';
+export { failedRows } from './accounting.js';
 export { fileOrder } from './plan.js';
 export type { Order } from './plan.js';
-export { runStage } from './run.js';
+export { keptRows, runStage } from './run.js';
 export type { RunOptions, StageEvent, StageResult } from './run.js';
 export type { Job, RowChat, RowSend, Stage } from './stage.js';
 export { dryRun } from './dry-run.js';
-export type { DryRunCount } from './dry-run.js';
+export type { DryRunCap, DryRunCount } from './dry-run.js';
+export { CostCap, admits, requestBound } from './cost-cap.js';
+export type { Prices, Spending } from './cost-cap.js';
 export { BatchPhase } from './batch-phase.js';
 export type { BatchPhaseOptions } from './batch-phase.js';
 export type { RunnerFault } from './faults.js';

@@ -26,8 +26,10 @@ export function orderedLines(plan: LinePlan, order: Order = fileOrder): PlannedL
 
 /**
  * The plan's lines as the schedule's rows (schedule.ts), each carrying its line; `order` only decides ties.
- * With `anchor` (a free-running infer's, Stage.anchor), rows of a trajectory chain only where their anchors
- * agree, each row counting the rollout steps it adds to the previous turn of its chain.
+ * With `anchor` (a free-running infer's, Stage.anchor), each row counts the rollout steps it sends: all of
+ * its own where its anchor differs from the previous turn's of its trajectory, else those it adds to that
+ * turn's rollout (the rest are shared). A row whose next turn starts one turn later is early: that turn may
+ * go once the row's first step is answered, since its first prompt extends this row's.
  */
 export function scheduleRows(plan: LinePlan, order?: Order, anchor?: (turn: number) => number): (ScheduleRow & { line: PlannedLine })[] {
   const rows = orderedLines(plan, order).map((line, index) => ({
@@ -36,20 +38,25 @@ export function scheduleRows(plan: LinePlan, order?: Order, anchor?: (turn: numb
     id: line.id,
     turn: line.turn,
     bytes: line.length,
-    prefix: anchor ? `${line.prefix ?? ''}@${anchor(line.turn)}` : line.prefix,
+    prefix: line.prefix,
     line,
   }));
   if (!anchor) return rows;
-  const last = new Map<string, number>();
-  return [...rows]
-    .sort((a, b) => a.turn - b.turn)
-    .map((r) => {
-      const chain = chainKey(r);
-      const steps = r.turn - Math.max(last.get(chain) ?? 0, anchor(r.turn) - 1);
-      last.set(chain, r.turn);
-      return { ...r, steps: Math.max(1, steps) };
-    })
-    .sort((a, b) => a.index - b.index);
+  const turns = new Map<string, number[]>();
+  for (const r of rows) turns.set(chainKey(r), [...(turns.get(chainKey(r)) ?? []), r.turn]);
+  for (const [k, ts] of turns)
+    turns.set(
+      k,
+      [...new Set(ts)].sort((a, b) => a - b),
+    );
+  return rows.map((r) => {
+    const ts = turns.get(chainKey(r))!;
+    const at = ts.indexOf(r.turn);
+    const [prev, next] = [ts[at - 1], ts[at + 1]];
+    const own = anchor(r.turn);
+    const steps = prev !== undefined && anchor(prev) === own ? r.turn - prev : r.turn - own + 1;
+    return { ...r, steps: Math.max(1, steps), early: next !== undefined && anchor(next) !== own };
+  });
 }
 
 /**
@@ -129,6 +136,8 @@ export async function plannedKeys<S extends z.ZodType<DatasetRow>>(
   plan: LinePlan,
   schema: S,
   prediction?: Stage['prediction'],
+  /** Called before each line: throws to stop (Ctrl-C while a huge input is read). */
+  between: () => void = () => {},
 ): Promise<Map<PlannedLine, PlannedKey>> {
   const keyed = (key: string, value: (field: string) => unknown) => {
     if (!prediction) return { key, prediction: '' };
@@ -140,6 +149,7 @@ export async function plannedKeys<S extends z.ZodType<DatasetRow>>(
   const inputs = await PlanInputs.open(plan);
   try {
     for (const line of plan.lines) {
+      between();
       const planned =
         (await inputs.withLine(line, (bytes) => {
           const read = lineKey(bytes);
@@ -159,10 +169,12 @@ export async function somePlannedLeft<S extends z.ZodType<DatasetRow>>(
   schema: S,
   keys: ReadonlyMap<PlannedLine, PlannedKey>,
   done: ReadonlySet<string>,
+  between: () => void = () => {},
 ): Promise<boolean> {
   const inputs = await PlanInputs.open(plan);
   try {
     for (const line of plan.lines) {
+      between();
       const key = keys.get(line)?.key;
       if (key !== undefined && done.has(key)) continue;
       const read = await inputs.row(line, schema);

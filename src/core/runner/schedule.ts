@@ -31,6 +31,12 @@ export interface ScheduleRow {
   prefix?: string;
   /** Requests the row sends one after another (a free-running row's rollout steps); default 1. */
   steps?: number;
+  /**
+   * Its chain's next turn may go once the row's first request is answered (`advance`), not only once it is
+   * settled: a free-running row whose next turn starts its rollout one turn later, from a prompt that extends
+   * this row's first one.
+   */
+  early?: boolean;
 }
 
 /** Weights of the work left in a chain: each turn costs a round trip, each new prompt byte its prefill. */
@@ -103,7 +109,11 @@ export function workLeft(levels: readonly (readonly ScheduleRow[])[], cost: Cost
     const prev = i > 0 ? size(levels[i - 1]!) : 0;
     const level = levels[i]!;
     const steps = Math.max(...level.map((r) => r.steps ?? 1));
-    costLeft += cost.perTurn * steps + cost.perByte * Math.max(0, size(level) - prev);
+    const prefill = cost.perByte * Math.max(0, size(level) - prev);
+    // An early level lets the next one start after its first request: the chain's rest runs beside its other steps.
+    costLeft = level.every((r) => r.early)
+      ? Math.max(cost.perTurn * steps, cost.perTurn + costLeft) + prefill
+      : cost.perTurn * steps + prefill + costLeft;
     bytesLeft += level.reduce((s, r) => s + r.bytes, 0);
     out[i] = { cost: costLeft, bytes: bytesLeft };
   }
@@ -179,6 +189,8 @@ export class Schedule<T extends ScheduleRow> {
   private readonly where = new Map<number, Chain<T>>();
   /** Indexes of the rows handed out and not finished. */
   private readonly handed = new Set<number>();
+  /** Rows handed out whose chain went on without them (advance). */
+  private readonly advanced = new Set<number>();
   private readonly maxBytes: number;
   private handedBytes = 0;
   private heldBack = 0;
@@ -228,13 +240,26 @@ export class Schedule<T extends ScheduleRow> {
 
   /** The row is settled (answered, or failed for good); its chain's next turn may become ready. */
   finish(row: T): void {
-    const chain = this.where.get(row.index);
-    const level = chain?.levels[chain.at];
-    if (!chain || !level || !this.handed.delete(row.index)) throw new Error(`schedule: row ${row.index} finished but not handed out`);
+    if (!this.where.has(row.index) || !this.handed.delete(row.index))
+      throw new Error(`schedule: row ${row.index} finished but not handed out`);
     this.handedBytes -= row.bytes;
-    level.open--;
     this.settled++;
+    if (!this.advanced.delete(row.index)) this.leave(row);
     this.where.delete(row.index);
+  }
+
+  /** An early row's first request is answered: its chain's next turn may become ready while it goes on. */
+  advance(row: T): void {
+    if (!row.early || !this.handed.has(row.index) || this.advanced.has(row.index)) return;
+    this.advanced.add(row.index);
+    this.leave(row);
+  }
+
+  /** The row no longer holds its chain back. */
+  private leave(row: T): void {
+    const chain = this.where.get(row.index)!;
+    const level = chain.levels[chain.at]!;
+    level.open--;
     if (level.open === 0) {
       chain.at++;
       if (chain.at < chain.levels.length) this.release(chain);

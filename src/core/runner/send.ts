@@ -19,7 +19,7 @@ import type { OutputWriter } from './writer.js';
  */
 
 /** Why a row failed, for the summary: its error (infer), its error message (judge), or the refusal an empty prediction was. */
-function reasonOf(fields: Record<string, unknown>): string | undefined {
+export function reasonOf(fields: Record<string, unknown>): string | undefined {
   if (typeof fields.error === 'string') return fields.error;
   if (typeof fields.error_message === 'string') return fields.error_message;
   return typeof fields.gen_refusal === 'string' && fields.gen === '' ? `the model refused: ${brief(fields.gen_refusal, [])}` : undefined;
@@ -60,7 +60,7 @@ export function rowSaver<S extends z.ZodType<DatasetRow>>(run: {
  */
 export async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
   stage: Stage<S>;
-  opts: Pick<RunOptions, 'plan' | 'stop' | 'chat'>;
+  opts: Pick<RunOptions, 'plan' | 'stop' | 'chat' | 'costCap'>;
   schedule: Schedule<ReturnType<typeof scheduleRows>[number]>;
   slots: Dispatcher;
   inputs: PlanInputs;
@@ -71,10 +71,11 @@ export async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
   const { stage, opts, schedule, slots, inputs, badRows, doneKeys, saveRow } = run;
   const { plan } = opts;
   const seen = new RowsSeen();
+  const halted = () => opts.stop.aborted || opts.costCap?.reached === true || slots.error !== undefined;
   while (!schedule.isDone()) {
-    if (opts.stop.aborted || slots.error) break;
+    if (halted()) break;
     await slots.room();
-    if (opts.stop.aborted || slots.error) break;
+    if (halted()) break;
     const item = schedule.next();
     if (!item) {
       // Every row left waits for an earlier turn in flight or for room; none in flight means they were cancelled.
@@ -106,11 +107,12 @@ export async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
     }
     // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
     const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
-    const job = stage.job(read.row, read.key, opts.chat(read.key));
+    const chat = opts.chat(read.key);
+    const job = stage.job(read.row, read.key, opts.costCap ? opts.costCap.chat(chat) : chat);
     slots.submit(async (signal) => {
       let fields: Record<string, unknown> | undefined;
       try {
-        fields = await job(signal);
+        fields = await job(signal, () => schedule.advance(item));
       } finally {
         // Settled for good (answered, failed after its retries, or cancelled): its trajectory's next turn may go.
         schedule.finish(item);

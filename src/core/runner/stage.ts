@@ -6,9 +6,10 @@ import type { DomainTally } from './accounting.js';
 /**
  * The work for one row, built while the row is in hand: it holds only what
  * the request needs. Resolves to the fields to append, or undefined when
- * cancelled; throws only for errors that end the run.
+ * cancelled; throws only for errors that end the run. `advanced`: a row of
+ * several requests calls it once its first is answered (Schedule.advance).
  */
-export type Job = (signal: AbortSignal) => Promise<Record<string, unknown> | undefined>;
+export type Job = (signal: AbortSignal, advanced?: () => void) => Promise<Record<string, unknown> | undefined>;
 
 /**
  * How a job sends its row's requests, given by the runner. A job encodes its

@@ -43,6 +43,12 @@ export interface RunConfig {
   pace: boolean;
   preflight: boolean;
   promptCacheKey: boolean;
+  /** --max-cost: the most the output's requests may cost, in USD, at the prices below. */
+  maxCost: number | undefined;
+  /** USD per million prompt tokens. */
+  priceInput: number | undefined;
+  /** USD per million completion tokens. */
+  priceOutput: number | undefined;
 }
 
 /** The key sent to an endpoint, and where it came from (for the words of a rejected key). */
@@ -90,12 +96,21 @@ export interface JudgeConfig extends RunConfig, KeyConfig {
   parseAttempts: number;
 }
 
+/** --max-cost needs the prices and a completion limit to bound each request, and online sending to hold it back. */
+function checkCostCap(c: RunConfig): void {
+  if (c.maxCost === undefined) return;
+  const missing = (['priceInput', 'priceOutput', 'maxTokens'] as const).filter((f) => c[f] === undefined);
+  if (missing.length) throw fail({ kind: 'max-cost-unpriced', missing });
+  if (c.batch) throw fail({ kind: 'max-cost-with-batch' });
+}
+
 declare const checked: unique symbol;
 /** A config whose options passed the rules between them: what the stage entries take. */
 export type Checked<C> = C & { readonly [checked]: true };
 
 /** The infer config, its options checked against each other. */
 export function inferConfig(c: InferConfig): Checked<InferConfig> {
+  checkCostCap(c);
   if (c.data !== undefined && (c.revision !== undefined || c.source !== 'huggingface')) {
     throw fail({ kind: 'download-option-with-data', option: c.revision !== undefined ? 'revision' : 'source' });
   }
@@ -106,6 +121,7 @@ export function inferConfig(c: InferConfig): Checked<InferConfig> {
 
 /** The judge config, its options checked against each other: a mode's options, a panel's, and an endpoint for every judge. */
 export function judgeConfig(c: JudgeConfig): Checked<JudgeConfig> {
+  checkCostCap(c);
   if (c.reference !== undefined && c.mode !== 'pairwise')
     throw fail({ kind: 'option-outside-mode', option: 'reference', mode: 'pairwise' });
   if (c.mode === 'pairwise' && c.reference === undefined) throw fail({ kind: 'pairwise-without-reference' });

@@ -1,7 +1,8 @@
 import type { BatchStatus, EndpointNotice } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
 import type { BadRow } from '../rows/index.js';
-import type { DryRunCount, StageEvent, StageResult } from '../runner/index.js';
+import type { Notice } from '../errors.js';
+import type { DryRunCount, Spending, StageEvent, StageResult } from '../runner/index.js';
 
 /*
  * What a stage tells the one who shows it (in the manner of inspect_ai's
@@ -23,6 +24,11 @@ export interface Ending {
   remaining: number;
   /** Rows whose final result is a failure (an empty generation, a reply that never parsed), unpaired rows left out. */
   failed: number;
+  /**
+   * --max-cost stopped the run: the cap, what the output's requests cost, and `next`, a cap likely to finish the rows
+   * left (the mean cost per row so far for each, plus the headroom of the request the cap refused).
+   */
+  capped?: { cap: number; spent: number; next: number };
 }
 
 export type StageNotice =
@@ -52,6 +58,8 @@ export type StageNotice =
     }
   /** The run into `output` starts: `limitedBy` says what holds requests back now, when endpoints state rate limits. */
   | { type: 'running'; stage: string; output: string; limitedBy: () => string | undefined }
+  /** --max-cost refused a request: no new one goes; `spending.inFlight` is the most the requests still in flight can cost. */
+  | { type: 'cost-cap'; stage: string; spending: Spending }
   /** --batch: a batch's status, of a panel's member `who` when there is one. */
   | { type: 'batch'; stage: string; who?: string; status: BatchStatus }
   /**
@@ -68,12 +76,14 @@ export type StageNotice =
       /** Requests no batch held (asked online), and streams whose usage never came. */
       notInBatch: number;
       usageLost: number;
-      /** What the endpoints tell at the end (whole replies given up on under way). */
-      notices: EndpointNotice[];
+      /** What the endpoints tell at the end (whole replies given up on under way), and the predictions without output. */
+      notices: Notice[];
       secrets: string[];
       /** Whether a run could resume the output: not a stream (/dev/null, stdout, a FIFO), which keeps nothing to resume from. */
       resumable: boolean;
     }
+  /** A warning while the run goes on (predictions without output passing a few per cent). */
+  | { type: 'warning'; notice: Notice }
   /** judge: rows with no prediction to judge, because their inference failed. */
   | { type: 'unpredicted'; rows: number; predictions: string }
   /** Every row has a result that is not a failure: the next command may run on `output`. */

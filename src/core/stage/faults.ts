@@ -20,4 +20,8 @@ export type StageFault =
   | { kind: 'judge-endpoint-missing'; unserved: string[] }
   | { kind: 'no-predictions-file'; path: string }
   /** --dry-run with --on-bad-row stop met a bad row, where the run would stop. */
-  | { kind: 'dry-run-bad-row'; message: string };
+  | { kind: 'dry-run-bad-row'; message: string }
+  /** --max-cost without what bounds a request's cost: a price, or the completion token limit. */
+  | { kind: 'max-cost-unpriced'; missing: ('priceInput' | 'priceOutput' | 'maxTokens')[] }
+  /** --max-cost with --batch: a batch is sent whole, so no request can be held back. */
+  | { kind: 'max-cost-with-batch' };

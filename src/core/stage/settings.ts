@@ -46,6 +46,10 @@ const RUN_ONLY = {
   pace: 'run',
   preflight: 'run',
   promptCacheKey: 'run',
+  // A cap decides how far a run goes, never what a row's result is: outputs under any cap resume and compare alike.
+  maxCost: 'run',
+  priceInput: 'run',
+  priceOutput: 'run',
   apiKey: 'run',
   key: 'run',
   output: 'run',

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { compareDomains, domainLabel } from '../../core/domains.js';
-import type { CollectedReport, Kept, PanelAgreement, ReportRow, RunPair } from '../../core/report/index.js';
+import type { CollectedReport, Kept, PanelAgreement, ReportDrift, ReportRow, RunPair } from '../../core/report/index.js';
+import { firstText, horizonName, scopeName } from '../drift.js';
 import { agreementView } from '../agreement.js';
 import { DIMENSIONS } from '../../core/schemas/index.js';
-import { TURN_BUCKETS, formatFixed, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
+import { TURN_BUCKETS, formatFixed, formatSigned, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
 import { FIGURES, modesJson, modesView } from '../modes.js';
@@ -89,6 +90,30 @@ function rowJson(r: ReportRow) {
         }
       : {}),
     ...(r.repeats ? { rp: r.repeats.map((x) => ({ t: x.total, f: x.failed ? 1 : 0, raw: kept(x.raw) })) } : {}),
+    ...(r.rollout ? { ro: r.rollout.map((x) => [x.turn, kept(x.generated), kept(x.real)]) } : {}),
+  };
+}
+
+/** The drift curves as the page draws them: a line per domain and Overall over the horizons, the drops with intervals. */
+function driftJson(drift: ReportDrift, files: CollectedReport['files']) {
+  const ci = (i: { lo: number; hi: number } | undefined) => (i ? [i.lo, i.hi] : null);
+  return {
+    horizons: drift.horizons.map(horizonName),
+    runs: drift.runs.map((run) => files[run]!.label),
+    rows: drift.rows,
+    curves: drift.curves.map((c) => ({
+      label: scopeName(c.scope),
+      rows: c.rows,
+      first: firstText(c, drift.intervals),
+      points: c.points.map((p) => ({
+        s: num(p.score),
+        sci: ci(p.scoreCi),
+        d: num(p.drop),
+        dt: formatSigned(p.drop),
+        dci: ci(p.dropCi),
+        sig: p.significant,
+      })),
+    })),
   };
 }
 
@@ -100,6 +125,8 @@ export interface PageInput {
   pairs?: readonly RunPair[];
   /** Files judged by a panel: how far its members agree (none: no agreement section). */
   panels?: readonly PanelAgreement[];
+  /** A teacher-forced run and free-running ones: their drift curves (none: no drift chart). */
+  drift?: ReportDrift;
 }
 
 /** Per file judged by a panel, the tables `awb agreement` prints, its members as the judges. */
@@ -165,6 +192,7 @@ export function renderReportHtml(input: PageInput): string {
     charts: charts(report),
     compare: input.pairs?.length ? comparisonJson(input.pairs) : undefined,
     agreement: input.panels?.length ? agreementJson(input.panels, files) : undefined,
+    drift: input.drift ? driftJson(input.drift, files) : undefined,
   };
   const script = `${asset('page.js')}\n${asset('compare.js')}`;
   const style = `${asset('page.css')}\n${asset('compare.css')}`;

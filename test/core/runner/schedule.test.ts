@@ -230,6 +230,52 @@ describe('schedule: order within a trajectory', () => {
   });
 });
 
+describe('schedule: free-running rows (infer --horizon)', () => {
+  /** One trajectory's rows at turns 1..n, each sending `steps` requests, early as given. */
+  const chain = (n: number, early: boolean, steps = 3): Row[] =>
+    trajectories([n]).map((r) => ({ ...r, steps: Math.min(r.turn, steps), early: early && r.turn < n }));
+
+  it("an early row lets its chain's next turn go once its first request is answered, and is settled once", () => {
+    const s = new Schedule(chain(3, true));
+    const [first] = handOutReady(s);
+    assert.equal(first!.turn, 1);
+    s.advance(first!);
+    const [second, ...none] = handOutReady(s);
+    assert.equal(second!.turn, 2);
+    assert.equal(none.length, 0);
+    // Advancing again, or finishing after the advance, does not release the turn after next.
+    s.advance(first!);
+    s.finish(first!);
+    assert.deepEqual(handOutReady(s), []);
+    s.finish(second!);
+    assert.deepEqual(
+      handOutReady(s).map((r) => r.turn),
+      [3],
+    );
+    assert.equal(s.isDone(), false);
+  });
+
+  it('a row that is not early holds its chain until it is settled, advanced or not', () => {
+    const s = new Schedule(chain(2, false));
+    const [first] = handOutReady(s);
+    s.advance(first!);
+    assert.deepEqual(handOutReady(s), []);
+    s.finish(first!);
+    assert.deepEqual(
+      handOutReady(s).map((r) => r.turn),
+      [2],
+    );
+  });
+
+  it("counts a row's steps as round trips, an early level's rest beside them", () => {
+    const late = workLeft(levelsOf(chain(3, false)), DEFAULT_COST).map((w) => w.cost);
+    assert.deepEqual(late, [1 + 2 + 3, 2 + 3, 3]);
+    // Early: turn 1 (1 step) then turn 2 (2 steps, the chain's rest after its first), then turn 3 (3 steps).
+    const early = workLeft(levelsOf(chain(3, true)), DEFAULT_COST).map((w) => w.cost);
+    assert.deepEqual(early, [Math.max(1, 1 + Math.max(2, 1 + 3)), Math.max(2, 1 + 3), 3]);
+  });
+});
+
 describe('schedule: byte budget', () => {
   it('keeps the bytes handed out under the budget, lets one oversized row go alone, and passes no row over', () => {
     const rows = asFile(

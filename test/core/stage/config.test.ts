@@ -53,6 +53,9 @@ const RUN: RunConfig = {
   pace: true,
   preflight: true,
   promptCacheKey: false,
+  maxCost: undefined,
+  priceInput: undefined,
+  priceOutput: undefined,
 };
 const KEY = { apiKey: 'EMPTY', key: { from: 'none', option: '--model-api-key', variables: [], emptyVariables: [] } } as const;
 
@@ -135,6 +138,22 @@ describe('the rules between options, checked where the config is built', () => {
     );
     assert.throws(() => judgeConfig(judge({ ...panel, memberBaseUrl: member })), isFault('judge-endpoint-missing', { unserved: ['b'] }));
     assert.deepEqual(judgeConfig(judge({ ...panel, judgeBaseUrl: ['http://x/v1'], panel: 'median' })).judgeModel, ['a', 'b']);
+  });
+
+  it('--max-cost: the prices and a token limit bound each request; a batch cannot be held back', () => {
+    assert.throws(() => inferConfig(infer({ maxCost: 5 })), isFault('max-cost-unpriced', { missing: ['priceInput', 'priceOutput'] }));
+    assert.throws(
+      () => judgeConfig(judge({ maxCost: 5, priceInput: 1, maxTokens: undefined })),
+      isFault('max-cost-unpriced', { missing: ['priceOutput', 'maxTokens'] }),
+    );
+    const priced = { maxCost: 5, priceInput: 1, priceOutput: 4 };
+    assert.throws(() => inferConfig(infer({ ...priced, batch: true })), isFault('max-cost-with-batch'));
+    assert.equal(judgeConfig(judge(priced)).maxCost, 5);
+  });
+
+  it('--max-cost and its prices are not settings: outputs made under any cap resume and compare alike', () => {
+    const capped = infer({ maxCost: 5, priceInput: 1, priceOutput: 4 });
+    assert.deepEqual(inferSettings(capped, { hosts: [], model: 'wm' }), inferSettings(infer(), { hosts: [], model: 'wm' }));
   });
 });
 

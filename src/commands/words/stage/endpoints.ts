@@ -1,6 +1,6 @@
 import type { EndpointFault, EndpointNotice, EndpointRole, KeySource, SetAside } from '../../../core/endpoints/index.js';
 import { brief, visible } from '../../../core/shown.js';
-import { settingsFix } from '../../stage/settings-fix.js';
+import { settingsFix } from './settings-fix.js';
 import { EXIT, type NoticeWords, type Words } from '../words.js';
 
 /** An endpoint as the messages name it: "judge endpoint http://…/v1" (the one `awb models` lists: "endpoint http://…/v1"). */
@@ -64,6 +64,8 @@ export const ENDPOINT_NOTICES: NoticeWords<EndpointNotice> = {
     `${where(n)} does not list model "${visible(n.model)}" (it lists ${shownModels(n.listed)}) but answered a one-token request for it: the run goes on with it (a server pinned to one model, as transformers serve and llama.cpp can be, lists what it could load rather than the name it answers to)`,
   'replies-abandoned': (n) =>
     `${n.count === 1 ? '1 whole reply was' : `${n.count} whole replies were`} given up on under way: a ${n.role} server that does not notice a closed connection (transformers serve) may go on generating ${n.count === 1 ? 'it' : 'them'}, up to --max-tokens each; with --stream awb stops them as it goes`,
+  'malformed-replies-retried': (n) =>
+    `${n.count === 1 ? '1 reply' : `${n.count} replies`} of the ${n.role} endpoint ${n.count === 1 ? 'was' : 'were'} no chat completion (JSON or a stream cut short, a proxy's page, a generation the server aborted) and ${n.count === 1 ? 'was' : 'were'} asked again, within --max-retries: the rows hold the answers that came whole; many of them point to a proxy or server in trouble`,
   'usage-lost': (n) =>
     `${n.count === 1 ? '1 stream' : `${n.count} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
     `${n.count === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,
@@ -122,7 +124,7 @@ export const ENDPOINT_WORDS: Words<EndpointFault> = {
   'settings-refused': (f) =>
     fatal(
       `${where(f)} refused ${f.count} requests in a row with the same error and answered none: ${f.reason}; ` +
-        (settingsFix(f.reason, f.sent) ??
+        (settingsFix(f.setting, f.sent) ??
           'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again'),
     ),
   'failures-repeated': (f) => {

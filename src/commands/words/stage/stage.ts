@@ -10,6 +10,9 @@ const FLAG = {
   memberBaseUrl: '--member-base-url',
   memberApiKey: '--member-api-key',
   panel: '--panel',
+  priceInput: '--price-input USD',
+  priceOutput: '--price-output USD',
+  maxTokens: '--max-tokens N',
 } as const;
 
 export const STAGE_WORDS: Words<StageFault> = {
@@ -28,4 +31,7 @@ export const STAGE_WORDS: Words<StageFault> = {
       : '--judge-base-url is required',
   'no-predictions-file': (f, awb) => `${f.path}: no such predictions file (run \`${awb} infer\` first, or pass --predictions)`,
   'dry-run-bad-row': (f) => `${f.message} (a run would stop at this row; fix it, or skip such rows with --on-bad-row skip)`,
+  'max-cost-unpriced': (f) =>
+    `--max-cost needs ${f.missing.map((m) => FLAG[m]).join(' and ')} (USD per million tokens) to bound what each request can cost`,
+  'max-cost-with-batch': () => '--max-cost cannot hold back a --batch run (a batch is sent whole): drop one of them',
 };

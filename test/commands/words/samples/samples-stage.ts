@@ -11,4 +11,6 @@ export const STAGE_SAMPLES: { [K in StageFault['kind']]: Extract<StageFault, { k
   'judge-endpoint-missing': { kind: 'judge-endpoint-missing', unserved: ['b'] },
   'no-predictions-file': { kind: 'no-predictions-file', path: 'out/predictions.jsonl' },
   'dry-run-bad-row': { kind: 'dry-run-bad-row', message: 'data/mcp_test.jsonl:4: turn_idx: is missing' },
+  'max-cost-unpriced': { kind: 'max-cost-unpriced', missing: ['priceInput', 'priceOutput'] },
+  'max-cost-with-batch': { kind: 'max-cost-with-batch' },
 };

@@ -1,7 +1,7 @@
-import { fail } from '../errors.js';
-import { judgedTexts } from '../rubrics/index.js';
-import { decodeLine, fieldScan, readLineBytes, scanFields, splitKey, type LineBytes } from '../rows/index.js';
-import { DIMENSIONS, type Dimension } from '../schemas/index.js';
+import { fail } from '../../errors.js';
+import { judgedTexts } from '../../rubrics/index.js';
+import { decodeLine, fieldScan, readLineBytes, scanFields, splitKey, type LineBytes } from '../../rows/index.js';
+import { DIMENSIONS, type Dimension } from '../../schemas/index.js';
 import { judgedLines, type JudgedRecord } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */
@@ -26,6 +26,8 @@ export interface RowView {
   strengths: string[];
   weaknesses: string[];
   error?: string;
+  /** A free-running row's (infer --horizon): each generated observation, cleaned as the judge cleans a prediction, beside the real one. */
+  rollout?: { turn: number; generated: string; real: string }[];
 }
 
 /** A row named on the command line: `domain/id/turn_idx`, or with `#fingerprint` (a prefix will do) one row of a pair sharing it. */
@@ -123,6 +125,7 @@ const SCAN = fieldScan(
     'strengths',
     'weaknesses',
     'error_message',
+    'rollout',
   ],
   { turnLists: ['prompt', 'response'] },
 );
@@ -165,7 +168,23 @@ function viewOf(record: JudgedRecord, line: LineBytes): RowView {
     strengths: texts(row.strengths),
     weaknesses: texts(row.weaknesses),
     ...(typeof row.error_message === 'string' ? { error: row.error_message } : {}),
+    ...(Array.isArray(row.rollout) && row.rollout.length ? { rollout: rolloutOf(row.rollout, line) } : {}),
   };
+}
+
+/**
+ * A free-running row's generated observations beside the real ones of their turns: those are read from
+ * the whole line (the scan keeps only the row's own turn), one row at a time.
+ */
+function rolloutOf(rollout: unknown[], line: LineBytes): NonNullable<RowView['rollout']> {
+  const response = (JSON.parse(decodeLine(line.bytes)) as { response?: unknown }).response;
+  return rollout.flatMap((x) => {
+    const step = x as { turn?: unknown; gen?: unknown };
+    if (typeof step.turn !== 'number') return [];
+    const real = Array.isArray(response) ? (response[step.turn - 1] as unknown) : undefined;
+    const { prediction, truth } = judgedTexts({ gen: step.gen, response: real });
+    return [{ turn: step.turn, generated: prediction, real: truth }];
+  });
 }
 
 function texts(v: unknown): string[] {
