@@ -23,10 +23,11 @@ async function buildProgram(t: Terminal, argv: readonly string[]): Promise<Comma
       writeErr: (s) => t.stderr.write(s),
       getOutHelpWidth: () => (t.stdout.isTTY && t.stdout.columns) || 80,
       getErrHelpWidth: () => (t.stderr.isTTY && t.stderr.columns) || 80,
+      // Said by main in awb's words (usageError), from the error commander throws.
+      outputError: () => {},
     })
     .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
     .version(VERSION, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .configureHelp({
       sortSubcommands: false,
       // Only the running command's options are declared; every other command of the table has options too.
@@ -93,8 +94,11 @@ export async function main(argv: string[], t?: Terminal): Promise<number> {
       // The words of every fault are loaded only when one is to be said.
       const err = thrown instanceof FaultError ? (await import('./commands/words/index.js')).toUserError(thrown) : thrown;
       if (err instanceof CommanderError) {
-        // commander has already printed help, the version or its own one-line error.
-        return err.exitCode === 0 ? 0 : 2;
+        // commander has already printed help or the version; its errors are said here, in awb's words.
+        if (err.exitCode === 0) return 0;
+        const said = (await import('./commands/words/usage.js')).usageError(err.code, err.message, invokedCommand(argv.slice(2)));
+        term.stderr.write(`awb: ${said.message}\n`);
+        return said.exit;
       }
       if (err instanceof UserError) {
         // Messages quote files and servers: whatever a check missed is still made harmless, and one line, here.

@@ -16,7 +16,7 @@ import type { MergeFault } from './merge/faults.js';
 import type { OutputFault } from './output/faults.js';
 import type { PublishFault } from './publish/faults.js';
 import type { RowsFault } from './rows/faults.js';
-import type { RubricsFault } from './rubrics/faults.js';
+import type { RubricsFault, RubricsNotice } from './rubrics/faults.js';
 import type { RunnerFault } from './runner/faults.js';
 import type { ScoreFault } from './score/faults.js';
 import type { StageFault } from './stage/faults.js';
@@ -42,7 +42,7 @@ export type Fault =
  * Everything core tells without stopping (a warning, a note), as data: each subsystem declares its notices
  * beside its faults; src/commands/words/ words them.
  */
-export type Notice = EndpointNotice;
+export type Notice = EndpointNotice | RubricsNotice;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
 export type JsonFileUse = 'resume' | 'merge' | 'provenance' | 'batch-state';

@@ -71,10 +71,7 @@ describe('judging predictions whose infer run is unfinished', () => {
     assert.ok(written < 8);
     const partial = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
     assert.equal(partial.code, 0, partial.stderr);
-    assert.match(
-      partial.stderr,
-      new RegExp(`warning: .*p\\.jsonl is unfinished \\(its manifest counts ${8 - written} of 8 rows not written yet\\)`),
-    );
+    assert.match(partial.stderr, new RegExp(`warning: .*p\\.jsonl is unfinished \\(${8 - written} of its 8 rows are not in it yet\\)`));
     // Scored as CSV, whose rows have no place for it, the note that the run is incomplete goes to stderr.
     const csv = await runAwb(['score', join(dir, 'j.jsonl'), '--format', 'csv']);
     assert.equal(csv.code, 0, csv.stderr);
@@ -85,6 +82,23 @@ describe('judging predictions whose infer run is unfinished', () => {
     const whole = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
     assert.equal(whole.code, 0, whole.stderr);
     assert.doesNotMatch(whole.stderr, /unfinished/);
+  });
+
+  it('after infer was killed (kill -9: its manifest kept the counts of the start), counts the rows the file holds', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 8, ['terminal']);
+    const world = await server({ reply: worldReply, latencyMs: 300 });
+    const judge = await server({ reply: judgeReply });
+    const predictions = join(dir, 'p.jsonl');
+    const infer = startAwb(inferArgs(world.url, data.dir, predictions, ['-c', '2']));
+    await waitForLines(predictions, 2, infer.exited);
+    infer.child.kill('SIGKILL');
+    await infer.exited;
+    const written = (await readRowsOf(predictions)).length;
+    assert.ok(written >= 2 && written < 8, String(written));
+    const partial = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
+    assert.equal(partial.code, 0, partial.stderr);
+    assert.match(partial.stderr, new RegExp(`p\\.jsonl is unfinished \\(${8 - written} of its 8 rows are not in it yet\\)`));
   });
 });
 

@@ -80,3 +80,27 @@ describe('awb CMD --help', { concurrency: 4 }, () => {
     assert.match(doc, /\*\*Intervals\*\* are cluster-robust t intervals over trajectories/, 'docs/statistics.md says so too');
   });
 });
+
+describe("commander's errors in awb's words", () => {
+  it('an unknown option, command or operand: one awb line naming it, the nearest suggested, the usage exit code', async () => {
+    for (const [args, said] of [
+      [
+        ['infer', '--modle-name', 'x'],
+        /^awb: unknown option '--modle-name': did you mean --model-name\? \(awb infer --help lists the options\)\n$/,
+      ],
+      [
+        ['score', 'x.jsonl', '--formt', 'json'],
+        /^awb: unknown option '--formt': did you mean --format\? \(awb score --help lists the options\)\n$/,
+      ],
+      [['infer', '--zzzzzz'], /^awb: unknown option '--zzzzzz' \(awb infer --help lists the options\)\n$/],
+      [['infr'], /^awb: unknown command 'infr': did you mean infer\? \(awb --help lists the commands\)\n$/],
+      [['rows'], /^awb: missing required argument 'judged' \(see awb rows --help\)\n$/],
+      [['score', '--format'], /^awb: option '-f, --format <format>' argument missing \(see awb score --help\)\n$/],
+    ] as const) {
+      const r = await runAwb([...args]);
+      assert.equal(r.code, exitCodes().find((c) => /usage/.test(c.meaning))!.code, args.join(' '));
+      assert.match(r.stderr, said, args.join(' '));
+      assert.equal(r.stdout, '');
+    }
+  });
+});

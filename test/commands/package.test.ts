@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -95,5 +95,20 @@ describe('npm pack', () => {
     const counted = JSON.parse(dry.stdout) as { stage: string; requests: number };
     assert.equal(counted.stage, 'judge');
     assert.equal(counted.requests, rows.length);
+
+    // The tarball installs as the README says (npm install FILE.tgz), and its awb runs.
+    const app = join(unpacked, 'app');
+    await mkdir(app);
+    await writeFile(join(app, 'package.json'), '{"name": "app", "private": true}\n');
+    // The dependencies as a registry install leaves them, copied (hard links where the file system allows): with
+    // them in place npm needs no registry, and the test touches no network (--offline).
+    const modules = await realpath(join(ROOT, 'node_modules'));
+    await run('cp', ['-al', modules, join(app, 'node_modules')]).catch(() =>
+      cp(modules, join(app, 'node_modules'), { recursive: true, verbatimSymlinks: true }),
+    );
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(tree, packed!.filename)], { cwd: app, maxBuffer: 1 << 26 });
+    const version = await run(join(app, 'node_modules', '.bin', 'awb'), ['--version'], { cwd: app });
+    const { version: expected } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(version.stdout.trim(), expected);
   });
 });

@@ -4,6 +4,7 @@ import type { ModeReport } from '../../render/modes.js';
 import type { ScoreRequest } from '../../core/score/index.js';
 import { visible } from '../../core/shown.js';
 import { printWarnings } from '../shared/notes.js';
+import { noticed } from '../words/index.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
 import { terminal } from '../shared/terminal.js';
@@ -12,8 +13,10 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   const { format } = opts;
   const request = { ...scoreRequest(files, opts, opts.by === 'turn'), byJudge: opts.byJudge };
   // Files of the judge modes get their own figures; rubric files and --repeat files (their grades are means) the leaderboard.
-  const { report, figures: modes, warnings, bias } = opts.bias ? await scoreWithBias(request) : { ...(await scoreInputs(request)), bias: undefined };
-  printWarnings(warnings);
+  const { report, figures: modes, warnings, notices, bias } = opts.bias
+    ? await scoreWithBias(request)
+    : { ...(await scoreInputs(request)), bias: undefined };
+  printWarnings([...warnings, ...notices.map((n) => noticed(n))]);
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
   if (format === 'csv') {
     const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report) : [];

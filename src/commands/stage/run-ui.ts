@@ -1,6 +1,14 @@
 import { terminal } from '../shared/terminal.js';
 import type { SingleBar } from 'cli-progress';
-import type { Ending, StageDisplay, StageEvent, StageResult, StageSignals } from '../../core/stage/index.js';
+import {
+  failedRows,
+  type DisplayEvent,
+  type Ending,
+  type StageDisplay,
+  type StageEvent,
+  type StageResult,
+  type StageSignals,
+} from '../../core/stage/index.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { EXIT } from '../words/index.js';
 import { DOWNLOAD_INTERRUPTED } from '../data/data-source.js';
@@ -10,6 +18,8 @@ import { domainLabel, compareDomains } from '../../core/domains.js';
 import { brief, counted, redact, visible } from '../../core/shown.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { onInterrupt } from '../shared/interrupt.js';
+import { printWarnings } from '../shared/notes.js';
+import { noticed } from '../words/index.js';
 
 /*
  * What infer and judge show while they run: the display their core entries
@@ -22,6 +32,8 @@ import { onInterrupt } from '../shared/interrupt.js';
 export interface StageView {
   display: StageDisplay;
   signals: StageSignals;
+  /** The finished run as markdown for --summary (stepSummary), with the exit code it ended with; undefined before it finished. */
+  stepSummary(exitCode: number): Promise<string | undefined>;
 }
 
 /**
@@ -34,6 +46,7 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
   const progress = await createProgress(stage, o.progress, () => limitedBy());
   const jsonText = o.dryRun && o.format === 'json' ? (await import('../../render/written.js')).jsonText : undefined;
   const reasons = new FailureReasons();
+  let finished: Extract<DisplayEvent, { type: 'finished' }> | undefined;
   const batch = batchLines();
   const display: StageDisplay = {
     event(e) {
@@ -49,6 +62,7 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
         case 'cost-cap':
           return printNotice(e, o);
         case 'finished':
+          finished = e;
           progress.stop();
           printSummary(e.stage, e.result, COLUMNS[e.stage] ?? [], reasons);
           printTimings(e.timings);
@@ -59,6 +73,8 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
         case 'unpredicted':
         case 'next-step':
           return printAfter(e);
+        case 'warning':
+          return printWarnings([noticed(e.notice)]);
         case 'fetching':
         case 'data-edited':
         case 'set-aside':
@@ -81,7 +97,10 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
       ),
     run: (name, grace) => installInterrupts(name, grace, () => progress.interrupted()),
   };
-  return { display, signals };
+  const stepSummary = async (exitCode: number) =>
+    finished &&
+    (await import('./step-summary.js')).stepSummary(finished, COLUMNS[finished.stage] ?? [], reasons.top(TOP_REASONS), exitCode);
+  return { display, signals, stepSummary };
 }
 
 /** A line on stderr: of the command running now, or of `t` for a timer or signal handler that outlives its context. */
@@ -188,6 +207,9 @@ export async function createProgress(
           timer = setInterval(() => err(progressLine(stage, now()), t), every);
           timer.unref();
         }
+      } else if (e.type === 'kept-failure') {
+        // Failed is counted over the whole output, as the summary and score count it.
+        state.failed++;
       } else if (e.type === 'row') {
         state.done++;
         if (!e.ok) state.failed++;
@@ -309,7 +331,7 @@ export class FailureReasons {
   private readonly counts = new Map<string, number>();
 
   event(e: StageEvent): void {
-    if (e.type !== 'row' || e.ok) return;
+    if (e.type !== 'kept-failure' && (e.type !== 'row' || e.ok)) return;
     // A row failed without an error is a final empty generation (infer): the judge names every failure.
     const reason = e.error ?? 'empty reply (no content)';
     this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
@@ -331,21 +353,31 @@ export class FailureReasons {
 /** How many failure reasons the summary names. */
 const TOP_REASONS = 5;
 
+/** The summary's table: a row per domain (its label), then `all`; the first column is the domain's. */
+export function summaryTable(result: StageResult, columns: SummaryColumn[]): { header: string[]; rows: string[][] } {
+  const domains = [...result.perDomain.keys()].sort(compareDomains);
+  // "failed" as score counts it: every row written whose result is a failure; "to retry" those the same command asks again.
+  const header = ['domain', 'total', 'done', 'failed', 'to retry', ...columns.map((c) => c.title)];
+  const rows = domains.map((d) => {
+    const t = result.perDomain.get(d)!;
+    const failed = failedRows(t);
+    const ok = t.done + t.failed - failed;
+    return [domainLabel(d), String(t.total), String(ok), String(failed), String(t.failed), ...columns.map((c) => String(c.value(t)))];
+  });
+  const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
+  rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
+  return { header, rows };
+}
+
 /**
  * A small per-domain table of counts on stderr, so nobody scores a run that
  * was silently half empty, then the top reasons rows failed in this session.
  */
 export function printSummary(stage: string, result: StageResult, columns: SummaryColumn[], reasons?: FailureReasons): void {
   const domains = [...result.perDomain.keys()].sort(compareDomains);
-  const header = ['domain', 'done', 'total', 'failed', ...columns.map((c) => c.title)];
-  const rows = domains.map((d) => {
-    const t = result.perDomain.get(d)!;
-    return [visible(domainLabel(d)), String(t.done), String(t.total), String(t.failed), ...columns.map((c) => String(c.value(t)))];
-  });
-  const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
-  rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const { header, rows } = summaryTable(result, columns);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => visible(r[i]!).length)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? visible(c).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   err('');
   err(terminal().errColor.bold(`${stage} summary`));
   err(fmt(header));
@@ -381,10 +413,11 @@ const COLUMNS: Record<string, SummaryColumn[]> = {
   infer: [
     { title: 'empty', value: (t) => t.empty, warn: 'came back empty' },
     { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'stopped at --max-tokens' },
+    { title: 'no output', value: (t) => t.noOutput },
   ],
   judge: [
-    { title: 'final failures', value: (t) => t.finalFailed, warn: 'failed for good' },
     { title: 'no prediction (infer failed)', value: (t) => t.empty },
+    { title: 'no output', value: (t) => t.noOutput },
   ],
 };
 

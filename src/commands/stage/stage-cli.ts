@@ -35,7 +35,7 @@ export function printNotice(
       return printWarnings(e.warnings.map(noticed));
     case 'upstream-unfinished':
       t.stderr.write(
-        `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (its manifest counts ${e.unwritten} of ${e.total} rows not written yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
+        `${t.errColor.yellow(`warning: ${visible(e.predictions)} is unfinished (${e.unwritten} of its ${e.total} rows are not in it yet): this run judges only the rows it holds; finish the infer run, then run this command again`)}\n`,
       );
       return;
     case 'unpaired': {
@@ -116,6 +116,7 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
   if (o.format === 'json') {
     const doc = {
       stage,
+      already_done: count.alreadyDone,
       rows: count.rows,
       requests: count.requests,
       prompt_tokens: count.promptTokens,
@@ -143,8 +144,14 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
     return;
   }
   const n = (x: number) => x.toLocaleString('en-US');
+  if (count.alreadyDone && !count.rows && !count.badRows) {
+    terminal().stderr.write(
+      `${stage} dry run: ${visible(output)} already holds a result of all ${n(count.alreadyDone)} rows: a run would send nothing\n`,
+    );
+    return;
+  }
   const lines = [
-    `${stage} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)`,
+    `${stage} dry run: ${n(count.requests)} requests for ${n(count.rows)} rows (nothing sent, nothing written)${count.alreadyDone ? `; the ${n(count.alreadyDone)} rows ${visible(output)} already holds a result of are not sent again` : ''}`,
     `prompt tokens (estimate, o200k): ${n(count.promptTokens)}`,
     `completion budget (max tokens x requests): ${n(count.completionBudget)}`,
   ];

@@ -130,6 +130,11 @@ const RUN_OPTIONS = {
     default: '200',
     parse: numberIn(0.001, 200),
   },
+  summary: {
+    flags: '--summary <file>',
+    help: "also append the run's summary as markdown here, under its own heading (e.g. $GITHUB_STEP_SUMMARY)",
+    parse: text,
+  },
   dryRun: toggle(
     '--dry-run',
     'read every row and send nothing, write nothing: print the requests, an estimate of their prompt tokens (OpenAI o200k tokenizer on the exact messages, long texts sampled, plus 4 tokens per message; other tokenizers differ by a few per cent) and the completion budget (--max-tokens per request)',

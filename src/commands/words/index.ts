@@ -9,7 +9,7 @@ import { MERGE_WORDS } from './results/merge.js';
 import { OUTPUT_WORDS } from './data/output.js';
 import { PUBLISH_WORDS } from './results/publish.js';
 import { ROWS_WORDS } from './data/rows.js';
-import { RUBRICS_WORDS } from './data/rubrics.js';
+import { RUBRICS_NOTICES, RUBRICS_WORDS } from './data/rubrics.js';
 import { RUNNER_WORDS } from './stage/runner.js';
 import { SCORE_WORDS } from './results/score.js';
 import { STAGE_WORDS } from './stage/stage.js';
@@ -53,6 +53,7 @@ export function worded(fault: Fault, awb = thisInvocation()): UserError {
 /** What core tells without stopping (a notice), one table per subsystem as for faults. */
 const NOTICES: NoticeWords<Notice> = {
   ...ENDPOINT_NOTICES,
+  ...RUBRICS_NOTICES,
 };
 
 /** A notice as the warning line the user reads (printWarnings). */

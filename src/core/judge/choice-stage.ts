@@ -20,17 +20,19 @@ import { ParseStreak } from './parse-streak.js';
 import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
 import { parseChoiceReply, type Choice } from './choice-parse.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
-import { cleanObservation, extractPrediction } from '../rubrics/index.js';
+import { NO_OUTPUT, cleanObservation, extractPrediction } from '../rubrics/index.js';
 import type { ModePrompt } from '../rubrics/index.js';
 import type { ReferenceFile } from './reference.js';
 
 /**
- * As the rubric judge: rows without a prediction because their inference failed, in `empty`; the judge's usage
+ * As the rubric judge: rows without a prediction because their inference failed, in `empty`, and predictions shown
+ * as "No output", in `noOutput`; the judge's usage
  * of both orders (a panel's row: its members' sum, `judge_usage`).
  */
 function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
   if (Number(row.failed) !== 0 && row.error_message === NO_REFERENCE) t.unpaired++;
+  if (row.extracted_output === NO_OUTPUT) t.noOutput++;
   if (row.panel !== undefined) return addUsage(t, row.judge_usage as Usage | undefined);
   const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
   for (const o of result?.orders ?? []) addUsage(t, o.judge_usage);

@@ -6,7 +6,7 @@ import { fail } from '../errors.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
-import { cleanObservation, extractPrediction } from '../rubrics/index.js';
+import { NO_OUTPUT, cleanObservation, extractPrediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { NO_GENERATION, UNPARSED, judgeOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
@@ -14,9 +14,13 @@ import { predictionRowSchema, predictionText, type PredictionRow, type Usage } f
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
-/** Counts, in `empty`, rows that have no prediction to judge because their inference failed. */
+/**
+ * Counts, in `empty`, rows that have no prediction to judge because their inference failed, and in `noOutput` those
+ * whose prediction was shown to the judge as "No output".
+ */
 function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
+  if (row.extracted_output === NO_OUTPUT) t.noOutput++;
   addUsage(t, row.judge_usage as Usage | undefined);
 }
 

@@ -10,7 +10,7 @@ import { splitKey } from '../rows/index.js';
 import { readRow } from '../rows/index.js';
 import { manifestPathFor, type Manifest } from '../schemas/index.js';
 import type { z } from 'zod';
-import { datasetRowSchema, inferOutcome, judgedOutcome, predictionRowSchema, type DatasetRow } from '../schemas/index.js';
+import { datasetRowSchema, inferOutcome, judgedOutcome, judgedRowSchema, type DatasetRow } from '../schemas/index.js';
 
 interface MergeOptions {
   out: string;
@@ -99,8 +99,9 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
   const duplicated: { key: string; first: string; again: string }[] = [];
   const failed: string[] = [];
   const unexpected: string[] = [];
-  const schema = first.stage === 'infer' ? datasetRowSchema : predictionRowSchema;
+  const schema = first.stage === 'infer' ? datasetRowSchema : judgedRowSchema;
   let written = 0;
+  let endedFailed = 0;
   let missing: string[] = [];
   // Made only now: a merge refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.out);
@@ -120,7 +121,9 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
           if (before !== undefined) duplicated.push({ key: read.key, first: before, again: where });
           else seen.set(read.key, where);
           if (!expected.has(read.key)) unexpected.push(read.key);
-          if (outcome(read.parsed) === 'incomplete') failed.push(read.key);
+          const o = outcome(read.parsed);
+          if (o === 'incomplete') failed.push(read.key);
+          if (o === 'failed') endedFailed++;
           await out.writev([withoutCr(line.bytes), NEWLINE]);
           written++;
         }
@@ -135,7 +138,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeReport> {
     throw fileError(opts.out, err);
   });
 
-  const manifest = mergedManifest(manifests, source, expected, written, failed.length, missing, rubrics);
+  const manifest = mergedManifest(manifests, source, expected, written, { toRetry: failed.length, ended: endedFailed }, missing, rubrics);
   await writeManifest(opts.out, manifest);
   return { written, missing, failed, manifest };
 }
@@ -155,10 +158,12 @@ function mergedManifest(
   source: string[],
   expected: Set<string>,
   written: number,
-  failed: number,
+  /** Rows to retry (their request failed), and rows whose final result is a failure. */
+  failures: { toRetry: number; ended: number },
   missing: string[],
   rubrics: Rubrics,
 ): Manifest {
+  const failed = failures.toRetry;
   const first = ms[0]!;
   const { shard: _s, rubrics: _r, ...rest } = first.settings;
   const settings: Manifest['settings'] = { ...rest, ...(rubrics && { rubrics }) };
@@ -175,10 +180,13 @@ function mergedManifest(
   const endpoints: NonNullable<Manifest['endpoints']> = {};
   for (const m of ms) {
     for (const [d, c] of Object.entries(m.counts.per_domain)) {
-      const t = (perDomain[d] ??= { total: 0, done: 0, failed: 0, empty: 0, truncated: 0 });
+      const t = (perDomain[d] ??= { total: 0, done: 0, failed: 0, to_retry: 0, empty: 0, truncated: 0 });
       t.total += c.total;
       t.done += c.done;
       t.failed += c.failed;
+      // A manifest before to_retry counted only these as failed.
+      t.to_retry = (t.to_retry ?? 0) + (c.to_retry ?? c.failed);
+      if (c.no_output !== undefined) t.no_output = (t.no_output ?? 0) + c.no_output;
       t.empty = (t.empty ?? 0) + (c.empty ?? 0);
       t.truncated = (t.truncated ?? 0) + (c.truncated ?? 0);
     }
@@ -193,7 +201,8 @@ function mergedManifest(
       e.failures += s.failures;
     }
   }
-  for (const k of missing) (perDomain[splitKey(k).domain] ??= { total: 0, done: 0, failed: 0, empty: 0, truncated: 0 }).total++;
+  for (const k of missing)
+    (perDomain[splitKey(k).domain] ??= { total: 0, done: 0, failed: 0, to_retry: 0, empty: 0, truncated: 0 }).total++;
   const total = Object.values(perDomain).reduce((a, c) => a + c.total, 0);
   // Taken from the input rather than from the shards: a shard need not hold every domain, and a missing one brings none.
   const rows: Record<string, number> = {};
@@ -221,7 +230,7 @@ function mergedManifest(
     updated_at: now,
     complete: failed === 0 && missing.length === 0,
     ...(failed === 0 && missing.length === 0 ? { finished_at: now } : {}),
-    counts: { total, done, failed, per_domain: perDomain },
+    counts: { total, done, failed: failed + failures.ended, to_retry: failed, per_domain: perDomain },
     usage,
     endpoints,
   };

@@ -9,3 +9,19 @@ export type RubricsFault =
   | { kind: 'rubrics-folder-missing'; root: string }
   | { kind: 'rubrics-folder-unreadable'; root: string; reason: string }
   | { kind: 'rubrics-not-a-folder'; root: string };
+
+/**
+ * What rubrics/ tells without stopping. `predictions-without-output`: `rows` of `of` predictions came back with text
+ * that holds no output once reasoning is removed (the official script's "No output", graded as such); `unclosed` of
+ * them (when known) inside a `<think>` never closed, the mark of a server without a reasoning parser. `soFar`: said
+ * while a run goes on (its share passed NO_OUTPUT_SHARE), else at its end; `file`: the judged file score read.
+ */
+export type RubricsNotice = {
+  kind: 'predictions-without-output';
+  stage: 'infer' | 'judge' | 'score';
+  rows: number;
+  of: number;
+  unclosed?: number;
+  soFar?: boolean;
+  file?: string;
+};

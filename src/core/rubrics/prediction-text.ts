@@ -3,7 +3,14 @@ import { lastBlock, stripThink } from './think.js';
 const OBSERVATION_TAG = 'predicted_observation';
 
 /** What the official script records for a generation with nothing left once its reasoning is removed; the judge is shown it too. */
-const NO_OUTPUT = 'No output';
+export const NO_OUTPUT = 'No output';
+
+/**
+ * The share of predictions without output (noOutput) past which infer and judge warn while they run, once
+ * NO_OUTPUT_MIN_ROWS rows are in: a few per cent is a server's misconfiguration far more often than a model's choice.
+ */
+export const NO_OUTPUT_SHARE = 0.05;
+export const NO_OUTPUT_MIN_ROWS = 20;
 
 /** The label the world-model prompts put before each observation; the judge is shown observations without it. */
 const OBSERVATION_MARKER = '**Environment Observation:**';
@@ -20,6 +27,26 @@ export function extractPrediction(gen: string, tag = OBSERVATION_TAG): string {
   const cleaned = stripThink(gen, tag);
   const block = lastBlock(cleaned, tag);
   return block === undefined ? cleaned.trim() || NO_OUTPUT : block.trim();
+}
+
+/**
+ * Why a generation that came back holds no output (extractPrediction finds
+ * nothing): `unclosed-think` when a `<think>` is never closed (a server
+ * without a reasoning parser sends the model's thinking, and a reply cut off
+ * mid-thought ends there too), `reasoning-only` when closed reasoning is all
+ * there is, `blank` otherwise (white space, an empty observation block).
+ * undefined for a generation with output, and for an empty one (no reply
+ * content: counted apart, as a failure).
+ */
+export function noOutput(gen: string, tag = OBSERVATION_TAG): 'unclosed-think' | 'reasoning-only' | 'blank' | undefined {
+  if (gen === '') return undefined;
+  const cleaned = stripThink(gen, tag);
+  const block = lastBlock(cleaned, tag);
+  if ((block ?? cleaned).trim() !== '') return undefined;
+  const opens = gen.match(/<think>/gi)?.length ?? 0;
+  const closes = gen.match(/<\/think>/gi)?.length ?? 0;
+  if (opens > closes) return 'unclosed-think';
+  return opens + closes > 0 ? 'reasoning-only' : 'blank';
 }
 
 /**

@@ -14,6 +14,10 @@ export interface DomainTally {
   empty: number;
   /** infer: rows cut off by the token limit. */
   truncated: number;
+  /** Rows whose prediction came back with no output once reasoning is removed (noOutput; judged as "No output"). */
+  noOutput: number;
+  /** infer: those of them inside a `<think>` never closed (judge and score cannot tell: they see the extraction). */
+  noOutputUnclosed: number;
   /** judge --mode pairwise: final failures that are rows with no reference to compare with, never sent (not the run's failures). */
   unpaired: number;
   promptTokens: number;
@@ -31,11 +35,22 @@ export function emptyTally(): DomainTally {
     finalFailed: 0,
     empty: 0,
     truncated: 0,
+    noOutput: 0,
+    noOutputUnclosed: 0,
     unpaired: 0,
     promptTokens: 0,
     completionTokens: 0,
     reasoningTokens: 0,
   };
+}
+
+/**
+ * Rows written whose result is a failure, as score counts them: final failures (rows with no reference to compare
+ * with aside: never sent, not the run's failures) and rows to retry. The one meaning of "failed" in the summary,
+ * the progress line and the manifest.
+ */
+export function failedRows(t: Pick<DomainTally, 'failed' | 'finalFailed' | 'unpaired'>): number {
+  return t.finalFailed - t.unpaired + t.failed;
 }
 
 /** The tallies of a run, per domain. */
@@ -107,16 +122,26 @@ export function fillCounts(m: Manifest, tallies: Tallies, endpoints?: Record<str
     completion_tokens: 0,
     reasoning_tokens: 0,
   };
-  const counts: Manifest['counts'] = { total: 0, done: 0, failed: 0, per_domain: {} };
+  const counts: Manifest['counts'] & { to_retry: number } = { total: 0, done: 0, failed: 0, to_retry: 0, per_domain: {} };
   for (const [d, t] of tallies.perDomain) {
+    const failed = failedRows(t);
     counts.total += t.total;
     counts.done += t.done;
-    counts.failed += t.failed;
+    counts.failed += failed;
+    counts.to_retry += t.failed;
     usage.prompt_tokens += t.promptTokens;
     usage.completion_tokens += t.completionTokens;
     usage.reasoning_tokens += t.reasoningTokens;
     if (t.cachedTokens !== undefined) usage.cached_tokens = (usage.cached_tokens ?? 0) + t.cachedTokens;
-    counts.per_domain[d] = { total: t.total, done: t.done, failed: t.failed, empty: t.empty, truncated: t.truncated };
+    counts.per_domain[d] = {
+      total: t.total,
+      done: t.done,
+      failed,
+      to_retry: t.failed,
+      empty: t.empty,
+      truncated: t.truncated,
+      no_output: t.noOutput,
+    };
   }
   if (endpoints) {
     for (const s of Object.values(endpoints)) usage.requests += s.requests;

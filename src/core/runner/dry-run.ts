@@ -18,6 +18,8 @@ export type ExpectedFrom =
 
 /** What a run would send: requests, estimated prompt tokens, and the completion budget (each request's token cap). */
 export interface DryRunCount {
+  /** Rows the output already holds a result of, that a run would not send again (not counted below). */
+  alreadyDone: number;
   rows: number;
   requests: number;
   promptTokens: number;
@@ -82,8 +84,10 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
   onBad: (bad: BadRow) => void = () => undefined,
   output?: string,
   cap?: DryRunCap,
+  /** The rows the output holds that a run would keep (keptRows): left out of the count. */
+  kept: ReadonlySet<string> = new Set(),
 ): Promise<DryRunCount> {
-  const count: DryRunCount = { rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
+  const count: DryRunCount = { alreadyDone: 0, rows: 0, requests: 0, promptTokens: 0, completionBudget: 0, badRows: 0 };
   const { perRow: observed, rows: observedRows } =
     output === undefined ? { perRow: new Map<string, number>(), rows: 0 } : await observedPerRow(stage, output);
   const from: ExpectedFrom | undefined = observedRows ? 'observed' : stage.typicalReply ? 'typical' : undefined;
@@ -105,6 +109,10 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
     const repeat = seen.repeat(read.key, file, lineNo);
     if (repeat) {
       bad(repeat);
+      continue;
+    }
+    if (kept.has(read.key)) {
+      count.alreadyDone++;
       continue;
     }
     count.rows++;

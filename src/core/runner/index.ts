@@ -1,7 +1,8 @@
 export type { DomainTally } from './accounting.js';
+export { failedRows } from './accounting.js';
 export { fileOrder } from './plan.js';
 export type { Order } from './plan.js';
-export { runStage } from './run.js';
+export { keptRows, runStage } from './run.js';
 export type { RunOptions, StageEvent, StageResult } from './run.js';
 export type { Job, RowChat, RowSend, Stage } from './stage.js';
 export { dryRun } from './dry-run.js';

@@ -136,6 +136,8 @@ export async function plannedKeys<S extends z.ZodType<DatasetRow>>(
   plan: LinePlan,
   schema: S,
   prediction?: Stage['prediction'],
+  /** Called before each line: throws to stop (Ctrl-C while a huge input is read). */
+  between: () => void = () => {},
 ): Promise<Map<PlannedLine, PlannedKey>> {
   const keyed = (key: string, value: (field: string) => unknown) => {
     if (!prediction) return { key, prediction: '' };
@@ -147,6 +149,7 @@ export async function plannedKeys<S extends z.ZodType<DatasetRow>>(
   const inputs = await PlanInputs.open(plan);
   try {
     for (const line of plan.lines) {
+      between();
       const planned =
         (await inputs.withLine(line, (bytes) => {
           const read = lineKey(bytes);
@@ -166,10 +169,12 @@ export async function somePlannedLeft<S extends z.ZodType<DatasetRow>>(
   schema: S,
   keys: ReadonlyMap<PlannedLine, PlannedKey>,
   done: ReadonlySet<string>,
+  between: () => void = () => {},
 ): Promise<boolean> {
   const inputs = await PlanInputs.open(plan);
   try {
     for (const line of plan.lines) {
+      between();
       const key = keys.get(line)?.key;
       if (key !== undefined && done.has(key)) continue;
       const read = await inputs.row(line, schema);

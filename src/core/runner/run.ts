@@ -24,7 +24,7 @@ import { Schedule } from './schedule.js';
 import type { RowChat, Stage } from './stage.js';
 import { RunManifest } from './run-manifest.js';
 import { OutputWriter, dropRedone, scanOutput, type Resumed } from './writer.js';
-import { rowSaver, sendPlanned } from './send.js';
+import { reasonOf, rowSaver, sendPlanned } from './send.js';
 import type { CostCap, Spending } from './cost-cap.js';
 
 export type StageEvent =
@@ -35,6 +35,8 @@ export type StageEvent =
   /** A resume into an output holding rows the run's data does not (--force, or the data has bad rows): kept, not counted. */
   | { type: 'outside'; message: string }
   | { type: 'row'; domain: string; ok: boolean; error?: string }
+  /** A row kept from an earlier run whose final result is a failure (not asked again without --retry-failed). */
+  | { type: 'kept-failure'; domain: string; error?: string }
   | { type: 'stopping' };
 
 export interface RunOptions {
@@ -184,6 +186,19 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   };
 }
 
+/** What examine reads of the run's options. */
+export type ExamineOptions = Pick<RunOptions, 'output' | 'plan' | 'settings' | 'dataset' | 'force' | 'retryFailed' | 'onEvent'> &
+  Partial<Pick<RunOptions, 'stop'>>;
+
+/**
+ * What a run would keep of its output (a dry run's view): the keys of the rows it would not send again, read and
+ * checked as the run reads them, so an output the run would refuse (other settings, other data) is refused here too.
+ */
+export async function keptRows<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: ExamineOptions): Promise<ReadonlySet<string>> {
+  await refuseOverInputs([opts.output, manifestPathFor(opts.output)], opts.plan.files);
+  return (await examine(stage, opts)).resumed.doneKeys;
+}
+
 /** What the output holds for this run, read without changing anything (examine). */
 interface Found {
   dataset: Manifest['dataset'];
@@ -205,7 +220,7 @@ interface Found {
  * but not counted. A judge's rows graded on other predictions than the input's (another model's, a
  * re-run of infer) are refused, --force or not.
  */
-async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions): Promise<Found> {
+async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: ExamineOptions): Promise<Found> {
   const { plan } = opts;
   const read: Manifest['dataset'] = {
     ...opts.dataset,
@@ -213,19 +228,25 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
     rows: Object.fromEntries([...plan.perDomain].filter(([d]) => d !== '?')),
   };
   // `dataset`: what this run records, never less than the earlier manifest knew of the data.
+  // Ctrl-C while a huge output or input is read stops between rows, before anything is sent or changed.
+  const between = () => {
+    if (opts.stop?.aborted) throw fail({ kind: 'stopped-before-first-request', stage: stage.name });
+  };
   // A row holds an answer once its request succeeded (an empty generation too): failed requests are sent again.
   const answered = async () =>
-    (await scanOutput(opts.output, { schema: stage.schema, keep: (row) => stage.outcome(row) !== 'incomplete' })).doneKeys.size > 0;
+    (await scanOutput(opts.output, { schema: stage.schema, keep: (row) => stage.outcome(row) !== 'incomplete', between })).doneKeys.size >
+    0;
   const { previous, overridden, dataset } = await checkResumable(opts.output, stage.name, opts.settings, read, opts.force, answered);
   const tallies = new Tallies();
   for (const [d, n] of plan.perDomain) tallies.of(d).total = n;
   // Only a resume needs the keys of the rows planned: a new output holds no row to match.
-  const lineKeys = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema, stage.prediction) : undefined;
+  const lineKeys = (await isNonEmptyFile(opts.output)) ? await plannedKeys(plan, stage.schema, stage.prediction, between) : undefined;
   const planned = lineKeys && new Map([...lineKeys.values()].map((p) => [p.key, p.prediction]));
   const outside = { rows: 0, first: '' };
   const otherPredictions = { rows: 0, first: '' };
   const resumed = await scanOutput(opts.output, {
     schema: stage.schema,
+    between,
     keep: (row, key) => {
       const o = stage.outcome(row);
       if (o !== 'done' && !(o === 'failed' && !opts.retryFailed)) return false;
@@ -243,7 +264,14 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
       if (input !== undefined && stage.prediction && predictionDigest(stage.prediction((field) => row[field]) ?? '') !== input) {
         if (!otherPredictions.rows++) otherPredictions.first = where();
       }
-      stage.tally(row, tallies.count(domainOfTask(String(row.task)), stage.outcome(row)));
+      const domain = domainOfTask(String(row.task));
+      const outcome = stage.outcome(row);
+      stage.tally(row, tallies.count(domain, outcome));
+      if (outcome === 'failed') {
+        // A judged row keeps its predictions' fields (infer's `error` among them): the judge's own reason comes first.
+        const error = typeof row.error_message === 'string' ? row.error_message : reasonOf(row);
+        opts.onEvent?.({ type: 'kept-failure', domain, ...(error !== undefined ? { error } : {}) });
+      }
     },
   });
   if (outside.rows) {
@@ -261,7 +289,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: R
   if (otherPredictions.rows) {
     throw fail({ kind: 'output-of-other-predictions', output: opts.output, inputs: plan.files, ...otherPredictions });
   }
-  const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys) : true;
+  const todo = lineKeys ? await somePlannedLeft(plan, stage.schema, lineKeys, resumed.doneKeys, between) : true;
   return { dataset, previous, overridden, resumed, tallies, kept: resumed.doneKeys.size - outside.rows, todo };
 }
 

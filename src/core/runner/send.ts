@@ -19,7 +19,7 @@ import type { OutputWriter } from './writer.js';
  */
 
 /** Why a row failed, for the summary: its error (infer), its error message (judge), or the refusal an empty prediction was. */
-function reasonOf(fields: Record<string, unknown>): string | undefined {
+export function reasonOf(fields: Record<string, unknown>): string | undefined {
   if (typeof fields.error === 'string') return fields.error;
   if (typeof fields.error_message === 'string') return fields.error_message;
   return typeof fields.gen_refusal === 'string' && fields.gen === '' ? `the model refused: ${brief(fields.gen_refusal, [])}` : undefined;

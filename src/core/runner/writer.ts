@@ -22,6 +22,8 @@ export interface ResumeOptions {
   keep: (row: Record<string, unknown>, key: string) => boolean;
   /** Called for each kept row, with its key and line number, to rebuild the tallies. */
   onKept?: (row: Record<string, unknown>, key: string, lineNo: number) => void;
+  /** Called before each line: throws to stop the scan (Ctrl-C while a huge output is read). */
+  between?: () => void;
 }
 
 /** Reads an earlier (possibly interrupted) output so a run can resume, changing nothing (dropRedone does). */
@@ -31,6 +33,7 @@ export async function scanOutput(path: string, opts: ResumeOptions): Promise<Res
   const keepRanges: [number, number][] = [];
   if (!(await isNonEmptyFile(path))) return { doneKeys, dropped, keepRanges };
   for await (const line of readLineBytes(path)) {
+    opts.between?.();
     if (isBlank(line.bytes)) continue;
     if (!line.terminated) {
       dropped.cut++;

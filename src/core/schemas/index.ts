@@ -9,6 +9,7 @@ export {
   judgeFieldsSchema,
   judgeOutcome,
   judgedOutcome,
+  judgedRowSchema,
   judgedScoreSchema,
   panelEntrySchema,
 } from './judged-row.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { taskSchema } from './dataset-row.js';
-import { requestTiming, usageSchema, type Outcome } from './prediction-row.js';
+import { predictionRowSchema, requestTiming, usageSchema, type Outcome } from './prediction-row.js';
 import { judgeRepeatsSchema } from './judge-repeat.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
@@ -13,6 +13,26 @@ const score = z
   .number()
   .nullish()
   .transform((v) => v ?? 0);
+
+/**
+ * A row's `failed`: 0 (graded) or 1 (failed), as a number (the official
+ * script writes 1.0) or a boolean; read as 0 or 1. Anything else (0.5, 2,
+ * "no") is refused at the boundary: counting it either way would be a guess.
+ */
+export const failedFlag = z
+  .union([z.literal(0), z.literal(1), z.boolean()], {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'is missing; a judged row says whether its judgement failed (0: graded, 1: failed), and the official script counts a row without it as failed'
+        : `must be 0 (graded) or 1 (failed), or false or true; got ${shownValue(issue.input)}`,
+  })
+  .transform(Number);
+
+/** A value as a one-line error shows it: JSON, cut short. */
+function shownValue(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
 
 /**
  * What score needs from a judged line. Official judged.jsonl files are valid
@@ -31,14 +51,7 @@ export const judgedScoreSchema = z
      * generations included). The official script counts a row without it as
      * failed, grades or not; refused here rather than guessed either way.
      */
-    failed: z
-      .union([z.number(), z.boolean()], {
-        error: (issue) =>
-          issue.input === undefined
-            ? 'is missing; a judged row says whether its judgement failed (0: graded, 1: failed), and the official script counts a row without it as failed'
-            : undefined,
-      })
-      .transform(Number),
+    failed: failedFlag,
     usage: usageSchema.nullish(),
     judge_usage: usageSchema.nullish(),
     batch_usage: usageSchema.nullish(),
@@ -46,10 +59,13 @@ export const judgedScoreSchema = z
   })
   .loose();
 
+/** A judged line as merge checks it: a predictions row whose `failed` is a flag (only judgeOutcome reads the rest). */
+export const judgedRowSchema = predictionRowSchema.extend({ failed: failedFlag });
+
 /** What one judge's judgement of a row records: the row's own fields, and each panel member's entry. */
 const JUDGEMENT = {
   total_score: z.number(),
-  failed: z.number(),
+  failed: failedFlag,
   error_message: z.string().optional(),
   judge_raw_output: z.string().optional(),
   judge_attempts: z.number().optional(),

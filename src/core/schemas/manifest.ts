@@ -113,13 +113,27 @@ export const manifestSchema = z.object({
   updated_at: z.string(),
   finished_at: z.string().optional(),
   complete: z.boolean(),
+  /**
+   * `done`: rows with a final result (final failures among them); `failed`: rows written whose result is a failure,
+   * as score counts them (a final failure, or a request that outlasted its retries); `to_retry`: those of them the
+   * same command asks again (absent in manifests before 0.1: their `failed` meant these alone).
+   */
   counts: z.object({
     total: z.number(),
     done: z.number(),
     failed: z.number(),
+    to_retry: z.number().optional(),
     per_domain: z.record(
       z.string(),
-      z.object({ total: z.number(), done: z.number(), failed: z.number(), empty: z.number().optional(), truncated: z.number().optional() }),
+      z.object({
+        total: z.number(),
+        done: z.number(),
+        failed: z.number(),
+        to_retry: z.number().optional(),
+        empty: z.number().optional(),
+        truncated: z.number().optional(),
+        no_output: z.number().optional(),
+      }),
     ),
   }),
   usage: usageTotalsSchema,

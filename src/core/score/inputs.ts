@@ -1,4 +1,5 @@
 import { sameFile } from '../files.js';
+import type { Notice } from '../errors.js';
 import { manifestPathFor } from '../schemas/index.js';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from './score-files.js';
 import type { JudgedVisitor } from './judged-reader.js';
@@ -26,6 +27,8 @@ export interface ScoredInputs {
    */
   figures: Array<{ path: string; score: ModeScore; judge?: string }>;
   warnings: string[];
+  /** What the inputs tell without stopping: each graded file's rows judged as "No output". */
+  notices: Notice[];
 }
 
 /**
@@ -68,14 +71,19 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
 
   const graded = req.files.flatMap((_, run) => (modes[run] === 'turing' || modes[run] === 'pairwise' ? [] : [run]));
   const repeats = new Map<number, RepeatRecord[]>(graded.filter((run) => modes[run] === 'repeat').map((run) => [run, []]));
+  const noOutput = new Map<number, { rows: number; of: number }>();
   const report = graded.length
     ? await scoreFiles({ ...req, files: graded.map((run) => req.files[run]!) }, (i) => {
         const run = graded[i]!;
         const path = req.files[run]!;
         const repeated = repeats.get(run);
         const seen = visit.graded?.(run);
+        const none = { rows: 0, of: 0 };
+        noOutput.set(run, none);
         return (record, line) => {
           seen?.(record, line);
+          none.of++;
+          if (record.noOutput) none.rows++;
           const r = repeated && modeRecordOf(path, line, 'repeat');
           if (r) repeated!.push(r as RepeatRecord);
         };
@@ -91,7 +99,10 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
     const members = at < 0 ? [] : (report!.runs[at]!.members ?? []);
     return choiceScores.get(run) ?? members.flatMap((m) => (m.noise ? [{ path, judge: m.provenance.judge!, score: m.noise }] : []));
   });
-  return { modes, report, graded, figures, warnings };
+  const notices = [...noOutput].flatMap(([run, n]): Notice[] =>
+    n.rows ? [{ kind: 'predictions-without-output', stage: 'score', file: req.files[run]!, ...n }] : [],
+  );
+  return { modes, report, graded, figures, warnings, notices };
 }
 
 /** A file given twice, under any name: its run is shown twice, as two runs that agree would be. */

@@ -7,6 +7,7 @@ import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
 import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
 import { DIMENSIONS, REQUEST_FAILED, horizonSchema, judgedScoreSchema, type Horizon } from '../schemas/index.js';
+import { NO_OUTPUT } from '../rubrics/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
@@ -36,6 +37,8 @@ export interface JudgedRecord {
   failed: boolean;
   /** Its `gen` is empty: inference failed, so no judge graded it. */
   noGeneration: boolean;
+  /** The judge was shown its prediction as "No output" (`extracted_output`): nothing left once reasoning was removed. */
+  noOutput: boolean;
   /** Failed because its judge request failed (outlasted its retries), not because a reply could not be read. */
   requestFailed: boolean;
   lineNo: number;
@@ -122,7 +125,8 @@ function parseLine(path: string, line: LineBytes, warnings: string[], first: boo
   const has = (k: string) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k);
   const raw = idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text;
   const noGeneration = has('gen') && (parsed as { gen?: unknown }).gen === '';
-  return { ...toRecord(path, line.lineNo, raw, parsed, has, first), noGeneration };
+  const noOutput = has('extracted_output') && (parsed as { extracted_output?: unknown }).extracted_output === NO_OUTPUT;
+  return { ...toRecord(path, line.lineNo, raw, parsed, has, first), noGeneration, noOutput };
 }
 
 const ID_ONLY = new Set(['id']);
@@ -162,6 +166,9 @@ export function parseJsonLine(path: string, line: LineBytes, warnings: string[])
   }
 }
 
+/** "No output" as JSON text, as the judge writes it in `extracted_output`. */
+const NO_OUTPUT_JSON = Buffer.from(JSON.stringify(NO_OUTPUT));
+
 const SMALL_FIELDS = [
   'task',
   'id',
@@ -181,7 +188,7 @@ const SMALL_FIELDS = [
 // `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats and panel also for whether they are lists.
 const SCAN = fieldScan(SMALL_FIELDS, {
   turnLists: ['prompt', 'response'],
-  locate: ['gen', 'judge_repeats', 'panel', 'turing', 'pairwise'],
+  locate: ['gen', 'extracted_output', 'judge_repeats', 'panel', 'turing', 'pairwise'],
 });
 
 /**
@@ -202,7 +209,14 @@ function scanLine(path: string, line: LineBytes, first: boolean): JudgedRecord |
     const record = toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
     // `""` is two bytes: an empty generation, written when inference failed.
     const gen = at.get('gen');
-    return { ...record, noGeneration: gen !== undefined && gen[1] - gen[0] === 2 && line.bytes[gen[0]] === 0x22 };
+    // As the judge (and the official script) spell it; its value is compared, never decoded.
+    const extracted = at.get('extracted_output');
+    const shown = extracted && line.bytes.subarray(extracted[0], extracted[1]);
+    return {
+      ...record,
+      noGeneration: gen !== undefined && gen[1] - gen[0] === 2 && line.bytes[gen[0]] === 0x22,
+      noOutput: shown !== undefined && shown.equals(NO_OUTPUT_JSON),
+    };
   } catch {
     return undefined;
   }
@@ -220,7 +234,7 @@ function toRecord(
   parsed: unknown,
   has: (key: string) => boolean,
   first: boolean,
-): Omit<JudgedRecord, 'noGeneration'> {
+): Omit<JudgedRecord, 'noGeneration' | 'noOutput'> {
   const at = { file: path, line: lineNo };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail({ kind: 'judged-line-not-object', ...at });
   const row = parsed as Record<string, unknown>;

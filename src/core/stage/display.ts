@@ -1,6 +1,7 @@
 import type { BatchStatus, EndpointNotice } from '../endpoints/index.js';
 import type { HubKind } from '../dataset/index.js';
 import type { BadRow } from '../rows/index.js';
+import type { Notice } from '../errors.js';
 import type { DryRunCount, Spending, StageEvent, StageResult } from '../runner/index.js';
 
 /*
@@ -75,12 +76,14 @@ export type StageNotice =
       /** Requests no batch held (asked online), and streams whose usage never came. */
       notInBatch: number;
       usageLost: number;
-      /** What the endpoints tell at the end (whole replies given up on under way). */
-      notices: EndpointNotice[];
+      /** What the endpoints tell at the end (whole replies given up on under way), and the predictions without output. */
+      notices: Notice[];
       secrets: string[];
       /** Whether a run could resume the output: not a stream (/dev/null, stdout, a FIFO), which keeps nothing to resume from. */
       resumable: boolean;
     }
+  /** A warning while the run goes on (predictions without output passing a few per cent). */
+  | { type: 'warning'; notice: Notice }
   /** judge: rows with no prediction to judge, because their inference failed. */
   | { type: 'unpredicted'; rows: number; predictions: string }
   /** Every row has a result that is not a failure: the next command may run on `output`. */

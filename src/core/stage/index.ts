@@ -8,3 +8,4 @@ export { runJudge } from './judge.js';
 export { pathSegment } from './outputs.js';
 export { INFER_PLACES, JUDGE_PLACES, OPENAI_HOST, isOpenAIEndpoint, poolSettings } from './settings.js';
 export type { StageEvent, StageResult } from '../runner/index.js';
+export { failedRows } from '../runner/index.js';

@@ -39,27 +39,24 @@ export async function runInfer(
   );
   const routing = routingOf(c, urls);
   const stage = inferStage(pool, sampling, history, routing, c.horizon === undefined ? undefined : { horizon: c.horizon });
+  const run = {
+    stage,
+    pool,
+    plan,
+    output,
+    label: c.label,
+    settings: inferSettings(c, { hosts: pool.hosts(), model }),
+    dataset: data.origin,
+    config: c,
+    secrets: [apiKey, ...urls.flatMap(urlSecrets)],
+    check,
+  };
   if (c.dryRun) {
     // A free-running dry run also counts the teacher-forced run of the same rows: what the horizon multiplies.
     const teacherForced = c.horizon === undefined ? undefined : inferStage(pool, sampling, history, routing);
-    return void (await dryRunStage(stage, plan, c, output, display, teacherForced));
+    return void (await dryRunStage(run, display, teacherForced));
   }
-  const result = await runStageWith(
-    {
-      stage,
-      pool,
-      plan,
-      output,
-      label: c.label,
-      settings: inferSettings(c, { hosts: pool.hosts(), model }),
-      dataset: data.origin,
-      config: c,
-      secrets: [apiKey, ...urls.flatMap(urlSecrets)],
-      check,
-    },
-    display,
-    signals,
-  );
+  const result = await runStageWith(run, display, signals);
   // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
   // A stream (/dev/null, stdout, a FIFO) cannot be read back: no next command to name it.
   if (allDone(endingOf(result)) && !(await isStream(output))) display.event({ type: 'next-step', stage: 'infer', output });

@@ -18,7 +18,7 @@ import {
   type PanelStage,
 } from '../judge/index.js';
 import { readManifest } from '../output/index.js';
-import { planLines, type LinePlan } from '../rows/index.js';
+import { isBlank, planLines, readLineBytes, type LinePlan } from '../rows/index.js';
 import { loadModePrompt, loadRubrics, rubricsSetting } from '../rubrics/index.js';
 import type { RowChat, StageResult } from '../runner/index.js';
 import { choicePanelEntrySchema, manifestPathFor, panelEntrySchema, type Manifest } from '../schemas/index.js';
@@ -65,7 +65,8 @@ export async function runJudge(
   const notOurs = await notPredictions(predictions);
   if (notOurs) throw fail(notOurs);
   const upstream = await readManifest(predictions).catch(() => undefined);
-  const unwritten = upstream?.stage === 'infer' ? upstream.counts.total - upstream.counts.done - upstream.counts.failed : 0;
+  // Counted in the file, not taken from the manifest's counts: after a kill -9 those are the last ones saved (at the start).
+  const unwritten = upstream?.stage === 'infer' && !upstream.complete ? upstream.counts.total - (await rowsIn(predictions)) : 0;
   if (upstream && unwritten > 0) {
     // Judging ahead of inference is allowed (the same command judges the rest later), but never silently: its "done" covers only these rows.
     display.event({ type: 'upstream-unfinished', predictions, unwritten, total: upstream.counts.total });
@@ -86,35 +87,32 @@ export async function runJudge(
   const opened: Judging['opened'] = {};
   try {
     const built = await judgeModeStage({ c, plan, output, members, single, display, opened });
-    if (c.dryRun) return void (await dryRunStage(built.stage, plan, c, output, display));
-    const result = await runStageWith(
-      {
-        stage: built.stage,
-        ...('batches' in built && { batches: built.batches }),
-        pool,
-        plan,
-        output,
-        label: c.label ?? upstream?.label,
-        settings: judgeSettings(
-          c,
-          { hosts, model },
-          members?.map((m) => ({ hosts: m.pool.hosts(), model: m.name })),
-          built.settings,
-        ),
-        dataset: datasetOf(predictions, upstream),
-        upstream,
-        config: c,
-        secrets: [
-          apiKey,
-          ...urls.flatMap(urlSecrets),
-          ...c.memberApiKey.map((k) => k.value),
-          ...c.memberBaseUrl.flatMap((u) => urlSecrets(u.value)),
-        ],
-        check: endpointCheck('judge', pool, c, display, signals),
-      },
-      display,
-      signals,
-    );
+    const run = {
+      stage: built.stage,
+      ...('batches' in built && { batches: built.batches }),
+      pool,
+      plan,
+      output,
+      label: c.label ?? upstream?.label,
+      settings: judgeSettings(
+        c,
+        { hosts, model },
+        members?.map((m) => ({ hosts: m.pool.hosts(), model: m.name })),
+        built.settings,
+      ),
+      dataset: datasetOf(predictions, upstream),
+      upstream,
+      config: c,
+      secrets: [
+        apiKey,
+        ...urls.flatMap(urlSecrets),
+        ...c.memberApiKey.map((k) => k.value),
+        ...c.memberBaseUrl.flatMap((u) => urlSecrets(u.value)),
+      ],
+      check: endpointCheck('judge', pool, c, display, signals),
+    };
+    if (c.dryRun) return void (await dryRunStage(run, display));
+    const result = await runStageWith(run, display, signals);
     const unpredicted = [...result.perDomain.values()].reduce((a, t) => a + t.empty, 0);
     if (unpredicted) display.event({ type: 'unpredicted', rows: unpredicted, predictions });
     // Only once every row has its result: with rows to redo, the last word is the command that redoes them.
@@ -203,4 +201,11 @@ async function choicePanel<S>(j: Judging, choice: ChoiceMode, settings: S) {
     (chatOf) => choicePanelStage(choice, members, j.c.parseAttempts, j.c.panel ?? 'mean', (key) => earlier.get(key), chatOf),
     settings,
   );
+}
+
+/** The rows of a JSONL file: its lines that are not blank. */
+async function rowsIn(path: string): Promise<number> {
+  let n = 0;
+  for await (const line of readLineBytes(path)) if (!isBlank(line.bytes)) n++;
+  return n;
 }

@@ -3,8 +3,10 @@ import { medianP90 } from '../endpoints/index.js';
 import { fail } from '../errors.js';
 import { isStream } from '../files.js';
 import type { LinePlan } from '../rows/index.js';
-import { BatchPhase, CostCap, dryRun, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
-import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
+import { BatchPhase, CostCap, dryRun, keptRows, runStage, type RunOptions, type Stage, type StageResult } from '../runner/index.js';
+import type { DatasetRow, Manifest, ManifestSettings } from '../schemas/index.js';
+import type { Notice } from '../errors.js';
+import { NO_OUTPUT_MIN_ROWS, NO_OUTPUT_SHARE } from '../rubrics/index.js';
 import type { RunConfig } from './config.js';
 import type { Ending, Spread, StageDisplay, StageSignals } from './display.js';
 import { poolChat, type BatchCommon, type BatchProgress, type StageBatch, type StagePool } from './pools.js';
@@ -121,9 +123,10 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       : new BatchPhase(c.stage, { ...c.pool.batchTarget(), ...common, onStatus: progress() });
   const online = poolChat(c.pool);
   const timings = o.stream ? streamTimings(c.stage) : undefined;
+  const watched = watchNoOutput(timings?.stage ?? c.stage, (notice) => display.event({ type: 'warning', notice }));
   const costCap = costCapOf(o, name, c.pool, display);
   try {
-    const result = await runStage(timings?.stage ?? c.stage, {
+    const result = await runStage(watched, {
       output: c.output,
       plan: c.plan,
       settings: c.settings,
@@ -161,7 +164,7 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       ...(timings && { timings: timings.spreads() }),
       notInBatch: batch?.notInBatch ?? 0,
       usageLost: c.pool.usageLost,
-      notices: c.pool.endNotices(),
+      notices: [...c.pool.endNotices(), ...noOutputNotices(name, result)],
       secrets: c.secrets,
       resumable: !(await isStream(c.output)),
     });
@@ -171,6 +174,49 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
     interrupts.dispose();
     await batch?.close();
   }
+}
+
+/**
+ * The stage, its tally also watching the share of predictions without output (rows resumed
+ * included): past NO_OUTPUT_SHARE of at least NO_OUTPUT_MIN_ROWS rows, `warn` is told once.
+ */
+function watchNoOutput<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, warn: (n: Notice) => void): Stage<S> {
+  let rows = 0;
+  let none = 0;
+  let unclosed = 0;
+  let warned = false;
+  const tally: Stage<S>['tally'] = (row, t) => {
+    const [before, beforeUnclosed] = [t.noOutput, t.noOutputUnclosed];
+    stage.tally(row, t);
+    rows++;
+    none += t.noOutput - before;
+    unclosed += t.noOutputUnclosed - beforeUnclosed;
+    if (warned || rows < NO_OUTPUT_MIN_ROWS || none < rows * NO_OUTPUT_SHARE) return;
+    warned = true;
+    warn(withoutOutput(stage.name, none, rows, unclosed, true));
+  };
+  return { ...stage, tally };
+}
+
+function withoutOutput(stage: Manifest['stage'], rows: number, of: number, unclosed: number, soFar: boolean): Notice {
+  return { kind: 'predictions-without-output', stage, rows, of, ...(stage === 'infer' && { unclosed }), ...(soFar && { soFar }) };
+}
+
+/** The run's predictions without output, over every row of its output (those resumed too), when there are any. */
+function noOutputNotices(stage: Manifest['stage'], result: StageResult): Notice[] {
+  const tallies = [...result.perDomain.values()];
+  const rows = tallies.reduce((n, t) => n + t.noOutput, 0);
+  if (!rows) return [];
+  const of = tallies.reduce((n, t) => n + t.done, 0);
+  return [
+    withoutOutput(
+      stage,
+      rows,
+      of,
+      tallies.reduce((n, t) => n + t.noOutputUnclosed, 0),
+      false,
+    ),
+  ];
 }
 
 /**
@@ -204,19 +250,27 @@ function streamTimings<S extends z.ZodType<DatasetRow>>(stage: Stage<S>) {
  * ends the dry run (a fault), since the run would stop there.
  */
 export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
-  stage: Stage<S>,
-  plan: LinePlan,
-  config: Pick<RunConfig, 'onBadRow' | 'maxCost' | 'priceInput' | 'priceOutput' | 'maxTokens'>,
-  output: string,
+  run: StageRun<S>,
   display: StageDisplay,
   /** A free-running infer's teacher-forced stage: the run its requests and tokens are a multiple of. */
   teacherForced?: Stage<S>,
 ): Promise<void> {
+  const { stage, plan, output, config } = run;
   const c = config;
   const cap =
     c.maxCost === undefined
       ? undefined
       : { usd: c.maxCost, prices: { input: c.priceInput!, output: c.priceOutput! }, maxTokens: c.maxTokens! };
+  // The rows a run would keep are not counted; an output the run would refuse is refused here, as the run would.
+  const kept = await keptRows(stage, {
+    output,
+    plan,
+    settings: run.settings,
+    dataset: run.dataset,
+    force: config.force,
+    retryFailed: config.retryFailed,
+    onEvent: (e) => display.event(e),
+  });
   const count = await dryRun(
     stage,
     plan,
@@ -225,6 +279,7 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
     },
     output,
     cap,
+    kept,
   );
   const base = teacherForced && (await dryRun(teacherForced, plan));
   display.event({

@@ -49,7 +49,32 @@ describe('one file, one verdict', () => {
     assert.match((await refusals(first, ['score']))[0]!, /grades-only\.jsonl:1: failed: is missing/);
     // null is no answer either (the official script would count the row failed).
     const nul = writeJudged(dir, 'failed-null.jsonl', [{ ...judgedRow({ id: 1 }), failed: null }]);
-    assert.match((await refusals(nul, ['score'], ['rows']))[1]!, /failed-null\.jsonl:1: failed: expected number or boolean, received null/);
+    assert.match((await refusals(nul, ['score'], ['rows']))[1]!, /failed-null\.jsonl:1: failed: must be 0 \(graded\) or 1 \(failed\), or false or true; got null\n$/);
+  });
+
+  it('a `failed` that is no flag (0.5, 2, "no") is refused at its line and field by every reader, not read as failed', async () => {
+    const other = writeJudged(dir, 'flag-other.jsonl', [judgedRow({ id: 1 }), judgedRow({ id: 2 })]);
+    for (const [name, value] of [
+      ['half', 0.5],
+      ['two', 2],
+      ['word', 'no'],
+    ] as const) {
+      const file = writeJudged(dir, `failed-${name}.jsonl`, [judgedRow({ id: 1 }), { ...judgedRow({ id: 2 }), failed: value }]);
+      const said = await refusals(
+        file,
+        ['score'],
+        ['rows'],
+        ['rows', '--failed'],
+        ['report', '--output', join(dir, `${name}.html`)],
+        ['compare', other],
+      );
+      const shown = JSON.stringify(value).replace(/[.]/g, '\\.');
+      for (const s of said) assert.match(s, new RegExp(`^awb: .*failed-${name}\\.jsonl:2: failed: must be 0 \\(graded\\) or 1 \\(failed\\), or false or true; got ${shown}\\n$`));
+    }
+    // The official script's 1.0 and booleans are flags: read, not refused.
+    const official = writeJudged(dir, 'failed-official.jsonl', [{ ...judgedRow({ id: 1 }), failed: true, total_score: 0 }, { ...judgedRow({ id: 2 }), failed: false }]);
+    const r = await awb('score', '--format', 'json', official);
+    assert.equal(r.code, 0, r.stderr);
   });
 
   it('a file whose lines end in CR alone is refused in one line saying so, by every reader; CRLF still reads', async () => {

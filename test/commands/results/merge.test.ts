@@ -328,6 +328,16 @@ describe('awb infer --shard, then awb merge', () => {
     assert.match(await refused(join(dir, 'out.jsonl'), files), new RegExp(`another ${domain} rubric`));
   });
 
+  it('a judged shard whose `failed` is no flag (0.5) is refused at its file, line and field, and nothing is written', async () => {
+    assert.ok(made['judged-of-s1'], 'needs the judged shards of the previous test');
+    const { dir, files } = await copies('judged-of-s1', 'judged-of-s2', 'judged-of-s3');
+    const rows = (await readFile(files[1]!, 'utf8')).split('\n');
+    rows[1] = JSON.stringify({ ...(JSON.parse(rows[1]!) as object), failed: 0.5 });
+    await writeFile(files[1]!, rows.join('\n'));
+    const said = await refused(join(dir, 'out.jsonl'), files);
+    assert.match(said, new RegExp(`${basename(files[1]!).replace(/[.]/g, '\\.')}:2: failed: must be 0 \\(graded\\) or 1 \\(failed\\)`));
+  });
+
   it('without -o, the shards of a run get default files of their own (-shard-K-of-N), side by side, that merge joins', async () => {
     const cwd = p('defaults');
     await mkdir(cwd);

@@ -156,7 +156,7 @@ describe('awb score (end to end)', () => {
 
   it('a field that may take two types (id, failed) says which, in score and rows alike, not "Invalid input"', async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-      ['failed-string.jsonl', { failed: '0' }, /:2: failed: expected number or boolean, received string$/],
+      ['failed-string.jsonl', { failed: '0' }, /:2: failed: must be 0 \(graded\) or 1 \(failed\), or false or true; got "0"$/],
       ['id-null.jsonl', { id: null }, /:2: id: expected number or string, received null$/],
       ['id-missing.jsonl', { id: undefined }, /:2: id: expected number or string, but it is missing$/],
     ];

@@ -17,10 +17,10 @@ import { collected } from '../../support/terminal.js';
  */
 
 /**
- * Options the command reads itself: the key (the config gets the key it gives), what the display shows, and
- * --shard-count (with --shard auto, the config gets the shard the engine's environment gives).
+ * Options the command reads itself: the key (the config gets the key it gives), what the display shows, the step
+ * summary it appends (--summary), and --shard-count (with --shard auto, the config gets the shard the engine's environment gives).
  */
-const KEPT = ['modelApiKey', 'judgeApiKey', 'progress', 'format', 'priceInput', 'priceOutput', 'shardCount'];
+const KEPT = ['modelApiKey', 'judgeApiKey', 'progress', 'format', 'priceInput', 'priceOutput', 'shardCount', 'summary'];
 
 const parsed = <T extends typeof INFER_OPTIONS | typeof JUDGE_OPTIONS>(table: T, argv: string[]) => {
   const cmd = declare(new Command('x').exitOverride(), table);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { runAwb } from '../../support/cli.js';
 import {
+  dropLastLines,
   errorLines,
   judgeReply,
   makeDataset,
@@ -181,6 +182,20 @@ test('--dry-run expects the completion tokens of typical replies (the ground tru
 
   // Every reply the server gives is 10 completion tokens: a dry run into that output expects 10 a row, not the budget's 100.
   assert.equal((await runAwb(inferArgs(world.url, data.dir, pred, ['--max-tokens', '100']))).code, 0);
+  // Complete, it is said so: a run would send nothing.
+  const complete = await runAwb(inferArgs(world.url, data.dir, pred, ['--dry-run', '--max-tokens', '100']));
+  assert.equal(complete.code, 0, complete.stderr);
+  assert.match(complete.stderr, /^infer dry run: .*pred\.jsonl already holds a result of all 6 rows: a run would send nothing\n$/);
+  assert.equal((JSON.parse((await runAwb(inferArgs(world.url, data.dir, pred, dryArgs))).stdout) as { rows: number }).rows, 0);
+  // A run would refuse it under other settings: so does the dry run, in the same words.
+  const other = ['--temperature', '0.2', '--max-tokens', '100'];
+  const refused = await runAwb(inferArgs(world.url, data.dir, pred, [...other, '--dry-run']));
+  const real = await runAwb(inferArgs(world.url, data.dir, pred, other));
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.deepEqual(errorLines(refused.stderr), errorLines(real.stderr));
+  assert.equal(world.stats.requests, 6);
+  // Half of it left: only the rows left are counted.
+  await dropLastLines(pred, 3);
   const again = await runAwb(
     inferArgs(
       world.url,
@@ -190,7 +205,11 @@ test('--dry-run expects the completion tokens of typical replies (the ground tru
     ),
   );
   assert.equal(again.code, 0, again.stderr);
-  assert.match(again.stderr, /completion budget \(max tokens x requests\): 600\n/);
-  assert.match(again.stderr, /completion tokens expected: 60 \(the mean per row of the 6 rows already in .*pred\.jsonl, by domain\)/);
+  assert.match(
+    again.stderr,
+    /^infer dry run: \d+ requests for 3 rows .*; the 3 rows .*pred\.jsonl already holds a result of are not sent again\n/,
+  );
+  assert.match(again.stderr, /completion budget \(max tokens x requests\): 300\n/);
+  assert.match(again.stderr, /completion tokens expected: 30 \(the mean per row of the 3 rows already in .*pred\.jsonl, by domain\)/);
   assert.match(again.stderr, /cost: \$0\.\d\d at most .*\ncost expected: \$0\.\d\d \(prompt \$0\.\d\d, completion \$0\.00\)/);
 });

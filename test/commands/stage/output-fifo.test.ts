@@ -1,12 +1,12 @@
 /* An output that is a FIFO nobody reads: a signal still ends the run, leaving nothing beside it. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startAwb } from '../../support/cli.js';
-import { makeDataset, stackLines, tempDirs, waitFor, worldReply } from '../../support/dataset.js';
-import { inferArgs, useServers } from '../../support/harness.js';
+import { runAwb, startAwb } from '../../support/cli.js';
+import { judgeReply, makeDataset, stackLines, tempDirs, waitFor, worldReply } from '../../support/dataset.js';
+import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
 
 const temps = tempDirs('outputs');
 after(() => temps.cleanup());
@@ -35,5 +35,34 @@ describe('awb infer -o FIFO with no reader', () => {
     assert.equal(r.code, 130, r.stderr);
     assert.deepEqual(stackLines(r.stderr), [], r.stderr);
     assert.deepEqual(readdirSync(dir).sort(), ['data', 'rows.fifo']);
+  });
+});
+
+describe('awb infer and judge -o FIFO with a reader', () => {
+  it('write every row through it, and print no next command (a FIFO keeps nothing to judge or resume from)', async () => {
+    const dir = await temps.make();
+    const data = await makeDataset(dir, 3, ['mcp']);
+    const s = await server({ reply: worldReply });
+    const read = async (fifo: string, args: string[]) => {
+      mkfifo(fifo);
+      const reader = spawn('cat', [fifo]);
+      const got: Buffer[] = [];
+      reader.stdout.on('data', (b: Buffer) => got.push(b));
+      const closed = new Promise((r) => reader.on('close', r));
+      const r = await runAwb(args);
+      await closed;
+      return { r, rows: Buffer.concat(got).toString('utf8').split('\n').filter(Boolean) };
+    };
+    const infer = await read(join(dir, 'p.fifo'), inferArgs(s.url, data.dir, join(dir, 'p.fifo')));
+    assert.equal(infer.r.code, 0, infer.r.stderr);
+    assert.equal(infer.rows.length, 3);
+    assert.doesNotMatch(infer.r.stderr, /judge it with|--predictions/);
+    const predictions = join(dir, 'p.jsonl');
+    writeFileSync(predictions, infer.rows.join('\n') + '\n');
+    const j = await server({ reply: judgeReply });
+    const judge = await read(join(dir, 'j.fifo'), judgeArgs(j.url, predictions, join(dir, 'j.fifo')));
+    assert.equal(judge.r.code, 0, judge.r.stderr);
+    assert.equal(judge.rows.length, 3);
+    assert.doesNotMatch(judge.r.stderr, /score it with|awb score/);
   });
 });

@@ -269,6 +269,24 @@ describe('failure reasons in the summary (end to end)', () => {
     assert.doesNotMatch(r.stderr, /judge it with/);
     assert.match(r.stderr, /run the same command again to retry only those:\n {2}\S[^\n]*\n$/);
   });
+
+  it('after a resume, counts the failed rows and their reasons over the whole output, not only this session', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 6, ['mcp']);
+    let n = 0;
+    // The first two replies are empty (final failures, kept by a resume), the rest are answered.
+    const s = await server({ reply: (req, ctx) => (++n <= 2 ? '' : worldReply(req, ctx)) });
+    const args = inferArgs(s.url, ds.dir, join(dir, 'p.jsonl'), ['-c', '1']);
+    const first = await runAwb(args);
+    assert.equal(first.code, 1, first.stderr);
+    assert.match(first.stderr, /top failure reasons:\n\s+2 × empty reply/);
+    // The same command again: the two failures are kept, not asked again, and still counted.
+    const again = await runAwb(args);
+    assert.equal(again.code, 1, again.stderr);
+    assert.match(again.stderr, /^all\s+6\s+4\s+2\s+0\s/m, again.stderr);
+    assert.match(again.stderr, /top failure reasons:\n\s+2 × empty reply/);
+    assert.match(again.stderr, /infer: 2 rows ended failed/);
+  });
 });
 
 describe('awb models', () => {

@@ -68,6 +68,7 @@ function judge(rows: readonly Row[], rng: () => number, shift: (r: Row) => numbe
       total: Math.round(dims.reduce((a, b) => a + b, 0) / 5),
       failed: false,
       noGeneration: false,
+      noOutput: false,
       requestFailed: false,
       kind: 'judged',
       mode: 'rubric',

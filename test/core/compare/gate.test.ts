@@ -18,6 +18,7 @@ describe('the gate', () => {
       total: 60 * grade,
       failed: false,
       noGeneration: false,
+      noOutput: false,
       requestFailed: false,
       mode: 'rubric',
       lineNo: id,

@@ -14,6 +14,7 @@ const rec = (domain: string, traj: number, turn: number, grade: number): JudgedR
   failed: false,
   requestFailed: false,
   noGeneration: false,
+  noOutput: false,
   lineNo: 1,
   mode: 'rubric',
 });

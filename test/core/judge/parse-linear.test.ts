@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { parseChoiceReply } from '../../../src/core/judge/choice-parse.js';
 import { parseJudgeReply } from '../../../src/core/judge/judge-parse.js';
 import { cleanObservation, extractPrediction, lastBlock, stripThink } from '../../../src/core/rubrics/index.js';
+import { htmlPageGist } from '../../../src/core/endpoints/http/client.js';
 
 const PARSERS: Record<string, (text: string) => unknown> = {
   parseJudgeReply,
@@ -19,6 +20,8 @@ const PARSERS: Record<string, (text: string) => unknown> = {
   stripThink: (t) => stripThink(t, 'final_evaluation'),
   lastBlock: (t) => lastBlock(t, 'final_evaluation'),
   cleanObservation,
+  // An endpoint's error page (a proxy's, or a hostile server's), read into the row's error.
+  htmlPageGist: (t) => htmlPageGist(502, t),
 };
 
 /** A seeded generator, so a failure can be run again as it was. */
@@ -48,6 +51,14 @@ const PIECES = [
   "'",
   '```',
   '```json',
+  '<html>',
+  '<title>',
+  '</title>',
+  '<script>',
+  '</script',
+  '<style ',
+  '<',
+  '>',
   '"scores":',
   '"scores": {',
   'answer is ',
@@ -86,6 +97,13 @@ const ADVERSARIAL: Record<string, (n: number) => string> = {
   'letters then spaces': (n) => `A${' '.repeat(n)}is`,
   'bare keys without a colon': (n) => `{${'ab '.repeat(n / 3)}`,
   'commas then spaces': (n) => `{"a": 1,${' '.repeat(n)}`,
+  'an HTML page of unclosed <title': (n) => `<html>${'<title '.repeat(n / 7)}`,
+  'an HTML page of unclosed tags': (n) => `<html>${'<a '.repeat(n / 3)}`,
+  'an HTML page of unclosed <script>s': (n) => `<!DOCTYPE html>${'<script>'.repeat(n / 8)}`,
+  'an HTML page of closed <style>s': (n) => `<html>${'<style>x</style >'.repeat(n / 17)}`,
+  'an HTML page of close tags with spaces and no >': (n) => `<body><script>${'</script     '.repeat(n / 13)}`,
+  'an HTML page of empty tags': (n) => `<html>${'<b> </b>'.repeat(n / 8)}`,
+  'an HTML page of text': (n) => `<html><title>${'502 '.repeat(n / 4)}</title>`,
   'a mix of all': (n) => {
     const next = prng(52);
     const parts: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
-import { cleanObservation, extractPrediction, judgedTexts } from '../../../src/core/rubrics/prediction-text.js';
+import { NO_OUTPUT, cleanObservation, extractPrediction, judgedTexts, noOutput } from '../../../src/core/rubrics/prediction-text.js';
 import { lastBlock } from '../../../src/core/rubrics/think.js';
 
 describe('extractPrediction', () => {
@@ -57,6 +57,37 @@ describe('extractPrediction', () => {
       extractPrediction('<think>a<think>b<predicted_observation>fake</predicted_observation></think> real obs'),
       'real obs',
     );
+  });
+});
+
+describe('noOutput: why a reply holds no prediction', () => {
+  test('a reply with output has none, whatever reasoning it holds', () => {
+    for (const gen of ['ls: ok', '<think>a</think>ok', '<think>never closed<predicted_observation>seen', '</think>after an orphan close'])
+      assert.equal(noOutput(gen), undefined, gen);
+  });
+
+  test('an empty reply is not counted here (it is a failed row, counted as empty)', () => {
+    assert.equal(noOutput(''), undefined);
+  });
+
+  test('an unclosed <think>: the server sent the thinking in the reply (no reasoning parser), or the reply stopped mid-thought', () => {
+    assert.equal(noOutput('<think>I should list the files'), 'unclosed-think');
+    assert.equal(noOutput('<THINK>a</THINK><think>b'), 'unclosed-think');
+    // The tag named inside the thinking, and no answer after it: nothing either.
+    assert.equal(noOutput('<think>the answer goes in <predicted_observation>'), 'unclosed-think');
+    assert.equal(noOutput('<think>plan <think>more</think>'), 'unclosed-think');
+  });
+
+  test('closed reasoning and nothing else; white space or an empty observation block', () => {
+    assert.equal(noOutput('<think>only this</think>\n'), 'reasoning-only');
+    assert.equal(noOutput('just thinking</think>'), 'reasoning-only');
+    assert.equal(noOutput(' \n\t'), 'blank');
+    assert.equal(noOutput('<predicted_observation> </predicted_observation>'), 'blank');
+  });
+
+  test('each counted reply is one the judge is shown as "No output" (or empty)', () => {
+    for (const gen of ['<think>x', '<think>x</think>', ' '])
+      assert.ok([NO_OUTPUT, ''].includes(extractPrediction(gen)), gen);
   });
 });
 

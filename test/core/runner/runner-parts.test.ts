@@ -324,11 +324,13 @@ describe('accounting', () => {
       startedAt: 'then',
     });
     fillCounts(m, t, { 'http://a/v1': { requests: 5, failures: 1 } });
+    // failed as score counts it (the final failure and the row to retry), to_retry the rows the same command redoes.
     assert.deepEqual(m.counts, {
       total: 4,
       done: 2,
-      failed: 1,
-      per_domain: { mcp: { total: 4, done: 2, failed: 1, empty: 0, truncated: 0 } },
+      failed: 2,
+      to_retry: 1,
+      per_domain: { mcp: { total: 4, done: 2, failed: 2, to_retry: 1, empty: 0, truncated: 0, no_output: 0 } },
     });
     assert.equal(m.usage.requests, 5);
     assert.equal(m.complete, false);
@@ -412,6 +414,26 @@ describe('run manifest', () => {
 });
 
 describe('writer', () => {
+  it('a resume reading a huge output stops between rows once stopped (Ctrl-C), with the fault the check throws', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'awb-writer-'));
+    const out = join(dir, 'p.jsonl');
+    await writeFile(out, Array.from({ length: 1000 }, (_, i) => `${row(i + 1, { gen: 'ok' })}\n`).join(''));
+    const stop = new AbortController();
+    let read = 0;
+    const scan = scanOutput(out, {
+      schema: datasetRowSchema,
+      keep: () => true,
+      onKept: () => {
+        if (++read === 10) stop.abort();
+      },
+      between: () => {
+        if (stop.signal.aborted) throw fail({ kind: 'stopped-before-first-request', stage: 'infer' });
+      },
+    });
+    await assert.rejects(scan, isFault('stopped-before-first-request'));
+    assert.equal(read, 10);
+  });
+
   it('resume keeps finished rows, drops rows to redo and a cut last line, and appends after them', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'awb-writer-'));
     const out = join(dir, 'p.jsonl');

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { OFFICIAL_FILE, type RubricsFault } from '../../../core/rubrics/index.js';
-import type { Words } from '../words.js';
+import { NO_OUTPUT, OFFICIAL_FILE, type RubricsFault, type RubricsNotice } from '../../../core/rubrics/index.js';
+import { visible } from '../../../core/shown.js';
+import type { NoticeWords, Words } from '../words.js';
 
 /** No rubric for one domain names the two files looked for; for several, the two patterns. */
 function missing(f: Extract<RubricsFault, { kind: 'rubric-missing' }>): string {
@@ -23,4 +24,20 @@ export const RUBRICS_WORDS: Words<RubricsFault> = {
   'rubrics-folder-missing': (f) => `rubrics folder not found: ${f.root}`,
   'rubrics-folder-unreadable': (f) => `cannot read rubrics folder ${f.root}: ${f.reason}`,
   'rubrics-not-a-folder': (f) => `rubrics path is not a folder: ${f.root}`,
+};
+
+/** What predictions without output usually mean, and the fix. */
+const NO_OUTPUT_CAUSE =
+  'a server started without a reasoning parser returns the thinking in the reply, an open <think> swallowing the answer: serve with one (vLLM and SGLang: --reasoning-parser), or raise --max-tokens if replies stop mid-thought';
+
+export const RUBRICS_NOTICES: NoticeWords<RubricsNotice> = {
+  'predictions-without-output': (n) => {
+    const share = `${n.rows} of ${n.of} ${n.stage === 'score' ? 'rows' : 'predictions'} (${((n.rows / Math.max(n.of, 1)) * 100).toFixed(1)}%)`;
+    const unclosed = n.unclosed ? `, ${n.unclosed === n.rows ? 'all' : n.unclosed} inside a <think> never closed` : '';
+    const what =
+      n.stage === 'infer'
+        ? `${n.soFar ? 'so far ' : ''}${share} have no output once their reasoning is removed${unclosed}: the judge will grade them as "${NO_OUTPUT}"`
+        : `${n.stage === 'score' && n.file !== undefined ? `${visible(n.file)}: ` : ''}${n.soFar ? 'so far ' : ''}${share} ${n.stage === 'judge' ? 'are' : 'were'} judged as "${NO_OUTPUT}" (their predictions have no output once their reasoning is removed${unclosed})`;
+    return `${what}; a misconfigured server, not a weak model, is the usual cause: ${NO_OUTPUT_CAUSE}`;
+  },
 };

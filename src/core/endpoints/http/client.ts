@@ -41,11 +41,68 @@ function withDetailMessage(body: object): object {
  */
 export function htmlPageGist(status: number, body: string): string {
   if (!/^\s*<(!doctype html|html|head|body)\b/i.test(body)) return body;
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
-  const text = (title ?? body.replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<[^>]*>/g, ' '))
+  const text = (pageTitle(body) ?? pageText(body))
     .replace(/\s+/g, ' ')
     .trim()
     // The status leads the message already: "502 Bad Gateway", not "502 502 Bad Gateway".
     .replace(new RegExp(`^${status}\\b\\s*`), '');
   return `${text || 'a web page'} (an HTML page: a proxy or web server in front of the API answered)`;
+}
+
+/*
+ * The page is whatever answered, a hostile server's too: both scans below look
+ * at each character a bounded number of times (a regex over tags rescans the
+ * rest of the page from every unclosed `<`, quadratic in its length), and keep
+ * at most GIST_CHARS of text, all a one-line message shows.
+ */
+const GIST_CHARS = 2000;
+
+/** A script or style element's opening tag, at `lastIndex` only (sticky: tried in place, never searched for). */
+const RAW_OPEN = /<(script|style)\b/iy;
+/** Their closing tags, searched for from `lastIndex`. */
+const RAW_CLOSE = { script: /<\/script\s*>/gi, style: /<\/style\s*>/gi };
+
+/** The text of the page's first <title> element, when it ends where its text does. */
+function pageTitle(body: string): string | undefined {
+  const open = /<title/i.exec(body);
+  if (!open) return undefined;
+  const start = body.indexOf('>', open.index);
+  const end = start === -1 ? -1 : body.indexOf('<', start + 1);
+  if (end === -1 || body.slice(end, end + 8).toLowerCase() !== '</title>') return undefined;
+  return body.slice(start + 1, Math.min(end, start + 1 + GIST_CHARS));
+}
+
+/** The page's text without its tags, scripts and styles (each tag's `<` to its `>`, a script or style to its closing tag), one space between pieces. */
+function pageText(body: string): string {
+  const parts: string[] = [];
+  let kept = 0;
+  const keep = (piece: string) => {
+    const text = piece.trim();
+    if (!text) return;
+    parts.push(text);
+    kept += text.length;
+  };
+  /** Elements whose closing tag is known to be absent from the rest of the page: never searched for again. */
+  const unclosed = new Set<string>();
+  let at = 0;
+  while (at < body.length && kept < GIST_CHARS) {
+    const lt = body.indexOf('<', at);
+    const gt = lt === -1 ? -1 : body.indexOf('>', lt);
+    // No `>` after this `<`: none after any later one either, so the rest is text.
+    if (gt === -1) {
+      keep(body.slice(at, at + GIST_CHARS));
+      break;
+    }
+    keep(body.slice(at, Math.min(lt, at + GIST_CHARS)));
+    at = gt + 1;
+    RAW_OPEN.lastIndex = lt;
+    if (!RAW_OPEN.test(body)) continue;
+    const raw = body[lt + 2] === 'c' || body[lt + 2] === 'C' ? 'script' : 'style';
+    if (unclosed.has(raw)) continue;
+    const close = RAW_CLOSE[raw];
+    close.lastIndex = lt;
+    if (close.exec(body)) at = close.lastIndex;
+    else unclosed.add(raw);
+  }
+  return parts.join(' ').slice(0, GIST_CHARS);
 }

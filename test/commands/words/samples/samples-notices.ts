@@ -18,4 +18,5 @@ export const NOTICE_SAMPLES: { [K in Notice['kind']]: Extract<Notice, { kind: K 
     listed: 2,
     said: "400 Server is pinned to 'local/tiny-llama'; requested 'Qwen/Qwen2.5-0.5B-Instruct'.",
   },
+  'predictions-without-output': { kind: 'predictions-without-output', stage: 'infer', rows: 40, of: 198, unclosed: 38 },
 };
