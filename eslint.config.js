@@ -72,18 +72,22 @@ export default tseslint.config(
     files: ['src/core/*/*/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('../../'), loadedLazily] }] },
   },
-  {
+  ...[
+    { files: 'src/core/{agreement,score,compare,bias,drift,report,merge,output,rows,dataset,rubrics,schemas}/*.ts', up: '../' },
+    // A subsystem's folders reach the rest of core from one level deeper.
+    { files: 'src/core/{agreement,score,compare,bias,drift,report,merge,output,rows,dataset,rubrics,schemas}/*/**/*.ts', up: '../../' },
+  ].map(({ files, up }) => ({
     // Reading files of results never needs an endpoint: these load no openai client.
-    files: ['src/core/{agreement,score,compare,bias,drift,report,merge,output,rows,dataset,rubrics,schemas}/**/*.ts'],
+    files: [files],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            throughIndex('../'),
+            throughIndex(up),
             loadedLazily,
             {
-              group: ['openai', 'openai/*', '../endpoints/*', '../infer/*', '../judge/*', '../runner/*', '../stage/*'],
+              group: ['openai', 'openai/*', ...['endpoints', 'infer', 'judge', 'runner', 'stage'].map((part) => `${up}${part}/*`)],
               message:
                 'agreement, score, report, merge and the readers load no endpoint client: import what they share from rubrics/, rows/ or schemas/',
             },
@@ -91,7 +95,7 @@ export default tseslint.config(
         },
       ],
     },
-  },
+  })),
   {
     files: ['src/core/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('./'), loadedLazily] }] },

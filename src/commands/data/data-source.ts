@@ -1,8 +1,6 @@
 import type { DownloadedDataset, DownloadOptions } from '../../core/download/index.js';
 import { interruptibly } from '../shared/interrupt.js';
-
-/** The last words of a download Ctrl-C cancelled. */
-export const DOWNLOAD_INTERRUPTED = 'download interrupted; nothing partial was kept, and the same command continues where it stopped';
+import { DOWNLOAD_LINES } from '../words/data/lines.js';
 
 /**
  * The dataset's download, cancelled by Ctrl-C or SIGTERM the way a run is:
@@ -13,5 +11,5 @@ export const DOWNLOAD_INTERRUPTED = 'download interrupted; nothing partial was k
 export async function downloadInterruptibly(opts: Omit<DownloadOptions, 'signal'>): Promise<DownloadedDataset> {
   // The Hub client is loaded only when there is something to download.
   const { downloadDataset } = await import('../../core/download/index.js');
-  return interruptibly((signal) => downloadDataset({ ...opts, signal }), DOWNLOAD_INTERRUPTED);
+  return interruptibly((signal) => downloadDataset({ ...opts, signal }), DOWNLOAD_LINES.interrupted);
 }

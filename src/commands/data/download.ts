@@ -8,6 +8,7 @@ import { visible } from '../../core/shown.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { DOWNLOAD_OPTIONS } from './download-options.js';
 import { downloadInterruptibly } from './data-source.js';
+import { DOWNLOAD_LINES } from '../words/data/lines.js';
 
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;
@@ -31,8 +32,7 @@ export async function run(opts: Parsed<typeof DOWNLOAD_OPTIONS>): Promise<void> 
     progress.stop();
   }
   if (result.offline) {
-    const why = result.offline === 'HF_HUB_OFFLINE' ? 'HF_HUB_OFFLINE is set: the hub was not asked' : 'the hub could not be reached';
-    terminal().stderr.write(`awb: ${why}; using the complete copy already here\n`);
+    terminal().stderr.write(`${DOWNLOAD_LINES.offline(result.offline)}\n`);
   }
 
   const rows = await Promise.all(result.files.map(async (f) => ({ ...f, rows: await countLines(f.path) })));
@@ -54,11 +54,7 @@ export async function run(opts: Parsed<typeof DOWNLOAD_OPTIONS>): Promise<void> 
     out.push(`  ${label(r.domain).padEnd(width)} ${String(r.rows).padStart(6)} rows ${formatBytes(r.bytes).padStart(9)}${note}`);
   }
   if (differs) {
-    out.push(
-      terminal().outColor.yellow(
-        `${differs} domain${differs === 1 ? '' : 's'} differ${differs === 1 ? 's' : ''} from the published test split: scores on this revision are not comparable with the leaderboard`,
-      ),
-    );
+    out.push(terminal().outColor.yellow(DOWNLOAD_LINES.differsFromPublished(differs)));
   }
   terminal().stdout.write(out.join('\n') + '\n');
 }

@@ -10,6 +10,7 @@ import { printWarnings } from '../shared/notes.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { terminal } from '../shared/terminal.js';
+import { RESULTS_WORDS } from '../words/results/lines.js';
 
 /** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
 const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
@@ -31,7 +32,7 @@ const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
 export async function run(baseline: string, candidate: string, opts: Parsed<typeof COMPARE_OPTIONS>): Promise<void> {
   const { format, failBelow, rows, domains } = opts;
   if (failBelow === undefined && (opts.allowPartial || opts.allowIncomparable)) {
-    throw new UserError('--allow-partial and --allow-incomparable only apply to the gate: add --fail-below DELTA');
+    throw new UserError(RESULTS_WORDS.gateOptionsAlone);
   }
   const gate =
     failBelow === undefined
@@ -63,7 +64,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
         appendText(summary, text, signal).catch((err: unknown) => {
           throw fileError(summary, err);
         }),
-      `compare interrupted; nothing was written to ${summary}`,
+      RESULTS_WORDS.interrupted('compare', summary),
     );
   }
   terminal().stdout.write(out);

@@ -6,10 +6,10 @@ import type { Parsed } from '../shared/option-table.js';
 import type { REPORT_OPTIONS } from './results-options.js';
 import { scoreRequest } from './score.js';
 import { printWarnings } from '../shared/notes.js';
-import { visible } from '../../core/shown.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { terminal } from '../shared/terminal.js';
 import { fileError } from '../../core/errors.js';
+import { RESULTS_WORDS } from '../words/results/lines.js';
 
 export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>): Promise<void> {
   const request = scoreRequest(files, opts, false);
@@ -28,12 +28,11 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
       writeAtomically(opts.output, html, signal).catch((err: unknown) => {
         throw fileError(opts.output, err);
       }),
-    `report interrupted; nothing was written to ${opts.output}`,
+    RESULTS_WORDS.interrupted('report', opts.output),
   );
   const size = Buffer.byteLength(html);
   const { rows } = collected;
-  const cut = rows.cutTexts ? `; ${rows.cutTexts} texts cut at ${rows.limit} characters` : '';
-  terminal().stderr.write(
-    `awb: wrote ${visible(opts.output)} (${rows.rows.length} rows, ${(size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s${cut})\n`,
-  );
+  const cut = rows.cutTexts ? { texts: rows.cutTexts, limit: rows.limit } : undefined;
+  const seconds = (performance.now() - started) / 1000;
+  terminal().stderr.write(`${RESULTS_WORDS.reportWritten(opts.output, rows.rows.length, size, seconds, cut)}\n`);
 }

@@ -5,6 +5,7 @@ import { domainName } from '../../core/domains.js';
 import type { ROWS_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
 import { terminal } from '../shared/terminal.js';
+import { RESULTS_WORDS } from '../words/results/lines.js';
 
 /**
  * A row as compare, the report and `awb rows` print it: `domain/id/turn_idx` (the id may hold slashes), with
@@ -24,7 +25,7 @@ export function rowRefOf(text: string): RowRef {
 export async function run(file: string, keys: string[], opts: Parsed<typeof ROWS_OPTIONS>): Promise<void> {
   const t = terminal();
   const { format, worst, best } = opts;
-  if (worst !== undefined && best !== undefined) throw new UserError('--worst and --best exclude each other: pick one');
+  if (worst !== undefined && best !== undefined) throw new UserError(RESULTS_WORDS.worstAndBest);
   const query: RowQuery = {
     ...(keys.length && { refs: keys.map(rowRefOf) }),
     domain: opts.domain,
@@ -52,10 +53,9 @@ export async function run(file: string, keys: string[], opts: Parsed<typeof ROWS
     if (format === 'json' && count) t.stdout.write('\n]\n');
   }
   if (format === 'json' && !count) t.stdout.write('[]\n');
-  else if (count === 0) t.stderr.write('awb: no rows match\n');
+  else if (count === 0) t.stderr.write(`${RESULTS_WORDS.noRowsMatch}\n`);
   for (const [key, prints] of shown) {
-    if (prints.length > 1)
-      t.stderr.write(`awb: note: ${key} names ${prints.length} rows (the dataset holds this id and turn twice); one of them: ${prints.map((p) => `${key}#${p}`).join(', ')}\n`);
+    if (prints.length > 1) t.stderr.write(`${RESULTS_WORDS.keyNamesPair(key, prints)}\n`);
   }
   printWarnings(warnings);
 }

@@ -10,14 +10,15 @@ import {
   type StageSignals,
 } from '../../core/stage/index.js';
 import { interruptibly } from '../shared/interrupt.js';
+import { DOWNLOAD_LINES } from '../words/data/lines.js';
 import { EXIT } from '../words/index.js';
-import { DOWNLOAD_INTERRUPTED } from '../data/data-source.js';
 import { batchLines, printAfter, printDryRun, printEndLines, printNotice, printTimings } from './stage-cli.js';
 import type { StageViewOptions } from './stage-options.js';
 import { domainLabel, compareDomains } from '../../core/domains.js';
-import { brief, counted, redact, visible } from '../../core/shown.js';
+import { brief, redact, visible } from '../../core/shown.js';
 import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { onInterrupt } from '../shared/interrupt.js';
+import { RUN_WORDS } from '../words/stage/run.js';
 import { printWarnings } from '../shared/notes.js';
 import { noticed } from '../words/index.js';
 
@@ -90,11 +91,7 @@ export async function createStageView(stage: string, o: StageViewOptions): Promi
     },
   };
   const signals: StageSignals = {
-    step: (step, name, work) =>
-      interruptibly(
-        work,
-        step === 'check' ? `${name} interrupted during the endpoint check: nothing was sent or written` : DOWNLOAD_INTERRUPTED,
-      ),
+    step: (step, name, work) => interruptibly(work, step === 'check' ? RUN_WORDS.interruptedDuringCheck(name) : DOWNLOAD_LINES.interrupted),
     run: (name, grace) => installInterrupts(name, grace, () => progress.interrupted()),
   };
   const stepSummary = async (exitCode: number) =>
@@ -216,7 +213,7 @@ export async function createProgress(
         bar?.update(state.resumed + state.done, payload());
       } else if (e.type === 'stopping') {
         clearBar();
-        err(t.errColor.yellow(`${stage}: stopping: no new requests; waiting for the ones in flight`), t);
+        err(t.errColor.yellow(RUN_WORDS.stopping(stage)), t);
       }
     },
     interrupted: clearBar,
@@ -249,16 +246,11 @@ export function installInterrupts(stage: string, graceSeconds: number, beforeMes
   const onSignal = (signal: NodeJS.Signals) => {
     beforeMessage();
     if (stop.signal.aborted) {
-      err(t.errColor.red(`${stage}: ${signal} again: cancelling the requests in flight`), t);
+      err(t.errColor.red(RUN_WORDS.signalAgain(stage, signal)), t);
       abort.abort();
       return;
     }
-    err(
-      t.errColor.yellow(
-        `${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`,
-      ),
-      t,
-    );
+    err(t.errColor.yellow(RUN_WORDS.signalFirst(stage, signal, graceSeconds)), t);
     stop.abort();
   };
   return { stop: stop.signal, abort: abort.signal, dispose: onInterrupt(onSignal) };
@@ -292,31 +284,21 @@ export function resumeCommand(secrets: readonly (string | undefined)[], set?: { 
     return shellWord(redact(a, [...hidden]));
   });
   // On a line of its own, so the command above stays one to copy whole.
-  const note = [...variables].map((name) => `\n  (the key is not repeated here: set ${name} to it first)`).join('');
+  const note = [...variables].map((name) => `\n  ${RUN_WORDS.keyNotRepeated(name)}`).join('');
   return [thisInvocation(), ...words].join(' ') + note;
 }
 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
-  if (e.type === 'bad') err(terminal().errColor.yellow(`${stage}: skipped bad row: ${visible(e.bad.message)}`));
+  if (e.type === 'bad') err(terminal().errColor.yellow(RUN_WORDS.skippedBadRow(stage, e.bad.message)));
   if (e.type === 'outside') err(terminal().errColor.yellow(`${stage}: ${visible(e.message)}`));
   if (e.type === 'mixed') {
-    err(
-      terminal().errColor.yellow(
-        `${stage}: --force: the ${e.rows} rows already in ${visible(output)} are not known to share this run's settings (${visible(e.differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
-      ),
-    );
+    err(terminal().errColor.yellow(RUN_WORDS.forcedOverMixed(stage, e.rows, output, e.differences)));
   }
   if (e.type !== 'planned') return;
   const redo = e.dropped.failed + e.dropped.cut + e.dropped.invalid;
-  if (e.alreadyDone || redo) {
-    const parts = [`${e.alreadyDone} rows already done in ${visible(output)}`];
-    if (e.dropped.failed) parts.push(`${e.dropped.failed} failed rows to retry`);
-    if (e.dropped.cut) parts.push('a line cut short by a crash dropped');
-    if (e.dropped.invalid) parts.push(`${e.dropped.invalid} unreadable or repeated lines dropped`);
-    err(`${stage}: resuming: ${parts.join(', ')}`);
-  }
-  err(`${stage}: ${e.todo} of ${e.total} rows to do`);
+  if (e.alreadyDone || redo) err(RUN_WORDS.resuming(stage, output, e.alreadyDone, e.dropped));
+  err(RUN_WORDS.toDo(stage, e.todo, e.total));
 }
 
 export interface SummaryColumn {
@@ -389,22 +371,16 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
     err(`tokens: ${prompt} prompt (${cache}), ${completion} completion`);
   }
   if (result.heldForRoom > 0) {
-    const n = result.heldForRoom;
-    err(
-      `${n} ${n === 1 ? 'row' : 'rows'} waited for room under --max-inflight-mb; a larger budget keeps more in flight, at the cost of memory`,
-    );
+    err(RUN_WORDS.heldForRoom(result.heldForRoom));
   }
   for (const c of columns) {
     const n = domains.reduce((a, d) => a + c.value(result.perDomain.get(d)!), 0);
-    if (c.warn && n > 0)
-      err(
-        terminal().errColor.yellow(`warning: ${n === 1 ? `1 row ${c.warn}; check it` : `${n} rows ${c.warn}; check them`} before scoring`),
-      );
+    if (c.warn && n > 0) err(terminal().errColor.yellow(RUN_WORDS.checkRows(n, c.warn)));
   }
   const top = reasons?.top(TOP_REASONS) ?? [];
   if (!top.length) return;
   const more = reasons!.kinds - top.length;
-  err(`top failure reasons${more > 0 ? ` (${more} other kinds not shown)` : ''}:`);
+  err(RUN_WORDS.topReasons(more));
   for (const { reason, count } of top) err(`  ${String(count).padStart(5)} × ${brief(reason, [], 300)}`);
 }
 
@@ -430,47 +406,26 @@ export function finish(stage: string, ending: Ending, output: string, secrets: s
   const { stopped, remaining, failed, capped } = ending;
   const again = resumeCommand(secrets);
   if (capped && !stopped && resumable) {
-    const usd = (n: number) => `$${n.toFixed(2)}`;
     const higher = resumeCommand(secrets, { option: '--max-cost', value: capped.next.toFixed(2) });
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: stopped at the cost cap: spent ${usd(capped.spent)} of --max-cost ${usd(capped.cap)}, ${counted(remaining, 'row')} left; everything answered is saved in ${visible(output)}.\nGo on with a higher cap (${usd(capped.next)}: what the run would cost at its mean cost per row so far), or any other:\n  ${higher}\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.costCapped(stage, capped, remaining, output, higher)}\n`));
     term.exitCode = EXIT.costCap;
     return;
   }
   if ((stopped || remaining > 0 || failed > 0) && !resumable) {
     // A stream (/dev/null, stdout, a FIFO) keeps nothing to resume from: a printed command would redo every row, or nothing.
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: ${stopped ? 'interrupted' : 'ended'} with ${counted(remaining + failed, 'row')} without a result; ${visible(output)} is a stream, which no run can resume: write to a file to resume or retry rows\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.streamNotResumable(stage, stopped, remaining + failed, output)}\n`));
     term.exitCode = stopped ? 130 : 1;
   } else if (stopped) {
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${visible(output)}.\nResume with:\n  ${again}\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.interrupted(stage, remaining, output, again)}\n`));
     term.exitCode = 130;
   } else if (remaining > 0) {
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${visible(output)}); run the same command again to retry only those:\n  ${again}\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.leftToRetry(stage, remaining, output, again)}\n`));
     term.exitCode = 1;
   } else if (failed > 0) {
     const retry = term.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
-    term.stderr.write(
-      term.errColor.yellow(
-        `${stage}: ${counted(failed, 'row')} ended failed (kept in ${visible(output)}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}\n`,
-      ),
-    );
+    term.stderr.write(term.errColor.yellow(`${RUN_WORDS.endedFailed(stage, failed, output, retry)}\n`));
     term.exitCode = 1;
   } else {
-    term.stderr.write(term.errColor.green(`${stage}: done: ${visible(output)}\n`));
+    term.stderr.write(term.errColor.green(`${RUN_WORDS.done(stage, output)}\n`));
   }
 }

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { brief } from '../shown.js';
-import type { EndpointFault, EndpointRole, KeySource } from './faults.js';
+import type { EndpointFault, EndpointRole, KeySource, RefusedSetting } from './faults.js';
 import { replyCause, replyFault } from './http/http-fetch.js';
 import type { AttemptFailure, NetworkCause, Refusal } from './retry.js';
 
@@ -164,7 +164,33 @@ export function refusalOf(err: APIError, model?: string): Refusal {
   const field = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
   const [code, type, param] = [field(err.code), field(err.type), field(err.param)];
   const fields = { ...(code && { code }), ...(type && { type }), ...(param && { param }) };
-  return { ...fields, about: refusalAbout(err.status ?? 0, fields, err.message, model) };
+  const setting = refusedSetting(fields, err.message);
+  return { ...fields, about: refusalAbout(err.status ?? 0, fields, err.message, model), ...(setting && { setting }) };
+}
+
+/** The codes and types servers give a field they do not take: OpenAI's, pydantic's (FastAPI servers). */
+const UNSUPPORTED_CODES = new Set(['unsupported_parameter', 'unsupported_value', 'extra_forbidden']);
+/** The same, as servers without such a code word it (proxies, vLLM): the field named beside the words. */
+const BUDGET_NAMES_BOTH = /'max_tokens'.*'max_completion_tokens'/;
+const COMPLETION_BUDGET_UNSUPPORTED =
+  /max_completion_tokens.{0,80}(unsupported|not supported|unrecognized|unknown|extra|not permitted)|(unsupported|unrecognized|unknown|extra).{0,80}max_completion_tokens/i;
+const ONLY_DEFAULT_TEMPERATURE = /'temperature'.*only the default \((\d+(?:\.\d+)?)\) value is supported/i;
+
+/**
+ * A setting the refusal names as one the server or model does not take. The body's code and `param` first
+ * (OpenAI's `unsupported_parameter` on `max_tokens`, `unsupported_value` on `temperature`; pydantic's
+ * `extra_forbidden` on a field); the wording last, for bodies without them. OpenAI names the one temperature its
+ * reasoning models take only in the words ("Only the default (1) value is supported").
+ */
+export function refusedSetting(f: Omit<Refusal, 'about'>, said: string): RefusedSetting | undefined {
+  const unsupported = [f.code, f.type].some((c) => c !== undefined && UNSUPPORTED_CODES.has(c));
+  const only = ONLY_DEFAULT_TEMPERATURE.exec(said)?.[1];
+  if ((unsupported && f.param === 'temperature') || only !== undefined)
+    return { name: 'temperature', ...(only !== undefined && { only: Number(only) }) };
+  if ((unsupported && f.param === 'max_tokens') || BUDGET_NAMES_BOTH.test(said)) return { name: 'max_tokens' };
+  if ((unsupported && f.param === 'max_completion_tokens') || COMPLETION_BUDGET_UNSUPPORTED.test(said))
+    return { name: 'max_completion_tokens' };
+  return undefined;
 }
 
 function refusalAbout(status: number, f: Omit<Refusal, 'about'>, said: string, model: string | undefined): Refusal['about'] {

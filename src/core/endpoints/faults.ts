@@ -17,6 +17,12 @@ export interface SentSettings {
   extraBody?: Record<string, unknown>;
 }
 
+/**
+ * A setting refused as such: a token budget's name the server does not take (awb sends the budget under both), or a
+ * temperature other than the only one the model takes (`only`: that one, when the server says it).
+ */
+export type RefusedSetting = { name: 'max_tokens' | 'max_completion_tokens' } | { name: 'temperature'; only?: number };
+
 /** An endpoint as faults name it: whose it is and its URL as shown (no credentials). */
 interface At {
   role: EndpointRole;
@@ -52,7 +58,7 @@ export type EndpointFault =
   /** Every endpoint (`several`) kept failing to connect during the run. */
   | (At & { kind: 'endpoints-dead'; several: boolean; causes: readonly string[]; seconds: number })
   /** The same refusal for request after request and nothing answered: the settings, not the rows. */
-  | (At & { kind: 'settings-refused'; count: number; reason: string; sent: SentSettings })
+  | (At & { kind: 'settings-refused'; count: number; reason: string; sent: SentSettings; setting?: RefusedSetting })
   /** The same server failure (5xx) or hang-up for request after request and nothing answered. */
   | (At & { kind: 'failures-repeated'; count: number; reason: string; failure: 'status' | 'connection'; stream: boolean })
   /** The Batch API's route cannot be reached, or is not offered (404/405), or failed. */

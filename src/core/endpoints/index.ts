@@ -10,6 +10,6 @@ export { batchClient, clearBatches, customIdOf, runBatches } from './batch/batch
 export type { BatchResults, BatchStatus } from './batch/batch.js';
 export { BATCH_LIMITS } from './batch/batch-files.js';
 export type { BatchLimits, BatchRequest } from './batch/batch-files.js';
-export type { EndpointFault, EndpointNotice, EndpointRole, KeySource, SentSettings, SetAside } from './faults.js';
+export type { EndpointFault, EndpointNotice, EndpointRole, KeySource, RefusedSetting, SentSettings, SetAside } from './faults.js';
 export { listModels, refusedNames } from './listing.js';
 export type { ListingTarget } from './listing.js';

@@ -371,7 +371,15 @@ export class EndpointPool {
     const reason = this.describe(err);
     this.refusals = afterRefusal(this.refusals, failureKey(failure), reason);
     if (!settingsRefused(this.refusals, this.answered)) return undefined;
-    return { kind: 'settings-refused', ...this.at(ep), count: this.refusals.count, reason, sent: this.opts.sent ?? {} };
+    const setting = failure.refusal.setting;
+    return {
+      kind: 'settings-refused',
+      ...this.at(ep),
+      count: this.refusals.count,
+      reason,
+      sent: this.opts.sent ?? {},
+      ...(setting && { setting }),
+    };
   }
 
   /** What a request no endpoint's tokens limit takes ends with: the fault that stops the run, or the row's failure (retry.ts). */

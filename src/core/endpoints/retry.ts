@@ -3,6 +3,7 @@
  * the same rules as the openai client's own retries (which the pool turns
  * off so that each attempt can go to the endpoint best placed for it).
  */
+import type { RefusedSetting } from './faults.js';
 import { isDeadConnectionCode } from './health.js';
 
 /**
@@ -36,6 +37,8 @@ export interface Refusal {
   type?: string;
   param?: string;
   about: 'model' | 'context' | 'other';
+  /** A setting the refusal names as one the server or model does not take (classify.ts, refusedSetting). */
+  setting?: RefusedSetting;
 }
 
 /** A failure's identity for the streaks: two failures with the same key are the same failure again. */

@@ -18,7 +18,7 @@ type Asked<T> = {
   /** With --stream: time to the first token and decode speed of the last request. */
   ttftMs?: number;
   decodeTokensPerS?: number;
-} & ({ ok: true; value: T } | { ok: false; problem: string });
+} & ({ ok: true; value: T } | { ok: false; failure: 'unparsed' | 'request-failed'; problem: string });
 
 /**
  * Asks the judge request `n` of a row through `chat` until its reply parses,
@@ -80,7 +80,8 @@ export async function askUntilParsed<T>(
     }
   }
   if (!requestFailed) streak.failed(cut, problem);
-  return { ok: false, problem, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts };
+  const failure = requestFailed ? ('request-failed' as const) : ('unparsed' as const);
+  return { ok: false, failure, problem, raw, usage, ...(batchUsage && { batchUsage }), latencyMs, endpoint, attempts };
 }
 
 /**

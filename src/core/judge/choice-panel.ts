@@ -1,8 +1,8 @@
 import { choiceHits, orderFigures, type PairwiseResult, type TuringResult, type Usage } from '../schemas/index.js';
-import type { ChoicePanelEntry, PredictionRow } from '../schemas/index.js';
+import type { ChoicePanelEntry, JudgeFailure, PredictionRow } from '../schemas/index.js';
 import type { RowChat } from '../runner/index.js';
 import { sumUsage } from './ask.js';
-import { CHOICE_STAGE, askBoth, encodeBoth, notAsked, rowStatus, type ChoiceMode } from './choice-stage.js';
+import { CHOICE_STAGE, askBoth, encodeBoth, notAsked, rowStatus, unaskedStatus, type ChoiceMode, type Unasked } from './choice-stage.js';
 import type { OrderOutcome } from './choice-results.js';
 import { ParseStreak } from './parse-streak.js';
 import { byRule, digest, isFinal, memberError, panelUsage } from './panel.js';
@@ -14,6 +14,7 @@ export interface ChoicePanelFigures {
   position_consistency: number | null;
   failed: 0 | 1;
   error_message?: string;
+  judge_failure?: JudgeFailure;
 }
 
 /**
@@ -43,12 +44,12 @@ export function choicePanelStage(
     return { ...ask, kept: members.map((m) => kept.find((e) => e.judge === m.name && isFinal(e))) };
   };
   /** A row written without asking: the panel's object and every member's, each with why. */
-  const unasked = (key: string, why: string) => {
+  const unasked = (key: string, why: Unasked) => {
     const none = notAsked(why);
     const own = mode.result(key, ['A', 'B'], [none, none]);
-    const entries = members.map((m) => ({ judge: m.name, [mode.field]: own, failed: 1 as const, error_message: why }));
+    const entries = members.map((m) => ({ judge: m.name, [mode.field]: own, ...unaskedStatus(why) }));
     const figures = { rate: null, position_consistency: null, failed: 1 as const };
-    return { [mode.field]: panelObject(mode, key, figures), failed: 1, error_message: why, panel: entries };
+    return { [mode.field]: panelObject(mode, key, figures), ...unaskedStatus(why), panel: entries };
   };
   return {
     ...CHOICE_STAGE,
@@ -78,11 +79,12 @@ export function choicePanelStage(
         );
         if (entries.some((e) => e === undefined)) return undefined;
         const all = entries as ChoicePanelEntry[];
-        const { error_message, ...figures } = combineChoicePanel(mode.field, all, rule);
+        const { error_message, judge_failure, ...figures } = combineChoicePanel(mode.field, all, rule);
         return {
           [mode.field]: panelObject(mode, key, figures, p.reference),
           failed: figures.failed,
           ...(error_message === undefined ? {} : { error_message }),
+          ...(judge_failure === undefined ? {} : { judge_failure }),
           extracted_output: p.extracted,
           panel: all,
           ...panelUsage(all),
@@ -93,7 +95,7 @@ export function choicePanelStage(
 }
 
 /** The row's mode object: the panel's figures under the mode's names (`fooling`, `win`). */
-function panelObject(mode: ChoiceMode, key: string, f: Omit<ChoicePanelFigures, 'error_message'>, reference?: string) {
+function panelObject(mode: ChoiceMode, key: string, f: Omit<ChoicePanelFigures, 'error_message' | 'judge_failure'>, reference?: string) {
   const common = { position_consistency: f.position_consistency, failed: f.failed };
   if (mode.field === 'turing') return { fooling: f.rate, ...common };
   return { reference_key: key, ...(reference === undefined ? {} : { reference_output: reference }), win: f.rate, ...common };
@@ -127,9 +129,9 @@ function memberEntry(
 export function combineChoicePanel(field: ChoiceMode['field'], entries: readonly ChoicePanelEntry[], rule: PanelRule): ChoicePanelFigures {
   const none = { rate: null, position_consistency: null, failed: 1 as const };
   const unsent = entries.find((e) => !isFinal(e));
-  if (unsent) return { ...none, error_message: memberError(unsent) };
+  if (unsent) return { ...none, ...memberError(unsent) };
   const counted = entries.flatMap((e) => orderFigures(choiceHits(field === 'turing' ? e.turing : e.pairwise)) ?? []);
-  if (!counted.length) return { ...none, error_message: memberError(entries[0]!) };
+  if (!counted.length) return { ...none, ...memberError(entries[0]!) };
   return {
     rate: byRule(
       rule,

@@ -5,7 +5,7 @@ import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import {
   NO_GENERATION,
   NO_REFERENCE,
-  UNPARSED,
+  judgeFailureOf,
   judgeOutputFields,
   judgedOutcome,
   predictionRowSchema,
@@ -13,6 +13,7 @@ import {
   type PairwiseResult,
   type PredictionRow,
   type TuringResult,
+  type JudgeFailure,
   type Usage,
 } from '../schemas/index.js';
 import { askUntilParsed } from './ask.js';
@@ -30,8 +31,9 @@ import type { ReferenceFile } from './reference.js';
  * of both orders (a panel's row: its members' sum, `judge_usage`).
  */
 function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
-  if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
-  if (Number(row.failed) !== 0 && row.error_message === NO_REFERENCE) t.unpaired++;
+  const failure = judgeFailureOf(row);
+  if (failure === 'no-generation' && row.error !== undefined) t.empty++;
+  if (failure === 'no-reference') t.unpaired++;
   if (row.extracted_output === NO_OUTPUT) t.noOutput++;
   if (row.panel !== undefined) return addUsage(t, row.judge_usage as Usage | undefined);
   const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
@@ -48,9 +50,18 @@ function parseChoice(raw: string) {
   return parsed.ok ? { ok: true as const, value: parsed.choice } : parsed;
 }
 
+/** Why a row of a choice mode is written without asking: its code and the official words. */
+export type Unasked = 'no-generation' | 'no-reference';
+const UNASKED_WORDS: Record<Unasked, string> = { 'no-generation': NO_GENERATION, 'no-reference': NO_REFERENCE };
+
 /** An order that was never asked. */
-export function notAsked(error: string): OrderOutcome {
-  return { choice: null, attempts: 0, error };
+export function notAsked(why: Unasked): OrderOutcome {
+  return { choice: null, attempts: 0, error: UNASKED_WORDS[why], failure: why };
+}
+
+/** The row-level fields of a row written without asking. */
+export function unaskedStatus(why: Unasked): { failed: 1; error_message: string; judge_failure: JudgeFailure } {
+  return { failed: 1, error_message: UNASKED_WORDS[why], judge_failure: why };
 }
 
 /** The two requests of a row, one per order: what the job asks, a dry run counts and a batch holds. */
@@ -89,7 +100,7 @@ export async function askBoth(
       choice: asked.ok ? (asked.value as Choice) : null,
       ...(asked.raw ? { raw: asked.raw } : {}),
       attempts: asked.attempts,
-      ...(asked.ok ? {} : { error: `Judge scoring failed: ${asked.problem}` }),
+      ...(asked.ok ? {} : { error: `Judge scoring failed: ${asked.problem}`, failure: asked.failure }),
       judge_usage: asked.usage,
       judge_latency_ms: asked.latencyMs,
       ...(asked.endpoint ? { judge_endpoint: asked.endpoint } : {}),
@@ -103,10 +114,11 @@ export async function askBoth(
  * (judgedOutcome): an order whose request failed makes the row incomplete
  * (asked again, both orders), otherwise an unparsed order makes it final.
  */
-export function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; error_message?: string } {
-  const errors = orders.flatMap((o) => (o.choice === null && o.error ? [o.error] : []));
-  if (!errors.length) return { failed: 0 };
-  return { failed: 1, error_message: errors.find((e) => !e.startsWith(UNPARSED)) ?? errors[0]! };
+export function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; error_message?: string; judge_failure?: JudgeFailure } {
+  const failed = orders.filter((o) => o.choice === null && o.failure !== undefined);
+  const first = failed.find((o) => o.failure === 'request-failed') ?? failed[0];
+  if (!first) return { failed: 0 };
+  return { failed: 1, ...(first.error === undefined ? {} : { error_message: first.error }), judge_failure: first.failure! };
 }
 
 /** What both choice modes' stages share, one judge or a panel: they read predictions and write judged rows, tallied by choice. */
@@ -134,9 +146,9 @@ export interface ChoiceAsk {
 export interface ChoiceMode {
   field: 'turing' | 'pairwise';
   /** Why a row is written without asking, from its own fields (settled before the row is queued); undefined: it is asked. */
-  unasked(row: PredictionRow, key: string): string | undefined;
+  unasked(row: PredictionRow, key: string): Unasked | undefined;
   /** What the row asks, or why it is written without asking after all (a reference without a generation). */
-  ask(row: PredictionRow, key: string): Promise<ChoiceAsk | string>;
+  ask(row: PredictionRow, key: string): Promise<ChoiceAsk | Unasked>;
   /** The mode's object of a row from both orders' outcomes; `reference`: the reference prediction to keep in it. */
   result(key: string, at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], reference?: string): TuringResult | PairwiseResult;
 }
@@ -155,9 +167,9 @@ export interface ChoiceAsking {
 export function turingMode({ prompt, sampling, routing = {} }: ChoiceAsking): ChoiceMode {
   return {
     field: 'turing',
-    unasked: (row) => (row.gen ? undefined : NO_GENERATION),
+    unasked: (row) => (row.gen ? undefined : 'no-generation'),
     ask: async (row) => {
-      if (!row.gen) return NO_GENERATION;
+      if (!row.gen) return 'no-generation';
       const extracted = extractPrediction(row.gen);
       const orders = turingOrders(cleanObservation(groundTruth(row)), cleanObservation(extracted));
       const turns = history(row);
@@ -180,7 +192,8 @@ export function turingMode({ prompt, sampling, routing = {} }: ChoiceAsking): Ch
  */
 export function pairwiseMode({ prompt, sampling, routing = {} }: ChoiceAsking, reference: ReferenceFile): ChoiceMode {
   /** Why a row is written without asking, when its own fields tell. */
-  const unasked = (row: PredictionRow, key: string) => (!reference.has(key) ? NO_REFERENCE : !row.gen ? NO_GENERATION : undefined);
+  const unasked = (row: PredictionRow, key: string): Unasked | undefined =>
+    !reference.has(key) ? 'no-reference' : !row.gen ? 'no-generation' : undefined;
   return {
     field: 'pairwise',
     unasked,
@@ -189,7 +202,7 @@ export function pairwiseMode({ prompt, sampling, routing = {} }: ChoiceAsking, r
       if (why !== undefined) return why;
       const other = await reference.prediction(key);
       // A reference without a generation has nothing to compare with: final, as a missing row.
-      if (other === undefined) return NO_REFERENCE;
+      if (other === undefined) return 'no-reference';
       const candidate = extractPrediction(row.gen);
       const truth = cleanObservation(groundTruth(row));
       const turns = history(row);
@@ -232,9 +245,9 @@ function choiceStage(mode: ChoiceMode, { pool, parseAttempts }: ChoiceJudging): 
     ...rowStatus(outcomes),
     ...(ask === undefined ? {} : { extracted_output: ask.extracted }),
   });
-  const unasked = (key: string, why: string) => {
+  const unasked = (key: string, why: Unasked) => {
     const none = notAsked(why);
-    return { ...written(key, ['A', 'B'], [none, none]), error_message: why };
+    return { ...written(key, ['A', 'B'], [none, none]), ...unaskedStatus(why) };
   };
   return {
     ...CHOICE_STAGE,

@@ -9,7 +9,7 @@ import { judgeMessages } from '../infer/index.js';
 import { NO_OUTPUT, cleanObservation, extractPrediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
-import { NO_GENERATION, UNPARSED, judgeOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
+import { NO_GENERATION, judgeFailureOf, judgedOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
 import { predictionRowSchema, predictionText, type PredictionRow, type Usage } from '../schemas/index.js';
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
@@ -19,7 +19,7 @@ import { domainOfTask } from '../domains.js';
  * whose prediction was shown to the judge as "No output".
  */
 function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
-  if (row.error_message === NO_GENERATION && row.error !== undefined) t.empty++;
+  if (judgeFailureOf(row) === 'no-generation' && row.error !== undefined) t.empty++;
   if (row.extracted_output === NO_OUTPUT) t.noOutput++;
   addUsage(t, row.judge_usage as Usage | undefined);
 }
@@ -29,7 +29,7 @@ export const RUBRIC_STAGE = {
   name: 'judge',
   schema: predictionRowSchema,
   outputFields: judgeOutputFields,
-  outcome: judgeOutcome,
+  outcome: judgedOutcome,
   prediction: predictionText,
   tally: tallyJudgement,
 } as const;
@@ -58,7 +58,7 @@ export function judgeStage(
     },
     job: (row, _key, chat) => {
       if (!row.gen) {
-        const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
+        const none = { total_score: 0, failed: 1, error_message: NO_GENERATION, judge_failure: 'no-generation' } as const;
         // Every row of a --repeat file carries judge_repeats: that field is how score tells the mode.
         const repeats =
           repeat === undefined
@@ -117,6 +117,7 @@ export async function gradeOnce(
     total_score: 0,
     failed: 1,
     error_message: `Judge scoring failed: ${asked.problem}`,
+    judge_failure: asked.failure,
     ...(asked.raw ? { judge_raw_output: asked.raw } : {}),
     ...common,
   };
@@ -164,16 +165,17 @@ export async function repeated(
     total_score: r.total_score,
     failed: r.failed === 0 ? 0 : 1,
     ...(r.error_message === undefined ? {} : { error_message: r.error_message }),
+    ...(r.judge_failure === undefined ? {} : { judge_failure: r.judge_failure }),
     ...(r.judge_raw_output === undefined ? {} : { judge_raw_output: r.judge_raw_output }),
     ...(r.judge_attempts === undefined ? {} : { judge_attempts: r.judge_attempts }),
     ...(r.judge_usage === undefined ? {} : { judge_usage: r.judge_usage }),
   }));
   const combined = combineRepeats(judge_repeats);
-  const errors = runs.flatMap((r) => (r.error_message === undefined ? [] : [r.error_message]));
-  const error = errors.find((e) => !e.startsWith(UNPARSED)) ?? errors[0];
+  const failedRuns = runs.filter((r) => r.judge_failure !== undefined);
+  const error = failedRuns.find((r) => r.judge_failure === 'request-failed') ?? failedRuns[0];
   return {
     ...combined,
-    ...(combined.failed && error !== undefined ? { error_message: error } : {}),
+    ...(combined.failed && error ? { error_message: error.error_message, judge_failure: error.judge_failure } : {}),
     extracted_output: extracted,
     judge_usage: usage,
     ...(batchUsage && { judge_batch_usage: batchUsage }),

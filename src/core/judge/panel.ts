@@ -6,7 +6,7 @@ import type { RubricSet } from '../rubrics/index.js';
 import { isNonEmptyFile } from '../output/index.js';
 import { isBlank, readLineBytes, readRow } from '../rows/index.js';
 import type { RowChat, Stage } from '../runner/index.js';
-import { DIMENSIONS, NO_GENERATION, UNPARSED, predictionRowSchema } from '../schemas/index.js';
+import { DIMENSIONS, NO_GENERATION, predictionRowSchema, type JudgeFailure } from '../schemas/index.js';
 import type { JudgeFields, JudgeRepeat, PanelEntry, PredictionRow, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
 import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest, repeated } from './judge.js';
@@ -32,6 +32,7 @@ export interface MemberStatus {
   judge: string;
   failed: number;
   error_message?: string;
+  judge_failure?: JudgeFailure;
 }
 
 /** A panel's stage, and what member `n`'s own batch holds of a row (--batch: a batch per member). */
@@ -81,7 +82,7 @@ export function panelStage(
     },
     job: (row, key) => {
       if (!row.gen) {
-        const none = { total_score: 0, failed: 1, error_message: NO_GENERATION } as const;
+        const none = { total_score: 0, failed: 1, error_message: NO_GENERATION, judge_failure: 'no-generation' } as const;
         return async () => ({ ...none, panel: members.map((m) => ({ judge: m.name, scores: { ...NO_GRADES }, ...none })) });
       }
       const { body: request, extracted, kept } = pending(row, key)!;
@@ -110,7 +111,7 @@ export function panelStage(
 
 /** A member's judgement is final when it judged the row or its replies could not be parsed; a failed request is asked again. */
 export function isFinal(e: MemberStatus): boolean {
-  return e.failed === 0 || (e.error_message ?? '').startsWith(UNPARSED);
+  return e.failed === 0 || e.judge_failure === 'unparsed';
 }
 
 function entryOf(judge: string, f: JudgeFields & { judge_repeats?: JudgeRepeat[] }): PanelEntry {
@@ -120,6 +121,7 @@ function entryOf(judge: string, f: JudgeFields & { judge_repeats?: JudgeRepeat[]
     total_score: f.total_score,
     failed: f.failed,
     ...(f.error_message === undefined ? {} : { error_message: f.error_message }),
+    ...(f.judge_failure === undefined ? {} : { judge_failure: f.judge_failure }),
     ...(f.judge_raw_output === undefined ? {} : { judge_raw_output: f.judge_raw_output }),
     ...(f.judge_attempts === undefined ? {} : { judge_attempts: f.judge_attempts }),
     ...(f.judge_usage === undefined ? {} : { judge_usage: f.judge_usage }),
@@ -154,9 +156,9 @@ export function panelUsage(entries: readonly Pick<PanelEntry, 'judge_usage' | 'j
 export function combinePanel(entries: readonly PanelEntry[], rule: PanelRule): JudgeFields {
   const panel = [...entries];
   const unsent = entries.find((e) => !isFinal(e));
-  if (unsent) return { ...NO_GRADES, total_score: 0, failed: 1, error_message: memberError(unsent), panel };
+  if (unsent) return { ...NO_GRADES, total_score: 0, failed: 1, ...memberError(unsent), panel };
   const valid = entries.filter((e) => e.failed === 0);
-  if (!valid.length) return { ...NO_GRADES, total_score: 0, failed: 1, error_message: memberError(entries[0]!), panel };
+  if (!valid.length) return { ...NO_GRADES, total_score: 0, failed: 1, ...memberError(entries[0]!), panel };
   const scores = Object.fromEntries(
     DIMENSIONS.map((d) => {
       const grades = valid.map((e) => e.scores[d]).filter((g) => g > 0);
@@ -167,13 +169,10 @@ export function combinePanel(entries: readonly PanelEntry[], rule: PanelRule): J
   return { total_score: graded.length ? mean(graded) : 0, ...scores, failed: 0, panel };
 }
 
-/** A member's error as the row's: it keeps the official prefix (its kind: UNPARSED is final), and names the member. */
-export function memberError(e: MemberStatus): string {
-  const message = e.error_message ?? UNPARSED;
-  const prefix = 'Judge scoring failed: ';
-  return message.startsWith(prefix)
-    ? `${prefix}${message.slice(prefix.length)} (panel member ${e.judge})`
-    : `${message} (panel member ${e.judge})`;
+/** A member's failure as the row's: its code, and its words naming the member (a member without a code is asked again). */
+export function memberError(e: MemberStatus): { error_message: string; judge_failure: JudgeFailure } {
+  const failure = e.judge_failure ?? 'request-failed';
+  return { error_message: `${e.error_message ?? 'Judge scoring failed'} (panel member ${e.judge})`, judge_failure: failure };
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

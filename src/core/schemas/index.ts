@@ -4,10 +4,8 @@ export {
   DIMENSIONS,
   NO_GENERATION,
   NO_REFERENCE,
-  UNPARSED,
-  REQUEST_FAILED,
+  judgeFailureOf,
   judgeFieldsSchema,
-  judgeOutcome,
   judgedOutcome,
   judgedRowSchema,
   judgedScoreSchema,
@@ -25,8 +23,8 @@ export {
   predictionText,
 } from './prediction-row.js';
 export type { Horizon, Outcome, PredictionFields, PredictionRow, Usage } from './prediction-row.js';
-export { judgeRepeatSchema, judgeRepeatsSchema } from './judge-repeat.js';
-export type { JudgeRepeat } from './judge-repeat.js';
+export { judgeFailureSchema, judgeRepeatSchema, judgeRepeatsSchema } from './judge-repeat.js';
+export type { JudgeFailure, JudgeRepeat } from './judge-repeat.js';
 export {
   choiceHits,
   choicePanelEntrySchema,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { usageSchema } from './prediction-row.js';
 import { judgeFieldsSchema } from './judged-row.js';
-import { judgeRepeatsSchema } from './judge-repeat.js';
+import { judgeFailureSchema, judgeRepeatsSchema } from './judge-repeat.js';
 
 /*
  * The fields the judge modes of issue 14 append to a prediction row. Each
@@ -21,8 +21,9 @@ const orderFields = {
   raw: z.string().optional(),
   /** Requests sent for this order (0: not asked, e.g. no generation). */
   attempts: z.number().int().min(0),
-  /** Why the order has no choice. */
+  /** Why the order has no choice: in words, and as a code. */
   error: z.string().optional(),
+  failure: judgeFailureSchema.optional(),
   judge_usage: usageSchema.optional(),
   judge_latency_ms: z.number().optional(),
   judge_endpoint: z.string().optional(),
@@ -166,6 +167,7 @@ export const choicePanelEntrySchema = z.object({
   pairwise: pairwiseResultSchema.optional(),
   failed: flag,
   error_message: z.string().optional(),
+  judge_failure: judgeFailureSchema.optional(),
   /** Requests sent over both orders. */
   judge_attempts: z.number().int().min(0).optional(),
   judge_usage: usageSchema.optional(),
@@ -181,6 +183,7 @@ const choiceRowFields = {
   failed: flag,
   extracted_output: z.string().optional(),
   error_message: z.string().optional(),
+  judge_failure: judgeFailureSchema.optional(),
   panel: z.array(choicePanelEntrySchema).optional(),
   judge_usage: usageSchema.optional(),
   judge_attempts: z.number().int().min(0).optional(),

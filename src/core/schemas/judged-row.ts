@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { taskSchema } from './dataset-row.js';
 import { predictionRowSchema, requestTiming, usageSchema, type Outcome } from './prediction-row.js';
-import { judgeRepeatsSchema } from './judge-repeat.js';
+import { judgeFailureSchema, judgeRepeatsSchema, type JudgeFailure } from './judge-repeat.js';
 
 export const DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -67,6 +67,7 @@ const JUDGEMENT = {
   total_score: z.number(),
   failed: failedFlag,
   error_message: z.string().optional(),
+  judge_failure: judgeFailureSchema.optional(),
   judge_raw_output: z.string().optional(),
   judge_attempts: z.number().optional(),
   judge_usage: usageSchema.optional(),
@@ -105,36 +106,31 @@ export type JudgeFields = z.infer<typeof judgeFieldsSchema>;
 /** The official script's message for a row without a generation; such rows are final, not retried. */
 export const NO_GENERATION = 'No model generation';
 
-/** The start of error_message for a judge reply that could not be parsed after --parse-attempts: a final result. */
-export const UNPARSED = 'Judge scoring failed: reply could not be parsed';
-
-/** The start of error_message for a judge request that outlasted its retries (a 500, a timeout): asked again on resume. */
-export const REQUEST_FAILED = 'Judge scoring failed: request failed';
-
-/**
- * A graded row is done. A row without a generation, or whose judge replies
- * could not be parsed, is a final failure, as the official script records
- * it, except when its inference failed (awb's `error`): that row is redone
- * once infer has filled it in. A request that outlasted its retries is
- * incomplete.
- */
-export function judgeOutcome(row: Record<string, unknown>): Outcome {
-  if (Number(row.failed) === 0) return 'done';
-  const message = typeof row.error_message === 'string' ? row.error_message : '';
-  if (message === NO_GENERATION) return row.error === undefined ? 'failed' : 'incomplete';
-  return message.startsWith(UNPARSED) ? 'failed' : 'incomplete';
-}
-
 /** error_message of a pairwise row whose key is missing from the reference file: final, never sent. */
 export const NO_REFERENCE = 'No reference row';
 
+/** The failure a failed row records, read from its `judge_failure`; undefined for a row without one (the official script's, or an earlier awb's). */
+export function judgeFailureOf(row: Record<string, unknown>): JudgeFailure | undefined {
+  const f = judgeFailureSchema.safeParse(row.judge_failure);
+  return Number(row.failed) !== 0 && f.success ? f.data : undefined;
+}
+
 /**
- * The outcome of a judged row in any mode. Choice modes write the same
- * row-level `failed` and `error_message` conventions as the rubric judge (an
- * order whose replies could not be parsed is final, one whose request failed
- * is asked again), plus NO_REFERENCE, final.
+ * The outcome of a judged row in any mode (rubric, choice, a panel): a graded row is done. A row without a
+ * generation, or whose judge replies could not be parsed, or missing from the pairwise reference, is a final
+ * failure, as the official script records it, except when its inference failed (awb's `error`): that row is
+ * redone once infer has filled it in. A request that outlasted its retries is incomplete, and so is a failed
+ * row that does not say why (asked again: a row without a generation costs no request).
  */
 export function judgedOutcome(row: Record<string, unknown>): Outcome {
-  if (Number(row.failed) !== 0 && row.error_message === NO_REFERENCE) return 'failed';
-  return judgeOutcome(row);
+  if (Number(row.failed) === 0) return 'done';
+  switch (judgeFailureOf(row)) {
+    case 'no-generation':
+      return row.error === undefined ? 'failed' : 'incomplete';
+    case 'unparsed':
+    case 'no-reference':
+      return 'failed';
+    default:
+      return 'incomplete';
+  }
 }

@@ -9,7 +9,7 @@ import {
 } from './bootstrap.js';
 import { compareDomains } from '../domains.js';
 import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
-import type { JudgedRecord } from './judged-reader.js';
+import type { JudgedRecord } from './readers/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 
 /** A mean in the making: `sum` sixtieths over `count` non-zero values; `units`, the same values as the official script's doubles (doubleUnits). */

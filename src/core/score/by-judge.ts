@@ -3,12 +3,12 @@ import { fail } from '../errors.js';
 import { decodeLine, parseSlice, topLevelValues, type LineBytes } from '../rows/index.js';
 import { DIMENSIONS, choiceHits, choicePanelEntrySchema, panelEntrySchema } from '../schemas/index.js';
 import { aggregate, scoreIntervals } from './aggregate.js';
-import type { Provenance } from './comparability.js';
+import type { Provenance } from './ranking/index.js';
 import { toSixtieths } from './exact.js';
-import { countsAsFailed, describeIssue, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './judged-reader.js';
+import { countsAsFailed, describeIssue, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './readers/index.js';
 import type { RunReport, ScoreRequest } from './score-files.js';
 import { usageOf } from './usage.js';
-import { choiceRecord, validTotals, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
+import { choiceRecord, validTotals, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './readers/index.js';
 import { scoreRepeatRows } from './modes.js';
 
 /** One member of a panel (`judge --judge-model a,b,c`) and its own judgements of a file's rows (grades, or a choice mode's). */

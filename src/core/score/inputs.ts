@@ -2,10 +2,10 @@ import { sameFile } from '../files.js';
 import type { Notice } from '../errors.js';
 import { manifestPathFor } from '../schemas/index.js';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from './score-files.js';
-import type { JudgedVisitor } from './judged-reader.js';
+import type { JudgedVisitor } from './readers/index.js';
 import { scoreChoiceRows, scoreModeFile, scoreRepeatRows, type ModeScore } from './modes.js';
 import { choiceMemberCollector } from './by-judge.js';
-import { judgeModeOf, modeRecordOf, type JudgeMode, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
+import { judgeModeOf, modeRecordOf, type JudgeMode, type ModeVisitor, type RepeatRecord } from './readers/index.js';
 
 /** What a caller takes from each line of input `run` in the same pass (the report, its texts). */
 export interface InputVisitors {

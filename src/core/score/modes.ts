@@ -1,7 +1,7 @@
 import { groupClusters, stratifiedIntervals, type BootstrapSettings, type ClusterPart, type Interval } from './bootstrap.js';
 import { canonicalDomains } from '../domains.js';
 import { Ratio, meanOf } from './exact.js';
-import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './modes-reader.js';
+import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './readers/index.js';
 
 /*
  * The figures of the judge modes (issue 14), per domain and overall, each a

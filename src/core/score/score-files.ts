@@ -1,14 +1,14 @@
 import type { BootstrapSettings } from './bootstrap.js';
 import { memberCollector, memberRepeatsProbe, memberRun, type MemberRecords } from './by-judge.js';
-import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './comparability.js';
+import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './ranking/index.js';
 import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
 import { fail } from '../errors.js';
-import { readJudged, type JudgedVisitor } from './judged-reader.js';
+import { readJudged, type JudgedVisitor } from './readers/index.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
 import { aggregate, scoreIntervals, type RunIntervals, type RunScore, type ScoreOptions } from './aggregate.js';
 import { usageOf, type Prices, type UsageSummary } from './usage.js';
 import type { ModeScore } from './modes.js';
-import { standings, type Standing } from './standing.js';
+import { standings, type Standing } from './ranking/index.js';
 
 export interface RunReport {
   file: string;

@@ -1,5 +1,5 @@
 import { compareDomains } from '../domains.js';
-import type { JudgedRecord, TokenUsage } from './judged-reader.js';
+import type { JudgedRecord, TokenUsage } from './readers/index.js';
 
 /* Tokens a run reported, per stage and domain, and what they cost at the user's prices. */
 

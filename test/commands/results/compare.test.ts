@@ -6,7 +6,7 @@ import { run } from '../../../src/commands/results/compare.js';
 import { COMPARE_OPTIONS } from '../../../src/commands/results/results-options.js';
 import { parseOptions } from '../../../src/commands/shared/option-table.js';
 import { applyGate, compareFiles, compareRecords } from '../../../src/core/compare/index.js';
-import { readJudged } from '../../../src/core/score/judged-reader.js';
+import { readJudged } from '../../../src/core/score/index.js';
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
 import { runAwb } from '../../support/cli.js';
 import { isFault } from '../../support/fault-kind.js';

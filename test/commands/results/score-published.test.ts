@@ -11,7 +11,7 @@ import { pricesOption, SCORE_OPTIONS } from '../../../src/commands/results/resul
 import { declare, parseOptions } from '../../../src/commands/shared/option-table.js';
 import { domainName, parseDomainList, PUBLISHED_ROW_COUNTS } from '../../../src/core/domains.js';
 import { scoreFiles, type ScoreRequest } from '../../../src/core/score/score-files.js';
-import { comparabilityNotes, type Provenance } from '../../../src/core/score/comparability.js';
+import { comparabilityNotes, type Provenance } from '../../../src/core/score/index.js';
 import { loadRubrics } from '../../../src/core/rubrics/rubrics.js';
 import { renderScoreJson } from '../../../src/render/json.js';
 import { renderScoreTable } from '../../../src/render/table.js';

@@ -84,6 +84,22 @@ function rows(): SynthRow[] {
   return [...base, ...long];
 }
 
+/**
+ * World replies, those of the requests `held` picks answered only once `n` requests have been in the reply at
+ * once (or after a minute, when the client never sends that many together): how many a client keeps in flight
+ * then does not depend on the machine's speed.
+ */
+function heldUntil(n: number, held: (requestNo: number) => boolean): ReplyFn {
+  let now = 0;
+  let peak = 0;
+  return async (req, ctx) => {
+    peak = Math.max(peak, ++now);
+    if (held(ctx.requestNo)) await waitUntil(() => peak >= n);
+    now--;
+    return worldReply(req, ctx);
+  };
+}
+
 describe('cache-aware order', () => {
   for (const [name, arrange] of [
     ['reversed', (r: SynthRow[]) => [...r].reverse()],
@@ -92,8 +108,8 @@ describe('cache-aware order', () => {
     it(`infer and judge on a ${name} file: a later turn only after the earlier turns were answered, slots kept busy`, async () => {
       const dir = await dirs.make();
       const data = await writeDataset(join(dir, 'data'), arrange(rows()));
-      // Replies slow enough that six slots fill however loaded the machine is.
-      const world = await startServer({ reply: worldReply, latencyMs: 200 });
+      // No reply goes before six requests are in flight together: slots fill however loaded the machine is.
+      const world = await startServer({ reply: heldUntil(6, () => true), latencyMs: 20 });
       const pred = join(dir, 'pred.jsonl');
       const r = await runAwb(inferArgs(world.url, data.dir, pred, ['-c', '6']));
       assert.equal(r.code, 0, r.stderr);
@@ -259,21 +275,6 @@ describe('--max-inflight-mb', () => {
         total_turns: 1,
       };
     });
-  }
-
-  /**
-   * World replies, those of the requests `held` picks answered only once `n` requests have been in the reply at
-   * once (or after a minute, when the client never sends that many together).
-   */
-  function heldUntil(n: number, held: (requestNo: number) => boolean): ReplyFn {
-    let now = 0;
-    let peak = 0;
-    return async (req, ctx) => {
-      peak = Math.max(peak, ++now);
-      if (held(ctx.requestNo)) await waitUntil(() => peak >= n);
-      now--;
-      return worldReply(req, ctx);
-    };
   }
 
   /** Entries whose time at the server overlaps `e`'s. */

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAwb } from '../../support/cli.js';
+import { inferArgs, judgeArgs } from '../../support/harness.js';
 import { judgeReply, readJsonlFile, tempDirs, writeDataset, type SynthRow } from '../../support/dataset.js';
 import { lastUserText, startOpenAIServer, type FakeServer } from '../../support/openai-server.js';
 
@@ -124,20 +125,7 @@ describe('content byte for byte', () => {
 
   it('through infer and judge, every input field keeps its bytes and the big id its digits', async () => {
     const preds = join(dir, 'pred.jsonl');
-    const r1 = await runAwb([
-      'infer',
-      '--model-base-url',
-      world.url,
-      '--model-name',
-      'test-model',
-      '--data',
-      join(dir, 'data'),
-      '-o',
-      preds,
-      '-c',
-      '4',
-      '--no-progress',
-    ]);
+    const r1 = await runAwb(inferArgs(world.url, join(dir, 'data'), preds, ['-c', '4']));
     assert.equal(r1.code, 0, r1.stderr);
     const predFile = await readJsonlFile(preds);
     assert.ok(predFile.terminated);
@@ -158,20 +146,7 @@ describe('content byte for byte', () => {
     );
 
     const judged = join(dir, 'judged.jsonl');
-    const r2 = await runAwb([
-      'judge',
-      '--judge-base-url',
-      judge.url,
-      '--judge-model',
-      'test-model',
-      '--predictions',
-      preds,
-      '-o',
-      judged,
-      '-c',
-      '4',
-      '--no-progress',
-    ]);
+    const r2 = await runAwb(judgeArgs(judge.url, preds, judged, ['-c', '4']));
     assert.equal(r2.code, 0, r2.stderr);
     const judgedFile = await readJsonlFile(judged);
     assert.ok(judgedFile.terminated);
@@ -201,20 +176,7 @@ describe('content byte for byte', () => {
     const preds = join(dir, 'pred.jsonl');
     const before = await readJsonlFile(preds);
     const requests = world.stats.requests;
-    const r = await runAwb([
-      'infer',
-      '--model-base-url',
-      world.url,
-      '--model-name',
-      'test-model',
-      '--data',
-      join(dir, 'data'),
-      '-o',
-      preds,
-      '-c',
-      '4',
-      '--no-progress',
-    ]);
+    const r = await runAwb(inferArgs(world.url, join(dir, 'data'), preds, ['-c', '4']));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /0 of 6 rows to do/);
     assert.equal(world.stats.requests, requests, 'a finished row was sent again (its key did not survive the round trip)');

@@ -32,6 +32,12 @@ const temps = tempDirs('faults');
 after(() => temps.cleanup());
 const server = useServers();
 
+/**
+ * --timeout of the runs with hangs: it ends each hang, and is a hundred times the longest latency, so a reply slowed by a
+ * loaded machine is not taken for a hang (and a success sent again).
+ */
+const TIMEOUT = '5';
+
 /** Latency of 10–50 ms per request, fixed by the request number so it is the same on every run. */
 const latency = (_req: unknown, n: number) => 10 + ((n * 37) % 41);
 
@@ -92,7 +98,7 @@ describe('transient faults', { concurrency: true }, () => {
     const ds = await makeDataset(dir, 60);
     const s = await server({ reply: worldReply, latencyMs: latency, faults: realisticMix(7, forcedFaults(ds)) });
     const out = join(dir, 'pred.jsonl');
-    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', '2', '--max-retries', '8']));
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', TIMEOUT, '--max-retries', '8']));
     assert.equal(r.code, 0, r.stderr);
     const rows = await readRowsOf(out);
     assertCoversOnce(rows, ds);
@@ -112,7 +118,7 @@ describe('transient faults', { concurrency: true }, () => {
     await writePredictions(ds, preds);
     const s = await server({ reply: judgeReply, latencyMs: latency, faults: realisticMix(11, forcedFaults(ds)) });
     const out = join(dir, 'judged.jsonl');
-    const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', '2', '--max-retries', '8']));
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', TIMEOUT, '--max-retries', '8']));
     assert.equal(r.code, 0, r.stderr);
     const rows = await readRowsOf(out);
     assertCoversOnce(rows, ds);
@@ -147,7 +153,7 @@ describe('transient faults', { concurrency: true }, () => {
       },
     });
     const out = join(dir, 'pred.jsonl');
-    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', '2', '--max-retries', '3']));
+    const r = await runAwb(inferArgs(s.url, ds.dir, out, ['-c', '8', '--timeout', TIMEOUT, '--max-retries', '3']));
     // The empty reply is the row's final answer, a failure: exit 1 with the count, the command to ask it again named.
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /infer: 1 row ended failed .*\n {2}.* --retry-failed\n/);
@@ -192,7 +198,7 @@ describe('transient faults', { concurrency: true }, () => {
       },
     });
     const out = join(dir, 'judged.jsonl');
-    const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', '2', '--max-retries', '3', '--parse-attempts', '6']));
+    const r = await runAwb(judgeArgs(s.url, preds, out, ['-c', '8', '--timeout', TIMEOUT, '--max-retries', '3', '--parse-attempts', '6']));
     // The row the judge never answers in its format is the only failure: a final result, recorded and counted, and the run exits 1.
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /judge: 1 row ended failed/);

@@ -8,7 +8,7 @@ import { judgeArgs, useServers } from '../../support/harness.js';
 import { asks, judges, realAt } from '../../support/choice-judges.js';
 import { answering, batchFiles, startBatchServer, type BatchServer } from '../../support/batch-server.js';
 import type { ReplyFn } from '../../support/openai-server.js';
-import { NO_REFERENCE, UNPARSED, type ChoicePanelEntry } from '../../../src/core/schemas/index.js';
+import { NO_REFERENCE, type ChoicePanelEntry } from '../../../src/core/schemas/index.js';
 import { collectReport } from '../../../src/core/report/index.js';
 import { scoreRequestOf } from '../../fixtures/judged/rows.js';
 
@@ -149,10 +149,13 @@ test('pairwise: members always for the candidate, always for the reference and a
     const result = row.pairwise as Record<string, unknown>;
     const panel = row.panel as ChoicePanelEntry[];
     if (same(row, unpaired)) {
-      assert.deepEqual([row.failed, row.error_message, result.win, result.failed], [1, NO_REFERENCE, null, 1]);
       assert.deepEqual(
-        panel.map((p) => [p.judge, p.failed, p.error_message]),
-        ['a', 'b', 'c'].map((m) => [m, 1, NO_REFERENCE]),
+        [row.failed, row.error_message, row.judge_failure, result.win, result.failed],
+        [1, NO_REFERENCE, 'no-reference', null, 1],
+      );
+      assert.deepEqual(
+        panel.map((p) => [p.judge, p.failed, p.error_message, p.judge_failure]),
+        ['a', 'b', 'c'].map((m) => [m, 1, NO_REFERENCE, 'no-reference']),
       );
       continue;
     }
@@ -233,10 +236,10 @@ test("a member whose replies never parse is left out of that row; a row no membe
         panel.map((p) => p.failed),
         [0, 0, 1],
       );
-      assert.ok(panel[2]!.error_message!.startsWith(UNPARSED));
+      assert.equal(panel[2]!.judge_failure, 'unparsed');
     } else if (same(row, allOut)) {
       assert.equal(row.failed, 1);
-      assert.ok(String(row.error_message).startsWith(UNPARSED));
+      assert.equal(row.judge_failure, 'unparsed');
       assert.match(String(row.error_message), /panel member a/);
     } else assert.deepEqual(row.turing, { fooling: 1 / 3, position_consistency: 1, failed: 0 });
   }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAwb } from '../../support/cli.js';
+import { judgeArgs } from '../../support/harness.js';
 import {
   answering,
   batchFiles,
@@ -43,24 +44,8 @@ async function batchServer(reply: BatchReplyFn = answering(byModel)): Promise<Ba
   return s;
 }
 
-const panelArgs = (predictions: string, shared: string, own: string, out: string, extra: string[] = []) => [
-  'judge',
-  '--judge-base-url',
-  shared,
-  '--judge-model',
-  'a,b,c',
-  '--member-base-url',
-  `c=${own}`,
-  '--predictions',
-  predictions,
-  '-o',
-  out,
-  '--no-progress',
-  '--batch',
-  '--batch-poll',
-  '0.01',
-  ...extra,
-];
+const panelArgs = (predictions: string, shared: string, own: string, out: string, extra: string[] = []) =>
+  judgeArgs(shared, predictions, out, ['--member-base-url', `c=${own}`, '--batch', '--batch-poll', '0.01', ...extra], 'a,b,c');
 
 test("a batch per member, each holding its model's requests on its own endpoint: the rows are the panel's, priced as batch", async () => {
   const { dir, predictions } = await made;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runAwb } from '../../support/cli.js';
 import { rowMarker, readRowsOf, synthRows, tempDirs } from '../../support/dataset.js';
 import { lastUserText, type ReplyFn } from '../../support/openai-server.js';
-import { useServers } from '../../support/harness.js';
+import { judgeArgs, useServers } from '../../support/harness.js';
 
 /*
  * Resuming a panel whose members' endpoints moved (issue 51, item 12): hosts and ports are never
@@ -30,23 +30,8 @@ const graded: ReplyFn = (req) => {
   return `<final_evaluation>${JSON.stringify({ scores: { format: g, factuality: g, consistency: g, realism: g, quality: g }, strengths: [], weaknesses: [] })}</final_evaluation>`;
 };
 
-const args = (shared: string, own: string, out: string, extra: string[] = []) => [
-  'judge',
-  '--judge-base-url',
-  shared,
-  '--judge-model',
-  'a,b,c',
-  '--member-base-url',
-  `c=${own}`,
-  '--predictions',
-  predictions,
-  '-o',
-  out,
-  '--no-progress',
-  '--max-retries',
-  '0',
-  ...extra,
-];
+const args = (shared: string, own: string, out: string, extra: string[] = []) =>
+  judgeArgs(shared, predictions, out, ['--member-base-url', `c=${own}`, '--max-retries', '0', ...extra], 'a,b,c');
 
 for (const force of [false, true])
   test(`a panel resumed after its shared and own endpoints moved to other ports goes on${force ? ' (--force records no mixed run)' : ''}`, async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requestHash, startOpenAIServer, type ChatRequest, type FakeServer } from '../../support/openai-server.js';
 import { runAwb } from '../../support/cli.js';
+import { inferArgs, judgeArgs } from '../../support/harness.js';
 import { worldReply } from '../../support/dataset.js';
 
 /*
@@ -64,17 +65,7 @@ after(async () => {
 
 async function judge(server: FakeServer, name: string): Promise<Array<Record<string, unknown>>> {
   const out = join(dir, name);
-  const r = await runAwb([
-    'judge',
-    '--predictions',
-    join(dir, 'pred.jsonl'),
-    '--judge-base-url',
-    server.url,
-    '--judge-model',
-    'judge',
-    '-o',
-    out,
-  ]);
+  const r = await runAwb(judgeArgs(server.url, join(dir, 'pred.jsonl'), out, [], 'judge'));
   assert.equal(r.code, 0, r.stderr);
   return (await readFile(out, 'utf8'))
     .split('\n')
@@ -92,17 +83,7 @@ async function scoreJson(name: string): Promise<unknown> {
 }
 
 test('a judge writing grades as quoted integers scores exactly as one writing plain integers', async () => {
-  const infer = await runAwb([
-    'infer',
-    '--data',
-    join(root, 'fixtures/data'),
-    '--model-base-url',
-    world.url,
-    '--model-name',
-    'wm',
-    '-o',
-    join(dir, 'pred.jsonl'),
-  ]);
+  const infer = await runAwb(inferArgs(world.url, join(root, 'fixtures/data'), join(dir, 'pred.jsonl'), [], 'wm'));
   assert.equal(infer.code, 0, infer.stderr);
   const plain = await judge(plainJudge, 'plain.jsonl');
   const quoted = await judge(quotedJudge, 'quoted.jsonl');

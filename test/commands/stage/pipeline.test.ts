@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadReplay, replayHandler, startOpenAIServer, type FakeServer } from '../../support/openai-server.js';
 import { runAwb } from '../../support/cli.js';
+import { inferArgs, judgeArgs } from '../../support/harness.js';
 
 /* infer → judge → score end to end through the real binary, against local servers replaying the fixture replies. */
 
@@ -29,19 +30,7 @@ after(async () => {
 });
 
 test('infer sends the full history, writes every row with gen, finish_reason and usage', async () => {
-  const r = await runAwb([
-    'infer',
-    '--data',
-    data,
-    '--model-base-url',
-    world.url,
-    '--model-name',
-    'wm',
-    '-o',
-    join(dir, 'pred.jsonl'),
-    '-c',
-    '4',
-  ]);
+  const r = await runAwb(inferArgs(world.url, data, join(dir, 'pred.jsonl'), ['-c', '4'], 'wm'));
   assert.equal(r.code, 0, r.stderr);
   const out = await rows(join(dir, 'pred.jsonl'));
   assert.equal(out.length, 28);
@@ -65,20 +54,7 @@ test('infer sends the full history, writes every row with gen, finish_reason and
 
 test('--no-history sends only the system prompt and the current action', async () => {
   const before = world.log.length;
-  const r = await runAwb([
-    'infer',
-    '--data',
-    data,
-    '--model-base-url',
-    world.url,
-    '--model-name',
-    'wm',
-    '-o',
-    join(dir, 'pred-nohist.jsonl'),
-    '--no-history',
-    '--domains',
-    'mcp,terminal',
-  ]);
+  const r = await runAwb(inferArgs(world.url, data, join(dir, 'pred-nohist.jsonl'), ['--no-history', '--domains', 'mcp,terminal'], 'wm'));
   assert.equal(r.code, 0, r.stderr);
   const sent = world.log.slice(before).filter((e) => e.outcome === 'ok');
   assert.equal(sent.length, 9);
@@ -219,17 +195,7 @@ test("files in the official script's own format are valid input to judge and sco
       '<final_evaluation>{"scores": {"format": 5, "factuality": 4, "consistency": 4, "realism": 4, "quality": 3}}</final_evaluation>',
   });
   try {
-    const r = await runAwb([
-      'judge',
-      '--predictions',
-      join(dir, 'official-pred.jsonl'),
-      '--judge-base-url',
-      fixed.url,
-      '--judge-model',
-      'judge',
-      '-o',
-      join(dir, 'official-judged.jsonl'),
-    ]);
+    const r = await runAwb(judgeArgs(fixed.url, join(dir, 'official-pred.jsonl'), join(dir, 'official-judged.jsonl'), [], 'judge'));
     // The row without a generation ends failed, as the official script counts it: exit 1, the count on stderr.
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /judge: 1 row ended failed/);

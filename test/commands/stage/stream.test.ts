@@ -23,13 +23,22 @@ async function idleCuttingProxy(port: number, idleMs: number) {
     const upstream = connect(port, '127.0.0.1');
     sockets.add(client).add(upstream);
     let timer: NodeJS.Timeout;
+    let passed = 0;
     const quiet = () => {
+      const at = ++passed;
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        cuts++;
-        client.destroy();
-        upstream.destroy();
-      }, idleMs);
+      // Decided after the next poll for bytes: a loop held up by a loaded machine runs overdue timers before it reads
+      // the bytes that came meanwhile, which would pass for silence.
+      timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (passed !== at) return;
+            cuts++;
+            client.destroy();
+            upstream.destroy();
+          }),
+        idleMs,
+      );
     };
     quiet();
     client.on('data', quiet).pipe(upstream);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyGate, compareFiles, compareRecords, GATE_ALPHA } from '../../../src/core/compare/index.js';
-import { readJudged } from '../../../src/core/score/judged-reader.js';
+import { readJudged } from '../../../src/core/score/index.js';
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
 import { isFault } from '../../support/fault-kind.js';
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mulberry32 } from '../../../src/core/score/bootstrap.js';
 import { applyGate, compareRecords } from '../../../src/core/compare/index.js';
-import type { JudgedRecord } from '../../../src/core/score/judged-reader.js';
+import type { JudgedRecord } from '../../../src/core/score/index.js';
 import { DOMAINS } from '../../../src/core/domains.js';
 
 const TRAJECTORIES = [4, 6, 5, 14, 4, 5, 6]; // per domain, in DOMAINS order: 44 trajectories

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyGate, compareRecords } from '../../../src/core/compare/index.js';
-import { type JudgedRecord } from '../../../src/core/score/judged-reader.js';
+import { type JudgedRecord } from '../../../src/core/score/index.js';
 import { reasonText, untestedText } from '../../../src/render/gate.js';
 import { comparePage, emptyComparison } from '../../support/compare-page.js';
 

@@ -468,7 +468,8 @@ describe('downloadDataset failures', () => {
     const pending = downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, signal: abort.signal });
     pending.catch(() => {});
     let partial: string | undefined;
-    for (let waited = 0; !partial && waited < 5000; waited += 20) {
+    // A deadline, not a count of waits: on a loaded machine each wait lasts longer than asked.
+    for (const deadline = Date.now() + 60_000; !partial && Date.now() < deadline;) {
       await new Promise((r) => setTimeout(r, 20));
       for (const name of existsSync(dir) ? await readdir(dir) : []) {
         if (name.startsWith('search_test.jsonl') && (await stat(join(dir, name))).size > 0) partial = name;
@@ -498,7 +499,7 @@ describe('downloadDataset failures', () => {
       }
       return undefined;
     };
-    for (let waited = 0; !(await temp()) && waited < 5000; waited += 20) {
+    for (const deadline = Date.now() + 60_000; !(await temp()) && Date.now() < deadline;) {
       assert.ok((await lstat(join(dir, 'search_test.jsonl'))).isSymbolicLink(), 'the old search_test.jsonl is there');
       await new Promise((r) => setTimeout(r, 20));
     }

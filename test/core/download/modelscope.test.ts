@@ -5,7 +5,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { readDatasetOrigin } from '../../../src/core/dataset/index.js';
 import { downloadDataset, type DownloadFault, type DownloadOptions } from '../../../src/core/download/index.js';
 import { FaultError } from '../../../src/core/errors.js';
-import { comparabilityNotes, type Provenance } from '../../../src/core/score/comparability.js';
+import { comparabilityNotes, type Provenance } from '../../../src/core/score/index.js';
 import { tempDirs, type Dataset } from '../../support/dataset.js';
 import { isFault } from '../../support/fault-kind.js';
 import { sampleRepo, startModelScopeServer, type ModelScopeServer, type ModelScopeServerOptions } from '../../support/modelscope-server.js';

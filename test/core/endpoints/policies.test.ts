@@ -21,7 +21,9 @@ import {
   unheededWaitS,
   type RefusalStreak,
 } from '../../../src/core/endpoints/retry.js';
-import { settingsFix } from '../../../src/commands/stage/settings-fix.js';
+import { APIError } from 'openai';
+import { Client } from '../../../src/core/endpoints/http/client.js';
+import { refusalOf } from '../../../src/core/endpoints/classify.js';
 
 const policy = { setAsideAfter: 3, cooldownMs: 1000, maxCooldownMs: 3000 };
 const headers = (h: Record<string, string> = {}) => new Headers(h);
@@ -175,46 +177,52 @@ describe('refusals and waits not taken', () => {
   });
 });
 
-describe('settingsFix: the change that ends a refusal of the settings awb knows', () => {
-  const noMaxTokens = "400 Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
-  const onlyDefault = "400 Unsupported value: 'temperature' does not support 0.6 with this model. Only the default (1) value is supported.";
+describe("refusalOf: a setting the server does not take, from the body's code and param first, its words last", () => {
+  const client = new Client({ apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1' });
+  /** A refusal as the client builds it from a status and a JSON body. */
+  const refused = (status: number, body: object) =>
+    refusalOf(
+      (client as unknown as { makeStatusError(s: number, e: object, m: undefined, h: Headers): APIError }).makeStatusError(
+        status,
+        body,
+        undefined,
+        headers(),
+      ),
+    );
+  const openai = (message: string, param: string, code: string) => ({ error: { message, type: 'invalid_request_error', param, code } });
 
-  it('max_tokens: left out with null in --extra-body (the budget also goes as max_completion_tokens), beside the fields already there', () => {
-    assert.equal(
-      settingsFix(noMaxTokens, { maxTokens: 32768 }),
-      `this server refuses max_tokens; the budget also goes as max_completion_tokens: run the same command again with --extra-body '{"max_tokens":null}'`,
+  it("OpenAI's unsupported max_tokens and temperature, with the one temperature the model takes", () => {
+    const noMaxTokens = openai(
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      'max_tokens',
+      'unsupported_parameter',
     );
-    assert.match(
-      settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { reasoning_effort: "it's low" } })!,
-      /with --extra-body '\{"reasoning_effort":"it'\\''s low","max_tokens":null\}'$/,
+    assert.deepEqual(refused(400, noMaxTokens).setting, { name: 'max_tokens' });
+    const onlyDefault = openai(
+      "Unsupported value: 'temperature' does not support 0.6 with this model. Only the default (1) value is supported.",
+      'temperature',
+      'unsupported_value',
     );
-    // A budget given as max_tokens in --extra-body moves to max_completion_tokens.
-    assert.match(
-      settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_tokens: 50 } })!,
-      /'\{"max_tokens":null,"max_completion_tokens":50\}'$/,
-    );
-    // Already left out: nothing awb knows to change.
-    assert.equal(settingsFix(noMaxTokens, { maxTokens: 1000, extraBody: { max_tokens: null } }), undefined);
+    assert.deepEqual(refused(400, onlyDefault).setting, { name: 'temperature', only: 1 });
+    // The code and param alone: refused, the default unknown.
+    assert.deepEqual(refused(400, openai('not this one', 'temperature', 'unsupported_value')).setting, { name: 'temperature' });
   });
 
-  it('max_completion_tokens refused as an unknown field: left out the same way', () => {
-    const unknown =
-      '400 {"detail":[{"type":"extra_forbidden","loc":["body","max_completion_tokens"],"msg":"Extra inputs are not permitted"}]}';
-    assert.match(settingsFix(unknown, { maxTokens: 64 })!, /--extra-body '\{"max_completion_tokens":null\}'$/);
+  it("a FastAPI server's extra field, and a proxy's words without a code", () => {
+    const extra = {
+      detail: [{ type: 'extra_forbidden', loc: ['body', 'max_completion_tokens'], msg: 'Extra inputs are not permitted', input: 64 }],
+    };
+    assert.deepEqual(refused(422, extra).setting, { name: 'max_completion_tokens' });
+    assert.deepEqual(refused(400, { message: 'max_completion_tokens is not supported by this backend' }).setting, {
+      name: 'max_completion_tokens',
+    });
   });
 
-  it('temperature: the default the server names, with --temperature, or in --extra-body when it sets one', () => {
-    assert.equal(
-      settingsFix(onlyDefault, { maxTokens: 32768 }),
-      'this model takes only its default temperature: run the same command again with --temperature 1',
-    );
-    assert.match(
-      settingsFix(onlyDefault, { extraBody: { temperature: 0.2, seed: 1 } })!,
-      /with --extra-body '\{"temperature":1,"seed":1\}'$/,
-    );
-  });
-
-  it('another refusal: nothing to name', () => {
-    assert.equal(settingsFix('400 Unrecognized request argument supplied: foo', { maxTokens: 32768 }), undefined);
+  it('nothing for another refusal, or a value out of range under a budget name', () => {
+    assert.equal(refused(400, { error: { message: 'Unrecognized request argument supplied: foo' } }).setting, undefined);
+    const tooLarge = {
+      detail: [{ type: 'less_than_equal', loc: ['body', 'max_completion_tokens'], msg: 'Input should be less than or equal to 4096' }],
+    };
+    assert.equal(refused(422, tooLarge).setting, undefined);
   });
 });

@@ -214,6 +214,21 @@ describe('the pool on refusals', () => {
     for (let i = 1; i < SAME_REFUSALS; i++) await assert.rejects(ask(), (e: Error) => e.name === 'RequestFailed');
     await assert.rejects(ask(), isFault('settings-refused', { count: SAME_REFUSALS }));
   });
+
+  it("names the setting refused, from OpenAI's code and param, for the words of the fix", async () => {
+    const { ask } = await poolAnswering((res) =>
+      json(res, 400, {
+        error: {
+          message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+          type: 'invalid_request_error',
+          param: 'max_tokens',
+          code: 'unsupported_parameter',
+        },
+      }),
+    );
+    for (let i = 1; i < SAME_REFUSALS; i++) await assert.rejects(ask(), (e: Error) => e.name === 'RequestFailed');
+    await assert.rejects(ask(), isFault('settings-refused', { setting: { name: 'max_tokens' } }));
+  });
 });
 
 describe('replies given up on under way', () => {

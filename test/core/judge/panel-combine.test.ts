@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { combineChoicePanel, combinePanel, turingOrderResult, turingResult, type Choice } from '../../../src/core/judge/index.js';
-import { judgeOutcome, UNPARSED, type ChoicePanelEntry, type PanelEntry } from '../../../src/core/schemas/index.js';
+import { judgedOutcome, type ChoicePanelEntry, type PanelEntry } from '../../../src/core/schemas/index.js';
 
 const entry = (judge: string, g: number, over: Partial<PanelEntry> = {}): PanelEntry => ({
   judge,
@@ -25,17 +25,25 @@ test('combinePanel: the mean or median of the valid members per dimension, the t
     'mean',
   );
   assert.deepEqual([gap.format, gap.factuality, gap.total_score], [4, 3, (4 + 3 * 4) / 5]);
-  const unparsed = { failed: 1, total_score: 0, error_message: `${UNPARSED}: no JSON` };
+  const unparsed = { failed: 1, total_score: 0, error_message: 'no JSON', judge_failure: 'unparsed' } as const;
   const one = combinePanel([entry('a', 3), entry('b', 0, unparsed), entry('c', 5)], 'mean');
   assert.deepEqual([one.total_score, one.failed], [4, 0]);
   const none = combinePanel([entry('a', 0, unparsed), entry('b', 0, unparsed)], 'mean');
-  assert.equal(judgeOutcome({ ...none }), 'failed', 'no member could grade: final, as for one judge');
+  assert.equal(judgedOutcome({ ...none }), 'failed', 'no member could grade: final, as for one judge');
+  assert.equal(none.judge_failure, 'unparsed');
   assert.match(none.error_message!, /panel member a/);
   const unsent = combinePanel(
-    [entry('a', 3), entry('b', 0, { failed: 1, total_score: 0, error_message: 'Judge scoring failed: request failed: HTTP 500' })],
+    [entry('a', 3), entry('b', 0, { failed: 1, total_score: 0, error_message: 'HTTP 500', judge_failure: 'request-failed' })],
     'mean',
   );
-  assert.equal(judgeOutcome({ ...unsent }), 'incomplete', 'a member whose request failed leaves the row to redo');
+  assert.equal(judgedOutcome({ ...unsent }), 'incomplete', 'a member whose request failed leaves the row to redo');
+  assert.equal(unsent.judge_failure, 'request-failed');
+  // A member's failure recorded without a code (an earlier awb's entry) is asked again, never taken as final.
+  const uncoded = combinePanel(
+    [entry('a', 3), entry('b', 0, { failed: 1, total_score: 0, error_message: 'reply could not be parsed' })],
+    'mean',
+  );
+  assert.equal(judgedOutcome({ ...uncoded }), 'incomplete');
   assert.equal(unsent.panel!.length, 2);
 });
 
@@ -53,17 +61,17 @@ test('combineChoicePanel: the mean or median of the members with both orders ans
   assert.deepEqual(combineChoicePanel('turing', [spotter, fooled, alwaysA], 'mean'), { rate: 0.5, position_consistency: 2 / 3, failed: 0 });
   assert.deepEqual(combineChoicePanel('turing', [spotter, fooled, alwaysA], 'median'), { rate: 0.5, position_consistency: 1, failed: 0 });
   assert.deepEqual(combineChoicePanel('turing', [spotter, spotter, fooled], 'median'), { rate: 0, position_consistency: 1, failed: 0 });
-  const unparsed = chose('c', [null, 'A'], { error_message: `${UNPARSED}: no choice` });
+  const unparsed = chose('c', [null, 'A'], { error_message: 'no choice', judge_failure: 'unparsed' });
   assert.deepEqual(combineChoicePanel('turing', [spotter, fooled, unparsed], 'mean'), { rate: 0.5, position_consistency: 1, failed: 0 });
   const none = combineChoicePanel('turing', [unparsed, { ...unparsed, judge: 'd' }], 'mean');
-  assert.equal(judgeOutcome({ ...none }), 'failed', 'no member answered both orders: final, as for one judge');
+  assert.equal(judgedOutcome({ ...none }), 'failed', 'no member answered both orders: final, as for one judge');
   assert.equal(none.rate, null);
   assert.match(none.error_message!, /panel member c/);
   const unsent = combineChoicePanel(
     'turing',
-    [spotter, chose('b', [null, null], { error_message: 'Judge scoring failed: request failed: HTTP 500' })],
+    [spotter, chose('b', [null, null], { error_message: 'HTTP 500', judge_failure: 'request-failed' })],
     'mean',
   );
-  assert.equal(judgeOutcome({ ...unsent }), 'incomplete');
+  assert.equal(judgedOutcome({ ...unsent }), 'incomplete');
   assert.equal(unsent.rate, null);
 });

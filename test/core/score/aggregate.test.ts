@@ -6,9 +6,9 @@ import { aggregate, statScore, turnBucket, TURN_BUCKETS } from '../../../src/cor
 import { BATCH_PRICE, costOf, type UsageTotals } from '../../../src/core/score/usage.js';
 import { scoreFiles } from '../../../src/core/score/score-files.js';
 import { isFault } from '../../support/fault-kind.js';
-import { readProvenance } from '../../../src/core/score/comparability.js';
+import { readProvenance } from '../../../src/core/score/index.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../../../src/core/score/exact.js';
-import { readJudged } from '../../../src/core/score/judged-reader.js';
+import { readJudged } from '../../../src/core/score/index.js';
 import { PUBLISHED } from '../../../src/core/dataset/published.js';
 import { judgedManifest, judgedRow, scoreRequestOf, tempDir, writeJudged, writeManifest } from '../../fixtures/judged/rows.js';
 import { jsonl } from '../../support/dataset.js';

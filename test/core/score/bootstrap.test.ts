@@ -11,7 +11,7 @@ import {
   stratifiedIntervals,
 } from '../../../src/core/score/bootstrap.js';
 import { normalizedFloat, normalizedMean } from '../../../src/core/score/exact.js';
-import { readJudged, type JudgedRecord } from '../../../src/core/score/judged-reader.js';
+import { readJudged, type JudgedRecord } from '../../../src/core/score/index.js';
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
 
 const dir = tempDir('awb-bootstrap-');

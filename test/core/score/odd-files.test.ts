@@ -12,7 +12,7 @@ import { notPredictions } from '../../../src/core/judge/index.js';
 import { readLineBytes } from '../../../src/core/rows/index.js';
 import { aggregate } from '../../../src/core/score/aggregate.js';
 import { formatFixed, normalizedMean } from '../../../src/core/score/exact.js';
-import { readJudged } from '../../../src/core/score/judged-reader.js';
+import { readJudged } from '../../../src/core/score/index.js';
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
 import { worded } from '../../../src/commands/words/index.js';
 

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { scoreFiles, type ScoreReport } from '../../../src/core/score/index.js';
-import { readJudged } from '../../../src/core/score/judged-reader.js';
+import { readJudged } from '../../../src/core/score/index.js';
 import { judgedFixtures, judgedRow, tempDir } from '../../fixtures/judged/rows.js';
 import { respell, type RespellOptions } from '../../support/respell.js';
 

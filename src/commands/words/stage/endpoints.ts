@@ -1,6 +1,6 @@
 import type { EndpointFault, EndpointNotice, EndpointRole, KeySource, SetAside } from '../../../core/endpoints/index.js';
 import { brief, visible } from '../../../core/shown.js';
-import { settingsFix } from '../../stage/settings-fix.js';
+import { settingsFix } from './settings-fix.js';
 import { EXIT, type NoticeWords, type Words } from '../words.js';
 
 /** An endpoint as the messages name it: "judge endpoint http://…/v1" (the one `awb models` lists: "endpoint http://…/v1"). */
@@ -122,7 +122,7 @@ export const ENDPOINT_WORDS: Words<EndpointFault> = {
   'settings-refused': (f) =>
     fatal(
       `${where(f)} refused ${f.count} requests in a row with the same error and answered none: ${f.reason}; ` +
-        (settingsFix(f.reason, f.sent) ??
+        (settingsFix(f.setting, f.sent) ??
           'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again'),
     ),
   'failures-repeated': (f) => {

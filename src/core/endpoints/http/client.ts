@@ -24,14 +24,16 @@ function withDetailMessage(body: object): object {
   if (typeof detail === 'string') return { ...body, message: detail };
   if (!Array.isArray(detail)) return body;
   const fields: string[] = [];
+  const types: unknown[] = [];
   const said = detail.map((d: unknown) => {
-    const { loc, msg } = (typeof d === 'object' && d !== null ? d : {}) as { loc?: unknown; msg?: unknown };
+    const { loc, msg, type } = (typeof d === 'object' && d !== null ? d : {}) as { loc?: unknown; msg?: unknown; type?: unknown };
     const field = Array.isArray(loc) ? loc.filter((part) => part !== 'body').join('.') : '';
     fields.push(field);
+    types.push(type);
     return `${field ? `${field}: ` : ''}${typeof msg === 'string' ? msg : JSON.stringify(d)}`;
   });
-  // The first field refused is the error's `param`, as OpenAI names one: what the refusal is about, as data.
-  return { message: said.join('; '), ...(fields[0] && { param: fields[0] }) };
+  // The first field refused is the error's `param`, and pydantic's type of it (`extra_forbidden`) its `type`, as OpenAI names them: what the refusal is about, as data.
+  return { message: said.join('; '), ...(fields[0] && { param: fields[0] }), ...(typeof types[0] === 'string' && { type: types[0] }) };
 }
 
 /**

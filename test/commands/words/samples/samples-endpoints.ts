@@ -50,6 +50,7 @@ export const ENDPOINT_SAMPLES: { [K in EndpointFault['kind']]: Extract<EndpointF
     count: 10,
     reason: "400 Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
     sent: { maxTokens: 4096 },
+    setting: { name: 'max_tokens' },
   },
   'failures-repeated': {
     kind: 'failures-repeated',

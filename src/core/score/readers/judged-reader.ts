@@ -1,13 +1,13 @@
 import type { z } from 'zod';
-import { domainOfTask } from '../domains.js';
-import { atLine, fail } from '../errors.js';
-import type { At } from './faults.js';
-import { SIXTIETHS, toSixtieths } from './exact.js';
-import { decodeLine, readLineBytes, type LineBytes } from '../rows/index.js';
-import { fieldScan, scanFields, topLevelValues, type Slice } from '../rows/index.js';
-import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../rows/index.js';
-import { DIMENSIONS, REQUEST_FAILED, horizonSchema, judgedScoreSchema, type Horizon } from '../schemas/index.js';
-import { NO_OUTPUT } from '../rubrics/index.js';
+import { domainOfTask } from '../../domains.js';
+import { atLine, fail } from '../../errors.js';
+import type { At } from '../faults.js';
+import { SIXTIETHS, toSixtieths } from '../exact.js';
+import { decodeLine, readLineBytes, type LineBytes } from '../../rows/index.js';
+import { fieldScan, scanFields, topLevelValues, type Slice } from '../../rows/index.js';
+import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../../rows/index.js';
+import { DIMENSIONS, horizonSchema, judgeFailureOf, judgedScoreSchema, type Horizon } from '../../schemas/index.js';
+import { NO_OUTPUT } from '../../rubrics/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
@@ -176,7 +176,7 @@ const SMALL_FIELDS = [
   'total_turns',
   ...SCORE_FIELDS,
   'failed',
-  'error_message',
+  'judge_failure',
   'usage',
   'judge_usage',
   'batch_usage',
@@ -282,7 +282,7 @@ function toRecord(
     dims,
     total,
     failed: countsAsFailed(s.failed, [total, ...dims]),
-    requestFailed: s.failed !== 0 && typeof row.error_message === 'string' && row.error_message.startsWith(REQUEST_FAILED),
+    requestFailed: judgeFailureOf(row) === 'request-failed',
     lineNo,
     mode: modeOfRow(has),
     ...(horizon ? { horizon: horizon.data } : {}),

@@ -1,6 +1,6 @@
-import type { JudgeMode } from './faults.js';
+import type { JudgeMode } from '../faults.js';
 
-export type { JudgeMode } from './faults.js';
+export type { JudgeMode } from '../faults.js';
 
 export const MODE_FIELD = { turing: 'turing', pairwise: 'pairwise', repeat: 'judge_repeats' } as const;
 /** The modes a row names by a field of its own. */

@@ -1,7 +1,7 @@
-import { fail } from '../errors.js';
-import { judgedTexts } from '../rubrics/index.js';
-import { decodeLine, fieldScan, readLineBytes, scanFields, splitKey, type LineBytes } from '../rows/index.js';
-import { DIMENSIONS, type Dimension } from '../schemas/index.js';
+import { fail } from '../../errors.js';
+import { judgedTexts } from '../../rubrics/index.js';
+import { decodeLine, fieldScan, readLineBytes, scanFields, splitKey, type LineBytes } from '../../rows/index.js';
+import { DIMENSIONS, type Dimension } from '../../schemas/index.js';
 import { judgedLines, type JudgedRecord } from './judged-reader.js';
 
 /** One judged row as `awb rows` shows it. */

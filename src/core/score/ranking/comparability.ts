@@ -1,10 +1,10 @@
 import { basename, resolve, sep } from 'node:path';
-import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../domains.js';
-import { PUBLISHED_JUDGE, sameData } from '../dataset/index.js';
-import { FaultError } from '../errors.js';
-import { readJsonFile } from '../files.js';
-import { loadRubrics } from '../rubrics/index.js';
-import { manifestPathFor, manifestSchema, type Manifest } from '../schemas/index.js';
+import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../../domains.js';
+import { PUBLISHED_JUDGE, sameData } from '../../dataset/index.js';
+import { FaultError } from '../../errors.js';
+import { readJsonFile } from '../../files.js';
+import { loadRubrics } from '../../rubrics/index.js';
+import { manifestPathFor, manifestSchema, type Manifest } from '../../schemas/index.js';
 
 /** What a judged file's sidecar manifest says produced it; every field is unknown without one. */
 export interface Provenance {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { domainOfTask } from '../domains.js';
-import { fail } from '../errors.js';
-import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../rows/index.js';
-import { choiceHits, judgeRepeatsSchema, orderFigures, taskSchema } from '../schemas/index.js';
-import { pairwisePanelResultSchema, pairwiseResultSchema, turingPanelResultSchema, turingResultSchema } from '../schemas/index.js';
+import { domainOfTask } from '../../domains.js';
+import { fail } from '../../errors.js';
+import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../../rows/index.js';
+import { choiceHits, judgeRepeatsSchema, orderFigures, taskSchema } from '../../schemas/index.js';
+import { pairwisePanelResultSchema, pairwiseResultSchema, turingPanelResultSchema, turingResultSchema } from '../../schemas/index.js';
 import { describeIssue, parseJsonLine } from './judged-reader.js';
 import { modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
 

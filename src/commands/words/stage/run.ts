@@ -1,0 +1,46 @@
+import { counted, visible } from '../../../core/shown.js';
+
+/*
+ * What infer and judge say about their own run besides faults and notices: signals, the plan, the summary's
+ * warnings and the last words. The lines are built here; run-ui.ts decides when and in which colour.
+ */
+export const RUN_WORDS = {
+  interruptedDuringCheck: (stage: string) => `${stage} interrupted during the endpoint check: nothing was sent or written`,
+  stopping: (stage: string) => `${stage}: stopping: no new requests; waiting for the ones in flight`,
+  signalAgain: (stage: string, signal: string) => `${stage}: ${signal} again: cancelling the requests in flight`,
+  signalFirst: (stage: string, signal: string, graceSeconds: number) =>
+    `${stage}: ${signal}: finishing the requests in flight (up to ${graceSeconds}s; press Ctrl-C again to stop at once)`,
+  /** On a line of its own below a printed command, so the command stays one to copy whole. */
+  keyNotRepeated: (variable: string) => `(the key is not repeated here: set ${variable} to it first)`,
+  skippedBadRow: (stage: string, problem: string) => `${stage}: skipped bad row: ${visible(problem)}`,
+  forcedOverMixed: (stage: string, rows: number, output: string, differences: readonly string[]) =>
+    `${stage}: --force: the ${rows} rows already in ${visible(output)} are not known to share this run's settings (${visible(differences.join('; '))}); its manifest will record the file as mixed once this run adds a row`,
+  resuming: (stage: string, output: string, done: number, dropped: { failed: number; cut: number; invalid: number }) => {
+    const parts = [`${done} rows already done in ${visible(output)}`];
+    if (dropped.failed) parts.push(`${dropped.failed} failed rows to retry`);
+    if (dropped.cut) parts.push('a line cut short by a crash dropped');
+    if (dropped.invalid) parts.push(`${dropped.invalid} unreadable or repeated lines dropped`);
+    return `${stage}: resuming: ${parts.join(', ')}`;
+  },
+  toDo: (stage: string, todo: number, total: number) => `${stage}: ${todo} of ${total} rows to do`,
+  heldForRoom: (n: number) =>
+    `${n} ${n === 1 ? 'row' : 'rows'} waited for room under --max-inflight-mb; a larger budget keeps more in flight, at the cost of memory`,
+  /** `what`: what happened to the rows, as a summary column words it ("came back empty"). */
+  checkRows: (n: number, what: string) =>
+    `warning: ${n === 1 ? `1 row ${what}; check it` : `${n} rows ${what}; check them`} before scoring`,
+  topReasons: (more: number) => `top failure reasons${more > 0 ? ` (${more} other kinds not shown)` : ''}:`,
+  /** The last words of a run: `again` is the command that runs it again. */
+  streamNotResumable: (stage: string, stopped: boolean, rows: number, output: string) =>
+    `${stage}: ${stopped ? 'interrupted' : 'ended'} with ${counted(rows, 'row')} without a result; ${visible(output)} is a stream, which no run can resume: write to a file to resume or retry rows`,
+  costCapped: (stage: string, capped: { spent: number; cap: number; next: number }, remaining: number, output: string, higher: string) => {
+    const usd = (n: number) => `$${n.toFixed(2)}`;
+    return `${stage}: stopped at the cost cap: spent ${usd(capped.spent)} of --max-cost ${usd(capped.cap)}, ${counted(remaining, 'row')} left; everything answered is saved in ${visible(output)}.\nGo on with a higher cap (${usd(capped.next)}: what the run would cost at its mean cost per row so far), or any other:\n  ${higher}`;
+  },
+  interrupted: (stage: string, remaining: number, output: string, again: string) =>
+    `${stage}: interrupted with ${remaining} rows left; everything finished is saved in ${visible(output)}.\nResume with:\n  ${again}`,
+  leftToRetry: (stage: string, remaining: number, output: string, again: string) =>
+    `${stage}: ${counted(remaining, 'row')} failed (their errors are in ${visible(output)}); run the same command again to retry only those:\n  ${again}`,
+  endedFailed: (stage: string, failed: number, output: string, retry: string) =>
+    `${stage}: ${counted(failed, 'row')} ended failed (kept in ${visible(output)}, left out of scores); once the cause is fixed, ask them again with:\n  ${retry}`,
+  done: (stage: string, output: string) => `${stage}: done: ${visible(output)}`,
+} as const;
