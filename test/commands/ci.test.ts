@@ -57,7 +57,8 @@ describe('a reader of stderr that goes away', () => {
 });
 
 describe('judging predictions whose infer run is unfinished', () => {
-  it('warns that only the rows written are judged, naming how many are not; finished predictions get no warning', async () => {
+  /** An infer run of 8 rows ended by `signal` once 2 are written, then judged: the judge's run, and the rows written. */
+  async function judgedUnfinished(signal: NodeJS.Signals) {
     const dir = await temps.make();
     const data = await makeDataset(dir, 8, ['terminal']);
     const world = await server({ reply: worldReply, latencyMs: 300 });
@@ -65,12 +66,18 @@ describe('judging predictions whose infer run is unfinished', () => {
     const predictions = join(dir, 'p.jsonl');
     const infer = startAwb(inferArgs(world.url, data.dir, predictions, ['-c', '2']));
     await waitForLines(predictions, 2, infer.exited);
-    infer.child.kill('SIGINT');
-    assert.equal((await infer.exited).code, 130);
+    infer.child.kill(signal);
+    const ended = await infer.exited;
     const written = (await readRowsOf(predictions)).length;
-    assert.ok(written < 8);
+    assert.ok(written >= 2 && written < 8, String(written));
     const partial = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
     assert.equal(partial.code, 0, partial.stderr);
+    return { dir, data, world, judge, predictions, ended, written, partial };
+  }
+
+  it('warns that only the rows written are judged, naming how many are not; finished predictions get no warning', async () => {
+    const { dir, data, world, judge, predictions, ended, written, partial } = await judgedUnfinished('SIGINT');
+    assert.equal(ended.code, 130);
     assert.match(partial.stderr, new RegExp(`warning: .*p\\.jsonl is unfinished \\(${8 - written} of its 8 rows are not in it yet\\)`));
     // Scored as CSV, whose rows have no place for it, the note that the run is incomplete goes to stderr.
     const csv = await runAwb(['score', join(dir, 'j.jsonl'), '--format', 'csv']);
@@ -85,19 +92,7 @@ describe('judging predictions whose infer run is unfinished', () => {
   });
 
   it('after infer was killed (kill -9: its manifest kept the counts of the start), counts the rows the file holds', async () => {
-    const dir = await temps.make();
-    const data = await makeDataset(dir, 8, ['terminal']);
-    const world = await server({ reply: worldReply, latencyMs: 300 });
-    const judge = await server({ reply: judgeReply });
-    const predictions = join(dir, 'p.jsonl');
-    const infer = startAwb(inferArgs(world.url, data.dir, predictions, ['-c', '2']));
-    await waitForLines(predictions, 2, infer.exited);
-    infer.child.kill('SIGKILL');
-    await infer.exited;
-    const written = (await readRowsOf(predictions)).length;
-    assert.ok(written >= 2 && written < 8, String(written));
-    const partial = await runAwb(judgeArgs(judge.url, predictions, join(dir, 'j.jsonl')));
-    assert.equal(partial.code, 0, partial.stderr);
+    const { written, partial } = await judgedUnfinished('SIGKILL');
     assert.match(partial.stderr, new RegExp(`p\\.jsonl is unfinished \\(${8 - written} of its 8 rows are not in it yet\\)`));
   });
 });

@@ -99,6 +99,8 @@ export type EndpointNotice =
   | (At & { kind: 'model-unlisted'; model: string; listed: readonly string[] })
   /** Whole (unstreamed) replies given up on under way, at Ctrl-C: a server that notices no closed connection goes on generating them. */
   | { kind: 'replies-abandoned'; role: EndpointRole; count: number }
+  /** Replies that were no chat completion (cut JSON or stream, a proxy's page in a 200, a generation the server aborted): asked again. */
+  | { kind: 'malformed-replies-retried'; role: EndpointRole; count: number }
   /** Streamed answers kept after their stream stalled or broke past the finish reason, before the usage chunk: no token usage. */
   | { kind: 'usage-lost'; count: number }
   /** --batch: requests no batch's results held (rows changed since, or left out, or unreadable), asked online at the online price. */

@@ -80,6 +80,7 @@ export class EndpointPool {
   private readonly stopping = new AbortController();
   private lostUsage = 0;
   private abandonedCount = 0;
+  private malformedCount = 0;
   /** Whether an endpoint has answered these settings (this run, or rows already in the output), and the refusals since the last answer. */
   private answered = false;
   private refusals?: RefusalStreak;
@@ -217,6 +218,7 @@ export class EndpointPool {
     // No chat completion in a 200 (a web page from a proxy, cut JSON): asked again within the same --max-retries, and
     // counted against the endpoint, so one that keeps answering so is set aside as one failing with 5xx is.
     if (!sent && !isMalformedReply(err)) throw err;
+    if (!sent) this.malformedCount++;
     const failure: AttemptFailure = sent ?? { kind: 'malformed' };
     if (failure.kind !== 'status' || isFailureStatus(failure.status)) this.noteFailure(ep);
     this.noteConnection(ep, failure);
@@ -296,9 +298,16 @@ export class EndpointPool {
     return unlisted ? [...asides, unlisted] : asides;
   }
 
-  /** What the run ends by telling of these endpoints: whole replies given up on under way, which a server may still be generating. */
+  /**
+   * What the run ends by telling of these endpoints: whole replies given up on under way, which a server may still be
+   * generating, and replies that were no chat completion (asked again: a row never records one).
+   */
   endNotices(): EndpointNotice[] {
-    return [...(this.abandonedCount ? [{ kind: 'replies-abandoned', role: this.opts.role, count: this.abandonedCount } as const] : [])];
+    const role = this.opts.role;
+    return [
+      ...(this.abandonedCount ? [{ kind: 'replies-abandoned', role, count: this.abandonedCount } as const] : []),
+      ...(this.malformedCount ? [{ kind: 'malformed-replies-retried', role, count: this.malformedCount } as const] : []),
+    ];
   }
 
   /** Streamed answers kept whole after their stream stalled or broke past the finish reason, recorded without their usage. */

@@ -169,6 +169,8 @@ describe('transient faults', { concurrency: true }, () => {
     for (const e of s.log.filter((x) => x.outcome === 'malformed')) assert.ok(answered.has(e.hash), 'a malformed reply was not retried');
     assert.deepEqual(s.repeatedSuccesses(), []);
     assert.match(r.stderr, /warning: 1 row came back empty; check it before scoring/);
+    // The replies asked again are said, with their count: many point to a proxy or server in trouble.
+    assert.match(r.stderr, new RegExp(`warning: ${s.stats.faults.malformed} replies of the world model endpoint were no chat completion`));
   });
 
   it('judge retries a malformed body and re-asks after empty replies, up to --parse-attempts', async () => {

@@ -64,6 +64,8 @@ export const ENDPOINT_NOTICES: NoticeWords<EndpointNotice> = {
     `${where(n)} does not list model "${visible(n.model)}" (it lists ${shownModels(n.listed)}) but answered a one-token request for it: the run goes on with it (a server pinned to one model, as transformers serve and llama.cpp can be, lists what it could load rather than the name it answers to)`,
   'replies-abandoned': (n) =>
     `${n.count === 1 ? '1 whole reply was' : `${n.count} whole replies were`} given up on under way: a ${n.role} server that does not notice a closed connection (transformers serve) may go on generating ${n.count === 1 ? 'it' : 'them'}, up to --max-tokens each; with --stream awb stops them as it goes`,
+  'malformed-replies-retried': (n) =>
+    `${n.count === 1 ? '1 reply' : `${n.count} replies`} of the ${n.role} endpoint ${n.count === 1 ? 'was' : 'were'} no chat completion (JSON or a stream cut short, a proxy's page, a generation the server aborted) and ${n.count === 1 ? 'was' : 'were'} asked again, within --max-retries: the rows hold the answers that came whole; many of them point to a proxy or server in trouble`,
   'usage-lost': (n) =>
     `${n.count === 1 ? '1 stream' : `${n.count} streams`} stalled or broke after the finish reason, before the usage chunk: ` +
     `${n.count === 1 ? 'its answer was' : 'their answers were'} kept, without token usage (not in the token counts)`,

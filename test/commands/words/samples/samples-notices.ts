@@ -8,6 +8,7 @@ export const NOTICE_SAMPLES: { [K in Notice['kind']]: Extract<Notice, { kind: K 
   'endpoint-set-aside': { kind: 'endpoint-set-aside', fault: { kind: 'endpoint-unreachable', ...model, code: 'ECONNREFUSED' }, left: 2 },
   'model-unlisted': { kind: 'model-unlisted', ...model, model: '/models/qwen-0.5b', listed: ['Qwen/Qwen2.5-0.5B-Instruct'] },
   'replies-abandoned': { kind: 'replies-abandoned', role: 'world model', count: 3 },
+  'malformed-replies-retried': { kind: 'malformed-replies-retried', role: 'judge', count: 75 },
   'usage-lost': { kind: 'usage-lost', count: 2 },
   'asked-online': { kind: 'asked-online', count: 1 },
   'no-models-listed': { kind: 'no-models-listed', ...listed },
