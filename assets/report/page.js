@@ -665,11 +665,13 @@
     }
 
     /** A free-running row's history as the model saw it: each generated observation beside the real one of its turn. */
-    function rolloutBlock(ro) {
+    function rolloutBlock(ro, all) {
+      const turns = ro[0][0] === ro[ro.length - 1][0] ? `turn ${ro[0][0]}` : `turns ${ro[0][0]}–${ro[ro.length - 1][0]}`;
+      const of = all > ro.length ? ` (the last ${ro.length} of the ${all} it generated; awb rows shows them all)` : '';
       return el(
         'details',
         { class: 'rollout', open: '' },
-        el('summary', {}, `Rollout: the model's own observations for turns ${ro[0][0]}–${ro[ro.length - 1][0]}, beside the real ones`),
+        el('summary', {}, `Rollout: the model's own observations for ${turns}${of}, beside the real ones`),
         ro.map(([turn, generated, real]) =>
           el(
             'div',
@@ -744,7 +746,7 @@
           textBlock('Ground truth', r.gt, 'truth'),
         ),
         diffBlock(r),
-        r.ro ? rolloutBlock(r.ro) : null,
+        r.ro ? rolloutBlock(r.ro, r.roN) : null,
         c ? null : el('div', { class: 'pair' }, list('Strengths', r.sw, 'strengths'), list('Weaknesses', r.wk, 'weaknesses')),
         replies,
       );

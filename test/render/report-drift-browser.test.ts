@@ -15,20 +15,22 @@ import { awb } from '../support/cli.js';
 
 const dir = tempDir('awb-report-drift-');
 
-/** A run at `horizon` (undefined: teacher-forced): rows at turn 3 of mcp and web, all graded `grade`, one grade lower on odd ids. */
+/**
+ * A run at `horizon` (undefined: teacher-forced): rows at turn 3 of mcp and web and one at turn 6, all graded
+ * `grade`, one grade lower on odd ids.
+ */
 function run(name: string, horizon: number | 'all' | undefined, grade: number): string {
-  const rows = ['mcp', 'web'].flatMap((domain) =>
-    [1, 2, 3, 4, 5, 6].map((id) => {
-      const g = grade - (id % 2);
-      const row = judgedRow({ domain, id, turn: 3, dims: [g, g, g, g, g] });
-      if (horizon === undefined) return row;
-      const from = horizon === 'all' ? 1 : 3 - horizon;
-      const rollout = [];
-      for (let turn = from; turn < 3; turn++)
-        rollout.push({ turn, gen: `<predicted_observation>GENERATED ${domain} ${id}.${turn}</predicted_observation>` });
-      return { ...row, horizon, rollout };
-    }),
-  );
+  const at = ['mcp', 'web'].flatMap((domain) => [1, 2, 3, 4, 5, 6].map((id) => ({ domain, id, turn: 3 })));
+  const rows = [...at, { domain: 'mcp', id: 8, turn: 6 }].map(({ domain, id, turn: t }) => {
+    const g = grade - (id % 2);
+    const row = judgedRow({ domain, id, turn: t, dims: [g, g, g, g, g] });
+    if (horizon === undefined) return row;
+    const from = horizon === 'all' ? 1 : Math.max(1, t - horizon);
+    const rollout = [];
+    for (let turn = from; turn < t; turn++)
+      rollout.push({ turn, gen: `<predicted_observation>GENERATED ${domain} ${id}.${turn}</predicted_observation>` });
+    return { ...row, horizon, rollout };
+  });
   return writeJudged(dir, name, rows);
 }
 
@@ -86,6 +88,20 @@ describe('awb report of free-running runs, in chromium', { skip: browserSkip }, 
     assert.deepEqual(generated.sort(), ['GENERATED web 2.1', 'GENERATED web 2.2', 'GENERATED web 2.2']);
     const real = await page.locator('#detail details.rollout .truth pre').allTextContents();
     assert.deepEqual(real.sort(), ['observation 2.1', 'observation 2.2', 'observation 2.2']);
+    assert.deepEqual(errors, []);
+  });
+
+  it('shows the last turns of a long rollout and says how many it generated', async () => {
+    await page.goto(`${pathToFileURL(out).href}#row=mcp/8/6`);
+    await page.waitForSelector('#detail article[data-ref="mcp/8/6"]');
+    const summaries = await page.locator('#detail details.rollout summary').allTextContents();
+    // H=1: turn 5 alone; all: turns 1-5, the last three shown.
+    assert.deepEqual(summaries.sort(), [
+      "Rollout: the model's own observations for turn 5, beside the real ones",
+      "Rollout: the model's own observations for turns 3–5 (the last 3 of the 5 it generated; awb rows shows them all), beside the real ones",
+    ]);
+    const generated = await page.locator('#detail details.rollout .prediction pre').allTextContents();
+    assert.deepEqual(generated.sort(), ['GENERATED mcp 8.3', 'GENERATED mcp 8.4', 'GENERATED mcp 8.5', 'GENERATED mcp 8.5']);
     assert.deepEqual(errors, []);
   });
 });

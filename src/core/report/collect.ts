@@ -14,7 +14,7 @@ import {
   type ScoreReport,
   type ScoreRequest,
 } from '../score/index.js';
-import { MAX_TEXT, cut, fitLimit, keptLength, recut, type Kept } from './cut.js';
+import { MAX_TEXT, MIN_TEXT, cut, fitLimit, keptLength, recut, type Kept } from './cut.js';
 import { rowRef } from './row-ref.js';
 
 /** One order of a choice-mode row (turing, pairwise): where the subject was shown and what the judge chose. */
@@ -73,8 +73,10 @@ export interface ReportRow {
   choice?: ChoiceView;
   /** A --repeat row: each of its K judgements. */
   repeats?: RepeatView[];
-  /** A free-running row (infer --horizon): each generated observation beside the real one of its turn. */
+  /** A free-running row (infer --horizon): its last generated observations (ROLLOUT_TURNS), each beside the real one of its turn. */
   rollout?: RolloutView[];
+  /** How many observations its rollout generated in all. */
+  rolloutTurns?: number;
 }
 
 /** One turn of a free-running row's rollout. */
@@ -227,28 +229,29 @@ function rowOf(run: number, record: JudgedRecord, line: LineBytes): ReportRow {
     failed: record.failed,
     ...textsOfRow(f),
     ...(repeats ? { repeats } : {}),
-    ...(Array.isArray(f.rollout) && f.rollout.length ? { rollout: rolloutOf(f.rollout, line) } : {}),
+    ...(Array.isArray(f.rollout) && f.rollout.length ? rolloutOf(f.rollout, line) : {}),
   };
 }
 
+/** Turns of a free-running row's rollout the page shows: the last ones, nearest the turn judged. */
+const ROLLOUT_TURNS = 3;
+
 /**
- * A free-running row's generated observations, each beside the real one of its turn: those are read from the
- * whole line (the scan keeps only the row's own turn), one row at a time.
+ * A free-running row's last generated observations (ROLLOUT_TURNS), each beside the real one of its turn, cut
+ * at MIN_TEXT as they are read: a row at a late turn of `--horizon all` holds dozens, and the page's budget is
+ * for the texts judged. The real ones are read from the whole line (the scan keeps only the row's own turn),
+ * one row at a time.
  */
-function rolloutOf(rollout: unknown[], line: LineBytes): RolloutView[] {
+function rolloutOf(rollout: unknown[], line: LineBytes): { rollout: RolloutView[]; rolloutTurns: number } {
   const row = JSON.parse(decodeLine(line.bytes)) as { response?: unknown };
   const response = Array.isArray(row.response) ? row.response : [];
-  return rollout.flatMap((x) => {
-    const step = x as { turn?: unknown; gen?: unknown };
-    if (typeof step.turn !== 'number') return [];
-    return [
-      {
-        turn: step.turn,
-        generated: keep(judgedTexts({ gen: step.gen }).prediction),
-        real: keep(judgedTexts({ response: response[step.turn - 1] }).truth),
-      },
-    ];
-  });
+  const steps = rollout.filter((x): x is { turn: number; gen?: unknown } => typeof (x as { turn?: unknown }).turn === 'number');
+  const shown = steps.slice(-ROLLOUT_TURNS).map((step) => ({
+    turn: step.turn,
+    generated: cut(judgedTexts({ gen: step.gen }).prediction, MIN_TEXT),
+    real: cut(judgedTexts({ response: response[step.turn - 1] }).truth, MIN_TEXT),
+  }));
+  return { rollout: shown, rolloutTurns: steps.length };
 }
 
 interface OrderFields {

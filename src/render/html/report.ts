@@ -90,7 +90,7 @@ function rowJson(r: ReportRow) {
         }
       : {}),
     ...(r.repeats ? { rp: r.repeats.map((x) => ({ t: x.total, f: x.failed ? 1 : 0, raw: kept(x.raw) })) } : {}),
-    ...(r.rollout ? { ro: r.rollout.map((x) => [x.turn, kept(x.generated), kept(x.real)]) } : {}),
+    ...(r.rollout ? { ro: r.rollout.map((x) => [x.turn, kept(x.generated), kept(x.real)]), roN: r.rolloutTurns } : {}),
   };
 }
 

@@ -178,3 +178,35 @@ test('--horizon with --no-history or --batch is a usage error', async () => {
     assert.match(r.stderr, /--horizon/);
   }
 });
+
+test('shards of a free-running run merge into one: the same rows as one run, the horizon kept', async () => {
+  const dir = await tmp();
+  const rows = synthRows(42);
+  const data = await writeDataset(join(dir, 'data'), rows);
+  const s = await server({ reply: driftingWorldModel });
+  const whole = join(dir, 'whole.jsonl');
+  assert.equal((await awb(...inferArgs(s.url, data.dir, whole, ['--horizon', '2', '--temperature', '0']))).code, 0);
+  const shards = ['1/2', '2/2'].map((shard, i) => join(dir, `shard-${i + 1}.jsonl`));
+  for (const [i, out] of shards.entries()) {
+    const r = await awb(...inferArgs(s.url, data.dir, out, ['--horizon', '2', '--temperature', '0', '--shard', `${i + 1}/2`]));
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const merged = join(dir, 'merged.jsonl');
+  const m = await awb('merge', ...shards, '-o', merged);
+  assert.equal(m.code, 0, m.stderr);
+  const byKey = (file: string) =>
+    readRowsOf(file).then((xs) => new Map(xs.map((x) => [`${String(x.task)}/${String(x.id)}/${String(x.turn_idx)}`, x])));
+  const [a, b] = await Promise.all([byKey(whole), byKey(merged)]);
+  assert.equal(b.size, rows.length);
+  for (const [key, row] of a) {
+    const other = b.get(key)!;
+    assert.equal(other.horizon, 2);
+    assert.equal(other.gen, row.gen, key);
+    assert.deepEqual(
+      (other.rollout as { gen: string }[] | undefined)?.map((x) => x.gen),
+      (row.rollout as { gen: string }[] | undefined)?.map((x) => x.gen),
+    );
+  }
+  const manifest = JSON.parse(await readFile(`${merged}.manifest.json`, 'utf8'));
+  assert.equal(manifest.settings.horizon, 2);
+});
