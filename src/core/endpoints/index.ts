@@ -1,6 +1,6 @@
 export { Client } from './http/client.js';
 export { EndpointPool } from './pool.js';
-export { StoppedError, isChatCompletion, isStopped, modelIds } from './classify.js';
+export { StoppedError, causeCode, isChatCompletion, isStopped, modelIds } from './classify.js';
 export type { BatchTarget, ChatBody, ChatMessage, ChatRequest, ChatResult, EndpointStats, PoolOptions } from './types.js';
 export { collectStream, medianP90 } from './http/stream.js';
 export { estimatePromptTokens } from './pacing/estimate.js';

@@ -1,4 +1,5 @@
 import { HubApiError, commit, createRepo, repoExists } from '@huggingface/hub';
+import { causeCode } from '../endpoints/index.js';
 import { fail } from '../errors.js';
 import { brief, shownUrl } from '../shown.js';
 import type { PublishStep } from './faults.js';
@@ -50,9 +51,9 @@ async function step<T>(hub: HubWrite, repo: string, doing: PublishStep, fn: () =
         message: brief(text, [hub.token], 300),
       });
     }
-    if (err instanceof TypeError && /fetch failed/.test(err.message)) {
-      const cause = (err as { cause?: { code?: unknown } }).cause;
-      const code = typeof cause?.code === 'string' ? cause.code : 'fetch failed';
+    // fetch's network failure: a TypeError carrying its cause (undici), whose system code says what went wrong.
+    if (err instanceof TypeError && err.cause !== undefined) {
+      const code = causeCode(err.cause) ?? 'fetch failed';
       throw fail({ kind: 'publish-unreachable', hub: shownUrl(hub.hubUrl), step: doing, code });
     }
     throw err;
