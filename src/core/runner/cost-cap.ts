@@ -31,7 +31,7 @@ export function admits(s: Spending, bound: number): boolean {
 
 /** The most a request can cost: its prompt at one token per byte of `promptBytes`, its completion at `maxTokens`. */
 export function requestBound(promptBytes: number, maxTokens: number, prices: Prices): number {
-  return (promptBytes * prices.input + maxTokens * prices.output) / 1e6;
+  return tokensCost(promptBytes, maxTokens, prices);
 }
 
 /** What tokens cost. */
