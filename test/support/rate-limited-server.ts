@@ -25,6 +25,12 @@ export interface RateLimitedOptions {
   windowMs?: number;
   /** Send the x-ratelimit-* headers (default true). */
   headers?: boolean;
+  /**
+   * Whose 429 to speak: OpenAI's (default: an error `type` naming the limit, code `rate_limit_exceeded`,
+   * all six headers) or Azure OpenAI's (`code: "429"`, no `type`, and of the headers only
+   * `x-ratelimit-remaining-requests` and `-tokens`), which names the limit in words alone.
+   */
+  dialect?: 'openai' | 'azure';
   /** Count a request's max_tokens against the tokens limit, as OpenAI does (default false). */
   countMaxTokens?: boolean;
   /** Delay before an answer (not before a 429), per request. */
@@ -88,8 +94,9 @@ export async function startRateLimitedServer(opts: RateLimitedOptions = {}): Pro
     for (const [kind, b] of Object.entries(buckets)) {
       if (!b) continue;
       const left = Math.max(0, level(b, now));
-      out[`x-ratelimit-limit-${kind}`] = String(b.limit);
       out[`x-ratelimit-remaining-${kind}`] = String(Math.floor(left));
+      if (opts.dialect === 'azure') continue;
+      out[`x-ratelimit-limit-${kind}`] = String(b.limit);
       out[`x-ratelimit-reset-${kind}`] = goDuration(((b.limit - left) * windowMs) / b.limit);
     }
     return out;
@@ -98,12 +105,19 @@ export async function startRateLimitedServer(opts: RateLimitedOptions = {}): Pro
   function refusal(kind: 'requests' | 'tokens', b: Bucket, need: number, now: number): { headers: Record<string, string>; body: string } {
     const left = level(b, now);
     const waitMs = Math.max(1, Math.ceil(((Math.min(need, b.limit) - left) * windowMs) / b.limit));
+    const headers = { ...limitHeaders(now), 'retry-after': String(Math.ceil(waitMs / 1000)), 'retry-after-ms': String(waitMs) };
+    if (opts.dialect === 'azure') {
+      const message =
+        `Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-10-21 have exceeded ${kind === 'tokens' ? 'token' : 'call'} ` +
+        `rate limit of your current OpenAI S0 pricing tier. Please retry after ${Math.ceil(waitMs / 1000)} seconds.`;
+      return { headers, body: JSON.stringify({ error: { code: '429', message } }) };
+    }
     const what = kind === 'tokens' ? 'tokens per min (TPM)' : 'requests per min (RPM)';
     const message =
       `Rate limit reached for ${model} in organization org-test on ${what}: Limit ${b.limit}, Used ${Math.round(b.limit - left)}, ` +
       `Requested ${need}. Please try again in ${goDuration(waitMs)}. Visit https://platform.openai.com/account/rate-limits to learn more.`;
     return {
-      headers: { ...limitHeaders(now), 'retry-after': String(Math.ceil(waitMs / 1000)), 'retry-after-ms': String(waitMs) },
+      headers,
       body: JSON.stringify({ error: { message, type: kind, param: null, code: 'rate_limit_exceeded' } }),
     };
   }

@@ -107,7 +107,11 @@ export class Limiter {
     this.inFlight.delete(t);
     let b = headers ? learn(this.budget, t, readLimitHeaders(headers), now, maybeUncounted(t, this.inFlight)) : this.budget;
     if (status === 429) {
-      const said = read429(typeof body === 'object' && body !== null ? (body as { type?: unknown; message?: unknown }) : undefined);
+      const said = read429(
+        typeof body === 'object' && body !== null ? (body as { type?: unknown; code?: unknown; message?: unknown }) : undefined,
+        headers,
+        t.tokens,
+      );
       b = rateLimited(b, t, { ...said, waitMs: headers && honouredWaitMs(headers, now) }, now);
     }
     this.budget = ended(b, t, now, this.ceiling);

@@ -65,23 +65,45 @@ export function readLimitHeaders(h: Headers): LimitHeaders {
   return out;
 }
 
+/** What a 429 says of the limit it hit (read429). */
+export interface Said429 {
+  kind?: LimitKind;
+  limit?: number;
+  requested?: number;
+}
+
 /**
- * What an OpenAI 429 says in words: which limit (its error `type` is "tokens" or "requests", and
- * its message names "tokens per min" or "requests per min"), the limit ("Limit 30000") and what the
- * request was counted at ("Requested 2000"): the server's own count, which corrects the estimate.
+ * What a 429 says of the limit it hit, read from its structure, never its words. Which limit: OpenAI's
+ * error `type` ("tokens" or "requests"), else the limit the reply's `x-ratelimit-remaining-*` headers
+ * show spent (Azure and proxies send those without a type): no request left, or fewer tokens left than
+ * the request was counted at (`tokens`). A 429 that says neither (a bare proxy's, vLLM behind a
+ * gateway) names no limit: the endpoint is paused as for a requests limit, and no tokens bucket is
+ * emptied. The figures: what the request was counted at ("Requested N") and the limit ("Limit N")
+ * OpenAI states only in its message; they are read, as numbers, only from an error whose `code` is
+ * OpenAI's `rate_limit_exceeded` and whose limit is known to be the tokens one. They correct the
+ * estimate; without them it stands.
  */
-export function read429(body: { type?: unknown; message?: unknown } | undefined): { kind?: LimitKind; limit?: number; requested?: number } {
-  const message = typeof body?.message === 'string' ? body.message : '';
-  const type = typeof body?.type === 'string' ? body.type : '';
-  const kind =
-    type === 'tokens' || /tokens per min|\(TPM\)/i.test(message)
-      ? 'tokens'
-      : type === 'requests' || /requests per min|\(RPM\)/i.test(message)
+export function read429(
+  body: { type?: unknown; code?: unknown; message?: unknown } | undefined,
+  h: Headers | undefined,
+  tokens: number,
+): Said429 {
+  const type = body?.type;
+  const left = (kind: LimitKind) => count(h?.get(`x-ratelimit-remaining-${kind}`) ?? null);
+  const requestsLeft = left('requests');
+  const tokensLeft = left('tokens');
+  const kind: LimitKind | undefined =
+    type === 'tokens' || type === 'requests'
+      ? type
+      : requestsLeft !== undefined && requestsLeft < 1
         ? 'requests'
-        : undefined;
-  const limit = /Limit (\d+)/.exec(message)?.[1];
-  const requested = /Requested (\d+)/.exec(message)?.[1];
-  return { ...(kind ? { kind } : {}), ...(limit ? { limit: Number(limit) } : {}), ...(requested ? { requested: Number(requested) } : {}) };
+        : tokensLeft !== undefined && tokensLeft < tokens
+          ? 'tokens'
+          : undefined;
+  if (kind !== 'tokens' || body?.code !== 'rate_limit_exceeded' || typeof body.message !== 'string') return kind ? { kind } : {};
+  const limit = /\bLimit (\d+)/.exec(body.message)?.[1];
+  const requested = /\bRequested (\d+)/.exec(body.message)?.[1];
+  return { kind, ...(limit ? { limit: Number(limit) } : {}), ...(requested ? { requested: Number(requested) } : {}) };
 }
 
 /** A limit's bucket: what is left at `at`, refilled at `perMs` up to `limit`. */
@@ -204,7 +226,8 @@ export type Decision = { go: true } | { go: false; factor: LimitingFactor; /** u
 export function decide(b: Budget, tokens: number, now: number): Decision {
   if (!b.limited) return { go: true };
   if (now < b.pausedUntil)
-    return { go: false, factor: b.pausedFor === 'requests' ? 'requests/min' : 'tokens/min', waitMs: b.pausedUntil - now };
+    // A 429 that named no limit pauses as a requests limit would (read429).
+    return { go: false, factor: b.pausedFor === 'tokens' ? 'tokens/min' : 'requests/min', waitMs: b.pausedUntil - now };
   if (b.inFlight >= b.cap) return { go: false, factor: 'concurrency' };
   for (const [k, need, factor] of [
     [b.requests, 1, 'requests/min'],
@@ -321,12 +344,7 @@ export function ended(b: Budget, t: Ticket, now: number, ceiling: number): Budge
  * them back (`ended`), so an endpoint without them (a proxy in front of vLLM, say) would lose its
  * `-c` for good, one 429 at a time. There the pause alone paces it, and `-c` stays.
  */
-export function rateLimited(
-  b: Budget,
-  t: Ticket,
-  said: { kind?: LimitKind; limit?: number; requested?: number; waitMs?: number },
-  now: number,
-): Budget {
+export function rateLimited(b: Budget, t: Ticket, said: Said429 & { waitMs?: number }, now: number): Budget {
   const out: Budget = { ...b, limited: true, pausedUntil: Math.max(b.pausedUntil, now + (said.waitMs ?? PAUSE_MS)) };
   if (said.kind) out.pausedFor = said.kind;
   if ((out.tokens || out.requests) && t.at >= b.lastCut) {

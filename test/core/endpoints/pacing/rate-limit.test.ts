@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as policy from '../../../../src/core/endpoints/pacing/rate-limit.js';
 import { Limiter } from '../../../../src/core/endpoints/pacing/limiter.js';
 import { isFault } from '../../../support/fault-kind.js';
+import { startRateLimitedServer } from '../../../support/rate-limited-server.js';
 
 const openai = (tokens: [number, number, string], requests: [number, number, string] = [10_000, 9_999, '6ms']) =>
   new Headers({
@@ -35,16 +36,67 @@ describe('rate-limit headers', () => {
     assert.deepEqual(policy.readLimitHeaders(new Headers()), {});
   });
 
-  it('reads which limit an OpenAI 429 names and what it counted the request at', () => {
+  it('reads which limit a 429 names from its type or its headers, and the figures of an OpenAI one, never its words', () => {
     const message =
       'Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000. Please try again in 2.5s.';
-    assert.deepEqual(policy.read429({ message, type: 'tokens' }), { kind: 'tokens', limit: 30_000, requested: 2000 });
-    assert.deepEqual(policy.read429({ message: 'Rate limit reached on requests per min (RPM): Limit 3, Used 3, Requested 1.' }), {
-      kind: 'requests',
-      limit: 3,
-      requested: 1,
+    const code = 'rate_limit_exceeded';
+    assert.deepEqual(policy.read429({ message, type: 'tokens', code }, undefined, 1), { kind: 'tokens', limit: 30_000, requested: 2000 });
+    assert.deepEqual(policy.read429({ message, type: 'requests', code }, undefined, 1), { kind: 'requests' });
+    // The words alone name nothing: no type, no headers.
+    assert.deepEqual(policy.read429({ message, code }, undefined, 1), {});
+    assert.deepEqual(policy.read429({ message: 'Too many requests' }, undefined, 1), {});
+    // The figures only from OpenAI's code.
+    assert.deepEqual(policy.read429({ message, type: 'tokens', code: '429' }, undefined, 1), { kind: 'tokens' });
+    // Headers that show a limit spent: no request left, or fewer tokens than the request counts.
+    const left = (requests: string, tokens: string) =>
+      new Headers({ 'x-ratelimit-remaining-requests': requests, 'x-ratelimit-remaining-tokens': tokens });
+    assert.deepEqual(policy.read429({ code: '429' }, left('0', '5000'), 100), { kind: 'requests' });
+    assert.deepEqual(policy.read429({ code: '429' }, left('3', '50'), 100), { kind: 'tokens' });
+    assert.deepEqual(policy.read429({ code: '429' }, left('3', '5000'), 100), {});
+    assert.deepEqual(policy.read429(undefined, undefined, 100), {});
+  });
+
+  describe('against a local server speaking each dialect', () => {
+    const ask = async (url: string, chars: number) => {
+      const res = await fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'test-model', messages: [{ role: 'user', content: 'x'.repeat(chars) }] }),
+      });
+      const body = (await res.json()) as { error?: Record<string, unknown> };
+      return { status: res.status, headers: res.headers, error: body.error };
+    };
+    for (const dialect of ['openai', 'azure'] as const) {
+      it(`${dialect}: a tokens limit and a requests limit are told apart`, async () => {
+        const tokens = await startRateLimitedServer({ tpm: 100, dialect });
+        const requests = await startRateLimitedServer({ rpm: 1, dialect });
+        try {
+          const big = await ask(tokens.url, 800);
+          assert.equal(big.status, 429);
+          assert.equal(policy.read429(big.error, big.headers, 200).kind, 'tokens');
+          assert.equal((await ask(requests.url, 4)).status, 200);
+          const second = await ask(requests.url, 4);
+          assert.equal(second.status, 429);
+          assert.equal(policy.read429(second.error, second.headers, 1).kind, 'requests');
+        } finally {
+          await Promise.all([tokens.close(), requests.close()]);
+        }
+      });
+    }
+    it('a bare 429 names no limit: a pause, shown as a requests limit, and no bucket emptied', async () => {
+      const bare = await startRateLimitedServer({ refuse: () => true });
+      try {
+        const r = await ask(bare.url, 4);
+        assert.equal(r.status, 429);
+        const said = policy.read429(r.error, r.headers, 1);
+        assert.deepEqual(said, {});
+        const t = policy.started(policy.freshBudget(4), 1, 4, 0);
+        const b = policy.rateLimited(t.budget, t.ticket, { ...said, waitMs: 1000 }, 0);
+        assert.deepEqual(policy.decide(b, 1, 0), { go: false, factor: 'requests/min', waitMs: 1000 });
+      } finally {
+        await bare.close();
+      }
     });
-    assert.deepEqual(policy.read429({ message: 'Too many requests' }), {});
   });
 });
 
@@ -138,7 +190,7 @@ describe('rate-limit budget', () => {
       const at = round * 10_000 + 5;
       b = policy.rateLimited(b, tickets[0]!, { waitMs: 1000 }, at);
       b = policy.ended(b, tickets[0]!, at, 16);
-      assert.deepEqual(policy.decide(b, 100, at), { go: false, factor: 'tokens/min', waitMs: 1000 });
+      assert.deepEqual(policy.decide(b, 100, at), { go: false, factor: 'requests/min', waitMs: 1000 });
       for (const t of tickets.slice(1)) b = policy.ended(b, t, at + 10, 16);
       assert.equal(b.cap, 16);
       assert.deepEqual(policy.decide(b, 100, at + 1000), { go: true });
@@ -188,7 +240,12 @@ describe('a request larger than the whole tokens limit', () => {
     const message = 'Request too large on tokens per min (TPM): Limit 30000, Requested 50000.';
     for (const b of [limited(), { ...policy.freshBudget(8), limited: true }]) {
       const t = policy.started(b, 1000, 4000, 0);
-      const after = policy.rateLimited(t.budget, t.ticket, { ...policy.read429({ message, type: 'tokens' }), waitMs: 1000 }, 0);
+      const after = policy.rateLimited(
+        t.budget,
+        t.ticket,
+        { ...policy.read429({ message, type: 'tokens', code: 'rate_limit_exceeded' }, undefined, 1000), waitMs: 1000 },
+        0,
+      );
       assert.deepEqual(policy.neverFits(after, 4000), { tokens: 50_000, limit: 30_000, promptTokens: 1000, promptFits: true });
       assert.equal(policy.neverFits(after, 3999), undefined);
     }
@@ -213,7 +270,11 @@ describe('a request larger than the whole tokens limit', () => {
     // Within the estimate's reach, so it waits for the bucket; the server's count of a body as large says otherwise.
     const waiting = limiter.acquire(100_000, new AbortController().signal);
     const refused = new Headers({ 'retry-after-ms': '60000' });
-    const said = { message: 'Request too large on tokens per min (TPM): Limit 30000, Requested 40000.', type: 'tokens' };
+    const said = {
+      message: 'Request too large on tokens per min (TPM): Limit 30000, Requested 40000.',
+      type: 'tokens',
+      code: 'rate_limit_exceeded',
+    };
     assert.ok(isFault('request-over-token-limit', { tokens: 40_000 })(limiter.failed(second, 429, refused, said)));
     await assert.rejects(waiting, isFault('request-over-token-limit', { endpoint, tokens: 40_000, limit: 30_000 }));
     assert.equal(limiter.stats().waiting, 0);
