@@ -5,7 +5,7 @@ import { DIMENSIONS, choiceHits, choicePanelEntrySchema, panelEntrySchema } from
 import { aggregate, scoreIntervals } from './aggregate.js';
 import type { Provenance } from './ranking/index.js';
 import { toSixtieths } from './exact.js';
-import { countsAsFailed, describeIssue, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './readers/index.js';
+import { countsAsFailed, fieldProblem, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './readers/index.js';
 import type { RunReport, ScoreRequest } from './score-files.js';
 import { usageOf } from './usage.js';
 import { choiceRecord, validTotals, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './readers/index.js';
@@ -129,7 +129,7 @@ export function choiceMemberCollector(
 function panelOf<E>(path: string, line: LineBytes, entries: z.ZodType<E[]>): E[] {
   const value = panelValue(line);
   if (value === undefined || value === null) return [];
-  const checked = entries.safeParse(value);
+  const checked = entries.safeParse(value, { reportInput: true });
   if (checked.success) return checked.data;
   const issue = checked.error.issues[0]!;
   throw fail({
@@ -137,7 +137,7 @@ function panelOf<E>(path: string, line: LineBytes, entries: z.ZodType<E[]>): E[]
     file: path,
     line: line.lineNo,
     field: ['panel', ...issue.path].join('.'),
-    problem: describeIssue(issue),
+    problem: fieldProblem(issue),
   });
 }
 

@@ -7,14 +7,24 @@ export interface At {
   line: number;
 }
 
+/**
+ * Why a field's value is refused: a wrong type (`expected` the types allowed, `got` the one that came;
+ * absent: the field is missing), a constant other than the one `expected` (as JSON), no horizon, or the schema's own words.
+ */
+export type FieldProblem =
+  | { kind: 'type'; expected: string[]; got?: string }
+  | { kind: 'value'; expected: string }
+  | { kind: 'horizon' }
+  | { kind: 'said'; text: string };
+
 type ChoiceMode = 'turing' | 'pairwise';
 
 /** What can go wrong in score/ that the user can fix, as data; worded in src/commands/words/score.ts. */
 export type ScoreFault =
   | ({ kind: 'judged-line-not-json'; reason: string } & At)
   | ({ kind: 'judged-line-not-object' } & At)
-  /** A field the schema refuses; `problem` is the schema's reason (describeIssue). */
-  | ({ kind: 'judged-field-invalid'; field: string | undefined; problem: string } & At)
+  /** A field the schema refuses; `problem`: why (fieldProblem). */
+  | ({ kind: 'judged-field-invalid'; field: string | undefined; problem: FieldProblem } & At)
   | ({ kind: 'judged-grade-invalid'; field: string; value: number } & At)
   | ({ kind: 'judged-field-type'; field: string; expected: 'a list of strings' | 'a string'; got: string } & At)
   | ({ kind: 'judged-row-repeated'; earlier: number } & At)

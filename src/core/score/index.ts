@@ -18,4 +18,4 @@ export { scoreInputs } from './inputs.js';
 export type { ScoredInputs } from './inputs.js';
 export { memberCollector } from './by-judge.js';
 export type { MemberRecords } from './by-judge.js';
-export type { At, ScoreFault } from './faults.js';
+export type { At, FieldProblem, ScoreFault } from './faults.js';

@@ -1,7 +1,7 @@
 import { atLine } from '../../../core/errors.js';
 import { domainLabel } from '../../../core/domains.js';
 import { earlierStageProblem } from '../../../core/rows/index.js';
-import { MODE_FIELD, type JudgeMode, type ScoreFault } from '../../../core/score/index.js';
+import { MODE_FIELD, type FieldProblem, type JudgeMode, type ScoreFault } from '../../../core/score/index.js';
 import type { Words } from '../words.js';
 
 /** What marks a row of the mode: its field, or (rubric) the lack of every mode field. */
@@ -10,10 +10,16 @@ const fields = (mode: JudgeMode): string => (mode === 'rubric' ? `none of ${Obje
 /** The domains compare was limited to, as the refusal names them. */
 const within = (domains: readonly string[] | undefined): string => (domains ? ` in ${domains.map(domainLabel).join(', ')} (--domains)` : '');
 
+function problemWords(p: FieldProblem): string {
+  if (p.kind === 'type') return `expected ${p.expected.join(' or ')}, ${p.got === undefined ? 'but it is missing' : `received ${p.got}`}`;
+  if (p.kind === 'horizon') return 'is not a horizon (a whole number ≥ 1, or "all")';
+  return p.kind === 'value' ? `expected ${p.expected}` : p.text;
+}
+
 export const SCORE_WORDS: Words<ScoreFault> = {
   'judged-line-not-json': (f) => atLine(f.file, f.line, undefined, `not valid JSON (${f.reason})`),
   'judged-line-not-object': (f) => atLine(f.file, f.line, undefined, 'not a JSON object'),
-  'judged-field-invalid': (f) => atLine(f.file, f.line, f.field, f.problem),
+  'judged-field-invalid': (f) => atLine(f.file, f.line, f.field, problemWords(f.problem)),
   'judged-grade-invalid': (f) => {
     // Within 1..5 yet refused: say why, or "a grade from 1 to 5, got 4.123" contradicts itself.
     const why = f.value >= 1 && f.value <= 5 ? ', which is no mean of up to five 1-5 grades (read in steps of 1/60)' : '';

@@ -1,4 +1,4 @@
-export { countsAsFailed, describeIssue, readJudged, repeatGrade, tokens } from './judged-reader.js';
+export { countsAsFailed, fieldProblem, readJudged, repeatGrade, tokens } from './judged-reader.js';
 export type { JudgedFile, JudgedRecord, JudgedVisitor, TokenUsage } from './judged-reader.js';
 export { choiceRecord, judgeModeOf, modeRecordOf, readModeFile, validTotals } from './modes-reader.js';
 export type { ChoiceRecord, JudgeMode, ModeVisitor, RepeatRecord } from './modes-reader.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../../domains.js';
 import { atLine, fail } from '../../errors.js';
-import type { At } from '../faults.js';
+import type { At, FieldProblem } from '../faults.js';
 import { SIXTIETHS, toSixtieths } from '../exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../../rows/index.js';
 import { fieldScan, scanFields, topLevelValues, type Slice } from '../../rows/index.js';
@@ -243,26 +243,29 @@ function toRecord(
 
   // Only the few small fields go through zod: validating (and copying) the
   // full row with its histories would dominate the time on large files.
-  const checked = judgedScoreSchema.safeParse({
-    task: row.task,
-    id: row.id,
-    turn_idx: row.turn_idx,
-    total_turns: row.total_turns,
-    total_score: row.total_score,
-    format: row.format,
-    factuality: row.factuality,
-    consistency: row.consistency,
-    realism: row.realism,
-    quality: row.quality,
-    failed: row.failed,
-    usage: row.usage,
-    judge_usage: row.judge_usage,
-    batch_usage: row.batch_usage,
-    judge_batch_usage: row.judge_batch_usage,
-  });
+  const checked = judgedScoreSchema.safeParse(
+    {
+      task: row.task,
+      id: row.id,
+      turn_idx: row.turn_idx,
+      total_turns: row.total_turns,
+      total_score: row.total_score,
+      format: row.format,
+      factuality: row.factuality,
+      consistency: row.consistency,
+      realism: row.realism,
+      quality: row.quality,
+      failed: row.failed,
+      usage: row.usage,
+      judge_usage: row.judge_usage,
+      batch_usage: row.batch_usage,
+      judge_batch_usage: row.judge_batch_usage,
+    },
+    { reportInput: true },
+  );
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw fail({ kind: 'judged-field-invalid', ...at, field: issue.path.join('.') || undefined, problem: describeIssue(issue) });
+    throw fail({ kind: 'judged-field-invalid', ...at, field: issue.path.join('.') || undefined, problem: fieldProblem(issue) });
   }
   const s = checked.data;
 
@@ -272,7 +275,7 @@ function toRecord(
   const domain = domainOfTask(s.task);
   const horizon = row.horizon === undefined ? undefined : horizonSchema.safeParse(row.horizon);
   if (horizon && !horizon.success) {
-    throw fail({ kind: 'judged-field-invalid', ...at, field: 'horizon', problem: 'is not a horizon (a whole number ≥ 1, or "all")' });
+    throw fail({ kind: 'judged-field-invalid', ...at, field: 'horizon', problem: { kind: 'horizon' } });
   }
   return {
     key,
@@ -387,16 +390,33 @@ export function tokens(
   return { prompt: u.prompt_tokens ?? 0, completion: u.completion_tokens ?? 0, reasoning, ...(cached !== undefined ? { cached } : {}) };
 }
 
-/** A zod issue in the words of our input errors. */
-export function describeIssue(issue: z.core.$ZodIssue): string {
-  // A union (id: number or string; failed: number or boolean) says only "Invalid input": name what each branch expected, unless the schema words it.
-  if (issue.code === 'invalid_union' && issue.message === 'Invalid input') {
-    const branches = issue.errors.map((b) => b.find((i) => i.path.length === 0 && i.code === 'invalid_type'));
-    if (branches.length && branches.every((b) => b !== undefined)) {
-      const expected = [...new Set(branches.map((b) => (b as z.core.$ZodIssueInvalidType).expected))].join(' or ');
-      return describeIssue({ ...branches[0]!, message: branches[0]!.message.replace(/expected \w+/, `expected ${expected}`) });
-    }
+/** A JSON value's type as zod names it: null, array, object, string, number, boolean. */
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
+
+/**
+ * Why zod refused a field, as data (worded in src/commands/words/), from the issue's code and fields,
+ * never its message's words: a wrong type (or a union of types: id, a number or a string) as what
+ * was expected and what came, a wrong constant as the one expected; any other issue (a refinement's,
+ * a union the schema words itself) as the schema or zod words it. The check must report its input
+ * (`reportInput: true`): without it every wrong type reads as missing.
+ */
+export function fieldProblem(issue: z.core.$ZodIssue): FieldProblem {
+  const wrongType = (expected: string[]): FieldProblem => ({
+    kind: 'type',
+    expected,
+    ...(issue.input === undefined ? {} : { got: typeName(issue.input) }),
+  });
+  if (issue.code === 'invalid_type') return wrongType([issue.expected]);
+  if (issue.code === 'invalid_value' && issue.values.length === 1) {
+    const v = issue.values[0];
+    return { kind: 'value', expected: typeof v === 'string' ? JSON.stringify(v) : String(v) };
   }
-  const msg = issue.message.replace(/^Invalid input: /, '');
-  return msg.replace(/, received undefined$/, ', but it is missing');
+  if (issue.code === 'invalid_union') {
+    const branches = issue.errors.map((b) => b.find((i) => i.path.length === 0 && i.code === 'invalid_type'));
+    if (branches.length && branches.every((b) => b !== undefined))
+      return wrongType([...new Set(branches.map((b) => (b as z.core.$ZodIssueInvalidType).expected))]);
+  }
+  return { kind: 'said', text: issue.message };
 }

@@ -4,7 +4,7 @@ import { fail } from '../../errors.js';
 import { fieldScan, readLineBytes, scanFields, type LineBytes } from '../../rows/index.js';
 import { choiceHits, judgeRepeatsSchema, orderFigures, taskSchema } from '../../schemas/index.js';
 import { pairwisePanelResultSchema, pairwiseResultSchema, turingPanelResultSchema, turingResultSchema } from '../../schemas/index.js';
-import { describeIssue, parseJsonLine } from './judged-reader.js';
+import { fieldProblem, parseJsonLine } from './judged-reader.js';
 import { modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
 
 export type { JudgeMode, ModeWithField } from './judge-mode.js';
@@ -162,7 +162,7 @@ function panelOf(mode: ModeWithField, row: SmallRow) {
 
 function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallRow): ChoiceRecord | RepeatRecord {
   const panel = panelOf(mode, row);
-  const checked = (panel?.schema ?? ROW_SCHEMAS[mode]).safeParse(row);
+  const checked = (panel?.schema ?? ROW_SCHEMAS[mode]).safeParse(row, { reportInput: true });
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     throw fail({
@@ -170,7 +170,7 @@ function toRecord(path: string, lineNo: number, mode: ModeWithField, row: SmallR
       file: path,
       line: lineNo,
       field: issue.path.join('.') || undefined,
-      problem: describeIssue(issue),
+      problem: fieldProblem(issue),
     });
   }
   const s = checked.data;

@@ -9,7 +9,7 @@ export const SCORE_SAMPLES: { [K in ScoreFault['kind']]: Extract<ScoreFault, { k
     reason: "Expected ',' or '}' after property value in JSON at position 12",
   },
   'judged-line-not-object': { kind: 'judged-line-not-object', ...at },
-  'judged-field-invalid': { kind: 'judged-field-invalid', ...at, field: 'turn_idx', problem: 'expected number, but it is missing' },
+  'judged-field-invalid': { kind: 'judged-field-invalid', ...at, field: 'turn_idx', problem: { kind: 'type', expected: ['number'] } },
   'judged-grade-invalid': { kind: 'judged-grade-invalid', ...at, field: 'realism', value: 4.123 },
   'judged-field-type': { kind: 'judged-field-type', ...at, field: 'prompt[2]', expected: 'a string', got: 'number' },
   'judged-row-repeated': { kind: 'judged-row-repeated', ...at, earlier: 3 },
