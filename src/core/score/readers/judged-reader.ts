@@ -4,10 +4,10 @@ import { atLine, fail } from '../../errors.js';
 import type { At, FieldProblem } from '../faults.js';
 import { SIXTIETHS, toSixtieths } from '../exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../../rows/index.js';
-import { fieldScan, scanFields, topLevelValues, type Slice } from '../../rows/index.js';
+import { fieldScan, parseSlice, scanFields, topLevelValues, type Slice } from '../../rows/index.js';
 import { clusterOfKey, rowKey, rowStage, type KeyedFields } from '../../rows/index.js';
 import { DIMENSIONS, horizonSchema, judgeFailureOf, judgedScoreSchema, type Horizon } from '../../schemas/index.js';
-import { NO_OUTPUT } from '../../rubrics/index.js';
+import { noOutput } from '../../rubrics/index.js';
 import { modeOfRow, type JudgeMode } from './judge-mode.js';
 
 export interface TokenUsage {
@@ -37,7 +37,7 @@ export interface JudgedRecord {
   failed: boolean;
   /** Its `gen` is empty: inference failed, so no judge graded it. */
   noGeneration: boolean;
-  /** The judge was shown its prediction as "No output" (`extracted_output`): nothing left once reasoning was removed. */
+  /** Its generation holds nothing once reasoning is removed (noOutput): the judge was shown it as "No output". */
   noOutput: boolean;
   /** Failed because its judge request failed (outlasted its retries), not because a reply could not be read. */
   requestFailed: boolean;
@@ -125,8 +125,11 @@ function parseLine(path: string, line: LineBytes, warnings: string[], first: boo
   const has = (k: string) => typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, k);
   const raw = idJson(line.bytes, topLevelValues(line.bytes, ID_ONLY)?.get('id')) ?? json.text;
   const noGeneration = has('gen') && (parsed as { gen?: unknown }).gen === '';
-  const noOutput = has('extracted_output') && (parsed as { extracted_output?: unknown }).extracted_output === NO_OUTPUT;
-  return { ...toRecord(path, line.lineNo, raw, parsed, has, first), noGeneration, noOutput };
+  return {
+    ...toRecord(path, line.lineNo, raw, parsed, has, first),
+    noGeneration,
+    noOutput: withoutOutput(has('gen') ? (parsed as { gen?: unknown }).gen : undefined),
+  };
 }
 
 const ID_ONLY = new Set(['id']);
@@ -166,8 +169,10 @@ export function parseJsonLine(path: string, line: LineBytes, warnings: string[])
   }
 }
 
-/** "No output" as JSON text, as the judge writes it in `extracted_output`. */
-const NO_OUTPUT_JSON = Buffer.from(JSON.stringify(NO_OUTPUT));
+/** Whether a generation came back with no output once its reasoning is removed (noOutput): what the judge is shown as "No output". */
+function withoutOutput(gen: unknown): boolean {
+  return typeof gen === 'string' && noOutput(gen) !== undefined;
+}
 
 const SMALL_FIELDS = [
   'task',
@@ -185,10 +190,10 @@ const SMALL_FIELDS = [
   'system_str',
   'horizon',
 ] as const;
-// `gen` and the judge modes' fields only for whether they are there: their values are never read; judge_repeats and panel also for whether they are lists.
+// The judge modes' fields only for whether they are there, judge_repeats and panel also for whether they are lists; `gen` is decoded only to tell a generation without output (noOutput).
 const SCAN = fieldScan(SMALL_FIELDS, {
   turnLists: ['prompt', 'response'],
-  locate: ['gen', 'extracted_output', 'judge_repeats', 'panel', 'turing', 'pairwise'],
+  locate: ['gen', 'judge_repeats', 'panel', 'turing', 'pairwise'],
 });
 
 /**
@@ -209,14 +214,8 @@ function scanLine(path: string, line: LineBytes, first: boolean): JudgedRecord |
     const record = toRecord(path, line.lineNo, idJson(line.bytes, at.get('id')) ?? '{}', row, (k) => at.has(k), first);
     // `""` is two bytes: an empty generation, written when inference failed.
     const gen = at.get('gen');
-    // As the judge (and the official script) spell it; its value is compared, never decoded.
-    const extracted = at.get('extracted_output');
-    const shown = extracted && line.bytes.subarray(extracted[0], extracted[1]);
-    return {
-      ...record,
-      noGeneration: gen !== undefined && gen[1] - gen[0] === 2 && line.bytes[gen[0]] === 0x22,
-      noOutput: shown !== undefined && shown.equals(NO_OUTPUT_JSON),
-    };
+    const noGeneration = gen !== undefined && gen[1] - gen[0] === 2 && line.bytes[gen[0]] === 0x22;
+    return { ...record, noGeneration, noOutput: !noGeneration && withoutOutput(parseSlice(line.bytes, gen)) };
   } catch {
     return undefined;
   }
