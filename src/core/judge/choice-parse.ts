@@ -14,7 +14,10 @@ import { stripThink } from '../rubrics/index.js';
 
 export type Choice = 'A' | 'B';
 
-type ChoiceParse = { ok: true; choice: Choice; via: 'boxed' | 'phrase' } | { ok: false; reason: string };
+/** Why a reply holds no choice: nothing at all, nothing but its think block, or text without a choice. `reason`: the line its row records. */
+export type NoChoice = 'empty' | 'think-only' | 'no-choice';
+
+type ChoiceParse = { ok: true; choice: Choice; via: 'boxed' | 'phrase' } | { ok: false; why: NoChoice; reason: string };
 
 /** Any number of backslashes (or none) before `boxed`, so escaped and bare spellings match alike. */
 const BOXED = /boxed\{\s*([AB])\s*\}/gi;
@@ -49,12 +52,15 @@ const PHRASES: RegExp[] = [
 
 export function parseChoiceReply(reply: string): ChoiceParse {
   const text = stripThink(reply).trim();
-  if (!text) return { ok: false, reason: reply.trim() ? 'empty reply after its think block' : 'empty reply' };
+  if (!text)
+    return reply.trim()
+      ? { ok: false, why: 'think-only', reason: 'empty reply after its think block' }
+      : { ok: false, why: 'empty', reason: 'empty reply' };
   const boxed = [...text.matchAll(BOXED)].at(-1);
   if (boxed) return { ok: true, choice: boxed[1]!.toUpperCase() as Choice, via: 'boxed' };
   const phrase = lastPhrase(text);
   if (phrase) return { ok: true, choice: phrase, via: 'phrase' };
-  return { ok: false, reason: 'no choice (no \\boxed{A} or \\boxed{B}, no concluding phrase)' };
+  return { ok: false, why: 'no-choice', reason: 'no choice (no \\boxed{A} or \\boxed{B}, no concluding phrase)' };
 }
 
 /** Among every phrase match, the one that starts last: like the boxed answer, the judge's conclusion comes at the end. */

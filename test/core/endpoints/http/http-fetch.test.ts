@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { EndpointPool, type ChatRequest, type PoolOptions } from '../../../../src/core/endpoints/index.js';
+import { RequestFailed } from '../../../../src/core/endpoints/classify.js';
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -252,12 +253,14 @@ test('a reply declared JSON that is not, or whose compressed body is damaged, is
   try {
     const plain = pool(url);
     await assert.rejects(send(plain, { messages: [] }), (err: Error) => {
-      assert.match(plain.describe(err), /^http:\/\/127\.0\.0\.1:\d+\/v1 returned a reply that is not JSON \(Unexpected token/);
+      assert.ok(err instanceof RequestFailed, String(err));
+      assert.deepEqual(err.failure, { kind: 'malformed' });
       return true;
     });
     const damaged = pool(`${url}/damaged`);
     await assert.rejects(send(damaged, { messages: [] }), (err: Error) => {
-      assert.equal(damaged.describe(err), 'the compressed reply could not be decoded (incorrect header check)');
+      assert.ok(err instanceof RequestFailed, String(err));
+      assert.deepEqual(err.failure, { kind: 'connection', cause: 'reply-undecodable' });
       return true;
     });
   } finally {

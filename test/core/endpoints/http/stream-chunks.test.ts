@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rawServer, streamDelta as delta, usageEvent } from '../../../support/raw-server.js';
 import { collectStream, EndpointPool, medianP90 } from '../../../../src/core/endpoints/index.js';
+import { RequestFailed } from '../../../../src/core/endpoints/classify.js';
 
 /* A stream put together into a completion: the chunks as servers and proxies send them. */
 test('a stream is put together as the unstreamed reply: every reasoning field, last finish reason, usage chunk', async () => {
@@ -85,9 +86,10 @@ for (const [what, sent] of [
         res.end(`${before}${sent}\n\ndata: [DONE]\n\n`);
       });
       const pool = streamedPool(url);
-      const failed = await pool
-        .chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] }))
-        .catch((err: unknown) => pool.describe(err));
-      assert.match(String(failed), /sent an error instead of the rest of the stream: prompt is too long/);
+      const failed = await pool.chat(pool.encode({ messages: [{ role: 'user', content: 'x' }] })).catch((err: unknown) => err);
+      assert.ok(failed instanceof RequestFailed, String(failed));
+      assert.deepEqual(failed.failure, { kind: 'connection', cause: 'stream-broke' });
+      // The server's own reason is what the row records.
+      assert.ok(pool.describe(failed).includes('prompt is too long'), pool.describe(failed));
     }
   });
