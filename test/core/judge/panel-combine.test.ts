@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { combineChoicePanel, combinePanel, turingOrderResult, turingResult, type Choice } from '../../../src/core/judge/index.js';
+import { memberError } from '../../../src/core/judge/panel.js';
 import { judgedOutcome, type ChoicePanelEntry, type PanelEntry } from '../../../src/core/schemas/index.js';
 
 const entry = (judge: string, g: number, over: Partial<PanelEntry> = {}): PanelEntry => ({
@@ -28,10 +29,13 @@ test('combinePanel: the mean or median of the valid members per dimension, the t
   const unparsed = { failed: 1, total_score: 0, error_message: 'no JSON', judge_failure: 'unparsed' } as const;
   const one = combinePanel([entry('a', 3), entry('b', 0, unparsed), entry('c', 5)], 'mean');
   assert.deepEqual([one.total_score, one.failed], [4, 0]);
-  const none = combinePanel([entry('a', 0, unparsed), entry('b', 0, unparsed)], 'mean');
+  const [a, b] = [entry('a', 0, unparsed), entry('b', 0, unparsed)];
+  const none = combinePanel([a, b], 'mean');
   assert.equal(judgedOutcome({ ...none }), 'failed', 'no member could grade: final, as for one judge');
   assert.equal(none.judge_failure, 'unparsed');
-  assert.match(none.error_message!, /panel member a/);
+  // The row's error is its first member's.
+  assert.deepEqual(none.error_message, memberError(a).error_message);
+  assert.notDeepEqual(none.error_message, memberError(b).error_message);
   const unsent = combinePanel(
     [entry('a', 3), entry('b', 0, { failed: 1, total_score: 0, error_message: 'HTTP 500', judge_failure: 'request-failed' })],
     'mean',
@@ -66,7 +70,8 @@ test('combineChoicePanel: the mean or median of the members with both orders ans
   const none = combineChoicePanel('turing', [unparsed, { ...unparsed, judge: 'd' }], 'mean');
   assert.equal(judgedOutcome({ ...none }), 'failed', 'no member answered both orders: final, as for one judge');
   assert.equal(none.rate, null);
-  assert.match(none.error_message!, /panel member c/);
+  assert.deepEqual(none.error_message, memberError(unparsed).error_message);
+  assert.notDeepEqual(none.error_message, memberError({ ...unparsed, judge: 'd' }).error_message);
   const unsent = combineChoicePanel(
     'turing',
     [spotter, chose('b', [null, null], { error_message: 'HTTP 500', judge_failure: 'request-failed' })],
