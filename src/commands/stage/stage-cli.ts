@@ -123,6 +123,7 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       completion_budget_tokens: count.completionBudget,
       ...(expected ? { expected_completion_tokens: expected.completionTokens, expected_from: expected.from } : {}),
       bad_rows: count.badRows,
+      ...(count.rounds !== undefined && { batch_rounds: count.rounds }),
       ...(base && {
         teacher_forced: { requests: base.requests, prompt_tokens: base.promptTokens },
         multiple_of_teacher_forced: { requests: multiple!.requests ?? null, prompt_tokens: multiple!.promptTokens ?? null },
@@ -158,6 +159,11 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
   if (base) {
     lines.push(
       `the teacher-forced run of these rows: ${n(base.requests)} requests, ${n(base.promptTokens)} prompt tokens; this run: ${multiple!.requests ?? 'n/a'} x its requests, ${multiple!.promptTokens ?? 'n/a'} x its prompt tokens (a prefix cache serves most of each step's prompt from the step before)`,
+    );
+  }
+  if (count.rounds !== undefined) {
+    lines.push(
+      `with --batch: ${n(count.rounds)} ${count.rounds === 1 ? 'round' : 'rounds'} of batches, one after another (round k asks the k-th step of every row; each round within the Batch API's completion window)`,
     );
   }
   if (expected) {
@@ -198,7 +204,7 @@ export function batchLines(): (e: Notice<'batch'>) => void {
   const term = terminal();
   const last = new Map<string | undefined, string>();
   return ({ stage, who, status: s }) => {
-    const line = `${who === undefined ? stage : `${stage} ${who}`}: batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`;
+    const line = `${who === undefined ? stage : `${stage} ${who}`}: ${s.round === undefined ? '' : `round ${s.round}, `}batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`;
     if (line !== last.get(who)) term.stderr.write(`${line}\n`);
     last.set(who, line);
     const unrun = s.total - s.completed - s.failed;
