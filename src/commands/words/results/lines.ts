@@ -13,6 +13,10 @@ export const RESULTS_WORDS = {
   reportWritten: (file: string, rows: number, bytes: number, seconds: number, cut?: { texts: number; limit: number }) =>
     `awb: wrote ${visible(file)} (${rows} rows, ${(bytes / 1e6).toFixed(1)} MB, ${seconds.toFixed(1)} s${cut ? `; ${cut.texts} texts cut at ${cut.limit} characters` : ''})`,
   noRowsMatch: 'awb: no rows match',
+  notARow: (text: string) => `"${text}" names no row: a row is domain/id/turn_idx, as compare prints it (e.g. web/563640682553697/5)`,
+  /** A row the merged file lacks (`key` as displayKey shows it), a line each. */
+  mergeMissing: (key: string) => `missing: ${visible(key)}`,
+  mergeFailed: (key: string) => `failed: ${visible(key)}`,
   /** A key the dataset holds twice (the android pair): each row it names, by its fingerprint. */
   keyNamesPair: (key: string, prints: readonly string[]) =>
     `awb: note: ${key} names ${prints.length} rows (the dataset holds this id and turn twice); one of them: ${prints.map((p) => `${key}#${p}`).join(', ')}`,

@@ -12,6 +12,9 @@ const n = (x: number) => x.toLocaleString('en-US');
 const usd = (x: number) => `$${x.toFixed(2)}`;
 
 export const STAGE_LINES = {
+  /** OPENAI_API_KEY kept from a world model `host` that is not OpenAI's (`openai`); `option` names a key for it. */
+  keyKept: (command: string, host: string, openai: string, option: string) =>
+    `${command}: OPENAI_API_KEY is not sent to ${visible(host)} (not ${openai}); to send a key to that host, pass ${option} KEY or set AWB_MODEL_API_KEY`,
   fetching: (repo: string, revision: string, hub: keyof typeof HUB_NAME) =>
     `infer: no --data given: fetching ${repo}@${revision} from ${HUB_NAME[hub]} (cached after the first time)`,
   upstreamUnfinished: (predictions: string, unwritten: number, total: number) =>

@@ -17,6 +17,19 @@ export const RUN_WORDS = {
   barFormat: (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed{limit}`,
   barLimit: (limitedBy: string) => ` | limited by ${limitedBy}`,
   summaryTitle: (stage: string) => `${stage} summary`,
+  /** --summary's verdict: the `all` row's counts, the exit code and what it means. */
+  stepVerdict: (stage: string, all: { rows: string; done: string; failed: string; retry: string }, exitCode: number, meaning?: string) =>
+    `${stage}: ${all.done} of ${all.rows} rows done, ${all.failed} failed (${all.retry} to retry); exit ${exitCode}${meaning ? `: ${meaning}` : ''}`,
+  /** What the exit code means for this run, when it is not the code's own meaning. */
+  stepMeaning: {
+    capped: 'stopped at the --max-cost cap',
+    interrupted: 'interrupted',
+    left: (rows: number) => `${counted(rows, 'row')} left: the same command run again does them`,
+    failed: (rows: number) => `${counted(rows, 'row')} ended failed: --retry-failed asks them again`,
+  },
+  stepOutput: (output: string) => `output: ${output}`,
+  stepFailure: (count: number, reason: string) => `failed ${count} × ${reason}`,
+  stepWarning: (warning: string) => `warning: ${warning}`,
   /** `cached` undefined: the server did not report cached tokens. */
   tokens: (prompt: number, cached: number | undefined, completion: number) =>
     `tokens: ${prompt} prompt (${cached === undefined ? 'cached tokens not reported' : `${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit`}), ${completion} completion`,
