@@ -34,6 +34,8 @@ export interface BatchServerOptions {
   failValidation?: string;
   /** The first this many creates make their batch, then hang up before answering (a reply lost on the way). */
   dropCreateAnswers?: number;
+  /** Batches created after the first this many stay in_progress until `release()` (a batch the provider takes hours over). */
+  holdAfter?: number;
 }
 
 export interface BatchServer {
@@ -47,6 +49,8 @@ export interface BatchServer {
   online: BatchLine['body'][];
   /** Changes pollsPerStatus from the next poll on (a batch that was kept waiting may then finish). */
   setPollsPerStatus(n: number): void;
+  /** Lets the batches held by `holdAfter` go on. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +66,8 @@ interface StoredBatch {
   error_file_id: string | null;
   request_counts: { total: number; completed: number; failed: number };
   polls: number;
+  /** Held in_progress (holdAfter) until released. */
+  held: boolean;
   errors?: { object: 'list'; data: Array<{ code: string; message: string; line?: number }> };
 }
 
@@ -70,7 +76,7 @@ const STEPS = ['validating', 'in_progress', 'finalizing', 'completed'];
 export async function startBatchServer(opts: BatchServerOptions): Promise<BatchServer> {
   const files = new Map<string, { purpose: string; name: string; content: string }>();
   const batches = new Map<string, StoredBatch>();
-  const state = { created: 0, uploads: 0 };
+  const state = { created: 0, uploads: 0, released: false };
   const online: BatchLine['body'][] = [];
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -199,6 +205,7 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
           error_file_id: null,
           request_counts: { total, completed: 0, failed: 0 },
           polls: 0,
+          held: opts.holdAfter !== undefined && state.created > opts.holdAfter,
         };
         batches.set(b.id, b);
         if (state.created <= (opts.dropCreateAnswers ?? 0)) return res.socket?.destroy();
@@ -213,7 +220,9 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
         if (!b) return json(res, 404, { error: { message: 'no such batch' } });
         if (!['completed', 'failed', 'expired', 'cancelled'].includes(b.status)) {
           b.polls++;
-          if (opts.failValidation) {
+          if (b.held && !state.released) {
+            b.status = 'in_progress';
+          } else if (opts.failValidation) {
             b.status = 'failed';
             b.errors = { object: 'list', data: [{ code: 'invalid_request', message: opts.failValidation, line: 1 }] };
           } else {
@@ -249,6 +258,9 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
     setPollsPerStatus: (n) => {
       opts.pollsPerStatus = n;
     },
+    release: () => {
+      state.released = true;
+    },
     get created() {
       return state.created;
     },
@@ -259,8 +271,8 @@ export async function startBatchServer(opts: BatchServerOptions): Promise<BatchS
   };
 }
 
-function view(b: StoredBatch): Omit<StoredBatch, 'polls'> {
-  const { polls: _polls, ...rest } = b;
+function view(b: StoredBatch): Omit<StoredBatch, 'polls' | 'held'> {
+  const { polls: _polls, held: _held, ...rest } = b;
   return rest;
 }
 

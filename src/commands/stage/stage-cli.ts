@@ -100,6 +100,7 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
       completion_budget_tokens: count.completionBudget,
       ...(expected ? { expected_completion_tokens: expected.completionTokens, expected_from: expected.from } : {}),
       bad_rows: count.badRows,
+      ...(count.rounds !== undefined && { batch_rounds: count.rounds }),
       ...(base && {
         teacher_forced: { requests: base.requests, prompt_tokens: base.promptTokens },
         multiple_of_teacher_forced: { requests: multiple!.requests ?? null, prompt_tokens: multiple!.promptTokens ?? null },
@@ -130,6 +131,7 @@ export function printDryRun(e: Notice<'dry-run'>, o: StageViewOptions, jsonText?
     DRY_RUN_LINES.completionBudget(count.completionBudget),
   ];
   if (base) lines.push(DRY_RUN_LINES.teacherForced(base, multiple!));
+  if (count.rounds !== undefined) lines.push(DRY_RUN_LINES.rounds(count.rounds));
   if (expected) {
     const observed = expected.from === 'observed' ? { rows: expected.rows, output } : undefined;
     lines.push(DRY_RUN_LINES.expectedTokens(expected.completionTokens, observed));

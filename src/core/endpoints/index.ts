@@ -6,7 +6,7 @@ export { collectStream, medianP90 } from './http/stream.js';
 export { estimatePromptTokens } from './pacing/estimate.js';
 export { JoinedText, jsonBytes } from './http/json-bytes.js';
 export { honouredWaitMs } from './retry.js';
-export { batchClient, clearBatches, customIdOf, runBatches } from './batch/batch.js';
+export { batchClient, clearBatches, customIdOf, recordedBatches, runBatches } from './batch/batch.js';
 export type { BatchResults, BatchStatus } from './batch/batch.js';
 export { BATCH_LIMITS } from './batch/batch-files.js';
 export type { BatchLimits, BatchRequest } from './batch/batch-files.js';

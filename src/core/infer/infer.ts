@@ -9,7 +9,7 @@ import { noOutput } from '../rubrics/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, ManifestSettings, PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
-import { anchorTurn, rolloutPlan, stepMessages, type Horizon } from './rollout.js';
+import { anchorTurn, rolloutPlan, stepCount, stepMessages, type Horizon } from './rollout.js';
 import { rolloutJob } from './rollout-job.js';
 import { StepStore } from './step-store.js';
 
@@ -175,15 +175,41 @@ export function inferStage(
       steps = store;
       return () => store.close();
     },
+    // --batch: each round asks every row's first step not kept yet, its messages built as the job builds them.
+    rounds: {
+      next: async (row, key) => {
+        const store = begun(steps);
+        const plan = rolloutPlan(row, horizon);
+        const generated: string[] = [];
+        for (const [n, step] of plan.steps.entries()) {
+          const done = await store.get(step.key);
+          if (!done)
+            return {
+              key: step.key,
+              turn: step.turn,
+              by: key,
+              request: { ...params(row), messages: stepMessages(row, plan, generated, n) },
+            };
+          generated.push(done.fields.gen ?? '');
+        }
+        return undefined;
+      },
+      keep: (step, reply) => begun(steps).add(step.key, step.turn, step.by, fieldsOf(reply)),
+      steps: (row) => stepCount(row, horizon),
+    },
     job: (row, key, chat) => {
-      if (!steps) throw new Error('infer --horizon: the stage was not begun');
       return rolloutJob(row, key, {
         horizon,
-        steps,
+        steps: begun(steps),
         ask: (n, messages, signal) => ask(chat, n, chat.encode({ ...params(row), messages }), signal),
       });
     },
   };
+}
+
+function begun(steps: StepStore | undefined): StepStore {
+  if (!steps) throw new Error('infer --horizon: the stage was not begun');
+  return steps;
 }
 
 /** The fields of an answered request. */

@@ -149,6 +149,12 @@ export class StepStore {
     }
   }
 
+  /** Keeps a step answered outside a row's job (a batch round), unless it is kept already (a round collected again). */
+  async add(key: string, turn: number, by: string, fields: PredictionFields): Promise<void> {
+    if (this.memory ? this.memory.has(key) : this.index.has(key)) return;
+    await this.keep({ key, turn, by, fields });
+  }
+
   private async keep(line: { key: string; turn: number; by: string; fields: PredictionFields }): Promise<void> {
     if (this.memory) {
       this.memory.set(line.key, { turn: line.turn, by: line.by, fields: line.fields });

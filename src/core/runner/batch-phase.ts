@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   batchClient,
   clearBatches,
+  recordedBatches,
   customIdOf,
   isChatCompletion,
   jsonBytes,
@@ -20,7 +21,7 @@ import { displayKey, type LinePlan } from '../rows/index.js';
 import { hostless, removeStaleTemps, settingsDifferences } from '../output/index.js';
 import { plannedRows } from './plan.js';
 import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
-import type { RowChat, RowSend, Stage } from './stage.js';
+import type { RowChat, RowSend, Stage, StageRounds } from './stage.js';
 
 export interface BatchPhaseOptions extends BatchTarget {
   output: string;
@@ -52,6 +53,8 @@ export const batchStatePath = (output: string): string => `${output}.batches.jso
  */
 export class BatchPhase<S extends z.ZodType<DatasetRow>> {
   private results: BatchResults | undefined;
+  /** A free-running run's: the batches of every round, collected one round after another. */
+  private roundIds: string[] | undefined;
   /** Requests the batches hold no line for: their rows changed (or came) since the batches were submitted. */
   private unbatched = 0;
 
@@ -67,33 +70,96 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
 
   /** The batches whose replies this run uses, for the manifest. */
   get ids(): string[] {
-    return this.results?.ids ?? [];
+    return this.roundIds ?? this.results?.ids ?? [];
   }
 
   /** Submits (or finds again) the batches for the rows not done yet and waits for their results; returns early when stopped. */
   async run(doneKeys: ReadonlySet<string>): Promise<void> {
-    const { settings } = this.opts;
-    const stem = this.stem;
     // The run clears what an earlier crash left of the output's own state (runLocked); a state of its own stem is this phase's to clear.
-    if (this.opts.stem !== undefined) await removeStaleTemps([batchStatePath(stem)]);
+    if (this.opts.stem !== undefined) await removeStaleTemps([batchStatePath(this.stem)]);
     try {
-      this.results = await runBatches({
-        client: batchClient(this.opts.connection),
-        endpoint: this.opts.endpoint,
-        model: this.opts.model,
-        secrets: this.opts.secrets,
-        statePath: batchStatePath(stem),
-        filePrefix: `${stem}.batch`,
-        // The hosts aside: the state names the endpoint it was submitted to.
-        settings: { now: settings, differences: (recorded) => settingsDifferences(hostless(recorded), hostless(settings)) },
-        requests: () => this.requests(doneKeys),
-        ...(this.opts.limits && { limits: this.opts.limits }),
-        pollMs: this.opts.pollMs,
-        signal: this.opts.signal,
-        ...(this.opts.onStatus && { onStatus: this.opts.onStatus }),
-      });
+      if (this.stage.rounds) await this.runRounds(this.stage.rounds, doneKeys);
+      else this.results = await this.submit(() => this.requests(doneKeys));
     } catch (err) {
       if (!this.opts.signal.aborted) throw err;
+    }
+  }
+
+  /**
+   * Refuses batches an earlier run recorded for another endpoint, model or settings: checked before
+   * the run changes anything (a free-running run's steps file is opened before its rounds).
+   */
+  async check(): Promise<void> {
+    await recordedBatches(this.recorded);
+  }
+
+  /** Where the batches are recorded, and for what. */
+  private get recorded() {
+    const { settings } = this.opts;
+    return {
+      endpoint: this.opts.endpoint,
+      model: this.opts.model,
+      statePath: batchStatePath(this.stem),
+      // The hosts aside: the state names the endpoint it was submitted to.
+      settings: { now: settings, differences: (recorded: ManifestSettings) => settingsDifferences(hostless(recorded), hostless(settings)) },
+    };
+  }
+
+  /** The batches of these requests, submitted (or found again through the state) and waited for. */
+  private submit(requests: () => AsyncIterable<BatchRequest>, round?: number): Promise<BatchResults> {
+    const { onStatus } = this.opts;
+    return runBatches({
+      ...this.recorded,
+      client: batchClient(this.opts.connection),
+      secrets: this.opts.secrets,
+      filePrefix: `${this.stem}.batch`,
+      requests,
+      ...(this.opts.limits && { limits: this.opts.limits }),
+      pollMs: this.opts.pollMs,
+      signal: this.opts.signal,
+      ...(onStatus && { onStatus: round === undefined ? onStatus : (status) => onStatus({ ...status, round }) }),
+    });
+  }
+
+  /**
+   * A free-running run's rounds (--horizon): each round's batches ask every row's first step not
+   * kept yet (a step rows share, once), its answers are kept as the rows' jobs keep theirs, and the
+   * next round is built from them. A round an earlier run submitted is found again through the
+   * state and collected first. A step that failed or expired in its batch is left to the online
+   * run, with the rest of its row's steps: the other rows go on in rounds.
+   */
+  private async runRounds(rounds: StageRounds<z.infer<S>>, doneKeys: ReadonlySet<string>): Promise<void> {
+    const online = new Set<string>();
+    const ids: string[] = [];
+    for (let round = 1; ; round++) {
+      this.opts.signal.throwIfAborted();
+      const steps = new Map<string, { customId: string; turn: number; by: string; at: number }>();
+      let listed = false;
+      const requests = async function* (this: BatchPhase<S>): AsyncGenerator<BatchRequest> {
+        listed = true;
+        yield* this.roundRequests(rounds, doneKeys, online, steps);
+      }.bind(this);
+      const results = await this.submit(requests, round);
+      // Found again through the state: the round's steps are listed anew (their requests are already at the endpoint).
+      const found = !listed;
+      if (found) for await (const _ of requests());
+      try {
+        for (const [key, step] of steps) {
+          const reply = await results.get(step.customId);
+          // A step kept before a crash moved its row on: that row's next step is not in this round, but in the next.
+          if (!reply && found) continue;
+          if (reply?.ok && isChatCompletion(reply.body)) {
+            await rounds.keep({ key, turn: step.turn, by: step.by }, this.batchAnswer(reply.body));
+          } else online.add(key);
+        }
+      } finally {
+        await results.close();
+      }
+      ids.push(...results.ids);
+      this.roundIds = ids;
+      // Every answer of the round is kept: its state and files go, and the next round starts from the steps.
+      await clearBatches(batchStatePath(this.stem));
+      if (!steps.size) return;
     }
   }
 
@@ -135,7 +201,40 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
     const reply = await this.results.get(customId);
     if (!reply) this.unbatched++;
     if (!reply?.ok || !isChatCompletion(reply.body)) return undefined;
-    return { completion: reply.body, endpoint: this.opts.endpoint, latencyMs: 0, batch: true };
+    return this.batchAnswer(reply.body);
+  }
+
+  private batchAnswer(completion: ChatResult['completion']): ChatResult {
+    return { completion, endpoint: this.opts.endpoint, latencyMs: 0, batch: true };
+  }
+
+  /**
+   * A round's requests: the next step of every planned row not done yet whose step did not fail in
+   * an earlier round (`online`), a step rows share once; each noted in `steps` by its key.
+   */
+  private async *roundRequests(
+    rounds: StageRounds<z.infer<S>>,
+    doneKeys: ReadonlySet<string>,
+    online: ReadonlySet<string>,
+    steps: Map<string, { customId: string; turn: number; by: string; at: number }>,
+  ): AsyncGenerator<BatchRequest> {
+    const { plan, model } = this.opts;
+    const seen = new Set<string>();
+    for await (const { read } of plannedRows(plan, this.stage.schema)) {
+      if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) continue;
+      seen.add(read.key);
+      const step = await rounds.next(read.row, read.key);
+      if (!step || online.has(step.key)) continue;
+      const at = read.row.turn_idx;
+      const shared = steps.get(step.key);
+      if (shared) {
+        if (at < shared.at) Object.assign(shared, { by: read.key, at });
+        continue;
+      }
+      const customId = requestId(step.key, 0, messagesDigest(step.request));
+      steps.set(step.key, { customId, turn: step.turn, by: read.key, at });
+      yield { customId, what: displayKey(read.key), body: { ...step.request, model } };
+    }
   }
 
   /** The first requests of every planned row not done yet (rows that fail their checks are left to the run to report). */

@@ -36,6 +36,8 @@ export interface DryRunCount {
    * run admits them), and at the expected cost (when a figure tells it); counted from nothing spent.
    */
   cap?: { usd: number; atBound: number; atExpected?: number };
+  /** A free-running run's (--horizon): the steps a row sends one after another at most, the rounds of a --batch run. */
+  rounds?: number;
 }
 
 /** --max-cost for a dry run: the cap, the prices and each request's completion token limit. */
@@ -116,6 +118,7 @@ export async function dryRun<S extends z.ZodType<DatasetRow>>(
       continue;
     }
     count.rows++;
+    if (stage.rounds) count.rounds = Math.max(count.rounds ?? 0, stage.rounds.steps(read.row));
     let budget = 0;
     let promptTokens = 0;
     let rowBound = 0;

@@ -4,7 +4,7 @@ export { fileOrder } from './plan.js';
 export type { Order } from './plan.js';
 export { keptRows, runStage } from './run.js';
 export type { RunOptions, StageEvent, StageResult } from './run.js';
-export type { Job, RowChat, RowSend, Stage } from './stage.js';
+export type { Job, RoundStep, RowChat, RowSend, Stage, StageRounds } from './stage.js';
 export { dryRun } from './dry-run.js';
 export type { DryRunCap, DryRunCount } from './dry-run.js';
 export { CostCap, admits, requestBound } from './cost-cap.js';

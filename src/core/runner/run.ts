@@ -132,8 +132,19 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
 }
 
 async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions, found: Found): Promise<StageResult> {
-  const { plan } = opts;
   await removeStaleTemps([opts.output, manifestPathFor(opts.output), batchStatePath(opts.output)]);
+  // What the stage keeps beside the output (a free-running run's steps) is open before the batches, whose rounds
+  // fill it; with --batch its steps are kept even before a manifest exists (a run killed in its first rounds).
+  const end = await stage.begin?.(opts.output, opts.settings, found.previous !== undefined || opts.batchIds !== undefined);
+  try {
+    return await runBegun(stage, opts, found);
+  } finally {
+    await end?.();
+  }
+}
+
+async function runBegun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions, found: Found): Promise<StageResult> {
+  const { plan } = opts;
   const { resumed, tallies } = found;
   const manifest = await resume(stage, opts, found);
 
@@ -150,12 +161,10 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
   const schedule = new Schedule(scheduleRows(plan, opts.order, stage.anchor), { maxBytes: opts.maxInflightBytes });
   const saveRow = rowSaver({ stage, inputs, writer, manifest, tallies, onEvent: opts.onEvent });
   opts.costCap?.start(tallies.perDomain.values());
-  let end: (() => Promise<void>) | undefined;
 
   let readError: { error: unknown } | undefined;
   try {
     try {
-      end = await stage.begin?.(opts.output, opts.settings, found.previous !== undefined);
       await sendPlanned({ stage, opts, schedule, slots, inputs, badRows, doneKeys: resumed.doneKeys, saveRow });
     } catch (error) {
       // A read that fails (a disk error, a file cut short) must not leave requests running into closed files.
@@ -169,7 +178,6 @@ async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts:
     opts.stop.removeEventListener('abort', onStop);
     await writer.close();
     await inputs.close();
-    await end?.();
     await manifest.save();
   }
   const fatal = readError ?? slots.error;

@@ -65,4 +65,27 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
    * free-running infer's finished steps), kept from an earlier run when `resuming`. Returns its closing.
    */
   begin?(output: string, settings: ManifestSettings, resuming: boolean): Promise<() => Promise<void>>;
+  /**
+   * A free-running infer's (--horizon) steps as Batch API rounds (--batch): what a round asks of a row, and
+   * where its answers are kept (the store `begin` opened), so the rows' jobs then take them from there.
+   */
+  rounds?: StageRounds<z.infer<S>>;
+}
+
+/** A step a round asks: the step's key (rows of a trajectory may share it), the turn it predicts, and the row that sends it. */
+export interface RoundStep {
+  key: string;
+  turn: number;
+  /** The row key of the row it is sent for; of the rows sharing it, the one at the earliest turn (as online: Schedule runs turns in order). */
+  by: string;
+  request: ChatRequest;
+}
+
+export interface StageRounds<R> {
+  /** The row's first step not kept yet (every earlier step is): what the next round asks for it; undefined when none is left. */
+  next(row: R, key: string): Promise<RoundStep | undefined>;
+  /** Keeps a step's batch answer, as the job keeps an answer it got online. */
+  keep(step: Omit<RoundStep, 'request'>, reply: ChatResult): Promise<void>;
+  /** The steps a row's rollout sends one after another at most: the rounds it needs. */
+  steps(row: R): number;
 }

@@ -115,7 +115,6 @@ export function inferConfig(c: InferConfig): Checked<InferConfig> {
     throw fail({ kind: 'download-option-with-data', option: c.revision !== undefined ? 'revision' : 'source' });
   }
   if (c.horizon !== undefined && c.history === 'none') throw fail({ kind: 'horizon-without-history' });
-  if (c.horizon !== undefined && c.batch) throw fail({ kind: 'horizon-with-batch' });
   return c as Checked<InferConfig>;
 }
 

@@ -7,8 +7,6 @@ export type StageFault =
   | { kind: 'download-option-with-data'; option: 'revision' | 'source' }
   /** infer --horizon feeds the model its own observations, --no-history sends none. */
   | { kind: 'horizon-without-history' }
-  /** infer --horizon sends a row's steps one after another, each from the one before: no batch holds such a chain. */
-  | { kind: 'horizon-with-batch' }
   /** judge: an option of one judge mode given with another. */
   | { kind: 'option-outside-mode'; option: 'reference' | 'repeat'; mode: 'pairwise' | 'rubric' }
   | { kind: 'pairwise-without-reference' }

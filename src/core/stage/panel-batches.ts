@@ -41,6 +41,7 @@ export class PanelBatches {
       await Promise.all(phases.map(each));
     };
     return {
+      check: () => all((p) => p.check()),
       run: (doneKeys) => all((p) => p.run(doneKeys)),
       // The panel's rows ask through their members' chats (chat above), never the run's.
       chat: (_key, online) => online,

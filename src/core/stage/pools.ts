@@ -102,7 +102,7 @@ export type BatchCommon = Omit<BatchPhaseOptions, keyof BatchTarget | 'stem' | '
 export type BatchProgress = (who: string) => (s: BatchStatus) => void;
 
 /** What a run asks of its batches: one BatchPhase's surface. */
-export type StageBatch = Pick<BatchPhase<z.ZodType<DatasetRow>>, 'run' | 'chat' | 'ids' | 'notInBatch' | 'clear' | 'close'>;
+export type StageBatch = Pick<BatchPhase<z.ZodType<DatasetRow>>, 'check' | 'run' | 'chat' | 'ids' | 'notInBatch' | 'clear' | 'close'>;
 
 /** A pool's chat for a row's requests, without a batch. */
 export function poolChat(pool: Pick<StagePool, 'encode' | 'chat'>): RowChat {

@@ -143,7 +143,11 @@ export async function runStageWith<S extends z.ZodType<DatasetRow>>(
       graceMs: o.grace * 1000,
       onEvent: (e) => display.event(e),
       chat: batch ? (key) => batch.chat(key, online) : () => online,
-      check: c.check,
+      // Batches recorded by an earlier run with other settings are refused before anything is changed.
+      check: async () => {
+        await batch?.check();
+        await c.check?.();
+      },
       beforeDispatch: async (doneKeys: ReadonlySet<string>) => {
         // Rows answered with these settings (the manifest guards them): a refusal that comes for every row is then not theirs.
         if (doneKeys.size) c.pool.noteAnswered();
@@ -271,7 +275,7 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
     retryFailed: config.retryFailed,
     onEvent: (e) => display.event(e),
   });
-  const count = await dryRun(
+  const { rounds, ...count } = await dryRun(
     stage,
     plan,
     (bad) => {
@@ -285,7 +289,8 @@ export async function dryRunStage<S extends z.ZodType<DatasetRow>>(
   display.event({
     type: 'dry-run',
     stage: stage.name,
-    count,
+    // With --batch, a free-running run's steps go in rounds, one after another.
+    count: { ...count, ...(config.batch && rounds !== undefined && { rounds }) },
     output,
     ...(base && { teacherForced: { requests: base.requests, promptTokens: base.promptTokens } }),
   });

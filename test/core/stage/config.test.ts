@@ -104,9 +104,9 @@ describe('the rules between options, checked where the config is built', () => {
     assert.equal(inferConfig(infer({ revision: 'v1', source: 'modelscope' })).revision, 'v1');
   });
 
-  it('infer: a horizon needs the history and online sending', () => {
+  it('infer: a horizon needs the history, and goes with the Batch API', () => {
     assert.throws(() => inferConfig(infer({ horizon: 2, history: 'none' })), isFault('horizon-without-history'));
-    assert.throws(() => inferConfig(infer({ horizon: 'all', batch: true })), isFault('horizon-with-batch'));
+    assert.equal(inferConfig(infer({ horizon: 'all', batch: true })).batch, true);
     assert.equal(inferConfig(infer({ horizon: 'all' })).horizon, 'all');
     assert.equal(inferConfig(infer({ history: 'none', batch: true })).horizon, undefined);
   });

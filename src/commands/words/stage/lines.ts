@@ -46,9 +46,11 @@ export const STAGE_LINES = {
   judgeIt: (awb: string, predictions: string) =>
     `judge it with: ${awb} judge --predictions ${predictions} --judge-base-url URL --judge-model MODEL`,
   scoreIt: (awb: string, judged: string) => `score it with: ${awb} score ${judged}`,
+  /** A batch's state (`round`: infer --horizon's rounds of batches). */
   batch: (s: {
     stage: string;
     who?: string;
+    round?: number;
     batch: number;
     of: number;
     id: string;
@@ -57,7 +59,7 @@ export const STAGE_LINES = {
     total: number;
     failed: number;
   }) =>
-    `${s.who === undefined ? s.stage : `${s.stage} ${s.who}`}: batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`,
+    `${s.who === undefined ? s.stage : `${s.stage} ${s.who}`}: ${s.round === undefined ? '' : `round ${s.round}, `}batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`,
   batchUnrun: (id: string, status: string, unrun: number, total: number) =>
     `warning: batch ${visible(id)} ${status} with ${unrun} of its ${total} requests not run: they are asked online, at the online price`,
 } as const;
@@ -68,6 +70,9 @@ export const DRY_RUN_LINES = {
     `${stage} dry run: ${visible(output)} already holds a result of all ${n(done)} rows: a run would send nothing`,
   requests: (stage: string, requests: number, rows: number, done: number, output: string) =>
     `${stage} dry run: ${n(requests)} requests for ${n(rows)} rows (nothing sent, nothing written)${done ? `; the ${n(done)} rows ${visible(output)} already holds a result of are not sent again` : ''}`,
+  /** With --batch --horizon: the rounds of batches the run takes. */
+  rounds: (rounds: number) =>
+    `with --batch: ${n(rounds)} ${rounds === 1 ? 'round' : 'rounds'} of batches, one after another (round k asks the k-th step of every row; each round within the Batch API's completion window)`,
   promptTokens: (tokens: number) => `prompt tokens (estimate, o200k): ${n(tokens)}`,
   completionBudget: (tokens: number) => `completion budget (max tokens x requests): ${n(tokens)}`,
   /** `multiple`: this run's requests and prompt tokens over the teacher-forced run's (undefined: that run has none). */

@@ -19,8 +19,6 @@ export const STAGE_WORDS: Words<StageFault> = {
   'download-option-with-data': (f) =>
     `${FLAG[f.option]} chooses what to download; it cannot apply to a local --data folder (drop one of them)`,
   'horizon-without-history': () => '--horizon feeds the model its own earlier observations; --no-history sends none: drop one of them',
-  'horizon-with-batch': () =>
-    "--horizon sends each row's steps one after another, each from the previous step's answer; --batch cannot yet: drop one of them",
   'option-outside-mode': (f) => `${FLAG[f.option]} goes with --mode ${f.mode}`,
   'pairwise-without-reference': () => '--mode pairwise needs --reference OTHER.jsonl',
   'panel-option-without-panel': (f) => `${FLAG[f.option]} goes with a panel of judges (--judge-model a,b,c)`,

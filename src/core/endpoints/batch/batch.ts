@@ -47,6 +47,8 @@ function isTerminal(status: string): boolean {
 }
 
 export interface BatchStatus {
+  /** A free-running run's round (--horizon: each round asks the next step of every row). */
+  round?: number;
   batch: number;
   of: number;
   id: string;
@@ -66,7 +68,7 @@ export function batchClient(connection: Connection): OpenAI {
   return new Client({ ...connection, maxRetries: 5, timeout: 600_000, logLevel: 'off' });
 }
 
-interface BatchRunOptions {
+export interface BatchRunOptions {
   /** A client for the endpoint (batchClient). */
   client: OpenAI;
   /** Removed from server text before it is shown. */
@@ -136,8 +138,14 @@ function refusal(err: unknown, opts: BatchRunOptions): unknown {
   return fail(fault);
 }
 
-async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
-  let state = await readBatchState(opts.statePath);
+/**
+ * The batches an earlier run recorded at `statePath`, if any; refused when submitted to another
+ * endpoint or model, or with other settings: their replies are not this run's to take.
+ */
+export async function recordedBatches(
+  opts: Pick<BatchRunOptions, 'statePath' | 'endpoint' | 'model' | 'settings'>,
+): Promise<BatchState | undefined> {
+  const state = await readBatchState(opts.statePath);
   if (state && (state.endpoint !== opts.endpoint || state.model !== opts.model)) {
     const { model, endpoint } = state;
     throw fail({
@@ -149,6 +157,11 @@ async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
   }
   const differences = state?.settings && opts.settings ? opts.settings.differences(state.settings) : [];
   if (differences.length) throw fail({ kind: 'batch-settings-changed', path: opts.statePath, differences });
+  return state;
+}
+
+async function submitAndCollect(opts: BatchRunOptions): Promise<BatchResults> {
+  let state = await recordedBatches(opts);
   if (!state) {
     state = {
       format: 'agentworldbench-batches',

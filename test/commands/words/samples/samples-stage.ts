@@ -3,7 +3,6 @@ import type { StageFault } from '../../../../src/core/stage/index.js';
 export const STAGE_SAMPLES: { [K in StageFault['kind']]: Extract<StageFault, { kind: K }> } = {
   'download-option-with-data': { kind: 'download-option-with-data', option: 'revision' },
   'horizon-without-history': { kind: 'horizon-without-history' },
-  'horizon-with-batch': { kind: 'horizon-with-batch' },
   'option-outside-mode': { kind: 'option-outside-mode', option: 'repeat', mode: 'rubric' },
   'pairwise-without-reference': { kind: 'pairwise-without-reference' },
   'panel-option-without-panel': { kind: 'panel-option-without-panel', option: 'memberBaseUrl' },
