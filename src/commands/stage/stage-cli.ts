@@ -154,7 +154,7 @@ export function batchLines(): (e: Notice<'batch'>) => void {
   const term = terminal();
   const last = new Map<string | undefined, string>();
   return ({ stage, who, status: s }) => {
-    const line = STAGE_LINES.batch({ ...s, stage, who });
+    const line = STAGE_LINES.batch(stage, who, s);
     if (line !== last.get(who)) term.stderr.write(`${line}\n`);
     last.set(who, line);
     const unrun = s.total - s.completed - s.failed;

@@ -1,3 +1,4 @@
+import type { BatchStatus } from '../../../core/endpoints/index.js';
 import { visible } from '../../../core/shown.js';
 
 /*
@@ -46,20 +47,9 @@ export const STAGE_LINES = {
   judgeIt: (awb: string, predictions: string) =>
     `judge it with: ${awb} judge --predictions ${predictions} --judge-base-url URL --judge-model MODEL`,
   scoreIt: (awb: string, judged: string) => `score it with: ${awb} score ${judged}`,
-  /** A batch's state (`round`: infer --horizon's rounds of batches). */
-  batch: (s: {
-    stage: string;
-    who?: string;
-    round?: number;
-    batch: number;
-    of: number;
-    id: string;
-    status: string;
-    completed: number;
-    total: number;
-    failed: number;
-  }) =>
-    `${s.who === undefined ? s.stage : `${s.stage} ${s.who}`}: ${s.round === undefined ? '' : `round ${s.round}, `}batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`,
+  /** A batch's state (`round`: infer --horizon's rounds of batches); `who`: the panel member whose batch it is. */
+  batch: (stage: string, who: string | undefined, s: BatchStatus) =>
+    `${who === undefined ? stage : `${stage} ${who}`}: ${s.round === undefined ? '' : `round ${s.round}, `}batch ${s.batch}/${s.of} ${visible(s.id)}: ${visible(s.status)}, ${s.completed}/${s.total} done${s.failed ? `, ${s.failed} failed` : ''}`,
   batchUnrun: (id: string, status: string, unrun: number, total: number) =>
     `warning: batch ${visible(id)} ${status} with ${unrun} of its ${total} requests not run: they are asked online, at the online price`,
 } as const;

@@ -36,22 +36,10 @@ export const NOTICE_SAMPLES: { [K in Notice['kind']]: Extract<Notice, { kind: K 
   'setting-unknown': { kind: 'setting-unknown', setting: 'history', runs: ['old'] },
   'rubrics-differ': {
     kind: 'rubrics-differ',
-    domains: [
-      {
-        domain: 'search',
-        values: [
-          { hash: '2'.repeat(64), runs: ['a'] },
-          { hash: '3'.repeat(64), runs: ['b'] },
-        ],
-      },
-      {
-        domain: 'os',
-        values: [
-          { hash: '4'.repeat(64), runs: ['a'] },
-          { hash: '5'.repeat(64), runs: ['b'] },
-        ],
-      },
-    ],
+    domains: ['search', 'os'].map((domain, i) => ({
+      domain,
+      values: ['a', 'b'].map((run, j) => ({ hash: String(2 + 2 * i + j).repeat(64), runs: [run] })),
+    })),
   },
   'rubrics-per-domain-unknown': { kind: 'rubrics-per-domain-unknown', runs: ['old-c'] },
   'domains-differ': {
