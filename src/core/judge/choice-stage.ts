@@ -21,7 +21,7 @@ import { ParseStreak } from './parse-streak.js';
 import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
 import { parseChoiceReply, type Choice } from './choice-parse.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
-import { cleanObservation, extractPrediction, noOutput } from '../rubrics/index.js';
+import { NO_OUTPUT, cleanObservation, extractPrediction } from '../rubrics/index.js';
 import type { ModePrompt } from '../rubrics/index.js';
 import type { ReferenceFile } from './reference.js';
 
@@ -34,7 +34,7 @@ function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
   const failure = judgeFailureOf(row);
   if (failure === 'no-generation' && row.error !== undefined) t.empty++;
   if (failure === 'no-reference') t.unpaired++;
-  if (typeof row.gen === 'string' && noOutput(row.gen)) t.noOutput++;
+  if (row.extracted_output === NO_OUTPUT) t.noOutput++;
   if (row.panel !== undefined) return addUsage(t, row.judge_usage as Usage | undefined);
   const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
   for (const o of result?.orders ?? []) addUsage(t, o.judge_usage);

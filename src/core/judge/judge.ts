@@ -6,7 +6,7 @@ import { fail } from '../errors.js';
 import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
-import { cleanObservation, extractPrediction, noOutput } from '../rubrics/index.js';
+import { NO_OUTPUT, cleanObservation, extractPrediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { NO_GENERATION, judgeFailureOf, judgedOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
@@ -16,11 +16,11 @@ import { domainOfTask } from '../domains.js';
 
 /**
  * Counts, in `empty`, rows that have no prediction to judge because their inference failed, and in `noOutput` those
- * whose generation holds no output once reasoning is removed (noOutput: shown to the judge as "No output").
+ * whose prediction was shown to the judge as "No output".
  */
 function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
   if (judgeFailureOf(row) === 'no-generation' && row.error !== undefined) t.empty++;
-  if (typeof row.gen === 'string' && noOutput(row.gen)) t.noOutput++;
+  if (row.extracted_output === NO_OUTPUT) t.noOutput++;
   addUsage(t, row.judge_usage as Usage | undefined);
 }
 

@@ -1,13 +1,10 @@
 /*
- * Which rows count as "no output": those whose generation holds nothing once reasoning is removed
- * (noOutput of gen), as the judge stages tally them and score reads them back; a prediction whose
- * text happens to be the placeholder's words is a prediction like any other.
+ * Which rows of a judged file score counts as "no output": those whose generation holds nothing once
+ * reasoning is removed (noOutput of gen), not those whose extracted_output reads as the placeholder;
+ * a prediction whose text happens to be the placeholder's words is a prediction like any other.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CHOICE_STAGE } from '../../../src/core/judge/choice-stage.js';
-import { RUBRIC_STAGE } from '../../../src/core/judge/judge.js';
-import { emptyTally } from '../../../src/core/runner/accounting.js';
 import { NO_OUTPUT } from '../../../src/core/rubrics/index.js';
 import { readJudged } from '../../../src/core/score/index.js';
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
@@ -24,16 +21,6 @@ const gens: Array<[string, string, boolean]> = [
 ];
 
 describe('rows without output', () => {
-  for (const stage of [RUBRIC_STAGE, CHOICE_STAGE]) {
-    it(`are tallied from the generation, not extracted_output (${stage === RUBRIC_STAGE ? 'rubric' : 'choice'})`, () => {
-      for (const [what, gen, none] of gens) {
-        const t = emptyTally();
-        stage.tally({ gen, extracted_output: NO_OUTPUT }, t);
-        assert.equal(t.noOutput, none ? 1 : 0, what);
-      }
-    });
-  }
-
   it('are read back by score from the generation', async () => {
     const rows = gens.map(([, gen], i) => ({ ...judgedRow({ id: i + 1 }), gen, extracted_output: NO_OUTPUT }));
     const read = await readJudged(writeJudged(dir, 'gens.jsonl', rows));
