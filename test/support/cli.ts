@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
+import { SHARD_COUNT_VARIABLE, SHARD_ENGINES } from '../../src/core/rows/shard-engine.js';
 import { collected } from './terminal.js';
 
 /** The real entry point, as a user runs it; tests need `npm run build` first (npm test does it). */
@@ -83,6 +84,9 @@ const TERMINAL_VARIABLES = new Set([
   'AWB_PROGRESS_INTERVAL',
   'NO_COLOR',
   'PATH',
+  // --shard auto's engines (options.ts reads them from the terminal's environment).
+  ...SHARD_ENGINES.flatMap((e) => [e.index, e.count ?? SHARD_COUNT_VARIABLE]),
+  'GITHUB_ACTIONS',
 ]);
 
 type Main = typeof import('../../src/cli.js').main;

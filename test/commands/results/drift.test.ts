@@ -24,7 +24,7 @@ const judged = new Map<string, string>();
 
 before(async () => {
   const dir = await temps.make();
-  rows = synthRows(420);
+  rows = synthRows(210);
   const data = await writeDataset(join(dir, 'data'), rows);
   const world = await server({ reply: driftingWorldModel });
   const judge = await server({ reply: knownJudge });

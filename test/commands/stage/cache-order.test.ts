@@ -16,7 +16,7 @@ import {
   type SynthRow,
 } from '../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
-import type { FakeServer, LogEntry, ReplyFn } from '../../support/openai-server.js';
+import type { ChatRequest, FakeServer, LogEntry, ReplyFn } from '../../support/openai-server.js';
 
 /*
  * The order requests reach the endpoint: a later turn of a trajectory is
@@ -89,12 +89,12 @@ function rows(): SynthRow[] {
  * once (or after a minute, when the client never sends that many together): how many a client keeps in flight
  * then does not depend on the machine's speed.
  */
-function heldUntil(n: number, held: (requestNo: number) => boolean): ReplyFn {
+function heldUntil(n: number, held: (req: ChatRequest) => boolean): ReplyFn {
   let now = 0;
   let peak = 0;
   return async (req, ctx) => {
     peak = Math.max(peak, ++now);
-    if (held(ctx.requestNo)) await waitUntil(() => peak >= n);
+    if (held(req)) await waitUntil(() => peak >= n);
     now--;
     return worldReply(req, ctx);
   };
@@ -285,9 +285,14 @@ describe('--max-inflight-mb', () => {
     const dir = await dirs.make();
     // Eight rows of ~600 KB and one of ~2 MB: under 1.5 MB at most two of the small ones fit together.
     const data = await writeDataset(join(dir, 'data'), [...paddedRows(8, 600), ...paddedRows(1, 2000, 100)]);
-    // The first small row is answered only once a second request is in flight beside it (or after a minute, when
-    // the budget wrongly let it go alone), so reaching two at once does not depend on the machine's speed.
-    const first = heldUntil(2, (n) => n === 1);
+    // The first small row sent is answered only once a second request is in flight beside it (or after a minute,
+    // when the budget wrongly let it go alone), so reaching two at once does not depend on the machine's speed. Not
+    // the first request: the 2 MB row has the most bytes left and goes first, alone.
+    let heldOne = false;
+    const first = heldUntil(2, (req) => {
+      if (heldOne || JSON.stringify(req.messages).includes('[row os/100/1]')) return false;
+      return (heldOne = true);
+    });
     const bounded = await startServer({ reply: first, latencyMs: 150 });
     const pred = join(dir, 'pred.jsonl');
     const r = await runAwb(inferArgs(bounded.url, data.dir, pred, ['-c', '8', '--max-inflight-mb', '1.5']));

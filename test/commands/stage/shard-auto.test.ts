@@ -93,7 +93,7 @@ describe('infer and judge --shard auto', () => {
         out,
         (extra as readonly string[]).includes('--shard') ? [...extra] : ['--shard', 'auto', ...extra],
       );
-      const r = await runAwb(args, { env: clean(env), spawn: true });
+      const r = await runAwb(args, { env: clean(env) });
       assert.equal(r.code, 2, r.stderr);
       assert.deepEqual(stackLines(r.stderr), []);
       assert.match(errorLines(r.stderr).join('\n'), says);
