@@ -7,9 +7,9 @@
  * happened (`no-such-file`, `key-rejected`), never the fix.
  */
 import type { AgreementFault } from './agreement/faults.js';
-import type { CompareFault } from './compare/faults.js';
+import type { CompareFault, CompareNotice } from './compare/faults.js';
 import type { DownloadFault } from './download/faults.js';
-import type { DriftFault } from './drift/faults.js';
+import type { DriftFault, DriftNotice } from './drift/faults.js';
 import type { EndpointFault, EndpointNotice } from './endpoints/faults.js';
 import type { JudgeFault } from './judge/faults.js';
 import type { MergeFault } from './merge/faults.js';
@@ -18,7 +18,7 @@ import type { PublishFault } from './publish/faults.js';
 import type { RowsFault } from './rows/faults.js';
 import type { RubricsFault, RubricsNotice } from './rubrics/faults.js';
 import type { RunnerFault } from './runner/faults.js';
-import type { ScoreFault } from './score/faults.js';
+import type { ScoreFault, ScoreNotice } from './score/faults.js';
 import type { StageFault } from './stage/faults.js';
 
 export type Fault =
@@ -42,7 +42,7 @@ export type Fault =
  * Everything core tells without stopping (a warning, a note), as data: each subsystem declares its notices
  * beside its faults; src/commands/words/ words them.
  */
-export type Notice = EndpointNotice | RubricsNotice;
+export type Notice = CompareNotice | DriftNotice | EndpointNotice | RubricsNotice | ScoreNotice;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
 export type JsonFileUse = 'resume' | 'merge' | 'provenance' | 'batch-state';

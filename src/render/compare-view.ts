@@ -4,7 +4,7 @@ import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
-import { left, right, type Cell, type Grid, type View } from './view.js';
+import { left, right, type Cell, type Grid, type NoteWords, type View } from './view.js';
 import { gateRemedy, percentText, reasonText, untestedText } from './gate.js';
 import { standingParts } from './model.js';
 
@@ -27,6 +27,8 @@ const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
 export interface ComparePage extends CompareReport {
   /** `awb`, `npx agentworldbench`, `node bin/awb.js`. */
   invocation: string;
+  /** The words of the notes (src/commands/words/). */
+  words: NoteWords;
   /** The command that shows the rows that changed most (`awb rows CANDIDATE KEY…`), ready to paste; absent without such rows. */
   rowsCommand?: string;
 }
@@ -94,7 +96,7 @@ export function compareView(report: ComparePage): View {
   const footnotes = [
     'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
     'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
-    ...report.notes.map((n) => `Note: ${n}`),
+    ...report.notes.map((n) => `Note: ${report.words.notice(n)}`),
     ...(report.rowsCommand ? [`The rows that changed most, prediction beside ground truth: ${report.rowsCommand}`] : []),
   ];
   return {

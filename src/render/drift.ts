@@ -2,7 +2,7 @@ import { domainLabel } from '../core/domains.js';
 import { OVERALL, type DriftCurve, type DriftReport } from '../core/drift/index.js';
 import { formatFixed, formatSigned, type Interval, type Ratio } from '../core/score/index.js';
 import type { Horizon } from '../core/schemas/index.js';
-import { left, right, type Cell, type View } from './view.js';
+import { left, right, notesData, type Cell, type NoteWords, type View } from './view.js';
 import { csvText, jsonText } from './written.js';
 
 /** `awb drift`: the score against the free-running horizon, in every format; the HTML report draws the same curves. */
@@ -25,7 +25,7 @@ export function firstText(c: DriftCurve, withCi: boolean): string {
   return c.firstSignificant === undefined ? 'none' : `H=${c.firstSignificant}`;
 }
 
-export function driftView(report: DriftReport): View {
+export function driftView(report: DriftReport, words: NoteWords): View {
   const { runs, curves } = report;
   const withCi = report.bootstrap !== undefined;
   const scores = {
@@ -54,7 +54,7 @@ export function driftView(report: DriftReport): View {
     intro: [
       `Drift of ${[...new Set(runs.map((r) => r.label))].join(', ')} on its own predictions`,
       ...runs.map((r) => `${horizonName(r.horizon)}: ${r.label} (${r.file})`),
-      ...report.notes,
+      ...report.notes.map(words.notice),
     ],
     grids: [scores, drops],
     footnotes: [
@@ -72,7 +72,7 @@ const ci = (i: Interval | undefined) => (i ? [i.lo, i.hi] : null);
 const num = (r: Ratio | undefined) => (r === undefined ? null : r.toNumber());
 
 /** One JSON document: the runs, then a curve per domain and Overall. */
-export function renderDriftJson(report: DriftReport): string {
+export function renderDriftJson(report: DriftReport, words: NoteWords): string {
   return jsonText({
     runs: report.runs.map((r) => ({ file: r.file, label: r.label, horizon: r.horizon, rows: r.rows, model: r.provenance.model ?? null })),
     bootstrap: report.bootstrap ?? null,
@@ -91,7 +91,8 @@ export function renderDriftJson(report: DriftReport): string {
         significant: p.significant,
       })),
     })),
-    notes: report.notes,
+    notes: report.notes.map(words.notice),
+    notes_data: notesData(report.notes, words),
   });
 }
 

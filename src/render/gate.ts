@@ -25,7 +25,7 @@ export function reasonText(r: GateReason, page: ComparePage): string {
       }
       return `${lineName(r.domain)} could not be tested: ${trajectories(r.trajectories)} cannot show a drop of any size at the gate's level (${percentText(GATE_ALPHA / r.tests)} for the first of ${r.tests} tests); that takes at least ${r.needed} trajectories, so the gate passes nothing here: compare runs over more trajectories`;
     case 'incomparable':
-      return `${r.detail} (--allow-incomparable to gate anyway)`;
+      return `${page.words.notice(r.note)} (--allow-incomparable to gate anyway)`;
     case 'judge-failures': {
       const why = r.cause === 'request-failed' ? 'their judge requests failed after every retry' : "the judge's reply could not be read";
       return `incomplete candidate: ${domainLabel(r.domain)}: ${r.rows} of ${r.paired} candidate rows have no grade (${why}) where the baseline's are valid ${PARTIAL}`;

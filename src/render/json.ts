@@ -1,6 +1,6 @@
 import type { Interval } from '../core/score/index.js';
 import type { Provenance } from '../core/score/index.js';
-import type { Delta } from '../core/compare/index.js';
+import type { Delta, GateReason } from '../core/compare/index.js';
 import {
   ALL_DOMAINS,
   cacheHitRatio,
@@ -17,6 +17,7 @@ import { DIMENSIONS } from '../core/schemas/index.js';
 import type { ComparePage } from './compare-view.js';
 import { gateRemedy, reasonText, untestedText } from './gate.js';
 import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
+import { notesData, type NoteWords } from './view.js';
 import { jsonText } from './written.js';
 
 /*
@@ -78,18 +79,18 @@ function turnsJson(turns: readonly TurnScore[], intervals: ReadonlyMap<string, I
  * judge modes' figures under `modes` when there are mode files (`modes`, as
  * modesJson makes them); without graded files `runs` is empty.
  */
-export function renderScoreJson(report: ScoreReport | undefined, modes?: unknown, bias?: unknown): string {
+export function renderScoreJson(report: ScoreReport | undefined, words: NoteWords, modes?: unknown, bias?: unknown): string {
   const doc = {
     format: 'agentworldbench-score',
     version: 1,
-    ...(report ? scoreDocument(report) : { runs: [] }),
+    ...(report ? scoreDocument(report, words) : { runs: [] }),
     ...(modes ? { modes } : {}),
     ...(bias ? { bias } : {}),
   };
   return jsonText(doc);
 }
 
-function scoreDocument(report: ScoreReport) {
+function scoreDocument(report: ScoreReport, words: NoteWords) {
   const board = leaderboard(report);
   const runs = board.rows
     .filter((r) => r.run)
@@ -132,7 +133,13 @@ function scoreDocument(report: ScoreReport) {
         failed: run.score.failed,
         domains,
         ...(report.byTurn ? { turns: turnsJson(run.score.turns, run.intervals?.turns.get(ALL_DOMAINS)) } : {}),
-        ...(report.published.length ? { published_comparable: run.publishedGaps.length === 0, published_gaps: run.publishedGaps } : {}),
+        ...(report.published.length
+          ? {
+              published_comparable: run.publishedGaps.length === 0,
+              published_gaps: run.publishedGaps.map(words.gap),
+              published_gaps_data: run.publishedGaps.map((g) => ({ ...g, message: words.gap(g) })),
+            }
+          : {}),
         overall: {
           macro: { ...scoreJson(row.cells[MACRO]), domains: run.score.macroDomains },
           micro: { ...scoreJson(row.cells[MICRO]), rows: run.score.micro.count },
@@ -171,9 +178,15 @@ function scoreDocument(report: ScoreReport) {
     runs,
     published,
     method: methodNotes(report),
-    notes: report.notes,
+    notes: report.notes.map(words.notice),
+    notes_data: notesData(report.notes, words),
     warnings: report.warnings,
   };
+}
+
+/** A gate reason's fields; an incomparable one keeps `detail`, its note's sentence (as before notes were data), beside the note. */
+function gateReasonJson(r: GateReason, words: NoteWords) {
+  return r.code === 'incomparable' ? { code: r.code, detail: words.notice(r.note), note: notesData([r.note], words)[0] } : r;
 }
 
 export function renderCompareJson(report: ComparePage): string {
@@ -223,13 +236,14 @@ export function renderCompareJson(report: ComparePage): string {
           rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall (or a domain of `domains`, when given) has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
           failed: report.gate.failed,
           outcome: report.gate.outcome,
-          reasons: report.gate.reasons.map((r) => ({ ...r, message: reasonText(r, report) })),
+          reasons: report.gate.reasons.map((r) => ({ ...gateReasonJson(r, report.words), message: reasonText(r, report) })),
           remedy: gateRemedy(report.gate, report) ?? null,
           tests: report.gate.tests,
           not_tested: report.gate.inconclusive.map((u) => ({ ...u, message: untestedText(u) })),
         }
       : null,
-    notes: report.notes,
+    notes: report.notes.map(report.words.notice),
+    notes_data: notesData(report.notes, report.words),
     warnings: report.warnings,
   });
 }

@@ -1,11 +1,11 @@
 import type { ScoreReport } from '../core/score/index.js';
 import { compareView, type ComparePage } from './compare-view.js';
 import { scoreView } from './model.js';
-import { visibleView, type Cell, type Grid, type View } from './view.js';
+import { visibleView, type Cell, type Grid, type NoteWords, type View } from './view.js';
 
 /** GitHub-flavoured markdown: a heading and a table per grid, footnotes as a list. */
-export function renderScoreMarkdown(report: ScoreReport): string {
-  return renderView(scoreView(report));
+export function renderScoreMarkdown(report: ScoreReport, words: NoteWords): string {
+  return renderView(scoreView(report, words));
 }
 
 /** Also what `--summary` appends to $GITHUB_STEP_SUMMARY, so it starts with its own heading. */

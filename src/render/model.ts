@@ -18,7 +18,7 @@ import {
   type UsageTotals,
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
-import { left, right, type Cell, type Grid, type View } from './view.js';
+import { left, right, type Cell, type Grid, type NoteWords, type View } from './view.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -212,7 +212,7 @@ function ciText(ci: Interval | undefined, bootstrapped = false): string | undefi
 const count = (valid: number | undefined, rows: number | undefined, expected?: number): string | undefined =>
   valid === undefined || rows === undefined ? undefined : `${valid}/${rows}${expected !== undefined ? ` of ${expected}` : ''}`;
 
-export function scoreView(report: ScoreReport): View {
+export function scoreView(report: ScoreReport, words: NoteWords): View {
   const board = leaderboard(report);
   const grids: Grid[] = [
     {
@@ -241,7 +241,13 @@ export function scoreView(report: ScoreReport): View {
   const usage = usageGrid(report);
   if (usage) grids.push(usage);
   const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best));
-  return { intro: [], grids, footnotes: [...methodNotes(report), ...report.notes.map((n) => `Note: ${n}`)], verdict: [], marksBest };
+  return {
+    intro: [],
+    grids,
+    footnotes: [...methodNotes(report), ...report.notes.map((n) => `Note: ${words.notice(n)}`)],
+    verdict: [],
+    marksBest,
+  };
 }
 
 function statCell(stat: MeanStat): Cell {

@@ -1,3 +1,5 @@
+import type { Notice } from '../core/errors.js';
+import type { PublishedGap } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
 
 /*
@@ -38,6 +40,33 @@ export interface View {
   verdict: string[];
   /** Some cells carry best-in-column marks; each renderer explains its own way of showing them. */
   marksBest?: boolean;
+}
+
+/**
+ * Core's notes and published gaps as the user reads them. They are worded in src/commands/words/ (NOTE_WORDS), which
+ * render cannot import (commands import render): each command hands them to the renderers it calls.
+ */
+export interface NoteWords {
+  notice: (n: Notice) => string;
+  gap: (g: PublishedGap) => string;
+}
+
+/** A value's object keys in snake_case, as JSON documents key them (macroDomains → macro_domains). */
+function snakeKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(snakeKeys);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeKeys(x)]));
+}
+
+/**
+ * Notes as JSON carries them beside their sentences (`notes`): each note's kind and fields, and its `message`; a
+ * published-incomparable note's gaps each with theirs.
+ */
+export function notesData(notes: readonly Notice[], words: NoteWords): unknown[] {
+  return notes.map((n) => {
+    const gaps = n.kind === 'published-incomparable' ? { gaps: n.gaps.map((g) => ({ ...g, message: words.gap(g) })) } : {};
+    return snakeKeys({ ...n, ...gaps, message: words.notice(n) });
+  });
 }
 
 /** The view with every text made visible: labels, tasks, judges and file names come from files. */

@@ -6,6 +6,7 @@ import { CSV_COLUMNS, renderScoreCsv } from '../../src/render/csv.js';
 import { renderCompareJson, renderScoreJson } from '../../src/render/json.js';
 import { renderCompareMarkdown, renderScoreMarkdown } from '../../src/render/markdown.js';
 import { renderCompareTable, renderScoreTable } from '../../src/render/table.js';
+import { NOTE_WORDS } from '../../src/commands/words/index.js';
 import { judgedManifest, judgedRow, tempDir, writeJudged, writeManifest } from '../fixtures/judged/rows.js';
 
 const dir = tempDir('awb-render-');
@@ -139,7 +140,7 @@ describe('renderers', () => {
   });
 
   it('json: one object with per-domain stats, bounds, overall, notes and usage', () => {
-    const j = JSON.parse(renderScoreJson(two));
+    const j = JSON.parse(renderScoreJson(two, NOTE_WORDS));
     assert.equal(j.format, 'agentworldbench-score');
     assert.deepEqual(j.domains, ['mcp', 'search']);
     assert.deepEqual(j.settings.bootstrap.resamples, 200);
@@ -160,7 +161,7 @@ describe('renderers', () => {
     // beta scores higher, but under another judge: shown, not ranked, never best.
     assert.deepEqual([j.runs[1].label, j.runs[1].ranked, j.runs[1].not_ranked], ['beta', false, [{ kind: 'other', setting: 'judge' }]]);
     assert.equal(j.runs[1].overall.macro.best, false);
-    assert.equal(JSON.parse(renderScoreJson(alike)).runs[1].overall.macro.best, true);
+    assert.equal(JSON.parse(renderScoreJson(alike, NOTE_WORDS)).runs[1].overall.macro.best, true);
     assert.equal(alpha.usage.infer.prompt_tokens, 12000);
     assert.equal(alpha.usage.infer.cost_usd, (12000 * 1 + 2400 * 2) / 1e6);
     assert.equal(alpha.usage.domains.mcp.infer.rows, 12);
@@ -169,7 +170,7 @@ describe('renderers', () => {
   });
 
   it('markdown: GitHub tables with header and separator rows, bold best, notes', () => {
-    const md = renderScoreMarkdown(alike);
+    const md = renderScoreMarkdown(alike, NOTE_WORDS);
     const tables = markdownTables(md);
     assert.ok(tables.length >= 1);
     for (const t of tables) {
@@ -180,12 +181,12 @@ describe('renderers', () => {
     const board = tables[0]!;
     assert.equal(board[0], '| Run | MCP | Search | Overall \\(macro\\) | Overall \\(micro\\) |');
     assert.match(board[3]!, /^\| gamma \| \*\*\d+\.\d\d\*\* ±\d+\.\d\d \(12\/12\) \|/);
-    assert.match(renderScoreMarkdown(two), /- Note: not comparable: judge differs \\\(gpt-x in alpha; gpt-y in beta\\\)/);
+    assert.match(renderScoreMarkdown(two, NOTE_WORDS), /- Note: not comparable: judge differs \\\(gpt-x in alpha; gpt-y in beta\\\)/);
     assert.match(md, /- Bold: best in its column\./);
   });
 
   it('table: aligned columns, * for best without colours, bold with colours', () => {
-    const plain = renderScoreTable(alike, 0);
+    const plain = renderScoreTable(alike, NOTE_WORDS, 0);
     assert.doesNotMatch(plain, /\x1b\[/);
     const lines = plain.split('\n');
     const start = lines.findIndex((l) => l.startsWith('Run '));
@@ -195,12 +196,12 @@ describe('renderers', () => {
     assert.match(grid[5]!, /^\s+12\/12\s+11\/12\s+23\/24\s+23\/24$/, 'valid/total under each score');
     assert.match(plain, /\*: best in its column/);
     assert.match(plain, /resampling whole trajectories \(domain \+ id\), not rows/);
-    const coloured = renderScoreTable(alike, 1);
+    const coloured = renderScoreTable(alike, NOTE_WORDS, 1);
     assert.match(coloured, /\x1b\[1m\d+\.\d\d\x1b\[22m/);
   });
 
   it('table: a single run shows its per-domain detail with n/a, turn buckets and usage', () => {
-    const out = renderScoreTable(one, 0);
+    const out = renderScoreTable(one, NOTE_WORDS, 0);
     const search = out.split('\n').find((l) => l.startsWith('Search ') && l.includes('11/12'))!;
     assert.match(search, / n\/a /);
     assert.doesNotMatch(out, /-25\.00/);
@@ -211,7 +212,7 @@ describe('renderers', () => {
 
   it('published rows are marked, with their judge', async () => {
     const report = await scoreFiles(request([a], { withPublished: true }));
-    const out = renderScoreTable(report, 0);
+    const out = renderScoreTable(report, NOTE_WORDS, 0);
     assert.match(out, /Qwen-AgentWorld-35B-A3B \(published\)\s+64\.79\s+36\.69\s+53\.96\s+65\.63\s+58\.17\s+49\.55\s+65\.92\s+56\.39/);
     assert.match(out, /judged by gpt-5\.2-2025-12-11/);
     // Every condition of the published numbers that the run misses is named, and the run is not ranked against them.
@@ -227,7 +228,11 @@ describe('renderers', () => {
   });
 
   it('compare: json and markdown shapes, the verdict first', async () => {
-    const report = { ...(await compareFiles(a, b, { gate: { threshold: 2, allowIncomparable: true } })), invocation: 'awb' };
+    const report = {
+      ...(await compareFiles(a, b, { gate: { threshold: 2, allowIncomparable: true } })),
+      invocation: 'awb',
+      words: NOTE_WORDS,
+    };
     const j = JSON.parse(renderCompareJson(report));
     assert.equal(j.format, 'agentworldbench-compare');
     assert.deepEqual(Object.keys(j.domains), ['mcp', 'search']);
@@ -251,7 +256,7 @@ describe('renderers', () => {
   });
 
   it('compare: runs known not to be comparable fail the gate unless allowed', async () => {
-    const report = { ...(await compareFiles(a, b, { gate: { threshold: 2 } })), invocation: 'awb' };
+    const report = { ...(await compareFiles(a, b, { gate: { threshold: 2 } })), invocation: 'awb', words: NOTE_WORDS };
     assert.equal(report.gate!.failed, true);
     assert.equal(report.gate!.outcome, 'incomparable');
     assert.match(JSON.parse(renderCompareJson(report)).gate.reasons[0].message, /not comparable: judge differs .*--allow-incomparable/);

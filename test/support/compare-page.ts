@@ -1,5 +1,6 @@
 import { compareRecords, type CompareResult } from '../../src/core/compare/index.js';
 import type { ComparePage } from '../../src/render/compare-view.js';
+import { NOTE_WORDS } from '../../src/commands/words/index.js';
 
 /** A comparison of no rows: every list empty, no gate. */
 export const emptyComparison = (): CompareResult => compareRecords([], []);
@@ -22,5 +23,6 @@ export function comparePage(candidate: string): ComparePage {
     notes: [],
     warnings: [],
     invocation: 'awb',
+    words: NOTE_WORDS,
   };
 }

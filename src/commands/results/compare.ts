@@ -1,5 +1,5 @@
 import { compareFiles, type GateOutcome } from '../../core/compare/index.js';
-import { EXIT } from '../words/index.js';
+import { EXIT, NOTE_WORDS } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
 import { appendText, refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
@@ -50,7 +50,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
   const invocation = thisInvocation();
   const changed = compared.result.changed.map((r) => shellWord(r.key));
   const rowsCommand = changed.length ? [invocation, 'rows', shellWord(candidate), ...changed].join(' ') : undefined;
-  const report: ComparePage = { ...compared, invocation, ...(rowsCommand && { rowsCommand }) };
+  const report: ComparePage = { ...compared, invocation, words: NOTE_WORDS, ...(rowsCommand && { rowsCommand }) };
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.

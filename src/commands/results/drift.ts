@@ -4,6 +4,7 @@ import { printWarnings } from '../shared/notes.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { DRIFT_OPTIONS } from './results-options.js';
 import { terminal } from '../shared/terminal.js';
+import { NOTE_WORDS } from '../words/index.js';
 
 /** `awb drift`: a teacher-forced judged run and free-running ones of the same model, drawn as score against horizon. */
 export async function run(files: string[], opts: Parsed<typeof DRIFT_OPTIONS>): Promise<void> {
@@ -13,7 +14,7 @@ export async function run(files: string[], opts: Parsed<typeof DRIFT_OPTIONS>): 
   });
   printWarnings(report.warnings);
   // CSV has no place for the notes: they go to stderr, never lost.
-  if (opts.format === 'csv') for (const n of report.notes) terminal().stderr.write(`awb: note: ${visible(n)}\n`);
+  if (opts.format === 'csv') for (const n of report.notes) terminal().stderr.write(`awb: note: ${visible(NOTE_WORDS.notice(n))}\n`);
   terminal().stdout.write(await render(opts.format, report));
 }
 
@@ -21,12 +22,12 @@ async function render(format: 'table' | 'markdown' | 'csv' | 'json', report: Dri
   const { driftView, renderDriftCsv, renderDriftJson } = await import('../../render/drift.js');
   switch (format) {
     case 'json':
-      return renderDriftJson(report);
+      return renderDriftJson(report, NOTE_WORDS);
     case 'csv':
       return renderDriftCsv(report);
     case 'markdown':
-      return (await import('../../render/markdown.js')).renderView(driftView(report));
+      return (await import('../../render/markdown.js')).renderView(driftView(report, NOTE_WORDS));
     case 'table':
-      return (await import('../../render/table.js')).renderViewTable(driftView(report), terminal().outLevel);
+      return (await import('../../render/table.js')).renderViewTable(driftView(report, NOTE_WORDS), terminal().outLevel);
   }
 }

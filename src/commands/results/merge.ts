@@ -2,7 +2,6 @@ import { terminal } from '../shared/terminal.js';
 import { mergeShards } from '../../core/merge/index.js';
 import { displayKey } from '../../core/rows/index.js';
 import { UserError } from '../../core/errors.js';
-import { visible } from '../../core/shown.js';
 import { thisInvocation } from '../shared/invocation.js';
 import { interruptibly } from '../shared/interrupt.js';
 import type { Parsed } from '../shared/option-table.js';
@@ -31,8 +30,8 @@ export async function run(files: string[], opts: Parsed<typeof MERGE_OPTIONS>): 
   const gaps = report.missing.length + report.failed.length;
   t.stderr.write(`${RESULTS_WORDS.merged(report.written, shards.length, out)}\n`);
   if (gaps) {
-    for (const k of report.missing) t.stderr.write(`missing: ${visible(displayKey(k))}\n`);
-    for (const k of report.failed) t.stderr.write(`failed: ${visible(displayKey(k))}\n`);
+    for (const k of report.missing) t.stderr.write(`${RESULTS_WORDS.mergeMissing(displayKey(k))}\n`);
+    for (const k of report.failed) t.stderr.write(`${RESULTS_WORDS.mergeFailed(displayKey(k))}\n`);
     t.stderr.write(t.errColor.yellow(`${RESULTS_WORDS.mergeIncomplete(report.missing.length, report.failed.length)}\n`));
     t.exitCode = 1;
   }

@@ -21,14 +21,15 @@ import {
 import { collectWithPairs } from '../../core/report/index.js';
 
 import { manifestPathFor } from '../../core/schemas/index.js';
-import { judgeModeOf, scoreFiles, type ScoreReport, type ScoreRequest } from '../../core/score/index.js';
-import { visible } from '../../core/shown.js';
+import { judgeModeOf, scoreFiles, type ScoreRequest } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { printWarnings } from '../shared/notes.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pathSegment } from '../../core/stage/index.js';
 import { terminal } from '../shared/terminal.js';
 import { BOOTSTRAP_OPTIONS, type PUBLISH_OPTIONS } from './results-options.js';
+import { NOTE_WORDS } from '../words/index.js';
+import { PUBLISH_LINES } from '../words/results/lines.js';
 
 export async function run(file: string, opts: Parsed<typeof PUBLISH_OPTIONS>): Promise<void> {
   const t = terminal();
@@ -53,7 +54,7 @@ export async function run(file: string, opts: Parsed<typeof PUBLISH_OPTIONS>): P
   if (run.score.macro === undefined) throw fail({ kind: 'publish-no-scores', file });
   const gaps = rankGaps(run);
   if (gaps.length && !opts.allowUnranked) throw fail({ kind: 'publish-unranked', file, gaps });
-  if (gaps.length) t.stderr.write(`publish: not ranked with the published leaderboard, said in the notes: ${visible(gaps.join('; '))}\n`);
+  if (gaps.length) t.stderr.write(`${PUBLISH_LINES.unranked(gaps.map(NOTE_WORDS.gap))}\n`);
   const manifest = await readManifest(file).catch(() => undefined);
   const folder = opts.name ?? pathSegment(run.provenance.label ?? run.provenance.model ?? 'run');
 
@@ -61,16 +62,18 @@ export async function run(file: string, opts: Parsed<typeof PUBLISH_OPTIONS>): P
   if (hub && opts.traces !== undefined) {
     const { renderReportHtml } = await import('../../render/html/report.js');
     const { renderScoreJson } = await import('../../render/json.js');
-    const html = renderReportHtml({ ...collected!, generated: new Date() });
-    const files = await traceFiles(file, folder, manifest?.dataset.source, renderScoreJson(report), html);
-    t.stderr.write(`publish: uploading ${files.length} files to the dataset ${opts.traces} (${folder}/)\n`);
-    const done = await uploadTraces(hub, opts.traces, folder, files, `Add ${folder}: AgentWorldBench judged rows (awb ${VERSION})`);
-    source = { url: done.url, name: 'AgentWorldBench judged rows' };
-    t.stderr.write(`publish: traces at ${done.url}\n`);
+    const html = renderReportHtml({ ...collected!, generated: new Date(), words: NOTE_WORDS });
+    const files = await traceFiles(file, folder, manifest?.dataset.source, renderScoreJson(report, NOTE_WORDS), html);
+    t.stderr.write(`${PUBLISH_LINES.uploading(files.length, opts.traces, folder)}\n`);
+    const done = await uploadTraces(hub, opts.traces, folder, files, PUBLISH_LINES.tracesCommit(folder, VERSION));
+    source = { url: done.url, name: PUBLISH_LINES.tracesName };
+    t.stderr.write(`${PUBLISH_LINES.tracesAt(done.url)}\n`);
   }
-  const entries = evalResults(run, { finishedAt: manifest?.finished_at ?? manifest?.updated_at, source, version: VERSION });
+  const finishedAt = manifest?.finished_at ?? manifest?.updated_at;
+  const entries = evalResults(run, { finishedAt, source, version: VERSION, gapText: NOTE_WORDS.gap });
   const yaml = evalResultsYaml(entries);
-  t.stderr.write(`publish: ${entries.map((e) => `${e.dataset.task_id} ${e.value.toFixed(2)}`).join(', ')}\n`);
+  const figures = entries.map((e) => ({ task: e.dataset.task_id, value: e.value }));
+  t.stderr.write(`${PUBLISH_LINES.figures(figures)}\n`);
 
   if (opts.out !== undefined) {
     const results = join(opts.out, EVAL_RESULTS_FILE);
@@ -86,17 +89,24 @@ export async function run(file: string, opts: Parsed<typeof PUBLISH_OPTIONS>): P
         throw fileError(path, err);
       });
     }
-    t.stderr.write(`publish: wrote ${results} (for the model repo) and ${benchmark} (for the benchmark dataset)\n`);
+    t.stderr.write(`${PUBLISH_LINES.wrote(results, benchmark)}\n`);
   }
   if (hub && opts.repo !== undefined) {
     const url = await openResultsPullRequest(
       hub,
       opts.repo,
       [{ path: EVAL_RESULTS_FILE, content: new Blob([yaml]) }],
-      `Add AgentWorldBench results (${folder})`,
-      description(report, entries, gaps),
+      PUBLISH_LINES.pullRequestTitle(folder),
+      PUBLISH_LINES.pullRequest({
+        label: run.label,
+        version: VERSION,
+        figures,
+        setup: entries[0]?.notes ?? '',
+        source: entries[0]?.source?.url,
+        gaps: gaps.map(NOTE_WORDS.gap),
+      }),
     );
-    t.stderr.write(`publish: opened a pull request on ${opts.repo}\n`);
+    t.stderr.write(`${PUBLISH_LINES.pullRequestOpened(opts.repo)}\n`);
     t.stdout.write(`${url}\n`);
   }
 }
@@ -128,21 +138,4 @@ async function traceFiles(file: string, folder: string, predictions: string | un
     files.push({ path: `${folder}/predictions.jsonl.manifest.json`, content: await blob(upstream) });
   }
   return files;
-}
-
-/** The pull request's text: what the figures are, how they were made, where the rows are. */
-function description(report: ScoreReport, entries: readonly EvalResultEntry[], gaps: readonly string[]): string {
-  const run = report.runs[0]!;
-  const rows = entries.map((e) => `| ${e.dataset.task_id} | ${e.value.toFixed(2)} |`);
-  return [
-    `AgentWorldBench results of ${visible(run.label)}, made with [agentworldbench](https://www.npmjs.com/package/agentworldbench) ${VERSION}.`,
-    '',
-    '| task | score (0-100) |',
-    '| --- | ---: |',
-    ...rows,
-    '',
-    `Setup: ${entries[0]?.notes ?? ''}`,
-    ...(entries[0]?.source ? ['', `Judged rows, scores and report: ${entries[0].source.url}`] : []),
-    ...(gaps.length ? ['', `Not comparable with the published leaderboard: ${gaps.join('; ')}.`] : []),
-  ].join('\n');
 }

@@ -10,6 +10,7 @@ import { interruptibly } from '../shared/interrupt.js';
 import { terminal } from '../shared/terminal.js';
 import { fileError } from '../../core/errors.js';
 import { RESULTS_WORDS } from '../words/results/lines.js';
+import { NOTE_WORDS } from '../words/index.js';
 
 export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>): Promise<void> {
   const request = scoreRequest(files, opts, false);
@@ -19,7 +20,7 @@ export async function run(files: string[], opts: Parsed<typeof REPORT_OPTIONS>):
   const started = performance.now();
   const { collected, pairs, panels, drift } = await collectWithPairs(request);
   printWarnings(collected.warnings);
-  const html = renderReportHtml({ collected, generated: new Date(), pairs, panels, ...(drift ? { drift } : {}) });
+  const html = renderReportHtml({ collected, generated: new Date(), pairs, panels, ...(drift ? { drift } : {}), words: NOTE_WORDS });
   // Made only now: a report refused for its inputs leaves no new folder behind.
   await ensureOutputDir(opts.output);
   // A FIFO that nobody reads is waited on until a signal ends the wait (exit 130).

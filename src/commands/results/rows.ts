@@ -17,7 +17,7 @@ export function rowRefOf(text: string): RowRef {
   const last = name.lastIndexOf('/');
   const turn = Number(name.slice(last + 1));
   if (first <= 0 || last <= first + 1 || !Number.isInteger(turn) || turn < 1 || fingerprint === '')
-    throw new UserError(`"${text}" names no row: a row is domain/id/turn_idx, as compare prints it (e.g. web/563640682553697/5)`);
+    throw new UserError(RESULTS_WORDS.notARow(text));
   return { text, domain: domainName(name.slice(0, first)), id: name.slice(first + 1, last), turn, ...(fingerprint && { fingerprint }) };
 }
 

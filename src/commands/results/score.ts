@@ -4,7 +4,7 @@ import type { ModeReport } from '../../render/modes.js';
 import type { ScoreRequest } from '../../core/score/index.js';
 import { visible } from '../../core/shown.js';
 import { printWarnings } from '../shared/notes.js';
-import { noticed } from '../words/index.js';
+import { NOTE_WORDS, noticed } from '../words/index.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
 import { terminal } from '../shared/terminal.js';
@@ -20,7 +20,7 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
   if (format === 'csv') {
     const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report) : [];
-    for (const n of [...(report?.notes ?? []), ...byJudge]) terminal().stderr.write(`awb: note: ${visible(n)}\n`);
+    for (const n of [...(report?.notes ?? []).map(noticed), ...byJudge]) terminal().stderr.write(`awb: note: ${visible(n)}\n`);
   }
   terminal().stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));
 }
@@ -37,14 +37,14 @@ async function render(
   const b = bias && (await import('../../render/bias.js'));
   switch (format) {
     case 'json':
-      return (await import('../../render/json.js')).renderScoreJson(report, m?.modesJson(modes), b?.biasJson(bias!));
+      return (await import('../../render/json.js')).renderScoreJson(report, NOTE_WORDS, m?.modesJson(modes), b?.biasJson(bias!));
     case 'csv':
       return [report && (await import('../../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes), b?.biasCsv(bias!)]
         .filter(Boolean)
         .join('\n');
     case 'markdown': {
       const { renderScoreMarkdown, renderView } = await import('../../render/markdown.js');
-      return [report && renderScoreMarkdown(report), m && renderView(m.modesView(modes)), b && renderView(b.biasView(bias!))]
+      return [report && renderScoreMarkdown(report, NOTE_WORDS), m && renderView(m.modesView(modes)), b && renderView(b.biasView(bias!))]
         .filter(Boolean)
         .join('\n');
     }
@@ -52,7 +52,7 @@ async function render(
       const { renderScoreTable, renderViewTable } = await import('../../render/table.js');
       const level = terminal().outLevel;
       const views = [m?.modesView(modes), b?.biasView(bias!)].flatMap((v) => (v ? [renderViewTable(v, level)] : []));
-      return [report && renderScoreTable(report, level), ...views].filter(Boolean).join('\n');
+      return [report && renderScoreTable(report, NOTE_WORDS, level), ...views].filter(Boolean).join('\n');
     }
   }
 }

@@ -4,6 +4,7 @@ import { shownUrl, visible } from '../../core/shown.js';
 import { shardEngineName, shardFromEngine, type Shard } from '../../core/rows/index.js';
 import { parseDomainList } from '../../core/domains.js';
 import { terminal } from './terminal.js';
+import { OPTION_WORDS } from '../words/usage.js';
 
 /* Option values arrive as strings from commander; these turn them into typed values or a one-line error naming the option. */
 
@@ -11,8 +12,7 @@ export function intOption(name: string, value: string | undefined, min: number, 
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`;
-    throw new UserError(`--${name} must be ${range}, got "${value}"`);
+    throw new UserError(OPTION_WORDS.wholeNumber(name, value, min, max === Number.MAX_SAFE_INTEGER ? undefined : max));
   }
   return n;
 }
@@ -21,7 +21,7 @@ export function numberOption(name: string, value: string | undefined, min: numbe
   if (value === undefined) return undefined;
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new UserError(`--${name} must be a number from ${min} to ${max}, got "${value}"`);
+    throw new UserError(OPTION_WORDS.number(name, value, min, max));
   }
   return n;
 }
@@ -41,10 +41,10 @@ export function jsonObjectOption(name: string, value: string | undefined): Recor
   try {
     parsed = JSON.parse(value);
   } catch (err) {
-    throw new UserError(`--${name} is not valid JSON (${(err as Error).message}): ${value}`);
+    throw new UserError(OPTION_WORDS.notJson(name, value, (err as Error).message));
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new UserError(`--${name} must be a JSON object, got: ${value}`);
+    throw new UserError(OPTION_WORDS.notJsonObject(name, value));
   }
   return parsed as Record<string, unknown>;
 }
@@ -64,14 +64,14 @@ export function shardOption(value: string | undefined): Shard | 'auto' | undefin
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new UserError(`--shard must be K/N with 1 <= K <= N, e.g. 2/8, or auto, got "${value}"`);
+    throw new UserError(OPTION_WORDS.shard(value));
   }
   return { index, count };
 }
 
 export function choiceOption<T extends string>(name: string, value: string, choices: readonly T[]): T {
   if (!(choices as readonly string[]).includes(value)) {
-    throw new UserError(`--${name} must be one of ${choices.join(', ')}, got "${value}"`);
+    throw new UserError(OPTION_WORDS.choice(name, value, choices));
   }
   return value as T;
 }
@@ -92,23 +92,19 @@ export function urlOption(name: string, value: string, keyOption: string): strin
   try {
     url = new URL(value);
   } catch {
-    throw new UserError(`--${name} is not a URL (expected one like http://host:8000/v1)`);
+    throw new UserError(OPTION_WORDS.notUrl(name));
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UserError(`--${name} must be an http(s) URL, got one starting with "${visible(url.protocol)}"`);
+    throw new UserError(OPTION_WORDS.notHttp(name, url.protocol));
   }
   if (url.username || url.password) {
-    throw new UserError(
-      `--${name} ${shownUrl(value)} carries credentials before the host (user:key@); awb does not send them: pass the key with --${keyOption} instead`,
-    );
+    throw new UserError(OPTION_WORDS.urlCredentials(name, shownUrl(value), keyOption));
   }
   // A route copied with the base URL (from a curl line or a server's docs): the client adds it again, and every request 404s.
   const route = /\/(chat\/completions|completions|models)\/*$/i.exec(url.pathname);
   if (route) {
     url.pathname = url.pathname.slice(0, route.index);
-    throw new UserError(
-      `--${name} ${shownUrl(value)} ends in the route /${route[1]}: give the base URL without it (${shownUrl(url.href)}); awb adds the routes itself`,
-    );
+    throw new UserError(OPTION_WORDS.urlRoute(name, shownUrl(value), route[1]!, shownUrl(url.href)));
   }
   return value.replace(/\/+$/, '');
 }
@@ -117,7 +113,7 @@ export function urlOption(name: string, value: string, keyOption: string): strin
 export function labelOption(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!value.trim() || visible(value) !== value) {
-    throw new UserError(`--${name} must be a non-empty line of printable text, got "${visible(value)}"`);
+    throw new UserError(OPTION_WORDS.label(name, value));
   }
   return value;
 }
@@ -127,10 +123,10 @@ export function labelOption(name: string, value: string | undefined): string | u
  * (said on stderr, and recorded in the manifest with the engine).
  */
 export function shardOf(shard: Shard | 'auto' | undefined, count: number | undefined): Shard | undefined {
-  if (count !== undefined && shard !== 'auto') throw new UserError('--shard-count goes with --shard auto');
+  if (count !== undefined && shard !== 'auto') throw new UserError(OPTION_WORDS.shardCountAlone);
   if (shard !== 'auto') return shard;
   const found = shardFromEngine(terminal().env, count);
-  terminal().stderr.write(`shard ${found.index}/${found.count} from the ${shardEngineName(found.engine)} (${found.from.join(', ')})\n`);
+  terminal().stderr.write(`${OPTION_WORDS.shardFound(found.index, found.count, shardEngineName(found.engine), found.from)}\n`);
   return { index: found.index, count: found.count, engine: found.engine };
 }
 

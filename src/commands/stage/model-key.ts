@@ -1,4 +1,4 @@
-import { visible } from '../../core/shown.js';
+import { STAGE_LINES } from '../words/stage/lines.js';
 import { OPENAI_HOST, isOpenAIEndpoint } from '../../core/stage/index.js';
 
 /*
@@ -32,5 +32,5 @@ export function keptKeyNote(
   } catch {
     host = other;
   }
-  return `${use.command}: OPENAI_API_KEY is not sent to ${visible(host)} (not ${OPENAI_HOST}); to send a key to that host, pass ${use.option} KEY or set AWB_MODEL_API_KEY`;
+  return STAGE_LINES.keyKept(use.command, host, OPENAI_HOST, use.option);
 }

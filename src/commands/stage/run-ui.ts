@@ -149,15 +149,14 @@ export function progressFigures(p: ProgressState): { value: number; total: numbe
 
 /** The plain progress line of a log (no terminal). */
 export function progressLine(stage: string, p: ProgressState): string {
-  const f = progressFigures(p);
-  return `${stage}: ${f.value}/${f.total} (${f.percent}%), ${f.rate} rows/s, ETA ${f.eta}, ${p.failed} failed${p.limitedBy ? `, limited by ${p.limitedBy}` : ''}`;
+  return RUN_WORDS.progress(stage, progressFigures(p), p.failed, p.limitedBy);
 }
 
 /**
  * The bar's format. Its own tokens are cli-progress's (`{value}`, `{total}`);
  * ours have names of their own, since `{eta}` is cli-progress's unitless seconds.
  */
-export const BAR_FORMAT = (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed{limit}`;
+export const BAR_FORMAT = (stage: string) => RUN_WORDS.barFormat(stage);
 
 /** `limitedBy`: what holds requests back now, when the endpoints state rate limits. The bar's library is loaded only for a terminal. */
 export async function createProgress(
@@ -180,7 +179,7 @@ export async function createProgress(
   };
   const payload = () => {
     const f = progressFigures(now());
-    return { speed: f.rate, left: f.eta, failed: state.failed, limit: state.limitedBy ? ` | limited by ${state.limitedBy}` : '' };
+    return { speed: f.rate, left: f.eta, failed: state.failed, limit: state.limitedBy ? RUN_WORDS.barLimit(state.limitedBy) : '' };
   };
   const clearBar = () => {
     bar?.stop();
@@ -361,14 +360,13 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => visible(r[i]!).length)));
   const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? visible(c).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   err('');
-  err(terminal().errColor.bold(`${stage} summary`));
+  err(terminal().errColor.bold(RUN_WORDS.summaryTitle(stage)));
   err(fmt(header));
   for (const r of rows) err(fmt(r));
   const { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached } = result.manifest.usage;
   if (prompt > 0) {
     // vLLM reports cached tokens only with --enable-prompt-tokens-details, SGLang only with --enable-cache-report.
-    const cache = cached === undefined ? 'cached tokens not reported' : `${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit`;
-    err(`tokens: ${prompt} prompt (${cache}), ${completion} completion`);
+    err(RUN_WORDS.tokens(prompt, cached, completion));
   }
   if (result.heldForRoom > 0) {
     err(RUN_WORDS.heldForRoom(result.heldForRoom));

@@ -1,12 +1,14 @@
 import { appendText, refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { fileError } from '../../core/errors.js';
 import { ensureOutputDir } from '../../core/output/index.js';
-import { brief, counted } from '../../core/shown.js';
+import { brief } from '../../core/shown.js';
 import type { StageNotice } from '../../core/stage/index.js';
 import { left, right, type View } from '../../render/view.js';
 import { interruptibly } from '../shared/interrupt.js';
 import { noticed } from '../words/index.js';
 import { exitCodes } from '../words/words.js';
+import { RESULTS_WORDS } from '../words/results/lines.js';
+import { RUN_WORDS } from '../words/stage/run.js';
 import { summaryTable, type SummaryColumn } from './run-ui.js';
 
 /*
@@ -33,30 +35,29 @@ export async function stepSummary(
   const { header, rows } = summaryTable(e.result, columns);
   const all = rows.at(-1)!;
   const { stopped, remaining, failed, capped } = e.ending;
+  const said = RUN_WORDS.stepMeaning;
   const meaning = capped
-    ? 'stopped at the --max-cost cap'
+    ? said.capped
     : stopped
-      ? 'interrupted'
+      ? said.interrupted
       : remaining > 0
-        ? `${counted(remaining, 'row')} left: the same command run again does them`
+        ? said.left(remaining)
         : failed > 0
-          ? `${counted(failed, 'row')} ended failed: --retry-failed asks them again`
+          ? said.failed(failed)
           : exitCodes().find((c) => c.code === exitCode)?.meaning;
   const view: View = {
-    verdict: [
-      `${e.stage}: ${all[2]} of ${all[1]} rows done, ${all[3]} failed (${all[4]} to retry); exit ${exitCode}${meaning ? `: ${meaning}` : ''}`,
-    ],
-    intro: [`output: ${e.output}`],
+    verdict: [RUN_WORDS.stepVerdict(e.stage, { rows: all[1]!, done: all[2]!, failed: all[3]!, retry: all[4]! }, exitCode, meaning)],
+    intro: [RUN_WORDS.stepOutput(e.output)],
     grids: [
       {
-        title: `${e.stage} summary`,
+        title: RUN_WORDS.summaryTitle(e.stage),
         columns: header.map((h, i) => (i === 0 ? left(h) : right(h))),
         rows: rows.map((r) => ({ cells: r.map((text) => ({ text })) })),
       },
     ],
     footnotes: [
-      ...reasons.map((r) => `failed ${r.count} × ${brief(r.reason, [], 300)}`),
-      ...e.notices.map((n) => `warning: ${noticed(n)}`),
+      ...reasons.map((r) => RUN_WORDS.stepFailure(r.count, brief(r.reason, [], 300))),
+      ...e.notices.map((n) => RUN_WORDS.stepWarning(noticed(n))),
     ],
   };
   return `${(await import('../../render/markdown.js')).renderView(view, `## awb ${e.stage}`)}\n`;
@@ -69,6 +70,6 @@ export async function appendSummary(path: string, text: string, stage: string): 
       appendText(path, text, signal).catch((err: unknown) => {
         throw fileError(path, err);
       }),
-    `${stage} interrupted; nothing was written to ${path}`,
+    RESULTS_WORDS.interrupted(stage, path),
   );
 }

@@ -6,6 +6,7 @@ import { DRIFT_WORDS } from './results/drift.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
+import { COMPARE_NOTICES, DRIFT_NOTICES, SCORE_NOTICES, gapText } from './results/notes.js';
 import { OUTPUT_WORDS } from './data/output.js';
 import { PUBLISH_WORDS } from './results/publish.js';
 import { ROWS_WORDS } from './data/rows.js';
@@ -16,6 +17,7 @@ import { STAGE_WORDS } from './stage/stage.js';
 import { TOP_WORDS } from './data/top.js';
 import { thisInvocation } from '../shared/invocation.js';
 import type { NoticeWords, Words } from './words.js';
+import type { NoteWords } from '../../render/view.js';
 
 /*
  * The one place where core's faults become sentences: each kind's message,
@@ -52,14 +54,20 @@ export function worded(fault: Fault, awb = thisInvocation()): UserError {
 
 /** What core tells without stopping (a notice), one table per subsystem as for faults. */
 const NOTICES: NoticeWords<Notice> = {
+  ...COMPARE_NOTICES,
+  ...DRIFT_NOTICES,
   ...ENDPOINT_NOTICES,
   ...RUBRICS_NOTICES,
+  ...SCORE_NOTICES,
 };
 
 /** A notice as the warning line the user reads (printWarnings). */
 export function noticed(notice: Notice): string {
   return (NOTICES[notice.kind as keyof typeof NOTICES] as (n: Notice) => string)(notice);
 }
+
+/** The words renderers give core's notes and published gaps (render imports no command: the commands hand them over). */
+export const NOTE_WORDS: NoteWords = { notice: noticed, gap: gapText };
 
 /** A fault thrown by core, worded; any other error unchanged. */
 export function toUserError(err: unknown): unknown {

@@ -28,3 +28,31 @@ export function usageError(code: string, message: string, command: string | unde
   const text = [said, ...others].join(' ');
   return { message: `${visible(text)}${suggestion ? `: did you mean ${visible(suggestion)}` : ''} (${where})`, exit: EXIT.usage };
 }
+
+/** What the option parsers (shared/options.ts, stage/panel-options.ts) say of a value they refuse: one line naming the option. */
+export const OPTION_WORDS = {
+  /** `max` undefined: no upper bound. */
+  wholeNumber: (name: string, value: string, min: number, max?: number) =>
+    `--${name} must be ${max === undefined ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`}, got "${value}"`,
+  number: (name: string, value: string, min: number, max: number) => `--${name} must be a number from ${min} to ${max}, got "${value}"`,
+  /** `reason`: JSON.parse's. */
+  notJson: (name: string, value: string, reason: string) => `--${name} is not valid JSON (${reason}): ${value}`,
+  notJsonObject: (name: string, value: string) => `--${name} must be a JSON object, got: ${value}`,
+  shard: (value: string) => `--shard must be K/N with 1 <= K <= N, e.g. 2/8, or auto, got "${value}"`,
+  shardCountAlone: '--shard-count goes with --shard auto',
+  /** With --shard auto: the shard the engine's environment names (`from`: its variables). */
+  shardFound: (index: number, count: number, engine: string, from: readonly string[]) =>
+    `shard ${index}/${count} from the ${engine} (${from.join(', ')})`,
+  choice: (name: string, value: string, choices: readonly string[]) => `--${name} must be one of ${choices.join(', ')}, got "${value}"`,
+  notUrl: (name: string) => `--${name} is not a URL (expected one like http://host:8000/v1)`,
+  notHttp: (name: string, protocol: string) => `--${name} must be an http(s) URL, got one starting with "${visible(protocol)}"`,
+  /** URLs as shownUrl shows them (no query, no user info). */
+  urlCredentials: (name: string, url: string, keyOption: string) =>
+    `--${name} ${url} carries credentials before the host (user:key@); awb does not send them: pass the key with --${keyOption} instead`,
+  urlRoute: (name: string, url: string, route: string, base: string) =>
+    `--${name} ${url} ends in the route /${route}: give the base URL without it (${base}); awb adds the routes itself`,
+  label: (name: string, value: string) => `--${name} must be a non-empty line of printable text, got "${visible(value)}"`,
+  panelEmptyName: (name: string, value: string) => `--${name} has an empty name in "${value}" (a panel is given as a,b,c)`,
+  panelTwice: (name: string, twice: string) => `--${name} names ${twice} twice; a panel's members are different models`,
+  panelPair: (name: string, pair: string) => `--${name} takes NAME=VALUE, NAME one of --judge-model's members, got "${pair}"`,
+} as const;

@@ -1,5 +1,7 @@
 import { sameFile } from '../files.js';
-import { comparabilityNotes, labelRuns, readProvenance, standings, type Provenance, type Standing } from '../score/index.js';
+import { comparabilityNotes, isDifference, labelRuns, readProvenance, standings } from '../score/index.js';
+import type { ComparabilityNote, Provenance, Standing } from '../score/index.js';
+import type { CompareNotice } from './faults.js';
 import { canonicalDomains } from '../domains.js';
 import { fail } from '../errors.js';
 import { readJudged, type JudgedRecord } from '../score/index.js';
@@ -23,7 +25,8 @@ export interface CompareReport {
   domains: string[] | undefined;
   result: CompareResult;
   gate: GateResult | undefined;
-  notes: string[];
+  /** Why the runs may not be comparable, then rows left out of the deltas. */
+  notes: Array<ComparabilityNote | CompareNotice>;
   warnings: string[];
 }
 
@@ -80,17 +83,19 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
   // The pairing already reports rows present on one side only.
   const checked = comparabilityNotes(sides, { coverage: false });
   const [sb, sc] = standings(sides);
-  const notes = checked.map((n) => n.text);
+  const notes: CompareReport['notes'] = [...checked];
   for (const [side, u] of [
     [lb!, result.onlyBaseline],
     [lc!, result.onlyCandidate],
   ] as const) {
-    if (u.count) notes.push(`${u.count} row(s) only in ${side}, left out of the deltas (e.g. ${u.examples.join('; ')})`);
+    if (u.count) notes.push({ kind: 'rows-only-in', run: side, count: u.count, examples: [...u.examples] });
   }
   if (failedBase || failedCand) {
-    notes.push(
-      `failed rows among the paired ones: ${failedBase} in ${lb}, ${failedCand} in ${lc}; deltas use only rows valid on both sides (${paired - used} of ${paired} paired rows left out)`,
-    );
+    const [baseline, candidate] = [
+      { run: lb!, failed: failedBase },
+      { run: lc!, failed: failedCand },
+    ];
+    notes.push({ kind: 'paired-rows-failed', baseline, candidate, used, paired });
   }
   const incomplete: Incomplete[] = [];
   if (result.onlyBaseline.count) {
@@ -111,7 +116,7 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
     }
     if (unreadable) incomplete.push({ code: 'judge-failures', cause: 'unreadable', domain: d.domain, rows: unreadable, paired: d.paired });
   }
-  const incomparable = checked.filter((n) => n.kind === 'differs').map((n) => n.text);
+  const incomparable = checked.filter(isDifference);
   return {
     baseline: { file: baselineFile, label: lb!, provenance: pb, rows: base.length, standing: sb! },
     candidate: { file: candidateFile, label: lc!, provenance: pc, rows: cand.length, standing: sc! },

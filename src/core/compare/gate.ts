@@ -1,5 +1,5 @@
 import { domainLabel } from '../domains.js';
-import { deriveSeed, mulberry32 } from '../score/index.js';
+import { deriveSeed, mulberry32, type ComparabilityNote } from '../score/index.js';
 import type { CompareResult, Delta } from './compare.js';
 
 /** The gate's family-wise error rate. */
@@ -52,8 +52,8 @@ export type GateReason =
   | { code: 'regression'; domain: string; delta: number; threshold: number; p: number; level: number; tests: number }
   | ({ code: 'untestable' } & Untested)
   | Incomplete
-  /** A known difference (judge, rubrics, history protocol, dataset); `detail` is the comparability note. */
-  | { code: 'incomparable'; detail: string };
+  /** A known difference (judge, rubrics, history protocol, dataset, mixed settings): the comparability note. */
+  | { code: 'incomparable'; note: ComparabilityNote };
 
 /**
  * The gate's outcome, one per exit code: a regression first, then runs not
@@ -89,8 +89,8 @@ export interface GateOptions {
 
 export interface GateContext {
   incomplete: Incomplete[];
-  /** Known differences that make the runs not comparable (the comparability notes). */
-  incomparable: string[];
+  /** Known differences that make the runs not comparable (the comparability notes isDifference keeps). */
+  incomparable: ComparabilityNote[];
 }
 
 /** A weighted trajectory in a sign-flip test: its shifted sum, scaled to its domain's mean. */
@@ -207,7 +207,7 @@ export function applyGate(
       level: t.level!,
       tests: tests.length,
     }));
-  const incomparable = opts.allowIncomparable ? [] : context.incomparable.map((detail): GateReason => ({ code: 'incomparable', detail }));
+  const incomparable = opts.allowIncomparable ? [] : context.incomparable.map((note): GateReason => ({ code: 'incomparable', note }));
   const incomplete = opts.allowPartial ? [] : context.incomplete;
   const reasons = [...regressions, ...incomparable, ...incomplete, ...untestable];
   const first = reasons[0]?.code;

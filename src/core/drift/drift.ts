@@ -1,6 +1,7 @@
 import { compareDomains } from '../domains.js';
 import { fail } from '../errors.js';
 import type { Horizon } from '../schemas/index.js';
+import type { DriftNotice } from './faults.js';
 import {
   SIXTIETHS,
   Ratio,
@@ -14,6 +15,7 @@ import {
   stratifiedIntervals,
   type BootstrapSettings,
   type ClusterPart,
+  type ComparabilityNote,
   type Interval,
   type JudgedRecord,
   type Provenance,
@@ -72,7 +74,8 @@ export interface DriftReport {
   /** Rows keyed in every run whose result failed in some run: left out of every figure. */
   leftOut: { failed: number; missing: number };
   bootstrap?: BootstrapSettings;
-  notes: string[];
+  /** Why the runs may not be one model's comparable runs, and rows left out, in the order they are said. */
+  notes: Array<ComparabilityNote | DriftNotice>;
   warnings: string[];
 }
 
@@ -131,7 +134,7 @@ export async function driftFiles(files: readonly string[], opts: DriftOptions = 
   const { curves, leftOut, rows } = driftOfRuns(read, opts.bootstrap);
   if (!rows) throw fail({ kind: 'drift-no-rows-in-common', files: [...files] });
 
-  const notes = comparabilityNotes(
+  const notes: DriftReport['notes'] = comparabilityNotes(
     runs.map((r) => ({
       label: r.label,
       file: r.file,
@@ -140,18 +143,11 @@ export async function driftFiles(files: readonly string[], opts: DriftOptions = 
       domains: [...new Set(read.find((x) => x.file === r.file)!.records.map((rec) => rec.domain))],
     })),
     { coverage: false },
-  )
-    .filter((n) => n.kind !== 'incomplete')
-    .map((n) => n.text);
+  ).filter((n) => n.kind !== 'run-incomplete');
   const models = new Set(runs.map((r) => r.provenance.model).filter((m) => m !== undefined));
-  if (models.size > 1) notes.push(`not one model: the runs are of ${[...models].join(', ')}; a drift curve compares one model with itself`);
-  const missingRows = leftOut.missing + leftOut.failed;
-  if (missingRows) {
-    notes.push(
-      `${missingRows} row(s) of the teacher-forced run left out: ${leftOut.missing} missing from some run, ${leftOut.failed} failed in some run (every figure uses the ${rows} rows valid in all)`,
-    );
-  }
-  for (const r of runs) if (r.provenance.complete === false) notes.push(`${r.label}: the manifest says the run is incomplete`);
+  if (models.size > 1) notes.push({ kind: 'drift-models-differ', models: [...models] });
+  if (leftOut.missing + leftOut.failed) notes.push({ kind: 'drift-rows-left-out', ...leftOut, rows });
+  for (const r of runs) if (r.provenance.complete === false) notes.push({ kind: 'drift-run-incomplete', run: r.label });
   return { runs, curves, leftOut, ...(opts.bootstrap ? { bootstrap: opts.bootstrap } : {}), notes, warnings };
 }
 

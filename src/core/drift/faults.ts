@@ -9,3 +9,11 @@ export type DriftFault =
   | { kind: 'drift-file-mixes-horizons'; file: string; horizons: string[] }
   /** No row is valid in every run. */
   | { kind: 'drift-no-rows-in-common'; files: string[] };
+
+/** What drift notes besides comparability, as data; worded in src/commands/words/results/notes.ts. */
+export type DriftNotice =
+  /** The runs are of several world models (`models`). */
+  | { kind: 'drift-models-differ'; models: string[] }
+  /** Rows of the teacher-forced run left out: `missing` from some run, `failed` in some; `rows` valid in all. */
+  | { kind: 'drift-rows-left-out'; missing: number; failed: number; rows: number }
+  | { kind: 'drift-run-incomplete'; run: string };

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { DATASET_REPO, DOMAINS, domainLabel } from '../domains.js';
-import { formatFixed, type RunReport } from '../score/index.js';
+import { formatFixed, type PublishedGap, type RunReport } from '../score/index.js';
 
 /*
  * The Hugging Face Hub's Eval Results files: a model repo's `.eval_results/<benchmark>.yaml` (a list of entries, one per
@@ -34,14 +34,16 @@ export interface ResultsOptions {
   source?: { url: string; name: string };
   /** awb's version, named in the notes. */
   version: string;
+  /** A gap as the notes say it (src/commands/words/). */
+  gapText: (gap: PublishedGap) => string;
 }
 
 /**
  * Why the run would not be ranked by `score --with-published` (empty: it would): other judge, sampling, rubrics,
  * history protocol, partial or unknown data, mixed settings; and a run its manifest calls unfinished.
  */
-export function rankGaps(run: RunReport): string[] {
-  const unfinished = run.provenance.complete === false ? ['run: unfinished (its manifest says not every row is done)'] : [];
+export function rankGaps(run: RunReport): PublishedGap[] {
+  const unfinished: PublishedGap[] = run.provenance.complete === false ? [{ kind: 'unfinished' }] : [];
   return [...run.publishedGaps, ...unfinished];
 }
 
@@ -79,7 +81,7 @@ export function evalResults(run: RunReport, opts: ResultsOptions): EvalResultEnt
   const p = run.provenance;
   const gaps = rankGaps(run);
   const setup = setupNotes(run, opts.version);
-  const why = gaps.length ? [`not comparable with the published leaderboard: ${gaps.join('; ')}`] : [];
+  const why = gaps.length ? [`not comparable with the published leaderboard: ${gaps.map(opts.gapText).join('; ')}`] : [];
   const date = opts.finishedAt?.slice(0, 10);
   const entry = (taskId: string, value: string, rows: string): EvalResultEntry => ({
     dataset: { id: DATASET_REPO, task_id: taskId, ...(p.datasetCommit ? { revision: p.datasetCommit } : {}) },

@@ -3,13 +3,14 @@
  * src/commands/words/results/publish.ts. Hub addresses are carried as shownUrl
  * gives them; a fault never holds the token.
  */
+import type { PublishedGap } from '../score/faults.js';
 
 /** What publish was doing on the Hub: making the traces' dataset repo, uploading to it, or opening the pull request. */
 export type PublishStep = 'create-repo' | 'upload-traces' | 'pull-request';
 
 export type PublishFault =
   /** The run is not one `score --with-published` would rank (`gaps`), and --allow-unranked was not given. */
-  | { kind: 'publish-unranked'; file: string; gaps: string[] }
+  | { kind: 'publish-unranked'; file: string; gaps: PublishedGap[] }
   /** Nothing to do: neither --out nor --repo. */
   | { kind: 'publish-nowhere' }
   /** A judged file of a choice mode (turing, pairwise): no rubric scores to publish. */

@@ -4,6 +4,7 @@ import { decodeLine, parseSlice, topLevelValues, type LineBytes } from '../rows/
 import { DIMENSIONS, choiceHits, choicePanelEntrySchema, panelEntrySchema } from '../schemas/index.js';
 import { aggregate, scoreIntervals } from './aggregate.js';
 import type { Provenance } from './ranking/index.js';
+import type { PublishedGap } from './faults.js';
 import { toSixtieths } from './exact.js';
 import { countsAsFailed, describeIssue, repeatGrade, tokens, type JudgedRecord, type JudgedVisitor } from './readers/index.js';
 import type { RunReport, ScoreRequest } from './score-files.js';
@@ -153,7 +154,7 @@ export function memberRun(
   panel: Omit<RunReport, 'members'>,
   member: MemberRecords,
   req: ScoreRequest,
-  gapsOf: (provenance: Provenance) => string[],
+  gapsOf: (provenance: Provenance) => PublishedGap[],
 ): RunReport {
   const provenance = { ...panel.provenance, judge: member.judge };
   return {

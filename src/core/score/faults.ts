@@ -34,3 +34,61 @@ export type ScoreFault =
   | { kind: 'no-rows-of-domain'; file: string; domain: string; has: string[] }
   /** Rows named to `awb rows` (domain/id/turn_idx) that the file does not hold. */
   | { kind: 'rows-not-found'; file: string; keys: string[] };
+
+/** A setting compared one value per run (comparabilityNotes); hashes and commits among them. */
+export type CheckedSetting = 'judge' | 'rubrics-set' | 'history' | 'horizon' | 'dataset-commit' | 'dataset-hashes' | 'dataset-revision';
+
+/** The runs (by label) that share one value of a setting; `value` undefined: unknown in them. */
+export interface ValueRuns {
+  value?: string;
+  runs: string[];
+}
+
+/**
+ * What keeps a run from being compared with the published numbers (publishedGaps): each as data, worded in
+ * src/commands/words/results/notes.ts. `published` fields carry what the published numbers used.
+ */
+export type PublishedGap =
+  | { kind: 'no-manifest' }
+  | { kind: 'mixed-settings' }
+  /** Not the official rubrics: `source` 'bundled', the folder they came from, or undefined (unknown). */
+  | { kind: 'rubrics'; source?: string; layout?: 'awb' | 'official' }
+  /** Not the whole published split: `had` of `published` rows; `short`: the domains with another count (empty: domains beyond it). */
+  | { kind: 'rows'; had: number; published: number; short: string[] }
+  /** `repo`: another dataset repository; undefined: the dataset's commit is unknown. */
+  | { kind: 'dataset-source'; repo?: string }
+  | { kind: 'judge'; judge?: string; published: string }
+  | { kind: 'judge-sampling'; temperature?: number; maxTokens?: number; published: { temperature: number; maxTokens: number } }
+  | { kind: 'history'; history?: string }
+  | { kind: 'horizon'; horizon: string }
+  /** publish only: the manifest says not every row is done. */
+  | { kind: 'unfinished' };
+
+/**
+ * Why numbers side by side may not be comparable (comparabilityNotes), as data; runs are named by their labels.
+ * Differences of the world model are the point of a comparison and are never noted.
+ */
+export type ComparabilityNote =
+  | { kind: 'run-incomplete'; run: string }
+  /** A file a forced resume mixed; `mixed`: what differed each time (Provenance.mixed); `file` when it is not the label. */
+  | { kind: 'run-mixes-settings'; run: string; file?: string; mixed: string[] }
+  | { kind: 'provenance-unknown'; runs: string[] }
+  | { kind: 'setting-differs'; setting: CheckedSetting; values: ValueRuns[] }
+  | { kind: 'setting-unknown'; setting: CheckedSetting; runs: string[] }
+  /** Per domain the runs share, each rubric hash and its runs. */
+  | { kind: 'rubrics-differ'; domains: Array<{ domain: string; values: Array<{ hash: string; runs: string[] }> }> }
+  /** Runs whose manifests hash only the whole rubric set (made before per-domain hashes). */
+  | { kind: 'rubrics-per-domain-unknown'; runs: string[] }
+  /** Overall averages different domain sets: each set (in order of first run) and its runs. */
+  | { kind: 'domains-differ'; sets: Array<{ domains: string[]; runs: string[] }> }
+  | { kind: 'published-incomparable'; run: string; gaps: PublishedGap[] };
+
+/** What score notes besides comparability: each said under the leaderboard. */
+export type ScoreNotice =
+  | ComparabilityNote
+  /** Domains of a run with no score: its Overall leaves them out. `totals`: some have valid rows, none with a total_score. */
+  | { kind: 'overall-partial'; run: string; unscored: string[]; totals: boolean; macroDomains: number; domains: number }
+  /** Domains none of the seven (a typo in a hand-made `task`), scored and averaged into Overall. */
+  | { kind: 'domains-unknown'; domains: string[] }
+  /** A panel's --repeat file scored without --by-judge: its members judged each row `repeats` times. */
+  | { kind: 'member-repeats'; run: string; repeats: number };

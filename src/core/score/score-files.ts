@@ -1,7 +1,8 @@
 import type { BootstrapSettings } from './bootstrap.js';
 import { memberCollector, memberRepeatsProbe, memberRun, type MemberRecords } from './by-judge.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './ranking/index.js';
-import { DOMAINS, compareDomains, domainLabel } from '../domains.js';
+import { DOMAINS, compareDomains } from '../domains.js';
+import type { PublishedGap, ScoreNotice } from './faults.js';
 import { fail } from '../errors.js';
 import { readJudged, type JudgedVisitor } from './readers/index.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
@@ -18,7 +19,7 @@ export interface RunReport {
   intervals: RunIntervals | undefined;
   usage: UsageSummary;
   /** With --with-published: why the run cannot be compared with the published rows (empty: it can). */
-  publishedGaps: string[];
+  publishedGaps: PublishedGap[];
   /** Whether the leaderboard may rank it against the other runs, and why not. */
   standing: Standing;
   /** A panel member's run (--by-judge): the label of its panel's run. */
@@ -50,8 +51,8 @@ export interface ScoreReport {
   byTurn: boolean;
   byJudge: boolean;
   prices: Prices | undefined;
-  /** Why the runs may not be comparable. */
-  notes: string[];
+  /** Why the runs may not be comparable, and what else the leaderboard notes, in the order it says them. */
+  notes: ScoreNotice[];
   /** Problems that did not stop scoring (cut last lines, broken manifests). */
   warnings: string[];
 }
@@ -60,31 +61,25 @@ export interface ScoreReport {
  * A run with a domain whose rows all failed, or whose valid rows all have a
  * total_score of 0 (hand-made rows): its Overall (macro) leaves that domain out.
  */
-function partialOverallNote(r: RunReport): string[] {
+function partialOverallNote(r: RunReport): ScoreNotice[] {
   const unscored = r.score.domains.filter((d) => d.score === undefined);
   if (!unscored.length) return [];
-  const which = unscored.length === 1 ? 'that domain' : 'those domains';
-  // "no valid rows" beside a Valid column that counts some would contradict it.
-  const what = unscored.some((d) => d.valid > 0) ? 'no valid rows with a total_score' : 'no valid rows';
-  const names = unscored.map((d) => domainLabel(d.domain)).join(', ');
   return [
-    `${r.label}: ${what} in ${names}, so its Overall leaves ${which} out (macro: ${r.score.macroDomains} of ${r.score.domains.length} domains)`,
+    {
+      kind: 'overall-partial',
+      run: r.label,
+      unscored: unscored.map((d) => d.domain),
+      totals: unscored.some((d) => d.valid > 0),
+      macroDomains: r.score.macroDomains,
+      domains: r.score.domains.length,
+    },
   ];
 }
 
 /** Domains that are none of the seven (a typo in a hand-made `task`, say): each is a column, and each Overall averages it with the others. */
-function otherDomainsNote(domains: readonly string[]): string[] {
+function otherDomainsNote(domains: readonly string[]): ScoreNotice[] {
   const others = domains.filter((d) => !(DOMAINS as readonly string[]).includes(d));
-  if (!others.length) return [];
-  const names = others.map((d) => `"${d}"`).join(', ');
-  return [
-    `${names} ${others.length === 1 ? 'is not an AgentWorldBench domain' : 'are not AgentWorldBench domains'} (${DOMAINS.join(', ')}), yet ${others.length === 1 ? 'it is' : 'they are'} scored as one and averaged into Overall`,
-  ];
-}
-
-/** A panel's --repeat file scored without --by-judge: its rows hold no judge noise, its members' repeats do. */
-function memberRepeatsNote(label: string, repeats: number): string {
-  return `${label}: each member of its panel judged each row ${repeats} times (--repeat), kept in the rows' panel; awb score --by-judge shows each member's judge noise`;
+  return others.length ? [{ kind: 'domains-unknown', domains: others }] : [];
 }
 
 /**
@@ -147,9 +142,9 @@ export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => Ju
   if (published.length) for (const d of Object.keys(published[0]!.scores)) domains.add(d);
   const comparability = comparabilityNotes(compared, published.length ? { publishedGaps: gaps } : {});
   // Runs whose Overalls average different sets have the coverage note, which names each set; otherwise a run's own note says what its Overall leaves out.
-  const partial = comparability.some((n) => n.kind === 'coverage') ? [] : runs.flatMap(partialOverallNote);
-  const repeated = memberRepeats.flatMap((k, i) => (k ? [memberRepeatsNote(labels[i]!, k)] : []));
-  const notes = [...comparability.map((n) => n.text), ...partial, ...otherDomainsNote([...domains]), ...repeated];
+  const partial = comparability.some((n) => n.kind === 'domains-differ') ? [] : runs.flatMap(partialOverallNote);
+  const repeated = memberRepeats.flatMap((k, i): ScoreNotice[] => (k ? [{ kind: 'member-repeats', run: labels[i]!, repeats: k }] : []));
+  const notes = [...comparability, ...partial, ...otherDomainsNote([...domains]), ...repeated];
   return {
     runs,
     domains: [...domains].sort(compareDomains),

@@ -9,6 +9,7 @@ import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, formatSigned, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
+import type { NoteWords } from '../view.js';
 import { FIGURES, modesJson, modesView } from '../modes.js';
 import { comparisonJson } from './comparison.js';
 
@@ -127,6 +128,8 @@ export interface PageInput {
   panels?: readonly PanelAgreement[];
   /** A teacher-forced run and free-running ones: their drift curves (none: no drift chart). */
   drift?: ReportDrift;
+  /** The words of the leaderboard's notes (src/commands/words/). */
+  words: NoteWords;
 }
 
 /** Per file judged by a panel, the tables `awb agreement` prints, its members as the judges. */
@@ -173,7 +176,7 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
 /** The whole page. */
 export function renderReportHtml(input: PageInput): string {
   const { report, rows, modes, files } = input.collected;
-  const view = report && scoreView(report);
+  const view = report && scoreView(report, input.words);
   const modeView = modes.length ? modesView(modes) : undefined;
   const domains = [...new Set([...(report?.domains ?? []), ...modes.flatMap((m) => m.score.domains.map((d) => d.domain))])].sort(
     compareDomains,

@@ -14,6 +14,7 @@ import { captured } from '../../support/terminal.js';
 import { refusalLine } from '../../support/refusal.js';
 import { gateRemedy, reasonText } from '../../../src/render/gate.js';
 import { comparePage } from '../../support/compare-page.js';
+import { NOTE_WORDS } from '../../../src/commands/words/index.js';
 
 const dir = tempDir('awb-compare-');
 
@@ -199,7 +200,7 @@ describe('compare', () => {
       { code: 'incomplete', cause: 'no-generation', domain: 'mcp', rows: 1, paired: 24 },
       { code: 'incomplete', cause: 'no-generation', domain: 'os', rows: 10, paired: 24 },
     ]);
-    const shown = { ...report, invocation: 'node bin/awb.js' };
+    const shown = { ...report, invocation: 'node bin/awb.js', words: NOTE_WORDS };
     assert.equal(
       reasonText(report.gate!.reasons[1]!, shown),
       "incomplete candidate: OS: 10 of 24 candidate rows have no generation (their inference failed) where the baseline's are valid (--allow-partial to gate on the rows in common)",
@@ -212,9 +213,17 @@ describe('compare', () => {
     const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true } });
     assert.equal(allowed.gate!.failed, false);
     assert.deepEqual(allowed.gate!.reasons, []);
-    assert.match(
-      allowed.notes.join('\n'),
-      /failed rows among the paired ones: 0 in baseline\.jsonl, 11 in lost\.jsonl; .*\(11 of 72 paired rows left out\)/,
+    assert.deepEqual(
+      allowed.notes.filter((n) => n.kind === 'paired-rows-failed'),
+      [
+        {
+          kind: 'paired-rows-failed',
+          baseline: { run: 'baseline.jsonl', failed: 0 },
+          candidate: { run: 'lost.jsonl', failed: 11 },
+          used: 61,
+          paired: 72,
+        },
+      ],
     );
     // Rows failed on both sides take nothing from the candidate: the baseline has no valid row there either.
     const both = writeJudged(dir, 'both-failed-base.jsonl', cand);

@@ -11,7 +11,8 @@ import { pricesOption, SCORE_OPTIONS } from '../../../src/commands/results/resul
 import { declare, parseOptions } from '../../../src/commands/shared/option-table.js';
 import { domainName, parseDomainList, PUBLISHED_ROW_COUNTS } from '../../../src/core/domains.js';
 import { scoreFiles, type ScoreRequest } from '../../../src/core/score/score-files.js';
-import { comparabilityNotes, type Provenance } from '../../../src/core/score/index.js';
+import { comparabilityNotes, isDifference, type Provenance, type ScoreNotice } from '../../../src/core/score/index.js';
+import { NOTE_WORDS } from '../../../src/commands/words/index.js';
 import { loadRubrics } from '../../../src/core/rubrics/rubrics.js';
 import { renderScoreJson } from '../../../src/render/json.js';
 import { renderScoreTable } from '../../../src/render/table.js';
@@ -72,10 +73,10 @@ describe('--with-published', () => {
     const report = await scoreFiles(request([good, cool], { withPublished: true, bootstrap: undefined }));
     assert.deepEqual(report.runs[0]!.publishedGaps, []);
     assert.deepEqual(report.runs[1]!.publishedGaps, [
-      'judge sampling: temperature 0, max tokens 32768; published: 0.6, 32768',
-      'history protocol: none, published numbers use the full history',
+      { kind: 'judge-sampling', temperature: 0, maxTokens: 32768, published: { temperature: 0.6, maxTokens: 32768 } },
+      { kind: 'history', history: 'none' },
     ]);
-    const out = renderScoreTable(report, 0);
+    const out = renderScoreTable(report, NOTE_WORDS, 0);
     const lines = out.split('\n');
     // 100 everywhere: the comparable run is best against everyone; the other only among the runs, so it ties there.
     assert.match(row(lines.find((l) => l.startsWith('good-model'))), /^good-model\s+100\.00\*/);
@@ -103,16 +104,26 @@ describe('comparability', () => {
       { label: 'a', provenance: prov(all.perDomain, all.sha256), domains: ['mcp', 'search', 'terminal'] },
       { label: 'b', provenance: prov(two.perDomain, two.sha256), domains: ['mcp', 'search'] },
     ]);
-    assert.ok(!notes.some((n) => n.kind === 'differs'), JSON.stringify(notes));
+    assert.ok(!notes.some(isDifference), JSON.stringify(notes));
     // A rubric edited for one shared domain is named.
     const edited = comparabilityNotes([
       { label: 'a', provenance: prov({ mcp: '1'.repeat(64), search: '2'.repeat(64) }), domains: ['mcp', 'search'] },
       { label: 'b', provenance: prov({ mcp: '1'.repeat(64), search: '3'.repeat(64) }), domains: ['mcp', 'search'] },
     ]);
-    assert.deepEqual(
-      edited.filter((n) => n.kind === 'differs').map((n) => n.text),
-      ['not comparable: rubrics differ in Search (222222222222 in a; 333333333333 in b)'],
-    );
+    assert.deepEqual(edited.filter(isDifference), [
+      {
+        kind: 'rubrics-differ',
+        domains: [
+          {
+            domain: 'search',
+            values: [
+              { hash: '2'.repeat(64), runs: ['a'] },
+              { hash: '3'.repeat(64), runs: ['b'] },
+            ],
+          },
+        ],
+      },
+    ]);
   });
 
   it('files judged before per-domain hashes, with the bundled rubrics on different domains, are not flagged', async () => {
@@ -131,15 +142,13 @@ describe('comparability', () => {
     const a = await judged('old-a.jsonl', three, (await loadRubrics(undefined, three)).sha256);
     const b = await judged('old-b.jsonl', ['mcp', 'search'], (await loadRubrics(undefined, ['mcp', 'search'])).sha256);
     const report = await scoreFiles(request([a, b], { bootstrap: undefined }));
-    assert.ok(!report.notes.some((n) => /rubrics/.test(n)), report.notes.join('\n'));
+    const rubricKinds = ['rubrics-differ', 'rubrics-per-domain-unknown'];
+    const aboutRubrics = (n: ScoreNotice) => rubricKinds.includes(n.kind) || (n.kind === 'setting-differs' && n.setting === 'rubrics-set');
+    assert.ok(!report.notes.some(aboutRubrics), JSON.stringify(report.notes));
     // A set hash that is not the bundled one stays uncheckable across domain sets, never a false "differs".
     const c = await judged('old-c.jsonl', ['mcp'], 'ef'.repeat(32));
     const mixed = await scoreFiles(request([a, c], { bootstrap: undefined }));
-    assert.match(
-      mixed.notes.join('\n'),
-      /cannot check rubrics domain by domain: old-c\.jsonl recorded only a hash of the whole rubric set/,
-    );
-    assert.doesNotMatch(mixed.notes.join('\n'), /rubrics differ/);
+    assert.deepEqual(mixed.notes.filter(aboutRubrics), [{ kind: 'rubrics-per-domain-unknown', runs: ['old-c.jsonl'] }]);
   });
 
   it('does not rank Overall across runs over different domains; shows dimensions per run and one by-turn table', async () => {
@@ -150,7 +159,7 @@ describe('comparability', () => {
     const wide = writeJudged(dir, 'wide.jsonl', rows(['mcp', 'search'], 3));
     const narrow = writeJudged(dir, 'narrow.jsonl', rows(['mcp'], 4));
     const report = await scoreFiles(request([wide, narrow], { byTurn: true }));
-    const out = renderScoreTable(report, 0);
+    const out = renderScoreTable(report, NOTE_WORDS, 0);
     const board = out.split('\n').slice(0, 8);
     const narrowLine = row(board.find((l) => l.startsWith('narrow')));
     assert.match(narrowLine, /^narrow\.jsonl\s+70\.00\* ±/, 'the shared domain is ranked');
@@ -163,7 +172,7 @@ describe('comparability', () => {
     assert.equal(out.match(/^By turn \(/gm)!.length, 1);
     assert.match(out, /^wide\.jsonl\s+All domains\s+45\.00 ±[\d.]+/m);
     assert.match(out, /^narrow\.jsonl\s+All domains\s+70\.00 ±[\d.]+/m);
-    const json = JSON.parse(renderScoreJson(report));
+    const json = JSON.parse(renderScoreJson(report, NOTE_WORDS));
     assert.equal(json.runs.length, 2);
   });
 });
@@ -196,7 +205,7 @@ describe('small things', () => {
     const report = await scoreFiles(
       request([file], { bootstrap: undefined, prices: { infer: { input: 1, output: 2 }, judge: { input: 10, output: 20 } } }),
     );
-    const json = JSON.parse(renderScoreJson(report));
+    const json = JSON.parse(renderScoreJson(report, NOTE_WORDS));
     assert.equal(json.runs[0].usage.infer.cost_usd, 3);
     assert.equal(json.runs[0].usage.judge.cost_usd, 20);
   });

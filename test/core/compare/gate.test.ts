@@ -97,7 +97,16 @@ describe('the gate', () => {
     const ok = emptyComparison();
     const context = {
       incomplete: [{ code: 'incomplete' as const, cause: 'missing-rows' as const, rows: 3, emptyDomains: [] }],
-      incomparable: ['not comparable: judge differs (a in x; b in y)'],
+      incomparable: [
+        {
+          kind: 'setting-differs' as const,
+          setting: 'judge' as const,
+          values: [
+            { value: 'a', runs: ['x'] },
+            { value: 'b', runs: ['y'] },
+          ],
+        },
+      ],
     };
     const g = applyGate(ok, { threshold: 1 }, context);
     assert.equal(g.failed, true);

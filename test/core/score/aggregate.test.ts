@@ -6,7 +6,7 @@ import { aggregate, statScore, turnBucket, TURN_BUCKETS } from '../../../src/cor
 import { BATCH_PRICE, costOf, type UsageTotals } from '../../../src/core/score/usage.js';
 import { scoreFiles } from '../../../src/core/score/score-files.js';
 import { isFault } from '../../support/fault-kind.js';
-import { readProvenance } from '../../../src/core/score/index.js';
+import { readProvenance, type CheckedSetting } from '../../../src/core/score/index.js';
 import { Ratio, formatFixed, meanOf, normalizedMean, rawMean, toSixtieths } from '../../../src/core/score/exact.js';
 import { readJudged } from '../../../src/core/score/index.js';
 import { PUBLISHED } from '../../../src/core/dataset/published.js';
@@ -336,11 +336,19 @@ describe('comparability', () => {
       report.runs.map((r) => r.label),
       ['m1', 'm2', 'z.jsonl', 'w.jsonl'],
     );
+    const differs = (setting: CheckedSetting, a: string, b: string) => ({
+      kind: 'setting-differs',
+      setting,
+      values: [
+        { value: a, runs: ['m1'] },
+        { value: b, runs: ['m2'] },
+      ],
+    });
     assert.deepEqual(report.notes, [
-      "not known to be comparable: no usable manifest for z.jsonl, w.jsonl (unknown provenance, e.g. the official script's files), so judge, rubrics, history protocol and dataset cannot be checked",
-      'not comparable: rubrics (sha256) differs (aaaaaaaaaaaa in m1; bbbbbbbbbbbb in m2)',
-      'not comparable: history protocol differs (full in m1; none in m2)',
-      'not comparable: dataset commit differs (111111111111 in m1; 222222222222 in m2)',
+      { kind: 'provenance-unknown', runs: ['z.jsonl', 'w.jsonl'] },
+      differs('rubrics-set', 'aa'.repeat(32), 'bb'.repeat(32)),
+      differs('history', 'full', 'none'),
+      differs('dataset-commit', '1111111111111111', '2222222222222222'),
     ]);
     assert.equal(report.warnings.length, 1);
     assert.match(report.warnings[0]!, /w\.jsonl\.manifest\.json: version: .*; its provenance counts as unknown/);
@@ -366,8 +374,17 @@ describe('comparability', () => {
     writeManifest(files[2]!, local('m3', 'aa'.repeat(32)));
     const report = await scoreFiles(scoreRequestOf(files));
     assert.deepEqual(
-      report.notes.filter((n) => n.includes('dataset')),
-      ['not comparable: dataset (file hashes) differs (aaaaaaaaaaaa in m1, m3; bbbbbbbbbbbb in m2)'],
+      report.notes.filter((n) => n.kind === 'setting-differs' && n.setting.startsWith('dataset')),
+      [
+        {
+          kind: 'setting-differs',
+          setting: 'dataset-hashes',
+          values: [
+            { value: 'aa'.repeat(32), runs: ['m1', 'm3'] },
+            { value: 'bb'.repeat(32), runs: ['m2'] },
+          ],
+        },
+      ],
     );
   });
 });
@@ -376,30 +393,30 @@ describe('a run whose Overall leaves a domain out', () => {
   const d = tempDir('awb-partial-');
   const complete = writeJudged(d, 'complete.jsonl', [judgedRow({ domain: 'mcp' }), judgedRow({ domain: 'swe' })]);
   const holed = writeJudged(d, 'holed.jsonl', [judgedRow({ domain: 'mcp' }), judgedRow({ domain: 'swe', failed: 1 })]);
-  const leavesOut = /holed\.jsonl: no valid rows in SWE, so its Overall leaves that domain out \(macro: 1 of 2 domains\)/;
+  const leavesOut = { kind: 'overall-partial', run: 'holed.jsonl', unscored: ['swe'], totals: false, macroDomains: 1, domains: 2 };
   /** The notes about what an Overall averages (the files have no manifest: a note says so too). */
-  const overallNotes = async (files: string[]) => (await scoreFiles(scoreRequestOf(files))).notes.filter((n) => /Overall/.test(n));
+  const overallNotes = async (files: string[]) =>
+    (await scoreFiles(scoreRequestOf(files))).notes.filter((n) => n.kind === 'overall-partial' || n.kind === 'domains-differ');
 
   it('alone: one note says so', async () => {
-    const notes = await overallNotes([holed]);
-    assert.equal(notes.length, 1, notes.join('\n'));
-    assert.match(notes[0]!, leavesOut);
+    assert.deepEqual(await overallNotes([holed]), [leavesOut]);
   });
 
   it('beside a run that averages more: only the coverage note, which names each set', async () => {
-    const notes = await overallNotes([complete, holed]);
-    assert.equal(notes.length, 1, notes.join('\n'));
-    assert.match(
-      notes[0]!,
-      /^domains differ, so Overall averages different sets and is not ranked \(mcp, swe in complete\.jsonl; mcp in holed\.jsonl\)/,
-    );
+    assert.deepEqual(await overallNotes([complete, holed]), [
+      {
+        kind: 'domains-differ',
+        sets: [
+          { domains: ['mcp', 'swe'], runs: ['complete.jsonl'] },
+          { domains: ['mcp'], runs: ['holed.jsonl'] },
+        ],
+      },
+    ]);
   });
 
   it('beside a run that averages the same set: its own note', async () => {
     const narrow = writeJudged(d, 'narrow.jsonl', [judgedRow({ domain: 'mcp' })]);
-    const notes = await overallNotes([narrow, holed]);
-    assert.equal(notes.length, 1, notes.join('\n'));
-    assert.match(notes[0]!, leavesOut);
+    assert.deepEqual(await overallNotes([narrow, holed]), [leavesOut]);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { PublishFault, PublishStep } from '../../../core/publish/index.js';
 import { visible } from '../../../core/shown.js';
 import { EXIT, type Words } from '../words.js';
+import { gapText } from './notes.js';
 
 const DOING: Record<PublishStep, string> = {
   'create-repo': 'making the traces dataset',
@@ -10,7 +11,7 @@ const DOING: Record<PublishStep, string> = {
 
 export const PUBLISH_WORDS: Words<PublishFault> = {
   'publish-unranked': (f) =>
-    `${f.file}: not a run \`score --with-published\` would rank (${f.gaps.join('; ')}); publish it anyway, with these reasons in its notes, with --allow-unranked`,
+    `${f.file}: not a run \`score --with-published\` would rank (${f.gaps.map(gapText).join('; ')}); publish it anyway, with these reasons in its notes, with --allow-unranked`,
   'publish-nowhere': () => 'publish: say where to: --out DIR writes the files here, --repo OWNER/MODEL opens a pull request on the model repo',
   'publish-not-rubric': (f) => `${f.file}: is a --mode ${f.mode} file; publish takes a rubric judge's file (its 0-100 scores)`,
   'publish-no-scores': (f) => `${f.file}: no domain has a valid row, so there is no figure to publish`,

@@ -5,6 +5,34 @@ import { counted, visible } from '../../../core/shown.js';
  * warnings and the last words. The lines are built here; run-ui.ts decides when and in which colour.
  */
 export const RUN_WORDS = {
+  /** The plain progress line of a log (no terminal): `figures` as the bar shows them. */
+  progress: (
+    stage: string,
+    f: { value: number; total: number; percent: string; rate: string; eta: string },
+    failed: number,
+    limitedBy?: string,
+  ) =>
+    `${stage}: ${f.value}/${f.total} (${f.percent}%), ${f.rate} rows/s, ETA ${f.eta}, ${failed} failed${limitedBy ? `, limited by ${limitedBy}` : ''}`,
+  /** The progress bar's format: `{bar}`, `{value}`, `{total}` are cli-progress's tokens, the others run-ui.ts's. */
+  barFormat: (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed{limit}`,
+  barLimit: (limitedBy: string) => ` | limited by ${limitedBy}`,
+  summaryTitle: (stage: string) => `${stage} summary`,
+  /** --summary's verdict: the `all` row's counts, the exit code and what it means. */
+  stepVerdict: (stage: string, all: { rows: string; done: string; failed: string; retry: string }, exitCode: number, meaning?: string) =>
+    `${stage}: ${all.done} of ${all.rows} rows done, ${all.failed} failed (${all.retry} to retry); exit ${exitCode}${meaning ? `: ${meaning}` : ''}`,
+  /** What the exit code means for this run, when it is not the code's own meaning. */
+  stepMeaning: {
+    capped: 'stopped at the --max-cost cap',
+    interrupted: 'interrupted',
+    left: (rows: number) => `${counted(rows, 'row')} left: the same command run again does them`,
+    failed: (rows: number) => `${counted(rows, 'row')} ended failed: --retry-failed asks them again`,
+  },
+  stepOutput: (output: string) => `output: ${output}`,
+  stepFailure: (count: number, reason: string) => `failed ${count} × ${reason}`,
+  stepWarning: (warning: string) => `warning: ${warning}`,
+  /** `cached` undefined: the server did not report cached tokens. */
+  tokens: (prompt: number, cached: number | undefined, completion: number) =>
+    `tokens: ${prompt} prompt (${cached === undefined ? 'cached tokens not reported' : `${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit`}), ${completion} completion`,
   interruptedDuringCheck: (stage: string) => `${stage} interrupted during the endpoint check: nothing was sent or written`,
   stopping: (stage: string) => `${stage}: stopping: no new requests; waiting for the ones in flight`,
   signalAgain: (stage: string, signal: string) => `${stage}: ${signal} again: cancelling the requests in flight`,

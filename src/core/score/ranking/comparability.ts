@@ -1,10 +1,13 @@
 import { basename, resolve, sep } from 'node:path';
-import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS, domainLabel } from '../../domains.js';
+import { DATASET_REPO, DOMAINS, PUBLISHED_ROW_COUNTS } from '../../domains.js';
 import { PUBLISHED_JUDGE, sameData } from '../../dataset/index.js';
 import { FaultError } from '../../errors.js';
 import { readJsonFile } from '../../files.js';
 import { loadRubrics } from '../../rubrics/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../../schemas/index.js';
+import type { CheckedSetting, ComparabilityNote, PublishedGap } from '../faults.js';
+
+export type { ComparabilityNote } from '../faults.js';
 
 /** What a judged file's sidecar manifest says produced it; every field is unknown without one. */
 export interface Provenance {
@@ -191,85 +194,70 @@ export interface ComparedRun {
   rows?: Readonly<Record<string, number>>;
 }
 
-/**
- * A reason numbers side by side may not be comparable. `differs`: a setting
- * known to differ (the gate fails on these); `unknown`: cannot be checked;
- * `incomplete`, `coverage`: about the rows; `published`: about the published rows.
- */
-export interface ComparabilityNote {
-  kind: 'differs' | 'unknown' | 'incomplete' | 'coverage' | 'published';
-  text: string;
+/** The notes a comparison acts on: a setting known to differ (the gate fails on these, drift refuses nothing). */
+export function isDifference(n: ComparabilityNote): boolean {
+  return n.kind === 'run-mixes-settings' || n.kind === 'setting-differs' || n.kind === 'rubrics-differ';
 }
 
 /** Settings checked one value per run, in the order notes list them; `rubrics` marks where the per-domain rubric check goes. */
-const CHECKED: ReadonlyArray<{ field: keyof Provenance; what: string; hash?: boolean } | 'rubrics' | 'dataset'> = [
-  { field: 'judge', what: 'judge' },
+const CHECKED: ReadonlyArray<{ field: keyof Provenance; setting: CheckedSetting } | 'rubrics' | 'dataset'> = [
+  { field: 'judge', setting: 'judge' },
   'rubrics',
-  { field: 'history', what: 'history protocol' },
-  { field: 'horizon', what: 'free-running horizon (awb drift compares horizons)' },
+  { field: 'history', setting: 'history' },
+  { field: 'horizon', setting: 'horizon' },
   'dataset',
-  { field: 'datasetRevision', what: 'dataset revision' },
+  { field: 'datasetRevision', setting: 'dataset-revision' },
 ];
 
 /** The published judge's sampling (the official script's defaults). */
-const PUBLISHED_SAMPLING = { temperature: 0.6, max_tokens: 32768 };
+const PUBLISHED_SAMPLING = { temperature: 0.6, maxTokens: 32768 };
 
 /**
- * Plain-language reasons why numbers side by side may not be comparable.
- * Differences in the world model are the point of a comparison and are not
- * listed; everything else that changes scores is.
+ * Why numbers side by side may not be comparable, as data. Differences in
+ * the world model are the point of a comparison and are not listed;
+ * everything else that changes scores is.
  */
 export function comparabilityNotes(
   runs: readonly ComparedRun[],
   /** publishedGaps: each run's gaps (publishedGaps), in run order, when compared with the published rows. */
-  opts: { publishedGaps?: ReadonlyArray<readonly string[]>; coverage?: boolean } = {},
+  opts: { publishedGaps?: ReadonlyArray<readonly PublishedGap[]>; coverage?: boolean } = {},
 ): ComparabilityNote[] {
   const notes: ComparabilityNote[] = [];
   for (const r of runs) {
-    if (r.provenance.complete === false)
-      notes.push({ kind: 'incomplete', text: `${r.label}: the manifest says the run is incomplete; missing rows are not in its scores` });
-    if (r.provenance.mixed) notes.push({ kind: 'differs', text: `not comparable: ${mixedRun(r)}` });
+    if (r.provenance.complete === false) notes.push({ kind: 'run-incomplete', run: r.label });
+    if (r.provenance.mixed) {
+      const file = r.file !== undefined && r.file !== r.label ? { file: r.file } : {};
+      notes.push({ kind: 'run-mixes-settings', run: r.label, ...file, mixed: r.provenance.mixed });
+    }
   }
   if (runs.length >= 2) {
     const unknown = runs.filter((r) => r.provenance.manifest !== 'found');
-    if (unknown.length) {
-      notes.push({
-        kind: 'unknown',
-        text: `not known to be comparable: no usable manifest for ${names(unknown)} (unknown provenance, e.g. the official script's files), so judge, rubrics, history protocol and dataset cannot be checked`,
-      });
-    }
+    if (unknown.length) notes.push({ kind: 'provenance-unknown', runs: names(unknown) });
     const known = runs.filter((r) => r.provenance.manifest === 'found');
     for (const c of CHECKED) {
       if (c === 'rubrics') notes.push(...rubricNotes(known));
       else if (c === 'dataset') {
-        const what = known.every((r) => r.provenance.datasetCommit !== undefined) ? 'dataset commit' : 'dataset (file hashes)';
-        notes.push(...fieldNotes(known, what, dataGroups(known), true));
+        const setting = known.every((r) => r.provenance.datasetCommit !== undefined) ? 'dataset-commit' : 'dataset-hashes';
+        notes.push(...fieldNotes(known, setting, dataGroups(known)));
       }
       // The same data under another branch name (main on Hugging Face, master on ModelScope) is no difference.
       else if (c.field === 'datasetRevision' && new Set(known.map(dataGroups(known))).size === 1) continue;
-      else notes.push(...fieldNotes(known, c.what, (r) => r.provenance[c.field], c.hash));
+      else notes.push(...fieldNotes(known, c.setting, (r) => r.provenance[c.field]));
     }
-    const coverage = new Map<string, ComparedRun[]>();
+    const coverage = new Map<string, { domains: string[]; runs: ComparedRun[] }>();
     for (const r of opts.coverage === false ? [] : runs) {
-      const k = coverageText(r.overall ?? r.domains);
-      coverage.set(k, [...(coverage.get(k) ?? []), r]);
+      const domains = [...(r.overall ?? r.domains)];
+      const k = domainsKey(domains);
+      coverage.set(k, { domains, runs: [...(coverage.get(k)?.runs ?? []), r] });
     }
     if (coverage.size > 1) {
-      const parts = [...coverage].map(([k, rs]) => `${k || 'none'} in ${names(rs)}`);
-      notes.push({
-        kind: 'coverage',
-        text: `domains differ, so Overall averages different sets and is not ranked (${parts.join('; ')}); the domains they share compare`,
-      });
+      notes.push({ kind: 'domains-differ', sets: [...coverage.values()].map((s) => ({ domains: s.domains, runs: names(s.runs) })) });
     }
   }
   if (opts.publishedGaps) {
     for (const [i, r] of runs.entries()) {
       const gaps = opts.publishedGaps[i]!;
-      if (gaps.length)
-        notes.push({
-          kind: 'published',
-          text: `${r.label} is not comparable with the published rows (not ranked against them): ${gaps.join('; ')}`,
-        });
+      if (gaps.length) notes.push({ kind: 'published-incomparable', run: r.label, gaps: [...gaps] });
     }
   }
   return notes;
@@ -299,7 +287,7 @@ export function dataGroups(runs: readonly ComparedRun[]): (r: ComparedRun) => st
 }
 
 /** Notes for one setting: known values that differ, or runs where it is unknown beside runs where it is known. */
-function fieldNotes(runs: readonly ComparedRun[], what: string, value: (r: ComparedRun) => unknown, hash = false): ComparabilityNote[] {
+function fieldNotes(runs: readonly ComparedRun[], setting: CheckedSetting, value: (r: ComparedRun) => unknown): ComparabilityNote[] {
   const byValue = new Map<string, ComparedRun[]>();
   for (const r of runs) {
     const v = value(r);
@@ -309,11 +297,10 @@ function fieldNotes(runs: readonly ComparedRun[], what: string, value: (r: Compa
   const values = [...byValue.keys()].filter((k) => k !== '');
   const missing = byValue.get('') ?? [];
   if (values.length >= 2) {
-    // Hashes and commits are shown by their first 12 characters.
-    const parts = [...byValue].map(([v, rs]) => `${v === '' ? 'unknown' : hash ? v.slice(0, 12) : v} in ${names(rs)}`);
-    return [{ kind: 'differs', text: `not comparable: ${what} differs (${parts.join('; ')})` }];
+    const all = [...byValue].map(([v, rs]) => ({ ...(v === '' ? {} : { value: v }), runs: names(rs) }));
+    return [{ kind: 'setting-differs', setting, values: all }];
   }
-  if (values.length === 1 && missing.length) return [{ kind: 'unknown', text: `cannot check ${what}: unknown in ${names(missing)}` }];
+  if (values.length === 1 && missing.length) return [{ kind: 'setting-unknown', setting, runs: names(missing) }];
   return [];
 }
 
@@ -327,7 +314,7 @@ function rubricNotes(runs: readonly ComparedRun[]): ComparabilityNote[] {
   const perDomain = runs.filter((r) => r.provenance.rubricsByDomain);
   const setOnly = runs.filter((r) => !r.provenance.rubricsByDomain);
   const notes: ComparabilityNote[] = [];
-  const differing: string[] = [];
+  const differing: Array<{ domain: string; values: Array<{ hash: string; runs: string[] }> }> = [];
   const domains = [...new Set(perDomain.flatMap((r) => r.domains))].sort();
   for (const d of domains) {
     const sharing = perDomain.filter((r) => r.domains.includes(d) && r.provenance.rubricsByDomain![d] !== undefined);
@@ -336,18 +323,13 @@ function rubricNotes(runs: readonly ComparedRun[]): ComparabilityNote[] {
       const h = r.provenance.rubricsByDomain![d]!;
       byHash.set(h, [...(byHash.get(h) ?? []), r]);
     }
-    if (byHash.size > 1)
-      differing.push(`${domainLabel(d)} (${[...byHash].map(([h, rs]) => `${h.slice(0, 12)} in ${names(rs)}`).join('; ')})`);
+    if (byHash.size > 1) differing.push({ domain: d, values: [...byHash].map(([hash, rs]) => ({ hash, runs: names(rs) })) });
   }
-  if (differing.length) notes.push({ kind: 'differs', text: `not comparable: rubrics differ in ${differing.join(', ')}` });
+  if (differing.length) notes.push({ kind: 'rubrics-differ', domains: differing });
   if (setOnly.length) {
-    const sameDomains = new Set(runs.map((r) => coverageText(r.domains))).size === 1;
-    if (sameDomains && !perDomain.length) notes.push(...fieldNotes(setOnly, 'rubrics (sha256)', (r) => r.provenance.rubricsSha256, true));
-    else if (runs.length > setOnly.length || !sameDomains)
-      notes.push({
-        kind: 'unknown',
-        text: `cannot check rubrics domain by domain: ${names(setOnly)} recorded only a hash of the whole rubric set (made before rubrics were identified per domain)`,
-      });
+    const sameDomains = new Set(runs.map((r) => domainsKey(r.domains))).size === 1;
+    if (sameDomains && !perDomain.length) notes.push(...fieldNotes(setOnly, 'rubrics-set', (r) => r.provenance.rubricsSha256));
+    else if (runs.length > setOnly.length || !sameDomains) notes.push({ kind: 'rubrics-per-domain-unknown', runs: names(setOnly) });
   }
   return notes;
 }
@@ -357,53 +339,45 @@ function rubricNotes(runs: readonly ComparedRun[]): ComparabilityNote[] {
  * official rubrics, the full published split at a known revision, the
  * published judge and its sampling, and the full-history protocol.
  */
-export function publishedGaps(r: ComparedRun): string[] {
+export function publishedGaps(r: ComparedRun): PublishedGap[] {
   const p = r.provenance;
-  if (p.manifest !== 'found') return ['no usable manifest, so rubrics, data, judge and history protocol are all unknown'];
-  const gaps: string[] = [];
-  if (p.mixed) gaps.push('settings: the file mixes runs made under different settings (a resume forced past them)');
+  if (p.manifest !== 'found') return [{ kind: 'no-manifest' }];
+  const gaps: PublishedGap[] = [];
+  if (p.mixed) gaps.push({ kind: 'mixed-settings' });
   if (p.rubricsLayout !== 'official') {
-    gaps.push(
-      p.rubricsSource === 'bundled'
-        ? "rubrics: awb's bundled rubrics (our own text), not the official ones"
-        : p.rubricsSource === undefined
-          ? 'rubrics: unknown'
-          : `rubrics: ${p.rubricsLayout === 'awb' ? 'own {domain}.md files' : 'not recorded as the official layout'} (${p.rubricsSource}), not the official {domain}/judge_system_prompt.txt`,
-    );
+    gaps.push({
+      kind: 'rubrics',
+      ...(p.rubricsSource !== undefined ? { source: p.rubricsSource } : {}),
+      ...(p.rubricsLayout !== undefined ? { layout: p.rubricsLayout } : {}),
+    });
   }
   const rows = r.rows ?? {};
   const short = DOMAINS.filter((d) => (rows[d] ?? 0) !== PUBLISHED_ROW_COUNTS[d]);
   const published = Object.values(PUBLISHED_ROW_COUNTS).reduce((a, b) => a + b, 0);
   const had = DOMAINS.reduce((n, d) => n + (rows[d] ?? 0), 0);
   if (short.length || Object.keys(rows).some((d) => !(DOMAINS as readonly string[]).includes(d)))
-    gaps.push(
-      `data: ${had} of the ${published} rows of the full published split${short.length ? ` (short in ${short.map(domainLabel).join(', ')})` : ' (and domains beyond it)'}`,
-    );
+    gaps.push({ kind: 'rows', had, published, short });
   if (p.datasetRepo !== DATASET_REPO || !p.datasetCommit)
-    gaps.push(
-      `data: ${p.datasetRepo && p.datasetRepo !== DATASET_REPO ? `repository ${p.datasetRepo}` : 'dataset revision not known (no resolved commit)'}`,
-    );
-  if (p.judge !== PUBLISHED_JUDGE) gaps.push(`judge: ${p.judge ?? 'unknown'}, the published judge is ${PUBLISHED_JUDGE}`);
-  else if (p.judgeTemperature !== PUBLISHED_SAMPLING.temperature || p.judgeMaxTokens !== PUBLISHED_SAMPLING.max_tokens)
-    gaps.push(
-      `judge sampling: temperature ${p.judgeTemperature ?? 'unknown'}, max tokens ${p.judgeMaxTokens ?? 'unknown'}; published: ${PUBLISHED_SAMPLING.temperature}, ${PUBLISHED_SAMPLING.max_tokens}`,
-    );
-  if (p.history !== 'full') gaps.push(`history protocol: ${p.history ?? 'unknown'}, published numbers use the full history`);
-  if (p.horizon !== undefined && p.horizon !== '0') gaps.push(`free-running horizon ${p.horizon}: published numbers are teacher-forced`);
+    gaps.push({ kind: 'dataset-source', ...(p.datasetRepo && p.datasetRepo !== DATASET_REPO ? { repo: p.datasetRepo } : {}) });
+  if (p.judge !== PUBLISHED_JUDGE)
+    gaps.push({ kind: 'judge', ...(p.judge !== undefined ? { judge: p.judge } : {}), published: PUBLISHED_JUDGE });
+  else if (p.judgeTemperature !== PUBLISHED_SAMPLING.temperature || p.judgeMaxTokens !== PUBLISHED_SAMPLING.maxTokens)
+    gaps.push({
+      kind: 'judge-sampling',
+      ...(p.judgeTemperature !== undefined ? { temperature: p.judgeTemperature } : {}),
+      ...(p.judgeMaxTokens !== undefined ? { maxTokens: p.judgeMaxTokens } : {}),
+      published: PUBLISHED_SAMPLING,
+    });
+  if (p.history !== 'full') gaps.push({ kind: 'history', ...(p.history !== undefined ? { history: p.history } : {}) });
+  if (p.horizon !== undefined && p.horizon !== '0') gaps.push({ kind: 'horizon', horizon: p.horizon });
   return gaps;
 }
 
-function coverageText(domains: readonly string[]): string {
-  const all = DOMAINS.every((d) => domains.includes(d)) && domains.length === DOMAINS.length;
-  return all ? 'all seven' : domains.join(', ');
+/** Runs over the same domains share a key: all seven in any order, else the same list. */
+function domainsKey(domains: readonly string[]): string {
+  return DOMAINS.every((d) => domains.includes(d)) && domains.length === DOMAINS.length ? 'all' : domains.join(',');
 }
 
-function names(runs: readonly ComparedRun[]): string {
-  return runs.map((r) => r.label).join(', ');
-}
-
-/** A run whose file mixes runs, and what differed when --force resumed it (or its predictions). */
-function mixedRun(r: ComparedRun): string {
-  const file = r.file !== undefined && r.file !== r.label ? ` (${r.file})` : '';
-  return `${r.label}${file} mixes rows made under different settings: a resume was forced past them (${r.provenance.mixed!.join('; ')})`;
+function names(runs: readonly ComparedRun[]): string[] {
+  return runs.map((r) => r.label);
 }

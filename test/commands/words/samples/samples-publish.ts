@@ -5,8 +5,8 @@ export const PUBLISH_SAMPLES: { [K in PublishFault['kind']]: Extract<PublishFaul
     kind: 'publish-unranked',
     file: 'results/m/judged.jsonl',
     gaps: [
-      "rubrics: awb's bundled rubrics (our own text), not the official ones",
-      'judge: gpt-4o, the published judge is gpt-5.2-2025-12-11',
+      { kind: 'rubrics', source: 'bundled', layout: 'awb' },
+      { kind: 'judge', judge: 'gpt-4o', published: 'gpt-5.2-2025-12-11' },
     ],
   },
   'publish-nowhere': { kind: 'publish-nowhere' },
