@@ -49,7 +49,9 @@ export const batchStatePath = (output: string): string => `${output}.batches.jso
  * which takes each batch reply as the first answer to its request, so rows
  * are written by the online code: a line that failed or expired in the batch,
  * or whose reply is no chat completion or cannot be parsed, is asked online
- * as without --batch (re-asked up to --parse-attempts).
+ * as without --batch (re-asked up to --parse-attempts). A stage with
+ * `rounds` (infer --horizon) goes in rounds instead (runRounds): its rows then
+ * find every step a round answered where their jobs keep steps.
  */
 export class BatchPhase<S extends z.ZodType<DatasetRow>> {
   private results: BatchResults | undefined;

@@ -134,8 +134,11 @@ export async function runStage<S extends z.ZodType<DatasetRow>>(stage: Stage<S>,
 async function runLocked<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: RunOptions, found: Found): Promise<StageResult> {
   await removeStaleTemps([opts.output, manifestPathFor(opts.output), batchStatePath(opts.output)]);
   // What the stage keeps beside the output (a free-running run's steps) is open before the batches, whose rounds
-  // fill it; with --batch its steps are kept even before a manifest exists (a run killed in its first rounds).
-  const end = await stage.begin?.(opts.output, opts.settings, found.previous !== undefined || opts.batchIds !== undefined);
+  // fill it. A run killed in its first rounds wrote no manifest yet: its steps are kept for a run with --batch, or
+  // one that finds its batches' state (a run resumed online).
+  const kept = async () =>
+    found.previous !== undefined || opts.batchIds !== undefined || (await isNonEmptyFile(batchStatePath(opts.output)));
+  const end = stage.begin && (await stage.begin(opts.output, opts.settings, await kept()));
   try {
     return await runBegun(stage, opts, found);
   } finally {

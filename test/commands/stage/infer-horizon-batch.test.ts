@@ -157,6 +157,25 @@ test('stopped (Ctrl-C), then killed (SIGKILL) while a round is in progress at th
   assert.deepEqual(await rowsOf(out), await rowsOf(join(dir, 'online.jsonl')));
 });
 
+test('a run killed while a round is in progress and resumed online keeps the steps its finished rounds paid for', async () => {
+  const dir = await temps.make();
+  const rows: SynthRow[] = synthRows(45).filter((x) => x.turn_idx === 3);
+  const data = await writeDataset(join(dir, 'data'), rows);
+  const s = await batchServer(answering(driftingWorldModel), 1);
+  await onlineRun(s, data.dir, join(dir, 'online.jsonl'), '2');
+  const out = join(dir, 'p.jsonl');
+  const first = startAwb(inferArgs(s.url, data.dir, out, ['--horizon', '2', ...BATCH]));
+  await waitFor(() => ([...s.batches.values()][1]?.polls ?? 0) > 1, first.exited, 'the second round polled');
+  first.child.kill('SIGKILL');
+  await first.exited;
+  assert.equal(await countNewlines(`${out}.steps.jsonl`), 1 + rows.length);
+
+  const online = await awb(...inferArgs(s.url, data.dir, out, ['--horizon', '2', '-c', '4']));
+  assert.equal(online.code, 0, online.stderr);
+  assert.equal(s.online.length, 2 * rows.length, "each row's last two steps, not the first the batch answered");
+  assert.deepEqual(await rowsOf(out), await rowsOf(join(dir, 'online.jsonl')));
+});
+
 test('a step that failed or expired in its batch goes online with the rest of its row; the other rows go on in rounds', async () => {
   const dir = await temps.make();
   const rows: SynthRow[] = synthRows(45).filter((x) => x.turn_idx === 3);
