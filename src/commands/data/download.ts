@@ -101,18 +101,18 @@ function lineProgress(): Progress {
   const say = (line: string) => t.stderr.write(`awb: ${visible(line)}\n`);
   return {
     update(e) {
-      if (e.skipped) return say(`${e.file}: already here (${formatBytes(e.total)})`);
-      if (e.done) return say(`${e.file}: done (${formatBytes(e.total)})`);
+      if (e.skipped) return say(DOWNLOAD_LINES.alreadyHere(e.file, formatBytes(e.total)));
+      if (e.done) return say(DOWNLOAD_LINES.fileDone(e.file, formatBytes(e.total)));
       const seen = last.get(e.file);
       const now = Date.now();
       if (seen === undefined) {
         last.set(e.file, now);
-        return say(`${e.file}: downloading ${formatBytes(e.total)}`);
+        return say(DOWNLOAD_LINES.downloading(e.file, formatBytes(e.total)));
       }
       if (now - seen >= LINE_EVERY_MS) {
         last.set(e.file, now);
         const pct = e.total ? Math.floor((e.bytes / e.total) * 100) : 100;
-        say(`${e.file}: ${pct}% (${formatBytes(e.bytes)} of ${formatBytes(e.total)})`);
+        say(DOWNLOAD_LINES.fileProgress(e.file, pct, formatBytes(e.bytes), formatBytes(e.total)));
       }
     },
     stop() {},

@@ -1,6 +1,7 @@
 import { Argument, Option, type Command } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { loadColors } from './terminal.js';
+import { OPTION_WORDS } from '../words/usage.js';
 
 /*
  * Commands declared once: each has its description, operands, options,
@@ -114,7 +115,7 @@ export function command<T extends OptionTable, const A extends readonly OperandS
 }
 
 /** `tooMany` of a command without operands: where the stray word belongs. */
-export const noOperands = (name: string, what: string, option: string) => () => `${name} takes no arguments: give ${what} as ${option}`;
+export const noOperands = (name: string, what: string, option: string) => () => OPTION_WORDS.noOperands(name, what, option);
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -137,7 +138,7 @@ export function parseOptions<T extends OptionTable>(table: T, raw: Record<string
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(table)) {
     const long = new Option(spec.flags).long!.slice(2);
-    if (spec.required && raw[key] === undefined) throw new UserError(`--${long} is required`);
+    if (spec.required && raw[key] === undefined) throw new UserError(OPTION_WORDS.required(long));
     out[key] = spec.parse(raw[key] as never, long);
   }
   return out as Parsed<T>;
@@ -153,7 +154,7 @@ export function addCommand(program: Command, spec: AnyCommand, options?: OptionT
   if (options) declare(cmd, options);
   for (const [other, ours] of Object.entries(spec.otherNames ?? {})) {
     const wrong = () => {
-      throw new UserError(`${spec.name} takes ${ours}, not ${other}`);
+      throw new UserError(OPTION_WORDS.otherName(spec.name, ours, other));
     };
     cmd.addOption(new Option(`${other} [value]`).preset('').hideHelp().argParser(wrong));
   }

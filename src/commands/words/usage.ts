@@ -31,6 +31,11 @@ export function usageError(code: string, message: string, command: string | unde
 
 /** What the option parsers (shared/options.ts, stage/panel-options.ts) say of a value they refuse: one line naming the option. */
 export const OPTION_WORDS = {
+  required: (long: string) => `--${long} is required`,
+  /** Another command's name for an option (infer's --model-name given to judge). */
+  otherName: (command: string, ours: string, other: string) => `${command} takes ${ours}, not ${other}`,
+  /** A stray word given to a command without operands: where it belongs. */
+  noOperands: (command: string, what: string, option: string) => `${command} takes no arguments: give ${what} as ${option}`,
   /** `max` undefined: no upper bound. */
   wholeNumber: (name: string, value: string, min: number, max?: number) =>
     `--${name} must be ${max === undefined ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`}, got "${value}"`,
