@@ -5,6 +5,7 @@ import { MalformedReplyError, StreamFailure, attemptFailure, causeCode, describe
 import { collectStream, type StreamedReply } from './http/stream.js';
 import { jsonBytes } from './http/json-bytes.js';
 import type { ChatBody, ChatRequest } from './types.js';
+import { withOwnSignal } from '../signals.js';
 
 const CHAT_ROUTE = '/chat/completions';
 
@@ -42,9 +43,10 @@ export async function attempt(client: Client, shown: string, body: ChatBody, s: 
   const started = performance.now();
   const reply = s.stream
     ? await streamed(client, body, s, started, signal)
-    : await client
-        .post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(signal && { signal }) })
-        .withResponse()
+    : // The row's signal serves all its attempts (repeats, panel members, retries): each gets its own, as the client never unhooks its listener.
+      await withOwnSignal(signal, (own) =>
+        client.post<unknown>(CHAT_ROUTE, { ...requestOptions(body), ...(own && { signal: own }) }).withResponse(),
+      )
         .then(({ data, response }) => ({ completion: jsonOfText(data) as ChatCompletion, headers: response.headers }))
         .catch((err: unknown) => {
           // The client parses a body declared JSON itself: one that is not is named as a reply, not as a SyntaxError.
