@@ -106,14 +106,19 @@ test('--batch --horizon all: a trajectory shares one rollout, each step sent onc
   assert.deepEqual(await rowsOf(out), await rowsOf(join(dir, 'online.jsonl')));
 });
 
-test('stopped (Ctrl-C), then killed (SIGKILL) while a round is in progress at the provider: the run collects that batch, sends no step twice', async () => {
+/** Rows at their third turn, their online H=2 run for reference, and a server whose first round completes and second stays in progress until released. */
+async function heldRound() {
   const dir = await temps.make();
   const rows: SynthRow[] = synthRows(45).filter((x) => x.turn_idx === 3);
   const data = await writeDataset(join(dir, 'data'), rows);
-  // The first round completes; the second stays in progress until released.
   const s = await batchServer(answering(driftingWorldModel), 1);
   await onlineRun(s, data.dir, join(dir, 'online.jsonl'), '2');
-  const out = join(dir, 'p.jsonl');
+  return { dir, rows, data, s, out: join(dir, 'p.jsonl') };
+}
+
+test('stopped (Ctrl-C), then killed (SIGKILL) while a round is in progress at the provider: the run collects that batch, sends no step twice', async () => {
+  // The first round completes; the second stays in progress until released.
+  const { dir, rows, data, s, out } = await heldRound();
   const args = (h: string) => inferArgs(s.url, data.dir, out, ['--horizon', h, ...BATCH]);
   const state = `${out}.batches.json`;
   const steps = `${out}.steps.jsonl`;
@@ -158,12 +163,7 @@ test('stopped (Ctrl-C), then killed (SIGKILL) while a round is in progress at th
 });
 
 test('a run killed while a round is in progress and resumed online keeps the steps its finished rounds paid for', async () => {
-  const dir = await temps.make();
-  const rows: SynthRow[] = synthRows(45).filter((x) => x.turn_idx === 3);
-  const data = await writeDataset(join(dir, 'data'), rows);
-  const s = await batchServer(answering(driftingWorldModel), 1);
-  await onlineRun(s, data.dir, join(dir, 'online.jsonl'), '2');
-  const out = join(dir, 'p.jsonl');
+  const { dir, rows, data, s, out } = await heldRound();
   const first = startAwb(inferArgs(s.url, data.dir, out, ['--horizon', '2', ...BATCH]));
   await waitFor(() => ([...s.batches.values()][1]?.polls ?? 0) > 1, first.exited, 'the second round polled');
   first.child.kill('SIGKILL');
