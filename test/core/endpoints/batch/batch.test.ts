@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { BATCH_LIMITS, fitsInBatch, type BatchRequest } from '../../../../src/core/endpoints/batch/batch-files.js';
-import { clearBatches, customIdOf, runBatches } from '../../../../src/core/endpoints/batch/batch.js';
+import { clearBatches, customIdOf, runBatches, type BatchResults } from '../../../../src/core/endpoints/batch/batch.js';
 import { isFault } from '../../../support/fault-kind.js';
 import type { ChatResult } from '../../../../src/core/endpoints/index.js';
 import { batchFirst } from '../../../../src/core/runner/batch-phase.js';
@@ -51,7 +51,11 @@ describe('runBatches against a local Batch API', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'awb-batch-'));
   });
+  // Every run's results, closed after its test as a caller does: an open results file would be closed by the garbage collector, with a warning.
+  let opened: BatchResults[] = [];
   afterEach(async () => {
+    await Promise.all(opened.map((r) => r.close()));
+    opened = [];
     await server?.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -67,6 +71,9 @@ describe('runBatches against a local Batch API', () => {
       requests: () => requests(n),
       pollMs: 5,
       ...extra,
+    }).then((results) => {
+      opened.push(results);
+      return results;
     });
 
   it('uploads one file, creates one batch, and matches results out of order by custom_id', async () => {
