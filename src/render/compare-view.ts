@@ -1,11 +1,11 @@
 import type { Interval } from '../core/score/index.js';
-import { OVERALL, type CompareReport, type Delta, type GateResult } from '../core/compare/index.js';
+import { type CompareReport, type Delta, type GateResult } from '../core/compare/index.js';
 import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
-import { left, right, type Cell, type Grid, type NoteWords, type View } from './view.js';
-import { gateRemedy, percentText, reasonText, untestedText } from './gate.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
+import type { CompareWords, GateRemedy, NoteWords } from './words.js';
 import { standingParts } from './model.js';
 
 /* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
@@ -93,55 +93,49 @@ export function compareView(report: ComparePage): View {
       })),
     });
   }
+  const words = report.words;
   const footnotes = [
-    'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
-    'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
-    ...report.notes.map((n) => `Note: ${report.words.notice(n)}`),
-    ...(report.rowsCommand ? [`The rows that changed most, prediction beside ground truth: ${report.rowsCommand}`] : []),
+    words.compare.intervals,
+    words.compare.verdict,
+    ...report.notes.map((n) => words.note(words.notice(n))),
+    ...(report.rowsCommand ? [words.compare.rowsCommand(report.rowsCommand)] : []),
   ];
   return {
     intro: [
-      `Baseline:  ${baseline.label} (${sideText(baseline)})`,
-      `Candidate: ${candidate.label} (${sideText(candidate)})`,
-      ...(report.domains ? [`Domains:   ${report.domains.map(domainLabel).join(', ')} only (--domains; Overall is their macro)`] : []),
+      words.compare.baseline(baseline.label, sideText(baseline, words.compare)),
+      words.compare.candidate(candidate.label, sideText(candidate, words.compare)),
+      ...(report.domains ? [words.compare.domains(report.domains.map(domainLabel))] : []),
     ],
     grids,
-    footnotes: report.gate ? [...footnotes, gateMethod(report.gate)] : footnotes,
+    footnotes: report.gate ? [...footnotes, words.gate.method(report.gate)] : footnotes,
     verdict: report.gate ? gateVerdict(report.gate, report) : [],
   };
 }
 
 /** A run's file and rows, and in place what keeps it from a like-for-like comparison ("40 of 198 judged", "other judge"). */
-function sideText(side: ComparePage['baseline']): string {
-  return [`${side.file}, ${side.rows} rows`, ...standingParts(side.standing)].join('; ');
+function sideText(side: ComparePage['baseline'], words: CompareWords): string {
+  return words.about(side.file, side.rows, standingParts(side.standing));
 }
 
 function gateVerdict(g: GateResult, page: ComparePage): string[] {
-  const threshold = formatFixed(g.threshold);
-  const head = g.failed
-    ? `Gate FAILED (--fail-below ${threshold}):`
-    : `Gate passed (--fail-below ${threshold}): no test finds the candidate worse by more than ${threshold} points; tested: ${testedText(g)} (family-wise error ${percentText(g.alpha)})${g.inconclusive.length ? `; NOT tested (too few trajectories), so not covered by this pass: ${g.inconclusive.map((u) => domainLabel(u.domain)).join(', ')}` : ''}.`;
+  const words = page.words.gate;
   const remedy = gateRemedy(g, page);
   return [
-    head,
-    ...g.reasons.map((r) => `  ${reasonText(r, page)}`),
+    words.head(g),
+    ...g.reasons.map((r) => `  ${words.reason(r, page.candidate.label)}`),
     ...(remedy ? [`  ${remedy}`] : []),
-    ...g.inconclusive.map((u) => `  not tested: ${untestedText(u)}`),
+    ...g.inconclusive.map((u) => `  ${words.notTested(u)}`),
   ];
 }
 
-/** What the gate tested, by name: "Overall and 3 domains (MCP, Search, OS)". */
-function testedText(g: GateResult): string {
-  const domains = g.tests.filter((t) => t.domain !== OVERALL).map((t) => domainLabel(t.domain));
-  const overall = g.tests.some((t) => t.domain === OVERALL) ? 'Overall' : '';
-  if (!domains.length) return overall || 'nothing';
-  const listed = `${domains.length === 1 ? 'one domain' : `${domains.length} domains`} (${domains.join(', ')})`;
-  return overall ? `${overall} and ${listed}` : listed;
+/** How to complete a candidate whose failed rows can be asked again, when the gate failed on them. */
+function remedyOf(g: GateResult): GateRemedy | undefined {
+  if (g.reasons.some((r) => r.code === 'incomplete' && r.cause === 'no-generation')) return 'infer-and-judge';
+  return g.reasons.some((r) => r.code === 'judge-failures') ? 'judge' : undefined;
 }
 
-function gateMethod(g: GateResult): string {
-  const small = g.domains
-    ? 'Overall, or a domain named by --domains, with too few trajectories for any outcome to be significant fails the gate, which passes nothing it could not test.'
-    : 'A domain with too few trajectories for any outcome to be significant is reported as not tested, never as a failure; Overall too small to test fails the gate, which passes nothing it could not test.';
-  return `Gate: for Overall and each domain, a one-sided sign-flip randomization test over trajectories of "candidate - baseline >= -${formatFixed(g.threshold)}" (exact when the runs differ by judge noise alone); Holm's step-down procedure over the ${g.tests.length === 1 ? 'one test' : `${g.tests.length} tests`} keeps the chance that judge noise alone fails the gate at or below ${percentText(g.alpha)}. ${small}`;
+/** The remedy's line, worded; undefined when the gate did not fail on rows that can be asked again. */
+export function gateRemedy(g: GateResult, page: ComparePage): string | undefined {
+  const remedy = remedyOf(g);
+  return remedy && page.words.gate.remedy(remedy, page.candidate.label, page.invocation);
 }

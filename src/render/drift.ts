@@ -2,7 +2,8 @@ import { domainLabel } from '../core/domains.js';
 import { OVERALL, type DriftCurve, type DriftReport } from '../core/drift/index.js';
 import { formatFixed, formatSigned, type Interval, type Ratio } from '../core/score/index.js';
 import type { Horizon } from '../core/schemas/index.js';
-import { left, right, notesData, type Cell, type NoteWords, type View } from './view.js';
+import { left, right, notesData, type Cell, type View } from './view.js';
+import type { NoteWords } from './words.js';
 import { csvText, jsonText } from './written.js';
 
 /** `awb drift`: the score against the free-running horizon, in every format; the HTML report draws the same curves. */

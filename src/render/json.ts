@@ -14,10 +14,10 @@ import {
 import { formatFixed, formatSigned, rawMean, statScore, type Ratio } from '../core/score/index.js';
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
-import type { ComparePage } from './compare-view.js';
-import { gateRemedy, reasonText, untestedText } from './gate.js';
+import { gateRemedy, type ComparePage } from './compare-view.js';
 import { MACRO, MICRO, leaderboard, methodNotes, type ScoreCell } from './model.js';
-import { notesData, type NoteWords } from './view.js';
+import { notesData } from './view.js';
+import type { NoteWords } from './words.js';
 import { jsonText } from './written.js';
 
 /*
@@ -177,7 +177,7 @@ function scoreDocument(report: ScoreReport, words: NoteWords) {
     domains: report.domains,
     runs,
     published,
-    method: methodNotes(report),
+    method: methodNotes(report, words.method),
     notes: report.notes.map(words.notice),
     notes_data: notesData(report.notes, words),
     warnings: report.warnings,
@@ -236,10 +236,13 @@ export function renderCompareJson(report: ComparePage): string {
           rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall (or a domain of `domains`, when given) has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
           failed: report.gate.failed,
           outcome: report.gate.outcome,
-          reasons: report.gate.reasons.map((r) => ({ ...gateReasonJson(r, report.words), message: reasonText(r, report) })),
+          reasons: report.gate.reasons.map((r) => ({
+            ...gateReasonJson(r, report.words),
+            message: report.words.gate.reason(r, report.candidate.label),
+          })),
           remedy: gateRemedy(report.gate, report) ?? null,
           tests: report.gate.tests,
-          not_tested: report.gate.inconclusive.map((u) => ({ ...u, message: untestedText(u) })),
+          not_tested: report.gate.inconclusive.map((u) => ({ ...u, message: report.words.gate.untested(u) })),
         }
       : null,
     notes: report.notes.map(report.words.notice),

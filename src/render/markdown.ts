@@ -1,7 +1,8 @@
 import type { ScoreReport } from '../core/score/index.js';
 import { compareView, type ComparePage } from './compare-view.js';
 import { scoreView } from './model.js';
-import { visibleView, type Cell, type Grid, type NoteWords, type View } from './view.js';
+import { visibleView, type Cell, type Grid, type View } from './view.js';
+import type { NoteWords } from './words.js';
 
 /** GitHub-flavoured markdown: a heading and a table per grid, footnotes as a list. */
 export function renderScoreMarkdown(report: ScoreReport, words: NoteWords): string {

@@ -1,7 +1,7 @@
 import type { Interval } from '../core/score/index.js';
 import { domainLabel } from '../core/domains.js';
 import { Ratio, formatFixed, rawMean, statScore } from '../core/score/index.js';
-import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../core/dataset/index.js';
+import { PUBLISHED_JUDGE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import {
   ALL_DOMAINS,
@@ -18,7 +18,8 @@ import {
   type UsageTotals,
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
-import { left, right, type Cell, type Grid, type NoteWords, type View } from './view.js';
+import { left, right, type Cell, type Grid, type View } from './view.js';
+import type { MethodWords, NoteWords } from './words.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -244,7 +245,7 @@ export function scoreView(report: ScoreReport, words: NoteWords): View {
   return {
     intro: [],
     grids,
-    footnotes: [...methodNotes(report), ...report.notes.map((n) => `Note: ${words.notice(n)}`)],
+    footnotes: [...methodNotes(report, words.method), ...report.notes.map((n) => words.note(words.notice(n)))],
     verdict: [],
     marksBest,
   };
@@ -399,44 +400,27 @@ function usageGrid(report: ScoreReport): Grid | undefined {
   };
 }
 
-export function methodNotes(report: ScoreReport): string[] {
-  const notes = [
-    "Scores: (mean grade - 1) / 4 x 100 over rows with failed == 0, zero grades skipped, as in the official script. Overall (macro): mean of the domain scores, the published leaderboard's Overall. Overall (micro): mean over all valid rows, what the official script prints.",
-  ];
-  if (report.failuresAsLowest)
-    notes.push('--failures-as-lowest: failed rows count as the lowest grade (1 on every dimension), a conservative figure.');
+/** The footnotes that say how the leaderboard was made, as far as they apply to this report. */
+export function methodNotes(report: ScoreReport, words: MethodWords): string[] {
+  const notes = [words.scores];
+  if (report.failuresAsLowest) notes.push(words.failuresAsLowest);
   if (report.bootstrap) {
-    notes.push(
-      `±: half-width of the 95% bootstrap percentile interval (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}), resampling whole trajectories (domain + id), not rows, within each domain; macro resamples each domain independently, micro resamples trajectories across all domains.`,
-    );
-    if (report.byTurn) notes.push("By turn: each bucket's interval resamples the trajectories with turns in it.");
-    notes.push('±n/a: one trajectory with a score, nothing to resample.');
+    notes.push(words.bootstrap(report.bootstrap.resamples, report.bootstrap.seed));
+    if (report.byTurn) notes.push(words.byTurnIntervals);
+    notes.push(words.oneTrajectory);
   }
-  if (report.runs.length > 1 || report.published.length)
-    notes.push(
-      'Best in a column is marked only among rows that can be compared: Overall only between runs scored on the same domains, published rows only with runs that meet all their conditions.',
-    );
-  if (report.runs.some((r) => !r.standing.ranked))
-    notes.push(
-      'Not ranked: a run its manifest calls incomplete, one mixing settings, or one judged under another judge, rubrics, history protocol or data than the complete runs it would be ranked with: listed below the ranked runs, never marked best; "36/40 of 198": 36 valid of the 40 rows judged, of the 198 the run set out to do.',
-    );
-  if (report.byJudge) notes.push(...byJudgeNotes(report));
-  if (report.published.length)
-    notes.push(`(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`);
+  if (report.runs.length > 1 || report.published.length) notes.push(words.best);
+  if (report.runs.some((r) => !r.standing.ranked)) notes.push(words.notRanked);
+  if (report.byJudge) notes.push(...byJudgeNotes(report, words));
+  if (report.published.length) notes.push(words.published);
   return notes;
 }
 
 /** What --by-judge shows: each member's own grades, or that a run has one judge only. */
-export function byJudgeNotes(report: ScoreReport): string[] {
+export function byJudgeNotes(report: ScoreReport, words: MethodWords): string[] {
   const single = report.runs.filter((r) => r.members?.length === 0);
   return [
-    ...(report.runs.some((r) => r.members?.length)
-      ? [
-          "(judge NAME): one member of the panel on its own, from its grades in each row's panel (its judge tokens only); never marked best.",
-        ]
-      : []),
-    ...single.map(
-      (r) => `${r.label}: judged by one judge (${r.provenance.judge ?? 'unknown'}), no panel: --by-judge shows that judge's table alone.`,
-    ),
+    ...(report.runs.some((r) => r.members?.length) ? [words.panelMember] : []),
+    ...single.map((r) => words.singleJudge(r.label, r.provenance.judge)),
   ];
 }

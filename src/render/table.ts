@@ -2,7 +2,8 @@ import { Chalk, type ChalkInstance, type ColorSupportLevel } from 'chalk';
 import type { ScoreReport } from '../core/score/index.js';
 import { compareView, type ComparePage } from './compare-view.js';
 import { scoreView } from './model.js';
-import { visibleView, type Cell, type Grid, type NoteWords, type View } from './view.js';
+import { visibleView, type Cell, type Grid, type View } from './view.js';
+import type { NoteWords } from './words.js';
 
 export function renderScoreTable(report: ScoreReport, words: NoteWords, level: ColorSupportLevel = 0): string {
   return renderView(scoreView(report, words), new Chalk({ level }));

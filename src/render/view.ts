@@ -1,6 +1,6 @@
 import type { Notice } from '../core/errors.js';
-import type { PublishedGap } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
+import type { NoteWords } from './words.js';
 
 /*
  * A format-neutral view: titled grids of cells plus footnotes and a verdict,
@@ -40,15 +40,6 @@ export interface View {
   verdict: string[];
   /** Some cells carry best-in-column marks; each renderer explains its own way of showing them. */
   marksBest?: boolean;
-}
-
-/**
- * Core's notes and published gaps as the user reads them. They are worded in src/commands/words/ (NOTE_WORDS), which
- * render cannot import (commands import render): each command hands them to the renderers it calls.
- */
-export interface NoteWords {
-  notice: (n: Notice) => string;
-  gap: (g: PublishedGap) => string;
 }
 
 /** A value's object keys in snake_case, as JSON documents key them (macroDomains → macro_domains). */

@@ -19,7 +19,7 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   printWarnings([...warnings, ...notices.map((n) => noticed(n))]);
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
   if (format === 'csv') {
-    const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report) : [];
+    const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report, NOTE_WORDS.method) : [];
     for (const n of [...(report?.notes ?? []).map(noticed), ...byJudge]) terminal().stderr.write(`awb: note: ${visible(n)}\n`);
   }
   terminal().stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));

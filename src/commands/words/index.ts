@@ -3,6 +3,8 @@ import { AGREEMENT_WORDS } from './results/agreement.js';
 import { COMPARE_WORDS } from './results/compare.js';
 import { DOWNLOAD_WORDS } from './data/download.js';
 import { DRIFT_WORDS } from './results/drift.js';
+import { COMPARE_LINES, gateWords } from './results/gate.js';
+import { METHOD_WORDS } from './results/method.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
@@ -17,7 +19,7 @@ import { STAGE_WORDS } from './stage/stage.js';
 import { TOP_WORDS } from './data/top.js';
 import { thisInvocation } from '../shared/invocation.js';
 import type { NoticeWords, Words } from './words.js';
-import type { NoteWords } from '../../render/view.js';
+import type { NoteWords } from '../../render/words.js';
 
 /*
  * The one place where core's faults become sentences: each kind's message,
@@ -66,8 +68,15 @@ export function noticed(notice: Notice): string {
   return (NOTICES[notice.kind as keyof typeof NOTICES] as (n: Notice) => string)(notice);
 }
 
-/** The words renderers give core's notes and published gaps (render imports no command: the commands hand them over). */
-export const NOTE_WORDS: NoteWords = { notice: noticed, gap: gapText };
+/** The sentences renderers show: core's notes and published gaps, the gate's lines, the footnotes (render imports no command: the commands hand them over). */
+export const NOTE_WORDS: NoteWords = {
+  notice: noticed,
+  gap: gapText,
+  note: (sentence) => `Note: ${sentence}`,
+  gate: gateWords(noticed),
+  compare: COMPARE_LINES,
+  method: METHOD_WORDS,
+};
 
 /** A fault thrown by core, worded; any other error unchanged. */
 export function toUserError(err: unknown): unknown {

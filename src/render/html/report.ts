@@ -9,7 +9,7 @@ import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, formatSigned, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
-import type { NoteWords } from '../view.js';
+import type { NoteWords } from '../words.js';
 import { FIGURES, modesJson, modesView } from '../modes.js';
 import { comparisonJson } from './comparison.js';
 

@@ -12,8 +12,7 @@ import { runAwb } from '../../support/cli.js';
 import { isFault } from '../../support/fault-kind.js';
 import { captured } from '../../support/terminal.js';
 import { refusalLine } from '../../support/refusal.js';
-import { gateRemedy, reasonText } from '../../../src/render/gate.js';
-import { comparePage } from '../../support/compare-page.js';
+import { gateRemedy } from '../../../src/render/compare-view.js';
 import { NOTE_WORDS } from '../../../src/commands/words/index.js';
 
 const dir = tempDir('awb-compare-');
@@ -145,7 +144,7 @@ describe('compare', () => {
     assert.match(line, /^awb: compare takes two judged files, a baseline and a candidate \(got 3\): .*awb score or awb report/);
   });
 
-  it('a gate left with one test says "one test", not "1 tests"', async () => {
+  it('a gate left with one test holds its one regression to that one test (worded "one test": the words snapshot)', async () => {
     // Three trajectories per domain: too few for a domain, so only Overall is tested.
     const few = (shift: number) =>
       ['mcp', 'search', 'os'].flatMap((domain) => [1, 2, 3].map((id) => judgedRow({ domain, id, dims: Array(5).fill(4 - shift) })));
@@ -157,8 +156,8 @@ describe('compare', () => {
     assert.equal(gate.tests.length, 1);
     const overall = gate.reasons.filter((r) => r.code === 'regression' && r.domain === 'overall');
     assert.deepEqual(
-      overall.map((r) => reasonText(r, comparePage('few-cand.jsonl'))),
-      ['Overall: -25.00 points, worse by more than 1.00 (one-sided p = 0.0020, at most 5% by Holm over one test)'],
+      overall.map((r) => r.code === 'regression' && { delta: r.delta, threshold: r.threshold, level: r.level, tests: r.tests }),
+      [{ delta: -25, threshold: 1, level: 0.05, tests: 1 }],
     );
   });
 
@@ -201,14 +200,8 @@ describe('compare', () => {
       { code: 'incomplete', cause: 'no-generation', domain: 'os', rows: 10, paired: 24 },
     ]);
     const shown = { ...report, invocation: 'node bin/awb.js', words: NOTE_WORDS };
-    assert.equal(
-      reasonText(report.gate!.reasons[1]!, shown),
-      "incomplete candidate: OS: 10 of 24 candidate rows have no generation (their inference failed) where the baseline's are valid (--allow-partial to gate on the rows in common)",
-    );
-    assert.equal(
-      gateRemedy(report.gate!, shown),
-      'to complete lost.jsonl, ask its failed rows again: run the commands that made it once more with --retry-failed added (`node bin/awb.js infer ... --retry-failed` for rows without a generation, then `node bin/awb.js judge ... --retry-failed`); or gate on the rows in common with --allow-partial',
-    );
+    // Rows without a generation: infer and judge them anew (the remedy's kind; its wording is the words snapshot's).
+    assert.equal(gateRemedy(report.gate!, shown), NOTE_WORDS.gate.remedy('infer-and-judge', 'lost.jsonl', 'node bin/awb.js'));
     // Allowed: judged on the rows in common, as before, saying how many were left out.
     const allowed = await compareFiles(baselineFile, file, { gate: { threshold: 1, allowPartial: true } });
     assert.equal(allowed.gate!.failed, false);

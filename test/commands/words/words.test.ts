@@ -21,6 +21,7 @@ import { JUDGE_SAMPLES } from './samples/samples-judge.js';
 import { RUNNER_SAMPLES } from './samples/samples-runner.js';
 import { TOP_SAMPLES } from './samples/samples-top.js';
 import { NOTICE_SAMPLES } from './samples/samples-notices.js';
+import { renderSamples } from './samples/samples-render.js';
 
 /*
  * Tests elsewhere assert kinds; this one keeps the wording: every kind said
@@ -51,7 +52,8 @@ function said(): string {
     return `${fault.kind} (exit ${e.exitCode})\n  ${e.message.replaceAll('\n', '\n  ')}`;
   });
   const notices = (Object.values(NOTICE_SAMPLES) as Notice[]).map((n) => `${n.kind} (notice)\n  ${noticed(n)}`);
-  return [...faults, ...notices].sort().join('\n') + '\n';
+  const rendered = renderSamples().map(([what, line]) => `${what} (render)\n  ${line}`);
+  return [...faults, ...notices, ...rendered].sort().join('\n') + '\n';
 }
 
 describe('the words of every fault', () => {
@@ -59,6 +61,10 @@ describe('the words of every fault', () => {
     const now = said();
     if (process.env.UPDATE_SNAPSHOTS) writeFileSync(SNAPSHOT, now);
     assert.equal(now, readFileSync(SNAPSHOT, 'utf8'));
+  });
+
+  it('renderers are handed are one line each', () => {
+    for (const [what, line] of renderSamples()) assert.ok(line.length > 0 && !line.includes('\n'), what);
   });
 
   it('of every notice are one line each', () => {

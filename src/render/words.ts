@@ -1,0 +1,70 @@
+import type { Notice } from '../core/errors.js';
+import type { GateReason, GateResult, Untested } from '../core/compare/index.js';
+import type { PublishedGap } from '../core/score/index.js';
+
+/*
+ * The sentences renderers show, as the shapes they are handed in. They are worded in src/commands/words/
+ * (NOTE_WORDS), which render cannot import (commands import render): each command hands them to the renderers it
+ * calls. Render decides which sentence a report needs; the words decide how it reads.
+ */
+
+/** How to complete a candidate whose failed rows can be asked again: generate and judge them anew, or judge them anew. */
+export type GateRemedy = 'infer-and-judge' | 'judge';
+
+/** The compare gate's lines: the terminal, the markdown summary and JSON's `message` carry them. */
+export interface GateWords {
+  /** The verdict's first line: failed, or passed with what was tested. */
+  head: (g: GateResult) => string;
+  /** Why the gate failed, one reason; `candidate` is the candidate run's label. */
+  reason: (r: GateReason, candidate: string) => string;
+  /** How to complete the candidate, when the gate failed on its failed rows; `awb`: how the user started awb. */
+  remedy: (remedy: GateRemedy, candidate: string, awb: string) => string;
+  /** A domain too small to test, said without failing the gate (JSON's `message`). */
+  untested: (u: Untested) => string;
+  /** The same as a line under the verdict. */
+  notTested: (u: Untested) => string;
+  /** The footnote that says how the gate tests. */
+  method: (g: GateResult) => string;
+}
+
+/** What `awb compare` says around its tables: the runs compared, and the footnotes. */
+export interface CompareWords {
+  /** The lines above the tables: each side (`about`: its file, rows and standing), and the domains asked for. */
+  baseline: (label: string, about: string) => string;
+  candidate: (label: string, about: string) => string;
+  domains: (labels: readonly string[]) => string;
+  /** A side's file and rows, and what keeps it from a like-for-like comparison (`standing`: "40 of 198 judged", "other judge"). */
+  about: (file: string, rows: number, standing: readonly string[]) => string;
+  /** How the intervals and the Verdict column are made. */
+  intervals: string;
+  verdict: string;
+  /** The command that shows the rows that changed most, ready to paste. */
+  rowsCommand: (command: string) => string;
+}
+
+/** The footnotes under a leaderboard that say how it was made (`method` in JSON); render picks which apply. */
+export interface MethodWords {
+  scores: string;
+  failuresAsLowest: string;
+  bootstrap: (resamples: number, seed: number) => string;
+  byTurnIntervals: string;
+  oneTrajectory: string;
+  best: string;
+  notRanked: string;
+  /** --by-judge: what a panel member's row is. */
+  panelMember: string;
+  /** --by-judge on a run judged by one judge. */
+  singleJudge: (label: string, judge: string | undefined) => string;
+  published: string;
+}
+
+/** Every sentence a renderer is handed: core's notes and published gaps, the gate's lines and the footnotes. */
+export interface NoteWords {
+  notice: (n: Notice) => string;
+  gap: (g: PublishedGap) => string;
+  /** A note's line under a table ("Note: …"). */
+  note: (sentence: string) => string;
+  gate: GateWords;
+  compare: CompareWords;
+  method: MethodWords;
+}

@@ -1,0 +1,89 @@
+import type { GateReason, GateResult, GateTest } from '../../../../src/core/compare/index.js';
+import { NOTE_WORDS } from '../../../../src/commands/words/index.js';
+
+/*
+ * The sentences renderers are handed (NOTE_WORDS: the gate's lines, compare's and the leaderboard's footnotes), each
+ * said once with plausible fields for the words snapshot: `[what, sentence]`.
+ */
+
+const test = (domain: string, name: string, p: number): GateTest => ({ name, domain, delta: -0.4, p, level: 0.05, rejected: false });
+
+/** The gate's reasons: every code and cause, and the counts that change a word ("one test", "1 trajectory"). */
+const REASONS: Record<string, GateReason> = {
+  regression: { code: 'regression', domain: 'search', delta: -3.25, threshold: 1, p: 0.00123, level: 0.0125, tests: 4 },
+  'regression, one test': { code: 'regression', domain: 'overall', delta: -25, threshold: 1, p: 0.002, level: 0.05, tests: 1 },
+  untestable: { code: 'untestable', domain: 'overall', trajectories: 3, needed: 6, tests: 2 },
+  'untestable, one trajectory': { code: 'untestable', domain: 'web', trajectories: 1, needed: 7, tests: 4 },
+  'untestable, no trajectory': { code: 'untestable', domain: 'os', trajectories: 0, needed: 7, tests: 4 },
+  incomparable: {
+    code: 'incomparable',
+    note: {
+      kind: 'setting-differs',
+      setting: 'judge',
+      values: [
+        { value: 'gpt-4o', runs: ['base'] },
+        { value: 'gpt-5.2', runs: ['cand'] },
+      ],
+    },
+  },
+  'judge-failures, unreadable': { code: 'judge-failures', cause: 'unreadable', domain: 'mcp', rows: 2, paired: 40 },
+  'judge-failures, request-failed': { code: 'judge-failures', cause: 'request-failed', domain: 'swe', rows: 5, paired: 40 },
+  'incomplete, missing-rows': { code: 'incomplete', cause: 'missing-rows', rows: 12, emptyDomains: [] },
+  'incomplete, missing-rows of whole domains': { code: 'incomplete', cause: 'missing-rows', rows: 80, emptyDomains: ['android', 'web'] },
+  'incomplete, unfinished': { code: 'incomplete', cause: 'unfinished' },
+  'incomplete, no-generation': { code: 'incomplete', cause: 'no-generation', domain: 'os', rows: 10, paired: 24 },
+};
+
+const gate = (g: Partial<GateResult>): GateResult => ({
+  threshold: 2,
+  alpha: 0.05,
+  failed: false,
+  outcome: 'passed',
+  tests: [test('overall', 'Overall', 0.4), test('mcp', 'MCP', 0.5), test('search', 'Search', 0.6), test('os', 'OS', 0.7)],
+  reasons: [],
+  inconclusive: [],
+  domains: undefined,
+  ...g,
+});
+const GATES: Record<string, GateResult> = {
+  passed: gate({}),
+  'passed, a domain not tested': gate({ inconclusive: [{ domain: 'web', trajectories: 3, needed: 7, tests: 4 }] }),
+  'passed, Overall alone': gate({ tests: [test('overall', 'Overall', 0.4)] }),
+  'passed, one domain': gate({ tests: [test('overall', 'Overall', 0.4), test('mcp', 'MCP', 0.5)] }),
+  failed: gate({ failed: true, outcome: 'regression' }),
+  'with --domains': gate({ domains: ['mcp', 'search', 'os'] }),
+};
+const UNTESTED = { domain: 'web', trajectories: 3, needed: 7, tests: 4 };
+
+export function renderSamples(): Array<[string, string]> {
+  const { gate: g, compare: c, method: m } = NOTE_WORDS;
+  return [
+    ['note', NOTE_WORDS.note('a sentence')],
+    ...Object.entries(REASONS).map(([what, r]): [string, string] => [`gate reason: ${what}`, g.reason(r, 'cand.jsonl')]),
+    ...Object.entries(GATES).map(([what, r]): [string, string] => [`gate head: ${what}`, g.head(r)]),
+    ['gate method', g.method(GATES.passed!)],
+    ['gate method: with --domains', g.method(GATES['with --domains']!)],
+    ['gate method: one test', g.method(GATES['passed, Overall alone']!)],
+    ['gate remedy: infer-and-judge', g.remedy('infer-and-judge', 'cand.jsonl', 'npx agentworldbench')],
+    ['gate remedy: judge', g.remedy('judge', 'cand.jsonl', 'awb')],
+    ['gate untested', g.untested(UNTESTED)],
+    ['gate not tested', g.notTested({ ...UNTESTED, trajectories: 1 })],
+    ['compare baseline', c.baseline('base', c.about('base.jsonl', 198, []))],
+    ['compare candidate', c.candidate('cand', c.about('cand.jsonl', 40, ['40 of 198 judged', 'other judge']))],
+    ['compare domains', c.domains(['MCP', 'OS'])],
+    ['compare intervals', c.intervals],
+    ['compare verdict', c.verdict],
+    ['compare rows command', c.rowsCommand('awb rows cand.jsonl web/5/1 os/3/2')],
+    ['method scores', m.scores],
+    ['method failures as lowest', m.failuresAsLowest],
+    ['method bootstrap', m.bootstrap(1000, 7)],
+    ['method by turn', m.byTurnIntervals],
+    ['method one trajectory', m.oneTrajectory],
+    ['method best', m.best],
+    ['method not ranked', m.notRanked],
+    ['method panel member', m.panelMember],
+    ['method single judge', m.singleJudge('qwen3-8b', 'gpt-4o')],
+    ['method single judge, unknown', m.singleJudge('old', undefined)],
+    ['method published', m.published],
+  ];
+}
