@@ -1,5 +1,6 @@
 import { UserError } from '../../core/errors.js';
 import { EXIT } from '../words/words.js';
+import { PROCESS_WORDS } from '../words/process.js';
 import type { Terminal } from './terminal.js';
 
 /*
@@ -47,7 +48,7 @@ export function onInterrupt(handler: Handler): () => void {
  */
 export function endOnInterrupt(t: Terminal, exit: (code: number) => never): void {
   fallback = (signal) => {
-    t.stderr.write(`awb: interrupted (${signal})\n`);
+    t.stderr.write(`${PROCESS_WORDS.interrupted(signal)}\n`);
     exit(EXIT.interrupted);
   };
   listen(true);

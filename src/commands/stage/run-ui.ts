@@ -314,7 +314,7 @@ export class FailureReasons {
   event(e: StageEvent): void {
     if (e.type !== 'kept-failure' && (e.type !== 'row' || e.ok)) return;
     // A row failed without an error is a final empty generation (infer): the judge names every failure.
-    const reason = e.error ?? 'empty reply (no content)';
+    const reason = e.error ?? RUN_WORDS.emptyReply;
     this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
   }
 
@@ -338,7 +338,8 @@ const TOP_REASONS = 5;
 export function summaryTable(result: StageResult, columns: SummaryColumn[]): { header: string[]; rows: string[][] } {
   const domains = [...result.perDomain.keys()].sort(compareDomains);
   // "failed" as score counts it: every row written whose result is a failure; "to retry" those the same command asks again.
-  const header = ['domain', 'total', 'done', 'failed', 'to retry', ...columns.map((c) => c.title)];
+  const c = RUN_WORDS.summaryColumns;
+  const header = [c.domain, c.total, c.done, c.failed, c.toRetry, ...columns.map((col) => col.title)];
   const rows = domains.map((d) => {
     const t = result.perDomain.get(d)!;
     const failed = failedRows(t);
@@ -346,7 +347,7 @@ export function summaryTable(result: StageResult, columns: SummaryColumn[]): { h
     return [domainLabel(d), String(t.total), String(ok), String(failed), String(t.failed), ...columns.map((c) => String(c.value(t)))];
   });
   const sum = (i: number) => rows.reduce((a, r) => a + Number(r[i]), 0);
-  rows.push(['all', ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
+  rows.push([RUN_WORDS.summaryAll, ...header.slice(1).map((_h, i) => String(sum(i + 1)))]);
   return { header, rows };
 }
 
@@ -379,19 +380,19 @@ export function printSummary(stage: string, result: StageResult, columns: Summar
   if (!top.length) return;
   const more = reasons!.kinds - top.length;
   err(RUN_WORDS.topReasons(more));
-  for (const { reason, count } of top) err(`  ${String(count).padStart(5)} × ${brief(reason, [], 300)}`);
+  for (const { reason, count } of top) err(RUN_WORDS.topReason(count, brief(reason, [], 300)));
 }
 
 /** Each stage's columns of the summary table. */
 const COLUMNS: Record<string, SummaryColumn[]> = {
   infer: [
-    { title: 'empty', value: (t) => t.empty, warn: 'came back empty' },
-    { title: 'cut off by max tokens', value: (t) => t.truncated, warn: 'stopped at --max-tokens' },
-    { title: 'no output', value: (t) => t.noOutput },
+    { title: RUN_WORDS.summaryColumns.empty, value: (t) => t.empty, warn: RUN_WORDS.summaryWarn.empty },
+    { title: RUN_WORDS.summaryColumns.truncated, value: (t) => t.truncated, warn: RUN_WORDS.summaryWarn.truncated },
+    { title: RUN_WORDS.summaryColumns.noOutput, value: (t) => t.noOutput },
   ],
   judge: [
-    { title: 'no prediction (infer failed)', value: (t) => t.empty },
-    { title: 'no output', value: (t) => t.noOutput },
+    { title: RUN_WORDS.summaryColumns.noPrediction, value: (t) => t.empty },
+    { title: RUN_WORDS.summaryColumns.noOutput, value: (t) => t.noOutput },
   ],
 };
 

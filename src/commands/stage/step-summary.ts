@@ -60,7 +60,7 @@ export async function stepSummary(
       ...e.notices.map((n) => RUN_WORDS.stepWarning(noticed(n))),
     ],
   };
-  return `${(await import('../../render/markdown.js')).renderView(view, `## awb ${e.stage}`)}\n`;
+  return `${(await import('../../render/markdown.js')).renderView(view, RUN_WORDS.stepHeading(e.stage))}\n`;
 }
 
 /** Appends `text` to the summary file; a FIFO nobody reads is waited on until a signal ends the wait. */

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { judgedManifest, judgedRow, repeatRow, tempDir, writeJudged, writeManifest } from '../../fixtures/judged/rows.js';
 import { jsonl } from '../../support/dataset.js';
 import { awb } from '../../support/cli.js';
+import { PROCESS_WORDS } from '../../../src/commands/words/process.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const dir = tempDir('awb-score-cli-');
@@ -50,7 +51,7 @@ describe('awb score (end to end)', () => {
         stdio: ['ignore', full, 'pipe'],
       });
       assert.equal(r.status, 2);
-      assert.equal(r.stderr, 'awb: cannot write to standard output: ENOSPC: no space left on device, write\n');
+      assert.equal(r.stderr, `${PROCESS_WORDS.stdoutUnwritable('ENOSPC: no space left on device, write')}\n`);
     } finally {
       closeSync(full);
     }

@@ -27,6 +27,7 @@ import { lastUserText, type Fault, type FaultScript } from '../../support/openai
 import { mulberry32 } from '../../../src/core/score/bootstrap.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
 import { rawServer } from '../../support/raw-server.js';
+import { RUN_WORDS } from '../../../src/commands/words/stage/run.js';
 
 const temps = tempDirs('faults');
 after(() => temps.cleanup());
@@ -168,7 +169,7 @@ describe('transient faults', { concurrency: true }, () => {
     const answered = new Set(s.log.filter((e) => e.outcome === 'ok' || e.outcome === 'empty').map((e) => e.hash));
     for (const e of s.log.filter((x) => x.outcome === 'malformed')) assert.ok(answered.has(e.hash), 'a malformed reply was not retried');
     assert.deepEqual(s.repeatedSuccesses(), []);
-    assert.match(r.stderr, /warning: 1 row came back empty; check it before scoring/);
+    assert.ok(r.stderr.includes(RUN_WORDS.checkRows(1, RUN_WORDS.summaryWarn.empty)), r.stderr);
     // The replies asked again are said, with their count: many point to a proxy or server in trouble.
     assert.match(r.stderr, new RegExp(`warning: ${s.stats.faults.malformed} replies of the world model endpoint were no chat completion`));
   });
@@ -549,7 +550,7 @@ describe('replies that carry no answer say why, when the reply tells', () => {
     assert.equal(byRefusal[0]!.gen_refusal, words);
     assert.equal(byRefusal[0]!.error, undefined);
     assert.match(r.stderr, /1 × the model refused: I'm sorry, I can't help with that\./);
-    assert.match(r.stderr, /warning: 1 row came back empty/);
+    assert.ok(r.stderr.includes(RUN_WORDS.checkRows(1, RUN_WORDS.summaryWarn.empty)), r.stderr);
   });
 
   it('a refusal (content null) and a reply cut off at --max-tokens are named in the row, not taken for a judge writing the wrong format', async () => {

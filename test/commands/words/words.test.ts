@@ -22,6 +22,7 @@ import { RUNNER_SAMPLES } from './samples/samples-runner.js';
 import { TOP_SAMPLES } from './samples/samples-top.js';
 import { NOTICE_SAMPLES } from './samples/samples-notices.js';
 import { renderSamples } from './samples/samples-render.js';
+import { lineSamples } from './samples/samples-lines.js';
 
 /*
  * Tests elsewhere assert kinds; this one keeps the wording: every kind said
@@ -53,7 +54,8 @@ function said(): string {
   });
   const notices = (Object.values(NOTICE_SAMPLES) as Notice[]).map((n) => `${n.kind} (notice)\n  ${noticed(n)}`);
   const rendered = renderSamples().map(([what, line]) => `${what} (render)\n  ${line}`);
-  return [...faults, ...notices, ...rendered].sort().join('\n') + '\n';
+  const lines = lineSamples().map(([what, line]) => `${what} (line)\n  ${line}`);
+  return [...faults, ...notices, ...rendered, ...lines].sort().join('\n') + '\n';
 }
 
 describe('the words of every fault', () => {
@@ -63,8 +65,8 @@ describe('the words of every fault', () => {
     assert.equal(now, readFileSync(SNAPSHOT, 'utf8'));
   });
 
-  it('renderers are handed are one line each', () => {
-    for (const [what, line] of renderSamples()) assert.ok(line.length > 0 && !line.includes('\n'), what);
+  it('renderers are handed, and of the lines sampled, are one line each', () => {
+    for (const [what, line] of [...renderSamples(), ...lineSamples()]) assert.ok(line.length > 0 && !line.includes('\n'), what);
   });
 
   it('of every notice are one line each', () => {

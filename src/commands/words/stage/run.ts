@@ -17,6 +17,23 @@ export const RUN_WORDS = {
   barFormat: (stage: string) => `${stage} {bar} {value}/{total} | {speed} rows/s | ETA {left} | {failed} failed{limit}`,
   barLimit: (limitedBy: string) => ` | limited by ${limitedBy}`,
   summaryTitle: (stage: string) => `${stage} summary`,
+  /** The summary table's columns (the terminal's and --summary's), and its last row's name. */
+  summaryColumns: {
+    domain: 'domain',
+    total: 'total',
+    done: 'done',
+    failed: 'failed',
+    toRetry: 'to retry',
+    empty: 'empty',
+    truncated: 'cut off by max tokens',
+    noOutput: 'no output',
+    noPrediction: 'no prediction (infer failed)',
+  },
+  summaryAll: 'all',
+  /** What happened to the rows a column counts, as checkRows words it ("3 rows came back empty"). */
+  summaryWarn: { empty: 'came back empty', truncated: 'stopped at --max-tokens' },
+  /** The failure reason of a row that failed without an error: a final empty generation (infer). */
+  emptyReply: 'empty reply (no content)',
   /** --summary's verdict: the `all` row's counts, the exit code and what it means. */
   stepVerdict: (stage: string, all: { rows: string; done: string; failed: string; retry: string }, exitCode: number, meaning?: string) =>
     `${stage}: ${all.done} of ${all.rows} rows done, ${all.failed} failed (${all.retry} to retry); exit ${exitCode}${meaning ? `: ${meaning}` : ''}`,
@@ -27,6 +44,8 @@ export const RUN_WORDS = {
     left: (rows: number) => `${counted(rows, 'row')} left: the same command run again does them`,
     failed: (rows: number) => `${counted(rows, 'row')} ended failed: --retry-failed asks them again`,
   },
+  /** --summary's heading: CI summaries find the run by it. */
+  stepHeading: (stage: string) => `## awb ${stage}`,
   stepOutput: (output: string) => `output: ${output}`,
   stepFailure: (count: number, reason: string) => `failed ${count} × ${reason}`,
   stepWarning: (warning: string) => `warning: ${warning}`,
@@ -57,6 +76,7 @@ export const RUN_WORDS = {
   checkRows: (n: number, what: string) =>
     `warning: ${n === 1 ? `1 row ${what}; check it` : `${n} rows ${what}; check them`} before scoring`,
   topReasons: (more: number) => `top failure reasons${more > 0 ? ` (${more} other kinds not shown)` : ''}:`,
+  topReason: (count: number, reason: string) => `  ${String(count).padStart(5)} × ${reason}`,
   /** The last words of a run: `again` is the command that runs it again. */
   streamNotResumable: (stage: string, stopped: boolean, rows: number, output: string) =>
     `${stage}: ${stopped ? 'interrupted' : 'ended'} with ${counted(rows, 'row')} without a result; ${visible(output)} is a stream, which no run can resume: write to a file to resume or retry rows`,

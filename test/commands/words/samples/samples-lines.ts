@@ -1,0 +1,16 @@
+import { PROCESS_WORDS } from '../../../../src/commands/words/process.js';
+import { RUN_WORDS } from '../../../../src/commands/words/stage/run.js';
+
+/* Lines commands print besides faults and notices, each said once for the words snapshot: `[what, line]`. */
+export function lineSamples(): Array<[string, string]> {
+  return [
+    ['process interrupted', PROCESS_WORDS.interrupted('SIGTERM')],
+    ['process stdout unwritable', PROCESS_WORDS.stdoutUnwritable('ENOSPC: no space left on device, write')],
+    ['run summary columns', Object.values(RUN_WORDS.summaryColumns).join(' | ')],
+    ['run summary all', RUN_WORDS.summaryAll],
+    ...Object.entries(RUN_WORDS.summaryWarn).map(([k, warn]): [string, string] => [`run summary warn ${k}`, RUN_WORDS.checkRows(3, warn)]),
+    ['run empty reply', RUN_WORDS.emptyReply],
+    ['run top reason', RUN_WORDS.topReason(12, 'HTTP 500: upstream error')],
+    ['run step heading', RUN_WORDS.stepHeading('judge')],
+  ];
+}
