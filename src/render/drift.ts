@@ -53,17 +53,15 @@ export function driftView(report: DriftReport, words: NoteWords): View {
   };
   return {
     intro: [
-      `Drift of ${[...new Set(runs.map((r) => r.label))].join(', ')} on its own predictions`,
-      ...runs.map((r) => `${horizonName(r.horizon)}: ${r.label} (${r.file})`),
+      words.drift.title([...new Set(runs.map((r) => r.label))]),
+      ...runs.map((r) => words.drift.run(horizonName(r.horizon), r.label, r.file)),
       ...report.notes.map(words.notice),
     ],
     grids: [scores, drops],
     footnotes: [
-      'H: how many earlier observations are the model\'s own predictions (infer --horizon); "all": every earlier turn.',
-      withCi
-        ? `Brackets: 95% paired bootstrap interval over trajectories (${report.bootstrap!.resamples} resamples, seed ${report.bootstrap!.seed}); a drop is significant when its interval lies above 0.`
-        : 'No intervals (--no-ci): no drop is called significant.',
-      'Every figure uses the rows valid in every run. Later actions are replayed from the real trajectory and may not fit a drifted state: see docs/drift.md.',
+      words.drift.horizon,
+      withCi ? words.drift.intervals(report.bootstrap!.resamples, report.bootstrap!.seed) : words.drift.noIntervals,
+      words.drift.rows,
     ],
     verdict: [],
   };

@@ -58,6 +58,18 @@ export interface MethodWords {
   published: string;
 }
 
+/** What `awb drift` says around its tables. */
+export interface DriftWords {
+  /** The first line: the runs' labels. */
+  title: (labels: readonly string[]) => string;
+  /** A run: its horizon as the tables name it, its label and file. */
+  run: (horizon: string, label: string, file: string) => string;
+  horizon: string;
+  intervals: (resamples: number, seed: number) => string;
+  noIntervals: string;
+  rows: string;
+}
+
 /** Every sentence a renderer is handed: core's notes and published gaps, the gate's lines and the footnotes. */
 export interface NoteWords {
   notice: (n: Notice) => string;
@@ -67,4 +79,5 @@ export interface NoteWords {
   gate: GateWords;
   compare: CompareWords;
   method: MethodWords;
+  drift: DriftWords;
 }

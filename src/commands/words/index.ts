@@ -5,6 +5,7 @@ import { DOWNLOAD_WORDS } from './data/download.js';
 import { DRIFT_WORDS } from './results/drift.js';
 import { COMPARE_LINES, gateWords } from './results/gate.js';
 import { METHOD_WORDS } from './results/method.js';
+import { DRIFT_LINES } from './results/views.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
@@ -76,6 +77,7 @@ export const NOTE_WORDS: NoteWords = {
   gate: gateWords(noticed),
   compare: COMPARE_LINES,
   method: METHOD_WORDS,
+  drift: DRIFT_LINES,
 };
 
 /** A fault thrown by core, worded; any other error unchanged. */

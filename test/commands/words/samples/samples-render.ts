@@ -56,7 +56,7 @@ const GATES: Record<string, GateResult> = {
 const UNTESTED = { domain: 'web', trajectories: 3, needed: 7, tests: 4 };
 
 export function renderSamples(): Array<[string, string]> {
-  const { gate: g, compare: c, method: m } = NOTE_WORDS;
+  const { gate: g, compare: c, method: m, drift: d } = NOTE_WORDS;
   return [
     ['note', NOTE_WORDS.note('a sentence')],
     ...Object.entries(REASONS).map(([what, r]): [string, string] => [`gate reason: ${what}`, g.reason(r, 'cand.jsonl')]),
@@ -85,5 +85,11 @@ export function renderSamples(): Array<[string, string]> {
     ['method single judge', m.singleJudge('qwen3-8b', 'gpt-4o')],
     ['method single judge, unknown', m.singleJudge('old', undefined)],
     ['method published', m.published],
+    ['drift title', d.title(['qwen3-8b'])],
+    ['drift run', d.run('H=2', 'qwen3-8b-h2', 'h2/judged.jsonl')],
+    ['drift horizon', d.horizon],
+    ['drift intervals', d.intervals(1000, 7)],
+    ['drift no intervals', d.noIntervals],
+    ['drift rows', d.rows],
   ];
 }
