@@ -4,12 +4,13 @@ import { formatFixed, formatSigned } from '../core/score/index.js';
 import { decimals } from './agreement.js';
 import { csvText, jsonText } from './written.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
+import type { AgreementWords } from './words.js';
 
 /* `awb agreement --by-model`: a leaderboard per judge side by side, tau between them, and the model pairs' stability. */
 
 const share = (v: number | undefined): string => (v === undefined ? 'n/a' : `${formatFixed(v * 100, 1)}%`);
 
-export function rankView(report: RankReport): View {
+export function rankView(report: RankReport, words: AgreementWords): View {
   const { models, judges } = report;
   const judgeColumns = judges.map(right);
   const leaderboards: Grid = {
@@ -51,19 +52,14 @@ export function rankView(report: RankReport): View {
       ],
     })),
   };
-  const ci = report.bootstrap
-    ? `Resamples: ${report.bootstrap.resamples} draws of whole trajectories within each domain, the same draw for every file (seed ${report.bootstrap.seed}).`
-    : 'No bootstrap (--no-ci): Judges disagree says whether the judges order the pair differently.';
   return {
     intro: [],
     grids: [leaderboards, taus, pairs],
     footnotes: [
-      `Overall: mean of ${report.domains.length} domains (${report.domains.map(domainLabel).join(', ') || 'none'}), those every file has a score for${
-        report.leftOut.length ? `; left out: ${report.leftOut.map(domainLabel).join(', ')}` : ''
-      }.`,
-      "τ: Kendall's tau-b, 1 when two judges rank the models alike, −1 when reversed.",
-      'Judges disagree: share of resamples in which the judges do not all order the pair alike.',
-      ci,
+      words.overall(report.domains.map(domainLabel), report.leftOut.map(domainLabel)),
+      words.tau,
+      words.disagree,
+      words.resamples(report.bootstrap),
     ],
     verdict: [],
   };

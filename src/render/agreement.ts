@@ -8,6 +8,7 @@ import {
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
+import type { AgreementWords } from './words.js';
 import { csvText, jsonText } from './written.js';
 
 /*
@@ -45,8 +46,8 @@ function figureCells(d: DimensionAgreement): Cell[] {
   ];
 }
 
-/** `more`: where every domain × dimension is (`awb agreement`'s other formats); the report page has no such formats. */
-export function agreementView(report: AgreementReport, more = 'Every domain × dimension: -f csv or -f json.'): View {
+/** `more`: whether to say where every domain × dimension is (`awb agreement`'s other formats); the report page has no such formats. */
+export function agreementView(report: AgreementReport, words: AgreementWords, more = true): View {
   const name = (j: number) => report.judges[j]!.label;
   const grids: Grid[] = report.pairs.flatMap((p): Grid[] => {
     const all = p.domains.find((d) => d.domain === ALL)!;
@@ -82,22 +83,11 @@ export function agreementView(report: AgreementReport, more = 'Every domain × d
         ],
       })),
     });
-  const unpaired = report.pairs.flatMap((p) =>
-    p.onlyA || p.onlyB ? [`${name(p.a)} and ${name(p.b)}: ${p.onlyA} rows only in A, ${p.onlyB} only in B, left out.`] : [],
-  );
-  const ci = report.bootstrap
-    ? ` Brackets: 95% interval, ${report.bootstrap.resamples} resamples of whole trajectories within each domain (seed ${report.bootstrap.seed}).`
-    : '';
+  const unpaired = report.pairs.flatMap((p) => (p.onlyA || p.onlyB ? [words.unpaired(name(p.a), name(p.b), p.onlyA, p.onlyB)] : []));
   return {
-    intro: report.judges.map((j) => `${j.label}: ${j.file} (${j.rows} rows, ${j.failed} failed)`),
+    intro: report.judges.map((j) => words.judge(j.label, j.file, j.rows, j.failed)),
     grids,
-    footnotes: [
-      'Rows: matched rows valid on both sides with that grade; failed rows (no valid grades) are left out and counted under Failed.',
-      "Exact: same grade. κw: Cohen's kappa, quadratic weights. α: Krippendorff's alpha, ordinal. r: Pearson. 1 is perfect agreement, 0 chance.",
-      `Mean A − B: 0-100 points, as scores are; over all domains, the mean of the domains' differences.${ci}`,
-      ...unpaired,
-      ...(more ? [more] : []),
-    ],
+    footnotes: [words.rows, words.figures, words.meanDiff(report.bootstrap), ...unpaired, ...(more ? [words.more] : [])],
     verdict: [],
   };
 }

@@ -2,6 +2,7 @@ import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import { type RunBias } from '../core/bias/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
+import type { BiasWords } from './words.js';
 import { csvText } from './written.js';
 
 /** `awb score --bias`: the bias checks beside the leaderboard, in every format. */
@@ -18,23 +19,19 @@ function cell(value: number | undefined, ci: Interval | undefined, signed = fals
   return { text: signed ? formatSigned(value) : formatFixed(value), ...(extra ? { extra } : {}) };
 }
 
-/** One line per run on its judge and world model: the self-preference check. */
-export function selfPreferenceNote(b: RunBias): string {
-  const named = (id: string | undefined, family: string | undefined) => (id ? `${id} (${family ?? 'family unknown'})` : 'not recorded');
-  const what = `judge ${named(b.judge, b.judgeFamily)}, world model ${named(b.model, b.modelFamily)}`;
-  if (b.selfPreference) return `${b.label}: self-preference risk: the judge is of the world model's family (${b.judgeFamily}); ${what}`;
-  return `${b.label}: ${what}`;
-}
-
 /** The runs whose judge favours longer (or shorter) predictions in some domain: the slope's interval excludes 0. */
-export function lengthFlags(b: RunBias): string[] {
+function lengthFlags(b: RunBias, words: BiasWords): string[] {
   const flagged = b.length.domains.filter((d) => d.biased);
   if (!flagged.length) return [];
-  const names = flagged.map((d) => `${domainLabel(d.domain)} (${formatSigned(d.fit!.slope)} per doubling)`).join(', ');
-  return [`${b.label}: length bias: totals move with the prediction's relative length in ${names}; read the LC score beside the raw one`];
+  return [
+    words.lengthBias(
+      b.label,
+      flagged.map((d) => ({ domain: domainLabel(d.domain), slope: formatSigned(d.fit!.slope) })),
+    ),
+  ];
 }
 
-export function biasView(runs: readonly RunBias[]): View {
+export function biasView(runs: readonly RunBias[], words: BiasWords): View {
   const grids: Grid[] = runs.map((b) => ({
     title: `${b.label}: length bias (total 0-100 on log2 of prediction/truth length)`,
     columns: [
@@ -71,17 +68,11 @@ export function biasView(runs: readonly RunBias[]): View {
       },
     ],
   }));
-  const unmeasured = runs
-    .filter((b) => b.unmeasured > 0)
-    .map((b) => `${b.label}: ${b.unmeasured} counted rows with an empty prediction or truth are out of the length fit`);
+  const unmeasured = runs.filter((b) => b.unmeasured > 0).map((b) => words.unmeasured(b.label, b.unmeasured));
   return {
-    intro: ['Bias checks', ...runs.map(selfPreferenceNote), ...runs.flatMap(lengthFlags), ...unmeasured],
+    intro: [words.heading, ...runs.map(words.selfPreference), ...runs.flatMap((b) => lengthFlags(b, words)), ...unmeasured],
     grids,
-    footnotes: [
-      "Slope: points of total per doubling of the prediction's length relative to the truth's (characters); flagged when its 95% interval excludes 0.",
-      "LC score: the total the line predicts at the truth's own length (AlpacaEval-LC's idea); Overall: mean over the domains with a fit.",
-      'Mean: of the same rows (failed rows are no judgement of length and stay out). Brackets: 95% trajectory-bootstrap interval. See docs/judge-bias.md.',
-    ],
+    footnotes: [...words.footnotes],
     verdict: [],
   };
 }

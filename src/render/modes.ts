@@ -2,6 +2,7 @@ import { domainLabel } from '../core/domains.js';
 import { formatFixed, type Figure, type ModeFigure, type ModeScore } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
+import type { ModesWords } from './words.js';
 import { csvText } from './written.js';
 
 /** The figures of a judge-mode file (issue 14), with the file it came from. */
@@ -40,7 +41,7 @@ function cell(f: Figure | undefined): Cell {
 }
 
 /** One grid per file: a row per domain and Overall, a column per figure (value and 95% interval). */
-export function modesView(reports: readonly ModeReport[]): View {
+export function modesView(reports: readonly ModeReport[], words: ModesWords): View {
   const grids: Grid[] = reports.map((report) => {
     const { score } = report;
     const names = figureNames(score);
@@ -59,12 +60,7 @@ export function modesView(reports: readonly ModeReport[]): View {
   return {
     intro: [],
     grids,
-    footnotes: [
-      'Fooling rate: % of judgements taking the prediction for the real observation (50 = indistinguishable).',
-      'Win rate: % for the candidate over the reference; an order-inconsistent row counts half.',
-      'Position consistency: % of rows whose two orders agree. Judge noise: mean per-row SD of repeated totals, 0-100 scale.',
-      'Overall: mean of the domains. Brackets: 95% trajectory-bootstrap interval.',
-    ],
+    footnotes: [...words.footnotes],
     verdict: [],
   };
 }

@@ -1,6 +1,13 @@
 import type { Notice } from '../core/errors.js';
 import type { GateReason, GateResult, Untested } from '../core/compare/index.js';
 import type { PublishedGap } from '../core/score/index.js';
+import type { RunBias } from '../core/bias/index.js';
+
+/** A bootstrap's settings, as the footnotes name them. */
+interface Bootstrap {
+  resamples: number;
+  seed: number;
+}
 
 /*
  * The sentences renderers show, as the shapes they are handed in. They are worded in src/commands/words/
@@ -70,6 +77,40 @@ export interface DriftWords {
   rows: string;
 }
 
+/** `awb score`'s judge-mode figures: their footnotes. */
+export interface ModesWords {
+  footnotes: readonly string[];
+}
+
+/** `awb score --bias`: the checks' lines above the tables, and the footnotes. */
+export interface BiasWords {
+  heading: string;
+  /** A run's judge and world model, and whether they are of one family. */
+  selfPreference: (b: RunBias) => string;
+  /** A run whose judge favours longer (or shorter) predictions: each flagged domain's label and slope as printed. */
+  lengthBias: (label: string, flagged: ReadonlyArray<{ domain: string; slope: string }>) => string;
+  /** Counted rows the length fit leaves out. */
+  unmeasured: (label: string, rows: number) => string;
+  footnotes: readonly string[];
+}
+
+/** `awb agreement`: the judges compared, and the footnotes; `--by-model`'s footnotes. */
+export interface AgreementWords {
+  judge: (label: string, file: string, rows: number, failed: number) => string;
+  rows: string;
+  figures: string;
+  meanDiff: (bootstrap: Bootstrap | undefined) => string;
+  /** Rows one judge's file has and the other's lacks. */
+  unpaired: (a: string, b: string, onlyA: number, onlyB: number) => string;
+  /** Where every domain × dimension is (the command's other formats; the report page has none). */
+  more: string;
+  /** --by-model: the domains Overall averages (labels), and those left out. */
+  overall: (domains: readonly string[], leftOut: readonly string[]) => string;
+  tau: string;
+  disagree: string;
+  resamples: (bootstrap: Bootstrap | undefined) => string;
+}
+
 /** Every sentence a renderer is handed: core's notes and published gaps, the gate's lines and the footnotes. */
 export interface NoteWords {
   notice: (n: Notice) => string;
@@ -80,4 +121,7 @@ export interface NoteWords {
   compare: CompareWords;
   method: MethodWords;
   drift: DriftWords;
+  modes: ModesWords;
+  bias: BiasWords;
+  agreement: AgreementWords;
 }

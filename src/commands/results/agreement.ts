@@ -3,6 +3,7 @@ import type { Parsed } from '../shared/option-table.js';
 import type { AGREEMENT_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
 import { terminal } from '../shared/terminal.js';
+import { NOTE_WORDS } from '../words/index.js';
 
 /** `awb agreement`: how far judges agree on the same predictions, or (--by-model) on the order of several models. */
 export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS>): Promise<void> {
@@ -13,14 +14,14 @@ export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS
     const report = await rankFiles(request);
     printWarnings(report.warnings);
     const r = await import('../../render/agreement-ranks.js');
-    terminal().stdout.write(format === 'json' ? r.rankJson(report) : format === 'csv' ? r.rankCsv(report) : await laid(format, r.rankView(report)));
+    terminal().stdout.write(format === 'json' ? r.rankJson(report) : format === 'csv' ? r.rankCsv(report) : await laid(format, r.rankView(report, NOTE_WORDS.agreement)));
     return;
   }
   const report = await agreementFiles(request);
   printWarnings(report.warnings);
   const r = await import('../../render/agreement.js');
   terminal().stdout.write(
-    format === 'json' ? r.agreementJson(report) : format === 'csv' ? r.agreementCsv(report) : await laid(format, r.agreementView(report)),
+    format === 'json' ? r.agreementJson(report) : format === 'csv' ? r.agreementCsv(report) : await laid(format, r.agreementView(report, NOTE_WORDS.agreement)),
   );
 }
 

@@ -5,7 +5,7 @@ import { DOWNLOAD_WORDS } from './data/download.js';
 import { DRIFT_WORDS } from './results/drift.js';
 import { COMPARE_LINES, gateWords } from './results/gate.js';
 import { METHOD_WORDS } from './results/method.js';
-import { DRIFT_LINES } from './results/views.js';
+import { AGREEMENT_LINES, BIAS_LINES, DRIFT_LINES, MODES_LINES } from './results/views.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
@@ -78,6 +78,9 @@ export const NOTE_WORDS: NoteWords = {
   compare: COMPARE_LINES,
   method: METHOD_WORDS,
   drift: DRIFT_LINES,
+  modes: MODES_LINES,
+  bias: BIAS_LINES,
+  agreement: AGREEMENT_LINES,
 };
 
 /** A fault thrown by core, worded; any other error unchanged. */

@@ -133,9 +133,9 @@ export interface PageInput {
 }
 
 /** Per file judged by a panel, the tables `awb agreement` prints, its members as the judges. */
-function agreementJson(panels: readonly PanelAgreement[], files: CollectedReport['files']) {
+function agreementJson(panels: readonly PanelAgreement[], files: CollectedReport['files'], words: NoteWords) {
   return panels.map((p) => {
-    const view = agreementView(p.agreement, '');
+    const view = agreementView(p.agreement, words.agreement, false);
     return {
       run: p.run,
       label: files[p.run]!.label,
@@ -177,7 +177,7 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
 export function renderReportHtml(input: PageInput): string {
   const { report, rows, modes, files } = input.collected;
   const view = report && scoreView(report, input.words);
-  const modeView = modes.length ? modesView(modes) : undefined;
+  const modeView = modes.length ? modesView(modes, input.words.modes) : undefined;
   const domains = [...new Set([...(report?.domains ?? []), ...modes.flatMap((m) => m.score.domains.map((d) => d.domain))])].sort(
     compareDomains,
   );
@@ -194,7 +194,7 @@ export function renderReportHtml(input: PageInput): string {
     warnings: input.collected.warnings,
     charts: charts(report),
     compare: input.pairs?.length ? comparisonJson(input.pairs) : undefined,
-    agreement: input.panels?.length ? agreementJson(input.panels, files) : undefined,
+    agreement: input.panels?.length ? agreementJson(input.panels, files, input.words) : undefined,
     drift: input.drift ? driftJson(input.drift, files) : undefined,
   };
   const script = `${asset('page.js')}\n${asset('compare.js')}`;

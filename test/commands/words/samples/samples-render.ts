@@ -1,4 +1,5 @@
 import type { GateReason, GateResult, GateTest } from '../../../../src/core/compare/index.js';
+import type { RunBias } from '../../../../src/core/bias/index.js';
 import { NOTE_WORDS } from '../../../../src/commands/words/index.js';
 
 /*
@@ -53,10 +54,22 @@ const GATES: Record<string, GateResult> = {
   failed: gate({ failed: true, outcome: 'regression' }),
   'with --domains': gate({ domains: ['mcp', 'search', 'os'] }),
 };
+/** A run's bias checks: only the fields the lines read matter. */
+const bias = (b: Partial<RunBias>): RunBias => ({
+  label: 'qwen3-8b',
+  model: 'Qwen/Qwen3-8B',
+  judge: 'qwen-max',
+  modelFamily: 'qwen',
+  judgeFamily: 'qwen',
+  selfPreference: false,
+  unmeasured: 0,
+  length: { domains: [], lc: undefined, lcCi: undefined, mean: undefined },
+  ...b,
+});
 const UNTESTED = { domain: 'web', trajectories: 3, needed: 7, tests: 4 };
 
 export function renderSamples(): Array<[string, string]> {
-  const { gate: g, compare: c, method: m, drift: d } = NOTE_WORDS;
+  const { gate: g, compare: c, method: m, drift: d, bias: b, agreement: a } = NOTE_WORDS;
   return [
     ['note', NOTE_WORDS.note('a sentence')],
     ...Object.entries(REASONS).map(([what, r]): [string, string] => [`gate reason: ${what}`, g.reason(r, 'cand.jsonl')]),
@@ -91,5 +104,31 @@ export function renderSamples(): Array<[string, string]> {
     ['drift intervals', d.intervals(1000, 7)],
     ['drift no intervals', d.noIntervals],
     ['drift rows', d.rows],
+    ...NOTE_WORDS.modes.footnotes.map((line, i): [string, string] => [`modes footnote ${i + 1}`, line]),
+    ['bias heading', b.heading],
+    ['bias self-preference', b.selfPreference(bias({ selfPreference: true }))],
+    ['bias self-preference, none', b.selfPreference(bias({ judge: undefined, judgeFamily: undefined, modelFamily: undefined }))],
+    [
+      'bias length',
+      b.lengthBias('qwen3-8b', [
+        { domain: 'Web', slope: '+4.20' },
+        { domain: 'OS', slope: '-2.00' },
+      ]),
+    ],
+    ['bias unmeasured', b.unmeasured('qwen3-8b', 3)],
+    ...b.footnotes.map((line, i): [string, string] => [`bias footnote ${i + 1}`, line]),
+    ['agreement judge', a.judge('gpt-4o', 'judged-4o.jsonl', 198, 2)],
+    ['agreement rows', a.rows],
+    ['agreement figures', a.figures],
+    ['agreement mean difference', a.meanDiff({ resamples: 1000, seed: 7 })],
+    ['agreement mean difference, no bootstrap', a.meanDiff(undefined)],
+    ['agreement unpaired', a.unpaired('gpt-4o', 'claude', 3, 1)],
+    ['agreement more', a.more],
+    ['agreement overall', a.overall(['MCP', 'OS'], ['Web'])],
+    ['agreement overall, none', a.overall([], [])],
+    ['agreement tau', a.tau],
+    ['agreement disagree', a.disagree],
+    ['agreement resamples', a.resamples({ resamples: 1000, seed: 7 })],
+    ['agreement no bootstrap', a.resamples(undefined)],
   ];
 }
