@@ -180,7 +180,8 @@ function scoreDocument(report: ScoreReport, words: NoteWords) {
     method: methodNotes(report),
     notes: report.notes.map(words.notice),
     notes_data: notesData(report.notes, words),
-    warnings: report.warnings,
+    warnings: report.warnings.map(words.notice),
+    warnings_data: notesData(report.warnings, words),
   };
 }
 
@@ -244,6 +245,7 @@ export function renderCompareJson(report: ComparePage): string {
       : null,
     notes: report.notes.map(report.words.notice),
     notes_data: notesData(report.notes, report.words),
-    warnings: report.warnings,
+    warnings: report.warnings.map(report.words.notice),
+    warnings_data: notesData(report.warnings, report.words),
   });
 }

@@ -15,6 +15,7 @@ import { RUNNER_WORDS } from './stage/runner.js';
 import { SCORE_WORDS } from './results/score.js';
 import { STAGE_WORDS } from './stage/stage.js';
 import { TOP_WORDS } from './data/top.js';
+import { AGREEMENT_WARNINGS, COMPARE_WARNINGS, SCORE_WARNINGS } from './results/warnings.js';
 import { thisInvocation } from '../shared/invocation.js';
 import type { NoticeWords, Words } from './words.js';
 import type { NoteWords } from '../../render/view.js';
@@ -54,11 +55,14 @@ export function worded(fault: Fault, awb = thisInvocation()): UserError {
 
 /** What core tells without stopping (a notice), one table per subsystem as for faults. */
 const NOTICES: NoticeWords<Notice> = {
+  ...AGREEMENT_WARNINGS,
   ...COMPARE_NOTICES,
+  ...COMPARE_WARNINGS,
   ...DRIFT_NOTICES,
   ...ENDPOINT_NOTICES,
   ...RUBRICS_NOTICES,
   ...SCORE_NOTICES,
+  ...SCORE_WARNINGS,
 };
 
 /** A notice as the warning line the user reads (printWarnings). */

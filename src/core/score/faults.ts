@@ -102,3 +102,27 @@ export type ScoreNotice =
   | { kind: 'domains-unknown'; domains: string[] }
   /** A panel's --repeat file scored without --by-judge: its members judged each row `repeats` times. */
   | { kind: 'member-repeats'; run: string; repeats: number };
+
+/**
+ * What reading judged files and their manifests warns of without stopping (a cut last line, a manifest that cannot be
+ * used), as data; worded in src/commands/words/results/warnings.ts. `path` names a manifest, `file` a judged file.
+ */
+export type ScoreWarning =
+  /** The last line has no newline and is not JSON (an interrupted run): skipped. */
+  | ({ kind: 'judged-line-cut' } & At)
+  /** A manifest that cannot be used: its run's provenance counts as unknown. */
+  | { kind: 'manifest-not-json'; path: string }
+  /** `field`: the path of the field refused ('' for the whole manifest); `problem`: the schema's words. */
+  | { kind: 'manifest-invalid'; path: string; field: string; problem: string }
+  /** `reason`: the system's code or words. */
+  | { kind: 'manifest-unreadable'; path: string; reason: string }
+  /** The manifest beside a judged file is of a predictions file: judge and rubrics are unknown. */
+  | { kind: 'manifest-of-predictions'; path: string }
+  /** The predictions manifest a judged manifest carries (`upstream`) is refused: `field` and `problem` as for manifest-invalid, absent when the schema said nothing. */
+  | { kind: 'manifest-upstream-invalid'; path: string; field?: string; problem?: string }
+  /** A file given twice, under any name (`earlier`: its first name): its run is shown twice. */
+  | { kind: 'file-given-twice'; file: string; earlier: string }
+  /** --price-… given for a choice file: score counts no tokens of its mode (its judge's are in `manifest`). */
+  | { kind: 'choice-file-unpriced'; file: string; mode: ChoiceMode; manifest: string }
+  /** --by-judge for a choice file of one judge: its figures are shown alone. */
+  | { kind: 'choice-file-no-panel'; file: string; mode: ChoiceMode };
