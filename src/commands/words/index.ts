@@ -6,7 +6,7 @@ import { DRIFT_WORDS } from './results/drift.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
-import { COMPARE_NOTICES, DRIFT_NOTICES, SCORE_NOTICES, gapText } from './results/notes.js';
+import { COMPARE_NOTICES, DRIFT_NOTICES, SCORE_NOTICES, gapText, mixedText } from './results/notes.js';
 import { OUTPUT_WORDS } from './data/output.js';
 import { PUBLISH_WORDS } from './results/publish.js';
 import { ROWS_WORDS } from './data/rows.js';
@@ -71,7 +71,7 @@ export function noticed(notice: Notice): string {
 }
 
 /** The words renderers give core's notes and published gaps (render imports no command: the commands hand them over). */
-export const NOTE_WORDS: NoteWords = { notice: noticed, gap: gapText };
+export const NOTE_WORDS: NoteWords = { notice: noticed, gap: gapText, mixed: mixedText };
 
 /** A fault thrown by core, worded; any other error unchanged. */
 export function toUserError(err: unknown): unknown {

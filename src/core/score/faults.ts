@@ -74,6 +74,12 @@ export type PublishedGap =
   /** publish only: the manifest says not every row is done. */
   | { kind: 'unfinished' };
 
+/** One forced resume that mixed runs into a file: into its judgements (`judge`) or its predictions (`infer`); `reason`: the manifest's. */
+export interface MixedResume {
+  stage: 'judge' | 'infer';
+  reason: string;
+}
+
 /**
  * Why numbers side by side may not be comparable (comparabilityNotes), as data; runs are named by their labels.
  * Differences of the world model are the point of a comparison and are never noted.
@@ -81,7 +87,7 @@ export type PublishedGap =
 export type ComparabilityNote =
   | { kind: 'run-incomplete'; run: string }
   /** A file a forced resume mixed; `mixed`: what differed each time (Provenance.mixed); `file` when it is not the label. */
-  | { kind: 'run-mixes-settings'; run: string; file?: string; mixed: string[] }
+  | { kind: 'run-mixes-settings'; run: string; file?: string; mixed: MixedResume[] }
   | { kind: 'provenance-unknown'; runs: string[] }
   | { kind: 'setting-differs'; setting: CheckedSetting; values: ValueRuns[] }
   | { kind: 'setting-unknown'; setting: CheckedSetting; runs: string[] }

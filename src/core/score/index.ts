@@ -23,6 +23,7 @@ export type {
   CheckedSetting,
   ComparabilityNote,
   FieldProblem,
+  MixedResume,
   PublishedGap,
   ScoreFault,
   ScoreNotice,

@@ -5,7 +5,7 @@ import { FaultError } from '../../errors.js';
 import { readJsonFile } from '../../files.js';
 import { loadRubrics } from '../../rubrics/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../../schemas/index.js';
-import type { CheckedSetting, ComparabilityNote, PublishedGap, ScoreWarning } from '../faults.js';
+import type { CheckedSetting, ComparabilityNote, MixedResume, PublishedGap, ScoreWarning } from '../faults.js';
 
 export type { ComparabilityNote } from '../faults.js';
 
@@ -40,7 +40,7 @@ export interface Provenance {
   /** The same per domain. */
   expectedByDomain?: Record<string, number>;
   /** What differed at each forced resume that mixed runs into the file or its predictions (the manifests' `mixed`). */
-  mixed?: string[];
+  mixed?: MixedResume[];
 }
 
 /** Reads `<file>.manifest.json` if there is one; a broken manifest is a warning, never a reason to refuse scoring. */
@@ -124,7 +124,7 @@ function provenanceOf(manifest: Manifest, path: string): { provenance: Provenanc
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
       complete: manifest.complete && (infer?.complete ?? true),
       ...expectedOf(manifest, infer),
-      mixed: mixedText(judged, infer),
+      mixed: mixedOf(judged, infer),
     },
     warnings,
   };
@@ -138,12 +138,12 @@ function expectedOf(manifest: Manifest, infer: Manifest | undefined): Pick<Prove
   return { expectedRows: Math.max(...counts.map((c) => c.total)), expectedByDomain: byDomain };
 }
 
-function mixedText(judged: Manifest | undefined, infer: Manifest | undefined): string[] | undefined {
-  const texts = [
-    ...(judged?.mixed ?? []).map((m) => `judgements: ${m.reason}`),
-    ...(infer?.mixed ?? []).map((m) => `predictions: ${m.reason}`),
+function mixedOf(judged: Manifest | undefined, infer: Manifest | undefined): MixedResume[] | undefined {
+  const mixed = [
+    ...(judged?.mixed ?? []).map((m): MixedResume => ({ stage: 'judge', reason: m.reason })),
+    ...(infer?.mixed ?? []).map((m): MixedResume => ({ stage: 'infer', reason: m.reason })),
   ];
-  return texts.length ? texts : undefined;
+  return mixed.length ? mixed : undefined;
 }
 
 /**

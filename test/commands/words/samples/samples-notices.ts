@@ -25,7 +25,10 @@ export const NOTICE_SAMPLES: { [K in Notice['kind']]: Extract<Notice, { kind: K 
     kind: 'run-mixes-settings',
     run: 'qwen3-8b',
     file: 'results/q/judged.jsonl',
-    mixed: ['judgements: judge changed (gpt-4o → gpt-5.2-2025-12-11)'],
+    mixed: [
+      { stage: 'judge', reason: 'judge changed (gpt-4o → gpt-5.2-2025-12-11)' },
+      { stage: 'infer', reason: 'sampling: was temperature 0.6, now 0.2' },
+    ],
   },
   'provenance-unknown': { kind: 'provenance-unknown', runs: ['official.jsonl', 'old.jsonl'] },
   'setting-differs': {
