@@ -51,12 +51,17 @@ function snakeKeys(v: unknown): unknown {
 
 /**
  * Notes as JSON carries them beside their sentences (`notes`): each note's kind and fields, and its `message`; a
- * published-incomparable note's gaps each with theirs.
+ * published-incomparable note's gaps and a run-mixes-settings note's forced resumes each with theirs.
  */
 export function notesData(notes: readonly Notice[], words: NoteWords): unknown[] {
   return notes.map((n) => {
-    const gaps = n.kind === 'published-incomparable' ? { gaps: n.gaps.map((g) => ({ ...g, message: words.gap(g) })) } : {};
-    return snakeKeys({ ...n, ...gaps, message: words.notice(n) });
+    const parts =
+      n.kind === 'published-incomparable'
+        ? { gaps: n.gaps.map((g) => ({ ...g, message: words.gap(g) })) }
+        : n.kind === 'run-mixes-settings'
+          ? { mixed: n.mixed.map((m) => ({ ...m, message: words.mixed(m) })) }
+          : {};
+    return snakeKeys({ ...n, ...parts, message: words.notice(n) });
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Notice } from '../core/errors.js';
 import type { GateReason, GateResult, Untested } from '../core/compare/index.js';
-import type { PublishedGap } from '../core/score/index.js';
+import type { MixedResume, PublishedGap } from '../core/score/index.js';
 import type { RunBias } from '../core/bias/index.js';
 
 /** A bootstrap's settings, as the footnotes name them. */
@@ -115,6 +115,8 @@ export interface AgreementWords {
 export interface NoteWords {
   notice: (n: Notice) => string;
   gap: (g: PublishedGap) => string;
+  /** A forced resume that mixed a run's file (its provenance's `mixed`). */
+  mixed: (m: MixedResume) => string;
   /** A note's line under a table ("Note: …"). */
   note: (sentence: string) => string;
   gate: GateWords;

@@ -9,7 +9,7 @@ import { AGREEMENT_LINES, BIAS_LINES, DRIFT_LINES, MODES_LINES } from './results
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
-import { COMPARE_NOTICES, DRIFT_NOTICES, SCORE_NOTICES, gapText } from './results/notes.js';
+import { COMPARE_NOTICES, DRIFT_NOTICES, SCORE_NOTICES, gapText, mixedText } from './results/notes.js';
 import { OUTPUT_WORDS } from './data/output.js';
 import { PUBLISH_WORDS } from './results/publish.js';
 import { ROWS_WORDS } from './data/rows.js';
@@ -18,6 +18,7 @@ import { RUNNER_WORDS } from './stage/runner.js';
 import { SCORE_WORDS } from './results/score.js';
 import { STAGE_WORDS } from './stage/stage.js';
 import { TOP_WORDS } from './data/top.js';
+import { AGREEMENT_WARNINGS, COMPARE_WARNINGS, SCORE_WARNINGS } from './results/warnings.js';
 import { thisInvocation } from '../shared/invocation.js';
 import type { NoticeWords, Words } from './words.js';
 import type { NoteWords } from '../../render/words.js';
@@ -57,11 +58,14 @@ export function worded(fault: Fault, awb = thisInvocation()): UserError {
 
 /** What core tells without stopping (a notice), one table per subsystem as for faults. */
 const NOTICES: NoticeWords<Notice> = {
+  ...AGREEMENT_WARNINGS,
   ...COMPARE_NOTICES,
+  ...COMPARE_WARNINGS,
   ...DRIFT_NOTICES,
   ...ENDPOINT_NOTICES,
   ...RUBRICS_NOTICES,
   ...SCORE_NOTICES,
+  ...SCORE_WARNINGS,
 };
 
 /** A notice as the warning line the user reads (printWarnings). */
@@ -73,6 +77,7 @@ export function noticed(notice: Notice): string {
 export const NOTE_WORDS: NoteWords = {
   notice: noticed,
   gap: gapText,
+  mixed: mixedText,
   note: (sentence) => `Note: ${sentence}`,
   gate: gateWords(noticed),
   compare: COMPARE_LINES,
