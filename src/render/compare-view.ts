@@ -5,7 +5,7 @@ import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { CompareWords, GateRemedy, NoteWords } from './words.js';
+import type { GateRemedy, NoteWords } from './words.js';
 import { standingParts } from './model.js';
 
 /* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
@@ -102,8 +102,8 @@ export function compareView(report: ComparePage): View {
   ];
   return {
     intro: [
-      words.compare.baseline(baseline.label, sideText(baseline, words.compare)),
-      words.compare.candidate(candidate.label, sideText(candidate, words.compare)),
+      words.compare.baseline(baseline.label, sideText(baseline, words)),
+      words.compare.candidate(candidate.label, sideText(candidate, words)),
       ...(report.domains ? [words.compare.domains(report.domains.map(domainLabel))] : []),
     ],
     grids,
@@ -113,8 +113,8 @@ export function compareView(report: ComparePage): View {
 }
 
 /** A run's file and rows, and in place what keeps it from a like-for-like comparison ("40 of 198 judged", "other judge"). */
-function sideText(side: ComparePage['baseline'], words: CompareWords): string {
-  return words.about(side.file, side.rows, standingParts(side.standing));
+function sideText(side: ComparePage['baseline'], words: NoteWords): string {
+  return words.compare.about(side.file, side.rows, standingParts(side.standing, words.standing));
 }
 
 function gateVerdict(g: GateResult, page: ComparePage): string[] {

@@ -3,6 +3,7 @@ import { costOf, formatFixed, rawMean, statScore } from '../core/score/index.js'
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { MACRO, MICRO, leaderboard, type ScoreCell } from './model.js';
 import { csvText } from './written.js';
+import type { StandingWords } from './words.js';
 
 /*
  * Long layout: one record per run x domain (plus `overall_macro` and
@@ -70,8 +71,8 @@ function usageFields(u: StageUsage | undefined, prices: Prices | undefined): Rec
   return out;
 }
 
-export function renderScoreCsv(report: ScoreReport): string {
-  const board = leaderboard(report);
+export function renderScoreCsv(report: ScoreReport, words: StandingWords): string {
+  const board = leaderboard(report, words);
   const records: Record[] = [];
   for (const row of board.rows) {
     const base: Record = {

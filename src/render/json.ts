@@ -95,7 +95,7 @@ export function renderScoreJson(report: ScoreReport | undefined, words: NoteWord
 }
 
 function scoreDocument(report: ScoreReport, words: NoteWords) {
-  const board = leaderboard(report);
+  const board = leaderboard(report, words.standing);
   const runs = board.rows
     .filter((r) => r.run)
     .map((row) => {
@@ -214,8 +214,7 @@ export function renderCompareJson(report: ComparePage): string {
     candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance, report.words) },
     intervals: {
       level: 0.95,
-      method:
-        'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
+      method: report.words.compare.intervalsMethod,
     },
     requested_domains: report.domains ?? null,
     only_in_baseline: result.onlyBaseline,
@@ -238,7 +237,7 @@ export function renderCompareJson(report: ComparePage): string {
           fail_below: report.gate.threshold,
           alpha: report.gate.alpha,
           domains: report.gate.domains ?? null,
-          rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall (or a domain of `domains`, when given) has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
+          rule: report.words.gate.rule,
           failed: report.gate.failed,
           outcome: report.gate.outcome,
           reasons: report.gate.reasons.map((r) => ({

@@ -24,7 +24,7 @@ export function renderView(raw: View, heading?: string): string {
   if (reasons.length) out.push(...reasons.map((l) => `- ${escape(l.trim())}`), '');
   if (view.intro.length) out.push(...view.intro.map((l) => `${escape(l)}  `), '');
   for (const g of view.grids) out.push(`### ${escape(g.title)}`, '', ...renderGrid(g), '');
-  const footnotes = view.marksBest ? [...view.footnotes, 'Bold: best in its column.'] : view.footnotes;
+  const footnotes = view.marksBest ? [...view.footnotes, view.marksBest.bold] : view.footnotes;
   if (footnotes.length) out.push(...footnotes.map((f) => `- ${escape(f)}`), '');
   return out.join('\n');
 }

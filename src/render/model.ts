@@ -14,12 +14,11 @@ import {
   type ScoreReport,
   type StagePrices,
   type Standing,
-  type Unranked,
   type UsageTotals,
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { MethodWords, NoteWords } from './words.js';
+import type { MethodWords, NoteWords, StandingWords } from './words.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -81,33 +80,17 @@ function rankedFirst(runs: readonly RunReport[]): RunReport[] {
   return [...runs.filter((r) => r.standing.ranked), ...runs.filter((r) => !r.standing.ranked)];
 }
 
-const SETTING_WORDS: Record<Extract<Unranked, { kind: 'other' }>['setting'], string> = {
-  judge: 'other judge',
-  rubrics: 'other rubrics',
-  history: 'other history protocol',
-  dataset: 'other data',
-};
-
 /** Why a run is not ranked, in the words its row carries; undefined for a ranked run. */
-export function unrankedText(standing: Standing): string | undefined {
-  return standing.ranked ? undefined : `not ranked: ${standingParts(standing).join(', ')}`;
+export function unrankedText(standing: Standing, words: StandingWords): string | undefined {
+  return standing.ranked ? undefined : words.notRanked(standingParts(standing, words));
 }
 
 /** Each reason a run is not ranked, in a few words ("40 of 198 judged", "other judge"). */
-export function standingParts(standing: Standing): string[] {
-  return standing.unranked.map((u) => {
-    switch (u.kind) {
-      case 'incomplete':
-        return u.expected !== undefined && u.expected > u.rows ? `${u.rows} of ${u.expected} judged` : 'incomplete';
-      case 'mixed':
-        return 'mixed settings';
-      case 'other':
-        return SETTING_WORDS[u.setting];
-    }
-  });
+export function standingParts(standing: Standing, words: StandingWords): string[] {
+  return standing.unranked.map(words.reason);
 }
 
-export function leaderboard(report: ScoreReport): Leaderboard {
+export function leaderboard(report: ScoreReport, words: StandingWords): Leaderboard {
   const columns = [...report.domains, MACRO, MICRO];
   const rows: LeaderRow[] = withMembers(rankedFirst(report.runs)).map((run) => {
     const cells: Record<string, ScoreCell> = {};
@@ -134,7 +117,7 @@ export function leaderboard(report: ScoreReport): Leaderboard {
       ...counts,
       best: false,
     };
-    const unranked = run.memberOf ? undefined : unrankedText(run.standing);
+    const unranked = run.memberOf ? undefined : unrankedText(run.standing, words);
     return { label: run.label, published: false, judge: run.provenance.judge, run, ...(unranked && { unranked }), cells };
   });
   for (const p of report.published) {
@@ -214,7 +197,7 @@ const count = (valid: number | undefined, rows: number | undefined, expected?: n
   valid === undefined || rows === undefined ? undefined : `${valid}/${rows}${expected !== undefined ? ` of ${expected}` : ''}`;
 
 export function scoreView(report: ScoreReport, words: NoteWords): View {
-  const board = leaderboard(report);
+  const board = leaderboard(report, words.standing);
   const grids: Grid[] = [
     {
       title: 'Leaderboard (0-100; valid/total rows under each score)',
@@ -241,13 +224,13 @@ export function scoreView(report: ScoreReport, words: NoteWords): View {
   if (report.byTurn) grids.push(turnGrid(withMembers(report.runs)));
   const usage = usageGrid(report);
   if (usage) grids.push(usage);
-  const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best));
+  const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best)) ? words.best : undefined;
   return {
     intro: [],
     grids,
     footnotes: [...methodNotes(report, words.method), ...report.notes.map((n) => words.note(words.notice(n)))],
     verdict: [],
-    marksBest,
+    ...(marksBest && { marksBest }),
   };
 }
 

@@ -25,7 +25,7 @@ function renderView(raw: View, c: ChalkInstance): string {
     if (out.length) out.push('');
     out.push(c.bold(g.title), ...renderGrid(g, c));
   }
-  const footnotes = view.marksBest ? [...view.footnotes, c.level ? 'Bold: best in its column.' : '*: best in its column.'] : view.footnotes;
+  const footnotes = view.marksBest ? [...view.footnotes, c.level ? view.marksBest.bold : view.marksBest.star] : view.footnotes;
   if (footnotes.length) out.push('', ...footnotes.map((f) => c.dim(f)));
   if (view.verdict.length) out.push('', ...view.verdict);
   return out.join('\n') + '\n';

@@ -31,6 +31,12 @@ export interface Grid {
   rows: Array<{ cells: Cell[]; muted?: boolean }>;
 }
 
+/** What a view's best-in-column marks mean, as a footnote: `bold` where bold shows, `star` where a `*` stands for it. */
+export interface BestMarks {
+  bold: string;
+  star: string;
+}
+
 export interface View {
   /** Lines before the tables. */
   intro: string[];
@@ -38,8 +44,8 @@ export interface View {
   footnotes: string[];
   /** The gate's verdict: first in markdown (the CI summary), last on a terminal. */
   verdict: string[];
-  /** Some cells carry best-in-column marks; each renderer explains its own way of showing them. */
-  marksBest?: boolean;
+  /** Some cells carry best-in-column marks: what they mean, each renderer saying it for its own way of showing them. */
+  marksBest?: BestMarks;
 }
 
 /** A value's object keys in snake_case, as JSON documents key them (macroDomains → macro_domains). */

@@ -1,7 +1,8 @@
 import type { Notice } from '../core/errors.js';
 import type { GateReason, GateResult, Untested } from '../core/compare/index.js';
-import type { MixedResume, PublishedGap } from '../core/score/index.js';
+import type { MixedResume, PublishedGap, Unranked } from '../core/score/index.js';
 import type { RunBias } from '../core/bias/index.js';
+import type { BestMarks } from './view.js';
 
 /** A bootstrap's settings, as the footnotes name them. */
 interface Bootstrap {
@@ -30,6 +31,8 @@ export interface GateWords {
   untested: (u: Untested) => string;
   /** The same as a line under the verdict. */
   notTested: (u: Untested) => string;
+  /** JSON's `rule`: when the gate fails, in terms of its fields. */
+  rule: string;
   /** The footnote that says how the gate tests. */
   method: (g: GateResult) => string;
 }
@@ -44,6 +47,8 @@ export interface CompareWords {
   about: (file: string, rows: number, standing: readonly string[]) => string;
   /** How the intervals and the Verdict column are made. */
   intervals: string;
+  /** JSON's `intervals.method`: the intervals' method, briefly. */
+  intervalsMethod: string;
   verdict: string;
   /** The command that shows the rows that changed most, ready to paste. */
   rowsCommand: (command: string) => string;
@@ -111,6 +116,14 @@ export interface AgreementWords {
   resamples: (bootstrap: Bootstrap | undefined) => string;
 }
 
+/** Why a run is not ranked, as its leaderboard row and compare's first lines say it. */
+export interface StandingWords {
+  /** One reason, in a few words ("40 of 198 judged", "other judge"). */
+  reason: (u: Unranked) => string;
+  /** The row's note: every reason. */
+  notRanked: (reasons: readonly string[]) => string;
+}
+
 /** Every sentence a renderer is handed: core's notes and published gaps, the gate's lines and the footnotes. */
 export interface NoteWords {
   notice: (n: Notice) => string;
@@ -122,6 +135,9 @@ export interface NoteWords {
   gate: GateWords;
   compare: CompareWords;
   method: MethodWords;
+  standing: StandingWords;
+  /** What the leaderboard's best-in-column marks mean. */
+  best: BestMarks;
   drift: DriftWords;
   modes: ModesWords;
   bias: BiasWords;

@@ -100,7 +100,7 @@ describe('renderers', () => {
   });
 
   it('csv: long layout, a record per run x domain with bounds and counts', () => {
-    const [header, ...records] = parseCsv(renderScoreCsv(alike));
+    const [header, ...records] = parseCsv(renderScoreCsv(alike, NOTE_WORDS.standing));
     assert.deepEqual(header, [...CSV_COLUMNS]);
     const rec = records.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
     assert.deepEqual(
@@ -131,10 +131,10 @@ describe('renderers', () => {
   });
 
   it('csv: turn buckets and published rows', async () => {
-    const [header, ...records] = parseCsv(renderScoreCsv(one));
+    const [header, ...records] = parseCsv(renderScoreCsv(one, NOTE_WORDS.standing));
     const bucket = header!.indexOf('bucket');
     assert.deepEqual([...new Set(records.map((r) => r[bucket]))], ['all', '1', '2']);
-    const withPublished = parseCsv(renderScoreCsv(await scoreFiles(request([a], { withPublished: true }))));
+    const withPublished = parseCsv(renderScoreCsv(await scoreFiles(request([a], { withPublished: true })), NOTE_WORDS.standing));
     const published = withPublished.filter((r) => r[header!.indexOf('source')] === 'published');
     assert.equal(published.length, 14 * 8, 'seven domains and Overall for each of the 14 published rows');
     assert.ok(published.every((r) => r[header!.indexOf('judge')] === 'gpt-5.2-2025-12-11'));

@@ -39,7 +39,7 @@ async function render(
     case 'json':
       return (await import('../../render/json.js')).renderScoreJson(report, NOTE_WORDS, m?.modesJson(modes), b?.biasJson(bias!));
     case 'csv':
-      return [report && (await import('../../render/csv.js')).renderScoreCsv(report), m?.modesCsv(modes), b?.biasCsv(bias!)]
+      return [report && (await import('../../render/csv.js')).renderScoreCsv(report, NOTE_WORDS.standing), m?.modesCsv(modes), b?.biasCsv(bias!)]
         .filter(Boolean)
         .join('\n');
     case 'markdown': {

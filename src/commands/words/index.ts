@@ -4,7 +4,7 @@ import { COMPARE_WORDS } from './results/compare.js';
 import { DOWNLOAD_WORDS } from './data/download.js';
 import { DRIFT_WORDS } from './results/drift.js';
 import { COMPARE_LINES, gateWords } from './results/gate.js';
-import { METHOD_WORDS } from './results/method.js';
+import { BEST_MARKS, METHOD_WORDS, STANDING_WORDS } from './results/method.js';
 import { AGREEMENT_LINES, BIAS_LINES, DRIFT_LINES, MODES_LINES } from './results/views.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
@@ -82,6 +82,8 @@ export const NOTE_WORDS: NoteWords = {
   gate: gateWords(noticed),
   compare: COMPARE_LINES,
   method: METHOD_WORDS,
+  standing: STANDING_WORDS,
+  best: BEST_MARKS,
   drift: DRIFT_LINES,
   modes: MODES_LINES,
   bias: BIAS_LINES,

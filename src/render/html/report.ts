@@ -188,7 +188,7 @@ export function renderReportHtml(input: PageInput): string {
     cutTexts: rows.cutTexts,
     domains: domains.map((d) => ({ id: d, label: domainLabel(d) })),
     runs: files.map((f) => ({ label: f.label, file: f.path, mode: f.mode })),
-    view: view ? { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true } : undefined,
+    view: view ? { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest !== undefined } : undefined,
     // The judge modes as `awb score` shows them: its grids, and its JSON figures for the charts.
     modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes), names: FIGURES } : undefined,
     warnings: input.collected.warnings.map(input.words.notice),

@@ -74,6 +74,7 @@ export function gateWords(notice: (n: Notice) => string): GateWords {
       return `to complete ${candidate}, ask its failed rows again: ${how}; or gate on the rows in common with --allow-partial`;
     },
     untested,
+    rule: 'fails when a one-sided sign-flip randomization test over trajectories finds candidate - baseline below -fail_below for Overall or a domain (Holm over all tests, family-wise error alpha), when Overall (or a domain of `domains`, when given) has too few trajectories to test, or when the candidate is partial or the runs are not comparable (unless allowed)',
     notTested: (u) => `not tested: ${untested(u)}`,
     method: (g) => {
       const small = g.domains
@@ -91,6 +92,8 @@ export const COMPARE_LINES: CompareWords = {
   domains: (labels) => `Domains:   ${labels.join(', ')} only (--domains; Overall is their macro)`,
   intervals:
     'Intervals: 95% cluster-robust t intervals over trajectories (domain + id): the paired row differences summed per trajectory, the CR2 standard error (leverage-corrected for few, unequal trajectories) and Bell-McCaffrey degrees of freedom; Overall (macro) is the mean of the domain deltas, with Welch-Satterthwaite degrees of freedom.',
+  intervalsMethod:
+    'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
   verdict: 'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
   rowsCommand: (command) => `The rows that changed most, prediction beside ground truth: ${command}`,
 };

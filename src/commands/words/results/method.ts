@@ -1,8 +1,10 @@
 import { PUBLISHED_JUDGE, PUBLISHED_SOURCE } from '../../../core/dataset/index.js';
-import type { MethodWords } from '../../../render/words.js';
+import type { Unranked } from '../../../core/score/index.js';
+import type { MethodWords, StandingWords } from '../../../render/words.js';
+import type { BestMarks } from '../../../render/view.js';
 
 /*
- * The footnotes under a leaderboard that say how it was made (JSON's `method`; `awb score -f csv` prints the --by-judge
+ * How a leaderboard reads around its figures: why a run is not ranked, and the footnotes that say how it was made (JSON's `method`; `awb score -f csv` prints the --by-judge
  * ones on stderr). render/model.ts picks which apply; renderers get them through NOTE_WORDS (index.ts).
  */
 export const METHOD_WORDS: MethodWords = {
@@ -20,4 +22,29 @@ export const METHOD_WORDS: MethodWords = {
     "(judge NAME): one member of the panel on its own, from its grades in each row's panel (its judge tokens only); never marked best.",
   singleJudge: (label, judge) => `${label}: judged by one judge (${judge ?? 'unknown'}), no panel: --by-judge shows that judge's table alone.`,
   published: `(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`,
+};
+
+const OTHER: Record<Extract<Unranked, { kind: 'other' }>['setting'], string> = {
+  judge: 'other judge',
+  rubrics: 'other rubrics',
+  history: 'other history protocol',
+  dataset: 'other data',
+};
+
+/** Why a run is not ranked: in its leaderboard row ("not ranked: 40 of 198 judged, other judge") and beside compare's runs. */
+/** What the leaderboard's best-in-column marks mean: bold where bold shows (a colour terminal, markdown), else a `*`. */
+export const BEST_MARKS: BestMarks = { bold: 'Bold: best in its column.', star: '*: best in its column.' };
+
+export const STANDING_WORDS: StandingWords = {
+  reason: (u) => {
+    switch (u.kind) {
+      case 'incomplete':
+        return u.expected !== undefined && u.expected > u.rows ? `${u.rows} of ${u.expected} judged` : 'incomplete';
+      case 'mixed':
+        return 'mixed settings';
+      case 'other':
+        return OTHER[u.setting];
+    }
+  },
+  notRanked: (reasons) => `not ranked: ${reasons.join(', ')}`,
 };

@@ -86,6 +86,8 @@ export function renderSamples(): Array<[string, string]> {
     ['compare domains', c.domains(['MCP', 'OS'])],
     ['compare intervals', c.intervals],
     ['compare verdict', c.verdict],
+    ['compare intervals method (json)', c.intervalsMethod],
+    ['gate rule (json)', g.rule],
     ['compare rows command', c.rowsCommand('awb rows cand.jsonl web/5/1 os/3/2')],
     ['method scores', m.scores],
     ['method failures as lowest', m.failuresAsLowest],
@@ -98,6 +100,24 @@ export function renderSamples(): Array<[string, string]> {
     ['method single judge', m.singleJudge('qwen3-8b', 'gpt-4o')],
     ['method single judge, unknown', m.singleJudge('old', undefined)],
     ['method published', m.published],
+    ['best marks, bold', NOTE_WORDS.best.bold],
+    ['best marks, star', NOTE_WORDS.best.star],
+    [
+      'standing',
+      NOTE_WORDS.standing.notRanked(
+        (
+          [
+            { kind: 'incomplete', rows: 40, expected: 198 },
+            { kind: 'incomplete', rows: 40, expected: undefined },
+            { kind: 'mixed' },
+            { kind: 'other', setting: 'judge' },
+            { kind: 'other', setting: 'rubrics' },
+            { kind: 'other', setting: 'history' },
+            { kind: 'other', setting: 'dataset' },
+          ] as const
+        ).map(NOTE_WORDS.standing.reason),
+      ),
+    ],
     ['drift title', d.title(['qwen3-8b'])],
     ['drift run', d.run('H=2', 'qwen3-8b-h2', 'h2/judged.jsonl')],
     ['drift horizon', d.horizon],
