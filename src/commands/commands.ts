@@ -1,4 +1,5 @@
 import { command, noOperands, type AnyCommand } from './shared/option-table.js';
+import { OPTION_WORDS } from './words/usage.js';
 
 /*
  * Every command, declared once, in --help's order: a new command is an entry
@@ -139,8 +140,7 @@ export const COMMANDS: readonly AnyCommand[] = [
       { name: '<candidate>', help: 'judged JSONL of the candidate' },
     ],
     // A third run is the usual slip of someone comparing several models: say where that goes.
-    tooMany: (count) =>
-      `compare takes two judged files, a baseline and a candidate (got ${count}): to rank more runs side by side use awb score or awb report with all of them, or compare them two at a time`,
+    tooMany: OPTION_WORDS.compareTakesTwo,
     options: () => import('./results/results-options.js').then((m) => m.COMPARE_OPTIONS),
     examples: [
       'awb compare baseline/judged.jsonl candidate/judged.jsonl --rows 10',

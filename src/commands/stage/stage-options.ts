@@ -16,6 +16,7 @@ import {
 } from '../shared/options.js';
 import { text, toggle, type OptionTable, type Parsed } from '../shared/option-table.js';
 import { memberPair, panelMembersOption } from './panel-options.js';
+import { OPTION_WORDS } from '../words/usage.js';
 
 /* The options of infer, judge and models, each with its parser (see option-table.ts). */
 
@@ -41,21 +42,18 @@ const concurrency = {
 };
 const temperature = { flags: '--temperature <t>', default: '0.6', parse: (v: string, n: string) => numberOption(n, v, 0, 2) };
 const maxTokens = { flags: '--max-tokens <n>', default: '32768', parse: (v: string, n: string) => intOption(n, v, 1) };
-/** Request fields awb sets itself, and how: given in --extra-body they were dropped, or (stream) made every reply unreadable. */
-const OWN_FIELDS: Record<string, string> = {
-  model: 'the model option (--model-name, --judge-model)',
-  messages: 'the row',
-  stream: '--stream',
-  stream_options: '--stream',
-};
+/** Request fields awb sets itself: given in --extra-body they were dropped, or (stream) made every reply unreadable. */
+const OWN_FIELDS = ['model', 'messages', 'stream', 'stream_options'] as const;
 const extraBody = {
   flags: '--extra-body <json>',
   help: 'JSON object merged into each request body',
   parse: (v: string | undefined, n: string) => {
     const body = jsonObjectOption(n, v);
     // `stream_options: null` is no setting of its own: it leaves out the stream_options --stream sends (pool.ts).
-    const own = Object.keys(body ?? {}).find((k) => Object.hasOwn(OWN_FIELDS, k) && !(k === 'stream_options' && body![k] === null));
-    if (own) throw new UserError(`--${n} sets "${own}", which awb sets from ${OWN_FIELDS[own]}; leave it out of --${n}`);
+    const own = Object.keys(body ?? {}).find(
+      (k): k is (typeof OWN_FIELDS)[number] => OWN_FIELDS.some((f) => f === k) && !(k === 'stream_options' && body![k] === null),
+    );
+    if (own) throw new UserError(OPTION_WORDS.ownField(n, own));
     return body;
   },
 };

@@ -29,6 +29,14 @@ export function usageError(code: string, message: string, command: string | unde
   return { message: `${visible(text)}${suggestion ? `: did you mean ${visible(suggestion)}` : ''} (${where})`, exit: EXIT.usage };
 }
 
+/** Where awb takes each request field it sets itself from, which --extra-body must leave out. */
+const OWN_FIELD_SOURCES = {
+  model: 'the model option (--model-name, --judge-model)',
+  messages: 'the row',
+  stream: '--stream',
+  stream_options: '--stream',
+};
+
 /** What the option parsers (shared/options.ts, stage/panel-options.ts) say of a value they refuse: one line naming the option. */
 export const OPTION_WORDS = {
   required: (long: string) => `--${long} is required`,
@@ -36,6 +44,12 @@ export const OPTION_WORDS = {
   otherName: (command: string, ours: string, other: string) => `${command} takes ${ours}, not ${other}`,
   /** A stray word given to a command without operands: where it belongs. */
   noOperands: (command: string, what: string, option: string) => `${command} takes no arguments: give ${what} as ${option}`,
+  /** A third run given to compare, the usual slip of someone comparing several models: where that goes. */
+  compareTakesTwo: (count: number) =>
+    `compare takes two judged files, a baseline and a candidate (got ${count}): to rank more runs side by side use awb score or awb report with all of them, or compare them two at a time`,
+  /** --extra-body setting a field awb sets itself. */
+  ownField: (name: string, field: 'model' | 'messages' | 'stream' | 'stream_options') =>
+    `--${name} sets "${field}", which awb sets from ${OWN_FIELD_SOURCES[field]}; leave it out of --${name}`,
   /** `max` undefined: no upper bound. */
   wholeNumber: (name: string, value: string, min: number, max?: number) =>
     `--${name} must be ${max === undefined ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`}, got "${value}"`,

@@ -14,6 +14,7 @@ import { captured } from '../../support/terminal.js';
 import { refusalLine } from '../../support/refusal.js';
 import { gateRemedy } from '../../../src/render/compare-view.js';
 import { NOTE_WORDS } from '../../../src/commands/words/index.js';
+import { OPTION_WORDS } from '../../../src/commands/words/usage.js';
 
 const dir = tempDir('awb-compare-');
 
@@ -142,7 +143,7 @@ describe('compare', () => {
 
   it('three files (several models) are refused in one line that says to use score or report, or to compare two at a time', async () => {
     const line = refusalLine(await runAwb(['compare', baselineFile, baselineFile, baselineFile]), 2);
-    assert.match(line, /^awb: compare takes two judged files, a baseline and a candidate \(got 3\): .*awb score or awb report/);
+    assert.equal(line, `awb: ${OPTION_WORDS.compareTakesTwo(3)}`);
   });
 
   it('a gate left with one test holds its one regression to that one test (worded "one test": the words snapshot)', async () => {

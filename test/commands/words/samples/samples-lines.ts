@@ -1,5 +1,6 @@
 import { PROCESS_WORDS } from '../../../../src/commands/words/process.js';
 import { RUN_WORDS } from '../../../../src/commands/words/stage/run.js';
+import { OPTION_WORDS } from '../../../../src/commands/words/usage.js';
 
 /* Lines commands print besides faults and notices, each said once for the words snapshot: `[what, line]`. */
 export function lineSamples(): Array<[string, string]> {
@@ -12,5 +13,10 @@ export function lineSamples(): Array<[string, string]> {
     ['run empty reply', RUN_WORDS.emptyReply],
     ['run top reason', RUN_WORDS.topReason(12, 'HTTP 500: upstream error')],
     ['run step heading', RUN_WORDS.stepHeading('judge')],
+    ['option compare takes two', OPTION_WORDS.compareTakesTwo(3)],
+    ...(['model', 'messages', 'stream', 'stream_options'] as const).map((f): [string, string] => [
+      `option own field ${f}`,
+      OPTION_WORDS.ownField('extra-body', f),
+    ]),
   ];
 }
