@@ -16,6 +16,7 @@ import { judgeConfig, runJudge, type DisplayEvent, type JudgeConfig } from '../.
 import { judgedRow, tempDir, writeJudged } from '../../fixtures/judged/rows.js';
 import { judgeReply, tempDirs, writeJsonl } from '../../support/dataset.js';
 import { startOpenAIServer, type FakeServer } from '../../support/openai-server.js';
+import { KEY, RUN } from '../../support/stage-config.js';
 
 const dir = tempDir('awb-no-output-');
 
@@ -66,37 +67,9 @@ function predictionRows(): object[] {
 }
 
 /** Every setting but where the run reads, writes and asks. */
-const RUN: Omit<JudgeConfig, 'predictions' | 'output' | 'judgeBaseUrl' | 'judgeModel' | 'mode'> = {
-  domains: undefined,
-  shard: undefined,
-  concurrency: 4,
-  temperature: 0.6,
-  maxTokens: 100,
-  extraBody: undefined,
-  timeout: 60_000,
-  maxRetries: 0,
-  maxInflightMb: 32,
-  onBadRow: 'stop',
-  grace: 1,
-  maxReplyMb: 16,
-  stream: false,
-  streamIdle: 60_000,
-  batch: false,
-  batchPoll: 30_000,
-  batchMaxLines: 50_000,
-  batchMaxMb: 200,
-  dryRun: false,
-  retryFailed: false,
-  label: undefined,
-  force: false,
-  pace: true,
-  preflight: true,
-  promptCacheKey: false,
-  maxCost: undefined,
-  priceInput: undefined,
-  priceOutput: undefined,
-  apiKey: 'EMPTY',
-  key: { from: 'none', option: '--model-api-key', variables: [], emptyVariables: [] },
+const SETTINGS: Omit<JudgeConfig, 'predictions' | 'output' | 'judgeBaseUrl' | 'judgeModel' | 'mode'> = {
+  ...RUN,
+  ...KEY,
   memberBaseUrl: [],
   memberApiKey: [],
   panel: undefined,
@@ -109,7 +82,7 @@ const RUN: Omit<JudgeConfig, 'predictions' | 'output' | 'judgeBaseUrl' | 'judgeM
 /** The run's tallies over all domains, and the notice its end tells of predictions without output. */
 async function judged(config: Partial<JudgeConfig> & Pick<JudgeConfig, 'predictions' | 'output' | 'judgeBaseUrl' | 'judgeModel' | 'mode'>) {
   const events: DisplayEvent[] = [];
-  const result = await runJudge(judgeConfig({ ...RUN, ...config }), { event: (e) => events.push(e) });
+  const result = await runJudge(judgeConfig({ ...SETTINGS, ...config }), { event: (e) => events.push(e) });
   assert.ok(result);
   const sum = (f: (t: DomainTally) => number) => [...result.perDomain.values()].reduce((n, t) => n + f(t), 0);
   const finished = events.find((e) => e.type === 'finished');
