@@ -6,8 +6,8 @@
  * (scripts/structure.mjs fails on an import circle). A kind is unique across subsystems: kebab-case, naming what
  * happened (`no-such-file`, `key-rejected`), never the fix.
  */
-import type { AgreementFault } from './agreement/faults.js';
-import type { CompareFault, CompareNotice } from './compare/faults.js';
+import type { AgreementFault, AgreementWarning } from './agreement/faults.js';
+import type { CompareFault, CompareNotice, CompareWarning } from './compare/faults.js';
 import type { DownloadFault } from './download/faults.js';
 import type { DriftFault, DriftNotice } from './drift/faults.js';
 import type { EndpointFault, EndpointNotice } from './endpoints/faults.js';
@@ -18,7 +18,7 @@ import type { PublishFault } from './publish/faults.js';
 import type { RowsFault } from './rows/faults.js';
 import type { RubricsFault, RubricsNotice } from './rubrics/faults.js';
 import type { RunnerFault } from './runner/faults.js';
-import type { ScoreFault, ScoreNotice } from './score/faults.js';
+import type { ScoreFault, ScoreNotice, ScoreWarning } from './score/faults.js';
 import type { StageFault } from './stage/faults.js';
 
 export type Fault =
@@ -42,7 +42,8 @@ export type Fault =
  * Everything core tells without stopping (a warning, a note), as data: each subsystem declares its notices
  * beside its faults; src/commands/words/ words them.
  */
-export type Notice = CompareNotice | DriftNotice | EndpointNotice | RubricsNotice | ScoreNotice;
+export type Notice =
+  AgreementWarning | CompareNotice | CompareWarning | DriftNotice | EndpointNotice | RubricsNotice | ScoreNotice | ScoreWarning;
 
 /** What a JSON file kept beside an output is read for: it decides what to do about one that is broken. */
 export type JsonFileUse = 'resume' | 'merge' | 'provenance' | 'batch-state';

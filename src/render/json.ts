@@ -34,9 +34,13 @@ function scoreJson(cell: ScoreCell | undefined) {
   return { mean: num(cell.mean), score: num(cell.score), text: cell.text, ci: ci(cell.ci), best: cell.best };
 }
 
-/** The manifest facts a run was read with, keyed in snake_case as the rest of the document (rubricsSha256 → rubrics_sha256). */
-function provenanceJson(p: Provenance) {
-  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+/**
+ * The manifest facts a run was read with, keyed in snake_case as the rest of the document (rubricsSha256 → rubrics_sha256);
+ * `mixed` as sentences.
+ */
+function provenanceJson(p: Provenance, words: NoteWords) {
+  const worded = p.mixed ? { ...p, mixed: p.mixed.map(words.mixed) } : p;
+  return Object.fromEntries(Object.entries(worded).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 }
 
 function pricesJson(p: StagePrices) {
@@ -123,7 +127,7 @@ function scoreDocument(report: ScoreReport, words: NoteWords) {
         label: row.label,
         file: run.file,
         published: false,
-        provenance: provenanceJson(run.provenance),
+        provenance: provenanceJson(run.provenance, words),
         ...(report.byJudge ? { member_of: run.memberOf ?? null } : {}),
         ranked: !run.memberOf && run.standing.ranked,
         not_ranked: run.memberOf ? [] : run.standing.unranked,
@@ -180,7 +184,8 @@ function scoreDocument(report: ScoreReport, words: NoteWords) {
     method: methodNotes(report),
     notes: report.notes.map(words.notice),
     notes_data: notesData(report.notes, words),
-    warnings: report.warnings,
+    warnings: report.warnings.map(words.notice),
+    warnings_data: notesData(report.warnings, words),
   };
 }
 
@@ -205,8 +210,8 @@ export function renderCompareJson(report: ComparePage): string {
   return jsonText({
     format: 'agentworldbench-compare',
     version: 3,
-    baseline: { ...report.baseline, provenance: provenanceJson(report.baseline.provenance) },
-    candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance) },
+    baseline: { ...report.baseline, provenance: provenanceJson(report.baseline.provenance, report.words) },
+    candidate: { ...report.candidate, provenance: provenanceJson(report.candidate.provenance, report.words) },
     intervals: {
       level: 0.95,
       method:
@@ -244,6 +249,7 @@ export function renderCompareJson(report: ComparePage): string {
       : null,
     notes: report.notes.map(report.words.notice),
     notes_data: notesData(report.notes, report.words),
-    warnings: report.warnings,
+    warnings: report.warnings.map(report.words.notice),
+    warnings_data: notesData(report.warnings, report.words),
   });
 }

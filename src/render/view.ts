@@ -1,5 +1,5 @@
 import type { Notice } from '../core/errors.js';
-import type { PublishedGap } from '../core/score/index.js';
+import type { MixedResume, PublishedGap } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
 
 /*
@@ -49,6 +49,8 @@ export interface View {
 export interface NoteWords {
   notice: (n: Notice) => string;
   gap: (g: PublishedGap) => string;
+  /** A forced resume that mixed a run's file (its provenance's `mixed`). */
+  mixed: (m: MixedResume) => string;
 }
 
 /** A value's object keys in snake_case, as JSON documents key them (macroDomains → macro_domains). */
@@ -60,12 +62,17 @@ function snakeKeys(v: unknown): unknown {
 
 /**
  * Notes as JSON carries them beside their sentences (`notes`): each note's kind and fields, and its `message`; a
- * published-incomparable note's gaps each with theirs.
+ * published-incomparable note's gaps and a run-mixes-settings note's forced resumes each with theirs.
  */
 export function notesData(notes: readonly Notice[], words: NoteWords): unknown[] {
   return notes.map((n) => {
-    const gaps = n.kind === 'published-incomparable' ? { gaps: n.gaps.map((g) => ({ ...g, message: words.gap(g) })) } : {};
-    return snakeKeys({ ...n, ...gaps, message: words.notice(n) });
+    const parts =
+      n.kind === 'published-incomparable'
+        ? { gaps: n.gaps.map((g) => ({ ...g, message: words.gap(g) })) }
+        : n.kind === 'run-mixes-settings'
+          ? { mixed: n.mixed.map((m) => ({ ...m, message: words.mixed(m) })) }
+          : {};
+    return snakeKeys({ ...n, ...parts, message: words.notice(n) });
   });
 }
 

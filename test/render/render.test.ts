@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from '../../src/core/score/score-files.js';
 import { compareFiles } from '../../src/core/compare/index.js';
+import type { MixedResume, ScoreNotice } from '../../src/core/score/index.js';
 import { CSV_COLUMNS, renderScoreCsv } from '../../src/render/csv.js';
 import { renderCompareJson, renderScoreJson } from '../../src/render/json.js';
 import { renderCompareMarkdown, renderScoreMarkdown } from '../../src/render/markdown.js';
@@ -167,6 +168,30 @@ describe('renderers', () => {
     assert.equal(alpha.usage.domains.mcp.infer.rows, 12);
     assert.ok(j.notes.some((n: string) => n === 'not comparable: judge differs (gpt-x in alpha; gpt-y in beta)'));
     assert.deepEqual(j.published, []);
+  });
+
+  it('json: warnings and notes as sentences and as data in the same order; forced resumes as sentences in a provenance', () => {
+    const cut = { kind: 'judged-line-cut', file: 'a.jsonl', line: 3 } as const;
+    const manifest = { kind: 'manifest-not-json', path: 'b.jsonl.manifest.json' } as const;
+    const mixed: MixedResume[] = [{ stage: 'infer', reason: 'sampling: was 0.6, now 0.2' }];
+    const note: ScoreNotice = { kind: 'run-mixes-settings', run: 'alpha', mixed };
+    const [alpha, beta] = two.runs;
+    const report: ScoreReport = {
+      ...two,
+      runs: [{ ...alpha!, provenance: { ...alpha!.provenance, mixed } }, beta!],
+      notes: [note],
+      warnings: [cut, manifest],
+    };
+    const j = JSON.parse(renderScoreJson(report, NOTE_WORDS));
+    assert.deepEqual(j.warnings, [NOTE_WORDS.notice(cut), NOTE_WORDS.notice(manifest)]);
+    assert.deepEqual(j.warnings_data, [
+      { ...cut, message: NOTE_WORDS.notice(cut) },
+      { kind: 'manifest-not-json', path: 'b.jsonl.manifest.json', message: NOTE_WORDS.notice(manifest) },
+    ]);
+    assert.deepEqual(j.runs[0].provenance.mixed, [NOTE_WORDS.mixed(mixed[0]!)]);
+    assert.deepEqual(j.notes_data, [
+      { ...note, mixed: [{ ...mixed[0], message: NOTE_WORDS.mixed(mixed[0]!) }], message: NOTE_WORDS.notice(note) },
+    ]);
   });
 
   it('markdown: GitHub tables with header and separator rows, bold best, notes', () => {

@@ -160,7 +160,7 @@ describe('standings', () => {
   it('never ranks an incomplete run or one of mixed settings; a run without a manifest cannot be checked and stays ranked', () => {
     const s = standings([
       run('a', { judge: 'x', complete: false, expectedRows: 30 }),
-      run('b', { judge: 'x', mixed: ['judgements: sampling differs'] }),
+      run('b', { judge: 'x', mixed: [{ stage: 'judge', reason: 'sampling differs' }] }),
       { ...run('c', {}), provenance: { manifest: 'missing' } },
       run('d', { judge: 'x', history: 'full' }),
       run('e', { judge: 'x', history: 'none' }, 12),

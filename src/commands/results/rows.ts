@@ -1,4 +1,4 @@
-import { judgedRows, judgeModeOf, type RowQuery, type RowRef } from '../../core/score/index.js';
+import { judgedRows, judgeModeOf, type RowQuery, type RowRef, type ScoreWarning } from '../../core/score/index.js';
 import { UserError, fail } from '../../core/errors.js';
 import type { Parsed } from '../shared/option-table.js';
 import { domainName } from '../../core/domains.js';
@@ -38,7 +38,7 @@ export async function run(file: string, keys: string[], opts: Parsed<typeof ROWS
   const [{ renderRowBlock, rowJson }, { jsonLine }] = await Promise.all([import('../../render/rows.js'), import('../../render/written.js')]);
   const width = t.stdout.columns || 120;
   let count = 0;
-  const warnings: string[] = [];
+  const warnings: ScoreWarning[] = [];
   // Keys shown more than once name a pair of rows (the android pair): each is then named with its fingerprint.
   const shown = new Map<string, string[]>();
   try {

@@ -16,7 +16,7 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   const { report, figures: modes, warnings, notices, bias } = opts.bias
     ? await scoreWithBias(request)
     : { ...(await scoreInputs(request)), bias: undefined };
-  printWarnings([...warnings, ...notices.map((n) => noticed(n))]);
+  printWarnings([...warnings, ...notices]);
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
   if (format === 'csv') {
     const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report) : [];

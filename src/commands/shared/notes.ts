@@ -1,8 +1,13 @@
+import type { Notice } from '../../core/errors.js';
 import { visible } from '../../core/shown.js';
+import { noticed } from '../words/index.js';
 import { terminal } from './terminal.js';
 
-/** Warnings go to stderr one line each: a newline in a label or a server's text cannot forge a log line. */
-export function printWarnings(warnings: readonly string[]): void {
+/**
+ * Warnings go to stderr one line each: a newline in a label or a server's text cannot forge a log line. Core's
+ * come as notices, worded here; the stage's lines come worded.
+ */
+export function printWarnings(warnings: ReadonlyArray<string | Notice>): void {
   const t = terminal();
-  for (const w of warnings) t.stderr.write(`${t.errColor.yellow(`awb: warning: ${visible(w)}`)}\n`);
+  for (const w of warnings) t.stderr.write(`${t.errColor.yellow(`awb: warning: ${visible(typeof w === 'string' ? w : noticed(w))}`)}\n`);
 }

@@ -6,7 +6,7 @@ import { DRIFT_WORDS } from './results/drift.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
-import { COMPARE_NOTICES, DRIFT_NOTICES, SCORE_NOTICES, gapText } from './results/notes.js';
+import { COMPARE_NOTICES, DRIFT_NOTICES, SCORE_NOTICES, gapText, mixedText } from './results/notes.js';
 import { OUTPUT_WORDS } from './data/output.js';
 import { PUBLISH_WORDS } from './results/publish.js';
 import { ROWS_WORDS } from './data/rows.js';
@@ -15,6 +15,7 @@ import { RUNNER_WORDS } from './stage/runner.js';
 import { SCORE_WORDS } from './results/score.js';
 import { STAGE_WORDS } from './stage/stage.js';
 import { TOP_WORDS } from './data/top.js';
+import { AGREEMENT_WARNINGS, COMPARE_WARNINGS, SCORE_WARNINGS } from './results/warnings.js';
 import { thisInvocation } from '../shared/invocation.js';
 import type { NoticeWords, Words } from './words.js';
 import type { NoteWords } from '../../render/view.js';
@@ -54,11 +55,14 @@ export function worded(fault: Fault, awb = thisInvocation()): UserError {
 
 /** What core tells without stopping (a notice), one table per subsystem as for faults. */
 const NOTICES: NoticeWords<Notice> = {
+  ...AGREEMENT_WARNINGS,
   ...COMPARE_NOTICES,
+  ...COMPARE_WARNINGS,
   ...DRIFT_NOTICES,
   ...ENDPOINT_NOTICES,
   ...RUBRICS_NOTICES,
   ...SCORE_NOTICES,
+  ...SCORE_WARNINGS,
 };
 
 /** A notice as the warning line the user reads (printWarnings). */
@@ -67,7 +71,7 @@ export function noticed(notice: Notice): string {
 }
 
 /** The words renderers give core's notes and published gaps (render imports no command: the commands hand them over). */
-export const NOTE_WORDS: NoteWords = { notice: noticed, gap: gapText };
+export const NOTE_WORDS: NoteWords = { notice: noticed, gap: gapText, mixed: mixedText };
 
 /** A fault thrown by core, worded; any other error unchanged. */
 export function toUserError(err: unknown): unknown {

@@ -13,3 +13,8 @@ export type AgreementFault =
   | { kind: 'agreement-run-twice'; model: string; judge: string; first: string; second: string }
   /** --by-model: fewer than two models or two judges. */
   | { kind: 'agreement-too-few-runs'; models: number; judges: number };
+
+/** What agreement warns of besides reading the files, as data; worded in src/commands/words/results/warnings.ts. */
+export type AgreementWarning =
+  /** Judges `a` and `b` (their files) judged different predictions (gen) in `rows` of the rows they share. */
+  { kind: 'judged-other-predictions'; a: string; b: string; rows: number };

@@ -8,4 +8,4 @@ export { ORDINAL, exactAgreement, kendallTau, krippendorffAlpha, pearson, quadra
 export type { Metric } from './stats.js';
 export { gradedRow, matchUnits } from './match.js';
 export type { GradedRow, Unit } from './match.js';
-export type { AgreementFault } from './faults.js';
+export type { AgreementFault, AgreementWarning } from './faults.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { fail } from '../errors.js';
 import { topLevelValues } from '../rows/index.js';
-import { labelRuns, scoreFiles, type BootstrapSettings, type Provenance, type Ratio } from '../score/index.js';
+import { labelRuns, scoreFiles, type BootstrapSettings, type Provenance, type Ratio, type ScoreWarning } from '../score/index.js';
 import { gradedRow, type GradedRow } from './match.js';
 import { agreementOf, type AgreementReport } from './pairs.js';
 import { rankStability, type RankReport } from './ranks.js';
@@ -51,7 +51,7 @@ interface LoadedRun {
 const GEN = new Set(['gen']);
 
 /** Reads each file once, as score reads it (same checks, same warnings), keeping the grades and a hash of each prediction. */
-async function loadRuns(req: AgreementRequest): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
+async function loadRuns(req: AgreementRequest): Promise<{ runs: LoadedRun[]; warnings: ScoreWarning[] }> {
   const rows: GradedRow[][] = req.args.map(() => []);
   const report = await scoreFiles(
     {
@@ -101,7 +101,7 @@ export async function agreementFiles(req: AgreementRequest): Promise<AgreementRe
  * label, else its manifest's label or world model; its judge the label's
  * `judge`, else the manifest's.
  */
-export async function rankFiles(req: AgreementRequest): Promise<RankReport & { warnings: string[] }> {
+export async function rankFiles(req: AgreementRequest): Promise<RankReport & { warnings: ScoreWarning[] }> {
   const { runs, warnings } = await loadRuns(req);
   const ranked = runs.map((r) => {
     const label = r.arg.label ?? '';

@@ -1,5 +1,13 @@
 import { compareDomains } from '../domains.js';
-import { groupClusters, stratifiedIntervals, type BootstrapSettings, type ClusterPart, type Interval } from '../score/index.js';
+import {
+  groupClusters,
+  stratifiedIntervals,
+  type BootstrapSettings,
+  type ClusterPart,
+  type Interval,
+  type ScoreWarning,
+} from '../score/index.js';
+import type { AgreementWarning } from './faults.js';
 import { DIMENSIONS } from '../schemas/index.js';
 import { matchUnits, type GradedRow, type Unit } from './match.js';
 import { exactAgreement, krippendorffAlpha, pearson, quadraticKappa } from './stats.js';
@@ -69,7 +77,8 @@ export interface AgreementReport {
   /** Per domain then ALL; undefined with two judges (the pair's alpha is the same figure). */
   panel: PanelAgreement[] | undefined;
   bootstrap: BootstrapSettings | undefined;
-  warnings: string[];
+  /** Problems that did not stop the agreement: the files' (as score reads them), and pairs that judged other predictions. */
+  warnings: Array<ScoreWarning | AgreementWarning>;
 }
 
 const valid = (r: GradedRow | undefined): r is GradedRow => r !== undefined && !r.failed;
@@ -79,12 +88,8 @@ export function agreementOf(runs: readonly JudgeRun[], bootstrap: BootstrapSetti
   const units = matchUnits(runs.map((r) => r.rows));
   const pairs: PairAgreement[] = [];
   for (let a = 0; a < runs.length; a++) for (let b = a + 1; b < runs.length; b++) pairs.push(pairOf(runs, units, a, b, bootstrap));
-  const warnings = pairs.flatMap((p) =>
-    p.differentGen
-      ? [
-          `${runs[p.a]!.file} and ${runs[p.b]!.file}: ${p.differentGen} of the rows they share judged different predictions (gen): their agreement mixes judges and predictions`,
-        ]
-      : [],
+  const warnings = pairs.flatMap((p): AgreementWarning[] =>
+    p.differentGen ? [{ kind: 'judged-other-predictions', a: runs[p.a]!.file, b: runs[p.b]!.file, rows: p.differentGen }] : [],
   );
   return {
     judges: runs.map((r) => ({ file: r.file, label: r.label, rows: r.rows.length, failed: r.rows.filter((x) => x.failed).length })),

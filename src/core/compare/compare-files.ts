@@ -1,7 +1,7 @@
 import { sameFile } from '../files.js';
 import { comparabilityNotes, isDifference, labelRuns, readProvenance, standings } from '../score/index.js';
-import type { ComparabilityNote, Provenance, Standing } from '../score/index.js';
-import type { CompareNotice } from './faults.js';
+import type { ComparabilityNote, Provenance, ScoreWarning, Standing } from '../score/index.js';
+import type { CompareNotice, CompareWarning } from './faults.js';
 import { canonicalDomains } from '../domains.js';
 import { fail } from '../errors.js';
 import { readJudged, type JudgedRecord } from '../score/index.js';
@@ -27,7 +27,8 @@ export interface CompareReport {
   gate: GateResult | undefined;
   /** Why the runs may not be comparable, then rows left out of the deltas. */
   notes: Array<ComparabilityNote | CompareNotice>;
-  warnings: string[];
+  /** Problems that did not stop comparing (cut last lines, broken manifests, a file compared with itself). */
+  warnings: Array<ScoreWarning | CompareWarning>;
 }
 
 export interface CompareOptions {
@@ -58,10 +59,10 @@ export async function compareFiles(baselineFile: string, candidateFile: string, 
     if (absent.length)
       throw fail({ kind: 'domains-in-neither-run', domains: absent, baseline: baselineFile, candidate: candidateFile, has });
   }
-  const warnings = [...baseRead.warnings, ...candRead.warnings];
+  const warnings: CompareReport['warnings'] = [...baseRead.warnings, ...candRead.warnings];
   // A CI job wired to the wrong path would otherwise pass its gate for ever.
   if (await sameFile(baselineFile, candidateFile)) {
-    warnings.push(`${baselineFile} and ${candidateFile} are the same file: every difference is 0, so the gate cannot fail`);
+    warnings.push({ kind: 'compared-with-itself', baseline: baselineFile, candidate: candidateFile });
   }
   const result = compareRecords(base, cand, { rows: opts.rows });
   const { used, paired, baselineFailed: failedBase, candidateFailed: failedCand } = result.overall;

@@ -15,3 +15,8 @@ export type CompareNotice =
       used: number;
       paired: number;
     };
+
+/** What compare warns of besides reading the files, as data; worded in src/commands/words/results/warnings.ts. */
+export type CompareWarning =
+  /** The baseline and the candidate are one file (under any names): every difference is 0, the gate cannot fail. */
+  { kind: 'compared-with-itself'; baseline: string; candidate: string };

@@ -4,4 +4,4 @@ export { GATE_ALPHA, OVERALL, applyGate } from './gate.js';
 export type { GateOutcome, GateReason, GateResult, GateTest, Incomplete, Untested } from './gate.js';
 export { compareFiles } from './compare-files.js';
 export type { CompareReport } from './compare-files.js';
-export type { CompareFault, CompareNotice } from './faults.js';
+export type { CompareFault, CompareNotice, CompareWarning } from './faults.js';

@@ -16,6 +16,7 @@ import {
   type BootstrapSettings,
   type ClusterPart,
   type ComparabilityNote,
+  type ScoreWarning,
   type Interval,
   type JudgedRecord,
   type Provenance,
@@ -76,7 +77,7 @@ export interface DriftReport {
   bootstrap?: BootstrapSettings;
   /** Why the runs may not be one model's comparable runs, and rows left out, in the order they are said. */
   notes: Array<ComparabilityNote | DriftNotice>;
-  warnings: string[];
+  warnings: ScoreWarning[];
 }
 
 export const OVERALL = 'overall';
@@ -99,7 +100,7 @@ export function horizonOrder(a: Horizon, b: Horizon): number {
  * teacher-forced, and no horizon comes twice.
  */
 export async function driftFiles(files: readonly string[], opts: DriftOptions = {}): Promise<DriftReport> {
-  const warnings: string[] = [];
+  const warnings: ScoreWarning[] = [];
   const read: { file: string; horizon: Horizon; records: JudgedRecord[]; provenance: Provenance }[] = [];
   for (const file of files) {
     const judged = await readJudged(file);

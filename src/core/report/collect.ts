@@ -13,6 +13,7 @@ import {
   type ModeScore,
   type ScoreReport,
   type ScoreRequest,
+  type ScoreWarning,
 } from '../score/index.js';
 import { MAX_TEXT, MIN_TEXT, cut, fitLimit, keptLength, recut, type Kept } from './cut.js';
 import { rowRef } from './row-ref.js';
@@ -116,7 +117,7 @@ export interface CollectedReport {
   /** The figures of the judge-mode files (turing, pairwise, --repeat), in input order, as `awb score` computes them. */
   modes: Array<{ path: string; score: ModeScore }>;
   rows: CollectedRows;
-  warnings: string[];
+  warnings: ScoreWarning[];
 }
 
 /**

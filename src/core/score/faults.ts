@@ -74,6 +74,12 @@ export type PublishedGap =
   /** publish only: the manifest says not every row is done. */
   | { kind: 'unfinished' };
 
+/** One forced resume that mixed runs into a file: into its judgements (`judge`) or its predictions (`infer`); `reason`: the manifest's. */
+export interface MixedResume {
+  stage: 'judge' | 'infer';
+  reason: string;
+}
+
 /**
  * Why numbers side by side may not be comparable (comparabilityNotes), as data; runs are named by their labels.
  * Differences of the world model are the point of a comparison and are never noted.
@@ -81,7 +87,7 @@ export type PublishedGap =
 export type ComparabilityNote =
   | { kind: 'run-incomplete'; run: string }
   /** A file a forced resume mixed; `mixed`: what differed each time (Provenance.mixed); `file` when it is not the label. */
-  | { kind: 'run-mixes-settings'; run: string; file?: string; mixed: string[] }
+  | { kind: 'run-mixes-settings'; run: string; file?: string; mixed: MixedResume[] }
   | { kind: 'provenance-unknown'; runs: string[] }
   | { kind: 'setting-differs'; setting: CheckedSetting; values: ValueRuns[] }
   | { kind: 'setting-unknown'; setting: CheckedSetting; runs: string[] }
@@ -102,3 +108,27 @@ export type ScoreNotice =
   | { kind: 'domains-unknown'; domains: string[] }
   /** A panel's --repeat file scored without --by-judge: its members judged each row `repeats` times. */
   | { kind: 'member-repeats'; run: string; repeats: number };
+
+/**
+ * What reading judged files and their manifests warns of without stopping (a cut last line, a manifest that cannot be
+ * used), as data; worded in src/commands/words/results/warnings.ts. `path` names a manifest, `file` a judged file.
+ */
+export type ScoreWarning =
+  /** The last line has no newline and is not JSON (an interrupted run): skipped. */
+  | ({ kind: 'judged-line-cut' } & At)
+  /** A manifest that cannot be used: its run's provenance counts as unknown. */
+  | { kind: 'manifest-not-json'; path: string }
+  /** `field`: the path of the field refused ('' for the whole manifest); `problem`: the schema's words. */
+  | { kind: 'manifest-invalid'; path: string; field: string; problem: string }
+  /** `reason`: the system's code or words. */
+  | { kind: 'manifest-unreadable'; path: string; reason: string }
+  /** The manifest beside a judged file is of a predictions file: judge and rubrics are unknown. */
+  | { kind: 'manifest-of-predictions'; path: string }
+  /** The predictions manifest a judged manifest carries (`upstream`) is refused: `field` and `problem` as for manifest-invalid, absent when the schema said nothing. */
+  | { kind: 'manifest-upstream-invalid'; path: string; field?: string; problem?: string }
+  /** A file given twice, under any name (`earlier`: its first name): its run is shown twice. */
+  | { kind: 'file-given-twice'; file: string; earlier: string }
+  /** --price-… given for a choice file: score counts no tokens of its mode (its judge's are in `manifest`). */
+  | { kind: 'choice-file-unpriced'; file: string; mode: ChoiceMode; manifest: string }
+  /** --by-judge for a choice file of one judge: its figures are shown alone. */
+  | { kind: 'choice-file-no-panel'; file: string; mode: ChoiceMode };

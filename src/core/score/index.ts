@@ -18,4 +18,15 @@ export { scoreInputs } from './inputs.js';
 export type { ScoredInputs } from './inputs.js';
 export { memberCollector } from './by-judge.js';
 export type { MemberRecords } from './by-judge.js';
-export type { At, CheckedSetting, ComparabilityNote, FieldProblem, PublishedGap, ScoreFault, ScoreNotice, ValueRuns } from './faults.js';
+export type {
+  At,
+  CheckedSetting,
+  ComparabilityNote,
+  FieldProblem,
+  MixedResume,
+  PublishedGap,
+  ScoreFault,
+  ScoreNotice,
+  ScoreWarning,
+  ValueRuns,
+} from './faults.js';

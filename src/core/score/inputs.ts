@@ -1,5 +1,6 @@
 import { sameFile } from '../files.js';
 import type { Notice } from '../errors.js';
+import type { ScoreWarning } from './faults.js';
 import { manifestPathFor } from '../schemas/index.js';
 import { scoreFiles, type ScoreReport, type ScoreRequest } from './score-files.js';
 import type { JudgedVisitor } from './readers/index.js';
@@ -26,7 +27,7 @@ export interface ScoredInputs {
    * panel's --repeat file has each member's judge noise.
    */
   figures: Array<{ path: string; score: ModeScore; judge?: string }>;
-  warnings: string[];
+  warnings: ScoreWarning[];
   /** What the inputs tell without stopping: each graded file's rows judged as "No output". */
   notices: Notice[];
 }
@@ -60,12 +61,10 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
     );
     warnings.push(...scored!.warnings);
     if (req.prices) {
-      warnings.push(
-        `${path}: score counts no tokens of the ${mode} mode, so the --price-… options leave it unpriced; the token totals of its judge are under usage in ${manifestPathFor(path)}`,
-      );
+      warnings.push({ kind: 'choice-file-unpriced', file: path, mode, manifest: manifestPathFor(path) });
     }
     const own = (members?.members() ?? []).map((m) => ({ path, judge: m.judge, score: scoreChoiceRows(mode, m.records, req.bootstrap) }));
-    if (members && !own.length) warnings.push(`${path}: judged by one judge, no panel: --by-judge shows its ${mode} figures alone`);
+    if (members && !own.length) warnings.push({ kind: 'choice-file-no-panel', file: path, mode });
     choiceScores.set(run, [{ path, score: scored!.score }, ...own]);
   }
 
@@ -106,12 +105,12 @@ export async function scoreInputs(req: ScoreRequest, visit: InputVisitors = {}):
 }
 
 /** A file given twice, under any name: its run is shown twice, as two runs that agree would be. */
-async function repeatedFiles(files: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
+async function repeatedFiles(files: readonly string[]): Promise<ScoreWarning[]> {
+  const out: ScoreWarning[] = [];
   for (const [i, file] of files.entries()) {
     for (const earlier of files.slice(0, i)) {
       if (await sameFile(earlier, file)) {
-        out.push(`${earlier} and ${file} are the same file: its run is shown twice`);
+        out.push({ kind: 'file-given-twice', file, earlier });
         break;
       }
     }

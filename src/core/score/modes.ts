@@ -2,6 +2,7 @@ import { groupClusters, stratifiedIntervals, type BootstrapSettings, type Cluste
 import { canonicalDomains } from '../domains.js';
 import { Ratio, meanOf } from './exact.js';
 import { readModeFile, type ChoiceRecord, type ModeVisitor, type RepeatRecord } from './readers/index.js';
+import type { ScoreWarning } from './faults.js';
 
 /*
  * The figures of the judge modes (issue 14), per domain and overall, each a
@@ -184,7 +185,7 @@ export async function scoreModeFile(
   path: string,
   bootstrap?: BootstrapSettings,
   visit?: ModeVisitor,
-): Promise<{ score: ModeScore; warnings: string[] } | undefined> {
+): Promise<{ score: ModeScore; warnings: ScoreWarning[] } | undefined> {
   const file = await readModeFile(path, visit);
   if (file.mode === 'rubric') return undefined;
   const score = file.mode === 'repeat' ? scoreRepeatRows(file.records, bootstrap) : scoreChoiceRows(file.mode, file.records, bootstrap);

@@ -2,7 +2,7 @@ import type { BootstrapSettings } from './bootstrap.js';
 import { memberCollector, memberRepeatsProbe, memberRun, type MemberRecords } from './by-judge.js';
 import { comparabilityNotes, labelRuns, publishedGaps, readProvenance, type Provenance } from './ranking/index.js';
 import { DOMAINS, compareDomains } from '../domains.js';
-import type { PublishedGap, ScoreNotice } from './faults.js';
+import type { PublishedGap, ScoreNotice, ScoreWarning } from './faults.js';
 import { fail } from '../errors.js';
 import { readJudged, type JudgedVisitor } from './readers/index.js';
 import { PUBLISHED, type PublishedRow } from '../dataset/index.js';
@@ -54,7 +54,7 @@ export interface ScoreReport {
   /** Why the runs may not be comparable, and what else the leaderboard notes, in the order it says them. */
   notes: ScoreNotice[];
   /** Problems that did not stop scoring (cut last lines, broken manifests). */
-  warnings: string[];
+  warnings: ScoreWarning[];
 }
 
 /**
@@ -87,7 +87,7 @@ function otherDomainsNote(domains: readonly string[]): ScoreNotice[] {
  * `visit(i)` sees the records of req.files[i] with their lines as they are read.
  */
 export async function scoreFiles(req: ScoreRequest, visit?: (file: number) => JudgedVisitor): Promise<ScoreReport> {
-  const warnings: string[] = [];
+  const warnings: ScoreWarning[] = [];
   const loaded: Array<Omit<RunReport, 'label' | 'publishedGaps' | 'standing' | 'members'> & { members?: MemberRecords[] }> = [];
   /** Per file, without --by-judge: K when its panel's members were asked K times each (memberRepeatsProbe). */
   const memberRepeats: Array<number | undefined> = [];

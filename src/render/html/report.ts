@@ -191,7 +191,7 @@ export function renderReportHtml(input: PageInput): string {
     view: view ? { grids: view.grids, footnotes: view.footnotes, marksBest: view.marksBest === true } : undefined,
     // The judge modes as `awb score` shows them: its grids, and its JSON figures for the charts.
     modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes), names: FIGURES } : undefined,
-    warnings: input.collected.warnings,
+    warnings: input.collected.warnings.map(input.words.notice),
     charts: charts(report),
     compare: input.pairs?.length ? comparisonJson(input.pairs) : undefined,
     agreement: input.panels?.length ? agreementJson(input.panels, files) : undefined,

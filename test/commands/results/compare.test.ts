@@ -103,8 +103,9 @@ describe('compare', () => {
 
     const same = await runCompare(baselineFile, baselineFile, { failBelow: '0.5' });
     assert.equal(same.exitCode, undefined);
-    const report = await compareFiles(baselineFile, join(dir, '.', 'baseline.jsonl'), { gate: { threshold: 0.5 } });
-    assert.match(report.warnings.join('\n'), /are the same file: every difference is 0, so the gate cannot fail/);
+    const again = join(dir, '.', 'baseline.jsonl');
+    const report = await compareFiles(baselineFile, again, { gate: { threshold: 0.5 } });
+    assert.deepEqual(report.warnings, [{ kind: 'compared-with-itself', baseline: baselineFile, candidate: again }]);
     assert.deepEqual((await compareFiles(baselineFile, noisy, { gate: { threshold: 0.5 } })).warnings, []);
   });
 

@@ -190,7 +190,10 @@ describe('agreementOf', () => {
       report.pairs.map((p) => p.differentGen),
       [0, 40, 40],
     );
-    assert.equal(report.warnings.length, 2);
+    assert.deepEqual(report.warnings, [
+      { kind: 'judged-other-predictions', a: 'A', b: 'C', rows: 40 },
+      { kind: 'judged-other-predictions', a: 'B', b: 'C', rows: 40 },
+    ]);
   });
 
   it('files with no row in common: the fault names both', () => {

@@ -1,7 +1,7 @@
 import { DOMAINS, domainLabel } from '../../../core/domains.js';
 import type { CompareNotice } from '../../../core/compare/index.js';
 import type { DriftNotice } from '../../../core/drift/index.js';
-import type { CheckedSetting, ComparabilityNote, PublishedGap, ScoreNotice } from '../../../core/score/index.js';
+import type { CheckedSetting, ComparabilityNote, MixedResume, PublishedGap, ScoreNotice } from '../../../core/score/index.js';
 import type { NoticeWords } from '../words.js';
 
 /*
@@ -50,6 +50,11 @@ const GAP_WORDS: { [K in PublishedGap['kind']]: (gap: Extract<PublishedGap, { ki
   unfinished: () => 'run: unfinished (its manifest says not every row is done)',
 };
 
+/** A forced resume that mixed a file, as its note and its JSON provenance name it. */
+export function mixedText(m: MixedResume): string {
+  return `${m.stage === 'judge' ? 'judgements' : 'predictions'}: ${m.reason}`;
+}
+
 /** What keeps a run from the published numbers, as its notes and refusals say it. */
 export function gapText(gap: PublishedGap): string {
   return (GAP_WORDS[gap.kind] as (g: PublishedGap) => string)(gap);
@@ -58,7 +63,7 @@ export function gapText(gap: PublishedGap): string {
 const COMPARABILITY_NOTICES: NoticeWords<ComparabilityNote> = {
   'run-incomplete': (n) => `${n.run}: the manifest says the run is incomplete; missing rows are not in its scores`,
   'run-mixes-settings': (n) =>
-    `not comparable: ${n.run}${n.file !== undefined ? ` (${n.file})` : ''} mixes rows made under different settings: a resume was forced past them (${n.mixed.join('; ')})`,
+    `not comparable: ${n.run}${n.file !== undefined ? ` (${n.file})` : ''} mixes rows made under different settings: a resume was forced past them (${n.mixed.map(mixedText).join('; ')})`,
   'provenance-unknown': (n) =>
     `not known to be comparable: no usable manifest for ${names(n.runs)} (unknown provenance, e.g. the official script's files), so judge, rubrics, history protocol and dataset cannot be checked`,
   'setting-differs': (n) => {

@@ -5,7 +5,7 @@ import { FaultError } from '../../errors.js';
 import { readJsonFile } from '../../files.js';
 import { loadRubrics } from '../../rubrics/index.js';
 import { manifestPathFor, manifestSchema, type Manifest } from '../../schemas/index.js';
-import type { CheckedSetting, ComparabilityNote, PublishedGap } from '../faults.js';
+import type { CheckedSetting, ComparabilityNote, MixedResume, PublishedGap, ScoreWarning } from '../faults.js';
 
 export type { ComparabilityNote } from '../faults.js';
 
@@ -40,18 +40,18 @@ export interface Provenance {
   /** The same per domain. */
   expectedByDomain?: Record<string, number>;
   /** What differed at each forced resume that mixed runs into the file or its predictions (the manifests' `mixed`). */
-  mixed?: string[];
+  mixed?: MixedResume[];
 }
 
 /** Reads `<file>.manifest.json` if there is one; a broken manifest is a warning, never a reason to refuse scoring. */
-export async function readProvenance(file: string): Promise<{ provenance: Provenance; warnings: string[] }> {
+export async function readProvenance(file: string): Promise<{ provenance: Provenance; warnings: ScoreWarning[] }> {
   const path = manifestPathFor(file);
   let manifest: Manifest | undefined;
   try {
     manifest = await readJsonFile(path, manifestSchema, 'provenance');
   } catch (err) {
-    const problem = unreadable(err);
-    if (problem !== undefined) return invalid(problem);
+    const warning = unreadable(err);
+    if (warning !== undefined) return { provenance: { manifest: 'invalid' }, warnings: [warning] };
     throw err;
   }
   if (!manifest) return { provenance: { manifest: 'missing' }, warnings: [] };
@@ -76,36 +76,32 @@ async function bundledPerDomain(manifest: Manifest): Promise<Record<string, stri
   }
 }
 
-/** What keeps a manifest from being read (readJsonFile's faults), for the warning; undefined for any other error. */
-function unreadable(err: unknown): string | undefined {
+/** What keeps a manifest from being read (readJsonFile's faults), as the warning; undefined for any other error. */
+function unreadable(err: unknown): ScoreWarning | undefined {
   const f = err instanceof FaultError ? err.fault : undefined;
-  if (f?.kind === 'json-file-not-json') return `${f.path}: not valid JSON`;
-  if (f?.kind === 'json-file-invalid') return `${f.path}: ${f.field || 'manifest'}: ${f.problem}`;
-  if (f?.kind === 'file-error') return `${f.path}: cannot read (${f.code})`;
-  if (f?.kind === 'file-unreadable') return `${f.path}: cannot read (${f.reason})`;
+  if (f?.kind === 'json-file-not-json') return { kind: 'manifest-not-json', path: f.path };
+  if (f?.kind === 'json-file-invalid') return { kind: 'manifest-invalid', path: f.path, field: f.field, problem: f.problem };
+  if (f?.kind === 'file-error') return { kind: 'manifest-unreadable', path: f.path, reason: f.code };
+  if (f?.kind === 'file-unreadable') return { kind: 'manifest-unreadable', path: f.path, reason: f.reason };
   return undefined;
 }
 
-function invalid(problem: string): { provenance: Provenance; warnings: string[] } {
-  return { provenance: { manifest: 'invalid' }, warnings: [`${problem}; its provenance counts as unknown`] };
-}
-
-function issueText(issue: { path: PropertyKey[]; message: string } | undefined): string {
-  if (!issue) return 'invalid manifest';
-  return `${issue.path.map(String).join('.') || 'manifest'}: ${issue.message.replace(/^Invalid input: /, '')}`;
+/** The schema's first issue: the field's path ('' for the whole manifest) and its words. */
+function issueOf(issue: { path: PropertyKey[]; message: string } | undefined): { field?: string; problem?: string } {
+  return issue ? { field: issue.path.map(String).join('.'), problem: issue.message.replace(/^Invalid input: /, '') } : {};
 }
 
 /** Provenance from a judged manifest and the predictions manifest it carries as `upstream`. */
-function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Provenance; warnings: string[] } {
-  const warnings: string[] = [];
+function provenanceOf(manifest: Manifest, path: string): { provenance: Provenance; warnings: ScoreWarning[] } {
+  const warnings: ScoreWarning[] = [];
   let infer: Manifest | undefined;
   if (manifest.stage === 'infer') {
-    warnings.push(`${path}: is the manifest of a predictions file (stage "infer"), not of a judged file; judge and rubrics are unknown`);
+    warnings.push({ kind: 'manifest-of-predictions', path });
     infer = manifest;
   } else if (manifest.upstream !== undefined) {
     const up = manifestSchema.safeParse(manifest.upstream);
     if (up.success) infer = up.data;
-    else warnings.push(`${path}: upstream: ${issueText(up.error.issues[0])}; the predictions' settings count as unknown`);
+    else warnings.push({ kind: 'manifest-upstream-invalid', path, ...issueOf(up.error.issues[0]) });
   }
   const judged = manifest.stage === 'judge' ? manifest : undefined;
   return {
@@ -128,7 +124,7 @@ function provenanceOf(manifest: Manifest, path = 'manifest'): { provenance: Prov
       datasetRevision: infer?.dataset.revision ?? manifest.dataset.revision,
       complete: manifest.complete && (infer?.complete ?? true),
       ...expectedOf(manifest, infer),
-      mixed: mixedText(judged, infer),
+      mixed: mixedOf(judged, infer),
     },
     warnings,
   };
@@ -142,12 +138,12 @@ function expectedOf(manifest: Manifest, infer: Manifest | undefined): Pick<Prove
   return { expectedRows: Math.max(...counts.map((c) => c.total)), expectedByDomain: byDomain };
 }
 
-function mixedText(judged: Manifest | undefined, infer: Manifest | undefined): string[] | undefined {
-  const texts = [
-    ...(judged?.mixed ?? []).map((m) => `judgements: ${m.reason}`),
-    ...(infer?.mixed ?? []).map((m) => `predictions: ${m.reason}`),
+function mixedOf(judged: Manifest | undefined, infer: Manifest | undefined): MixedResume[] | undefined {
+  const mixed = [
+    ...(judged?.mixed ?? []).map((m): MixedResume => ({ stage: 'judge', reason: m.reason })),
+    ...(infer?.mixed ?? []).map((m): MixedResume => ({ stage: 'infer', reason: m.reason })),
   ];
-  return texts.length ? texts : undefined;
+  return mixed.length ? mixed : undefined;
 }
 
 /**

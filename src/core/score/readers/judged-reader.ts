@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../../domains.js';
-import { atLine, fail } from '../../errors.js';
-import type { At, FieldProblem } from '../faults.js';
+import { fail } from '../../errors.js';
+import type { At, FieldProblem, ScoreWarning } from '../faults.js';
 import { SIXTIETHS, toSixtieths } from '../exact.js';
 import { decodeLine, readLineBytes, type LineBytes } from '../../rows/index.js';
 import { fieldScan, parseSlice, scanFields, topLevelValues, type Slice } from '../../rows/index.js';
@@ -61,7 +61,7 @@ export interface JudgedFile {
   mode: JudgeMode;
   records: JudgedRecord[];
   /** Problems that did not stop reading (a cut last line); for the command to print. */
-  warnings: string[];
+  warnings: ScoreWarning[];
 }
 
 const SCORE_FIELDS = ['total_score', ...DIMENSIONS] as const;
@@ -76,7 +76,7 @@ export type JudgedVisitor = (record: JudgedRecord, line: LineBytes) => void;
  */
 export async function readJudged(path: string, visit?: JudgedVisitor): Promise<JudgedFile> {
   const records: JudgedRecord[] = [];
-  const warnings: string[] = [];
+  const warnings: ScoreWarning[] = [];
   const read = judgedLines(path, warnings);
   for await (const line of readLineBytes(path)) {
     const record = read(line);
@@ -94,7 +94,7 @@ export async function readJudged(path: string, visit?: JudgedVisitor): Promise<J
  * first row of an earlier stage, a row of another judge mode, or a row given
  * twice is refused.
  */
-export function judgedLines(path: string, warnings: string[]): (line: LineBytes) => JudgedRecord | undefined {
+export function judgedLines(path: string, warnings: ScoreWarning[]): (line: LineBytes) => JudgedRecord | undefined {
   const seen = new Map<string, number>();
   let mode: JudgeMode | undefined;
   return (line) => {
@@ -118,7 +118,7 @@ export function judgedLines(path: string, warnings: string[]): (line: LineBytes)
  * the previous parsed row (megabytes for long histories) would live on
  * while the next one is read and parsed.
  */
-function parseLine(path: string, line: LineBytes, warnings: string[], first: boolean): JudgedRecord | undefined {
+function parseLine(path: string, line: LineBytes, warnings: ScoreWarning[], first: boolean): JudgedRecord | undefined {
   const json = parseJsonLine(path, line, warnings);
   if (!json) return undefined;
   const parsed = json.value;
@@ -148,21 +148,14 @@ function idJson(b: Buffer, slice: Slice | undefined): string | undefined {
  * a warning: an interrupted run leaves one), a fault for any other line
  * that is not JSON.
  */
-export function parseJsonLine(path: string, line: LineBytes, warnings: string[]): { text: string; value: unknown } | undefined {
+export function parseJsonLine(path: string, line: LineBytes, warnings: ScoreWarning[]): { text: string; value: unknown } | undefined {
   const text = decodeLine(line.bytes);
   if (text.trim() === '') return undefined;
   try {
     return { text, value: JSON.parse(text) };
   } catch (err) {
     if (!line.terminated) {
-      warnings.push(
-        atLine(
-          path,
-          line.lineNo,
-          undefined,
-          'the last line is cut short (no newline, not valid JSON), probably by an interrupted run: skipped',
-        ),
-      );
+      warnings.push({ kind: 'judged-line-cut', file: path, line: line.lineNo });
       return undefined;
     }
     throw fail({ kind: 'judged-line-not-json', file: path, line: line.lineNo, reason: (err as Error).message });

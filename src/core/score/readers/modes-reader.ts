@@ -6,6 +6,7 @@ import { choiceHits, judgeRepeatsSchema, orderFigures, taskSchema } from '../../
 import { pairwisePanelResultSchema, pairwiseResultSchema, turingPanelResultSchema, turingResultSchema } from '../../schemas/index.js';
 import { fieldProblem, parseJsonLine } from './judged-reader.js';
 import { modeOfRow, type JudgeMode, type ModeWithField } from './judge-mode.js';
+import type { ScoreWarning } from '../faults.js';
 
 export type { JudgeMode, ModeWithField } from './judge-mode.js';
 
@@ -43,9 +44,9 @@ export interface RepeatRecord {
 }
 
 export type ModeFile =
-  | { path: string; mode: 'rubric'; warnings: string[] }
-  | { path: string; mode: 'turing' | 'pairwise'; records: ChoiceRecord[]; warnings: string[] }
-  | { path: string; mode: 'repeat'; records: RepeatRecord[]; warnings: string[] };
+  | { path: string; mode: 'rubric'; warnings: ScoreWarning[] }
+  | { path: string; mode: 'turing' | 'pairwise'; records: ChoiceRecord[]; warnings: ScoreWarning[] }
+  | { path: string; mode: 'repeat'; records: RepeatRecord[]; warnings: ScoreWarning[] };
 
 const SCAN = fieldScan(['task', 'id', 'turn_idx', 'failed', 'turing', 'pairwise', 'judge_repeats']);
 
@@ -76,7 +77,7 @@ export type ModeVisitor = (record: ChoiceRecord | RepeatRecord, line: LineBytes)
  * `visit` lets a caller take more from each line in the same pass.
  */
 export async function readModeFile(path: string, visit?: ModeVisitor): Promise<ModeFile> {
-  const warnings: string[] = [];
+  const warnings: ScoreWarning[] = [];
   let mode: ModeWithField | undefined;
   const records: Array<ChoiceRecord | RepeatRecord> = [];
   for await (const line of readLineBytes(path)) {
@@ -138,7 +139,7 @@ interface SmallRow extends Record<string, unknown> {
  * read it (it also words the errors). A function of its own so that the
  * parsed row does not outlive the line (see judged-reader.ts).
  */
-function smallFields(path: string, line: LineBytes, warnings: string[]): SmallRow | undefined {
+function smallFields(path: string, line: LineBytes, warnings: ScoreWarning[]): SmallRow | undefined {
   const scanned = scanFields(line, SCAN);
   if (scanned) {
     const id = scanned.at.get('id');

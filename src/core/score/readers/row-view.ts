@@ -3,6 +3,7 @@ import { judgedTexts } from '../../rubrics/index.js';
 import { decodeLine, fieldScan, readLineBytes, scanFields, splitKey, type LineBytes } from '../../rows/index.js';
 import { DIMENSIONS, type Dimension } from '../../schemas/index.js';
 import { judgedLines, type JudgedRecord } from './judged-reader.js';
+import type { ScoreWarning } from '../faults.js';
 
 /** One judged row as `awb rows` shows it. */
 export interface RowView {
@@ -59,7 +60,7 @@ export interface RowQuery {
  * refuses is refused here with the same line, and what score only warns
  * about (a cut last line) goes to `warnings`.
  */
-export async function* judgedRows(path: string, query: RowQuery, warnings: string[]): AsyncGenerator<RowView> {
+export async function* judgedRows(path: string, query: RowQuery, warnings: ScoreWarning[]): AsyncGenerator<RowView> {
   const kept: RowView[] = [];
   const pick = query.pick;
   // Worst first: ascending totals; best first: descending. Equal totals keep file order.

@@ -25,7 +25,10 @@ export const NOTICE_SAMPLES: { [K in Notice['kind']]: Extract<Notice, { kind: K 
     kind: 'run-mixes-settings',
     run: 'qwen3-8b',
     file: 'results/q/judged.jsonl',
-    mixed: ['judgements: judge changed (gpt-4o → gpt-5.2-2025-12-11)'],
+    mixed: [
+      { stage: 'judge', reason: 'judge changed (gpt-4o → gpt-5.2-2025-12-11)' },
+      { stage: 'infer', reason: 'sampling: was temperature 0.6, now 0.2' },
+    ],
   },
   'provenance-unknown': { kind: 'provenance-unknown', runs: ['official.jsonl', 'old.jsonl'] },
   'setting-differs': {
@@ -87,4 +90,30 @@ export const NOTICE_SAMPLES: { [K in Notice['kind']]: Extract<Notice, { kind: K 
   'drift-models-differ': { kind: 'drift-models-differ', models: ['qwen3-8b', 'qwen3-14b'] },
   'drift-rows-left-out': { kind: 'drift-rows-left-out', missing: 2, failed: 5, rows: 191 },
   'drift-run-incomplete': { kind: 'drift-run-incomplete', run: 'h4' },
+  'judged-line-cut': { kind: 'judged-line-cut', file: 'runs/judged.jsonl', line: 25 },
+  'manifest-not-json': { kind: 'manifest-not-json', path: 'runs/judged.jsonl.manifest.json' },
+  'manifest-invalid': {
+    kind: 'manifest-invalid',
+    path: 'runs/judged.jsonl.manifest.json',
+    field: 'version',
+    problem: 'expected number, received string',
+  },
+  'manifest-unreadable': { kind: 'manifest-unreadable', path: 'runs/judged.jsonl.manifest.json', reason: 'EACCES' },
+  'manifest-of-predictions': { kind: 'manifest-of-predictions', path: 'runs/judged.jsonl.manifest.json' },
+  'manifest-upstream-invalid': {
+    kind: 'manifest-upstream-invalid',
+    path: 'runs/judged.jsonl.manifest.json',
+    field: 'settings.horizon',
+    problem: 'expected number, received string',
+  },
+  'file-given-twice': { kind: 'file-given-twice', file: './runs/judged.jsonl', earlier: 'runs/judged.jsonl' },
+  'choice-file-unpriced': {
+    kind: 'choice-file-unpriced',
+    file: 'runs/turing.jsonl',
+    mode: 'turing',
+    manifest: 'runs/turing.jsonl.manifest.json',
+  },
+  'choice-file-no-panel': { kind: 'choice-file-no-panel', file: 'runs/pairwise.jsonl', mode: 'pairwise' },
+  'compared-with-itself': { kind: 'compared-with-itself', baseline: 'base.jsonl', candidate: './base.jsonl' },
+  'judged-other-predictions': { kind: 'judged-other-predictions', a: 'gpt.jsonl', b: 'claude.jsonl', rows: 40 },
 };
