@@ -61,6 +61,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // With verbatimModuleSyntax, `import { type X }` would be emitted as a bare `import 'module'`.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
     },
   },
   {

@@ -1,6 +1,6 @@
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
-import { type RunBias } from '../core/bias/index.js';
+import type { RunBias } from '../core/bias/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
 import type { BiasWords } from './words.js';
 import { csvText } from './written.js';

@@ -1,6 +1,6 @@
 import type { Interval } from '../core/score/index.js';
 import { domainLabel } from '../core/domains.js';
-import { Ratio, formatFixed, rawMean, statScore } from '../core/score/index.js';
+import { type Ratio, formatFixed, rawMean, statScore } from '../core/score/index.js';
 import { PUBLISHED_JUDGE } from '../core/dataset/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import {

@@ -10,7 +10,6 @@ import { startHubServer, type HubServer } from '../support/hub-server.js';
 import { jsonl, judgeReply, readRowsOf, synthRows, tempDirs, worldReply } from '../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../support/harness.js';
 import { runAwb } from '../support/cli.js';
-import type { ChatRequest } from '../support/openai-server.js';
 import {
   expressions,
   fencedBlocks,
@@ -130,18 +129,29 @@ interface Workflow {
   jobs: Record<string, Job>;
 }
 
+interface WorkflowRun {
+  /** The last job's last step, its step summary and its workspace. */
+  last: StepResult;
+  summary: string;
+  workspace: string;
+  /** The artifacts the jobs uploaded. */
+  artifacts: string;
+}
+
 /**
  * The page's workflow run as GitHub runs it: the matrix job once per entry (each on a fresh runner), artifacts carried
- * between jobs, the repository checked out from `repo`. Returns the gate job's last step and its step summary.
+ * between jobs, the repository checked out from `repo`. `rerun`: only the jobs that need others run again, on the
+ * artifacts of that earlier run, as "Re-run failed jobs" does (each `awb` is a process: the matrix costs a few).
  */
-async function runWorkflow(vars: Record<string, string>, repo: string): Promise<{ last: StepResult; summary: string; workspace: string }> {
+async function runWorkflow(vars: Record<string, string>, repo: string, rerun?: WorkflowRun): Promise<WorkflowRun> {
   const wf = (await fencedBlocks(DOC, 'yaml')).map(parseYaml).find((d) => (d as Workflow).jobs !== undefined) as Workflow;
   assert.ok(wf, 'the page has a workflow');
-  const artifacts = await temps.make();
+  const artifacts = rerun?.artifacts ?? (await temps.make());
   const secrets = { 'secrets.OPENAI_API_KEY': 'sk-test' };
   const base = Object.fromEntries(Object.entries(vars).map(([k, v]) => [`vars.${k}`, v]));
-  let ran = { last: { code: null, stdout: '', stderr: '' } as StepResult, summary: '', workspace: '' };
+  let ran: Omit<WorkflowRun, 'artifacts'> = { last: { code: null, stdout: '', stderr: '' }, summary: '', workspace: '' };
   for (const [name, job] of Object.entries(wf.jobs)) {
+    if (rerun && job.needs === undefined) continue;
     const [key, values] = Object.entries(job.strategy?.matrix ?? {})[0] ?? ['', [undefined]];
     // A matrix's jobs run side by side, each on a fresh runner.
     const runs = await Promise.all(
@@ -192,21 +202,16 @@ async function runWorkflow(vars: Record<string, string>, repo: string): Promise<
     if (job.needs === undefined) runs.forEach((r, i) => ok(r.last, `job ${name} #${i}`));
     ran = runs.at(-1)!;
   }
-  return ran;
+  return { ...ran, artifacts };
 }
 
 describe('the GitHub Actions workflow of docs/scale-out.md', () => {
   it('shards by the matrix, merges, judges, scores and gates: it passes as the gate passes and fails with the gate’s code', async () => {
-    const bad = (req: ChatRequest) => JSON.stringify(req.messages).includes('BROKEN');
-    const judge = await server({
-      models: ['gpt-5.2-2025-12-11'],
-      reply: (req, ctx) =>
-        bad(req)
-          ? `<final_evaluation>${JSON.stringify({ scores: { format: 1, factuality: 1, consistency: 1, realism: 1, quality: 1 } })}</final_evaluation>`
-          : judgeReply(req, ctx),
-    });
+    const judge = await server({ models: ['gpt-5.2-2025-12-11'], reply: judgeReply });
+    // What a regressed model's predictions get: the lowest grade on every dimension.
+    const lowest = `<final_evaluation>${JSON.stringify({ scores: { format: 1, factuality: 1, consistency: 1, realism: 1, quality: 1 } })}</final_evaluation>`;
+    const harsh = await server({ models: ['gpt-5.2-2025-12-11'], reply: () => lowest });
     const good = await server({ reply: worldReply, models: ['my-org/wm-finetune'] });
-    const broken = await server({ reply: () => '<predicted_observation>BROKEN</predicted_observation>', models: ['my-org/wm-finetune'] });
     const repo = await temps.make();
     const vars = { AWB_DATA_COMMIT: hub.commit, JUDGE_URL: judge.url };
 
@@ -233,8 +238,10 @@ describe('the GitHub Actions workflow of docs/scale-out.md', () => {
     assert.match(same.summary, /## awb compare/);
     assert.match(same.summary, /Overall/);
 
-    const worse = await runWorkflow({ ...vars, MODEL_URL: broken.url }, repo);
+    // The gate job again on the same shards, its judge grading them all lowest: the job fails with the regression's code.
+    const worse = await runWorkflow({ ...vars, MODEL_URL: good.url, JUDGE_URL: harsh.url }, repo, same);
     assert.equal(worse.last.code, 4, worse.last.stderr);
+    assert.ok(harsh.stats.successes > 0, 'the rerun judged with its own judge');
     assert.match(worse.summary, /## awb compare/);
   });
 });

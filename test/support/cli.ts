@@ -74,8 +74,10 @@ export interface RunOptions {
 
 /**
  * The variables awb's commands read through their terminal: with no others set, a run in this process
- * behaves as a child would. Others (HF_*, MODELSCOPE_*, OPENAI_LOG, HOME, FORCE_COLOR) are read by core
- * or a library from the process's environment: such a run gets a process of its own.
+ * behaves as a child would. The Hub's and ModelScope's (PROCESS_VARIABLES) are read from the process's
+ * environment when a run asks for them: such a run gets this process's environment for its own, alone
+ * (inProcessEnv). Others (OPENAI_LOG, HOME, FORCE_COLOR: read by a library when it loads, or by the
+ * system) get a process of their own.
  */
 const TERMINAL_VARIABLES = new Set([
   'AWB_MODEL_API_KEY',
@@ -88,6 +90,76 @@ const TERMINAL_VARIABLES = new Set([
   ...SHARD_ENGINES.flatMap((e) => [e.index, e.count ?? SHARD_COUNT_VARIABLE]),
   'GITHUB_ACTIONS',
 ]);
+
+/**
+ * Read from `process.env` by core's download and publish (hub-settings.ts, modelscope.ts) and by
+ * @huggingface/hub's cache path, each time a run reads them: never kept from one run to the next.
+ */
+const PROCESS_VARIABLES = new Set([
+  'HF_ENDPOINT',
+  'HF_HOME',
+  'HF_HUB_CACHE',
+  'HUGGINGFACE_HUB_CACHE',
+  'HF_TOKEN',
+  'HUGGING_FACE_HUB_TOKEN',
+  'HF_TOKEN_PATH',
+  'HF_HUB_OFFLINE',
+  'XDG_CACHE_HOME',
+  'MODELSCOPE_ENDPOINT',
+  'MODELSCOPE_DOMAIN',
+  'MODELSCOPE_API_TOKEN',
+  'MODELSCOPE_CACHE',
+]);
+
+/** In-process runs under way that read none of PROCESS_VARIABLES, and the one that has them set now. */
+const plainRuns = new Set<Promise<unknown>>();
+let ownEnvRun: Promise<unknown> | undefined;
+let ownEnvQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * `work` with PROCESS_VARIABLES as a child of awbEnv(extra) would have them (the developer's own unset),
+ * restored after. Such runs go one at a time, while no other in-process run is under way, so none reads
+ * another's; runs with none of them wait for such a run to end.
+ */
+async function inProcessEnv<T>(extra: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
+  const own = Object.keys(extra).some((k) => PROCESS_VARIABLES.has(k));
+  if (!own) {
+    while (ownEnvRun) await ownEnvRun.catch(() => undefined);
+    const run = work();
+    plainRuns.add(run);
+    try {
+      return await run;
+    } finally {
+      plainRuns.delete(run);
+    }
+  }
+  const before = ownEnvQueue;
+  let done!: () => void;
+  ownEnvQueue = new Promise<void>((resolve) => (done = resolve));
+  await before;
+  try {
+    while (plainRuns.size) await Promise.allSettled([...plainRuns]);
+    const saved = new Map([...PROCESS_VARIABLES].map((k) => [k, process.env[k]]));
+    const env = awbEnv(extra);
+    for (const k of PROCESS_VARIABLES) {
+      if (env[k] === undefined) delete process.env[k];
+      else process.env[k] = env[k];
+    }
+    const run = work();
+    ownEnvRun = run;
+    try {
+      return await run;
+    } finally {
+      ownEnvRun = undefined;
+      for (const [k, v] of saved) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  } finally {
+    done();
+  }
+}
 
 type Main = typeof import('../../src/cli.js').main;
 type MakeTerminal = typeof import('../../src/commands/shared/terminal.js').makeTerminal;
@@ -121,7 +193,15 @@ async function runHere(args: string[], extra: Record<string, string | undefined>
 /** Runs awb to its end: in this process where that behaves as a child would, else as a child. */
 export async function runAwb(args: string[], opts: RunOptions = {}): Promise<AwbResult> {
   const env = opts.env ?? {};
-  if (!opts.spawn && opts.cwd === undefined && Object.keys(env).every((k) => TERMINAL_VARIABLES.has(k))) return runHere(args, env);
+  if (!opts.spawn && opts.cwd === undefined && Object.keys(env).every((k) => TERMINAL_VARIABLES.has(k) || PROCESS_VARIABLES.has(k)))
+    return inProcessEnv(env, () => runHere(args, env));
+  if (process.env.SPEED_LOG)
+    (await import('node:fs')).appendFileSync(
+      process.env.SPEED_LOG,
+      `${process.argv[1]} spawn=${opts.spawn} cwd=${opts.cwd} env=${Object.keys(env)
+        .filter((k) => !TERMINAL_VARIABLES.has(k) && !PROCESS_VARIABLES.has(k))
+        .join(',')} ${args.slice(0, 2).join(' ')}\n`,
+    );
   const { child, exited } = startAwb(args, opts);
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
   try {

@@ -1,5 +1,5 @@
 import { compareDomains } from '../domains.js';
-import { Ratio, SIXTIETHS, meanOf, normalizedMean } from '../score/index.js';
+import { type Ratio, SIXTIETHS, meanOf, normalizedMean } from '../score/index.js';
 import type { JudgedRecord } from '../score/index.js';
 import { displayKey, splitKey } from '../rows/index.js';
 import { DIMENSIONS } from '../schemas/index.js';

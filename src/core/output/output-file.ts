@@ -3,7 +3,7 @@ import { access, stat } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
 import { createFolders, isStream, missingFolders, readJsonFile, writeAtomically } from '../files.js';
 import { fail, fileError } from '../errors.js';
-import { type FileErrorCode } from '../rows/index.js';
+import type { FileErrorCode } from '../rows/index.js';
 import { manifestPathFor, manifestSchema, type Manifest, type ManifestSettings } from '../schemas/index.js';
 
 /**

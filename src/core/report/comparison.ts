@@ -1,4 +1,4 @@
-import { type JudgedRecord, type ScoreRequest } from '../score/index.js';
+import type { JudgedRecord, ScoreRequest } from '../score/index.js';
 import { compareRecords, type CompareResult } from '../compare/index.js';
 import { driftOfRuns, horizonOrder, type DriftCurve } from '../drift/index.js';
 import type { Horizon } from '../schemas/index.js';

@@ -8,7 +8,7 @@ import {
   type Interval,
 } from './bootstrap.js';
 import { compareDomains } from '../domains.js';
-import { Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
+import { type Ratio, SIXTIETHS, doubleUnits, meanOf, normalizedFloat, officialScore } from './exact.js';
 import type { JudgedRecord } from './readers/index.js';
 import { DIMENSIONS } from '../schemas/index.js';
 

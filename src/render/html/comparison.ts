@@ -1,7 +1,7 @@
 import { domainLabel } from '../../core/domains.js';
 import type { RunPair } from '../../core/report/index.js';
 import { formatFixed, formatSigned, type Ratio } from '../../core/score/index.js';
-import { type Delta } from '../../core/compare/index.js';
+import type { Delta } from '../../core/compare/index.js';
 
 /** What the page's comparison view draws: per ordered pair of runs, its paired deltas as `awb compare` computes and prints them. */
 

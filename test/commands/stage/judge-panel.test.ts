@@ -6,7 +6,7 @@ import { runAwb } from '../../support/cli.js';
 import { rowMarker, readRowsOf, synthRows, tempDirs } from '../../support/dataset.js';
 import { lastUserText, type ChatRequest, type ReplyFn } from '../../support/openai-server.js';
 import { useServers } from '../../support/harness.js';
-import { type PanelEntry } from '../../../src/core/schemas/index.js';
+import type { PanelEntry } from '../../../src/core/schemas/index.js';
 
 /* Panels of judges (issue 37, item 3): against local judges of known behaviour, each grading every dimension alike. */
 

@@ -182,27 +182,29 @@ describe('a second model, labels, and the guard (end to end)', () => {
     // The printed next step works when pasted: it names this build and the file.
     assert.match(b.stderr, /judge it with: node \S+ judge --predictions results\/b_tuned\/predictions\.jsonl /);
 
+    // From here every file is named whole: these run in the test's process (a folder of their own needs a process).
     const j = await server({ reply: judgeReply, models: ['judge'] });
     for (const run of ['org--model-a', 'b_tuned']) {
       const r = await runAwb(
         judgeArgs(j.url, join(dir, 'results', run, 'predictions.jsonl'), join(dir, 'results', run, 'judged.jsonl')).map((x) =>
           x === 'test-model' ? 'judge' : x,
         ),
-        { cwd: dir },
       );
       assert.equal(r.code, 0, r.stderr);
     }
-    const scored = await runAwb(['score', 'results/org--model-a/judged.jsonl', 'results/b_tuned/judged.jsonl', '--no-ci', '-f', 'csv'], {
-      cwd: dir,
-    });
+    const scored = await runAwb([
+      'score',
+      ...['org--model-a', 'b_tuned'].map((run) => join(dir, 'results', run, 'judged.jsonl')),
+      '--no-ci',
+      '-f',
+      'csv',
+    ]);
     assert.equal(scored.code, 0, scored.stderr);
     assert.match(scored.stdout, /^b tuned,/m, 'the label names the run');
     assert.match(scored.stdout, /^org\/model-a,/m, 'without a label, the model does');
 
     // Same file, other model: the guard suggests a file of the run's own, never --force to mix.
-    const clash = await runAwb(['infer', ...common, '--model-name', 'model-b', '-o', 'results/org--model-a/predictions.jsonl'], {
-      cwd: dir,
-    });
+    const clash = await runAwb(['infer', ...common, '--model-name', 'model-b', '-o', join(dir, 'results/org--model-a/predictions.jsonl')]);
     assert.equal(clash.code, 2, clash.stderr);
     assert.match(clash.stderr, /other settings .*-o FILE, or --label NAME/);
     assert.doesNotMatch(clash.stderr, /--force to mix/);
@@ -232,10 +234,12 @@ describe('an endpoint that dies mid-run (end to end)', () => {
     const dir = await temps.make();
     const hub = `http://127.0.0.1:${await closedPort()}`;
     const s = await server({ reply: worldReply });
-    const r = await runAwb(['infer', '--model-base-url', s.url, '--model-name', 'test-model', '--no-progress'], {
-      env: { HF_ENDPOINT: hub, HF_HOME: join(dir, 'hf') },
-      cwd: dir,
-    });
+    const r = await runAwb(
+      ['infer', '--model-base-url', s.url, '--model-name', 'test-model', '--no-progress', '-o', join(dir, 'p.jsonl')],
+      {
+        env: { HF_ENDPOINT: hub, HF_HOME: join(dir, 'hf') },
+      },
+    );
     assert.equal(r.code, 3, r.stderr);
     assert.match(errorLines(r.stderr)[0]!, /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
     assert.equal(s.stats.requests, 0);
@@ -246,10 +250,12 @@ describe('an endpoint that dies mid-run (end to end)', () => {
     // A hub that would fail the download: the endpoint's refusal must come first, without the hub being asked.
     const hub = `http://127.0.0.1:${await closedPort()}`;
     const s = await server({ models: ['served-model'], reply: worldReply });
-    const r = await runAwb(['infer', '--model-base-url', s.url, '--model-name', 'test-model', '--no-progress'], {
-      env: { HF_ENDPOINT: hub, HF_HOME: join(dir, 'hf') },
-      cwd: dir,
-    });
+    const r = await runAwb(
+      ['infer', '--model-base-url', s.url, '--model-name', 'test-model', '--no-progress', '-o', join(dir, 'p.jsonl')],
+      {
+        env: { HF_ENDPOINT: hub, HF_HOME: join(dir, 'hf') },
+      },
+    );
     assert.equal(r.code, 3, r.stderr);
     assert.deepEqual(errorLines(r.stderr).length, 1, r.stderr);
     assert.match(errorLines(r.stderr)[0]!, /does not serve model "test-model".*it lists: served-model/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyGate, compareRecords } from '../../../src/core/compare/index.js';
-import { type JudgedRecord } from '../../../src/core/score/index.js';
+import type { JudgedRecord } from '../../../src/core/score/index.js';
 import { emptyComparison } from '../../support/empty-comparison.js';
 
 /* The gate of compare --fail-below over records: its tests, the family's level, and what fails it. */
