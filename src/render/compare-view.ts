@@ -1,5 +1,5 @@
 import type { Interval } from '../core/score/index.js';
-import { type CompareReport, type Delta, type GateResult } from '../core/compare/index.js';
+import type { CompareReport, Delta, GateResult } from '../core/compare/index.js';
 import { domainLabel } from '../core/domains.js';
 import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
