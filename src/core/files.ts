@@ -263,15 +263,16 @@ class DescriptorWriter implements WriteHandle {
  * that holds a file (`-o /dev/stdout >> log`) is written through as it is (DescriptorWriter); a pipe,
  * a terminal or a device is opened again, which shares or loses nothing. A FIFO blocks its opener
  * until a reader comes, in a thread nothing can interrupt: it is tried without blocking until one
- * does, and `signal` (Ctrl-C, SIGTERM) ends the wait, with nothing written.
+ * does, and `signal` (Ctrl-C, SIGTERM) ends the wait, with nothing written. `waiting` is told once, when the
+ * first try finds no reader.
  */
-export async function openForWriting(path: string, flags: 'w' | 'a', signal?: AbortSignal): Promise<WriteHandle> {
+export async function openForWriting(path: string, flags: 'w' | 'a', signal?: AbortSignal, waiting?: () => void): Promise<WriteHandle> {
   const target = await writeTarget(path);
   if (target.stream && target.fd !== undefined && (await fstatOf(target.fd).catch(() => undefined))?.isFile()) {
     return new DescriptorWriter(target.fd);
   }
   if (!(await stat(path).catch(() => undefined))?.isFIFO()) return open(path, flags);
-  for (;;) {
+  for (let tries = 0; ; tries++) {
     try {
       const probe = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
       // A reader is there, so this open returns at once; its writes wait for the reader rather than fail with EAGAIN.
@@ -283,6 +284,7 @@ export async function openForWriting(path: string, flags: 'w' | 'a', signal?: Ab
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
     }
+    if (tries === 0) waiting?.();
     await sleep(FIFO_POLL_MS, undefined, { signal }).catch(() => {
       throw fail({ kind: 'stream-never-read', path });
     });

@@ -18,6 +18,7 @@ import {
   readRowsOf,
   stackLines,
   tempDirs,
+  waitFor,
   waitForLines,
   worldReply,
 } from '../support/dataset.js';
@@ -61,12 +62,25 @@ describe('judging predictions whose infer run is unfinished', () => {
   async function judgedUnfinished(signal: NodeJS.Signals) {
     const dir = await temps.make();
     const data = await makeDataset(dir, 8, ['terminal']);
-    const world = await server({ reply: worldReply, latencyMs: 300 });
+    // Two rows answered, the others held until the signal is seen: the run stops with rows left, however fast it goes.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    const world = await server({
+      reply: async (req, ctx) => {
+        if (++asked > 2) await held;
+        return worldReply(req, ctx);
+      },
+    });
     const judge = await server({ reply: judgeReply });
     const predictions = join(dir, 'p.jsonl');
     const infer = startAwb(inferArgs(world.url, data.dir, predictions, ['-c', '2']));
     await waitForLines(predictions, 2, infer.exited);
     infer.child.kill(signal);
+    // Ctrl-C lets the requests in flight finish: they are answered once awb has said it stops sending.
+    if (signal === 'SIGKILL') await infer.exited;
+    else await waitFor(() => /finishing the requests in flight/.test(infer.stderr()), infer.exited, 'the signal to be seen');
+    release();
     const ended = await infer.exited;
     const written = (await readRowsOf(predictions)).length;
     assert.ok(written >= 2 && written < 8, String(written));

@@ -45,6 +45,8 @@ export interface HubServerOptions {
   pageSize?: number;
   /** Send file bodies in 64 KiB pieces this many ms apart, so progress can be seen mid-file. */
   slowBodyMs?: number;
+  /** Send the first 64 KiB piece of these paths' bodies, then the rest once the promise settles: a download held mid-file as long as a test needs. */
+  heldBody?: Record<string, Promise<void>>;
   /** A lying mirror: rewrites each file's entry in the tree listing and in paths-info. */
   tamper?: (entry: TreeEntry) => TreeEntry;
   /** A lying mirror: raw entries added to the tree listing, for files it does not have. */
@@ -327,6 +329,13 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       if (range) headers['Content-Range'] = `bytes ${start}-${end}/${total}`;
       res.writeHead(range ? 206 : 200, headers);
       const body = f.data.subarray(start, end + 1);
+      const held = opts.heldBody?.[filePath];
+      if (held && method === 'GET' && !probe) {
+        res.write(body.subarray(0, 65536));
+        await held;
+        res.end(body.subarray(65536));
+        return;
+      }
       if (method === 'HEAD' || !opts.slowBodyMs || probe) {
         res.end(method === 'HEAD' ? undefined : body);
         return;

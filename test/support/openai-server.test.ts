@@ -13,6 +13,7 @@ import {
   type FakeServer,
   type FaultKind,
 } from './openai-server.js';
+import { waitUntil } from './dataset.js';
 
 const servers: FakeServer[] = [];
 after(async () => {
@@ -123,10 +124,11 @@ describe('fake OpenAI server', () => {
   it('shows each fault the way the client sees it', async () => {
     let next: FaultKind | undefined;
     const s = await start({ faults: () => next });
-    const c = client(s, { timeout: 300 });
-    const expectError = async (kind: FaultKind, check: (e: unknown) => boolean) => {
+    // Answers come at once: a timeout far off, but for the hang, whose only way out is its timeout.
+    const c = client(s, { timeout: 60_000 });
+    const expectError = async (kind: FaultKind, check: (e: unknown) => boolean, asking = c) => {
       next = kind;
-      await assert.rejects(ask(c, `fault ${kind}`), (e: unknown) => {
+      await assert.rejects(ask(asking, `fault ${kind}`), (e: unknown) => {
         assert.ok(check(e), `${kind}: unexpected ${String(e)}`);
         return true;
       });
@@ -134,7 +136,7 @@ describe('fake OpenAI server', () => {
     await expectError('500', (e) => e instanceof OpenAI.InternalServerError && e.status === 500);
     await expectError('503', (e) => e instanceof OpenAI.InternalServerError && e.status === 503);
     await expectError('reset', (e) => e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIConnectionTimeoutError));
-    await expectError('hang', (e) => e instanceof OpenAI.APIConnectionTimeoutError);
+    await expectError('hang', (e) => e instanceof OpenAI.APIConnectionTimeoutError, client(s, { timeout: 300 }));
     await expectError('malformed', (e) => e instanceof SyntaxError);
 
     next = 'empty';
@@ -189,16 +191,26 @@ describe('fake OpenAI server', () => {
   });
 
   it('delays with timers so concurrent requests overlap', async () => {
-    const s = await start({ latencyMs: 200 });
+    // A delay none of them outlives here: all 20 are in flight at once, however slowly they arrive, only if it is a
+    // timer (a busy wait would hold the rest back); close() ends them.
+    const s = await startOpenAIServer({ latencyMs: 600_000 });
     const c = client(s);
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => ask(c, `concurrent ${i}`)));
-    assert.equal(replies.length, 20);
-    assert.equal(s.stats.maxInFlight, 20);
-    assert.equal(s.stats.inFlight, 0);
-    assert.ok(
-      s.log.every((e) => e.ms >= 190),
-      'latency applied',
+    const asked = Array.from({ length: 20 }, (_, i) =>
+      ask(c, `concurrent ${i}`).then(
+        () => 'answered',
+        () => 'ended',
+      ),
     );
+    await waitUntil(() => s.stats.inFlight === 20);
+    assert.equal(s.stats.inFlight, 20);
+    await s.close();
+    assert.deepEqual(new Set(await Promise.all(asked)), new Set(['ended']));
+  });
+
+  it('applies its latency before answering', async () => {
+    const s = await start({ latencyMs: 200 });
+    await ask(client(s), 'slow');
+    assert.ok(s.log[0]!.ms >= 190, `answered after ${s.log[0]!.ms} ms`);
   });
 
   it('finds a request that was answered successfully twice', async () => {
@@ -224,7 +236,8 @@ describe('fake OpenAI server', () => {
   it('logs a request the client abandoned during latency', async () => {
     const s = await start({ latencyMs: 500 });
     await assert.rejects(ask(client(s, { timeout: 100 }), 'slow'), (e: unknown) => e instanceof OpenAI.APIConnectionTimeoutError);
-    await new Promise((r) => setTimeout(r, 50));
+    // The server hears of it when the closed connection reaches it.
+    await waitUntil(() => s.stats.clientClosed > 0);
     assert.equal(s.log[0]?.outcome, 'client_closed');
     assert.equal(s.stats.clientClosed, 1);
     assert.equal(s.stats.successes, 0);

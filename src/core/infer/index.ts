@@ -1,4 +1,4 @@
-export { addUsage, inferStage, requestParams, uncut, usageOf } from './infer.js';
+export { addUsage, inferStage, requestParams, tallyNoOutput, uncut, usageOf } from './infer.js';
 export type { Routing, Sampling } from './infer.js';
 export { fenced, judgeMessages } from './messages.js';
 export { anchorTurn, rolloutPlan, stepCount, stepMessages } from './rollout.js';

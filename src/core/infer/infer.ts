@@ -5,7 +5,7 @@ import { FaultError } from '../errors.js';
 import { isStopped, type ChatBody, type ChatResult, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
-import { noOutput } from '../rubrics/index.js';
+import { noOutput, type NoOutput } from '../rubrics/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, ManifestSettings, PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
@@ -74,12 +74,16 @@ function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error !== undefined) return;
   if (row.gen === '') t.empty++;
   if (row.finish_reason === 'length') t.truncated++;
-  const none = typeof row.gen === 'string' ? noOutput(row.gen) : undefined;
-  if (none) t.noOutput++;
-  if (none === 'unclosed-think') t.noOutputUnclosed++;
+  tallyNoOutput(t, typeof row.gen === 'string' ? noOutput(row.gen) : undefined);
   addUsage(t, row.usage as Usage | undefined);
   // A free-running row's earlier steps: paid too.
   addUsage(t, row.rollout_usage as Usage | undefined);
+}
+
+/** Counts a prediction without output (`none`: why), as infer and judge both tally it. */
+export function tallyNoOutput(t: DomainTally, none: NoOutput | undefined): void {
+  if (none) t.noOutput++;
+  if (none === 'unclosed-think') t.noOutputUnclosed++;
 }
 
 export function addUsage(t: DomainTally, usage: Usage | null | undefined): void {

@@ -2,7 +2,18 @@ import { choiceHits, orderFigures, type PairwiseResult, type TuringResult, type 
 import type { ChoicePanelEntry, JudgeFailure, PredictionRow } from '../schemas/index.js';
 import type { RowChat } from '../runner/index.js';
 import { sumUsage } from './ask.js';
-import { CHOICE_STAGE, askBoth, encodeBoth, notAsked, rowStatus, unaskedStatus, type ChoiceMode, type Unasked } from './choice-stage.js';
+import {
+  CHOICE_STAGE,
+  askBoth,
+  encodeBoth,
+  notAsked,
+  ownPrediction,
+  rowStatus,
+  unaskedStatus,
+  type ChoiceMode,
+  type Unasked,
+} from './choice-stage.js';
+import { withPrediction } from './judge.js';
 import type { OrderOutcome } from './choice-results.js';
 import { ParseStreak } from './parse-streak.js';
 import { byRule, digest, isFinal, memberError, panelUsage } from './panel.js';
@@ -40,7 +51,7 @@ export function choicePanelStage(
     const ask = await mode.ask(row, key);
     if (typeof ask === 'string') return ask;
     const before = earlier(key);
-    const kept = before?.extracted === digest(ask.extracted) ? before.entries : [];
+    const kept = before?.extracted === digest(ask.prediction.text) ? before.entries : [];
     return { ...ask, kept: members.map((m) => kept.find((e) => e.judge === m.name && isFinal(e))) };
   };
   /** A row written without asking: the panel's object and every member's, each with why. */
@@ -64,10 +75,13 @@ export function choicePanelStage(
     job: (row, key) => {
       // Settled before the row is queued, so such rows take no request slot.
       const why = mode.unasked(row, key);
-      if (why !== undefined) return async () => unasked(key, why);
+      if (why !== undefined) {
+        const own = ownPrediction(row);
+        return async () => withPrediction(unasked(key, why), own);
+      }
       return async (signal) => {
         const p = await pending(row, key);
-        if (typeof p === 'string') return unasked(key, p);
+        if (typeof p === 'string') return withPrediction(unasked(key, p), ownPrediction(row));
         const entries = await Promise.all(
           members.map(async (m, n) => {
             if (p.kept[n]) return p.kept[n];
@@ -80,15 +94,16 @@ export function choicePanelStage(
         if (entries.some((e) => e === undefined)) return undefined;
         const all = entries as ChoicePanelEntry[];
         const { error_message, judge_failure, ...figures } = combineChoicePanel(mode.field, all, rule);
-        return {
+        const fields = {
           [mode.field]: panelObject(mode, key, figures, p.reference),
           failed: figures.failed,
           ...(error_message === undefined ? {} : { error_message }),
           ...(judge_failure === undefined ? {} : { judge_failure }),
-          extracted_output: p.extracted,
+          extracted_output: p.prediction.text,
           panel: all,
           ...panelUsage(all),
         };
+        return withPrediction(fields, p.prediction);
       };
     },
   };

@@ -1,5 +1,5 @@
 import type { ChatBody, ChatRequest, EndpointPool } from '../endpoints/index.js';
-import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
+import { addUsage, requestParams, tallyNoOutput, type Routing, type Sampling } from '../infer/index.js';
 import { currentAction, groundTruth } from '../rows/index.js';
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import {
@@ -21,20 +21,21 @@ import { ParseStreak } from './parse-streak.js';
 import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
 import { parseChoiceReply, type Choice } from './choice-parse.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
-import { NO_OUTPUT, cleanObservation, extractPrediction } from '../rubrics/index.js';
+import { cleanObservation, predictionOf, type Prediction } from '../rubrics/index.js';
+import { predictionNone, withPrediction } from './judge.js';
 import type { ModePrompt } from '../rubrics/index.js';
 import type { ReferenceFile } from './reference.js';
 
 /**
- * As the rubric judge: rows without a prediction because their inference failed, in `empty`, and predictions shown
- * as "No output", in `noOutput`; the judge's usage
+ * As the rubric judge: rows without a prediction because their inference failed, in `empty`, and predictions without
+ * output (shown as "No output"), in `noOutput`; the judge's usage
  * of both orders (a panel's row: its members' sum, `judge_usage`).
  */
 function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
   const failure = judgeFailureOf(row);
   if (failure === 'no-generation' && row.error !== undefined) t.empty++;
   if (failure === 'no-reference') t.unpaired++;
-  if (row.extracted_output === NO_OUTPUT) t.noOutput++;
+  tallyNoOutput(t, predictionNone(row));
   if (row.panel !== undefined) return addUsage(t, row.judge_usage as Usage | undefined);
   const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
   for (const o of result?.orders ?? []) addUsage(t, o.judge_usage);
@@ -121,6 +122,11 @@ export function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; err
   return { failed: 1, ...(first.error === undefined ? {} : { error_message: first.error }), judge_failure: first.failure! };
 }
 
+/** A row's prediction when the judge is not shown it (no reference): its rows without output count as score counts them. */
+export function ownPrediction(row: PredictionRow): Prediction | undefined {
+  return row.gen ? predictionOf(row.gen) : undefined;
+}
+
 /** What both choice modes' stages share, one judge or a panel: they read predictions and write judged rows, tallied by choice. */
 export const CHOICE_STAGE = {
   name: 'judge',
@@ -133,8 +139,8 @@ export const CHOICE_STAGE = {
 
 /** What a row of a choice mode asks, built by the same code for the job, a dry run and a batch. */
 export interface ChoiceAsk {
-  /** The prediction shown, as extracted (`extracted_output`). */
-  extracted: string;
+  /** The prediction shown (its text: `extracted_output`). */
+  prediction: Prediction;
   /** Where the subject (the real observation, the candidate) was in each order. */
   at: readonly [Side, Side];
   bodies: readonly [ChatRequest, ChatRequest];
@@ -170,12 +176,12 @@ export function turingMode({ prompt, sampling, routing = {} }: ChoiceAsking): Ch
     unasked: (row) => (row.gen ? undefined : 'no-generation'),
     ask: async (row) => {
       if (!row.gen) return 'no-generation';
-      const extracted = extractPrediction(row.gen);
-      const orders = turingOrders(cleanObservation(groundTruth(row)), cleanObservation(extracted));
+      const prediction = predictionOf(row.gen);
+      const orders = turingOrders(cleanObservation(groundTruth(row)), cleanObservation(prediction.text));
       const turns = history(row);
       const action = currentAction(row);
       return {
-        extracted,
+        prediction,
         at: [orders[0].real_at, orders[1].real_at],
         bodies: bothOrders(requestParams(sampling, routing, row), (i) => turingMessages(prompt.text, turns, action, orders[i])),
       };
@@ -203,13 +209,13 @@ export function pairwiseMode({ prompt, sampling, routing = {} }: ChoiceAsking, r
       const other = await reference.prediction(key);
       // A reference without a generation has nothing to compare with: final, as a missing row.
       if (other === undefined) return 'no-reference';
-      const candidate = extractPrediction(row.gen);
+      const candidate = predictionOf(row.gen);
       const truth = cleanObservation(groundTruth(row));
       const turns = history(row);
       const action = currentAction(row);
-      const orders = pairwiseOrders(cleanObservation(candidate), cleanObservation(other));
+      const orders = pairwiseOrders(cleanObservation(candidate.text), cleanObservation(other));
       return {
-        extracted: candidate,
+        prediction: candidate,
         reference: other,
         at: [orders[0].candidate_at, orders[1].candidate_at],
         bodies: bothOrders(requestParams(sampling, routing, row), (i) => pairwiseMessages(prompt.text, turns, action, orders[i], truth)),
@@ -243,7 +249,7 @@ function choiceStage(mode: ChoiceMode, { pool, parseAttempts }: ChoiceJudging): 
   const written = (key: string, at: readonly [Side, Side], outcomes: [OrderOutcome, OrderOutcome], ask?: ChoiceAsk) => ({
     [mode.field]: mode.result(key, at, outcomes, ask?.reference),
     ...rowStatus(outcomes),
-    ...(ask === undefined ? {} : { extracted_output: ask.extracted }),
+    ...(ask === undefined ? {} : { extracted_output: ask.prediction.text }),
   });
   const unasked = (key: string, why: Unasked) => {
     const none = notAsked(why);
@@ -258,12 +264,15 @@ function choiceStage(mode: ChoiceMode, { pool, parseAttempts }: ChoiceJudging): 
     job: (row, key, chat) => {
       // Settled before the row is queued, so such rows take no request slot.
       const why = mode.unasked(row, key);
-      if (why !== undefined) return async () => unasked(key, why);
+      if (why !== undefined) {
+        const own = ownPrediction(row);
+        return async () => withPrediction(unasked(key, why), own);
+      }
       return async (signal) => {
         const ask = await mode.ask(row, key);
-        if (typeof ask === 'string') return unasked(key, ask);
+        if (typeof ask === 'string') return withPrediction(unasked(key, ask), ownPrediction(row));
         const outcomes = await askBoth(pool, parseAttempts, encodeBoth(chat, ask.bodies), chat, signal, streak);
-        return outcomes && written(key, ask.at, outcomes, ask);
+        return outcomes && withPrediction(written(key, ask.at, outcomes, ask), ask.prediction);
       };
     },
   };

@@ -3,10 +3,10 @@ import { askUntilParsed, sumUsage } from './ask.js';
 import { combineRepeats } from './repeats.js';
 import { ParseStreak } from './parse-streak.js';
 import { fail } from '../errors.js';
-import { addUsage, requestParams, type Routing, type Sampling } from '../infer/index.js';
+import { addUsage, requestParams, tallyNoOutput, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
-import { NO_OUTPUT, cleanObservation, extractPrediction } from '../rubrics/index.js';
+import { cleanObservation, noOutput, predictionOf, type NoOutput, type Prediction } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { NO_GENERATION, judgeFailureOf, judgedOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
@@ -15,12 +15,36 @@ import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
 /**
+ * Whether a judged row's prediction holds no output, and why (null: it holds some), as the stage that extracted it
+ * decided: set on the fields a row's job returns under a symbol, so the tally reads it and the output file never holds
+ * it (the official fields stay as they are; score tells it from `gen`, as predictionNone does for a row read back).
+ */
+const NONE: unique symbol = Symbol('prediction without output');
+type WithNone = { [NONE]?: NoOutput | null };
+
+/** A judged row's fields with whether its prediction (undefined: the row has none) holds output. */
+export function withPrediction<F extends object>(fields: F, prediction: Prediction | undefined): F & WithNone {
+  return prediction === undefined ? fields : { ...fields, [NONE]: prediction.none ?? null };
+}
+
+/**
+ * Why a judged row's prediction holds no output; undefined when it holds some or there is none. A row its stage
+ * just wrote carries the fact (withPrediction); a row read back from the output (resumed) tells it from its
+ * generation, as score does.
+ */
+export function predictionNone(row: Record<string, unknown>): NoOutput | undefined {
+  const fact = (row as WithNone)[NONE];
+  if (fact !== undefined) return fact ?? undefined;
+  return typeof row.gen === 'string' ? noOutput(row.gen) : undefined;
+}
+
+/**
  * Counts, in `empty`, rows that have no prediction to judge because their inference failed, and in `noOutput` those
- * whose prediction was shown to the judge as "No output".
+ * whose prediction holds no output (shown to the judge as "No output").
  */
 function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
   if (judgeFailureOf(row) === 'no-generation' && row.error !== undefined) t.empty++;
-  if (row.extracted_output === NO_OUTPUT) t.noOutput++;
+  tallyNoOutput(t, predictionNone(row));
   addUsage(t, row.judge_usage as Usage | undefined);
 }
 
@@ -66,11 +90,15 @@ export function judgeStage(
             : { judge_repeats: Array.from({ length: repeat }, () => ({ ...NO_GRADES, ...none, judge_attempts: 0 })) };
         return async () => ({ ...none, ...repeats });
       }
-      const { body: request, extracted } = judgeRequest(row, rubrics, sampling, routing)!;
+      const { body: request, prediction } = judgeRequest(row, rubrics, sampling, routing)!;
       const body = chat.encode(request);
+      const extracted = prediction.text;
       /** Judgement number `n` (of --repeat's K). */
       const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal, streak);
-      return repeat === undefined ? (signal) => judgeOnce(signal, 0) : async (signal) => repeated(repeat, judgeOnce, signal, extracted);
+      return async (signal) => {
+        const fields = repeat === undefined ? await judgeOnce(signal, 0) : await repeated(repeat, judgeOnce, signal, extracted);
+        return fields && withPrediction(fields, prediction);
+      };
     },
   };
 }
@@ -185,17 +213,17 @@ export async function repeated(
   };
 }
 
-/** What the judge is asked about a row, and the prediction as extracted; undefined for a row without a generation. */
+/** What the judge is asked about a row, and the prediction it is shown (predictionOf); undefined for a row without a generation. */
 export function judgeRequest(row: PredictionRow, rubrics: RubricSet, sampling: Sampling, routing: Routing) {
   if (!row.gen) return undefined;
   const domain = domainOfTask(row.task);
   const rubric = rubrics.texts.get(domain);
   // The plan loads a rubric for every domain it can see; this catches a row whose domain only the full parse revealed.
   if (rubric === undefined) throw fail({ kind: 'no-rubric', domain, task: row.task });
-  const extracted = extractPrediction(row.gen);
+  const prediction = predictionOf(row.gen);
   const body = {
     ...requestParams(sampling, routing, row),
-    messages: judgeMessages(row, cleanObservation(extracted), cleanObservation(groundTruth(row)), rubric),
+    messages: judgeMessages(row, cleanObservation(prediction.text), cleanObservation(groundTruth(row)), rubric),
   };
-  return { body, extracted };
+  return { body, prediction };
 }

@@ -9,7 +9,7 @@ import type { RowChat, Stage } from '../runner/index.js';
 import { DIMENSIONS, NO_GENERATION, predictionRowSchema, type JudgeFailure } from '../schemas/index.js';
 import type { JudgeFields, JudgeRepeat, PanelEntry, PredictionRow, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
-import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest, repeated } from './judge.js';
+import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest, repeated, withPrediction } from './judge.js';
 import { ParseStreak } from './parse-streak.js';
 
 /** How a panel's grade of a dimension comes from its members' valid grades. */
@@ -65,7 +65,7 @@ export function panelStage(
     const built = judgeRequest(row, rubrics, sampling, routing);
     if (!built) return undefined;
     const before = earlier(key);
-    const kept = before?.extracted === digest(built.extracted) ? before.entries : [];
+    const kept = before?.extracted === digest(built.prediction.text) ? before.entries : [];
     return { ...built, kept: members.map((m) => kept.find((e) => e.judge === m.name && isFinal(e))) };
   };
   /** What a member asks of a row: its request, K times with --repeat (each its own place in the member's requests). */
@@ -85,7 +85,8 @@ export function panelStage(
         const none = { total_score: 0, failed: 1, error_message: NO_GENERATION, judge_failure: 'no-generation' } as const;
         return async () => ({ ...none, panel: members.map((m) => ({ judge: m.name, scores: { ...NO_GRADES }, ...none })) });
       }
-      const { body: request, extracted, kept } = pending(row, key)!;
+      const { body: request, prediction, kept } = pending(row, key)!;
+      const extracted = prediction.text;
       // Each member's body is encoded now (its pool's model), while the row is in hand; a kept judgement is reused as it is.
       const work = members.map((m, n) => {
         if (kept[n]) return kept[n];
@@ -103,7 +104,8 @@ export function panelStage(
           }),
         );
         if (entries.some((e) => e === undefined)) return undefined;
-        return { ...combinePanel(entries as PanelEntry[], rule), extracted_output: extracted, ...panelUsage(entries as PanelEntry[]) };
+        const all = entries as PanelEntry[];
+        return withPrediction({ ...combinePanel(all, rule), extracted_output: extracted, ...panelUsage(all) }, prediction);
       };
     },
   };

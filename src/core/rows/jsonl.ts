@@ -241,10 +241,10 @@ export class JsonlAppender {
     private readonly handle: WriteHandle,
   ) {}
 
-  /** `signal` ends a wait for a FIFO's reader (openForWriting). */
-  static async open(path: string, signal?: AbortSignal): Promise<JsonlAppender> {
+  /** `signal` ends a wait for a FIFO's reader, `waiting` is told when one begins (openForWriting). */
+  static async open(path: string, signal?: AbortSignal, waiting?: () => void): Promise<JsonlAppender> {
     try {
-      return new JsonlAppender(path, await openForWriting(path, 'a', signal));
+      return new JsonlAppender(path, await openForWriting(path, 'a', signal, waiting));
     } catch (err) {
       throw fileError(path, err);
     }

@@ -5,6 +5,7 @@
  */
 export { OFFICIAL_FILE, loadModePrompt, loadRubrics, rubricsSetting } from './rubrics.js';
 export type { ModePrompt, RubricSet } from './rubrics.js';
-export { NO_OUTPUT, NO_OUTPUT_MIN_ROWS, NO_OUTPUT_SHARE, cleanObservation, extractPrediction, judgedTexts, noOutput } from './prediction-text.js';
+export { NO_OUTPUT, NO_OUTPUT_MIN_ROWS, NO_OUTPUT_SHARE, cleanObservation, extractPrediction, judgedTexts, noOutput, predictionOf } from './prediction-text.js';
+export type { NoOutput, Prediction } from './prediction-text.js';
 export { lastBlock, stripThink } from './think.js';
 export type { RubricsFault, RubricsNotice } from './faults.js';

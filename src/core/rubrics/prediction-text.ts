@@ -16,37 +16,48 @@ export const NO_OUTPUT_MIN_ROWS = 20;
 const OBSERVATION_MARKER = '**Environment Observation:**';
 
 /**
- * The prediction in a world-model generation (recorded as
- * extracted_output): think blocks removed, then the content of the last
- * <predicted_observation> block (unclosed: to the end) when there is one,
- * else the whole cleaned text, `No output` when that is empty; trimmed. An
- * unclosed `<think>` ends at the observation tag, so a model that forgets to
- * close its reasoning still gets its observation judged.
+ * Why a generation that came back holds no output: `unclosed-think` when a `<think>` is never closed (a server without a
+ * reasoning parser sends the model's thinking, and a reply cut off mid-thought ends there too), `reasoning-only` when
+ * closed reasoning is all there is, `blank` otherwise (white space, an empty observation block).
  */
-export function extractPrediction(gen: string, tag = OBSERVATION_TAG): string {
-  const cleaned = stripThink(gen, tag);
-  const block = lastBlock(cleaned, tag);
-  return block === undefined ? cleaned.trim() || NO_OUTPUT : block.trim();
+export type NoOutput = 'unclosed-think' | 'reasoning-only' | 'blank';
+
+/**
+ * A generation's prediction: `text`, what the judge is shown and extracted_output records, and `none`, why it holds no
+ * output (undefined when it holds some). Whether a prediction has output is this fact, never a comparison of `text`
+ * with NO_OUTPUT: a model may well predict the words "No output".
+ */
+export interface Prediction {
+  text: string;
+  none?: NoOutput;
 }
 
 /**
- * Why a generation that came back holds no output (extractPrediction finds
- * nothing): `unclosed-think` when a `<think>` is never closed (a server
- * without a reasoning parser sends the model's thinking, and a reply cut off
- * mid-thought ends there too), `reasoning-only` when closed reasoning is all
- * there is, `blank` otherwise (white space, an empty observation block).
- * undefined for a generation with output, and for an empty one (no reply
- * content: counted apart, as a failure).
+ * The prediction in a world-model generation: think blocks removed, then the content of the last
+ * <predicted_observation> block (unclosed: to the end) when there is one, else the whole cleaned text, `No output`
+ * when that is empty; trimmed. An unclosed `<think>` ends at the observation tag, so a model that forgets to close its
+ * reasoning still gets its observation judged. An empty generation (no reply content: a failed inference, counted
+ * apart) has no `none`.
  */
-export function noOutput(gen: string, tag = OBSERVATION_TAG): 'unclosed-think' | 'reasoning-only' | 'blank' | undefined {
-  if (gen === '') return undefined;
+export function predictionOf(gen: string, tag = OBSERVATION_TAG): Prediction {
   const cleaned = stripThink(gen, tag);
   const block = lastBlock(cleaned, tag);
-  if ((block ?? cleaned).trim() !== '') return undefined;
+  const kept = (block ?? cleaned).trim();
+  const text = block === undefined ? kept || NO_OUTPUT : kept;
+  if (kept !== '' || gen === '') return { text };
   const opens = gen.match(/<think>/gi)?.length ?? 0;
   const closes = gen.match(/<\/think>/gi)?.length ?? 0;
-  if (opens > closes) return 'unclosed-think';
-  return opens + closes > 0 ? 'reasoning-only' : 'blank';
+  return { text, none: opens > closes ? 'unclosed-think' : opens + closes > 0 ? 'reasoning-only' : 'blank' };
+}
+
+/** The prediction's text (predictionOf), as extracted_output records it. */
+export function extractPrediction(gen: string, tag = OBSERVATION_TAG): string {
+  return predictionOf(gen, tag).text;
+}
+
+/** Why a generation holds no output (predictionOf); undefined when it holds some, and for an empty one. */
+export function noOutput(gen: string, tag = OBSERVATION_TAG): NoOutput | undefined {
+  return predictionOf(gen, tag).none;
 }
 
 /**

@@ -37,7 +37,9 @@ export type StageEvent =
   | { type: 'row'; domain: string; ok: boolean; error?: string }
   /** A row kept from an earlier run whose final result is a failure (not asked again without --retry-failed). */
   | { type: 'kept-failure'; domain: string; error?: string }
-  | { type: 'stopping' };
+  | { type: 'stopping' }
+  /** The output is a FIFO nothing reads yet: the run waits for a reader before it sends any row. */
+  | { type: 'waiting-for-reader'; output: string };
 
 export interface RunOptions {
   output: string;
@@ -151,7 +153,9 @@ async function runBegun<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: 
   const { resumed, tallies } = found;
   const manifest = await resume(stage, opts, found);
 
-  const writer = await OutputWriter.open(opts.output, stage.outputFields, opts.stop);
+  const writer = await OutputWriter.open(opts.output, stage.outputFields, opts.stop, () =>
+    opts.onEvent?.({ type: 'waiting-for-reader', output: opts.output }),
+  );
   const inputs = await PlanInputs.open(plan);
   const slots = new Dispatcher(opts.concurrency, undefined, opts.graceMs);
   const onAbort = () => slots.cancel();

@@ -96,9 +96,9 @@ export class OutputWriter {
     private readonly replaced: readonly string[],
   ) {}
 
-  /** `signal` ends a wait for a FIFO's reader. */
-  static async open(path: string, replaced: readonly string[], signal?: AbortSignal): Promise<OutputWriter> {
-    return new OutputWriter(await JsonlAppender.open(path, signal), replaced);
+  /** `signal` ends a wait for a FIFO's reader, `waiting` is told when one begins. */
+  static async open(path: string, replaced: readonly string[], signal?: AbortSignal, waiting?: () => void): Promise<OutputWriter> {
+    return new OutputWriter(await JsonlAppender.open(path, signal, waiting), replaced);
   }
 
   write(line: Buffer, fields: Record<string, unknown>): Promise<void> {

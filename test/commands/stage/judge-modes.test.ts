@@ -146,7 +146,15 @@ test('--repeat 3 stores three judgements per row and score reports the judge noi
 
 test('turing resumes after a kill without asking finished rows again', async () => {
   const cand = await predictions('cand', 'CAND');
-  server.setOptions({ reply: judges.spotter!, latencyMs: 40 });
+  // Three rows (both orders each) answered, the rest held until the run is killed: it is killed with exactly three done.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let asked = 0;
+  const heldAfterThree: ReplyFn = async (req, ctx) => {
+    if (++asked > 6) await held;
+    return judges.spotter!(req, ctx);
+  };
+  server.setOptions({ reply: heldAfterThree, latencyMs: 0 });
   server.log.length = 0;
   const out = join(dir, 'resume.jsonl');
   const args = [
@@ -168,10 +176,11 @@ test('turing resumes after a kill without asking finished rows again', async () 
   await waitForLines(out, 3, exited);
   child.kill('SIGKILL');
   await exited;
+  release();
   const first = await readRows('resume.jsonl').catch(() => []);
   const finished = first as unknown as SynthRow[];
-  assert.ok(finished.length >= 3 && finished.length < N);
-  server.setOptions({ latencyMs: 0 });
+  assert.equal(finished.length, 3);
+  server.setOptions({ reply: judges.spotter! });
   server.log.length = 0;
   const r = await runAwb(args);
   assert.equal(r.code, 0, r.stderr);

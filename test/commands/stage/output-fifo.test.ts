@@ -7,6 +7,8 @@ import { after, describe, it } from 'node:test';
 import { runAwb, startAwb } from '../../support/cli.js';
 import { judgeReply, makeDataset, stackLines, tempDirs, waitFor, worldReply } from '../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
+import { worded } from '../../../src/commands/words/index.js';
+import { RUN_WORDS } from '../../../src/commands/words/stage/run.js';
 
 const temps = tempDirs('outputs');
 after(() => temps.cleanup());
@@ -24,15 +26,16 @@ describe('awb infer -o FIFO with no reader', () => {
     mkfifo(fifo);
     const s = await server({ reply: worldReply });
     const run = startAwb(inferArgs(s.url, data.dir, fifo));
-    // The endpoint check comes first; the output is opened after it.
-    await waitFor(() => s.stats.modelListRequests + s.stats.requests > 0, run.exited, 'the endpoint check');
-    await new Promise((r) => setTimeout(r, 300));
+    // Told once awb waits for a reader (after the endpoint check): the signal comes during that wait, however slow the machine.
+    const waiting = RUN_WORDS.waitingForReader('infer', fifo);
+    await waitFor(() => run.stderr().includes(waiting), run.exited, 'the wait for a reader');
     run.child.kill('SIGTERM');
     const killer = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
     const r = await run.exited;
     clearTimeout(killer);
     assert.equal(r.signal, null, 'awb had to be killed');
     assert.equal(r.code, 130, r.stderr);
+    assert.ok(r.stderr.includes(worded({ kind: 'stream-never-read', path: fifo }, 'awb').message), r.stderr);
     assert.deepEqual(stackLines(r.stderr), [], r.stderr);
     assert.deepEqual(readdirSync(dir).sort(), ['data', 'rows.fifo']);
   });
@@ -57,6 +60,8 @@ describe('awb infer and judge -o FIFO with a reader', () => {
     assert.equal(infer.r.code, 0, infer.r.stderr);
     assert.equal(infer.rows.length, 3);
     assert.doesNotMatch(infer.r.stderr, /judge it with|--predictions/);
+    // Its reader was there before it: no wait to tell.
+    assert.ok(!infer.r.stderr.includes(RUN_WORDS.waitingForReader('infer', join(dir, 'p.fifo'))), infer.r.stderr);
     const predictions = join(dir, 'p.jsonl');
     writeFileSync(predictions, infer.rows.join('\n') + '\n');
     const j = await server({ reply: judgeReply });

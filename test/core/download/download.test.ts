@@ -178,7 +178,10 @@ describe('downloadDataset into a folder (--dir)', () => {
   });
 
   it('keeps in the record the domains another download put into the folder while it ran', { timeout: 300_000 }, async () => {
-    const server = await hub({ files: { ...FILES, 'search_test.jsonl': bigRows() }, slowBodyMs: 100 });
+    // The search download is held mid-file until the mcp one has ended, however fast either goes.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const server = await hub({ files: { ...FILES, 'search_test.jsonl': bigRows() }, heldBody: { 'search_test.jsonl': held } });
     const dir = join(tmp, 'data');
     let started = false;
     let ended = false;
@@ -193,6 +196,7 @@ describe('downloadDataset into a folder (--dir)', () => {
     await waitFor(() => started, slow, 'the search download to start');
     await downloadDataset({ repo: 'Qwen/AgentWorldBench', revision: 'main', dir, hubUrl: server.url, domains: ['mcp'] });
     assert.equal(ended, false, 'the mcp download ended while the search download ran');
+    release();
     await slow;
     assert.deepEqual(
       (await readDatasetOrigin(dir))?.files.map((f) => f.domain),

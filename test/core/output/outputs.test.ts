@@ -95,9 +95,14 @@ describe('writeAtomically', () => {
     const fifo = join(dir, 'out.fifo');
     mkfifo(fifo);
     const stop = new AbortController();
-    const waiting = JsonlAppender.open(fifo, stop.signal);
-    setTimeout(() => stop.abort(), 150);
+    // Aborted once the wait has begun (the first try found no reader), however slow the machine.
+    let told = 0;
+    const waiting = JsonlAppender.open(fifo, stop.signal, () => {
+      told++;
+      stop.abort();
+    });
     await assert.rejects(waiting, isFault('stream-never-read', { path: fifo }));
+    assert.equal(told, 1);
     assert.deepEqual(readdirSync(dir), ['out.fifo']);
   });
 

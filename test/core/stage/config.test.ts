@@ -13,11 +13,11 @@ import {
   type DisplayEvent,
   type InferConfig,
   type JudgeConfig,
-  type RunConfig,
 } from '../../../src/core/stage/index.js';
 import { inferSettings, judgeSettings, poolSettings } from '../../../src/core/stage/settings.js';
 import { manifestPathFor } from '../../../src/core/schemas/index.js';
 import { isFault } from '../../support/fault-kind.js';
+import { KEY, RUN } from '../../support/stage-config.js';
 import { startOpenAIServer, type FakeServer } from '../../support/openai-server.js';
 import { tempDirs } from '../../support/dataset.js';
 
@@ -26,38 +26,6 @@ import { tempDirs } from '../../support/dataset.js';
  * own kind, the manifest's settings come from where each config field is placed, and runInfer
  * tells its display typed events.
  */
-
-const RUN: RunConfig = {
-  domains: undefined,
-  shard: undefined,
-  concurrency: 4,
-  temperature: 0.6,
-  maxTokens: 100,
-  extraBody: undefined,
-  timeout: 30_000,
-  maxRetries: 0,
-  maxInflightMb: 32,
-  onBadRow: 'stop',
-  grace: 1,
-  maxReplyMb: 16,
-  stream: false,
-  streamIdle: 60_000,
-  batch: false,
-  batchPoll: 30_000,
-  batchMaxLines: 50_000,
-  batchMaxMb: 200,
-  dryRun: false,
-  retryFailed: false,
-  label: undefined,
-  force: false,
-  pace: true,
-  preflight: true,
-  promptCacheKey: false,
-  maxCost: undefined,
-  priceInput: undefined,
-  priceOutput: undefined,
-};
-const KEY = { apiKey: 'EMPTY', key: { from: 'none', option: '--model-api-key', variables: [], emptyVariables: [] } } as const;
 
 const infer = (o: Partial<InferConfig> = {}): InferConfig => ({
   ...RUN,

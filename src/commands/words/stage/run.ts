@@ -51,6 +51,8 @@ export const RUN_WORDS = {
     return `${stage}: resuming: ${parts.join(', ')}`;
   },
   toDo: (stage: string, todo: number, total: number) => `${stage}: ${todo} of ${total} rows to do`,
+  waitingForReader: (stage: string, output: string) =>
+    `${stage}: waiting for something to read ${visible(output)} (a FIFO): no row is sent until it is read`,
   heldForRoom: (n: number) =>
     `${n} ${n === 1 ? 'row' : 'rows'} waited for room under --max-inflight-mb; a larger budget keeps more in flight, at the cost of memory`,
   /** `what`: what happened to the rows, as a summary column words it ("came back empty"). */
