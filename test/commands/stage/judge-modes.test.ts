@@ -7,6 +7,7 @@ import { asks, judges, realAt } from '../../support/choice-judges.js';
 import { runAwb, startAwb } from '../../support/cli.js';
 import { rowMarker, synthRows, tempDirs, waitForLines, type SynthRow } from '../../support/dataset.js';
 import { sampleSd } from '../../../src/core/score/index.js';
+import { noticed } from '../../../src/commands/words/index.js';
 
 /* The judge modes end to end through the binary, against local judges of known bias (issue 14). */
 
@@ -79,16 +80,19 @@ test('turing: a judge that always spots the real observation fools 0%, one alway
   const csv = await runAwb(['score', join(dir, 'turing-alwaysA.jsonl'), '--format', 'csv']);
   assert.match(csv.stdout, /turing,Overall,fooling_rate,50,/);
   // Score counts no tokens of a choice mode: prices given for it say so rather than pass in silence.
-  const priced = await runAwb(['score', join(dir, 'turing-alwaysA.jsonl'), '--price-input', '2', '--price-output', '8']);
+  const alwaysA = join(dir, 'turing-alwaysA.jsonl');
+  const priced = await runAwb(['score', alwaysA, '--price-input', '2', '--price-output', '8']);
   assert.equal(priced.code, 0, priced.stderr);
-  assert.match(priced.stderr, /warning: .*turing-alwaysA\.jsonl.*turing.*--price.*manifest/);
-  assert.doesNotMatch(table.stderr, /--price/);
+  const unpriced = noticed({ kind: 'choice-file-unpriced', file: alwaysA, mode: 'turing', manifest: `${alwaysA}.manifest.json` });
+  assert.ok(priced.stderr.includes(`awb: warning: ${unpriced}\n`), priced.stderr);
+  assert.ok(!table.stderr.includes(unpriced), table.stderr);
   // --by-judge on a file of one judge: its figures alone, and a note that there is no panel to take apart.
-  const single = await runAwb(['score', join(dir, 'turing-alwaysA.jsonl'), '--by-judge', '--format', 'csv']);
+  const single = await runAwb(['score', alwaysA, '--by-judge', '--format', 'csv']);
   assert.equal(single.code, 0, single.stderr);
-  assert.match(single.stderr, /turing-alwaysA\.jsonl: judged by one judge, no panel/);
+  const noPanel = noticed({ kind: 'choice-file-no-panel', file: alwaysA, mode: 'turing' });
+  assert.ok(single.stderr.includes(`awb: warning: ${noPanel}\n`), single.stderr);
   assert.equal(single.stdout, csv.stdout);
-  assert.doesNotMatch(csv.stderr, /no panel/);
+  assert.ok(!csv.stderr.includes(noPanel), csv.stderr);
 });
 
 test('pairwise: always the candidate 100, always the reference 0, always A 50; rows missing from the reference are listed and not sent', async () => {
