@@ -341,10 +341,12 @@ describe('awb infer --shard, then awb merge', () => {
   it('without -o, the shards of a run get default files of their own (-shard-K-of-N), side by side, that merge joins', async () => {
     const cwd = p('defaults');
     await mkdir(cwd);
+    // infer's default folder is the current one's results/ (a process of its own there); judge's is beside the
+    // predictions, named whole here, so judge runs in the test's process.
     const run = async (args: string[]) => {
       const at = args.indexOf('--output');
       const argv = [...args.slice(0, at), ...args.slice(at + 2)];
-      const r = await runAwb(argv, { cwd });
+      const r = await runAwb(argv, argv[0] === 'infer' ? { cwd } : {});
       assert.equal(r.code, 0, `awb ${argv.join(' ')} failed (${r.code}):\n${r.stderr}`);
     };
     const folder = join(cwd, 'results', 'wm');
