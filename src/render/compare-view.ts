@@ -81,7 +81,7 @@ export function compareView(report: ComparePage): View {
   ];
   if (result.changed.length) {
     grids.push({
-      title: `The ${result.changed.length} row(s) that changed most (total score, 0-100; the command below shows them)`,
+      title: report.words.compare.changedTitle(result.changed.length),
       columns: [left('Row (domain/id/turn)'), right('Baseline'), right('Candidate'), right('Delta')],
       rows: result.changed.map((r) => ({
         cells: [

@@ -222,7 +222,7 @@ export function scoreView(report: ScoreReport, words: NoteWords): View {
   ];
   for (const run of withMembers(report.runs)) grids.push(detailGrid(run));
   if (report.byTurn) grids.push(turnGrid(withMembers(report.runs)));
-  const usage = usageGrid(report);
+  const usage = usageGrid(report, words.method);
   if (usage) grids.push(usage);
   const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best)) ? words.best : undefined;
   return {
@@ -330,7 +330,7 @@ function hitRatio(t: UsageTotals): string {
   return r === undefined ? '-' : `${(r * 100).toFixed(1)}%`;
 }
 
-function usageGrid(report: ScoreReport): Grid | undefined {
+function usageGrid(report: ScoreReport, words: MethodWords): Grid | undefined {
   const runs = withMembers(report.runs).filter((r) => hasUsage(r.usage));
   if (!runs.length) return undefined;
   const prices = report.prices;
@@ -364,9 +364,7 @@ function usageGrid(report: ScoreReport): Grid | undefined {
     }
   }
   return {
-    title: prices
-      ? `Usage and cost (USD per million input/output tokens: infer ${stagePrices(prices.infer)}, judge ${stagePrices(prices.judge)})`
-      : 'Usage (tokens; --price-input/--price-output, or --price-model-*/--price-judge-* per stage, turn them into cost)',
+    title: words.usageTitle(prices && { infer: stagePrices(prices.infer), judge: stagePrices(prices.judge) }),
     columns: [
       left('Run'),
       left('Domain'),

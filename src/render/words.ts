@@ -50,6 +50,8 @@ export interface CompareWords {
   /** JSON's `intervals.method`: the intervals' method, briefly. */
   intervalsMethod: string;
   verdict: string;
+  /** The title of the table of the rows that changed most. */
+  changedTitle: (rows: number) => string;
   /** The command that shows the rows that changed most, ready to paste. */
   rowsCommand: (command: string) => string;
 }
@@ -68,6 +70,8 @@ export interface MethodWords {
   /** --by-judge on a run judged by one judge. */
   singleJudge: (label: string, judge: string | undefined) => string;
   published: string;
+  /** The usage table's title: with each stage's prices ("$1/$4"), or how to give them. */
+  usageTitle: (prices: { infer: string; judge: string } | undefined) => string;
 }
 
 /** What `awb drift` says around its tables. */

@@ -95,5 +95,6 @@ export const COMPARE_LINES: CompareWords = {
   intervalsMethod:
     'cluster-robust t over trajectories (domain + id), paired: CR2 standard error (leverage-corrected), Bell-McCaffrey degrees of freedom; Overall: Welch-Satterthwaite',
   verdict: 'Verdict: "worse"/"better" when that interval excludes 0 (each line on its own, not corrected for the number of lines).',
+  changedTitle: (rows) => `The ${rows} row(s) that changed most (total score, 0-100; the command below shows them)`,
   rowsCommand: (command) => `The rows that changed most, prediction beside ground truth: ${command}`,
 };

@@ -21,6 +21,10 @@ export const METHOD_WORDS: MethodWords = {
   panelMember:
     "(judge NAME): one member of the panel on its own, from its grades in each row's panel (its judge tokens only); never marked best.",
   singleJudge: (label, judge) => `${label}: judged by one judge (${judge ?? 'unknown'}), no panel: --by-judge shows that judge's table alone.`,
+  usageTitle: (prices) =>
+    prices
+      ? `Usage and cost (USD per million input/output tokens: infer ${prices.infer}, judge ${prices.judge})`
+      : 'Usage (tokens; --price-input/--price-output, or --price-model-*/--price-judge-* per stage, turn them into cost)',
   published: `(published): ${PUBLISHED_SOURCE}, judged by ${PUBLISHED_JUDGE}; no intervals or micro Overall there.`,
 };
 

@@ -86,6 +86,7 @@ export function renderSamples(): Array<[string, string]> {
     ['compare domains', c.domains(['MCP', 'OS'])],
     ['compare intervals', c.intervals],
     ['compare verdict', c.verdict],
+    ['compare changed title', c.changedTitle(10)],
     ['compare intervals method (json)', c.intervalsMethod],
     ['gate rule (json)', g.rule],
     ['compare rows command', c.rowsCommand('awb rows cand.jsonl web/5/1 os/3/2')],
@@ -100,6 +101,8 @@ export function renderSamples(): Array<[string, string]> {
     ['method single judge', m.singleJudge('qwen3-8b', 'gpt-4o')],
     ['method single judge, unknown', m.singleJudge('old', undefined)],
     ['method published', m.published],
+    ['usage title', m.usageTitle(undefined)],
+    ['usage title, priced', m.usageTitle({ infer: '$0.2/$0.8', judge: '$1.25/$10 (cached input $0.125)' })],
     ['best marks, bold', NOTE_WORDS.best.bold],
     ['best marks, star', NOTE_WORDS.best.star],
     [
