@@ -1,9 +1,13 @@
 // The checks named on the command line, side by side (each tool is single-threaded); fails if any does.
-// npm test runs them all before the tests. The build only emits (tsc --noCheck): `types` checks src and test, and an
+// npm test runs them all (scripts/test.mjs): the build first, the others beside the test files. The build only emits (tsc --noCheck): `types` checks src and test, and an
 // install from git (`prepare`) must not fail on the types of a newer dependency in range.
 import { spawn } from 'node:child_process';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const CHECKS = {
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export const CHECKS = {
   eslint: ['eslint', ['--cache', '--cache-location', 'node_modules/.cache/eslint/', '.']],
   prettier: ['prettier', ['--check', '--cache', '.']],
   types: ['tsc', ['--noEmit', '-p', 'tsconfig.json']],
@@ -13,21 +17,35 @@ const CHECKS = {
   structure: ['node', ['scripts/structure.mjs']],
 };
 
-const run = ([cmd, args]) =>
-  new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: 'inherit', shell: process.platform === 'win32' });
-    child.on('error', (err) => {
-      console.error(`checks: ${cmd}: ${err.message}`);
-      resolve(1);
+/**
+ * Runs one check; resolves to its exit code and, when `quiet`, what it printed (for the caller to show when it fails).
+ */
+export function check(name, { quiet = false } = {}) {
+  const [cmd, args] = CHECKS[name];
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      // The tools of node_modules/.bin, as npm run finds them, for a run by plain node too.
+      env: { ...process.env, PATH: [join(ROOT, 'node_modules', '.bin'), process.env.PATH].join(delimiter) },
+      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      shell: process.platform === 'win32',
     });
-    child.on('close', (code) => resolve(code ?? 1));
+    const output = [];
+    child.stdout?.on('data', (d) => output.push(d));
+    child.stderr?.on('data', (d) => output.push(d));
+    child.on('error', (err) => resolve({ name, code: 1, output: `checks: ${cmd}: ${err.message}\n` }));
+    child.on('close', (code) => resolve({ name, code: code ?? 1, output: Buffer.concat(output).toString() }));
   });
-
-const names = process.argv.slice(2);
-const unknown = names.filter((n) => !(n in CHECKS));
-if (!names.length || unknown.length) {
-  console.error(`checks: name some of ${Object.keys(CHECKS).join(', ')}${unknown.length ? ` (not ${unknown.join(', ')})` : ''}`);
-  process.exit(2);
 }
-const codes = await Promise.all(names.map((n) => run(CHECKS[n])));
-process.exitCode = codes.some((c) => c !== 0) ? 1 : 0;
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((n) => !(n in CHECKS));
+  if (!names.length || unknown.length) {
+    console.error(`checks: name some of ${Object.keys(CHECKS).join(', ')}${unknown.length ? ` (not ${unknown.join(', ')})` : ''}`);
+    process.exit(2);
+  }
+  const results = await Promise.all(names.map((n) => check(n)));
+  for (const r of results) if (r.output) console.error(r.output.trimEnd());
+  process.exitCode = results.some((r) => r.code !== 0) ? 1 : 0;
+}

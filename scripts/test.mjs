@@ -3,7 +3,8 @@
 // compiler tsx runs) turns every .ts file into JavaScript in a copy of the project, and node runs the copy's files
 // plainly. The copy holds every file the tests read (sources included), so paths taken from import.meta.url resolve as
 // in the project; node_modules and dist are linked. One file while editing: `node --import tsx --test FILE`.
-// `node scripts/test.mjs [FILE.test.ts …]` runs the files named, else all of test/.
+// `node scripts/test.mjs [FILE.test.ts …]` runs the files named; without any, it is npm test: the build (the tests run
+// dist/), then every file of test/ with the other checks side by side, since the files leave a core idle at times.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readdir, rm, symlink } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { check } from './checks.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // One copy per checkout, so two worktrees' suites never share one.
@@ -22,6 +24,13 @@ const SKIPPED = new Set(['.git', '.bench', 'results']);
 async function filesUnder(dir, suffix) {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile() && e.name.endsWith(suffix)).map((e) => join(e.parentPath, e.name));
+}
+
+const named = process.argv.slice(2).map((f) => relative(ROOT, resolve(f)));
+let checks = Promise.resolve([]);
+if (!named.length) {
+  if ((await check('build')).code !== 0) process.exit(1);
+  checks = Promise.all(['eslint', 'prettier', 'types', 'docs', 'structure'].map((n) => check(n, { quiet: true })));
 }
 
 await rm(COPY, { recursive: true, force: true });
@@ -44,7 +53,6 @@ await build({
   logLevel: 'error',
 });
 
-const named = process.argv.slice(2).map((f) => relative(ROOT, resolve(f)));
 const tests = (named.length ? named : (await filesUnder(join(COPY, 'test'), '.test.ts')).map((f) => relative(COPY, f)))
   .map((f) => f.replace(/\.ts$/, '.js'))
   .sort();
@@ -52,6 +60,8 @@ const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test
   cwd: COPY,
   stdio: 'inherit',
 });
-child.on('close', (code, signal) => {
-  process.exitCode = code ?? (signal ? 1 : 0);
-});
+const [code, signal] = await new Promise((done) => child.on('close', (...end) => done(end)));
+const failed = (await checks).filter((c) => c.code !== 0);
+for (const c of failed) console.error(`\ncheck ${c.name} failed:\n${c.output.trimEnd()}`);
+if (!named.length && !failed.length) console.log('\nchecks passed: build, eslint, prettier, types, docs, structure');
+process.exitCode = code !== 0 || signal || failed.length ? 1 : 0;
