@@ -290,7 +290,7 @@ export function resumeCommand(secrets: readonly (string | undefined)[], set?: { 
 /** The plan (and, with --on-bad-row skip, each row skipped) as lines on stderr. */
 export function reportEvent(stage: string, e: StageEvent, output: string): void {
   if (e.type === 'bad') err(terminal().errColor.yellow(RUN_WORDS.skippedBadRow(stage, e.bad.message)));
-  if (e.type === 'outside') err(terminal().errColor.yellow(`${stage}: ${visible(e.message)}`));
+  if (e.type === 'outside') err(terminal().errColor.yellow(RUN_WORDS.outside(stage, e)));
   if (e.type === 'waiting-for-reader') err(RUN_WORDS.waitingForReader(stage, e.output));
   if (e.type === 'mixed') {
     err(terminal().errColor.yellow(RUN_WORDS.forcedOverMixed(stage, e.rows, output, e.differences)));

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { domainOfTask } from '../domains.js';
 import { fail } from '../errors.js';
-import { counted } from '../shown.js';
 import { createFolders, refuseOverInputs } from '../files.js';
 import { displayKey, type BadRow, type BadRowMode, type LinePlan } from '../rows/index.js';
 import { manifestPathFor, type DatasetRow, type Manifest, type ManifestSettings, type MixedRun } from '../schemas/index.js';
@@ -33,7 +32,7 @@ export type StageEvent =
   /** --force resumed into rows made under other or unknown settings: the manifest records the file as mixed. */
   | { type: 'mixed'; rows: number; differences: string[] }
   /** A resume into an output holding rows the run's data does not (--force, or the data has bad rows): kept, not counted. */
-  | { type: 'outside'; message: string }
+  | { type: 'outside'; output: string; rows: number; first: string; forced: boolean }
   | { type: 'row'; domain: string; ok: boolean; error?: string }
   /** A row kept from an earlier run whose final result is a failure (not asked again without --retry-failed). */
   | { type: 'kept-failure'; domain: string; error?: string }
@@ -294,11 +293,7 @@ async function examine<S extends z.ZodType<DatasetRow>>(stage: Stage<S>, opts: E
     if (!opts.force && !(await someBad(plan, stage.schema))) {
       throw fail({ kind: 'output-from-other-data', output: opts.output, ...outside });
     }
-    const what = `${opts.output} holds ${counted(outside.rows, 'row')} that the data of this run does not (the first at ${outside.first})`;
-    opts.onEvent?.({
-      type: 'outside',
-      message: `${what}: ${opts.force ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
-    });
+    opts.onEvent?.({ type: 'outside', output: opts.output, ...outside, forced: opts.force });
   }
   // Kept, they would be scored as this input's: --force mixes settings, never a prediction with another's judgement.
   if (otherPredictions.rows) {

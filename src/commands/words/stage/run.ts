@@ -52,6 +52,9 @@ export const RUN_WORDS = {
   /** `cached` undefined: the server did not report cached tokens. */
   tokens: (prompt: number, cached: number | undefined, completion: number) =>
     `tokens: ${prompt} prompt (${cached === undefined ? 'cached tokens not reported' : `${cached} cached, ${((cached / prompt) * 100).toFixed(1)}% hit`}), ${completion} completion`,
+  /** A resume into an output holding rows the run's data does not: kept in the file, not counted. */
+  outside: (stage: string, e: { output: string; rows: number; first: string; forced: boolean }) =>
+    `${stage}: ${visible(e.output)} holds ${counted(e.rows, 'row')} that the data of this run does not (the first at ${visible(e.first)}): ${e.forced ? '--force keeps them' : 'they stay'} in the file, not counted in this run`,
   interruptedDuringCheck: (stage: string) => `${stage} interrupted during the endpoint check: nothing was sent or written`,
   stopping: (stage: string) => `${stage}: stopping: no new requests; waiting for the ones in flight`,
   signalAgain: (stage: string, signal: string) => `${stage}: ${signal} again: cancelling the requests in flight`,

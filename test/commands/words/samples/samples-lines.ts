@@ -11,6 +11,8 @@ export function lineSamples(): Array<[string, string]> {
     ['run summary all', RUN_WORDS.summaryAll],
     ...Object.entries(RUN_WORDS.summaryWarn).map(([k, warn]): [string, string] => [`run summary warn ${k}`, RUN_WORDS.checkRows(3, warn)]),
     ['run empty reply', RUN_WORDS.emptyReply],
+    ['run outside rows kept', RUN_WORDS.outside('infer', { output: 'out.jsonl', rows: 2, first: 'out.jsonl:3', forced: false })],
+    ['run outside rows forced', RUN_WORDS.outside('judge', { output: 'judged.jsonl', rows: 1, first: 'judged.jsonl:1', forced: true })],
     ['run top reason', RUN_WORDS.topReason(12, 'HTTP 500: upstream error')],
     ['run step heading', RUN_WORDS.stepHeading('judge')],
     ['option compare takes two', OPTION_WORDS.compareTakesTwo(3)],
