@@ -61,6 +61,8 @@ const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test
   stdio: 'inherit',
 });
 const [code, signal] = await new Promise((done) => child.on('close', (...end) => done(end)));
+// The copy is made afresh each run: nothing of it is left in the temporary folder.
+await rm(COPY, { recursive: true, force: true });
 const failed = (await checks).filter((c) => c.code !== 0);
 for (const c of failed) console.error(`\ncheck ${c.name} failed:\n${c.output.trimEnd()}`);
 if (!named.length && !failed.length) console.log('\nchecks passed: build, eslint, prettier, types, docs, structure');
