@@ -27,6 +27,26 @@ async function filesUnder(dir, suffix) {
   return entries.filter((e) => e.isFile() && e.name.endsWith(suffix)).map((e) => join(e.parentPath, e.name));
 }
 
+// Started first, in this order (node --test starts the files in the order given, three at a time; the rest follow by
+// name): the files that mostly wait, so their waits overlap the others' work, and the longest, so that none of them is
+// left running alone at the end.
+const FIRST = [
+  'test/commands/stage/rate-limit.test.ts', // paced by rate limits' "minutes" of 1–2 s: about 30 s, most of it waiting
+  'test/commands/action.test.ts', // action.yml's three runs one after the other: the longest file
+  'test/commands/scale-out-docs.test.ts', // the most CPU: the documented workflows' awb processes
+  'test/commands/stage/faults.test.ts', // latencies, hangs cut by --timeout, Retry-After
+  'test/commands/stage/stream.test.ts', // a proxy cutting connections silent for 1.5 s, a 4 s generation
+  'test/commands/stage/new-user.test.ts', // seventeen awb processes, each waiting on its servers
+  'test/commands/stage/batch.test.ts', // a Batch API server's polling
+  'test/commands/stage/cache-order.test.ts', // replies held until enough requests are in flight
+  'test/render/color.test.ts', // runs on a pseudo-terminal
+  'test/commands/package.test.ts', // npm pack and an install from the tarball
+  'test/render/report-browser.test.ts', // chromium, as the four files below: heavy, never the last ones
+  'test/render/report-layout-browser.test.ts',
+  'test/render/report-compare-browser.test.ts',
+  'test/render/report-drift-browser.test.ts',
+];
+
 // Every check but the build, which the tests need first.
 const BESIDE = Object.keys(CHECKS).filter((n) => n !== 'build');
 
@@ -37,6 +57,13 @@ if (missing.length) {
   console.error(`test: not a test file of this project: ${missing.join(', ')} (name test/**/*.test.ts files)`);
   process.exit(2);
 }
+const all = named.length ? named : (await filesUnder(join(ROOT, 'test'), '.test.ts')).map((f) => relative(ROOT, f)).sort();
+const gone = named.length ? [] : FIRST.filter((f) => !all.includes(f));
+if (gone.length) {
+  console.error(`test: scripts/test.mjs's FIRST names files that are gone: ${gone.join(', ')}`);
+  process.exit(2);
+}
+const tests = [...FIRST.filter((f) => all.includes(f)), ...all.filter((f) => !FIRST.includes(f))].map((f) => f.replace(/\.ts$/, '.js'));
 let checks = Promise.resolve([]);
 if (!named.length) {
   if ((await check('build')).code !== 0) process.exit(1);
@@ -88,9 +115,6 @@ try {
     logLevel: 'error',
   });
 
-  const tests = (named.length ? named : (await filesUnder(join(COPY, 'test'), '.test.ts')).map((f) => relative(COPY, f)))
-    .map((f) => f.replace(/\.ts$/, '.js'))
-    .sort();
   if (!stopped) {
     child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-reporter=spec', ...tests], {
       cwd: COPY,
