@@ -41,6 +41,10 @@ const concurrency = {
   parse: intIn(1, 4096),
 };
 const temperature = { flags: '--temperature <t>', default: '0.6', parse: (v: string, n: string) => numberOption(n, v, 0, 2) };
+const seed = {
+  flags: '--seed <n>',
+  parse: (v: string | undefined, n: string) => intOption(n, v, 0, Number.MAX_SAFE_INTEGER),
+};
 const maxTokens = { flags: '--max-tokens <n>', default: '32768', parse: (v: string, n: string) => intOption(n, v, 1) };
 /** Request fields awb sets itself: given in --extra-body they were dropped, or (stream) made every reply unreadable. */
 const OWN_FIELDS = ['model', 'messages', 'stream', 'stream_options'] as const;
@@ -228,6 +232,10 @@ export const INFER_OPTIONS = {
   shardCount,
   concurrency,
   temperature: { ...temperature, help: "sampling temperature (the default is the official script's)" },
+  seed: {
+    ...seed,
+    help: "sampling seed sent as each request's `seed`: a server that honours it (vLLM; llama.cpp; OpenAI at its best effort) samples the same generations again (default: none sent)",
+  },
   topP: {
     flags: '--top-p <p>',
     help: 'nucleus sampling (default: server default)',
@@ -330,6 +338,10 @@ export const JUDGE_OPTIONS = {
   shardCount,
   concurrency,
   temperature: { ...temperature, help: "judge temperature (the default is the official script's)" },
+  seed: {
+    ...seed,
+    help: "the judge's sampling seed, sent as each request's `seed`: a judge that honours it repeats its judgements, and answers a re-ask (--parse-attempts) alike (default: none sent)",
+  },
   maxTokens: { ...maxTokens, help: "judge generation limit in tokens (the default is the official script's)" },
   extraBody,
   parseAttempts: {
