@@ -17,6 +17,7 @@ import {
 import { text, toggle, type OptionTable, type Parsed } from '../shared/option-table.js';
 import { memberPair, panelMembersOption } from './panel-options.js';
 import { OPTION_WORDS } from '../words/usage.js';
+import { EXIT } from '../words/words.js';
 
 /* The options of infer, judge and models, each with its parser (see option-table.ts). */
 
@@ -153,7 +154,7 @@ const RUN_OPTIONS = {
   },
   maxCost: {
     flags: '--max-cost <usd>',
-    help: "stop sending before the output's requests could cost more than this, at --price-input and --price-output: the requests in flight finish and are saved, the run exits 7, and the same command with a higher cap goes on (docs/running.md#a-spending-cap)",
+    help: `stop sending before the output's requests could cost more than this, at --price-input and --price-output: the requests in flight finish and are saved, the run exits ${EXIT.costCap}, and the same command with a higher cap goes on (docs/running.md#a-spending-cap)`,
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e9),
   },
   format: {
