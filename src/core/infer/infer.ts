@@ -5,7 +5,7 @@ import { FaultError } from '../errors.js';
 import { isStopped, type ChatBody, type ChatResult, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
-import { noOutput, type NoOutput } from '../rubrics/index.js';
+import { noOutput } from '../rubrics/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, ManifestSettings, PredictionFields, Usage } from '../schemas/index.js';
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
@@ -74,14 +74,15 @@ function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error !== undefined) return;
   if (row.gen === '') t.empty++;
   if (row.finish_reason === 'length') t.truncated++;
-  tallyNoOutput(t, typeof row.gen === 'string' ? noOutput(row.gen) : undefined);
+  tallyNoOutput(t, row.gen);
   addUsage(t, row.usage as Usage | undefined);
   // A free-running row's earlier steps: paid too.
   addUsage(t, row.rollout_usage as Usage | undefined);
 }
 
-/** Counts a prediction without output (`none`: why), as infer and judge both tally it. */
-export function tallyNoOutput(t: DomainTally, none: NoOutput | undefined): void {
+/** Counts a row's generation when it holds no output (noOutput), as infer and judge both tally it. */
+export function tallyNoOutput(t: DomainTally, gen: unknown): void {
+  const none = noOutput(gen);
   if (none) t.noOutput++;
   if (none === 'unclosed-think') t.noOutputUnclosed++;
 }
