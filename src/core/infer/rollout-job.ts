@@ -72,12 +72,12 @@ export function rolloutJob(row: DatasetRow, key: string, ctx: RolloutContext): J
       // The row's own empty prediction is a failure: asking again (--retry-failed) must send it again.
       return ctx.steps.step(step.key, step.turn, key, send, step.final ? (s) => s.fields.gen === '' : undefined);
     };
-    const { step, got } = await walkRollout(row, plan, take, (step, n, { fields, by }) => {
+    const { step, got } = await walkRollout(row, plan, take, (earlier, n, { fields, by }) => {
       // The trajectory's next row starts its rollout from a prompt that extends this first one: a cache now holds it.
       if (n === 0) advanced?.();
       const shared = by !== key;
       rollout.push({
-        turn: step.turn,
+        turn: earlier.turn,
         gen: fields.gen ?? '',
         finish_reason: fields.finish_reason ?? null,
         ...(fields.usage ? { usage: fields.usage } : {}),
