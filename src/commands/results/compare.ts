@@ -1,5 +1,5 @@
-import { compareFiles, type GateOutcome } from '../../core/compare/index.js';
-import { EXIT, NOTE_WORDS } from '../words/index.js';
+import { compareFiles } from '../../core/compare/index.js';
+import { GATE_OUTCOMES, NOTE_WORDS } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
 import { appendText, refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
@@ -12,22 +12,10 @@ import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { terminal } from '../shared/terminal.js';
 import { RESULTS_WORDS } from '../words/results/lines.js';
 
-/** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
-const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
-  regression: EXIT.gate,
-  incomparable: EXIT.gate,
-  incomplete: EXIT.gateIncomplete,
-  untestable: EXIT.gateUntestable,
-};
-
 /**
- * Gate (--fail-below DELTA): exit 4 when the candidate is significantly worse
- * by more than DELTA points for Overall (macro) or any domain, with the
- * family-wise error held to 5% (Holm over one-sided sign-flip tests), or the
- * runs are known not to be comparable (unless --allow-incomparable); exit 5
- * when the candidate lacks baseline rows or failed rows the baseline has
- * valid (unless --allow-partial); exit 6 when Overall, or a domain named by
- * --domains, has too few trajectories to test. Exit 0 otherwise.
+ * compare, and with --fail-below DELTA its gate: the candidate significantly worse by more than DELTA points for
+ * Overall (macro) or any domain (Holm over one-sided sign-flip tests, family-wise error 5%), runs known not to be
+ * comparable, a candidate lacking rows, or too few trajectories to test. Each outcome's exit code is GATE_OUTCOMES'.
  */
 export async function run(baseline: string, candidate: string, opts: Parsed<typeof COMPARE_OPTIONS>): Promise<void> {
   const { format, failBelow, rows, domains } = opts;
@@ -54,7 +42,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
-  if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_EXIT[report.gate.outcome];
+  if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_OUTCOMES[report.gate.outcome].exit;
   if (opts.summary) {
     const summary = opts.summary;
     const text = (format === 'markdown' ? out : await render('markdown', report)) + '\n';

@@ -5,20 +5,15 @@ import { FaultError } from '../errors.js';
 import { isStopped, type ChatBody, type ChatResult, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
-import { noOutput, type NoOutput } from '../rubrics/index.js';
+import { noOutput } from '../rubrics/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
-import type { DatasetRow, ManifestSettings, PredictionFields, Usage } from '../schemas/index.js';
-import type { DomainTally, RowChat, Stage } from '../runner/index.js';
+import type { DatasetRow, ManifestSettings, PredictionFields, Sampling, Usage } from '../schemas/index.js';
+import type { DomainTally, RoundStep, RowChat, Stage } from '../runner/index.js';
 import { anchorTurn, rolloutPlan, stepCount, stepMessages, type Horizon } from './rollout.js';
-import { rolloutJob } from './rollout-job.js';
+import { rolloutJob, walkRollout } from './rollout-job.js';
 import { StepStore } from './step-store.js';
 
-export interface Sampling {
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  extra_body?: Record<string, unknown>;
-}
+export type { Sampling };
 
 /** How requests reach a server: `promptCacheKey` sends OpenAI's prompt_cache_key (see requestParams). */
 export interface Routing {
@@ -30,21 +25,21 @@ export interface Routing {
 const BUDGET_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
 
 /**
- * Sampling as request fields; unset ones are left out of the body. The
- * budget goes out under both names, since servers read one or the other
- * (a server that ignores the one given generates without limit), whichever
- * name the user gave it in; `null` for one in --extra-body leaves it out.
- * With a row and `promptCacheKey`, OpenAI's `prompt_cache_key`: one per
- * trajectory, so its turns reach the machine holding their prefix. Extra
+ * Sampling as request fields; unset ones are left out of the body. Every
+ * field goes out under its own name (temperature, top_p, seed, …) but the
+ * budget, which goes out under both names, since servers read one or the
+ * other (a server that ignores the one given generates without limit),
+ * whichever name the user gave it in; `null` for one in --extra-body leaves
+ * it out. With a row and `promptCacheKey`, OpenAI's `prompt_cache_key`: one
+ * per trajectory, so its turns reach the machine holding their prefix. Extra
  * body fields come last and win.
  */
 export function requestParams(s: Sampling, routing: Routing = {}, row?: { task: string; id: string | number }): Record<string, unknown> {
   const key = routing.promptCacheKey && row && promptCacheKey(row);
-  const extra = s.extra_body ?? {};
-  const budget = [extra.max_completion_tokens, extra.max_tokens, s.max_tokens].find((v) => typeof v === 'number');
+  const { max_tokens: maxTokens, extra_body: extra = {}, ...asNamed } = s;
+  const budget = [extra.max_completion_tokens, extra.max_tokens, maxTokens].find((v) => typeof v === 'number');
   const body: Record<string, unknown> = {
-    temperature: s.temperature,
-    top_p: s.top_p,
+    ...asNamed,
     max_tokens: routing.completionTokensOnly ? undefined : budget,
     max_completion_tokens: budget,
     ...(key ? { prompt_cache_key: key } : {}),
@@ -74,14 +69,15 @@ function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error !== undefined) return;
   if (row.gen === '') t.empty++;
   if (row.finish_reason === 'length') t.truncated++;
-  tallyNoOutput(t, typeof row.gen === 'string' ? noOutput(row.gen) : undefined);
+  tallyNoOutput(t, row.gen);
   addUsage(t, row.usage as Usage | undefined);
   // A free-running row's earlier steps: paid too.
   addUsage(t, row.rollout_usage as Usage | undefined);
 }
 
-/** Counts a prediction without output (`none`: why), as infer and judge both tally it. */
-export function tallyNoOutput(t: DomainTally, none: NoOutput | undefined): void {
+/** Counts a row's generation when it holds no output (noOutput), as infer and judge both tally it. */
+export function tallyNoOutput(t: DomainTally, gen: unknown): void {
+  const none = noOutput(gen);
   if (none) t.noOutput++;
   if (none === 'unclosed-think') t.noOutputUnclosed++;
 }
@@ -183,20 +179,16 @@ export function inferStage(
     rounds: {
       next: async (row, key) => {
         const store = begun(steps);
-        const plan = rolloutPlan(row, horizon);
-        const generated: string[] = [];
-        for (const [n, step] of plan.steps.entries()) {
+        let ask: RoundStep | undefined;
+        // The job's walk, stopping at the first step not kept: a kept step is the round's answer, even a final one
+        // the job would send again (an empty prediction): the round that kept it asks no more of it.
+        await walkRollout(row, rolloutPlan(row, horizon), async (step, _n, messages) => {
           const done = await store.get(step.key);
-          if (!done)
-            return {
-              key: step.key,
-              turn: step.turn,
-              by: key,
-              request: { ...params(row), messages: stepMessages(row, plan, generated, n) },
-            };
-          generated.push(done.fields.gen ?? '');
-        }
-        return undefined;
+          if (done) return { ok: true, step: done };
+          ask = { key: step.key, turn: step.turn, by: key, request: { ...params(row), messages: messages() } };
+          return undefined;
+        });
+        return ask;
       },
       keep: (step, reply) => begun(steps).add(step.key, step.turn, step.by, fieldsOf(reply)),
       steps: (row) => stepCount(row, horizon),
