@@ -6,7 +6,8 @@
 // The test processes get a temporary folder of their own (TMPDIR) beside the copy, in one folder made for the run and
 // removed when it ends, also when it fails or is stopped: the folders the tests make are not left in the machine's.
 // `node scripts/test.mjs [FILE.test.ts …]` runs the files named; without any, it is npm test: the build (the tests run
-// dist/), then every file of test/ with the other checks side by side, since the files leave a core idle at times.
+// dist/), then every file of test/ (FIRST alone, the others in GROUPS) with the other checks side by side, since the
+// files leave a core idle at times.
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
