@@ -45,14 +45,14 @@ async function render(
         .join('\n');
     case 'markdown': {
       const { renderScoreMarkdown, renderView } = await import('../../render/markdown.js');
-      return [report && renderScoreMarkdown(report, NOTE_WORDS), m && renderView(m.modesView(modes, NOTE_WORDS.modes)), b && renderView(b.biasView(bias!, NOTE_WORDS.bias))]
+      return [report && renderScoreMarkdown(report, NOTE_WORDS), m && renderView(m.modesView(modes, NOTE_WORDS)), b && renderView(b.biasView(bias!, NOTE_WORDS))]
         .filter(Boolean)
         .join('\n');
     }
     case 'table': {
       const { renderScoreTable, renderViewTable } = await import('../../render/table.js');
       const level = terminal().outLevel;
-      const views = [m?.modesView(modes, NOTE_WORDS.modes), b?.biasView(bias!, NOTE_WORDS.bias)].flatMap((v) => (v ? [renderViewTable(v, level)] : []));
+      const views = [m?.modesView(modes, NOTE_WORDS), b?.biasView(bias!, NOTE_WORDS)].flatMap((v) => (v ? [renderViewTable(v, level)] : []));
       return [report && renderScoreTable(report, NOTE_WORDS, level), ...views].filter(Boolean).join('\n');
     }
   }
