@@ -3,6 +3,7 @@
  *   <!-- generated:options CMD -->   the options of awb CMD, from its entry in src/commands/commands.ts
  *   <!-- generated:exit-codes -->    the exit codes, from EXIT_MEANING in src/commands/words/words.ts
  *   <!-- generated:exit-codes 0 1 2 3 130 -->   only those codes
+ *   <!-- generated:gate-outcomes -->  the gate's outcomes and their exit codes, from GATE_OUTCOMES in the same file
  * each block ending at `<!-- /generated -->`. With --check it writes nothing and fails, naming the files, when
  * a block differs from what the tables give (npm test runs it so).
  */
@@ -10,10 +11,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../src/commands/commands.js';
 import type { AnyCommand, OptionTable } from '../src/commands/shared/option-table.js';
-import { exitCodes } from '../src/commands/words/words.js';
+import { GATE_OUTCOMES, exitCodes } from '../src/commands/words/words.js';
 
 const ROOT = new URL('..', import.meta.url);
-const FILES = ['README.md', 'docs/commands.md', 'docs/running.md'];
+const FILES = ['README.md', 'docs/commands.md', 'docs/running.md', 'docs/ci-gate.md'];
 const BLOCK = /(<!-- generated:([a-z-]+)([^>]*?) -->\n)[\s\S]*?(<!-- \/generated -->)/g;
 
 /** Each command's options (the table loads them only for the command that runs). */
@@ -43,8 +44,18 @@ function exitCodeList(only: number[]): string {
   return codes.map(({ code, meaning }) => `- \`${code}\`: ${meaning}.`).join('\n');
 }
 
+/** The gate's outcomes as a table, in the order the gate ranks them (GATE_OUTCOMES' own). */
+function gateOutcomes(): string {
+  return [
+    '| Code | Outcome (`gate.outcome`) | What it means | What to do |',
+    '| ---: | --- | --- | --- |',
+    ...Object.entries(GATE_OUTCOMES).map(([o, g]) => `| ${g.exit} | \`${o}\` | ${cell(g.means)} | ${cell(g.todo)} |`),
+  ].join('\n');
+}
+
 function block(kind: string, args: string[]): string {
   if (kind === 'exit-codes') return exitCodeList(args.map(Number));
+  if (kind === 'gate-outcomes') return gateOutcomes();
   if (kind === 'options') {
     const cmd = COMMANDS.find((c) => c.name === args[0]);
     if (!cmd) throw new Error(`no command "${args[0]}" in src/commands/commands.ts`);

@@ -3,12 +3,14 @@
 // compiler tsx runs) turns every .ts file into JavaScript in a copy of the project, and node runs the copy's files
 // plainly. The copy holds every file the tests read (sources included), so paths taken from import.meta.url resolve as
 // in the project; node_modules and dist are linked. One file while editing: `node --import tsx --test FILE`.
+// The test processes get a temporary folder of their own (TMPDIR) beside the copy, in one folder made for the run and
+// removed when it ends, also when it fails or is stopped: the folders the tests make are not left in the machine's.
 // `node scripts/test.mjs [FILE.test.ts …]` runs the files named; without any, it is npm test: the build (the tests run
 // dist/), then every file of test/ with the other checks side by side, since the files leave a core idle at times.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +18,6 @@ import { build } from 'esbuild';
 import { CHECKS, check } from './checks.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// One copy per checkout, so two worktrees' suites never share one.
-const COPY = join(tmpdir(), `awb-test-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`);
 const LINKED = new Set(['node_modules', 'dist']);
 // Not read by any test: version control, outputs and caches.
 const SKIPPED = new Set(['.git', '.bench', 'results']);
@@ -26,6 +26,26 @@ async function filesUnder(dir, suffix) {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile() && e.name.endsWith(suffix)).map((e) => join(e.parentPath, e.name));
 }
+
+// Started first, in this order (node --test starts the files in the order given, three at a time; the rest follow by
+// name): the files that mostly wait, so their waits overlap the others' work, and the longest, so that none of them is
+// left running alone at the end.
+const FIRST = [
+  'test/commands/stage/rate-limit.test.ts', // paced by rate limits' "minutes" of 1–2 s: about 30 s, most of it waiting
+  'test/commands/action.test.ts', // action.yml's three runs one after the other: the longest file
+  'test/commands/scale-out-docs.test.ts', // the most CPU: the documented workflows' awb processes
+  'test/commands/stage/faults.test.ts', // latencies, hangs cut by --timeout, Retry-After
+  'test/commands/stage/stream.test.ts', // a proxy cutting connections silent for 1.5 s, a 4 s generation
+  'test/commands/stage/new-user.test.ts', // seventeen awb processes, each waiting on its servers
+  'test/commands/stage/batch.test.ts', // a Batch API server's polling
+  'test/commands/stage/cache-order.test.ts', // replies held until enough requests are in flight
+  'test/render/color.test.ts', // runs on a pseudo-terminal
+  'test/commands/package.test.ts', // npm pack and an install from the tarball
+  'test/render/report-browser.test.ts', // chromium, as the four files below: heavy, never the last ones
+  'test/render/report-layout-browser.test.ts',
+  'test/render/report-compare-browser.test.ts',
+  'test/render/report-drift-browser.test.ts',
+];
 
 // Every check but the build, which the tests need first.
 const BESIDE = Object.keys(CHECKS).filter((n) => n !== 'build');
@@ -37,43 +57,77 @@ if (missing.length) {
   console.error(`test: not a test file of this project: ${missing.join(', ')} (name test/**/*.test.ts files)`);
   process.exit(2);
 }
+const all = named.length ? named : (await filesUnder(join(ROOT, 'test'), '.test.ts')).map((f) => relative(ROOT, f)).sort();
+const gone = named.length ? [] : FIRST.filter((f) => !all.includes(f));
+if (gone.length) {
+  console.error(`test: scripts/test.mjs's FIRST names files that are gone: ${gone.join(', ')}`);
+  process.exit(2);
+}
+const tests = [...FIRST.filter((f) => all.includes(f)), ...all.filter((f) => !FIRST.includes(f))].map((f) => f.replace(/\.ts$/, '.js'));
 let checks = Promise.resolve([]);
 if (!named.length) {
   if ((await check('build')).code !== 0) process.exit(1);
   checks = Promise.all(BESIDE.map((n) => check(n, { quiet: true })));
 }
 
-await rm(COPY, { recursive: true, force: true });
-await mkdir(COPY, { recursive: true });
-for (const entry of await readdir(ROOT)) {
-  if (SKIPPED.has(entry) || entry.endsWith('.tgz')) continue;
-  if (LINKED.has(entry)) await symlink(join(ROOT, entry), join(COPY, entry), 'dir');
-  else await cp(join(ROOT, entry), join(COPY, entry), { recursive: true });
+// A folder per run, so two suites (two worktrees, or one twice) never share one.
+const RUN = await mkdtemp(join(tmpdir(), 'awb-test-'));
+const COPY = join(RUN, 'project');
+const TMP = join(RUN, 'tmp');
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
+let child;
+let stopped;
+for (const sig of Object.keys(SIGNALS)) {
+  process.on(sig, () => {
+    stopped ??= sig;
+    // The runner ends its test processes on a signal (a terminal's Ctrl-C has reached them all already); before it
+    // starts, the copy is finished and removed (below) rather than removed while esbuild writes into it.
+    child?.kill(sig);
+  });
 }
-// Every TypeScript file of the copy: the tests import bench/ and scripts/ modules too.
-const sources = (await filesUnder(COPY, '.ts')).filter((f) => !f.endsWith('.d.ts'));
-await build({
-  entryPoints: sources,
-  outdir: COPY,
-  outbase: COPY,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'inline',
-  logLevel: 'error',
-});
+function end() {
+  try {
+    rmSync(RUN, { recursive: true, force: true, maxRetries: 3 });
+  } catch (err) {
+    console.error(`test: could not remove ${RUN}: ${err.message}`);
+  }
+  if (stopped) process.exit(128 + SIGNALS[stopped]);
+}
 
-const tests = (named.length ? named : (await filesUnder(join(COPY, 'test'), '.test.ts')).map((f) => relative(COPY, f)))
-  .map((f) => f.replace(/\.ts$/, '.js'))
-  .sort();
-const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-reporter=spec', ...tests], {
-  cwd: COPY,
-  stdio: 'inherit',
-});
-const [code, signal] = await new Promise((done) => child.on('close', (...end) => done(end)));
-// The copy is made afresh each run: nothing of it is left in the temporary folder.
-await rm(COPY, { recursive: true, force: true });
+try {
+  await mkdir(COPY);
+  await mkdir(TMP);
+  for (const entry of await readdir(ROOT)) {
+    if (SKIPPED.has(entry) || entry.endsWith('.tgz')) continue;
+    if (LINKED.has(entry)) await symlink(join(ROOT, entry), join(COPY, entry), 'dir');
+    else await cp(join(ROOT, entry), join(COPY, entry), { recursive: true });
+  }
+  // Every TypeScript file of the copy: the tests import bench/ and scripts/ modules too.
+  const sources = (await filesUnder(COPY, '.ts')).filter((f) => !f.endsWith('.d.ts'));
+  await build({
+    entryPoints: sources,
+    outdir: COPY,
+    outbase: COPY,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'error',
+  });
+
+  if (!stopped) {
+    child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-reporter=spec', ...tests], {
+      cwd: COPY,
+      env: { ...process.env, TMPDIR: TMP },
+      stdio: 'inherit',
+    });
+    const [code, signal] = await new Promise((done) => child.on('close', (...end) => done(end)));
+    process.exitCode = code !== 0 || signal ? 1 : 0;
+  }
+} finally {
+  end();
+}
 const failed = (await checks).filter((c) => c.code !== 0);
 for (const c of failed) console.error(`\ncheck ${c.name} failed:\n${c.output.trimEnd()}`);
 if (!named.length && !failed.length) console.log(`\nchecks passed: build, ${BESIDE.join(', ')}`);
-process.exitCode = code !== 0 || signal || failed.length ? 1 : 0;
+if (failed.length) process.exitCode = 1;

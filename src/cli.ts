@@ -4,7 +4,7 @@ import { visible } from './core/shown.js';
 import { VERSION } from './version.js';
 import { addCommand, invokedCommand } from './commands/shared/option-table.js';
 import { COMMANDS } from './commands/commands.js';
-import { exitCodes } from './commands/words/words.js';
+import { EXIT, exitCodes } from './commands/words/words.js';
 import { HELP_WORDS, PREFIX, PROCESS_WORDS } from './commands/words/process.js';
 import { inTerminal, processTerminal, type Terminal } from './commands/shared/terminal.js';
 import { endOnInterrupt } from './commands/shared/interrupt.js';
@@ -59,7 +59,7 @@ function guardProcessStreams(t: Terminal): void {
     if (err.code === 'EPIPE') process.exit(t.exitCode);
     // A full disk or a closed descriptor behind `>`: the user's to fix, said in one line, as a file written with -o would be.
     process.stderr.write(`${PROCESS_WORDS.stdoutUnwritable(visible(err.message))}\n`);
-    process.exit(2);
+    process.exit(EXIT.usage);
   });
   // Messages are for a person: their reader gone (`2>&1 | head`, a log collector that died) must not end a run
   // that is writing results, so they are dropped from then on and the run finishes with its own exit code.

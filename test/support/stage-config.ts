@@ -9,6 +9,7 @@ export const RUN: RunConfig = {
   shard: undefined,
   concurrency: 4,
   temperature: 0.6,
+  seed: undefined,
   maxTokens: 100,
   extraBody: undefined,
   timeout: 30_000,

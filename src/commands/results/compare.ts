@@ -1,5 +1,5 @@
-import { compareFiles, type GateOutcome } from '../../core/compare/index.js';
-import { EXIT, NOTE_WORDS } from '../words/index.js';
+import { compareFiles } from '../../core/compare/index.js';
+import { GATE_OUTCOMES, NOTE_WORDS } from '../words/index.js';
 import type { ComparePage } from '../../render/compare-view.js';
 import { appendText, refuseOverInputs, refuseOverJson } from '../../core/files.js';
 import { ensureOutputDir } from '../../core/output/index.js';
@@ -12,13 +12,6 @@ import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { terminal } from '../shared/terminal.js';
 import { RESULTS_WORDS } from '../words/results/lines.js';
 
-/** A failed gate's exit code, by outcome: apart from 1 (rows failed) and 2 (usage), so CI can tell a regression from a broken or too small run. */
-const GATE_EXIT: Record<Exclude<GateOutcome, 'passed'>, number> = {
-  regression: EXIT.gate,
-  incomparable: EXIT.gate,
-  incomplete: EXIT.gateIncomplete,
-  untestable: EXIT.gateUntestable,
-};
 
 /**
  * Gate (--fail-below DELTA): exit 4 when the candidate is significantly worse
@@ -54,7 +47,7 @@ export async function run(baseline: string, candidate: string, opts: Parsed<type
   printWarnings(report.warnings);
   const out = await render(format, report);
   // The verdict and the summary come before stdout: a reader of it that stops early (`| head`) ends awb there.
-  if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_EXIT[report.gate.outcome];
+  if (report.gate && report.gate.outcome !== 'passed') terminal().exitCode = GATE_OUTCOMES[report.gate.outcome].exit;
   if (opts.summary) {
     const summary = opts.summary;
     const text = (format === 'markdown' ? out : await render('markdown', report)) + '\n';

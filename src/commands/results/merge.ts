@@ -7,6 +7,7 @@ import { interruptibly } from '../shared/interrupt.js';
 import type { Parsed } from '../shared/option-table.js';
 import type { MERGE_OPTIONS } from './results-options.js';
 import { RESULTS_WORDS } from '../words/results/lines.js';
+import { EXIT } from '../words/words.js';
 
 /** With -o every positional is a shard; without it the first is the merged file, as scripts written before -o expect. */
 export async function run(files: string[], opts: Parsed<typeof MERGE_OPTIONS>): Promise<void> {
@@ -33,6 +34,6 @@ export async function run(files: string[], opts: Parsed<typeof MERGE_OPTIONS>): 
     for (const k of report.missing) t.stderr.write(`${RESULTS_WORDS.mergeMissing(displayKey(k))}\n`);
     for (const k of report.failed) t.stderr.write(`${RESULTS_WORDS.mergeFailed(displayKey(k))}\n`);
     t.stderr.write(t.errColor.yellow(`${RESULTS_WORDS.mergeIncomplete(report.missing.length, report.failed.length)}\n`));
-    t.exitCode = 1;
+    t.exitCode = EXIT.rowsLeft;
   }
 }

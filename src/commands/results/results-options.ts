@@ -2,6 +2,7 @@ import type { Prices, StagePrices } from '../../core/score/index.js';
 import { domainName } from '../../core/domains.js';
 import { fail } from '../../core/errors.js';
 import { DOMAINS_OPTION, choiceOption, intIn, intOption, labelOption, numberOption } from '../shared/options.js';
+import { EXIT } from '../words/words.js';
 import { formatChoice, given, toggle, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
 
 /* The options of score, report, compare, rows, merge and publish, each with its parser (see option-table.ts). */
@@ -126,7 +127,7 @@ export const COMPARE_OPTIONS = {
   },
   failBelow: {
     flags: '--fail-below <delta>',
-    help: 'exit 4 when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error), 5 when it lacks rows, 6 when Overall (or a domain of --domains) has too few trajectories to test',
+    help: `exit ${EXIT.gate} when the candidate is significantly worse than the baseline by more than DELTA points (Overall or any domain; 5% family-wise error), ${EXIT.gateIncomplete} when it lacks rows, ${EXIT.gateUntestable} when Overall (or a domain of --domains) has too few trajectories to test`,
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 100),
   },
   allowPartial: toggle('--allow-partial', 'with --fail-below: let a candidate that lacks rows of the baseline, or failed rows the baseline has valid, pass on the rows in common'),

@@ -414,17 +414,17 @@ export function finish(stage: string, ending: Ending, output: string, secrets: s
   if ((stopped || remaining > 0 || failed > 0) && !resumable) {
     // A stream (/dev/null, stdout, a FIFO) keeps nothing to resume from: a printed command would redo every row, or nothing.
     term.stderr.write(term.errColor.yellow(`${RUN_WORDS.streamNotResumable(stage, stopped, remaining + failed, output)}\n`));
-    term.exitCode = stopped ? 130 : 1;
+    term.exitCode = stopped ? EXIT.interrupted : EXIT.rowsLeft;
   } else if (stopped) {
     term.stderr.write(term.errColor.yellow(`${RUN_WORDS.interrupted(stage, remaining, output, again)}\n`));
-    term.exitCode = 130;
+    term.exitCode = EXIT.interrupted;
   } else if (remaining > 0) {
     term.stderr.write(term.errColor.yellow(`${RUN_WORDS.leftToRetry(stage, remaining, output, again)}\n`));
-    term.exitCode = 1;
+    term.exitCode = EXIT.rowsLeft;
   } else if (failed > 0) {
     const retry = term.argv.includes('--retry-failed') ? again : `${again} --retry-failed`;
     term.stderr.write(term.errColor.yellow(`${RUN_WORDS.endedFailed(stage, failed, output, retry)}\n`));
-    term.exitCode = 1;
+    term.exitCode = EXIT.rowsLeft;
   } else {
     term.stderr.write(term.errColor.green(`${RUN_WORDS.done(stage, output)}\n`));
   }

@@ -17,6 +17,7 @@ import {
 import { text, toggle, type OptionTable, type Parsed } from '../shared/option-table.js';
 import { memberPair, panelMembersOption } from './panel-options.js';
 import { OPTION_WORDS } from '../words/usage.js';
+import { EXIT } from '../words/words.js';
 
 /* The options of infer, judge and models, each with its parser (see option-table.ts). */
 
@@ -41,6 +42,10 @@ const concurrency = {
   parse: intIn(1, 4096),
 };
 const temperature = { flags: '--temperature <t>', default: '0.6', parse: (v: string, n: string) => numberOption(n, v, 0, 2) };
+const seed = {
+  flags: '--seed <n>',
+  parse: (v: string | undefined, n: string) => intOption(n, v, 0, Number.MAX_SAFE_INTEGER),
+};
 const maxTokens = { flags: '--max-tokens <n>', default: '32768', parse: (v: string, n: string) => intOption(n, v, 1) };
 /** Request fields awb sets itself: given in --extra-body they were dropped, or (stream) made every reply unreadable. */
 const OWN_FIELDS = ['model', 'messages', 'stream', 'stream_options'] as const;
@@ -149,7 +154,7 @@ const RUN_OPTIONS = {
   },
   maxCost: {
     flags: '--max-cost <usd>',
-    help: "stop sending before the output's requests could cost more than this, at --price-input and --price-output: the requests in flight finish and are saved, the run exits 7, and the same command with a higher cap goes on (docs/running.md#a-spending-cap)",
+    help: `stop sending before the output's requests could cost more than this, at --price-input and --price-output: the requests in flight finish and are saved, the run exits ${EXIT.costCap}, and the same command with a higher cap goes on (docs/running.md#a-spending-cap)`,
     parse: (v: string | undefined, n: string) => numberOption(n, v, 0, 1e9),
   },
   format: {
@@ -228,6 +233,10 @@ export const INFER_OPTIONS = {
   shardCount,
   concurrency,
   temperature: { ...temperature, help: "sampling temperature (the default is the official script's)" },
+  seed: {
+    ...seed,
+    help: "sampling seed sent as each request's `seed`: a server that honours it (vLLM; llama.cpp; OpenAI at its best effort) samples the same generations again (default: none sent)",
+  },
   topP: {
     flags: '--top-p <p>',
     help: 'nucleus sampling (default: server default)',
@@ -330,6 +339,10 @@ export const JUDGE_OPTIONS = {
   shardCount,
   concurrency,
   temperature: { ...temperature, help: "judge temperature (the default is the official script's)" },
+  seed: {
+    ...seed,
+    help: "the judge's sampling seed, sent as each request's `seed`: a judge that honours it repeats its judgements, and answers a re-ask (--parse-attempts) alike (default: none sent)",
+  },
   maxTokens: { ...maxTokens, help: "judge generation limit in tokens (the default is the official script's)" },
   extraBody,
   parseAttempts: {

@@ -98,5 +98,5 @@ export function toUserError(err: unknown): unknown {
   return err instanceof FaultError ? worded(err.fault) : err;
 }
 
-export { EXIT } from './words.js';
+export { EXIT, GATE_OUTCOMES } from './words.js';
 export type { NoticeWords, Said, Words } from './words.js';

@@ -1,3 +1,4 @@
+import type { GateOutcome } from '../../core/compare/index.js';
 import type { Fault, Notice } from '../../core/errors.js';
 
 /** Exit codes; what each means is EXIT_MEANING's. */
@@ -33,6 +34,36 @@ export const EXIT_MEANING: Record<'ok' | keyof typeof EXIT, string> = {
   gateUntestable: 'the gate could not test Overall, or a domain of --domains (too few trajectories for any drop to be significant)',
   costCap: 'infer or judge stopped at its --max-cost cap: rows are left that the same command with a higher cap completes',
   interrupted: 'interrupted',
+};
+
+/**
+ * The gate's outcomes (compare --fail-below): the exit code of each, apart from 1 (rows failed) and 2 (usage) so CI
+ * can tell a regression from a broken or too small run, what it means and what to do. compare exits with these, and
+ * `npm run docs` writes docs/ci-gate.md's table from here.
+ */
+export const GATE_OUTCOMES: Record<GateOutcome, { exit: number; means: string; todo: string }> = {
+  passed: { exit: 0, means: 'Overall was tested, and no test finds a drop larger than DELTA', todo: 'nothing' },
+  regression: {
+    exit: EXIT.gate,
+    means: 'a test finds the candidate worse by more than DELTA',
+    todo: 'look at the regression (`--rows N`, `awb rows`)',
+  },
+  incomparable: {
+    exit: EXIT.gate,
+    means: 'the runs differ in judge, rubrics, history protocol or dataset (from their manifests)',
+    todo: 'compare like with like, or `--allow-incomparable`',
+  },
+  incomplete: {
+    exit: EXIT.gateIncomplete,
+    means:
+      'the candidate lacks rows of the baseline, its manifest says unfinished, or it failed rows the baseline has valid (no generation, a judge reply that could not be read, or a judge request that failed after every retry)',
+    todo: 'finish the run: `awb infer … --retry-failed`, then `awb judge … --retry-failed` (the same settings as before); or `--allow-partial` to gate on the rows in common',
+  },
+  untestable: {
+    exit: EXIT.gateUntestable,
+    means: 'Overall, or a domain named by `--domains`, has so few trajectories that no drop of any size could be significant',
+    todo: 'compare over more trajectories (the message says how many are needed)',
+  },
 };
 
 /** Every exit code and its meaning, in ascending order. */

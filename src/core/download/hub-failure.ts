@@ -34,7 +34,10 @@ export interface Hub {
 
 interface NetworkFailure {
   url: string;
+  /** What failed, as shown: the system's code, else the innermost error's message (networkCause). */
   code: string;
+  /** The system's error code alone (ECONNRESET, UND_ERR_SOCKET, …): what a retry decides on. */
+  systemCode: string | undefined;
   /** The connection broke after the response had started. */
   midBody: boolean;
   /** Nothing arrived for `idleSeconds`. */
@@ -99,7 +102,8 @@ export function watchedFetch(hub: Hub): typeof fetch {
     };
     const fail = (err: unknown, midBody: boolean, oversize?: number): HubNetworkError => {
       clearTimeout(timer);
-      const failure: NetworkFailure = { url, code: stalled ? 'stalled' : errorCode(err), midBody, stalled, oversize };
+      const cause = networkCause(err);
+      const failure: NetworkFailure = { url, code: stalled ? 'stalled' : cause.shown, systemCode: cause.code, midBody, stalled, oversize };
       hub.failures.network = failure;
       return new HubNetworkError(failure);
     };
@@ -174,18 +178,21 @@ export function watchedFetch(hub: Hub): typeof fetch {
   };
 }
 
-/** undici wraps the system error (ECONNREFUSED, ENOTFOUND, ...) in `cause`, sometimes in an AggregateError; else the innermost message says most. */
-function errorCode(err: unknown): string {
+/**
+ * undici wraps the system error (ECONNREFUSED, ENOTFOUND, ...) in `cause`, sometimes in an AggregateError: its
+ * code, for the retry; shown, that code, else the innermost message, which says most (never decided on).
+ */
+function networkCause(err: unknown): { code: string | undefined; shown: string } {
   let e: unknown = err;
   let message = err instanceof Error ? err.message : String(err);
   for (let depth = 0; depth < 5 && e && typeof e === 'object'; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string') return { code, shown: code };
     if (e instanceof Error && e.message) message = e.message;
     const errors = (e as { errors?: unknown[] }).errors;
     e = (e as { cause?: unknown }).cause ?? (Array.isArray(errors) ? errors[0] : undefined);
   }
-  return message;
+  return { code: undefined, shown: message };
 }
 
 export interface RetryPolicy {
@@ -218,7 +225,9 @@ export async function withRetries<T>(
       const net = hub.failures.network;
       const status = hub.failures.http?.status;
       const transient =
-        (net && net.oversize === undefined && (net.midBody || net.stalled || TRANSIENT_CODES.has(net.code))) ||
+        (net &&
+          net.oversize === undefined &&
+          (net.midBody || net.stalled || (net.systemCode !== undefined && TRANSIENT_CODES.has(net.systemCode)))) ||
         (status !== undefined && (status >= 500 || status === 429)) ||
         // The host a file was redirected to refusing it (a signed link expired): the next try gets a fresh link from the hub.
         redirectedHost(hub) !== undefined;

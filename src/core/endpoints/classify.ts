@@ -142,67 +142,119 @@ export function attemptFailure(err: unknown, model?: string): AttemptFailure | u
 
 /** The codes servers give a prompt over the model's context: OpenAI's, llama.cpp's. */
 const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
-
-/**
- * A prompt over the context as servers word it, for bodies without a code that says so: vLLM ("This model's
- * maximum context length is …"), SGLang ("… is longer than the model's context length …"), llama.cpp
- * ("… exceeds the available context size …"), transformers and others ("… too long …").
- */
-const CONTEXT_WORDING = /context (length|window|size)|maximum context|too many tokens|(prompt|input|request) is too long/i;
-
-/** Words of a refusal about a setting, even when it names the model ("max_tokens is too large for model X"). */
-const SETTING_WORDING = /token|temperature|top_p|context|length|parameter|argument/i;
+/** The parameter vLLM names in its refusals of a prompt over the context (VLLMValidationError's `parameter`). */
+const CONTEXT_PARAM = 'input_tokens';
 
 /**
  * What an error status's body says of itself, and what the refusal is about. Status and structure first: OpenAI's
- * `model_not_found` or a `param`/`loc` naming the model field; a context code; a 404 (vLLM's unknown model, or no
- * such route). The wording last, for a 400 or 422 whose body gives no code: the context phrases above, or the
- * requested model named, quoted or beside the word "model" (`transformers serve` pinned to another: "Server is
- * pinned to 'a'; requested 'b'."), and no setting.
+ * `model_not_found` or a `param`/`loc` naming the model field; a context code, or vLLM's `input_tokens` parameter; a
+ * 404 (vLLM's unknown model, or no such route). The server's words last (serverWording), for a 400 or 422 whose
+ * body gives no code that says it.
  */
 export function refusalOf(err: APIError, model?: string): Refusal {
   const field = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
   const [code, type, param] = [field(err.code), field(err.type), field(err.param)];
   const fields = { ...(code && { code }), ...(type && { type }), ...(param && { param }) };
-  const setting = refusedSetting(fields, err.message);
-  return { ...fields, about: refusalAbout(err.status ?? 0, fields, err.message, model), ...(setting && { setting }) };
+  const words = serverWording(serverSaid(err), model);
+  const setting = refusedSetting(fields, words.setting);
+  return { ...fields, about: refusalAbout(err.status ?? 0, fields, words), ...(setting && { setting }) };
 }
+
+/**
+ * The server's own words in an error body, as the client keeps them (`err.error`): OpenAI's `error.message`, and, as
+ * client.ts reads them, SGLang's and older vLLM's top-level `message` and FastAPI's `detail`. Never `err.message`,
+ * which the client composes (the status first, "status code (no body)") and which holds awb's gist of a web page.
+ */
+function serverSaid(err: APIError): string {
+  const error: unknown = err.error;
+  if (typeof error === 'string') return error;
+  const said = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof said === 'string' ? said : '';
+}
+
+/**
+ * A prompt over the context as servers word it, for bodies without a code that says so:
+ * - vLLM's API server (serving_engine.py, renderers/params.py): "This model's maximum context length is M tokens.
+ *   However, you requested N tokens (…)", "… However, you requested O output tokens and your prompt contains at least
+ *   I input tokens, for a total of at least T tokens.", "… However, your request has I input tokens.";
+ * - vLLM's engine (v1/engine/processor.py, input_processor.py), which a prompt the API server let through reaches:
+ *   "The decoder prompt (length N) is longer than the maximum model length of M.";
+ * - SGLang (managers/tokenizer_manager.py, _validate_one_request): "The input (N tokens) is longer than the model's
+ *   context length (M tokens).", "Requested token count exceeds the model's maximum context length of M tokens.";
+ * - llama.cpp (server.cpp): "the request exceeds the available context size, try increasing it";
+ * - transformers and others: "… too long …".
+ */
+const CONTEXT_WORDING =
+  /context (length|window|size)|maximum context|longer than the maximum model length|too many tokens|(prompt|input|request) is too long/i;
+
+/** Words of a refusal about a setting, even when it names the model ("max_tokens is too large for model X"). */
+const SETTING_WORDING = /token|temperature|top_p|context|length|parameter|argument/i;
 
 /** The codes and types servers give a field they do not take: OpenAI's, pydantic's (FastAPI servers). */
 const UNSUPPORTED_CODES = new Set(['unsupported_parameter', 'unsupported_value', 'extra_forbidden']);
-/** The same, as servers without such a code word it (proxies, vLLM): the field named beside the words. */
+/**
+ * A budget field refused, as servers without such a code word it: vLLM names both ("'max_tokens' or
+ * 'max_completion_tokens' is too large"), proxies name the field beside the words.
+ */
 const BUDGET_NAMES_BOTH = /'max_tokens'.*'max_completion_tokens'/;
 const COMPLETION_BUDGET_UNSUPPORTED =
   /max_completion_tokens.{0,80}(unsupported|not supported|unrecognized|unknown|extra|not permitted)|(unsupported|unrecognized|unknown|extra).{0,80}max_completion_tokens/i;
+/** OpenAI names the one temperature its reasoning models take only in its words: "Only the default (1) value is supported". */
 const ONLY_DEFAULT_TEMPERATURE = /'temperature'.*only the default \((\d+(?:\.\d+)?)\) value is supported/i;
+
+/** What a server's words say of its refusal: a prompt over the context, the model asked for, a setting it does not take. */
+interface ServerWording {
+  context: boolean;
+  model: boolean;
+  setting?: RefusedSetting;
+}
+
+/**
+ * The one place awb reads a server's words (`said`: serverSaid, never awb's own text), for what the body's status,
+ * code, type and param leave unsaid: the context phrases above; the requested `model` named, quoted or beside the
+ * word "model" (`transformers serve` pinned to another: "Server is pinned to 'a'; requested 'b'."), and no setting;
+ * a setting refused, by the phrases above.
+ */
+function serverWording(said: string, model: string | undefined): ServerWording {
+  const only = ONLY_DEFAULT_TEMPERATURE.exec(said)?.[1];
+  const setting: RefusedSetting | undefined =
+    only !== undefined
+      ? { name: 'temperature', only: Number(only) }
+      : BUDGET_NAMES_BOTH.test(said)
+        ? { name: 'max_tokens' }
+        : COMPLETION_BUDGET_UNSUPPORTED.test(said)
+          ? { name: 'max_completion_tokens' }
+          : undefined;
+  let named = false;
+  if (model) {
+    const rest = said.replaceAll(model, '');
+    const quoted = ["'", '"', '`'].some((q) => said.includes(`${q}${model}${q}`));
+    named = (quoted || (said.includes(model) && /model/i.test(rest))) && !SETTING_WORDING.test(rest);
+  }
+  return { context: CONTEXT_WORDING.test(said), model: named, ...(setting && { setting }) };
+}
 
 /**
  * A setting the refusal names as one the server or model does not take. The body's code and `param` first
  * (OpenAI's `unsupported_parameter` on `max_tokens`, `unsupported_value` on `temperature`; pydantic's
- * `extra_forbidden` on a field); the wording last, for bodies without them. OpenAI names the one temperature its
- * reasoning models take only in the words ("Only the default (1) value is supported").
+ * `extra_forbidden` on a field); the server's words (`worded`, serverWording) for bodies without them.
  */
-export function refusedSetting(f: Omit<Refusal, 'about'>, said: string): RefusedSetting | undefined {
+function refusedSetting(f: Omit<Refusal, 'about'>, worded: RefusedSetting | undefined): RefusedSetting | undefined {
   const unsupported = [f.code, f.type].some((c) => c !== undefined && UNSUPPORTED_CODES.has(c));
-  const only = ONLY_DEFAULT_TEMPERATURE.exec(said)?.[1];
-  if ((unsupported && f.param === 'temperature') || only !== undefined)
-    return { name: 'temperature', ...(only !== undefined && { only: Number(only) }) };
-  if ((unsupported && f.param === 'max_tokens') || BUDGET_NAMES_BOTH.test(said)) return { name: 'max_tokens' };
-  if ((unsupported && f.param === 'max_completion_tokens') || COMPLETION_BUDGET_UNSUPPORTED.test(said))
-    return { name: 'max_completion_tokens' };
+  const by = (name: RefusedSetting['name']) => (unsupported && f.param === name) || worded?.name === name;
+  if (by('temperature')) return worded?.name === 'temperature' ? worded : { name: 'temperature' };
+  if (by('max_tokens')) return { name: 'max_tokens' };
+  if (by('max_completion_tokens')) return { name: 'max_completion_tokens' };
   return undefined;
 }
 
-function refusalAbout(status: number, f: Omit<Refusal, 'about'>, said: string, model: string | undefined): Refusal['about'] {
+function refusalAbout(status: number, f: Omit<Refusal, 'about'>, words: ServerWording): Refusal['about'] {
   if (f.code === 'model_not_found' || f.param === 'model') return 'model';
-  if ((f.code && CONTEXT_CODES.has(f.code)) || (f.type && CONTEXT_CODES.has(f.type))) return 'context';
+  if ((f.code && CONTEXT_CODES.has(f.code)) || (f.type && CONTEXT_CODES.has(f.type)) || f.param === CONTEXT_PARAM) return 'context';
   if (status === 404) return 'model';
   if (status !== 400 && status !== 422) return 'other';
-  if (CONTEXT_WORDING.test(said)) return 'context';
-  if (!model) return 'other';
-  const quoted = ["'", '"', '`'].some((q) => said.includes(`${q}${model}${q}`));
-  const named = quoted || (said.includes(model) && /model/i.test(said.replaceAll(model, '')));
-  return named && !SETTING_WORDING.test(said.replaceAll(model, '')) ? 'model' : 'other';
+  if (words.context) return 'context';
+  return words.model ? 'model' : 'other';
 }
 
 /** Whether the error came from a reply that is no chat completion, or that the client could not read (bad JSON and the like). */

@@ -7,18 +7,13 @@ import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
 import { noOutput, type NoOutput } from '../rubrics/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
-import type { DatasetRow, ManifestSettings, PredictionFields, Usage } from '../schemas/index.js';
+import type { DatasetRow, ManifestSettings, PredictionFields, Sampling, Usage } from '../schemas/index.js';
 import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import { anchorTurn, rolloutPlan, stepCount, stepMessages, type Horizon } from './rollout.js';
 import { rolloutJob } from './rollout-job.js';
 import { StepStore } from './step-store.js';
 
-export interface Sampling {
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  extra_body?: Record<string, unknown>;
-}
+export type { Sampling };
 
 /** How requests reach a server: `promptCacheKey` sends OpenAI's prompt_cache_key (see requestParams). */
 export interface Routing {
@@ -30,21 +25,21 @@ export interface Routing {
 const BUDGET_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
 
 /**
- * Sampling as request fields; unset ones are left out of the body. The
- * budget goes out under both names, since servers read one or the other
- * (a server that ignores the one given generates without limit), whichever
- * name the user gave it in; `null` for one in --extra-body leaves it out.
- * With a row and `promptCacheKey`, OpenAI's `prompt_cache_key`: one per
- * trajectory, so its turns reach the machine holding their prefix. Extra
+ * Sampling as request fields; unset ones are left out of the body. Every
+ * field goes out under its own name (temperature, top_p, seed, …) but the
+ * budget, which goes out under both names, since servers read one or the
+ * other (a server that ignores the one given generates without limit),
+ * whichever name the user gave it in; `null` for one in --extra-body leaves
+ * it out. With a row and `promptCacheKey`, OpenAI's `prompt_cache_key`: one
+ * per trajectory, so its turns reach the machine holding their prefix. Extra
  * body fields come last and win.
  */
 export function requestParams(s: Sampling, routing: Routing = {}, row?: { task: string; id: string | number }): Record<string, unknown> {
   const key = routing.promptCacheKey && row && promptCacheKey(row);
-  const extra = s.extra_body ?? {};
-  const budget = [extra.max_completion_tokens, extra.max_tokens, s.max_tokens].find((v) => typeof v === 'number');
+  const { max_tokens: maxTokens, extra_body: extra = {}, ...asNamed } = s;
+  const budget = [extra.max_completion_tokens, extra.max_tokens, maxTokens].find((v) => typeof v === 'number');
   const body: Record<string, unknown> = {
-    temperature: s.temperature,
-    top_p: s.top_p,
+    ...asNamed,
     max_tokens: routing.completionTokensOnly ? undefined : budget,
     max_completion_tokens: budget,
     ...(key ? { prompt_cache_key: key } : {}),

@@ -13,7 +13,7 @@ export {
 } from './judged-row.js';
 export type { Dimension, JudgeFields, PanelEntry } from './judged-row.js';
 export { manifestPathFor, manifestSchema } from './manifest.js';
-export type { Manifest, ManifestSettings, MixedRun } from './manifest.js';
+export type { Manifest, ManifestSettings, MixedRun, Sampling } from './manifest.js';
 export {
   checkedUsage,
   horizonSchema,

@@ -12,12 +12,20 @@ const endpointInfoSchema = z.object({
   model: z.string(),
 });
 
-const samplingSchema = z.object({
+/**
+ * A stage's sampling: sent with each of its requests (requestParams) and recorded in the manifest, where a
+ * resume compares it. A field added here is both; the stage config's places (core/stage/settings.ts) fill it.
+ */
+export const samplingSchema = z.object({
   temperature: z.number().optional(),
   top_p: z.number().optional(),
+  /** --seed, sent as the request's `seed`: a server that honours it samples the same again. */
+  seed: z.int().optional(),
   max_tokens: z.number().optional(),
   extra_body: z.record(z.string(), z.unknown()).optional(),
 });
+
+export type Sampling = z.infer<typeof samplingSchema>;
 
 const usageTotalsSchema = z.object({
   requests: z.int().nonnegative(),

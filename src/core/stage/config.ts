@@ -18,6 +18,8 @@ export interface RunConfig {
   shard: Shard | undefined;
   concurrency: number;
   temperature: number | undefined;
+  /** The sampling seed sent with each request (servers that honour it sample reproducibly); undefined: none sent. */
+  seed: number | undefined;
   maxTokens: number | undefined;
   extraBody: Record<string, unknown> | undefined;
   /** Per request, in ms. */
@@ -125,6 +127,8 @@ export function judgeConfig(c: JudgeConfig): Checked<JudgeConfig> {
     throw fail({ kind: 'option-outside-mode', option: 'reference', mode: 'pairwise' });
   if (c.mode === 'pairwise' && c.reference === undefined) throw fail({ kind: 'pairwise-without-reference' });
   if (c.repeat !== undefined && c.mode !== 'rubric') throw fail({ kind: 'option-outside-mode', option: 'repeat', mode: 'rubric' });
+  // A judge that honours the seed would answer the K repeats alike: they would measure no spread, only cost K times as much.
+  if (c.repeat !== undefined && c.repeat > 1 && c.seed !== undefined) throw fail({ kind: 'seed-with-repeat' });
   const models = c.judgeModel;
   if (models.length < 2) {
     const given = (['memberBaseUrl', 'memberApiKey', 'panel'] as const).find((o) =>

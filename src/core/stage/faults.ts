@@ -10,6 +10,8 @@ export type StageFault =
   /** judge: an option of one judge mode given with another. */
   | { kind: 'option-outside-mode'; option: 'reference' | 'repeat'; mode: 'pairwise' | 'rubric' }
   | { kind: 'pairwise-without-reference' }
+  /** judge --repeat K with --seed: the K judgements of a row would be the same request, the same seed. */
+  | { kind: 'seed-with-repeat' }
   /** judge: a panel's option with a single judge model. */
   | { kind: 'panel-option-without-panel'; option: 'memberBaseUrl' | 'memberApiKey' | 'panel' }
   /** judge: --member-base-url or --member-api-key names no member of the panel. */

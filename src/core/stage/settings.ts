@@ -58,6 +58,7 @@ const RUN_ONLY = {
 /* In the manifest's order: the sampling's fields, then the settings. */
 export const INFER_PLACES = {
   temperature: sampling('temperature'),
+  seed: sampling('seed'),
   maxTokens: sampling('max_tokens'),
   extraBody: sampling('extra_body'),
   topP: sampling('top_p'),
@@ -76,6 +77,7 @@ export const INFER_PLACES = {
 
 export const JUDGE_PLACES = {
   temperature: sampling('temperature'),
+  seed: sampling('seed'),
   maxTokens: sampling('max_tokens'),
   extraBody: sampling('extra_body'),
   repeat: setting('repeat'),

@@ -1,8 +1,9 @@
 /*
  * Refusals as real servers word them, classified by status and structure first, their wording last (classify.ts,
  * refusalOf), through the pool's own client: what the retry policy, the streaks and the faults decide on. Bodies
- * are those of their sources: vLLM (serving_engine.py), OpenAI, `transformers serve` (FastAPI `detail`), llama.cpp
- * (server.cpp's `exceed_context_size_error`) and SGLang.
+ * are those of their sources: vLLM (serving_engine.py, renderers/params.py, v1/engine/processor.py), OpenAI,
+ * `transformers serve` (FastAPI `detail`), llama.cpp (server.cpp's `exceed_context_size_error`) and SGLang
+ * (managers/tokenizer_manager.py).
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -136,6 +137,55 @@ describe('refusalOf: what a refusal is about', () => {
       'context',
     ],
     ['transformers serve, a field it does not know', 422, { detail: "Unexpected keys in the request: {'foo'}" }, 'other'],
+    // vLLM's API server now (renderers/params.py): the wording, and its parameter.
+    [
+      "vLLM's renderer, a prompt over the context",
+      400,
+      {
+        error: {
+          message:
+            "This model's maximum context length is 4096 tokens. However, you requested 1000 output tokens and your prompt contains at least 4001 input tokens, for a total of at least 5001 tokens. Please reduce the length of the input prompt or the number of requested output tokens.",
+          type: 'BadRequestError',
+          param: 'input_tokens',
+          code: 400,
+        },
+      },
+      'context',
+    ],
+    [
+      "vLLM's renderer, a prompt over the context, by its parameter alone",
+      400,
+      { error: { message: 'prompt refused', type: 'BadRequestError', param: 'input_tokens', code: 400 } },
+      'context',
+    ],
+    // vLLM's engine (v1/engine/processor.py), which a prompt the API server let through reaches: no parameter, no code.
+    [
+      "vLLM's engine, a prompt longer than the model",
+      400,
+      {
+        error: {
+          message:
+            'The decoder prompt (length 5951) is longer than the maximum model length of 4096. Make sure that `max_model_len` is no smaller than the number of text tokens.',
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+      },
+      'context',
+    ],
+    [
+      'SGLang, the prompt and the completion over the context',
+      400,
+      {
+        object: 'error',
+        message:
+          "Requested token count exceeds the model's maximum context length of 4096 tokens. You requested a total of 5000 tokens: 4000 tokens from the input messages and 1000 tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.",
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+      'context',
+    ],
   ];
   for (const [name, status, body, about] of cases) {
     it(`${name}: ${about}`, async () => {
@@ -144,6 +194,22 @@ describe('refusalOf: what a refusal is about', () => {
       assert.equal(f.refusal.about, about);
     });
   }
+
+  it("reads the server's words only: a web page's text, or a body without words, decides nothing", async () => {
+    const { url } = await rawServer((req, res) => {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>400: prompt is too long for ${MODEL}</title></head></html>`);
+    });
+    const client = new Client({ baseURL: url, apiKey: 'k', maxRetries: 0, logLevel: 'off' });
+    const err = await client.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    const page = attemptFailure(err, MODEL);
+    assert.equal(page?.kind === 'status' && page.refusal.about, 'other');
+    const silent = await failureOf(400, { error: { type: 'BadRequestError', code: 400 } });
+    assert.equal(silent.refusal.about, 'other');
+  });
 
   it("keeps the body's code, type and parameter as the refusal's identity, whatever its text", async () => {
     const a = await failureOf(400, {

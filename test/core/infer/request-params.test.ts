@@ -37,6 +37,17 @@ describe('requestParams: the token cap', () => {
   });
 });
 
+describe('requestParams: the other sampling fields', () => {
+  it('go out under their own names; unset ones not at all; --extra-body wins', () => {
+    const sent = (s: Parameters<typeof requestParams>[0]) => JSON.parse(JSON.stringify(requestParams(s))) as Record<string, unknown>;
+    assert.deepEqual(sent({ temperature: 0.6, top_p: 0.9, seed: 7 }), { temperature: 0.6, top_p: 0.9, seed: 7 });
+    assert.deepEqual(sent({ temperature: 0.6, seed: undefined }), { temperature: 0.6 });
+    assert.equal(sent({ seed: 7, extra_body: { seed: 8 } }).seed, 8);
+    // 0 is a seed like any other, not "none".
+    assert.equal(sent({ seed: 0 }).seed, 0);
+  });
+});
+
 describe('uncut: a character cut by the token cap', () => {
   it('drops the U+FFFD a cut leaves at the end, only when the cap stopped the reply', () => {
     assert.equal(uncut('caf\uFFFD', 'length'), 'caf');

@@ -93,6 +93,12 @@ describe('the rules between options, checked where the config is built', () => {
     assert.equal(judgeConfig(judge({ repeat: 2 })).repeat, 2);
   });
 
+  it('judge: --seed with --repeat K would ask the same K times; with one judgement, or without a seed, it goes', () => {
+    assert.throws(() => judgeConfig(judge({ repeat: 3, seed: 1 })), isFault('seed-with-repeat'));
+    assert.equal(judgeConfig(judge({ repeat: 1, seed: 1 })).seed, 1);
+    assert.equal(judgeConfig(judge({ seed: 1 })).seed, 1);
+  });
+
   it("judge: a panel's options need a panel, name its members, and every member needs an endpoint", () => {
     const member = [{ member: 'a', value: 'http://127.0.0.1:2/v1' }];
     assert.throws(() => judgeConfig(judge({ memberBaseUrl: member })), isFault('panel-option-without-panel', { option: 'memberBaseUrl' }));
@@ -140,6 +146,14 @@ describe("the manifest's settings, derived from the config", () => {
     assert.deepEqual(Object.keys(h), ['world_model', 'sampling', 'history', 'horizon', 'limit']);
     assert.equal(h.horizon, 4);
     assert.equal('horizon' in inferSettings(infer(), { hosts: [], model: 'wm' }), false);
+  });
+
+  it('a seed is sampling: sent with every request and recorded, only when given', () => {
+    const s = inferSettings(infer({ seed: 0 }), { hosts: [], model: 'wm' });
+    assert.deepEqual(s.sampling, { temperature: 0.6, seed: 0, max_tokens: 100 });
+    const j = judgeSettings(judge({ seed: 5 }), { hosts: ['h'], model: 'j' }, undefined, {});
+    assert.deepEqual(j.judge_sampling, { temperature: 0.6, seed: 5, max_tokens: 100 });
+    assert.equal('seed' in judgeSettings(judge(), { hosts: ['h'], model: 'j' }, undefined, {}).judge_sampling!, false);
   });
 
   it('judge: the judge and its panel, its sampling, what its mode judges with, then the settings given', () => {

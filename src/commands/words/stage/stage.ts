@@ -21,6 +21,8 @@ export const STAGE_WORDS: Words<StageFault> = {
   'horizon-without-history': () => '--horizon feeds the model its own earlier observations; --no-history sends none: drop one of them',
   'option-outside-mode': (f) => `${FLAG[f.option]} goes with --mode ${f.mode}`,
   'pairwise-without-reference': () => '--mode pairwise needs --reference OTHER.jsonl',
+  'seed-with-repeat': () =>
+    "--seed sends each of a row's --repeat judgements the same seed: a judge that honours it answers them alike, so they measure no spread (drop one of them)",
   'panel-option-without-panel': (f) => `${FLAG[f.option]} goes with a panel of judges (--judge-model a,b,c)`,
   'not-a-panel-member': (f) => `${f.member} is not a member of the panel (--judge-model ${f.models.join(',')})`,
   'judge-endpoint-missing': (f) =>

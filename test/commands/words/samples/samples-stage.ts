@@ -5,6 +5,7 @@ export const STAGE_SAMPLES: { [K in StageFault['kind']]: Extract<StageFault, { k
   'horizon-without-history': { kind: 'horizon-without-history' },
   'option-outside-mode': { kind: 'option-outside-mode', option: 'repeat', mode: 'rubric' },
   'pairwise-without-reference': { kind: 'pairwise-without-reference' },
+  'seed-with-repeat': { kind: 'seed-with-repeat' },
   'panel-option-without-panel': { kind: 'panel-option-without-panel', option: 'memberBaseUrl' },
   'not-a-panel-member': { kind: 'not-a-panel-member', member: 'c', models: ['a', 'b'] },
   'judge-endpoint-missing': { kind: 'judge-endpoint-missing', unserved: ['b'] },
