@@ -172,6 +172,12 @@ export interface RowWords {
   moreLines: (n: number) => string;
 }
 
+/**
+ * What the report page's scripts say, carried in the page's data: `{name}` is filled in by the page, a pair is [one,
+ * many] (picked by `{n}`).
+ */
+export type PageWords = Readonly<Record<string, string | readonly [string, string]>>;
+
 /** Every sentence a renderer is handed: core's notes and published gaps, the gate's lines and the footnotes. */
 export interface NoteWords {
   notice: (n: Notice) => string;
@@ -192,4 +198,5 @@ export interface NoteWords {
   agreement: AgreementWords;
   labels: LabelWords;
   rows: RowWords;
+  page: PageWords;
 }

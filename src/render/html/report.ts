@@ -100,6 +100,7 @@ function driftJson(drift: ReportDrift, files: CollectedReport['files'], words: L
   const ci = (i: { lo: number; hi: number } | undefined) => (i ? [i.lo, i.hi] : null);
   return {
     horizons: drift.horizons.map(words.horizon),
+    hs: drift.horizons,
     runs: drift.runs.map((run) => files[run]!.label),
     rows: drift.rows,
     curves: drift.curves.map((c) => ({
@@ -173,6 +174,12 @@ function blocks(text: string): string[] {
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
+/** What the page's scripts say: theirs, and the labels and marks they share with the grids. */
+function pageWords(words: NoteWords) {
+  const { na, overall, overallMacro } = words.labels;
+  return { ...words.page, na, overall, overallMacro, best: words.best.bold };
+}
+
 /** The whole page. */
 export function renderReportHtml(input: PageInput): string {
   const { report, rows, modes, files } = input.collected;
@@ -196,6 +203,7 @@ export function renderReportHtml(input: PageInput): string {
     compare: input.pairs?.length ? comparisonJson(input.pairs, input.words.labels) : undefined,
     agreement: input.panels?.length ? agreementJson(input.panels, files, input.words) : undefined,
     drift: input.drift ? driftJson(input.drift, files, input.words.labels) : undefined,
+    words: pageWords(input.words),
   };
   const script = `${asset('page.js')}\n${asset('compare.js')}`;
   const style = `${asset('page.css')}\n${asset('compare.css')}`;

@@ -180,5 +180,9 @@ export function renderSamples(): Array<[string, string]> {
     ['rows weaknesses', r.weaknesses],
     ['rows empty', r.empty],
     ['rows more lines', r.moreLines(14)],
+    ...Object.entries(NOTE_WORDS.page).map(([key, text]): [string, string] => [
+      `page ${key}`,
+      typeof text === 'string' ? text : text.join(' | '),
+    ]),
   ];
 }
