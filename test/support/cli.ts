@@ -111,54 +111,44 @@ const PROCESS_VARIABLES = new Set([
   'MODELSCOPE_CACHE',
 ]);
 
-/** In-process runs under way that read none of PROCESS_VARIABLES, and the one that has them set now. */
+/** In-process runs under way that set none of PROCESS_VARIABLES (they may overlap); those that set some, queued, and the last one's end. */
 const plainRuns = new Set<Promise<unknown>>();
-let ownEnvRun: Promise<unknown> | undefined;
-let ownEnvQueue: Promise<unknown> = Promise.resolve();
+let envRunsQueued = 0;
+let envRuns: Promise<unknown> = Promise.resolve();
 
 /**
- * `work` with PROCESS_VARIABLES as a child of awbEnv(extra) would have them (the developer's own unset),
- * restored after. Such runs go one at a time, while no other in-process run is under way, so none reads
- * another's; runs with none of them wait for such a run to end.
+ * `work` with PROCESS_VARIABLES as a child of awbEnv(extra) would have them (the developer's own unset), restored
+ * after: a readers/writer lock. A run that sets some goes alone, in turn, once the plain runs under way have ended;
+ * a plain run starts only when no such run is waiting or under way, so none reads another's variables.
  */
-async function inProcessEnv<T>(extra: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
-  const own = Object.keys(extra).some((k) => PROCESS_VARIABLES.has(k));
-  if (!own) {
-    while (ownEnvRun) await ownEnvRun.catch(() => undefined);
+export async function inProcessEnv<T>(extra: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
+  if (!Object.keys(extra).some((k) => PROCESS_VARIABLES.has(k))) {
+    // Joins the plain runs in the same turn as it finds no env-run queued.
+    while (envRunsQueued) await envRuns;
     const run = work();
     plainRuns.add(run);
-    try {
-      return await run;
-    } finally {
-      plainRuns.delete(run);
-    }
+    return run.finally(() => plainRuns.delete(run));
   }
-  const before = ownEnvQueue;
-  let done!: () => void;
-  ownEnvQueue = new Promise<void>((resolve) => (done = resolve));
-  await before;
-  try {
+  envRunsQueued++;
+  const turn = envRuns.then(async () => {
     while (plainRuns.size) await Promise.allSettled([...plainRuns]);
-    const saved = new Map([...PROCESS_VARIABLES].map((k) => [k, process.env[k]]));
-    const env = awbEnv(extra);
-    for (const k of PROCESS_VARIABLES) {
-      if (env[k] === undefined) delete process.env[k];
-      else process.env[k] = env[k];
-    }
-    const run = work();
-    ownEnvRun = run;
-    try {
-      return await run;
-    } finally {
-      ownEnvRun = undefined;
-      for (const [k, v] of saved) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
+    const apply = (values: Record<string, string | undefined>) => {
+      for (const k of PROCESS_VARIABLES) {
+        if (values[k] === undefined) delete process.env[k];
+        else process.env[k] = values[k];
       }
+    };
+    const saved = { ...process.env };
+    apply(awbEnv(extra));
+    try {
+      return await work();
+    } finally {
+      apply(saved);
+      envRunsQueued--;
     }
-  } finally {
-    done();
-  }
+  });
+  envRuns = turn.catch(() => undefined);
+  return turn;
 }
 
 type Main = typeof import('../../src/cli.js').main;

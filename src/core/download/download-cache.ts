@@ -46,23 +46,24 @@ export async function downloadToCache(
     const pointer = join(snapshot, ...entry.path.split('/'));
     // The name the Python client gives the blob: the LFS sha256, else the git blob id.
     const blob = join(storage, 'blobs', (entry.sha256 ?? entry.gitOid)!);
-    const report = progressReporter(opts.onProgress, entry.path, entry.size);
+    const progress = progressReporter(opts.onProgress, entry.path, entry.size);
     await makeFolders(dirname(blob));
     await makeFolders(dirname(pointer));
     let sha256: string | undefined;
     if (await untouchedSinceLinked(pointer, blob, entry.size)) {
       // A blob named by its git id (a file under the LFS threshold: small) is read for its SHA-256.
       sha256 = entry.sha256 ?? (await sha256Of(blob));
-      report(entry.size, true, true);
+      progress.report(entry.size, true, true);
     } else if ((sha256 = await heldSha256(blob, entry)) !== undefined) {
       // Same content at another commit, or this one's link missing or older than the blob: only the link is made again.
       await verified(pointer, blob);
-      report(entry.size, true, true);
+      progress.report(entry.size, true, true);
     } else {
-      report(0, false);
-      sha256 = await fetchVerified(hub, entry, blob, retry, (bytes) => report(bytes, false), open(entry));
-      await verified(pointer, blob);
-      report(entry.size, true);
+      sha256 = await progress.transfer(async (onBytes) => {
+        const fetched = await fetchVerified(hub, entry, blob, retry, onBytes, open(entry));
+        await verified(pointer, blob);
+        return fetched;
+      });
     }
     files.push({ domain: entry.domain, path: pointer, bytes: entry.size, ...(sha256 !== undefined ? { sha256 } : {}) });
   }

@@ -31,16 +31,14 @@ export async function downloadToFolder(
     hub.signal?.throwIfAborted();
     const name = posix.basename(entry.path);
     const target = join(dir, name);
-    const report = progressReporter(opts.onProgress, entry.path, entry.size);
+    const progress = progressReporter(opts.onProgress, entry.path, entry.size);
     // Only a plain file holding exactly the listed bytes counts as already here: a link in its place is replaced, never
     // read or written through, and a file of the right size that differs (stale, edited, from another revision) is fetched again.
     let sha256 = (await recordedUnchanged(trusted, dir, name, entry)) ?? (await heldSha256(target, entry));
     if (sha256 !== undefined) {
-      report(entry.size, true, true);
+      progress.report(entry.size, true, true);
     } else {
-      report(0, false);
-      sha256 = await fetchVerified(hub, entry, target, retry, (bytes) => report(bytes, false), open(entry));
-      report(entry.size, true);
+      sha256 = await progress.transfer((onBytes) => fetchVerified(hub, entry, target, retry, onBytes, open(entry)));
     }
     // Every file's SHA-256, whatever the hub listed: what `--data` checks the file against before it passes for the hub's.
     record.push({ domain: entry.domain, file: name, bytes: entry.size, sha256, ...(entry.gitOid ? { gitOid: entry.gitOid } : {}), commit });

@@ -5,12 +5,12 @@ import { FaultError } from '../errors.js';
 import { isStopped, type ChatBody, type ChatResult, type EndpointPool } from '../endpoints/index.js';
 import { worldModelMessages, type HistoryMode } from './messages.js';
 import { groundTruth } from '../rows/index.js';
-import { noOutput, type NoOutput } from '../rubrics/index.js';
+import { noOutput } from '../rubrics/index.js';
 import { checkedUsage, datasetRowSchema, inferOutcome, predictionFieldsSchema } from '../schemas/index.js';
 import type { DatasetRow, ManifestSettings, PredictionFields, Sampling, Usage } from '../schemas/index.js';
-import type { DomainTally, RowChat, Stage } from '../runner/index.js';
+import type { DomainTally, RoundStep, RowChat, Stage } from '../runner/index.js';
 import { anchorTurn, rolloutPlan, stepCount, stepMessages, type Horizon } from './rollout.js';
-import { rolloutJob } from './rollout-job.js';
+import { rolloutJob, walkRollout } from './rollout-job.js';
 import { StepStore } from './step-store.js';
 
 export type { Sampling };
@@ -69,14 +69,15 @@ function tallyPrediction(row: Record<string, unknown>, t: DomainTally): void {
   if (row.error !== undefined) return;
   if (row.gen === '') t.empty++;
   if (row.finish_reason === 'length') t.truncated++;
-  tallyNoOutput(t, typeof row.gen === 'string' ? noOutput(row.gen) : undefined);
+  tallyNoOutput(t, row.gen);
   addUsage(t, row.usage as Usage | undefined);
   // A free-running row's earlier steps: paid too.
   addUsage(t, row.rollout_usage as Usage | undefined);
 }
 
-/** Counts a prediction without output (`none`: why), as infer and judge both tally it. */
-export function tallyNoOutput(t: DomainTally, none: NoOutput | undefined): void {
+/** Counts a row's generation when it holds no output (noOutput), as infer and judge both tally it. */
+export function tallyNoOutput(t: DomainTally, gen: unknown): void {
+  const none = noOutput(gen);
   if (none) t.noOutput++;
   if (none === 'unclosed-think') t.noOutputUnclosed++;
 }
@@ -178,20 +179,16 @@ export function inferStage(
     rounds: {
       next: async (row, key) => {
         const store = begun(steps);
-        const plan = rolloutPlan(row, horizon);
-        const generated: string[] = [];
-        for (const [n, step] of plan.steps.entries()) {
+        let ask: RoundStep | undefined;
+        // The job's walk, stopping at the first step not kept: a kept step is the round's answer, even a final one
+        // the job would send again (an empty prediction): the round that kept it asks no more of it.
+        await walkRollout(row, rolloutPlan(row, horizon), async (step, _n, messages) => {
           const done = await store.get(step.key);
-          if (!done)
-            return {
-              key: step.key,
-              turn: step.turn,
-              by: key,
-              request: { ...params(row), messages: stepMessages(row, plan, generated, n) },
-            };
-          generated.push(done.fields.gen ?? '');
-        }
-        return undefined;
+          if (done) return { ok: true, step: done };
+          ask = { key: step.key, turn: step.turn, by: key, request: { ...params(row), messages: messages() } };
+          return undefined;
+        });
+        return ask;
       },
       keep: (step, reply) => begun(steps).add(step.key, step.turn, step.by, fieldsOf(reply)),
       steps: (row) => stepCount(row, horizon),

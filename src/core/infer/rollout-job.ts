@@ -1,8 +1,8 @@
 import type { ChatMessage } from '../endpoints/index.js';
 import type { Job } from '../runner/index.js';
 import type { DatasetRow, PredictionFields, Usage } from '../schemas/index.js';
-import { rolloutPlan, stepMessages, type Horizon } from './rollout.js';
-import type { StepAnswer, StepStore } from './step-store.js';
+import { rolloutPlan, stepMessages, type Horizon, type RolloutPlan, type RolloutStep } from './rollout.js';
+import type { FinishedStep, StepAnswer, StepStore } from './step-store.js';
 
 /** One generated observation as a row records it (rolloutStepSchema). */
 interface RolloutEntry {
@@ -20,6 +20,31 @@ export interface RolloutContext {
   ask(n: number, messages: ChatMessage[], signal: AbortSignal): Promise<PredictionFields | undefined>;
 }
 
+/** What a walk took at a step: its answer (kept, or sent), a failure that outlasted the retries, or undefined: the walk stops there. */
+export type TakenStep = { ok: true; step: FinishedStep } | { ok: false; error: string } | undefined;
+
+/**
+ * A row's rollout walked in order, the one walk of the job (online) and of --batch's rounds: `take` gives each
+ * step's answer, given the messages that ask it (built from the observations the steps before it generated), and
+ * `each` sees each step answered before the final one. Ends at the final step, a failed one, or the step `take`
+ * left (undefined: cancelled; a round's step not kept yet): that step and what was taken of it.
+ */
+export async function walkRollout(
+  row: DatasetRow,
+  plan: RolloutPlan,
+  take: (step: RolloutStep, n: number, messages: () => ChatMessage[]) => Promise<TakenStep>,
+  each: (step: RolloutStep, n: number, finished: FinishedStep) => void = () => {},
+): Promise<{ step: RolloutStep; got: TakenStep }> {
+  const generated: string[] = [];
+  for (const [n, step] of plan.steps.entries()) {
+    const got = await take(step, n, () => stepMessages(row, plan, generated, n));
+    if (!got?.ok || step.final) return { step, got };
+    each(step, n, got.step);
+    generated.push(got.step.fields.gen ?? '');
+  }
+  throw new Error('rollout: a plan always ends with its final step');
+}
+
 /**
  * A free-running row's job: its rollout's steps one after another, each
  * extending the previous one's conversation, each taken from the store when
@@ -31,7 +56,6 @@ export interface RolloutContext {
 export function rolloutJob(row: DatasetRow, key: string, ctx: RolloutContext): Job {
   const plan = rolloutPlan(row, ctx.horizon);
   return async (signal, advanced) => {
-    const generated: string[] = [];
     const rollout: RolloutEntry[] = [];
     let paid: Usage | undefined;
     const recorded = () => ({
@@ -39,36 +63,32 @@ export function rolloutJob(row: DatasetRow, key: string, ctx: RolloutContext): J
       ...(rollout.length ? { rollout } : {}),
       ...(paid ? { rollout_usage: paid } : {}),
     });
-    for (const [n, step] of plan.steps.entries()) {
+    const take = (step: RolloutStep, n: number, messages: () => ChatMessage[]) => {
       const send = async (): Promise<StepAnswer> => {
-        const fields = await ctx.ask(n, stepMessages(row, plan, generated, n), signal);
+        const fields = await ctx.ask(n, messages(), signal);
         if (!fields) return undefined;
         return fields.error !== undefined ? { ok: false, error: fields.error } : { ok: true, fields };
       };
       // The row's own empty prediction is a failure: asking again (--retry-failed) must send it again.
-      const got = await ctx.steps.step(step.key, step.turn, key, send, step.final ? (s) => s.fields.gen === '' : undefined);
-      if (!got) return undefined;
-      if (!got.ok) {
-        const error = step.final ? got.error : `the rollout's step for turn ${step.turn}: ${got.error}`;
-        return { gen: '', error, ...recorded() };
-      }
-      const { fields, by } = got.step;
-      if (step.final) return { ...fields, ...recorded() };
+      return ctx.steps.step(step.key, step.turn, key, send, step.final ? (s) => s.fields.gen === '' : undefined);
+    };
+    const { step, got } = await walkRollout(row, plan, take, (earlier, n, { fields, by }) => {
       // The trajectory's next row starts its rollout from a prompt that extends this first one: a cache now holds it.
       if (n === 0) advanced?.();
       const shared = by !== key;
-      const gen = fields.gen ?? '';
-      generated.push(gen);
       rollout.push({
-        turn: step.turn,
-        gen,
+        turn: earlier.turn,
+        gen: fields.gen ?? '',
         finish_reason: fields.finish_reason ?? null,
         ...(fields.usage ? { usage: fields.usage } : {}),
         ...(shared ? { shared: true as const } : {}),
       });
       if (!shared && fields.usage) paid = sumUsage(paid, fields.usage);
-    }
-    throw new Error('rollout: a plan always ends with its final step');
+    });
+    if (!got) return undefined;
+    if (got.ok) return { ...got.step.fields, ...recorded() };
+    const error = step.final ? got.error : `the rollout's step for turn ${step.turn}: ${got.error}`;
+    return { gen: '', error, ...recorded() };
   };
 }
 

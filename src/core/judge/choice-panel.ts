@@ -2,18 +2,7 @@ import { choiceHits, orderFigures, type PairwiseResult, type TuringResult, type 
 import type { ChoicePanelEntry, JudgeFailure, PredictionRow } from '../schemas/index.js';
 import type { RowChat } from '../runner/index.js';
 import { sumUsage } from './ask.js';
-import {
-  CHOICE_STAGE,
-  askBoth,
-  encodeBoth,
-  notAsked,
-  ownPrediction,
-  rowStatus,
-  unaskedStatus,
-  type ChoiceMode,
-  type Unasked,
-} from './choice-stage.js';
-import { withPrediction } from './judge.js';
+import { CHOICE_STAGE, askBoth, encodeBoth, notAsked, rowStatus, unaskedStatus, type ChoiceMode, type Unasked } from './choice-stage.js';
 import type { OrderOutcome } from './choice-results.js';
 import { ParseStreak } from './parse-streak.js';
 import { byRule, digest, isFinal, memberError, panelUsage } from './panel.js';
@@ -75,13 +64,10 @@ export function choicePanelStage(
     job: (row, key) => {
       // Settled before the row is queued, so such rows take no request slot.
       const why = mode.unasked(row, key);
-      if (why !== undefined) {
-        const own = ownPrediction(row);
-        return async () => withPrediction(unasked(key, why), own);
-      }
+      if (why !== undefined) return async () => unasked(key, why);
       return async (signal) => {
         const p = await pending(row, key);
-        if (typeof p === 'string') return withPrediction(unasked(key, p), ownPrediction(row));
+        if (typeof p === 'string') return unasked(key, p);
         const entries = await Promise.all(
           members.map(async (m, n) => {
             if (p.kept[n]) return p.kept[n];
@@ -103,7 +89,7 @@ export function choicePanelStage(
           panel: all,
           ...panelUsage(all),
         };
-        return withPrediction(fields, p.prediction);
+        return fields;
       };
     },
   };

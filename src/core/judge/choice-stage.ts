@@ -22,7 +22,6 @@ import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Si
 import { parseChoiceReply, type Choice } from './choice-parse.js';
 import { pairwiseOrderResult, pairwiseResult, turingOrderResult, turingResult, type OrderOutcome } from './choice-results.js';
 import { cleanObservation, predictionOf, type Prediction } from '../rubrics/index.js';
-import { predictionNone, withPrediction } from './judge.js';
 import type { ModePrompt } from '../rubrics/index.js';
 import type { ReferenceFile } from './reference.js';
 
@@ -35,7 +34,7 @@ function tallyChoice(row: Record<string, unknown>, t: DomainTally): void {
   const failure = judgeFailureOf(row);
   if (failure === 'no-generation' && row.error !== undefined) t.empty++;
   if (failure === 'no-reference') t.unpaired++;
-  tallyNoOutput(t, predictionNone(row));
+  tallyNoOutput(t, row.gen);
   if (row.panel !== undefined) return addUsage(t, row.judge_usage as Usage | undefined);
   const result = (row.turing ?? row.pairwise) as { orders?: Array<{ judge_usage?: Usage }> } | undefined;
   for (const o of result?.orders ?? []) addUsage(t, o.judge_usage);
@@ -122,16 +121,12 @@ export function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; err
   return { failed: 1, ...(first.error === undefined ? {} : { error_message: first.error }), judge_failure: first.failure! };
 }
 
-/** A row's prediction when the judge is not shown it (no reference): its rows without output count as score counts them. */
-export function ownPrediction(row: PredictionRow): Prediction | undefined {
-  return row.gen ? predictionOf(row.gen) : undefined;
-}
-
 /** What both choice modes' stages share, one judge or a panel: they read predictions and write judged rows, tallied by choice. */
 export const CHOICE_STAGE = {
   name: 'judge',
   schema: predictionRowSchema,
   outputFields: judgeOutputFields,
+  inputFields: ['error', 'gen'],
   outcome: judgedOutcome,
   prediction: predictionText,
   tally: tallyChoice,
@@ -264,15 +259,12 @@ function choiceStage(mode: ChoiceMode, { pool, parseAttempts }: ChoiceJudging): 
     job: (row, key, chat) => {
       // Settled before the row is queued, so such rows take no request slot.
       const why = mode.unasked(row, key);
-      if (why !== undefined) {
-        const own = ownPrediction(row);
-        return async () => withPrediction(unasked(key, why), own);
-      }
+      if (why !== undefined) return async () => unasked(key, why);
       return async (signal) => {
         const ask = await mode.ask(row, key);
-        if (typeof ask === 'string') return withPrediction(unasked(key, ask), ownPrediction(row));
+        if (typeof ask === 'string') return unasked(key, ask);
         const outcomes = await askBoth(pool, parseAttempts, encodeBoth(chat, ask.bodies), chat, signal, streak);
-        return outcomes && withPrediction(written(key, ask.at, outcomes, ask), ask.prediction);
+        return outcomes && written(key, ask.at, outcomes, ask);
       };
     },
   };

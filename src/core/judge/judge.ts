@@ -6,7 +6,7 @@ import { fail } from '../errors.js';
 import { addUsage, requestParams, tallyNoOutput, type Routing, type Sampling } from '../infer/index.js';
 import { parseJudgeReply } from './judge-parse.js';
 import { judgeMessages } from '../infer/index.js';
-import { cleanObservation, noOutput, predictionOf, type NoOutput, type Prediction } from '../rubrics/index.js';
+import { cleanObservation, predictionOf } from '../rubrics/index.js';
 import { groundTruth } from '../rows/index.js';
 import type { RubricSet } from '../rubrics/index.js';
 import { NO_GENERATION, judgeFailureOf, judgedOutcome, judgeOutputFields, type JudgeFields, type JudgeRepeat } from '../schemas/index.js';
@@ -15,36 +15,12 @@ import type { DomainTally, RowChat, Stage } from '../runner/index.js';
 import { domainOfTask } from '../domains.js';
 
 /**
- * Whether a judged row's prediction holds no output, and why (null: it holds some), as the stage that extracted it
- * decided: set on the fields a row's job returns under a symbol, so the tally reads it and the output file never holds
- * it (the official fields stay as they are; score tells it from `gen`, as predictionNone does for a row read back).
- */
-const NONE: unique symbol = Symbol('prediction without output');
-type WithNone = { [NONE]?: NoOutput | null };
-
-/** A judged row's fields with whether its prediction (undefined: the row has none) holds output. */
-export function withPrediction<F extends object>(fields: F, prediction: Prediction | undefined): F & WithNone {
-  return prediction === undefined ? fields : { ...fields, [NONE]: prediction.none ?? null };
-}
-
-/**
- * Why a judged row's prediction holds no output; undefined when it holds some or there is none. A row its stage
- * just wrote carries the fact (withPrediction); a row read back from the output (resumed) tells it from its
- * generation, as score does.
- */
-export function predictionNone(row: Record<string, unknown>): NoOutput | undefined {
-  const fact = (row as WithNone)[NONE];
-  if (fact !== undefined) return fact ?? undefined;
-  return typeof row.gen === 'string' ? noOutput(row.gen) : undefined;
-}
-
-/**
  * Counts, in `empty`, rows that have no prediction to judge because their inference failed, and in `noOutput` those
  * whose prediction holds no output (shown to the judge as "No output").
  */
 function tallyJudgement(row: Record<string, unknown>, t: DomainTally): void {
   if (judgeFailureOf(row) === 'no-generation' && row.error !== undefined) t.empty++;
-  tallyNoOutput(t, predictionNone(row));
+  tallyNoOutput(t, row.gen);
   addUsage(t, row.judge_usage as Usage | undefined);
 }
 
@@ -53,6 +29,7 @@ export const RUBRIC_STAGE = {
   name: 'judge',
   schema: predictionRowSchema,
   outputFields: judgeOutputFields,
+  inputFields: ['error', 'gen'],
   outcome: judgedOutcome,
   prediction: predictionText,
   tally: tallyJudgement,
@@ -97,7 +74,7 @@ export function judgeStage(
       const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal, streak);
       return async (signal) => {
         const fields = repeat === undefined ? await judgeOnce(signal, 0) : await repeated(repeat, judgeOnce, signal, extracted);
-        return fields && withPrediction(fields, prediction);
+        return fields;
       };
     },
   };

@@ -9,7 +9,7 @@ import type { RowChat, Stage } from '../runner/index.js';
 import { DIMENSIONS, NO_GENERATION, predictionRowSchema, type JudgeFailure } from '../schemas/index.js';
 import type { JudgeFields, JudgeRepeat, PanelEntry, PredictionRow, Usage } from '../schemas/index.js';
 import { sumUsage } from './ask.js';
-import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest, repeated, withPrediction } from './judge.js';
+import { NO_GRADES, RUBRIC_STAGE, gradeOnce, judgeRequest, repeated } from './judge.js';
 import { ParseStreak } from './parse-streak.js';
 
 /** How a panel's grade of a dimension comes from its members' valid grades. */
@@ -105,7 +105,7 @@ export function panelStage(
         );
         if (entries.some((e) => e === undefined)) return undefined;
         const all = entries as PanelEntry[];
-        return withPrediction({ ...combinePanel(all, rule), extracted_output: extracted, ...panelUsage(all) }, prediction);
+        return { ...combinePanel(all, rule), extracted_output: extracted, ...panelUsage(all) };
       };
     },
   };

@@ -55,9 +55,13 @@ export function extractPrediction(gen: string, tag = OBSERVATION_TAG): string {
   return predictionOf(gen, tag).text;
 }
 
-/** Why a generation holds no output (predictionOf); undefined when it holds some, and for an empty one. */
-export function noOutput(gen: string, tag = OBSERVATION_TAG): NoOutput | undefined {
-  return predictionOf(gen, tag).none;
+/**
+ * Why a row's generation holds no output (predictionOf); undefined when it holds some, for an empty one, and for a
+ * row without one (`gen` not a string). Every count of rows without output (infer, judge, score, fresh or resumed)
+ * derives it here from the generation.
+ */
+export function noOutput(gen: unknown, tag = OBSERVATION_TAG): NoOutput | undefined {
+  return typeof gen === 'string' ? predictionOf(gen, tag).none : undefined;
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type ChatRequest,
   type ChatResult,
 } from '../endpoints/index.js';
-import { displayKey, type LinePlan } from '../rows/index.js';
+import { displayKey, type LinePlan, type PlannedLine } from '../rows/index.js';
 import { hostless, removeStaleTemps, settingsDifferences } from '../output/index.js';
 import { plannedRows } from './plan.js';
 import type { DatasetRow, ManifestSettings } from '../schemas/index.js';
@@ -132,6 +132,8 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
    */
   private async runRounds(rounds: StageRounds<z.infer<S>>, doneKeys: ReadonlySet<string>): Promise<void> {
     const online = new Set<string>();
+    // Lines no later round asks anything of (done, finished, left to the online run, bad): not read again.
+    const settled = new Set<PlannedLine>();
     const ids: string[] = [];
     for (let round = 1; ; round++) {
       this.opts.signal.throwIfAborted();
@@ -139,7 +141,7 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
       let listed = false;
       const requests = async function* (this: BatchPhase<S>): AsyncGenerator<BatchRequest> {
         listed = true;
-        yield* this.roundRequests(rounds, doneKeys, online, steps);
+        yield* this.roundRequests(rounds, doneKeys, online, settled, steps);
       }.bind(this);
       const results = await this.submit(requests, round);
       // Found again through the state: the round's steps are listed anew (their requests are already at the endpoint).
@@ -212,21 +214,29 @@ export class BatchPhase<S extends z.ZodType<DatasetRow>> {
 
   /**
    * A round's requests: the next step of every planned row not done yet whose step did not fail in
-   * an earlier round (`online`), a step rows share once; each noted in `steps` by its key.
+   * an earlier round (`online`), a step rows share once; each noted in `steps` by its key. A line
+   * that asks nothing now never will: it goes in `settled`, which later rounds do not read.
    */
   private async *roundRequests(
     rounds: StageRounds<z.infer<S>>,
     doneKeys: ReadonlySet<string>,
     online: ReadonlySet<string>,
+    settled: Set<PlannedLine>,
     steps: Map<string, { customId: string; turn: number; by: string; at: number }>,
   ): AsyncGenerator<BatchRequest> {
     const { plan, model } = this.opts;
     const seen = new Set<string>();
-    for await (const { read } of plannedRows(plan, this.stage.schema)) {
-      if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) continue;
+    for await (const { read, line } of plannedRows(plan, this.stage.schema, settled)) {
+      if (!read.ok || doneKeys.has(read.key) || seen.has(read.key)) {
+        settled.add(line);
+        continue;
+      }
       seen.add(read.key);
       const step = await rounds.next(read.row, read.key);
-      if (!step || online.has(step.key)) continue;
+      if (!step || online.has(step.key)) {
+        settled.add(line);
+        continue;
+      }
       const at = read.row.turn_idx;
       const shared = steps.get(step.key);
       if (shared) {

@@ -101,14 +101,21 @@ export class PlanInputs {
   }
 }
 
-/** Every planned row in file order, read and checked as the runner reads it, one at a time (dry run, batch phase), with where it is. */
+/**
+ * Every planned row in file order, read and checked as the runner reads it, one at a time (dry run, batch phase), with
+ * where it is; lines in `skip` are not read.
+ */
 export async function* plannedRows<S extends z.ZodType<DatasetRow>>(
   plan: LinePlan,
   schema: S,
-): AsyncGenerator<{ read: ReadRow<z.infer<S>>; file: string; lineNo: number }> {
+  skip?: ReadonlySet<PlannedLine>,
+): AsyncGenerator<{ read: ReadRow<z.infer<S>>; line: PlannedLine; file: string; lineNo: number }> {
   const inputs = await PlanInputs.open(plan);
   try {
-    for (const line of plan.lines) yield { read: await inputs.row(line, schema), file: plan.files[line.file]!, lineNo: line.lineNo };
+    for (const line of plan.lines) {
+      if (skip?.has(line)) continue;
+      yield { read: await inputs.row(line, schema), line, file: plan.files[line.file]!, lineNo: line.lineNo };
+    }
   } finally {
     await inputs.close();
   }

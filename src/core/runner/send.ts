@@ -25,7 +25,13 @@ export function reasonOf(fields: Record<string, unknown>): string | undefined {
   return typeof fields.gen_refusal === 'string' && fields.gen === '' ? `the model refused: ${brief(fields.gen_refusal, [])}` : undefined;
 }
 
-export type SaveRow = (line: PlannedLine, domain: string, inputError: unknown, fields: Record<string, unknown>) => () => Promise<void>;
+/** `input`: the input's values of the stage's inputFields, which the outcome and the tally read as an output row holds them. */
+export type SaveRow = (
+  line: PlannedLine,
+  domain: string,
+  input: Record<string, unknown>,
+  fields: Record<string, unknown>,
+) => () => Promise<void>;
 
 /**
  * Writes an answered row and counts it. Made once, not in the send loop, so
@@ -41,11 +47,11 @@ export function rowSaver<S extends z.ZodType<DatasetRow>>(run: {
   onEvent: RunOptions['onEvent'];
 }): SaveRow {
   const { stage, inputs, writer, manifest, tallies, onEvent } = run;
-  return (line, domain, inputError, fields) => async () => {
+  return (line, domain, input, fields) => async () => {
     // The line is read again rather than held: a row in flight keeps only its request.
     await inputs.withLine(line, (bytes) => writer.write(bytes, fields));
     await manifest.rowAdded();
-    const row = inputError === undefined ? fields : { error: inputError, ...fields };
+    const row = { ...input, ...fields };
     const outcome = stage.outcome(row);
     stage.tally(row, tallies.count(domain, outcome));
     const error = reasonOf(fields);
@@ -105,8 +111,8 @@ export async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
       schedule.finish(item);
       continue;
     }
-    // The input's own `error` (a failed inference, for judge) decides, with the new fields, the row's outcome.
-    const inputError = stage.outputFields.includes('error') ? undefined : read.parsed.error;
+    // A judge's input `error` (a failed inference) decides, with the new fields, the row's outcome; its `gen`, the tally's rows without output.
+    const input = Object.fromEntries((stage.inputFields ?? []).map((f) => [f, read.parsed[f]]).filter(([, v]) => v !== undefined));
     const chat = opts.chat(read.key);
     const job = stage.job(read.row, read.key, opts.costCap ? opts.costCap.chat(chat) : chat);
     slots.submit(async (signal) => {
@@ -118,7 +124,7 @@ export async function sendPlanned<S extends z.ZodType<DatasetRow>>(run: {
         schedule.finish(item);
       }
       // Saved outside the slot: the slot takes the next row while this one waits its turn to be written.
-      return fields && saveRow(line, domain, inputError, fields);
+      return fields && saveRow(line, domain, input, fields);
     });
     // Parsing a multi-MB row can hog the loop; yield so finished requests are written promptly.
     await new Promise<void>((r) => setImmediate(r));

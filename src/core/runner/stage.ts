@@ -33,6 +33,11 @@ export interface Stage<S extends z.ZodType<DatasetRow> = z.ZodType<DatasetRow>> 
   schema: S;
   /** The fields this stage appends; an input that has some already (re-judging a judged file) gets them replaced. */
   outputFields: readonly string[];
+  /**
+   * The input's fields that `outcome` and `tally` read beside the stage's own (a judge: the inference's `error`, the
+   * prediction's `gen`): a row just answered is counted with them, as a row read back from the output holds them.
+   */
+  inputFields?: readonly string[];
   outcome(row: Record<string, unknown>): Outcome;
   /**
    * A judge's: the prediction a row's result grades, from the top-level values of an input row or

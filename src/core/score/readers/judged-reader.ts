@@ -128,7 +128,7 @@ function parseLine(path: string, line: LineBytes, warnings: ScoreWarning[], firs
   return {
     ...toRecord(path, line.lineNo, raw, parsed, has, first),
     noGeneration,
-    noOutput: withoutOutput(has('gen') ? (parsed as { gen?: unknown }).gen : undefined),
+    noOutput: noOutput(has('gen') ? (parsed as { gen?: unknown }).gen : undefined) !== undefined,
   };
 }
 
@@ -160,11 +160,6 @@ export function parseJsonLine(path: string, line: LineBytes, warnings: ScoreWarn
     }
     throw fail({ kind: 'judged-line-not-json', file: path, line: line.lineNo, reason: (err as Error).message });
   }
-}
-
-/** Whether a generation came back with no output once its reasoning is removed (noOutput): what the judge is shown as "No output". */
-function withoutOutput(gen: unknown): boolean {
-  return typeof gen === 'string' && noOutput(gen) !== undefined;
 }
 
 const SMALL_FIELDS = [
@@ -208,7 +203,7 @@ function scanLine(path: string, line: LineBytes, first: boolean): JudgedRecord |
     // `""` is two bytes: an empty generation, written when inference failed.
     const gen = at.get('gen');
     const noGeneration = gen !== undefined && gen[1] - gen[0] === 2 && line.bytes[gen[0]] === 0x22;
-    return { ...record, noGeneration, noOutput: !noGeneration && withoutOutput(parseSlice(line.bytes, gen)) };
+    return { ...record, noGeneration, noOutput: !noGeneration && noOutput(parseSlice(line.bytes, gen)) !== undefined };
   } catch {
     return undefined;
   }
