@@ -12,15 +12,10 @@ import { shellWord, thisInvocation } from '../shared/invocation.js';
 import { terminal } from '../shared/terminal.js';
 import { RESULTS_WORDS } from '../words/results/lines.js';
 
-
 /**
- * Gate (--fail-below DELTA): exit 4 when the candidate is significantly worse
- * by more than DELTA points for Overall (macro) or any domain, with the
- * family-wise error held to 5% (Holm over one-sided sign-flip tests), or the
- * runs are known not to be comparable (unless --allow-incomparable); exit 5
- * when the candidate lacks baseline rows or failed rows the baseline has
- * valid (unless --allow-partial); exit 6 when Overall, or a domain named by
- * --domains, has too few trajectories to test. Exit 0 otherwise.
+ * compare, and with --fail-below DELTA its gate: the candidate significantly worse by more than DELTA points for
+ * Overall (macro) or any domain (Holm over one-sided sign-flip tests, family-wise error 5%), runs known not to be
+ * comparable, a candidate lacking rows, or too few trajectories to test. Each outcome's exit code is GATE_OUTCOMES'.
  */
 export async function run(baseline: string, candidate: string, opts: Parsed<typeof COMPARE_OPTIONS>): Promise<void> {
   const { format, failBelow, rows, domains } = opts;

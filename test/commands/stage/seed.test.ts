@@ -20,6 +20,7 @@ import {
 } from '../../support/dataset.js';
 import { inferArgs, judgeArgs, useServers } from '../../support/harness.js';
 import { startTransformersServer } from '../../support/transformers-server.js';
+import { answering, startBatchServer, type BatchLine } from '../../support/batch-server.js';
 import { manifestPathFor } from '../../../src/core/schemas/index.js';
 
 const temps = tempDirs('seed');
@@ -91,6 +92,26 @@ describe('--seed', { concurrency: 2 }, () => {
     assert.equal(lines.length, 1, repeated.stderr);
     assert.match(lines[0]!, /--seed .*--repeat/);
     assert.equal(s.log.length, 4, 'the refused run sent requests');
+  });
+
+  it('judge --batch: every line of the batch file carries it', async () => {
+    const dir = await temps.make();
+    const ds = await makeDataset(dir, 4);
+    const preds = join(dir, 'pred.jsonl');
+    await writePredictions(ds, preds);
+    const s = await startBatchServer({ reply: answering(judgeReply) });
+    try {
+      const r = await runAwb(judgeArgs(s.url, preds, join(dir, 'judged.jsonl'), ['--batch', '--batch-poll', '0.01', '--seed', '9']));
+      assert.equal(r.code, 0, r.stderr);
+      const lines = [...s.files.values()]
+        .filter((f) => f.purpose === 'batch')
+        .flatMap((f) => f.content.trim().split('\n'))
+        .map((l) => JSON.parse(l) as BatchLine);
+      assert.equal(lines.length, 4);
+      assert.ok(lines.every((l) => l.body.seed === 9));
+    } finally {
+      await s.close();
+    }
   });
 
   it('a seed that is no whole number from 0 is refused as a usage mistake', async () => {
