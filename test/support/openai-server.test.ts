@@ -234,7 +234,9 @@ describe('fake OpenAI server', () => {
   });
 
   it('logs a request the client abandoned during latency', async () => {
-    const s = await start({ latencyMs: 500 });
+    // A latency the client's timeout never outlives: at 500 ms, a loaded machine that held this process's timers past
+    // both let the server answer first (outcome 'ok'). close() (after) ends the wait.
+    const s = await start({ latencyMs: 600_000 });
     await assert.rejects(ask(client(s, { timeout: 100 }), 'slow'), (e: unknown) => e instanceof OpenAI.APIConnectionTimeoutError);
     // The server hears of it when the closed connection reaches it.
     await waitUntil(() => s.stats.clientClosed > 0);
