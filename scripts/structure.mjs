@@ -2,7 +2,8 @@
 // part drawn above the parts it imports. Fails, naming one import of each arrow, when the parts import each other in a
 // circle: then no drawing has every arrow running down. Type-only and lazy (import()) imports count: a circle of
 // types is still a knot to read. `node scripts/structure.mjs [--draw] [SRC]` (SRC: src/) prints the layers with --draw.
-import { readdirSync, readFileSync } from 'node:fs';
+// Also fails where a folder's note is missing or thin (see `notes` below).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -76,13 +77,51 @@ function visit(p) {
 }
 for (const p of parts) if (!index.has(p)) visit(p);
 
+/*
+ * The notes: src/, each folder of it and each folder of core/ has a README.md that says what it owns, its risks and which
+ * tests to run (`**Owns:**`, `**Risks:**`, `**Tests:**`, the last naming at least one path under test/); a folder
+ * deeper down has its own note or is named (`name/`) in its parent's. Every path under test/ a note names exists, so
+ * a note that sends the reader to a renamed test fails here. No folder holds more than 15 .ts files.
+ */
+const MAX_FILES = 15;
+const problems = [];
+const base = dirname(src);
+const folders = readdirSync(src, { recursive: true })
+  .map(String)
+  .filter((f) => statSync(join(src, f)).isDirectory());
+for (const folder of ['', ...folders]) {
+  const ts = readdirSync(join(src, folder)).filter((f) => f.endsWith('.ts')).length;
+  if (ts > MAX_FILES) problems.push(`${join(relative(base, src), folder)}: ${ts} .ts files, more than ${MAX_FILES}: group them in folders`);
+  const note = join(src, folder, 'README.md');
+  const depth = folder === '' ? 0 : folder.split('/').length;
+  const needsOwn = depth <= 1 || (depth === 2 && folder.startsWith('core/'));
+  if (!existsSync(note)) {
+    const parent = join(src, dirname(folder), 'README.md');
+    const named = existsSync(parent) && readFileSync(parent, 'utf8').includes(`${folder.split('/').pop()}/`);
+    if (needsOwn || !named)
+      problems.push(`${join(relative(base, src), folder)}: no README.md${needsOwn ? '' : ", and its parent's note does not name it"}`);
+    continue;
+  }
+  const text = readFileSync(note, 'utf8');
+  const shown = relative(base, note);
+  for (const section of ['Owns', 'Risks', 'Tests']) {
+    if (!text.includes(`**${section}`)) problems.push(`${shown}: no **${section}:** section`);
+  }
+  const tests = text.slice(text.indexOf('**Tests')).match(/test\/[\w./-]*/g) ?? [];
+  if (text.includes('**Tests') && !tests.length) problems.push(`${shown}: its **Tests:** names no path under test/`);
+  for (const path of new Set(text.match(/\btest\/[\w./-]*\w\/?/g) ?? [])) {
+    if (!existsSync(join(base, path))) problems.push(`${shown}: names ${path}, which does not exist`);
+  }
+}
+for (const p of problems) console.error(`structure: ${p}`);
+
 if (circles.length) {
   for (const circle of circles) {
     console.error(`structure: ${circle.join(', ')} import each other in a circle:`);
     for (const p of circle) for (const q of out(p)) if (circle.includes(q)) console.error(`  ${arrows.get(p).get(q)}`);
   }
-  process.exit(1);
 }
+if (circles.length || problems.length) process.exit(1);
 
 if (process.argv.includes('--draw')) {
   // A part's layer: one above the highest part it imports; leaves at the bottom.

@@ -5,7 +5,7 @@ import { VERSION } from './version.js';
 import { addCommand, invokedCommand } from './commands/shared/option-table.js';
 import { COMMANDS } from './commands/commands.js';
 import { EXIT, exitCodes } from './commands/words/words.js';
-import { PROCESS_WORDS } from './commands/words/process.js';
+import { HELP_WORDS, PREFIX, PROCESS_WORDS } from './commands/words/process.js';
 import { inTerminal, processTerminal, type Terminal } from './commands/shared/terminal.js';
 import { endOnInterrupt } from './commands/shared/interrupt.js';
 
@@ -27,7 +27,7 @@ async function buildProgram(t: Terminal, argv: readonly string[]): Promise<Comma
       // Said by main in awb's words (usageError), from the error commander throws.
       outputError: () => {},
     })
-    .description('Evaluate language world models on AgentWorldBench: download, infer, judge, score.')
+    .description(HELP_WORDS.description)
     .version(VERSION, '-V, --version')
     .configureHelp({
       sortSubcommands: false,
@@ -40,16 +40,9 @@ async function buildProgram(t: Terminal, argv: readonly string[]): Promise<Comma
     })
     .addHelpText(
       'after',
-      `
-Quick start (awb CMD --help for each command's options, defaults and examples):
-  $ awb infer --model-base-url http://localhost:8000/v1 --model-name MODEL -c 64
-  $ awb judge --predictions results/MODEL/predictions.jsonl --judge-base-url https://api.openai.com/v1 --judge-model gpt-5.2-2025-12-11
-  $ awb score results/MODEL/judged.jsonl
-
-Exit codes:
-${exitCodes()
-  .map(({ code, meaning }) => `  ${String(code).padEnd(5)}${meaning}`)
-  .join('\n')}`,
+      `\n${[HELP_WORDS.quickStart, ...HELP_WORDS.quickStartCommands.map((c) => `  $ ${c}`)].join('\n')}\n\n${HELP_WORDS.exitCodes}\n${exitCodes()
+        .map(({ code, meaning }) => `  ${String(code).padEnd(5)}${meaning}`)
+        .join('\n')}`,
     )
     .exitOverride();
 
@@ -98,12 +91,12 @@ export async function main(argv: string[], t?: Terminal): Promise<number> {
         // commander has already printed help or the version; its errors are said here, in awb's words.
         if (err.exitCode === 0) return 0;
         const said = (await import('./commands/words/usage.js')).usageError(err.code, err.message, invokedCommand(argv.slice(2)));
-        term.stderr.write(`awb: ${said.message}\n`);
+        term.stderr.write(`${PREFIX.said(said.message)}\n`);
         return said.exit;
       }
       if (err instanceof UserError) {
         // Messages quote files and servers: whatever a check missed is still made harmless, and one line, here.
-        term.stderr.write(`awb: ${visible(err.message)}\n`);
+        term.stderr.write(`${PREFIX.said(visible(err.message))}\n`);
         return err.exitCode;
       }
       throw err;

@@ -5,7 +5,8 @@
 'use strict';
 (function () {
   document.addEventListener('awb-rows', (event) => {
-    const { data: DATA, el, refLink } = event.detail;
+    const { data: DATA, el, refLink, say } = event.detail;
+    const W = DATA.words;
     if (!DATA.compare) return;
     const textOf = (k) => (Array.isArray(k) ? k[0] : k);
     const option = (value, text, selected) => el('option', { value, selected }, text);
@@ -23,31 +24,31 @@
     const fDomain = el(
       'select',
       { id: 'c-domain' },
-      option('', 'all domains'),
+      option('', W.allDomains),
       DATA.domains.map((d) => option(d.id, d.label)),
     );
-    const fText = el('input', { id: 'c-text', type: 'search', placeholder: 'id, prediction or truth text' });
-    const fOrder = el('select', { id: 'c-order' }, option('drop', 'largest drop first'), option('gain', 'largest gain first'));
+    const fText = el('input', { id: 'c-text', type: 'search', placeholder: W.textPlaceholder });
+    const fOrder = el('select', { id: 'c-order' }, option('drop', W.largestDrop), option('gain', W.largestGain));
     const deltas = el('div', { class: 'scroll' });
     const note = el('p', { class: 'meta', id: 'c-note' });
     const count = el('span', { class: 'meta', id: 'c-count' });
     const list = el('tbody', { id: 'c-list' });
-    const more = el('button', { id: 'c-more', type: 'button' }, 'show more');
+    const more = el('button', { id: 'c-more', type: 'button' }, W.showMore);
     const detail = el('div', { id: 'c-detail' });
     const section = el(
       'section',
       { id: 'compare' },
-      el('h2', {}, 'Comparison of two runs'),
-      el('div', { class: 'filters' }, el('label', {}, 'Baseline ', fBase), el('label', {}, 'Candidate ', fCand)),
+      el('h2', {}, W.compareHeading),
+      el('div', { class: 'filters' }, el('label', {}, `${W.baseline} `, fBase), el('label', {}, `${W.candidateRun} `, fCand)),
       deltas,
       note,
-      el('h3', {}, 'Paired rows, by change in total'),
+      el('h3', {}, W.pairedRows),
       el(
         'div',
         { class: 'filters' },
-        el('label', {}, 'Domain ', fDomain),
-        el('label', {}, 'Text ', fText),
-        el('label', {}, 'Order ', fOrder),
+        el('label', {}, `${W.filterDomain} `, fDomain),
+        el('label', {}, `${W.filterText} `, fText),
+        el('label', {}, `${W.filterOrder} `, fOrder),
         count,
       ),
       el(
@@ -62,7 +63,7 @@
             el(
               'tr',
               {},
-              ['Row', 'Baseline', 'Candidate', 'Change'].map((t) => el('th', {}, t)),
+              [W.headRow, W.baseline, W.candidateRun, W.change].map((t) => el('th', {}, t)),
             ),
           ),
           list,
@@ -83,7 +84,7 @@
       const c = Number(fCand.value);
       const pair = DATA.compare.find((p) => p.b === b && p.c === c);
       if (!pair) {
-        deltas.replaceChildren(el('p', { class: 'warning' }, 'Pick two different runs.'));
+        deltas.replaceChildren(el('p', { class: 'warning' }, W.pickTwo));
         note.textContent = '';
         pairs = [];
         applyFilters();
@@ -104,23 +105,19 @@
         el(
           'table',
           { class: 'grid', id: 'c-deltas' },
-          el('caption', {}, `${DATA.runs[c].label} minus ${DATA.runs[b].label} (0-100, paired rows only)`),
+          el('caption', {}, say('minus', { candidate: DATA.runs[c].label, baseline: DATA.runs[b].label })),
           el(
             'tr',
             {},
-            ['Domain', 'Baseline', 'Candidate', 'Change', '95% interval', 'Paired rows'].map((t, i) =>
+            [W.domain, W.baseline, W.candidateRun, W.change, W.interval, W.paired].map((t, i) =>
               el('th', { class: i ? 'right' : undefined }, t),
             ),
           ),
           pair.domains.map((d) => line(d.label, d, undefined)),
-          line('Overall (macro)', pair.overall, 'overall'),
+          line(W.overallMacro, pair.overall, 'overall'),
         ),
       );
-      note.textContent =
-        'Intervals: cluster-robust (CR2) t intervals over trajectories, as awb compare prints them; coloured when they exclude 0.' +
-        (pair.onlyB || pair.onlyC
-          ? ` Unpaired rows left out: ${pair.onlyB} only in the baseline, ${pair.onlyC} only in the candidate.`
-          : '');
+      note.textContent = W.intervals + (pair.onlyB || pair.onlyC ? say('unpaired', { b: pair.onlyB, c: pair.onlyC }) : '');
       // Rows of both runs by their key; a row without a score on either side has no change to sort by.
       const cand = new Map(DATA.rows.filter((r) => r.run === c && r.key).map((r) => [r.key, r]));
       pairs = DATA.rows.flatMap((r) => {
@@ -158,7 +155,9 @@
           );
         }),
       );
-      count.textContent = `${matching.length} of ${pairs.length} paired rows${matching.length > shown ? `, first ${shown} listed` : ''}`;
+      count.textContent =
+        say('pairedCount', { shown: matching.length, all: pairs.length }) +
+        (matching.length > shown ? say('firstListed', { n: shown }) : '');
       more.hidden = matching.length <= shown;
     }
 
@@ -168,8 +167,8 @@
         'div',
         { class: `text ${cls}` },
         el('h4', {}, title),
-        el('pre', {}, text === '' ? '(empty)' : text),
-        Array.isArray(kept) ? el('p', { class: 'cut' }, `[cut: the first ${text.length} of ${kept[1]} characters]`) : null,
+        el('pre', {}, text === '' ? W.empty : text),
+        Array.isArray(kept) ? el('p', { class: 'cut' }, say('cutMark', { kept: text.length, all: kept[1] })) : null,
       );
     }
 
@@ -178,14 +177,14 @@
         el(
           'article',
           { class: 'row', 'data-key': p.b.key },
-          el('h3', {}, el('a', { href: refLink(p.b.ref), class: 'ref' }, p.b.ref), ` · change ${signed(p.change)}`),
-          block('Current action', p.b.a, 'action'),
+          el('h3', {}, el('a', { href: refLink(p.b.ref), class: 'ref' }, p.b.ref), say('changeBy', { change: signed(p.change) })),
+          block(W.action, p.b.a, 'action'),
           el(
             'div',
             { class: 'pair three' },
-            block(`Baseline: ${DATA.runs[p.b.run].label} (${p.b.st})`, p.b.p, 'prediction baseline'),
-            block('Ground truth', p.b.gt, 'truth'),
-            block(`Candidate: ${DATA.runs[p.c.run].label} (${p.c.st})`, p.c.p, 'prediction candidate'),
+            block(say('baselineOf', { label: DATA.runs[p.b.run].label, score: p.b.st }), p.b.p, 'prediction baseline'),
+            block(W.groundTruth, p.b.gt, 'truth'),
+            block(say('candidateOf', { label: DATA.runs[p.c.run].label, score: p.c.st }), p.c.p, 'prediction candidate'),
           ),
         ),
       );

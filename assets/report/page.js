@@ -12,6 +12,12 @@
   const COLORS = ['#3366cc', '#dc3912', '#ff9900', '#109618', '#990099', '#0099c6', '#dd4477', '#66aa00'];
   const domainLabel = Object.fromEntries(DATA.domains.map((d) => [d.id, d.label]));
   const labelOf = (d) => domainLabel[d] || d;
+  // The page's words come with its data (awb's words/): `{name}` filled in from `vars`, a pair [one, many] picked by `vars.n`.
+  const W = DATA.words;
+  const say = (key, vars) => {
+    const t = W[key];
+    return (Array.isArray(t) ? t[vars.n === 1 ? 0 : 1] : t).replace(/\{(\w+)\}/g, (_, k) => String(vars[k]));
+  };
 
   /** An element with attributes and children; strings become text nodes. */
   function el(tag, attrs, ...children) {
@@ -34,12 +40,8 @@
     el(
       'header',
       {},
-      el('h1', {}, 'awb report'),
-      el(
-        'p',
-        { class: 'meta' },
-        `${DATA.runs.length} file${DATA.runs.length === 1 ? '' : 's'} · made by ${DATA.tool} at ${DATA.generated}`,
-      ),
+      el('h1', {}, W.title),
+      el('p', { class: 'meta' }, say('made', { n: DATA.runs.length, tool: DATA.tool, generated: DATA.generated })),
       el(
         'ul',
         { class: 'files' },
@@ -48,13 +50,13 @@
       el(
         'nav',
         {},
-        el('a', { href: '#leaderboard' }, 'Leaderboard'),
-        DATA.agreement ? el('a', { href: '#agreement' }, 'Judge agreement') : null,
-        DATA.modes ? el('a', { href: '#modes' }, 'Judge modes') : null,
-        DATA.drift ? el('a', { href: '#drift' }, 'Drift') : null,
-        DATA.charts.runs.length ? el('a', { href: '#charts' }, 'Charts') : null,
-        DATA.compare ? el('a', { href: '#compare' }, 'Comparison') : null,
-        el('a', { href: '#rows' }, 'Rows'),
+        el('a', { href: '#leaderboard' }, W.leaderboard),
+        DATA.agreement ? el('a', { href: '#agreement' }, W.agreement) : null,
+        DATA.modes ? el('a', { href: '#modes' }, W.modes) : null,
+        DATA.drift ? el('a', { href: '#drift' }, W.drift) : null,
+        DATA.charts.runs.length ? el('a', { href: '#charts' }, W.charts) : null,
+        DATA.compare ? el('a', { href: '#compare' }, W.comparison) : null,
+        el('a', { href: '#rows' }, W.rows),
       ),
     ),
   );
@@ -101,19 +103,19 @@
     );
 
   // ---- leaderboard: the rubric files (and --repeat files, whose grades are means) ----
-  const board = el('section', { id: 'leaderboard' }, el('h2', {}, 'Leaderboard'));
-  for (const w of DATA.warnings) board.append(el('p', { class: 'warning' }, `Warning: ${w}`));
+  const board = el('section', { id: 'leaderboard' }, el('h2', {}, W.leaderboard));
+  for (const w of DATA.warnings) board.append(el('p', { class: 'warning' }, say('warning', { text: w })));
   if (DATA.view) {
     drawGrids(board, DATA.view.grids, 'data-grid');
-    board.append(notesList(DATA.view.marksBest ? [...DATA.view.footnotes, 'Bold: best in its column.'] : DATA.view.footnotes));
-  } else board.append(el('p', { class: 'meta' }, 'No file judged with grades was given: only the judge modes below.'));
+    board.append(notesList(DATA.view.marksBest ? [...DATA.view.footnotes, W.best] : DATA.view.footnotes));
+  } else board.append(el('p', { class: 'meta' }, W.noGraded));
   app.append(board);
 
   // ---- judge agreement: the members of each panel compared as `awb agreement` compares judges ----
   if (DATA.agreement) {
-    const agreement = el('section', { id: 'agreement' }, el('h2', {}, 'Judge agreement'));
+    const agreement = el('section', { id: 'agreement' }, el('h2', {}, W.agreement));
     for (const panel of DATA.agreement) {
-      agreement.append(el('h3', {}, `${panel.label}: a panel of ${panel.judges.join(', ')}`));
+      agreement.append(el('h3', {}, say('panel', { label: panel.label, judges: panel.judges.join(', ') })));
       drawGrids(agreement, panel.grids, 'data-agreement-grid');
       agreement.append(notesList(panel.footnotes));
     }
@@ -121,7 +123,7 @@
   }
 
   // ---- charts: hand-written SVG ----
-  const charts = el('section', { id: 'charts' }, el('h2', {}, 'Charts'));
+  const charts = el('section', { id: 'charts' }, el('h2', {}, W.charts));
   app.append(charts);
   const C = DATA.charts;
   const multi = C.runs.length > 1;
@@ -137,7 +139,7 @@
   }
 
   // Every chart: a 760 x 260 frame, a y axis from 0 to max with four grid steps, labels under the plot.
-  const W = 760;
+  const WIDTH = 760;
   const H = 260;
   const LEFT = 44;
   const TOP = 12;
@@ -146,10 +148,10 @@
 
   function frame(title, max) {
     const y = (v) => TOP + PLOT_H - (Math.max(0, Math.min(max, v)) / max) * PLOT_H;
-    const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': title });
+    const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${H}`, class: 'chart', role: 'img', 'aria-label': title });
     for (let t = 0; t <= 4; t++) {
       const v = (max * t) / 4;
-      root.append(svg('line', { x1: LEFT, x2: W - 10, y1: y(v), y2: y(v), class: 'gridline' }));
+      root.append(svg('line', { x1: LEFT, x2: WIDTH - 10, y1: y(v), y2: y(v), class: 'gridline' }));
       root.append(svg('text', { x: LEFT - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(Math.round(v))));
     }
     const xLabel = (x, text) => root.append(svg('text', { x, y: H - BOTTOM + 16, class: 'axis', 'text-anchor': 'middle' }, text));
@@ -162,7 +164,7 @@
    */
   function barChart({ title, categories, series, values, whiskers, max, unit, labels }) {
     const { root, y, xLabel } = frame(title, max);
-    const plotW = W - LEFT - 10;
+    const plotW = WIDTH - LEFT - 10;
     const groupW = plotW / categories.length;
     const barW = Math.min(36, (groupW * 0.8) / series.length);
     categories.forEach((cat, ci) => {
@@ -188,9 +190,9 @@
   }
 
   /** One line per series over ordered categories; values[s][c] is a number or null (a gap). */
-  function lineChart({ title, categories, series, values, max, xName = 'turn' }) {
+  function lineChart({ title, categories, series, values, max, xName = W.turnAxis }) {
     const { root, y, xLabel } = frame(title, max);
-    const plotW = W - LEFT - 30;
+    const plotW = WIDTH - LEFT - 30;
     const x = (i) => LEFT + 10 + (categories.length === 1 ? plotW / 2 : (i * plotW) / (categories.length - 1));
     categories.forEach((c, i) => xLabel(x(i), c));
     series.forEach((s, si) => {
@@ -214,13 +216,14 @@
 
   // ---- judge modes: the grids and figures `awb score` gives for turing, pairwise and --repeat files ----
   if (DATA.modes) {
-    const modes = el('section', { id: 'modes' }, el('h2', {}, 'Judge modes'));
+    const modes = el('section', { id: 'modes' }, el('h2', {}, W.modes));
     charts.before(modes);
     drawGrids(modes, DATA.modes.grids, 'data-mode-grid');
     modes.append(notesList(DATA.modes.footnotes));
     for (const f of DATA.modes.figures) {
       const names = Object.keys(f.overall);
-      const at = [...Object.entries(f.domains), ['Overall', f.overall]];
+      // Overall last, under no domain's id.
+      const at = [...Object.entries(f.domains), ['', f.overall]];
       const values = names.map((n) => at.map(([, figs]) => figs[n].value));
       const top = Math.max(
         0,
@@ -229,8 +232,8 @@
       );
       modes.append(
         barChart({
-          title: `${f.file} (${f.mode}): per domain and Overall, with 95% bootstrap intervals`,
-          categories: at.map(([d]) => (d === 'Overall' ? d : labelOf(d))),
+          title: say('modesChart', { file: f.file, mode: f.mode }),
+          categories: at.map(([d]) => (d === '' ? W.overall : labelOf(d))),
           series: names.map((n) => DATA.modes.names[n] || n),
           values,
           whiskers: names.map((n) => at.map(([, figs]) => figs[n].ci95 || null)),
@@ -243,21 +246,21 @@
   // ---- drift: a teacher-forced run and free-running ones (awb drift's figures) ----
   if (DATA.drift) {
     const D = DATA.drift;
-    const drift = el('section', { id: 'drift' }, el('h2', {}, 'Drift: score against free-running horizon'));
+    const drift = el('section', { id: 'drift' }, el('h2', {}, W.driftHeading));
     charts.before(drift);
     drift.append(
       el(
         'p',
         { class: 'meta' },
-        `Runs: ${D.runs.map((r, i) => `${D.horizons[i]}: ${r}`).join('; ')}. On the ${D.rows} rows valid in every run.`,
+        say('driftRuns', { runs: D.runs.map((r, i) => say('driftRun', { horizon: D.horizons[i], label: r })).join('; '), rows: D.rows }),
       ),
       lineChart({
-        title: 'Score (0-100) by horizon, per domain and Overall',
-        categories: D.horizons.map((h) => h.replace(' (teacher-forced)', '')),
+        title: W.driftChart,
+        categories: D.hs.map((h) => say('horizonTick', { h })),
         series: D.curves.map((c) => c.label),
         values: D.curves.map((c) => c.points.map((p) => p.s)),
         max: 100,
-        xName: 'horizon',
+        xName: W.horizonAxis,
       }),
       el(
         'table',
@@ -265,9 +268,9 @@
         el(
           'tr',
           {},
-          el('th', {}, 'Drop S(0) - S(H)'),
+          el('th', {}, W.driftDrop),
           D.horizons.slice(1).map((h) => el('th', {}, h)),
-          el('th', {}, 'First significant drop'),
+          el('th', {}, W.driftFirst),
         ),
         D.curves.map((c) =>
           el(
@@ -283,11 +286,7 @@
           ),
         ),
       ),
-      el(
-        'p',
-        { class: 'meta' },
-        'Brackets: 95% paired bootstrap interval over trajectories; a drop is significant when its interval lies above 0. See docs/drift.md.',
-      ),
+      el('p', { class: 'meta' }, W.driftNote),
     );
   }
 
@@ -301,11 +300,11 @@
     const domLabels = doms.map(labelOf);
     charts.append(
       barChart({
-        title: 'Score per domain (0-100), with 95% bootstrap intervals',
+        title: W.chartScore,
         categories: domLabels,
         series: C.runs.map((r) => r.label),
         values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).score : null))),
-        labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).text : 'n/a'))),
+        labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).text : W.na))),
         whiskers: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).ci : null))),
         max: 100,
       }),
@@ -313,7 +312,7 @@
     for (const run of C.runs) {
       charts.append(
         barChart({
-          title: `The five dimensions per domain (0-100)${multi ? `: ${run.label}` : ''}`,
+          title: multi ? say('chartOfRun', { title: W.chartDimensions, run: run.label }) : W.chartDimensions,
           categories: domLabels,
           series: C.dimensions,
           values: C.dimensions.map((_, di) => doms.map((d) => (find(run, d) ? find(run, d).dims[di] : null))),
@@ -326,7 +325,7 @@
       const present = doms.filter((d) => find(run, d));
       charts.append(
         lineChart({
-          title: `Score by turn depth (turn_idx buckets, 0-100)${multi ? `: ${run.label}` : ''}`,
+          title: multi ? say('chartOfRun', { title: W.chartTurns, run: run.label }) : W.chartTurns,
           categories: buckets,
           series: present.map(labelOf),
           values: present.map((d) =>
@@ -342,11 +341,13 @@
     const failedMax = Math.max(1, ...C.runs.flatMap((r) => r.domains.map((d) => d.failed)));
     charts.append(
       barChart({
-        title: 'Failed rows per domain (count; hover for the share)',
+        title: W.chartFailed,
         categories: domLabels,
         series: C.runs.map((r) => r.label),
         values: C.runs.map((r) => doms.map((d) => (find(r, d) ? find(r, d).failed : null))),
-        labels: C.runs.map((r) => doms.map((d) => (find(r, d) ? `${find(r, d).failed} of ${find(r, d).rows}` : 'n/a'))),
+        labels: C.runs.map((r) =>
+          doms.map((d) => (find(r, d) ? say('failedOf', { failed: find(r, d).failed, rows: find(r, d).rows }) : W.na)),
+        ),
         max: Math.max(4, Math.ceil(failedMax / 4) * 4),
       }),
     );
@@ -437,9 +438,9 @@
   function diffBlock(r) {
     const truth = textOf(r.gt);
     const prediction = textOf(r.p);
-    const box = el('div', { class: 'text diff-box' }, el('h4', {}, 'Diff: ground truth (−) → prediction (+), by line'));
+    const box = el('div', { class: 'text diff-box' }, el('h4', {}, W.diffTitle));
     if (truth === prediction) {
-      box.append(el('p', { class: 'meta diff-note' }, 'The prediction is the ground truth, character for character.'));
+      box.append(el('p', { class: 'meta diff-note' }, W.diffSame));
       return box;
     }
     const a = lines(truth);
@@ -447,71 +448,57 @@
     const ops = lineDiff(a, b);
     if (!ops) {
       box.append(
-        el(
-          'p',
-          { class: 'meta diff-note' },
-          `No diff: ${a.length} × ${b.length} lines is more than this page compares (${DIFF_CELLS.toLocaleString('en')} line pairs); the two texts are shown side by side above.`,
-        ),
+        el('p', { class: 'meta diff-note' }, say('diffTooBig', { a: a.length, b: b.length, cells: DIFF_CELLS.toLocaleString('en') })),
       );
       return box;
     }
     const cls = { ' ': 'same', '-': 'del', '+': 'add' };
     const pre = el('pre', { class: 'diff' });
     for (const [op, line] of ops) pre.append(el('span', { class: cls[op] }, `${op} ${line}`));
-    if (Array.isArray(r.gt) || Array.isArray(r.p))
-      box.append(el('p', { class: 'meta diff-note' }, 'Of the kept parts: a cut text is compared up to its cut.'));
+    if (Array.isArray(r.gt) || Array.isArray(r.p)) box.append(el('p', { class: 'meta diff-note' }, W.diffCut));
     box.append(pre);
     return box;
   }
 
   function drawRows() {
-    const rowsSection = el('section', { id: 'rows' }, el('h2', {}, 'Rows'));
+    const rowsSection = el('section', { id: 'rows' }, el('h2', {}, W.rows));
     app.append(rowsSection);
-    const cutNote =
-      DATA.cutTexts > 0
-        ? `Long texts are cut at ${DATA.limit} characters (${DATA.cutTexts} texts were); a cut is marked, and the full text is in the JSONL at the line shown.`
-        : `No text was cut (texts longer than ${DATA.limit} characters would be).`;
+    const cutNote = DATA.cutTexts > 0 ? say('cutSome', { limit: DATA.limit, cut: DATA.cutTexts }) : say('cutNone', { limit: DATA.limit });
     rowsSection.append(el('p', { class: 'meta' }, cutNote));
 
     const option = (value, text) => el('option', { value }, text);
     const fDomain = el(
       'select',
       { id: 'f-domain' },
-      option('', 'all domains'),
+      option('', W.allDomains),
       DATA.domains.map((d) => option(d.id, d.label)),
     );
     const fRun = el(
       'select',
       { id: 'f-run' },
-      option('', 'all runs'),
+      option('', W.allRuns),
       DATA.runs.map((r, i) => option(String(i), r.label)),
     );
     const fMin = el('input', { id: 'f-min', type: 'number', min: 0, max: 100, step: 'any', placeholder: '0' });
     const fMax = el('input', { id: 'f-max', type: 'number', min: 0, max: 100, step: 'any', placeholder: '100' });
-    const fFailed = el('select', { id: 'f-failed' }, option('', 'failed or not'), option('1', 'failed only'), option('0', 'not failed'));
-    const fSort = el(
-      'select',
-      { id: 'f-sort' },
-      option('file', 'file order'),
-      option('asc', 'score, lowest first'),
-      option('desc', 'score, highest first'),
-    );
+    const fFailed = el('select', { id: 'f-failed' }, option('', W.failedOrNot), option('1', W.failedOnly), option('0', W.notFailed));
+    const fSort = el('select', { id: 'f-sort' }, option('file', W.fileOrder), option('asc', W.lowestFirst), option('desc', W.highestFirst));
     const count = el('span', { id: 'f-count', class: 'meta' });
     rowsSection.append(
       el(
         'div',
         { class: 'filters' },
-        el('label', {}, 'Domain ', fDomain),
-        el('label', {}, 'Run ', fRun),
-        el('label', {}, 'Score from ', fMin),
-        el('label', {}, 'to ', fMax),
-        el('label', {}, 'Failed ', fFailed),
-        el('label', {}, 'Sort ', fSort),
+        el('label', {}, `${W.filterDomain} `, fDomain),
+        el('label', {}, `${W.filterRun} `, fRun),
+        el('label', {}, `${W.filterFrom} `, fMin),
+        el('label', {}, `${W.filterTo} `, fMax),
+        el('label', {}, `${W.filterFailed} `, fFailed),
+        el('label', {}, `${W.filterSort} `, fSort),
         count,
       ),
     );
     const listBody = el('tbody', { id: 'row-list' });
-    const more = el('button', { id: 'f-more', type: 'button' }, 'show more');
+    const more = el('button', { id: 'f-more', type: 'button' }, W.showMore);
     rowsSection.append(
       el(
         'div',
@@ -525,7 +512,7 @@
             el(
               'tr',
               {},
-              ['Row', 'Run', 'Score', ...C.dimensions.map((d) => d.slice(0, 4)), 'Failed'].map((t) => el('th', {}, t)),
+              [W.headRow, W.headRun, W.headScore, ...C.dimensions.map((d) => d.slice(0, 4)), W.headFailed].map((t) => el('th', {}, t)),
             ),
           ),
           listBody,
@@ -591,11 +578,13 @@
             el('td', {}, DATA.runs[r.run].label),
             el('td', { class: 'right' }, r.st),
             r.g.map((g) => el('td', { class: 'right' }, g ? String(+g.toFixed(2)) : '–')),
-            el('td', {}, r.f ? 'failed' : ''),
+            el('td', {}, r.f ? W.failed : ''),
           ),
         ),
       );
-      count.textContent = `${matching.length} of ${DATA.rows.length} rows${matching.length > shown ? `, first ${shown} listed` : ''}`;
+      count.textContent =
+        say('rowsCount', { shown: matching.length, all: DATA.rows.length }) +
+        (matching.length > shown ? say('firstListed', { n: shown }) : '');
       more.hidden = matching.length <= shown;
     }
 
@@ -611,8 +600,8 @@
       const cut = Array.isArray(kept);
       const text = textOf(kept);
       const box = el('div', { class: `text ${cls || ''}` }, el('h4', {}, title));
-      box.append(el('pre', {}, text === '' ? '(empty)' : text));
-      if (cut) box.append(el('p', { class: 'cut' }, `[cut: the first ${text.length} of ${kept[1]} characters]`));
+      box.append(el('pre', {}, text === '' ? W.empty : text));
+      if (cut) box.append(el('p', { class: 'cut' }, say('cutMark', { kept: text.length, all: kept[1] })));
       return box;
     }
 
@@ -623,13 +612,13 @@
         el(
           'tr',
           {},
-          [...C.dimensions, 'total (1-5)', 'score (0-100)'].map((d) => el('th', {}, d)),
+          [...C.dimensions, W.total, W.score].map((d) => el('th', {}, d)),
         ),
         el(
           'tr',
           {},
-          r.g.map((g) => el('td', {}, g ? String(+g.toFixed(3)) : '0 (no score)')),
-          el('td', {}, r.tot ? String(+r.tot.toFixed(3)) : '0 (no score)'),
+          r.g.map((g) => el('td', {}, g ? String(+g.toFixed(3)) : W.noScore)),
+          el('td', {}, r.tot ? String(+r.tot.toFixed(3)) : W.noScore),
           el('td', {}, r.st),
         ),
       );
@@ -639,16 +628,15 @@
     function choicesTable(c) {
       const turing = c.m === 'turing';
       const panel = c.o.some((o) => o.j !== undefined);
-      const verdict = (o) =>
-        o.h === null ? 'no choice' : turing ? (o.h ? 'fooled' : 'spotted the real one') : o.h ? 'candidate' : 'reference';
-      const heads = ['Order', turing ? 'Real observation at' : 'This prediction at', 'Judge chose', turing ? 'Verdict' : 'Preferred'];
+      const verdict = (o) => (o.h === null ? W.noChoice : turing ? (o.h ? W.fooled : W.spotted) : o.h ? W.candidate : W.reference);
+      const heads = [W.order, turing ? W.realAt : W.predictionAt, W.judgeChose, turing ? W.verdict : W.preferred];
       return el(
         'table',
         { class: 'grades choices' },
         el(
           'tr',
           {},
-          (panel ? ['Judge', ...heads] : heads).map((t) => el('th', {}, t)),
+          (panel ? [W.judge, ...heads] : heads).map((t) => el('th', {}, t)),
         ),
         c.o.map((o, i) =>
           el(
@@ -666,18 +654,20 @@
 
     /** A free-running row's history as the model saw it: each generated observation beside the real one of its turn. */
     function rolloutBlock(ro, all) {
-      const turns = ro[0][0] === ro[ro.length - 1][0] ? `turn ${ro[0][0]}` : `turns ${ro[0][0]}–${ro[ro.length - 1][0]}`;
-      const of = all > ro.length ? ` (the last ${ro.length} of the ${all} it generated; awb rows shows them all)` : '';
+      const first = ro[0][0];
+      const last = ro[ro.length - 1][0];
+      const turns = say('rolloutTurns', { n: first === last ? 1 : 2, first, last });
+      const of = all > ro.length ? say('rolloutLast', { shown: ro.length, n: all }) : '';
       return el(
         'details',
         { class: 'rollout', open: '' },
-        el('summary', {}, `Rollout: the model's own observations for ${turns}${of}, beside the real ones`),
+        el('summary', {}, say('rollout', { turns, last: of })),
         ro.map(([turn, generated, real]) =>
           el(
             'div',
             { class: 'pair' },
-            textBlock(`Turn ${turn}: generated`, generated, 'prediction'),
-            textBlock(`Turn ${turn}: real`, real, 'truth'),
+            textBlock(say('turnGenerated', { turn }), generated, 'prediction'),
+            textBlock(say('turnReal', { turn }), real, 'truth'),
           ),
         ),
       );
@@ -693,9 +683,9 @@
             ? el(
                 'ul',
                 {},
-                items.map((k) => el('li', {}, Array.isArray(k) ? `${k[0]} [cut: first ${k[0].length} of ${k[1]} characters]` : k)),
+                items.map((k) => el('li', {}, Array.isArray(k) ? say('listCut', { text: k[0], kept: k[0].length, all: k[1] }) : k)),
               )
-            : el('p', { class: 'meta' }, '(none)'),
+            : el('p', { class: 'meta' }, W.none),
         );
       const c = r.c;
       const run = DATA.runs[r.run];
@@ -704,8 +694,12 @@
             el(
               'details',
               {},
-              el('summary', {}, o.j === undefined ? `Judge reply, order ${i + 1}` : `Judge reply, ${o.j}, order ${(i % 2) + 1}`),
-              o.e && o.e !== '' ? textBlock('Error', o.e, 'error') : null,
+              el(
+                'summary',
+                {},
+                o.j === undefined ? say('replyOrder', { order: i + 1 }) : say('replyMemberOrder', { judge: o.j, order: (i % 2) + 1 }),
+              ),
+              o.e && o.e !== '' ? textBlock(W.error, o.e, 'error') : null,
               textBlock('', o.raw, 'judge'),
             ),
           )
@@ -717,37 +711,37 @@
                 el(
                   'tr',
                   {},
-                  el('th', {}, 'Repeat'),
+                  el('th', {}, W.repeat),
                   r.rp.map((_, i) => el('th', {}, String(i + 1))),
                 ),
                 el(
                   'tr',
                   {},
-                  el('td', {}, 'total (1-5)'),
-                  r.rp.map((x) => el('td', {}, x.f ? 'failed' : String(+x.t.toFixed(3)))),
+                  el('td', {}, W.total),
+                  r.rp.map((x) => el('td', {}, x.f ? W.failed : String(+x.t.toFixed(3)))),
                 ),
               ),
-              ...r.rp.map((x, i) => el('details', {}, el('summary', {}, `Judge reply, repeat ${i + 1}`), textBlock('', x.raw, 'judge'))),
+              ...r.rp.map((x, i) => el('details', {}, el('summary', {}, say('replyRepeat', { n: i + 1 })), textBlock('', x.raw, 'judge'))),
             ]
-          : [el('details', {}, el('summary', {}, 'Judge reply (raw)'), textBlock('', r.j, 'judge'))];
+          : [el('details', {}, el('summary', {}, W.replyRaw), textBlock('', r.j, 'judge'))];
       return el(
         'article',
         { class: `row${r.f ? ' failed' : ''}`, 'data-ref': r.ref, 'data-key': r.key || undefined },
-        el('h3', {}, el('a', { href: refLink(r.ref), class: 'ref' }, r.ref), ` · ${run.label}${r.f ? ' · FAILED' : ''}`),
-        el('p', { class: 'meta' }, `${run.file}, line ${r.line}${r.key ? ` · key ${r.key}` : ''}`),
+        el('h3', {}, el('a', { href: refLink(r.ref), class: 'ref' }, r.ref), ` · ${run.label}${r.f ? W.rowFailed : ''}`),
+        el('p', { class: 'meta' }, say('rowAt', { file: run.file, line: r.line }) + (r.key ? say('rowKey', { key: r.key }) : '')),
         c ? choicesTable(c) : gradesTable(r),
-        r.e && r.e !== '' ? textBlock('Error', r.e, 'error') : null,
-        textBlock('Current action', r.a, 'action'),
+        r.e && r.e !== '' ? textBlock(W.error, r.e, 'error') : null,
+        textBlock(W.action, r.a, 'action'),
         el(
           'div',
           { class: 'pair' },
-          textBlock(c && c.m === 'pairwise' ? 'This prediction (candidate)' : 'Prediction (as the judge saw it)', r.p, 'prediction'),
-          c && c.m === 'pairwise' ? textBlock('Reference prediction', c.ref, 'reference') : null,
-          textBlock('Ground truth', r.gt, 'truth'),
+          textBlock(c && c.m === 'pairwise' ? W.predictionCandidate : W.prediction, r.p, 'prediction'),
+          c && c.m === 'pairwise' ? textBlock(W.referencePrediction, c.ref, 'reference') : null,
+          textBlock(W.groundTruth, r.gt, 'truth'),
         ),
         diffBlock(r),
         r.ro ? rolloutBlock(r.ro, r.roN) : null,
-        c ? null : el('div', { class: 'pair' }, list('Strengths', r.sw, 'strengths'), list('Weaknesses', r.wk, 'weaknesses')),
+        c ? null : el('div', { class: 'pair' }, list(W.strengths, r.sw, 'strengths'), list(W.weaknesses, r.wk, 'weaknesses')),
         replies,
       );
     }
@@ -762,12 +756,12 @@
       }
       const found = ref === null ? [] : DATA.rows.filter((r) => r.ref === ref);
       detail.replaceChildren(
-        el('h2', {}, `Row ${ref === null ? '(bad link)' : ref}`),
+        el('h2', {}, say('rowHeading', { ref: ref === null ? W.badLink : ref })),
         found.length
-          ? el('p', { class: 'meta' }, found.length > 1 ? `${found.length} rows hold this name.` : '')
-          : el('p', { class: 'warning' }, 'No row of this report has that name.'),
+          ? el('p', { class: 'meta' }, found.length > 1 ? say('rowsHoldName', { n: found.length }) : '')
+          : el('p', { class: 'warning' }, W.noSuchRow),
         ...found.map(rowDetail),
-        el('p', {}, el('a', { href: '#rows' }, 'back to the rows')),
+        el('p', {}, el('a', { href: '#rows' }, W.backToRows)),
       );
       detail.scrollIntoView();
     }
@@ -783,7 +777,7 @@
 
     applyFilters();
     // The comparison view (compare.js) draws itself from the same rows, above the list: the row is scrolled to after it is in place.
-    document.dispatchEvent(new window.CustomEvent('awb-rows', { detail: { data: DATA, el, refLink } }));
+    document.dispatchEvent(new window.CustomEvent('awb-rows', { detail: { data: DATA, el, refLink, say } }));
     showHash();
     performance.mark('awb-ready');
     document.body.setAttribute('data-ready', '1');

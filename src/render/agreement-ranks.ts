@@ -4,13 +4,14 @@ import { formatFixed, formatSigned } from '../core/score/index.js';
 import { decimals } from './agreement.js';
 import { csvText, jsonText } from './written.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { AgreementWords } from './words.js';
+import type { LabelWords, NoteWords } from './words.js';
 
 /* `awb agreement --by-model`: a leaderboard per judge side by side, tau between them, and the model pairs' stability. */
 
-const share = (v: number | undefined): string => (v === undefined ? 'n/a' : `${formatFixed(v * 100, 1)}%`);
+const share = (v: number | undefined, words: LabelWords): string => (v === undefined ? words.na : `${formatFixed(v * 100, 1)}%`);
 
-export function rankView(report: RankReport, words: AgreementWords): View {
+export function rankView(report: RankReport, noteWords: NoteWords): View {
+  const { agreement: words, labels } = noteWords;
   const { models, judges } = report;
   const judgeColumns = judges.map(right);
   const leaderboards: Grid = {
@@ -46,9 +47,9 @@ export function rankView(report: RankReport, words: AgreementWords): View {
         { text: `${models[p.first]} / ${models[p.second]}` },
         ...p.judges.map((j): Cell => ({
           text: formatSigned(j.diff),
-          ...(j.swapped !== undefined ? { extra: `swaps ${share(j.swapped)}` } : {}),
+          ...(j.swapped !== undefined ? { extra: labels.swaps(share(j.swapped, labels)) } : {}),
         })),
-        { text: report.bootstrap ? share(p.disagree) : pointDisagree(p.judges) },
+        { text: report.bootstrap ? share(p.disagree, labels) : pointDisagree(p.judges, labels) },
       ],
     })),
   };
@@ -65,9 +66,9 @@ export function rankView(report: RankReport, words: AgreementWords): View {
   };
 }
 
-function pointDisagree(judges: ReadonlyArray<{ diff: number | undefined }>): string {
+function pointDisagree(judges: ReadonlyArray<{ diff: number | undefined }>, words: LabelWords): string {
   const signs = new Set(judges.flatMap((j) => (j.diff === undefined ? [] : [Math.sign(j.diff)])));
-  return signs.size > 1 ? 'yes' : 'no';
+  return signs.size > 1 ? words.disagree.yes : words.disagree.no;
 }
 
 const num = (v: number | undefined): number | null => (v === undefined || Number.isNaN(v) ? null : v);

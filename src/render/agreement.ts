@@ -8,7 +8,7 @@ import {
 import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { AgreementWords } from './words.js';
+import type { LabelWords, NoteWords } from './words.js';
 import { csvText, jsonText } from './written.js';
 
 /*
@@ -26,19 +26,19 @@ const DIMENSION_TITLES: Record<AgreementDimension, string> = {
   total: 'Total',
 };
 
-const domainTitle = (d: string): string => (d === ALL ? 'All domains' : domainLabel(d));
+const domainTitle = (d: string, words: LabelWords): string => (d === ALL ? words.allDomains : domainLabel(d));
 /** A figure to three decimals, "n/a" where undefined (NaN). */
 export const decimals = (v: number, digits = 3): string => formatFixed(v, digits);
-const percent = (v: number): string => (Number.isNaN(v) ? 'n/a' : `${formatFixed(v * 100, 1)}%`);
+const percent = (v: number, words: LabelWords): string => (Number.isNaN(v) ? words.na : `${formatFixed(v * 100, 1)}%`);
 const bracket = (ci: Interval | undefined): string | undefined => ci && `[${formatSigned(ci.lo)}, ${formatSigned(ci.hi)}]`;
 
 const FIGURE_COLUMNS = [right('Rows'), right('Exact'), right('κw'), right('α'), right('r'), right('Mean A − B')];
 
-function figureCells(d: DimensionAgreement): Cell[] {
+function figureCells(d: DimensionAgreement, labels: LabelWords): Cell[] {
   const extra = bracket(d.ci);
   return [
     { text: String(d.rows) },
-    { text: percent(d.exact) },
+    { text: percent(d.exact, labels) },
     { text: decimals(d.kappa) },
     { text: decimals(d.alpha) },
     { text: decimals(d.r) },
@@ -47,7 +47,8 @@ function figureCells(d: DimensionAgreement): Cell[] {
 }
 
 /** `more`: whether to say where every domain × dimension is (`awb agreement`'s other formats); the report page has no such formats. */
-export function agreementView(report: AgreementReport, words: AgreementWords, more = true): View {
+export function agreementView(report: AgreementReport, noteWords: NoteWords, more = true): View {
+  const { agreement: words, labels } = noteWords;
   const name = (j: number) => report.judges[j]!.label;
   const grids: Grid[] = report.pairs.flatMap((p): Grid[] => {
     const all = p.domains.find((d) => d.domain === ALL)!;
@@ -57,17 +58,17 @@ export function agreementView(report: AgreementReport, words: AgreementWords, mo
         columns: [left('Domain'), right('Matched'), right('Failed A/B'), ...FIGURE_COLUMNS],
         rows: p.domains.map((d) => ({
           cells: [
-            { text: domainTitle(d.domain) },
+            { text: domainTitle(d.domain, labels) },
             { text: String(d.matched) },
             { text: `${d.failedA}/${d.failedB}` },
-            ...figureCells(d.dims.total),
+            ...figureCells(d.dims.total, labels),
           ],
         })),
       },
       {
         title: `A = ${name(p.a)}, B = ${name(p.b)}: grades by dimension, all domains`,
         columns: [left('Dimension'), ...FIGURE_COLUMNS],
-        rows: AGREEMENT_DIMENSIONS.map((dim) => ({ cells: [{ text: DIMENSION_TITLES[dim] }, ...figureCells(all.dims[dim])] })),
+        rows: AGREEMENT_DIMENSIONS.map((dim) => ({ cells: [{ text: DIMENSION_TITLES[dim] }, ...figureCells(all.dims[dim], labels)] })),
       },
     ];
   });
@@ -77,7 +78,7 @@ export function agreementView(report: AgreementReport, words: AgreementWords, mo
       columns: [left('Domain'), right('Rows'), ...AGREEMENT_DIMENSIONS.map((d) => right(DIMENSION_TITLES[d]))],
       rows: report.panel.map((p) => ({
         cells: [
-          { text: domainTitle(p.domain) },
+          { text: domainTitle(p.domain, labels) },
           { text: String(p.units) },
           ...AGREEMENT_DIMENSIONS.map((d) => ({ text: decimals(p.alpha[d]) })),
         ],

@@ -2,11 +2,12 @@ import { domainLabel } from '../core/domains.js';
 import { formatFixed, formatSigned, type Interval } from '../core/score/index.js';
 import type { RunBias } from '../core/bias/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { BiasWords } from './words.js';
+import type { BiasWords, NoteWords } from './words.js';
 import { csvText } from './written.js';
 
 /** `awb score --bias`: the bias checks beside the leaderboard, in every format. */
 
+/** The CSV's scope of the Overall row: a value of the data, as `awb drift`'s CSV has it. */
 const OVERALL = 'Overall (macro)';
 
 function ciText(ci: Interval | undefined, signed = false): string | undefined {
@@ -31,7 +32,8 @@ function lengthFlags(b: RunBias, words: BiasWords): string[] {
   ];
 }
 
-export function biasView(runs: readonly RunBias[], words: BiasWords): View {
+export function biasView(runs: readonly RunBias[], noteWords: NoteWords): View {
+  const { bias: words, labels } = noteWords;
   const grids: Grid[] = runs.map((b) => ({
     title: `${b.label}: length bias (total 0-100 on log2 of prediction/truth length)`,
     columns: [
@@ -52,12 +54,12 @@ export function biasView(runs: readonly RunBias[], words: BiasWords): View {
           { text: formatFixed(d.mean) },
           cell(d.fit?.slope, d.slopeCi, true),
           cell(d.fit?.intercept, d.lcCi),
-          d.biased ? { text: 'length bias', tone: 'bad' as const } : { text: '' },
+          d.biased ? { text: labels.lengthBias, tone: 'bad' as const } : { text: '' },
         ],
       })),
       {
         cells: [
-          { text: OVERALL },
+          { text: labels.overallMacro },
           { text: String(b.length.domains.reduce((n, d) => n + d.rows, 0)) },
           { text: '' },
           { text: formatFixed(b.length.mean) },

@@ -5,20 +5,21 @@ import { visible } from '../core/shown.js';
 import { formatFixed, formatSigned } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { GateRemedy, NoteWords } from './words.js';
+import type { GateRemedy, LabelWords, NoteWords } from './words.js';
 import { standingParts } from './model.js';
 
 /* What `awb compare` shows: the paired deltas, the rows that changed most, and the gate's verdict. */
 
-function intervalText(ci: Interval | undefined): string {
-  return ci ? `[${formatSigned(ci.lo)}, ${formatSigned(ci.hi)}]` : 'n/a';
+/** A delta's interval as compare and the page show it. */
+export function intervalText(ci: Interval | undefined, words: LabelWords): string {
+  return ci ? `[${formatSigned(ci.lo)}, ${formatSigned(ci.hi)}]` : words.na;
 }
 
-const verdict = (d: Delta): Cell => {
-  if (!d.ci) return { text: 'n/a' };
-  if (d.ci.hi < 0) return { text: 'worse', tone: 'bad' };
-  if (d.ci.lo > 0) return { text: 'better', tone: 'good' };
-  return { text: 'no clear difference' };
+const verdict = (d: Delta, words: LabelWords): Cell => {
+  if (!d.ci) return { text: words.na };
+  if (d.ci.hi < 0) return { text: words.verdict.worse, tone: 'bad' };
+  if (d.ci.lo > 0) return { text: words.verdict.better, tone: 'good' };
+  return { text: words.verdict.unclear };
 };
 
 const capital = (d: string): string => d.charAt(0).toUpperCase() + d.slice(1);
@@ -35,18 +36,18 @@ export interface ComparePage extends CompareReport {
 
 export function compareView(report: ComparePage): View {
   const { result, baseline, candidate } = report;
+  const labels = report.words.labels;
   const deltaCells = (d: Delta): Cell[] => {
-    const v = verdict(d);
+    const v = verdict(d, labels);
     return [
       { text: formatFixed(d.baseline) },
       { text: formatFixed(d.candidate) },
       { text: formatSigned(d.delta), tone: v.tone },
-      { text: intervalText(d.ci) },
+      { text: intervalText(d.ci, labels) },
       v,
     ];
   };
-  const overallName = 'Overall (macro)';
-  const named = [...result.domains.map((d) => ({ name: domainLabel(d.domain), d })), { name: overallName, d: result.overall }];
+  const named = [...result.domains.map((d) => ({ name: domainLabel(d.domain), d })), { name: labels.overallMacro, d: result.overall }];
   const grids: Grid[] = [
     {
       title: 'Candidate - baseline, on rows valid in both (0-100 points)',

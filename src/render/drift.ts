@@ -1,15 +1,13 @@
 import { domainLabel } from '../core/domains.js';
 import { OVERALL, type DriftCurve, type DriftReport } from '../core/drift/index.js';
 import { formatFixed, formatSigned, type Interval, type Ratio } from '../core/score/index.js';
-import type { Horizon } from '../core/schemas/index.js';
 import { left, right, notesData, type Cell, type View } from './view.js';
-import type { NoteWords } from './words.js';
+import type { LabelWords, NoteWords } from './words.js';
 import { csvText, jsonText } from './written.js';
 
 /** `awb drift`: the score against the free-running horizon, in every format; the HTML report draws the same curves. */
 
-export const scopeName = (scope: string) => (scope === OVERALL ? 'Overall (macro)' : domainLabel(scope));
-export const horizonName = (h: Horizon) => (h === 0 ? 'H=0 (teacher-forced)' : `H=${h}`);
+export const scopeName = (scope: string, words: LabelWords) => (scope === OVERALL ? words.overallMacro : domainLabel(scope));
 const ciText = (ci: Interval | undefined, signed = false) => {
   const f = signed ? formatSigned : formatFixed;
   return ci ? `[${f(ci.lo)}, ${f(ci.hi)}]` : undefined;
@@ -21,20 +19,22 @@ function cell(value: Ratio | undefined, ci: Interval | undefined, signed = false
 }
 
 /** Where the drop first shows, in words: per curve. */
-export function firstText(c: DriftCurve, withCi: boolean): string {
-  if (!withCi) return 'n/a (no intervals)';
-  return c.firstSignificant === undefined ? 'none' : `H=${c.firstSignificant}`;
+export function firstText(c: DriftCurve, withCi: boolean, words: LabelWords): string {
+  if (!withCi) return words.noDropCalled;
+  return c.firstSignificant === undefined ? words.noDrop : words.horizon(c.firstSignificant);
 }
 
 export function driftView(report: DriftReport, words: NoteWords): View {
   const { runs, curves } = report;
   const withCi = report.bootstrap !== undefined;
+  const labels = words.labels;
+  const horizonName = labels.horizon;
   const scores = {
     title: 'Score (0-100) by horizon',
     columns: [left('Domain'), right('Rows'), ...runs.map((r) => right(horizonName(r.horizon)))],
     rows: curves.map((c) => ({
       cells: [
-        { text: scopeName(c.scope) },
+        { text: scopeName(c.scope, labels) },
         { text: String(c.rows), sub: `${c.trajectories} traj.` },
         ...c.points.map((p) => cell(p.score, p.scoreCi)),
       ],
@@ -45,9 +45,9 @@ export function driftView(report: DriftReport, words: NoteWords): View {
     columns: [left('Domain'), ...runs.slice(1).map((r) => right(horizonName(r.horizon))), left('First significant drop')],
     rows: curves.map((c) => ({
       cells: [
-        { text: scopeName(c.scope) },
+        { text: scopeName(c.scope, labels) },
         ...c.points.slice(1).map((p) => cell(p.drop, p.dropCi, true, p.significant ? 'bad' : undefined)),
-        { text: firstText(c, withCi) },
+        { text: firstText(c, withCi, labels) },
       ],
     })),
   };

@@ -18,7 +18,7 @@ import {
 } from '../core/score/index.js';
 import type { TurnScore } from '../core/score/index.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { MethodWords, NoteWords, StandingWords } from './words.js';
+import type { LabelWords, MethodWords, NoteWords, StandingWords } from './words.js';
 
 /*
  * What every output format shows, computed once: the leaderboard with its
@@ -30,8 +30,8 @@ import type { MethodWords, NoteWords, StandingWords } from './words.js';
 export const MACRO = 'overall_macro';
 export const MICRO = 'overall_micro';
 
-function columnTitle(column: string): string {
-  return column === MACRO ? 'Overall (macro)' : column === MICRO ? 'Overall (micro)' : domainLabel(column);
+function columnTitle(column: string, words: LabelWords): string {
+  return column === MACRO ? words.overallMacro : column === MICRO ? words.overallMicro : domainLabel(column);
 }
 
 export interface ScoreCell {
@@ -188,8 +188,8 @@ function markBest(report: ScoreReport, columns: string[], rows: LeaderRow[]): vo
  * The interval as "±half-width": percentile intervals are near-symmetric here, and tables stay narrow; JSON and CSV carry both bounds.
  * `bootstrapped`: intervals were asked for, so a score without one (a single trajectory) reads "±n/a", never as exact.
  */
-function ciText(ci: Interval | undefined, bootstrapped = false): string | undefined {
-  return ci ? `±${formatFixed((ci.hi - ci.lo) / 2)}` : bootstrapped ? '±n/a' : undefined;
+function ciText(ci: Interval | undefined, bootstrapped: boolean, words: LabelWords): string | undefined {
+  return ci ? `±${formatFixed((ci.hi - ci.lo) / 2)}` : bootstrapped ? words.noHalfWidth : undefined;
 }
 
 /** valid/total, and for an incomplete run the rows it set out to do ("36/40 of 198"): missing rows are not failures. */
@@ -198,10 +198,11 @@ const count = (valid: number | undefined, rows: number | undefined, expected?: n
 
 export function scoreView(report: ScoreReport, words: NoteWords): View {
   const board = leaderboard(report, words.standing);
+  const labels = words.labels;
   const grids: Grid[] = [
     {
       title: 'Leaderboard (0-100; valid/total rows under each score)',
-      columns: [left('Run'), ...board.columns.map((c) => right(columnTitle(c)))],
+      columns: [left('Run'), ...board.columns.map((c) => right(columnTitle(c, labels)))],
       rows: board.rows.map((r) => ({
         muted: r.published,
         cells: [
@@ -211,7 +212,7 @@ export function scoreView(report: ScoreReport, words: NoteWords): View {
             if (!cell) return { text: '' };
             return {
               text: cell.text,
-              extra: ciText(cell.ci, r.run?.intervals !== undefined && cell.score !== undefined),
+              extra: ciText(cell.ci, r.run?.intervals !== undefined && cell.score !== undefined, labels),
               sub: count(cell.valid, cell.rows, cell.expected),
               best: cell.best,
             };
@@ -220,8 +221,8 @@ export function scoreView(report: ScoreReport, words: NoteWords): View {
       })),
     },
   ];
-  for (const run of withMembers(report.runs)) grids.push(detailGrid(run));
-  if (report.byTurn) grids.push(turnGrid(withMembers(report.runs)));
+  for (const run of withMembers(report.runs)) grids.push(detailGrid(run, labels));
+  if (report.byTurn) grids.push(turnGrid(withMembers(report.runs), labels));
   const usage = usageGrid(report, words.method);
   if (usage) grids.push(usage);
   const marksBest = board.rows.some((r) => Object.values(r.cells).some((c) => c.best)) ? words.best : undefined;
@@ -238,14 +239,14 @@ function statCell(stat: MeanStat): Cell {
   return { text: formatFixed(statScore(stat)) };
 }
 
-function detailGrid(run: RunReport): Grid {
+function detailGrid(run: RunReport, labels: LabelWords): Grid {
   const s = run.score;
   const overall = (title: string, score: Ratio | undefined, ci: Interval | undefined, mean: Ratio | undefined): Cell[] => [
     { text: title },
     { text: count(s.valid, s.rows, shortOf(run, s.rows, run.provenance.expectedRows).expected)! },
     { text: String(s.failed) },
     ...DIMENSIONS.map(() => ({ text: '' })),
-    { text: formatFixed(score), extra: ciText(ci, run.intervals !== undefined && score !== undefined) },
+    { text: formatFixed(score), extra: ciText(ci, run.intervals !== undefined && score !== undefined, labels) },
     { text: mean ? formatFixed(mean) : '' },
   ];
   return {
@@ -267,14 +268,14 @@ function detailGrid(run: RunReport): Grid {
           ...d.dims.map(statCell),
           {
             text: formatFixed(d.score),
-            extra: ciText(run.intervals?.domains.get(d.domain), run.intervals !== undefined && d.score !== undefined),
+            extra: ciText(run.intervals?.domains.get(d.domain), run.intervals !== undefined && d.score !== undefined, labels),
           },
           { text: formatFixed(rawMean(d.total.sum, d.total.count)) },
         ],
       })),
-      { cells: overall('Overall (macro)', s.macro, run.intervals?.macro, undefined) },
+      { cells: overall(labels.overallMacro, s.macro, run.intervals?.macro, undefined) },
       {
-        cells: overall('Overall (micro)', statScore(s.micro), run.intervals?.micro, rawMean(s.micro.sum, s.micro.count)),
+        cells: overall(labels.overallMicro, statScore(s.micro), run.intervals?.micro, rawMean(s.micro.sum, s.micro.count)),
       },
     ],
   };
@@ -284,7 +285,7 @@ function detailGrid(run: RunReport): Grid {
  * One table for every run: a row per run and domain, then each run's
  * all-domains row (rows pooled), a column per turn bucket, with intervals.
  */
-function turnGrid(runs: readonly RunReport[]): Grid {
+function turnGrid(runs: readonly RunReport[], labels: LabelWords): Grid {
   const present = TURN_BUCKETS.filter((b) => runs.some((run) => run.score.turns.some((t) => t.bucket === b.label)));
   const named = runs.length > 1;
   const cellsFor = (run: RunReport, scope: string, turns: readonly TurnScore[]): Cell[] =>
@@ -294,7 +295,7 @@ function turnGrid(runs: readonly RunReport[]): Grid {
       const bootstrapped = run.intervals !== undefined && statScore(t.total) !== undefined;
       return {
         ...statCell(t.total),
-        extra: ciText(run.intervals?.turns.get(scope)?.get(b.label), bootstrapped),
+        extra: ciText(run.intervals?.turns.get(scope)?.get(b.label), bootstrapped, labels),
         sub: `${t.valid}/${t.rows}`,
       };
     });
@@ -304,7 +305,7 @@ function turnGrid(runs: readonly RunReport[]): Grid {
       rows.push({ cells: [...(named ? [{ text: run.label }] : []), { text: domainLabel(d.domain) }, ...cellsFor(run, d.domain, d.turns)] });
     }
     rows.push({
-      cells: [...(named ? [{ text: run.label }] : []), { text: 'All domains' }, ...cellsFor(run, ALL_DOMAINS, run.score.turns)],
+      cells: [...(named ? [{ text: run.label }] : []), { text: labels.allDomains }, ...cellsFor(run, ALL_DOMAINS, run.score.turns)],
     });
   }
   return {

@@ -2,7 +2,7 @@ import { domainLabel } from '../core/domains.js';
 import { formatFixed, type Figure, type ModeFigure, type ModeScore } from '../core/score/index.js';
 import { visible } from '../core/shown.js';
 import { left, right, type Cell, type Grid, type View } from './view.js';
-import type { ModesWords } from './words.js';
+import type { NoteWords } from './words.js';
 import { csvText } from './written.js';
 
 /** The figures of a judge-mode file (issue 14), with the file it came from. */
@@ -24,6 +24,7 @@ export const FIGURES: Record<ModeFigure, string> = {
   judge_noise: 'Judge noise',
 };
 
+/** The CSV's domain of the Overall rows: a value of the data. */
 const OVERALL = 'Overall';
 
 function figureNames(s: ModeScore): ModeFigure[] {
@@ -41,7 +42,7 @@ function cell(f: Figure | undefined): Cell {
 }
 
 /** One grid per file: a row per domain and Overall, a column per figure (value and 95% interval). */
-export function modesView(reports: readonly ModeReport[], words: ModesWords): View {
+export function modesView(reports: readonly ModeReport[], words: NoteWords): View {
   const grids: Grid[] = reports.map((report) => {
     const { score } = report;
     const names = figureNames(score);
@@ -53,14 +54,14 @@ export function modesView(reports: readonly ModeReport[], words: ModesWords): Vi
       columns: [left('Domain'), right('Rows counted'), ...names.map((n) => right(FIGURES[n]))],
       rows: [
         ...score.domains.map((d) => line(domainLabel(d.domain), d.counted, d.rows, d.figures)),
-        line(OVERALL, score.counted, score.rows, score.overall),
+        line(words.labels.overall, score.counted, score.rows, score.overall),
       ],
     };
   });
   return {
     intro: [],
     grids,
-    footnotes: [...words.footnotes],
+    footnotes: [...words.modes.footnotes],
     verdict: [],
   };
 }

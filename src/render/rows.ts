@@ -1,6 +1,7 @@
 import type { RowView } from '../core/score/index.js';
 import { DIMENSIONS } from '../core/schemas/index.js';
 import { visible, visibleLines } from '../core/shown.js';
+import type { RowWords } from './words.js';
 
 /*
  * `awb rows`: a block per row for the terminal, or JSON objects. Every
@@ -36,34 +37,34 @@ export function rowJson(r: RowView): Record<string, unknown> {
 }
 
 /** One row for a terminal `width` columns wide: prediction and ground truth side by side, each line cut with a mark. */
-export function renderRowBlock(r: RowView, width: number): string {
+export function renderRowBlock(r: RowView, width: number, words: RowWords): string {
   const w = Math.max(40, width);
   const grades = DIMENSIONS.map((d) => `${d} ${r.grades[d]}`).join(' · ');
-  const status = r.failed ? `FAILED${r.error !== undefined ? `: ${visible(r.error)}` : ''}` : `total ${formatGrade(r.total_score)}`;
-  const out = [cut(`── ${visible(r.key)} ── ${status} · ${grades}`, w), cut(`action: ${visible(oneLine(r.action))}`, w)];
+  const status = r.failed ? words.failed(r.error === undefined ? undefined : visible(r.error)) : words.total(formatGrade(r.total_score));
+  const out = [cut(`── ${visible(r.key)} ── ${status} · ${grades}`, w), cut(words.action(visible(oneLine(r.action))), w)];
   const col = Math.floor((w - 3) / 2);
-  out.push(`${pad('prediction (as judged)', col)} │ ground truth (response[${r.turn_idx - 1}])`);
-  out.push(...sideBySide(textLines(r.prediction), textLines(r.groundTruth), col, MAX_LINES));
+  out.push(`${pad(words.prediction, col)} │ ${words.groundTruth(r.turn_idx - 1)}`);
+  out.push(...sideBySide(textLines(r.prediction, words), textLines(r.groundTruth, words), col, MAX_LINES, words));
   // A free-running row: the history the model was given, its own observations beside the real ones.
   for (const step of r.rollout ?? []) {
-    out.push(`${pad(`turn ${step.turn}: generated (rollout)`, col)} │ turn ${step.turn}: real (response[${step.turn - 1}])`);
-    out.push(...sideBySide(textLines(step.generated), textLines(step.real), col, ROLLOUT_LINES));
+    out.push(`${pad(words.generated(step.turn), col)} │ ${words.real(step.turn, step.turn - 1)}`);
+    out.push(...sideBySide(textLines(step.generated, words), textLines(step.real, words), col, ROLLOUT_LINES, words));
   }
   for (const [name, items] of [
-    ['strengths', r.strengths],
-    ['weaknesses', r.weaknesses],
+    [words.strengths, r.strengths],
+    [words.weaknesses, r.weaknesses],
   ] as const) {
-    if (items.length) out.push(`${name}:`, ...items.map((s) => cut(`  - ${visible(oneLine(s))}`, w)));
+    if (items.length) out.push(name, ...items.map((s) => cut(`  - ${visible(oneLine(s))}`, w)));
   }
   return out.join('\n') + '\n';
 }
 
 /** Two texts in columns `col` wide, at most `max` lines each, what is left counted. */
-function sideBySide(left: string[], right: string[], col: number, max: number): string[] {
+function sideBySide(left: string[], right: string[], col: number, max: number, words: RowWords): string[] {
   const out: string[] = [];
   const shown = Math.min(max, Math.max(left.length, right.length));
   for (let i = 0; i < shown; i++) out.push(`${pad(cut(left[i] ?? '', col), col)} │ ${cut(right[i] ?? '', col)}`.trimEnd());
-  const more = (lines: string[]): string => (lines.length > max ? `${CUT} ${lines.length - max} more line(s)` : '');
+  const more = (lines: string[]): string => (lines.length > max ? `${CUT} ${words.moreLines(lines.length - max)}` : '');
   if (left.length > max || right.length > max) out.push(`${pad(more(left), col)} │ ${more(right)}`.trimEnd());
   return out;
 }
@@ -73,8 +74,8 @@ function formatGrade(v: number): string {
 }
 
 /** Multi-line text made safe, tabs expanded so widths hold; an empty text shows as such. */
-function textLines(text: string): string[] {
-  if (text === '') return ['(empty)'];
+function textLines(text: string, words: RowWords): string[] {
+  if (text === '') return [words.empty];
   return visibleLines(text).replace(/\t/g, '  ').replace(/\r\n?/g, '\n').split('\n');
 }
 

@@ -3,6 +3,7 @@ import type { GateReason, GateResult, Untested } from '../core/compare/index.js'
 import type { MixedResume, PublishedGap, Unranked } from '../core/score/index.js';
 import type { RunBias } from '../core/bias/index.js';
 import type { BestMarks } from './view.js';
+import type { Horizon } from '../core/schemas/index.js';
 
 /** A bootstrap's settings, as the footnotes name them. */
 interface Bootstrap {
@@ -128,6 +129,55 @@ export interface StandingWords {
   notRanked: (reasons: readonly string[]) => string;
 }
 
+/**
+ * The short labels of cells and rows in the views and on the page (column headers and grid titles stay with the
+ * grids; CSV and JSON carry data, never these).
+ */
+export interface LabelWords {
+  /** A figure that cannot be had (no interval, no pair). */
+  na: string;
+  /** A score's ± with no interval to show (one trajectory). */
+  noHalfWidth: string;
+  overall: string;
+  overallMacro: string;
+  overallMicro: string;
+  allDomains: string;
+  /** Compare's Verdict column: the interval below 0, above it, or across it. */
+  verdict: { worse: string; better: string; unclear: string };
+  /** Bias's Flag column. */
+  lengthBias: string;
+  /** Whether the judges order a pair of models differently (--by-model without intervals), and the share of resamples that swap it. */
+  disagree: { yes: string; no: string };
+  swaps: (share: string) => string;
+  /** A drift run's horizon (0: teacher-forced). */
+  horizon: (h: Horizon) => string;
+  /** Drift's first significant drop: none, or none called without intervals. */
+  noDrop: string;
+  noDropCalled: string;
+}
+
+/** `awb rows`' blocks: a row's status and action, the two sides' headings, the judge's lists, what a cut leaves out. */
+export interface RowWords {
+  failed: (error: string | undefined) => string;
+  total: (grade: string) => string;
+  action: (text: string) => string;
+  prediction: string;
+  groundTruth: (index: number) => string;
+  /** A free-running row's history: turn `turn`'s generated observation beside the real one (`index` in response). */
+  generated: (turn: number) => string;
+  real: (turn: number, index: number) => string;
+  strengths: string;
+  weaknesses: string;
+  empty: string;
+  moreLines: (n: number) => string;
+}
+
+/**
+ * What the report page's scripts say, carried in the page's data: `{name}` is filled in by the page, a pair is [one,
+ * many] (picked by `{n}`).
+ */
+export type PageWords = Readonly<Record<string, string | readonly [string, string]>>;
+
 /** Every sentence a renderer is handed: core's notes and published gaps, the gate's lines and the footnotes. */
 export interface NoteWords {
   notice: (n: Notice) => string;
@@ -146,4 +196,7 @@ export interface NoteWords {
   modes: ModesWords;
   bias: BiasWords;
   agreement: AgreementWords;
+  labels: LabelWords;
+  rows: RowWords;
+  page: PageWords;
 }

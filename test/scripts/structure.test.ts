@@ -7,16 +7,34 @@ import { test } from 'node:test';
 
 const script = join(import.meta.dirname, '../../scripts/structure.mjs');
 
-function structure(files: Record<string, string>) {
-  const src = mkdtempSync(join(tmpdir(), 'awb-structure-'));
+const NOTE = '# x\n\n**Owns:** x.\n\n**Risks:** x.\n\n**Tests:** `test/x.test.ts`.\n';
+
+/**
+ * Runs the check on a src/ of `files` (beside a test/x.test.ts); unless `notes` is false, every folder without a
+ * README.md in `files` gets a note that passes.
+ */
+function structure(files: Record<string, string>, notes = true) {
+  const root = mkdtempSync(join(tmpdir(), 'awb-structure-'));
+  const src = join(root, 'src');
+  const all: Record<string, string> = { ...files };
+  if (notes) {
+    for (const path of Object.keys(files)) {
+      for (let dir = dirname(path); ; dir = dirname(dir)) {
+        all[join(dir, 'README.md')] ??= NOTE;
+        if (dir === '.') break;
+      }
+    }
+  }
   try {
-    for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, 'test'));
+    writeFileSync(join(root, 'test/x.test.ts'), '');
+    for (const [path, text] of Object.entries(all)) {
       mkdirSync(dirname(join(src, path)), { recursive: true });
       writeFileSync(join(src, path), text);
     }
     return spawnSync(process.execPath, [script, '--draw', src], { encoding: 'utf8' });
   } finally {
-    rmSync(src, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -48,4 +66,37 @@ test('a faults.ts that imports its own subsystem closes a circle', () => {
     'core/a/mode.ts': "import type { Fault } from '../faults.js';\nexport type Mode = Fault['kind'];\n",
   });
   assert.equal(run.status, 1);
+});
+
+test('a folder of src/ or of core/ without a note fails, naming it', () => {
+  const run = structure({ 'README.md': NOTE, 'core/README.md': NOTE, 'core/a/index.ts': 'export const a = 1;\n' }, false);
+  assert.equal(run.status, 1);
+  assert.ok(run.stderr.includes('src/core/a: no README.md'), run.stderr);
+});
+
+test("a folder deeper down may go without a note of its own when its parent's note names it", () => {
+  const files = { 'README.md': NOTE, 'core/README.md': NOTE, 'core/a/index.ts': '', 'core/a/b/c.ts': '' };
+  const named = structure({ ...files, 'core/a/README.md': NOTE.replace('**Owns:** x.', '**Owns:** `b/`: c.') }, false);
+  assert.equal(named.status, 0, named.stderr);
+  const unnamed = structure({ ...files, 'core/a/README.md': NOTE }, false);
+  assert.equal(unnamed.status, 1);
+  assert.ok(unnamed.stderr.includes("src/core/a/b: no README.md, and its parent's note does not name it"), unnamed.stderr);
+  assert.equal(structure({ ...files, 'core/a/README.md': NOTE }).status, 0, 'or with a note of its own');
+});
+
+test('a note without its tests, or naming a test that does not exist, fails', () => {
+  const thin = structure({ 'core/a/index.ts': '', 'core/a/README.md': '# a\n\n**Owns:** a.\n\n**Risks:** none.\n' });
+  assert.equal(thin.status, 1);
+  assert.ok(thin.stderr.includes('src/core/a/README.md: no **Tests:** section'), thin.stderr);
+  const stale = structure({ 'core/a/index.ts': '', 'core/a/README.md': NOTE.replace('test/x.test.ts', 'test/gone.test.ts') });
+  assert.equal(stale.status, 1);
+  assert.ok(stale.stderr.includes('src/core/a/README.md: names test/gone.test.ts, which does not exist'), stale.stderr);
+});
+
+test('a folder of more than 15 .ts files fails', () => {
+  const files = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`render/f${i}.ts`, '']));
+  const run = structure(files);
+  assert.equal(run.status, 1);
+  assert.ok(run.stderr.includes('src/render: 16 .ts files, more than 15'), run.stderr);
+  assert.equal(structure(Object.fromEntries(Object.entries(files).slice(1))).status, 0);
 });

@@ -1,6 +1,6 @@
 import { DATASET_REPO } from '../../core/domains.js';
 import { DOMAINS_OPTION, intOption, numberOption } from '../shared/options.js';
-import { text, type OptionTable } from '../shared/option-table.js';
+import { given, type OptionTable } from '../shared/option-table.js';
 import { INFER_OPTIONS } from '../stage/stage-options.js';
 
 /* The options of download (see option-table.ts): where from, which revision and domains, and where to. */
@@ -11,7 +11,7 @@ export const DOWNLOAD_OPTIONS = {
     ...INFER_OPTIONS.revision,
     help: 'branch, tag or commit of the dataset (default: main on Hugging Face, master on ModelScope)',
   },
-  dir: { flags: '--dir <dir>', help: "download into this folder instead of the hub's cache", parse: text },
+  dir: given('--dir <dir>', "download into this folder instead of the hub's cache"),
   domains: { ...DOMAINS_OPTION, help: 'comma-separated domains to fetch (default: all seven)' },
   repo: { flags: '--repo <id>', help: 'dataset repository, OWNER/NAME', default: DATASET_REPO, parse: (v: string) => v },
   timeout: {

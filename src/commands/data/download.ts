@@ -9,6 +9,7 @@ import type { Parsed } from '../shared/option-table.js';
 import type { DOWNLOAD_OPTIONS } from './download-options.js';
 import { downloadInterruptibly } from './data-source.js';
 import { DOWNLOAD_LINES } from '../words/data/lines.js';
+import { PREFIX } from '../words/process.js';
 
 /** Without a terminal (CI logs, `2> file`), one line per file per this many ms is enough to show it is alive. */
 const LINE_EVERY_MS = 10_000;
@@ -98,7 +99,7 @@ function barProgress(): Progress {
 function lineProgress(): Progress {
   const last = new Map<string, number>();
   const t = terminal();
-  const say = (line: string) => t.stderr.write(`awb: ${visible(line)}\n`);
+  const say = (line: string) => t.stderr.write(`${PREFIX.said(visible(line))}\n`);
   return {
     update(e) {
       if (e.skipped) return say(DOWNLOAD_LINES.alreadyHere(e.file, formatBytes(e.total)));

@@ -14,14 +14,14 @@ export async function run(files: string[], opts: Parsed<typeof AGREEMENT_OPTIONS
     const report = await rankFiles(request);
     printWarnings(report.warnings);
     const r = await import('../../render/agreement-ranks.js');
-    terminal().stdout.write(format === 'json' ? r.rankJson(report) : format === 'csv' ? r.rankCsv(report) : await laid(format, r.rankView(report, NOTE_WORDS.agreement)));
+    terminal().stdout.write(format === 'json' ? r.rankJson(report) : format === 'csv' ? r.rankCsv(report) : await laid(format, r.rankView(report, NOTE_WORDS)));
     return;
   }
   const report = await agreementFiles(request);
   printWarnings(report.warnings);
   const r = await import('../../render/agreement.js');
   terminal().stdout.write(
-    format === 'json' ? r.agreementJson(report) : format === 'csv' ? r.agreementCsv(report) : await laid(format, r.agreementView(report, NOTE_WORDS.agreement)),
+    format === 'json' ? r.agreementJson(report) : format === 'csv' ? r.agreementCsv(report) : await laid(format, r.agreementView(report, NOTE_WORDS)),
   );
 }
 

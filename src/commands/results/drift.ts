@@ -5,6 +5,7 @@ import type { Parsed } from '../shared/option-table.js';
 import type { DRIFT_OPTIONS } from './results-options.js';
 import { terminal } from '../shared/terminal.js';
 import { NOTE_WORDS } from '../words/index.js';
+import { PREFIX } from '../words/process.js';
 
 /** `awb drift`: a teacher-forced judged run and free-running ones of the same model, drawn as score against horizon. */
 export async function run(files: string[], opts: Parsed<typeof DRIFT_OPTIONS>): Promise<void> {
@@ -14,7 +15,7 @@ export async function run(files: string[], opts: Parsed<typeof DRIFT_OPTIONS>): 
   });
   printWarnings(report.warnings);
   // CSV has no place for the notes: they go to stderr, never lost.
-  if (opts.format === 'csv') for (const n of report.notes) terminal().stderr.write(`awb: note: ${visible(NOTE_WORDS.notice(n))}\n`);
+  if (opts.format === 'csv') for (const n of report.notes) terminal().stderr.write(`${PREFIX.note(visible(NOTE_WORDS.notice(n)))}\n`);
   terminal().stdout.write(await render(opts.format, report));
 }
 

@@ -3,7 +3,7 @@ import { domainName } from '../../core/domains.js';
 import { fail } from '../../core/errors.js';
 import { DOMAINS_OPTION, choiceOption, intIn, intOption, labelOption, numberOption } from '../shared/options.js';
 import { EXIT } from '../words/words.js';
-import { formatChoice, text, toggle, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
+import { formatChoice, given, toggle, type OptionSpec, type OptionTable, type Parsed } from '../shared/option-table.js';
 
 /* The options of score, report, compare, rows, merge and publish, each with its parser (see option-table.ts). */
 
@@ -138,7 +138,7 @@ export const COMPARE_OPTIONS = {
     parse: (v: string | undefined, n: string) => intOption(n, v, 1, 100_000),
   },
   format: formatChoice(['table', 'markdown', 'json']),
-  summary: { flags: '--summary <file>', help: 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)', parse: text },
+  summary: given('--summary <file>', 'also write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)'),
 } satisfies OptionTable;
 
 export const DRIFT_OPTIONS = {
@@ -162,12 +162,8 @@ export const ROWS_OPTIONS = {
 } satisfies OptionTable;
 
 export const MERGE_OPTIONS = {
-  output: { flags: '-o, --output <file>', help: 'the merged file to write', parse: text },
-  data: {
-    flags: '--data <dir>',
-    help: 'dataset folder to check coverage against (default: the cached download the shards used)',
-    parse: text,
-  },
+  output: given('-o, --output <file>', 'the merged file to write'),
+  data: given('--data <dir>', 'dataset folder to check coverage against (default: the cached download the shards used)'),
   allowGaps: toggle('--allow-gaps', 'write what there is and list the missing rows instead of refusing'),
   force: toggle('--force', 'overwrite the merged file if it exists'),
 } satisfies OptionTable;
@@ -179,7 +175,7 @@ const repoId = (v: string | undefined, n: string) => {
 };
 
 export const PUBLISH_OPTIONS = {
-  out: { flags: '--out <dir>', help: 'write .eval_results/agentworldbench.yaml (for the model repo) and eval.yaml (for the benchmark dataset) in DIR', parse: text },
+  out: given('--out <dir>', 'write .eval_results/agentworldbench.yaml (for the model repo) and eval.yaml (for the benchmark dataset) in DIR'),
   repo: {
     flags: '--repo <owner/model>',
     help: "open a pull request adding the Eval Results file on this model repo of the Hub ($HF_ENDPOINT, else huggingface.co; token: $HF_TOKEN)",

@@ -6,6 +6,7 @@ import type { ROWS_OPTIONS } from './results-options.js';
 import { printWarnings } from '../shared/notes.js';
 import { terminal } from '../shared/terminal.js';
 import { RESULTS_WORDS } from '../words/results/lines.js';
+import { NOTE_WORDS } from '../words/index.js';
 
 /**
  * A row as compare, the report and `awb rows` print it: `domain/id/turn_idx` (the id may hold slashes), with
@@ -44,7 +45,7 @@ export async function run(file: string, keys: string[], opts: Parsed<typeof ROWS
   try {
     for await (const row of judgedRows(file, query, warnings)) {
       const text =
-        format === 'json' ? `${count ? ',' : '['}\n${jsonLine(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width)}`;
+        format === 'json' ? `${count ? ',' : '['}\n${jsonLine(rowJson(row))}` : `${count ? '\n' : ''}${renderRowBlock(row, width, NOTE_WORDS.rows)}`;
       count++;
       shown.set(row.key, [...(shown.get(row.key) ?? []), row.fingerprint]);
       if (!t.stdout.write(text)) await new Promise((resolve) => t.stdout.once('drain', resolve));

@@ -5,6 +5,7 @@ import type { ScoreRequest } from '../../core/score/index.js';
 import { visible } from '../../core/shown.js';
 import { printWarnings } from '../shared/notes.js';
 import { NOTE_WORDS, noticed } from '../words/index.js';
+import { PREFIX } from '../words/process.js';
 import type { Parsed } from '../shared/option-table.js';
 import { pricesOption, type ScoreSettings, type SCORE_OPTIONS } from './results-options.js';
 import { terminal } from '../shared/terminal.js';
@@ -20,7 +21,7 @@ export async function run(files: string[], opts: Parsed<typeof SCORE_OPTIONS>): 
   // CSV has no place for the notes the other formats carry ("not comparable", "incomplete"): they go to stderr, never lost.
   if (format === 'csv') {
     const byJudge = report ? (await import('../../render/model.js')).byJudgeNotes(report, NOTE_WORDS.method) : [];
-    for (const n of [...(report?.notes ?? []).map(noticed), ...byJudge]) terminal().stderr.write(`awb: note: ${visible(n)}\n`);
+    for (const n of [...(report?.notes ?? []).map(noticed), ...byJudge]) terminal().stderr.write(`${PREFIX.note(visible(n))}\n`);
   }
   terminal().stdout.write(await render(format, report, modes, bias?.length ? bias : undefined));
 }
@@ -44,14 +45,14 @@ async function render(
         .join('\n');
     case 'markdown': {
       const { renderScoreMarkdown, renderView } = await import('../../render/markdown.js');
-      return [report && renderScoreMarkdown(report, NOTE_WORDS), m && renderView(m.modesView(modes, NOTE_WORDS.modes)), b && renderView(b.biasView(bias!, NOTE_WORDS.bias))]
+      return [report && renderScoreMarkdown(report, NOTE_WORDS), m && renderView(m.modesView(modes, NOTE_WORDS)), b && renderView(b.biasView(bias!, NOTE_WORDS))]
         .filter(Boolean)
         .join('\n');
     }
     case 'table': {
       const { renderScoreTable, renderViewTable } = await import('../../render/table.js');
       const level = terminal().outLevel;
-      const views = [m?.modesView(modes, NOTE_WORDS.modes), b?.biasView(bias!, NOTE_WORDS.bias)].flatMap((v) => (v ? [renderViewTable(v, level)] : []));
+      const views = [m?.modesView(modes, NOTE_WORDS), b?.biasView(bias!, NOTE_WORDS)].flatMap((v) => (v ? [renderViewTable(v, level)] : []));
       return [report && renderScoreTable(report, NOTE_WORDS, level), ...views].filter(Boolean).join('\n');
     }
   }

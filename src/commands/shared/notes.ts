@@ -1,6 +1,7 @@
 import type { Notice } from '../../core/errors.js';
 import { visible } from '../../core/shown.js';
 import { noticed } from '../words/index.js';
+import { PREFIX } from '../words/process.js';
 import { terminal } from './terminal.js';
 
 /**
@@ -9,5 +10,5 @@ import { terminal } from './terminal.js';
  */
 export function printWarnings(warnings: ReadonlyArray<string | Notice>): void {
   const t = terminal();
-  for (const w of warnings) t.stderr.write(`${t.errColor.yellow(`awb: warning: ${visible(typeof w === 'string' ? w : noticed(w))}`)}\n`);
+  for (const w of warnings) t.stderr.write(`${t.errColor.yellow(PREFIX.warning(visible(typeof w === 'string' ? w : noticed(w))))}\n`);
 }

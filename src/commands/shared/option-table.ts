@@ -41,6 +41,11 @@ export function toggle(flags: string, help: string) {
   return { flags, help, parse: flags.startsWith('--no-') ? onUnlessNo : flag };
 }
 
+/** An option whose value is taken as given (a file, a folder, a name): undefined when absent. */
+export function given(flags: string, help: string) {
+  return { flags, help, parse: text };
+}
+
 /** An option whose values commander checks and lists in --help: the parser only narrows the type. */
 export function choice<const C extends readonly string[]>(flags: string, help: string, choices: C, fallback: C[number]) {
   return { flags, help, choices, default: fallback, parse: (v: C[number]) => v };

@@ -6,6 +6,8 @@ import { DRIFT_WORDS } from './results/drift.js';
 import { COMPARE_LINES, gateWords } from './results/gate.js';
 import { BEST_MARKS, METHOD_WORDS, STANDING_WORDS } from './results/method.js';
 import { AGREEMENT_LINES, BIAS_LINES, DRIFT_LINES, MODES_LINES } from './results/views.js';
+import { LABELS, ROW_WORDS } from './results/labels.js';
+import { PAGE_WORDS } from './results/page.js';
 import { ENDPOINT_NOTICES, ENDPOINT_WORDS } from './stage/endpoints.js';
 import { JUDGE_WORDS } from './stage/judge.js';
 import { MERGE_WORDS } from './results/merge.js';
@@ -88,6 +90,9 @@ export const NOTE_WORDS: NoteWords = {
   modes: MODES_LINES,
   bias: BIAS_LINES,
   agreement: AGREEMENT_LINES,
+  labels: LABELS,
+  rows: ROW_WORDS,
+  page: PAGE_WORDS,
 };
 
 /** A fault thrown by core, worded; any other error unchanged. */

@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { compareDomains, domainLabel } from '../../core/domains.js';
 import type { CollectedReport, Kept, PanelAgreement, ReportDrift, ReportRow, RunPair } from '../../core/report/index.js';
-import { firstText, horizonName, scopeName } from '../drift.js';
+import { firstText, scopeName } from '../drift.js';
 import { agreementView } from '../agreement.js';
 import { DIMENSIONS } from '../../core/schemas/index.js';
 import { TURN_BUCKETS, formatFixed, formatSigned, statScore, type Ratio, type ScoreReport } from '../../core/score/index.js';
 import { VERSION } from '../../version.js';
 import { scoreView } from '../model.js';
-import type { NoteWords } from '../words.js';
+import type { LabelWords, NoteWords } from '../words.js';
 import { FIGURES, modesJson, modesView } from '../modes.js';
 import { comparisonJson } from './comparison.js';
 
@@ -96,16 +96,17 @@ function rowJson(r: ReportRow) {
 }
 
 /** The drift curves as the page draws them: a line per domain and Overall over the horizons, the drops with intervals. */
-function driftJson(drift: ReportDrift, files: CollectedReport['files']) {
+function driftJson(drift: ReportDrift, files: CollectedReport['files'], words: LabelWords) {
   const ci = (i: { lo: number; hi: number } | undefined) => (i ? [i.lo, i.hi] : null);
   return {
-    horizons: drift.horizons.map(horizonName),
+    horizons: drift.horizons.map(words.horizon),
+    hs: drift.horizons,
     runs: drift.runs.map((run) => files[run]!.label),
     rows: drift.rows,
     curves: drift.curves.map((c) => ({
-      label: scopeName(c.scope),
+      label: scopeName(c.scope, words),
       rows: c.rows,
-      first: firstText(c, drift.intervals),
+      first: firstText(c, drift.intervals, words),
       points: c.points.map((p) => ({
         s: num(p.score),
         sci: ci(p.scoreCi),
@@ -135,7 +136,7 @@ export interface PageInput {
 /** Per file judged by a panel, the tables `awb agreement` prints, its members as the judges. */
 function agreementJson(panels: readonly PanelAgreement[], files: CollectedReport['files'], words: NoteWords) {
   return panels.map((p) => {
-    const view = agreementView(p.agreement, words.agreement, false);
+    const view = agreementView(p.agreement, words, false);
     return {
       run: p.run,
       label: files[p.run]!.label,
@@ -173,11 +174,17 @@ function blocks(text: string): string[] {
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
+/** What the page's scripts say: theirs, and the labels and marks they share with the grids. */
+function pageWords(words: NoteWords) {
+  const { na, overall, overallMacro } = words.labels;
+  return { ...words.page, na, overall, overallMacro, best: words.best.bold };
+}
+
 /** The whole page. */
 export function renderReportHtml(input: PageInput): string {
   const { report, rows, modes, files } = input.collected;
   const view = report && scoreView(report, input.words);
-  const modeView = modes.length ? modesView(modes, input.words.modes) : undefined;
+  const modeView = modes.length ? modesView(modes, input.words) : undefined;
   const domains = [...new Set([...(report?.domains ?? []), ...modes.flatMap((m) => m.score.domains.map((d) => d.domain))])].sort(
     compareDomains,
   );
@@ -193,9 +200,10 @@ export function renderReportHtml(input: PageInput): string {
     modes: modeView ? { grids: modeView.grids, footnotes: modeView.footnotes, figures: modesJson(modes), names: FIGURES } : undefined,
     warnings: input.collected.warnings.map(input.words.notice),
     charts: charts(report),
-    compare: input.pairs?.length ? comparisonJson(input.pairs) : undefined,
+    compare: input.pairs?.length ? comparisonJson(input.pairs, input.words.labels) : undefined,
     agreement: input.panels?.length ? agreementJson(input.panels, files, input.words) : undefined,
-    drift: input.drift ? driftJson(input.drift, files) : undefined,
+    drift: input.drift ? driftJson(input.drift, files, input.words.labels) : undefined,
+    words: pageWords(input.words),
   };
   const script = `${asset('page.js')}\n${asset('compare.js')}`;
   const style = `${asset('page.css')}\n${asset('compare.css')}`;

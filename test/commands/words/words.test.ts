@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { noticed, worded } from '../../../src/commands/words/index.js';
+import { NOTE_WORDS, noticed, worded } from '../../../src/commands/words/index.js';
 import type { Fault, Notice } from '../../../src/core/errors.js';
 import type { Samples } from '../../support/fault-samples.js';
 import { AGREEMENT_SAMPLES } from './samples/samples-agreement.js';
@@ -67,6 +67,28 @@ describe('the words of every fault', () => {
 
   it('renderers are handed, and of the lines sampled, are one line each', () => {
     for (const [what, line] of [...renderSamples(), ...lineSamples()]) assert.ok(line.length > 0 && !line.includes('\n'), what);
+  });
+
+  it("the report page's scripts use, and only those, each worded once", () => {
+    const scripts = ['page.js', 'compare.js']
+      .map((f) => readFileSync(new URL(`../../../assets/report/${f}`, import.meta.url), 'utf8'))
+      .join('\n');
+    const used = new Set([...scripts.matchAll(/\bW\.(\w+)|\bsay\('(\w+)'/g)].map((m) => m[1] ?? m[2]!));
+    // The labels and the bold mark the page shares with the grids come from NOTE_WORDS.labels and .best (html/report.ts).
+    const shared = ['na', 'overall', 'overallMacro', 'best'];
+    assert.deepEqual(
+      [...used].filter((k) => !(k in NOTE_WORDS.page) && !shared.includes(k)),
+      [],
+      'used, not worded',
+    );
+    assert.deepEqual(
+      Object.keys(NOTE_WORDS.page).filter((k) => !used.has(k)),
+      [],
+      'worded, never used',
+    );
+    for (const [key, text] of Object.entries(NOTE_WORDS.page)) {
+      for (const t of typeof text === 'string' ? [text] : text) assert.ok(t.length > 0 && !t.includes('\n'), key);
+    }
   });
 
   it('of every notice are one line each', () => {

@@ -1,4 +1,5 @@
 import { counted, visible } from '../../../core/shown.js';
+import { PREFIX } from '../process.js';
 
 /* What the result commands (compare, merge, report, rows, publish) say besides faults: each line's words, built here. */
 export const RESULTS_WORDS = {
@@ -11,15 +12,19 @@ export const RESULTS_WORDS = {
   mergeIncomplete: (missing: number, failed: number) =>
     `merge: ${counted(missing, 'row')} missing and ${failed} failed; the merged file is incomplete`,
   reportWritten: (file: string, rows: number, bytes: number, seconds: number, cut?: { texts: number; limit: number }) =>
-    `awb: wrote ${visible(file)} (${rows} rows, ${(bytes / 1e6).toFixed(1)} MB, ${seconds.toFixed(1)} s${cut ? `; ${cut.texts} texts cut at ${cut.limit} characters` : ''})`,
-  noRowsMatch: 'awb: no rows match',
+    PREFIX.said(
+      `wrote ${visible(file)} (${rows} rows, ${(bytes / 1e6).toFixed(1)} MB, ${seconds.toFixed(1)} s${cut ? `; ${cut.texts} texts cut at ${cut.limit} characters` : ''})`,
+    ),
+  noRowsMatch: PREFIX.said('no rows match'),
   notARow: (text: string) => `"${text}" names no row: a row is domain/id/turn_idx, as compare prints it (e.g. web/563640682553697/5)`,
   /** A row the merged file lacks (`key` as displayKey shows it), a line each. */
   mergeMissing: (key: string) => `missing: ${visible(key)}`,
   mergeFailed: (key: string) => `failed: ${visible(key)}`,
   /** A key the dataset holds twice (the android pair): each row it names, by its fingerprint. */
   keyNamesPair: (key: string, prints: readonly string[]) =>
-    `awb: note: ${key} names ${prints.length} rows (the dataset holds this id and turn twice); one of them: ${prints.map((p) => `${key}#${p}`).join(', ')}`,
+    PREFIX.note(
+      `${key} names ${prints.length} rows (the dataset holds this id and turn twice); one of them: ${prints.map((p) => `${key}#${p}`).join(', ')}`,
+    ),
 } as const;
 
 /** What `awb publish` says on stderr, and the texts it leaves on the Hub (commit messages, the pull request). */

@@ -1,10 +1,17 @@
-import { PROCESS_WORDS } from '../../../../src/commands/words/process.js';
+import { HELP_WORDS, PREFIX, PROCESS_WORDS } from '../../../../src/commands/words/process.js';
 import { RUN_WORDS } from '../../../../src/commands/words/stage/run.js';
 import { OPTION_WORDS } from '../../../../src/commands/words/usage.js';
 
 /* Lines commands print besides faults and notices, each said once for the words snapshot: `[what, line]`. */
 export function lineSamples(): Array<[string, string]> {
   return [
+    ['prefix said', PREFIX.said('wrote report.html (28 rows, 0.1 MB, 0.2 s)')],
+    ['prefix note', PREFIX.note('run-a is not comparable with the published rows')],
+    ['prefix warning', PREFIX.warning('a.jsonl: 3 rows have no judge_usage')],
+    ['help description', HELP_WORDS.description],
+    ['help quick start', HELP_WORDS.quickStart],
+    ...HELP_WORDS.quickStartCommands.map((c, i): [string, string] => [`help quick start ${i + 1}`, c]),
+    ['help exit codes', HELP_WORDS.exitCodes],
     ['process interrupted', PROCESS_WORDS.interrupted('SIGTERM')],
     ['process stdout unwritable', PROCESS_WORDS.stdoutUnwritable('ENOSPC: no space left on device, write')],
     ['run summary columns', Object.values(RUN_WORDS.summaryColumns).join(' | ')],

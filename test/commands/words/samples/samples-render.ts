@@ -69,7 +69,7 @@ const bias = (b: Partial<RunBias>): RunBias => ({
 const UNTESTED = { domain: 'web', trajectories: 3, needed: 7, tests: 4 };
 
 export function renderSamples(): Array<[string, string]> {
-  const { gate: g, compare: c, method: m, drift: d, bias: b, agreement: a } = NOTE_WORDS;
+  const { gate: g, compare: c, method: m, drift: d, bias: b, agreement: a, labels: l, rows: r } = NOTE_WORDS;
   return [
     ['note', NOTE_WORDS.note('a sentence')],
     ...Object.entries(REASONS).map(([what, r]): [string, string] => [`gate reason: ${what}`, g.reason(r, 'cand.jsonl')]),
@@ -153,5 +153,36 @@ export function renderSamples(): Array<[string, string]> {
     ['agreement disagree', a.disagree],
     ['agreement resamples', a.resamples({ resamples: 1000, seed: 7 })],
     ['agreement no bootstrap', a.resamples(undefined)],
+    ['label n/a', l.na],
+    ['label no half-width', l.noHalfWidth],
+    ['label overall', l.overall],
+    ['label overall macro', l.overallMacro],
+    ['label overall micro', l.overallMicro],
+    ['label all domains', l.allDomains],
+    ...Object.entries(l.verdict).map(([k, v]): [string, string] => [`label verdict ${k}`, v]),
+    ['label length bias', l.lengthBias],
+    ...Object.entries(l.disagree).map(([k, v]): [string, string] => [`label disagree ${k}`, v]),
+    ['label swaps', l.swaps('12.5%')],
+    ['label horizon 0', l.horizon(0)],
+    ['label horizon 3', l.horizon(3)],
+    ['label horizon all', l.horizon('all')],
+    ['label no drop', l.noDrop],
+    ['label no drop called', l.noDropCalled],
+    ['rows failed', r.failed('HTTP 500: upstream error')],
+    ['rows failed, no error', r.failed(undefined)],
+    ['rows total', r.total('3.40')],
+    ['rows action', r.action('ls -la /tmp')],
+    ['rows prediction', r.prediction],
+    ['rows ground truth', r.groundTruth(2)],
+    ['rows generated', r.generated(2)],
+    ['rows real', r.real(2, 1)],
+    ['rows strengths', r.strengths],
+    ['rows weaknesses', r.weaknesses],
+    ['rows empty', r.empty],
+    ['rows more lines', r.moreLines(14)],
+    ...Object.entries(NOTE_WORDS.page).map(([key, text]): [string, string] => [
+      `page ${key}`,
+      typeof text === 'string' ? text : text.join(' | '),
+    ]),
   ];
 }
