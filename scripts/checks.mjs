@@ -3,15 +3,20 @@
 // (tsc --noCheck): `types` checks src and test, and an install from git (`prepare`) must not fail on the types of a
 // newer dependency in range.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// What eslint, prettier and tsc keep of their last run, to look again only at what changed (types: 24 s of CPU cold, 7 s
+// warm). One folder per checkout: worktrees may share a node_modules (a link), and a cache shared by them holds only the
+// files of whichever ran last.
+const CACHE = join('node_modules', '.cache', 'checks', createHash('sha256').update(ROOT).digest('hex').slice(0, 12));
 
 export const CHECKS = {
-  eslint: ['eslint', ['--cache', '--cache-location', 'node_modules/.cache/eslint/', '.']],
-  prettier: ['prettier', ['--check', '--cache', '.']],
-  types: ['tsc', ['--noEmit', '-p', 'tsconfig.json']],
+  eslint: ['eslint', ['--cache', '--cache-location', join(CACHE, 'eslint/'), '.']],
+  prettier: ['prettier', ['--check', '--cache', '--cache-location', join(CACHE, 'prettier'), '.']],
+  types: ['tsc', ['--noEmit', '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', join(CACHE, 'types.tsbuildinfo')]],
   // The option reference and exit-code lists in the docs, as the tables write them (`npm run docs`).
   docs: [process.execPath, ['--import', 'tsx', 'scripts/gen-docs.ts', '--check']],
   build: ['npm', ['run', 'build']],

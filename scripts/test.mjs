@@ -6,14 +6,14 @@
 // The test processes get a temporary folder of their own (TMPDIR) beside the copy, in one folder made for the run and
 // removed when it ends, also when it fails or is stopped: the folders the tests make are not left in the machine's.
 // `node scripts/test.mjs [FILE.test.ts …]` runs the files named; without any, it is npm test: the build (the tests run
-// dist/), then every file of test/ with the other checks side by side, since the files leave a core idle at times.
+// dist/), then every file of test/ (FIRST alone, the others in GROUPS) with the other checks side by side, since the
+// files leave a core idle at times.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { rmSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, symlink } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { CHECKS, check } from './checks.mjs';
 
@@ -27,9 +27,9 @@ async function filesUnder(dir, suffix) {
   return entries.filter((e) => e.isFile() && e.name.endsWith(suffix)).map((e) => join(e.parentPath, e.name));
 }
 
-// Started first, in this order (node --test starts the files in the order given, three at a time; the rest follow by
-// name): the files that mostly wait, so their waits overlap the others' work, and the longest, so that none of them is
-// left running alone at the end.
+// Each in a process of its own, started first, in this order (node --test starts the files in the order given, three
+// at a time): the files that mostly wait, so their waits overlap the others' work, and the longest, so that none of
+// them is left running alone at the end.
 const FIRST = [
   'test/commands/stage/rate-limit.test.ts', // paced by rate limits' "minutes" of 1–2 s: about 30 s, most of it waiting
   'test/commands/action.test.ts', // action.yml's three runs one after the other: the longest file
@@ -47,6 +47,12 @@ const FIRST = [
   'test/render/report-drift-browser.test.ts',
 ];
 
+// Every other file runs in one of GROUPS processes, several one after the other, each file's tests in a describe named
+// after it (its hooks apply to it alone): a process of its own cost a file 1–2 s of CPU for node, the runner and awb's
+// modules loaded and compiled again (the 129 files: 351 s of CPU, 147 s in one process). A test leaves the process as it
+// found it (environment, handlers, timers), as runAwb's in-process runs already do. Files go to groups in turn by name.
+const GROUPS = 8;
+
 // Every check but the build, which the tests need first.
 const BESIDE = Object.keys(CHECKS).filter((n) => n !== 'build');
 
@@ -63,7 +69,8 @@ if (gone.length) {
   console.error(`test: scripts/test.mjs's FIRST names files that are gone: ${gone.join(', ')}`);
   process.exit(2);
 }
-const tests = [...FIRST.filter((f) => all.includes(f)), ...all.filter((f) => !FIRST.includes(f))].map((f) => f.replace(/\.ts$/, '.js'));
+const rest = all.filter((f) => !FIRST.includes(f));
+const groups = Array.from({ length: Math.min(GROUPS, rest.length) }, (_, g) => rest.filter((_, i) => i % GROUPS === g));
 let checks = Promise.resolve([]);
 if (!named.length) {
   if ((await check('build')).code !== 0) process.exit(1);
@@ -115,6 +122,18 @@ try {
     logLevel: 'error',
   });
 
+  const js = (f) => f.replace(/\.ts$/, '.js');
+  const grouped = [];
+  for (const [g, files] of groups.entries()) {
+    const name = join('test', '.groups', `group-${g + 1}.test.js`);
+    const imports = files.map(
+      (f) => `describe(${JSON.stringify(f)}, async () => { await import(${JSON.stringify(pathToFileURL(join(COPY, js(f))).href)}); });`,
+    );
+    await mkdir(join(COPY, 'test', '.groups'), { recursive: true });
+    await writeFile(join(COPY, name), [`import { describe } from 'node:test';`, ...imports, ''].join('\n'));
+    grouped.push(name);
+  }
+  const tests = [...FIRST.filter((f) => all.includes(f)).map(js), ...grouped];
   if (!stopped) {
     child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-reporter=spec', ...tests], {
       cwd: COPY,
