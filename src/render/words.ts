@@ -173,10 +173,15 @@ export interface RowWords {
 }
 
 /**
- * What the report page's scripts say, carried in the page's data: `{name}` is filled in by the page, a pair is [one,
+ * What the report page says: its scripts' words are carried in the page's data: `{name}` is filled in by the page, a pair is [one,
  * many] (picked by `{n}`).
  */
-export type PageWords = Readonly<Record<string, string | readonly [string, string]>>;
+export interface PageWords {
+  /** The page's title, and the line shown without scripts (`{command}`: the command that prints the numbers). */
+  readonly title: string;
+  readonly noscript: string;
+  readonly [key: string]: string | readonly [string, string];
+}
 
 /** Every sentence a renderer is handed: core's notes and published gaps, the gate's lines and the footnotes. */
 export interface NoteWords {

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { brief } from '../shown.js';
-import type { EndpointFault, EndpointRole, KeySource, RefusedSetting } from './faults.js';
+import type { BudgetOverContext, EndpointFault, EndpointRole, KeySource, RefusedSetting } from './faults.js';
 import { replyCause, replyFault } from './http/http-fetch.js';
 import type { AttemptFailure, NetworkCause, Refusal } from './retry.js';
 
@@ -156,8 +156,11 @@ export function refusalOf(err: APIError, model?: string): Refusal {
   const [code, type, param] = [field(err.code), field(err.type), field(err.param)];
   const fields = { ...(code && { code }), ...(type && { type }), ...(param && { param }) };
   const words = serverWording(serverSaid(err), model);
+  const about = refusalAbout(err.status ?? 0, fields, words);
+  // A budget over the context is ended by a smaller --max-tokens, not by leaving the field out (refusedSetting's fix).
+  if (about === 'budget' && words.budget) return { ...fields, about, over: words.budget };
   const setting = refusedSetting(fields, words.setting);
-  return { ...fields, about: refusalAbout(err.status ?? 0, fields, words), ...(setting && { setting }) };
+  return { ...fields, about, ...(setting && { setting }) };
 }
 
 /**
@@ -202,16 +205,83 @@ const COMPLETION_BUDGET_UNSUPPORTED =
 /** OpenAI names the one temperature its reasoning models take only in its words: "Only the default (1) value is supported". */
 const ONLY_DEFAULT_TEMPERATURE = /'temperature'.*only the default \((\d+(?:\.\d+)?)\) value is supported/i;
 
-/** What a server's words say of its refusal: a prompt over the context, the model asked for, a setting it does not take. */
+/**
+ * A request the completion budget pushes over the context, as servers give its numbers (M the context, I the prompt's tokens, O
+ * the budget); each phrase says when the prompt alone fits, or when the budget alone leaves no room for any prompt:
+ * - vLLM before its renderers (serving_engine.py), and OpenAI: "This model's maximum context length is M tokens. However, you
+ *   requested T tokens (I in the messages, O in the completion)." (I exact: over only for the budget when I < M);
+ * - vLLM (renderers/params.py): "… However, you requested O output tokens and your prompt contains [at least] I input tokens, for
+ *   a total of [at least] T tokens." ("at least": the prompt was cut at M - O + 1 tokens, so only O >= M proves it);
+ * - vLLM (serving_engine.py): "'max_tokens' or 'max_completion_tokens' is too large: O. This model's maximum context length is
+ *   M tokens and your request has I input tokens (O > M - I)." (I exact);
+ * - vLLM (renderers/params.py, TokenizeParams): "You passed N input tokens|characters and requested O output tokens. However, the
+ *   model's context length is only M tokens, …" (N cut short: only O >= M proves it), and "max_tokens=Ocannot be greater than
+ *   max_model_len=max_total_tokens=M" (O > M);
+ * - SGLang (managers/tokenizer_manager.py, _validate_one_request): "Requested token count exceeds the model's maximum context
+ *   length of M tokens. You requested a total of T tokens: I tokens from the input messages and O tokens for the completion.",
+ *   said only once the input alone fits ("The input (I tokens) is longer than …" is checked first).
+ * Numbers are at most 12 digits, each phrase anchored on its words: one pass over the text.
+ */
+const VLLM_IN_MESSAGES =
+  /maximum context length is (\d{1,12}) tokens\. However, you requested \d{1,12} tokens \((\d{1,12}) in the messages, (\d{1,12}) in the completion\)/;
+const VLLM_OUTPUT_TOKENS =
+  /maximum context length is (\d{1,12}) tokens\. However, you requested (\d{1,12}) output tokens and your prompt contains (at least )?(\d{1,12}) input tokens/;
+const VLLM_TOO_LARGE =
+  /is too large: (\d{1,12})\. This model's maximum context length is (\d{1,12}) tokens and your request has (\d{1,12}) input tokens/;
+const VLLM_PASSED =
+  /You passed \d{1,12} input (?:tokens|characters) and requested (\d{1,12}) output tokens\. However, the model's context length is only (\d{1,12}) tokens/;
+const VLLM_OVER_TOTAL = /=(\d{1,12}) ?cannot be greater than (?:\w{1,40}=){1,3}(\d{1,12})/;
+const SGLANG_REQUESTED =
+  /Requested token count exceeds the model's maximum context length of (\d{1,12}) tokens\.(?: You requested a total of \d{1,12} tokens: (\d{1,12}) tokens from the input messages and (\d{1,12}) tokens for the completion)?/;
+
+/** The numbers of a request over the context for its completion budget (the phrases above), or undefined: the prompt's own, or unsaid. */
+function budgetOver(said: string): BudgetOverContext | undefined {
+  const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+  const over = (context: number, prompt: number | undefined, budget: number | undefined) => ({
+    context,
+    ...(prompt !== undefined && { prompt }),
+    ...(budget !== undefined && { budget }),
+  });
+  let m = VLLM_IN_MESSAGES.exec(said);
+  if (m) {
+    const [context, prompt, budget] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    return prompt < context ? over(context, prompt, budget) : undefined;
+  }
+  if ((m = VLLM_OUTPUT_TOKENS.exec(said))) {
+    const [context, budget, atLeast, prompt] = [Number(m[1]), Number(m[2]), m[3] !== undefined, Number(m[4])];
+    if (budget >= context) return over(context, atLeast ? undefined : prompt, budget);
+    return !atLeast && prompt < context ? over(context, prompt, budget) : undefined;
+  }
+  if ((m = VLLM_TOO_LARGE.exec(said))) {
+    const [budget, context, prompt] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    return prompt < context || budget >= context ? over(context, prompt < context ? prompt : undefined, budget) : undefined;
+  }
+  if ((m = VLLM_PASSED.exec(said))) {
+    const [budget, context] = [Number(m[1]), Number(m[2])];
+    return budget >= context ? over(context, undefined, budget) : undefined;
+  }
+  if ((m = VLLM_OVER_TOTAL.exec(said))) {
+    const [budget, context] = [Number(m[1]), Number(m[2])];
+    return budget > context ? over(context, undefined, budget) : undefined;
+  }
+  if ((m = SGLANG_REQUESTED.exec(said))) {
+    const [context, prompt, budget] = [Number(m[1]), num(m[2]), num(m[3])];
+    return prompt === undefined || prompt < context ? over(context, prompt, budget) : undefined;
+  }
+  return undefined;
+}
+
+/** What a server's words say of its refusal: a prompt over the context, or one the budget pushes over it, the model asked for, a setting it does not take. */
 interface ServerWording {
   context: boolean;
+  budget?: BudgetOverContext;
   model: boolean;
   setting?: RefusedSetting;
 }
 
 /**
  * The one place awb reads a server's words (`said`: serverSaid, never awb's own text), for what the body's status,
- * code, type and param leave unsaid: the context phrases above; the requested `model` named, quoted or beside the
+ * code, type and param leave unsaid: the context phrases above, and the numbers of one the budget pushes over (budgetOver); the requested `model` named, quoted or beside the
  * word "model" (`transformers serve` pinned to another: "Server is pinned to 'a'; requested 'b'."), and no setting;
  * a setting refused, by the phrases above.
  */
@@ -231,7 +301,8 @@ function serverWording(said: string, model: string | undefined): ServerWording {
     const quoted = ["'", '"', '`'].some((q) => said.includes(`${q}${model}${q}`));
     named = (quoted || (said.includes(model) && /model/i.test(rest))) && !SETTING_WORDING.test(rest);
   }
-  return { context: CONTEXT_WORDING.test(said), model: named, ...(setting && { setting }) };
+  const budget = budgetOver(said);
+  return { context: CONTEXT_WORDING.test(said), ...(budget && { budget }), model: named, ...(setting && { setting }) };
 }
 
 /**
@@ -250,6 +321,8 @@ function refusedSetting(f: Omit<Refusal, 'about'>, worded: RefusedSetting | unde
 
 function refusalAbout(status: number, f: Omit<Refusal, 'about'>, words: ServerWording): Refusal['about'] {
   if (f.code === 'model_not_found' || f.param === 'model') return 'model';
+  // Before the context's codes and vLLM's `input_tokens`, which it gives both: only its numbers tell the budget's from the prompt's.
+  if (words.budget && (status === 400 || status === 422 || status === 413)) return 'budget';
   if ((f.code && CONTEXT_CODES.has(f.code)) || (f.type && CONTEXT_CODES.has(f.type)) || f.param === CONTEXT_PARAM) return 'context';
   if (status === 404) return 'model';
   if (status !== 400 && status !== 422) return 'other';

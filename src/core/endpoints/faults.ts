@@ -23,6 +23,16 @@ export interface SentSettings {
  */
 export type RefusedSetting = { name: 'max_tokens' | 'max_completion_tokens' } | { name: 'temperature'; only?: number };
 
+/**
+ * A request over the model's context because of its completion budget, as the server's refusal gives the numbers: the
+ * context (`context`), the prompt's tokens when it says them exactly, and the budget it read (`budget`) when it says it.
+ */
+export interface BudgetOverContext {
+  context: number;
+  prompt?: number;
+  budget?: number;
+}
+
 /** An endpoint as faults name it: whose it is and its URL as shown (no credentials). */
 interface At {
   role: EndpointRole;
@@ -59,6 +69,11 @@ export type EndpointFault =
   | (At & { kind: 'endpoints-dead'; several: boolean; causes: readonly string[]; seconds: number })
   /** The same refusal for request after request and nothing answered: the settings, not the rows. */
   | (At & { kind: 'settings-refused'; count: number; reason: string; sent: SentSettings; setting?: RefusedSetting })
+  /**
+   * The same refusal for request after request, nothing answered, each a prompt that fits the model's context pushed over it by
+   * the completion budget (--max-tokens): the numbers of the last one (`over`) and the budget sent.
+   */
+  | (At & { kind: 'budget-over-context'; count: number; reason: string; over: BudgetOverContext; sent: SentSettings })
   /** The same server failure (5xx) or hang-up for request after request and nothing answered. */
   | (At & { kind: 'failures-repeated'; count: number; reason: string; failure: 'status' | 'connection'; stream: boolean })
   /** The Batch API's route cannot be reached, or is not offered (404/405), or failed. */

@@ -10,6 +10,15 @@ export { batchClient, clearBatches, customIdOf, recordedBatches, runBatches } fr
 export type { BatchResults, BatchStatus } from './batch/batch.js';
 export { BATCH_LIMITS } from './batch/batch-files.js';
 export type { BatchLimits, BatchRequest } from './batch/batch-files.js';
-export type { EndpointFault, EndpointNotice, EndpointRole, KeySource, RefusedSetting, SentSettings, SetAside } from './faults.js';
+export type {
+  BudgetOverContext,
+  EndpointFault,
+  EndpointNotice,
+  EndpointRole,
+  KeySource,
+  RefusedSetting,
+  SentSettings,
+  SetAside,
+} from './faults.js';
 export { listModels, refusedNames } from './listing.js';
 export type { ListingTarget } from './listing.js';

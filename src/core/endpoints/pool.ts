@@ -375,12 +375,14 @@ export class EndpointPool {
    * has come for request after request and nothing was ever answered (retry.ts).
    */
   private noteRefusal(err: unknown, ep: Endpoint, failure: Extract<AttemptFailure, { kind: 'status' }>): EndpointFault | undefined {
-    // A prompt over the context is the row's own: it neither counts nor breaks a run of refusals the same for every row.
+    // A prompt over the context is the row's own: it neither counts nor breaks a run of refusals the same for every row. One
+    // that fits, pushed over by the completion budget (`budget`), is the settings': it counts, and stops the run as they do.
     if (failure.refusal.about === 'context') return undefined;
     const reason = this.describe(err);
     this.refusals = afterRefusal(this.refusals, failureKey(failure), reason);
     if (!settingsRefused(this.refusals, this.answered)) return undefined;
-    const setting = failure.refusal.setting;
+    const { setting, over } = failure.refusal;
+    if (over) return { kind: 'budget-over-context', ...this.at(ep), count: this.refusals.count, reason, over, sent: this.opts.sent ?? {} };
     return {
       kind: 'settings-refused',
       ...this.at(ep),

@@ -3,7 +3,7 @@
  * the same rules as the openai client's own retries (which the pool turns
  * off so that each attempt can go to the endpoint best placed for it).
  */
-import type { RefusedSetting } from './faults.js';
+import type { BudgetOverContext, RefusedSetting } from './faults.js';
 import { isDeadConnectionCode } from './health.js';
 
 /**
@@ -30,15 +30,18 @@ export type NetworkCause = 'reply-too-large' | 'reply-undecodable' | 'reply-cut'
 /**
  * An error status's body as data: the server's own code, type and parameter where it gives them
  * (OpenAI's `error.code` and `error.param`, vLLM's `type`, FastAPI's `loc`), and what the refusal is
- * about: the model name, the prompt's length (the row's own), or anything else (classify.ts, refusalAbout).
+ * about: the model name, the prompt's length (the row's own), a prompt that fits pushed over the context by the completion
+ * budget (`budget`: the settings'), or anything else (classify.ts, refusalAbout).
  */
 export interface Refusal {
   code?: string;
   type?: string;
   param?: string;
-  about: 'model' | 'context' | 'other';
+  about: 'model' | 'context' | 'budget' | 'other';
   /** A setting the refusal names as one the server or model does not take (classify.ts, refusedSetting). */
   setting?: RefusedSetting;
+  /** With `about: 'budget'`: the numbers the server gave. */
+  over?: BudgetOverContext;
 }
 
 /** A failure's identity for the streaks: two failures with the same key are the same failure again. */

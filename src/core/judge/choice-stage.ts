@@ -6,10 +6,7 @@ import {
   NO_GENERATION,
   NO_REFERENCE,
   judgeFailureOf,
-  judgeOutputFields,
-  judgedOutcome,
   predictionRowSchema,
-  predictionText,
   type PairwiseResult,
   type PredictionRow,
   type TuringResult,
@@ -17,6 +14,7 @@ import {
   type Usage,
 } from '../schemas/index.js';
 import { askUntilParsed } from './ask.js';
+import { RUBRIC_STAGE } from './judge.js';
 import { ParseStreak } from './parse-streak.js';
 import { pairwiseMessages, pairwiseOrders, turingMessages, turingOrders, type Side, type Turn } from './choice-messages.js';
 import { parseChoiceReply, type Choice } from './choice-parse.js';
@@ -121,16 +119,11 @@ export function rowStatus(orders: readonly OrderOutcome[]): { failed: 0 | 1; err
   return { failed: 1, ...(first.error === undefined ? {} : { error_message: first.error }), judge_failure: first.failure! };
 }
 
-/** What both choice modes' stages share, one judge or a panel: they read predictions and write judged rows, tallied by choice. */
-export const CHOICE_STAGE = {
-  name: 'judge',
-  schema: predictionRowSchema,
-  outputFields: judgeOutputFields,
-  inputFields: ['error', 'gen'],
-  outcome: judgedOutcome,
-  prediction: predictionText,
-  tally: tallyChoice,
-} as const;
+/**
+ * What both choice modes' stages share, one judge or a panel: they read predictions and write judged rows as the
+ * rubric stages do, tallied by choice.
+ */
+export const CHOICE_STAGE = { ...RUBRIC_STAGE, tally: tallyChoice } as const;
 
 /** What a row of a choice mode asks, built by the same code for the job, a dry run and a batch. */
 export interface ChoiceAsk {

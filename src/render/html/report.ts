@@ -180,8 +180,12 @@ function pageWords(words: NoteWords) {
   return { ...words.page, na, overall, overallMacro, best: words.best.bold };
 }
 
+/** Our own words in the page's markup (its title, the no-script line), escaped as text. */
+const markupText = (text: string): string => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /** The whole page. */
 export function renderReportHtml(input: PageInput): string {
+  const page = input.words.page;
   const { report, rows, modes, files } = input.collected;
   const view = report && scoreView(report, input.words);
   const modeView = modes.length ? modesView(modes, input.words) : undefined;
@@ -225,11 +229,11 @@ export function renderReportHtml(input: PageInput): string {
     `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="referrer" content="no-referrer">',
-    '<title>awb report</title>',
+    `<title>${markupText(page.title)}</title>`,
     `<style>${style}</style>`,
     '</head>',
     '<body>',
-    '<noscript>This report draws itself with JavaScript; the numbers are also what <code>awb score</code> prints.</noscript>',
+    `<noscript>${markupText(page.noscript).replace('{command}', '<code>awb score</code>')}</noscript>`,
     '<main id="app"></main>',
     // The leaderboard's data and the script come before the rows' data: the
     // page shows the leaderboard and charts while the browser still reads the rows.

@@ -1,7 +1,7 @@
 /* The change awb names for a refused setting: what --extra-body or --temperature ends it, beside what the user already set. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { settingsFix } from '../../../src/commands/words/stage/settings-fix.js';
+import { budgetFix, settingsFix } from '../../../src/commands/words/stage/settings-fix.js';
 
 describe('settingsFix: the change that ends a refusal of the settings awb knows', () => {
   it('max_tokens: left out with null in --extra-body, beside the fields already there', () => {
@@ -35,5 +35,22 @@ describe('settingsFix: the change that ends a refusal of the settings awb knows'
 
   it('another refusal: nothing to name', () => {
     assert.equal(settingsFix(undefined, { maxTokens: 32768 }), undefined);
+  });
+
+  it('a budget over the context: a --max-tokens that leaves room for the prompt the server counted, or half the context', () => {
+    // The words of the budget alone filling the context are pinned by the budget-over-context sample.
+    assert.match(
+      budgetFix({ context: 4096, prompt: 3000, budget: 2000 }, { maxTokens: 2000 }),
+      /a prompt of 3000 tokens with --max-tokens 2000 is over it: try --max-tokens 1024$/,
+    );
+    assert.match(
+      budgetFix({ context: 40960 }, { maxTokens: 32768 }),
+      /--max-tokens 32768 leaves too little room for the prompts: try --max-tokens 16384$/,
+    );
+    // A budget given in --extra-body wins over --max-tokens: changed there.
+    assert.match(
+      budgetFix({ context: 8192, budget: 8192 }, { maxTokens: 32768, extraBody: { max_tokens: 8192, seed: 1 } }),
+      /a budget of 8192 \(--extra-body\) leaves no room for a prompt: try --extra-body '\{"max_tokens":4096,"seed":1\}'$/,
+    );
   });
 });

@@ -74,6 +74,9 @@ describe('the words of every fault', () => {
       .map((f) => readFileSync(new URL(`../../../assets/report/${f}`, import.meta.url), 'utf8'))
       .join('\n');
     const used = new Set([...scripts.matchAll(/\bW\.(\w+)|\bsay\('(\w+)'/g)].map((m) => m[1] ?? m[2]!));
+    // The page's markup (html/report.ts) says its title and its no-script line.
+    const markup = readFileSync(new URL('../../../src/render/html/report.ts', import.meta.url), 'utf8');
+    for (const m of markup.matchAll(/\bpage\.(\w+)(?![\w'])/g)) used.add(m[1]!);
     // The labels and the bold mark the page shares with the grids come from NOTE_WORDS.labels and .best (html/report.ts).
     const shared = ['na', 'overall', 'overallMacro', 'best'];
     assert.deepEqual(

@@ -31,7 +31,7 @@ async function failureOf(status: number, body: unknown) {
 }
 
 describe('refusalOf: what a refusal is about', () => {
-  const cases: Array<[string, number, unknown, 'model' | 'context' | 'other']> = [
+  const cases: Array<[string, number, unknown, 'model' | 'context' | 'budget' | 'other']> = [
     [
       'vLLM, a model it does not serve',
       404,
@@ -90,7 +90,7 @@ describe('refusalOf: what a refusal is about', () => {
       {
         object: 'error',
         message:
-          "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+          "This model's maximum context length is 4096 tokens. However, you requested 6000 tokens (5000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
         type: 'BadRequestError',
         param: null,
         code: 400,
@@ -174,7 +174,7 @@ describe('refusalOf: what a refusal is about', () => {
       'context',
     ],
     [
-      'SGLang, the prompt and the completion over the context',
+      'SGLang, the prompt and the completion over the context (the prompt alone fits: the budget)',
       400,
       {
         object: 'error',
@@ -184,7 +184,7 @@ describe('refusalOf: what a refusal is about', () => {
         param: null,
         code: 400,
       },
-      'context',
+      'budget',
     ],
   ];
   for (const [name, status, body, about] of cases) {
@@ -192,6 +192,91 @@ describe('refusalOf: what a refusal is about', () => {
       const f = await failureOf(status, body);
       assert.equal(f.status, status);
       assert.equal(f.refusal.about, about);
+    });
+  }
+
+  // vLLM's body as its API server sends it now (ErrorResponse: message, type, param, code) and SGLang's, with their wordings.
+  const vllm = (message: string, param: string | null = 'input_tokens') => ({
+    error: { message, type: 'BadRequestError', param, code: 400 },
+  });
+  const sglang = (message: string) => ({ object: 'error', message, type: 'BadRequestError', param: null, code: 400 });
+  const budgetCases: Array<[string, unknown, { context: number; prompt?: number; budget?: number } | undefined]> = [
+    [
+      'vLLM, the budget alone as large as the context (the prompt cut short: "at least")',
+      vllm(
+        "This model's maximum context length is 32768 tokens. However, you requested 32768 output tokens and your prompt contains at least 1 input tokens, for a total of at least 32769 tokens. Please reduce the length of the input prompt or the number of requested output tokens.",
+      ),
+      { context: 32768, budget: 32768 },
+    ],
+    [
+      'vLLM, an exact prompt that fits',
+      vllm(
+        "This model's maximum context length is 8192 tokens. However, you requested 8000 output tokens and your prompt contains 232 input tokens, for a total of 8232 tokens. Please reduce the length of the input prompt or the number of requested output tokens.",
+      ),
+      { context: 8192, prompt: 232, budget: 8000 },
+    ],
+    [
+      "vLLM, a prompt cut short at the budget: no telling, the row's",
+      vllm(
+        "This model's maximum context length is 8192 tokens. However, you requested 4096 output tokens and your prompt contains at least 4097 input tokens, for a total of at least 8193 tokens. Please reduce the length of the input prompt or the number of requested output tokens.",
+      ),
+      undefined,
+    ],
+    [
+      'vLLM before its renderers, the messages and the completion',
+      vllm(
+        "This model's maximum context length is 32768 tokens. However, you requested 33000 tokens (232 in the messages, 32768 in the completion). Please reduce the length of the messages or completion.",
+        null,
+      ),
+      { context: 32768, prompt: 232, budget: 32768 },
+    ],
+    [
+      "vLLM, 'max_tokens' or 'max_completion_tokens' is too large",
+      vllm(
+        "'max_tokens' or 'max_completion_tokens' is too large: 8000. This model's maximum context length is 4096 tokens and your request has 2778 input tokens (8000 > 4096 - 2778).",
+        null,
+      ),
+      { context: 4096, prompt: 2778, budget: 8000 },
+    ],
+    [
+      "vLLM's renderer, tokens passed with a budget that leaves no input",
+      vllm(
+        "You passed 1 input tokens and requested 32768 output tokens. However, the model's context length is only 32768 tokens, resulting in a maximum input length of 0 tokens. Please reduce the length of the input prompt.",
+      ),
+      { context: 32768, budget: 32768 },
+    ],
+    [
+      "vLLM's renderer, tokens passed over a room the budget leaves: the row's",
+      vllm(
+        "You passed 3001 input tokens and requested 1000 output tokens. However, the model's context length is only 4096 tokens, resulting in a maximum input length of 3096 tokens. Please reduce the length of the input prompt.",
+      ),
+      undefined,
+    ],
+    [
+      "vLLM's renderer, a budget over the whole context",
+      vllm(
+        'max_tokens=40000cannot be greater than max_model_len=max_total_tokens=32768. Please request fewer output tokens.',
+        'max_tokens',
+      ),
+      { context: 32768, budget: 40000 },
+    ],
+    [
+      'SGLang, without the numbers (said only once the input alone fits)',
+      sglang("Requested token count exceeds the model's maximum context length of 32768 tokens."),
+      { context: 32768 },
+    ],
+    [
+      "SGLang, the input alone over: the row's",
+      sglang("The input (40000 tokens) is longer than the model's context length (32768 tokens)."),
+      undefined,
+    ],
+  ];
+  for (const [name, body, over] of budgetCases) {
+    it(`${name}: ${over ? 'the budget' : "the prompt's"}`, async () => {
+      const f = await failureOf(400, body);
+      assert.equal(f.refusal.about, over ? 'budget' : 'context');
+      assert.deepEqual(f.refusal.over, over);
+      assert.equal(f.refusal.setting, undefined);
     });
   }
 
@@ -269,6 +354,31 @@ describe('the pool on refusals', () => {
       assert.equal((err as { name?: string }).name, 'RequestFailed', String(err));
     }
     assert.equal(chats(), SAME_REFUSALS + 2);
+  });
+
+  it("a budget over the context is the settings': a prompt over it alone between them breaks nothing", async () => {
+    const { ask } = await poolAnswering((res, n) =>
+      json(res, 400, {
+        error: {
+          message:
+            n % 3 === 2
+              ? 'The decoder prompt (length 9000) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens.'
+              : `This model's maximum context length is 8192 tokens. However, you requested 8192 output tokens and your prompt contains at least 1 input tokens, for a total of at least 8193 tokens.`,
+          type: 'BadRequestError',
+          param: n % 3 === 2 ? null : 'input_tokens',
+          code: 400,
+        },
+      }),
+    );
+    for (let n = 0, budget = 0; ; n++) {
+      if (n % 3 !== 2) budget++;
+      if (budget < SAME_REFUSALS || n % 3 === 2) {
+        await assert.rejects(ask(), (e: Error) => e.name === 'RequestFailed');
+        continue;
+      }
+      await assert.rejects(ask(), isFault('budget-over-context', { count: SAME_REFUSALS, over: { context: 8192, budget: 8192 } }));
+      break;
+    }
   });
 
   it('the same refusal worded differently for each row is still the same refusal: the run stops on the settings', async () => {

@@ -8,6 +8,7 @@ import type { PageWords } from '../../../render/words.js';
  */
 export const PAGE_WORDS = {
   title: 'awb report',
+  noscript: 'This report draws itself with JavaScript; the numbers are also what {command} prints.',
   made: ['{n} file · made by {tool} at {generated}', '{n} files · made by {tool} at {generated}'],
   leaderboard: 'Leaderboard',
   agreement: 'Judge agreement',

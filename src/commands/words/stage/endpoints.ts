@@ -1,6 +1,6 @@
 import type { EndpointFault, EndpointNotice, EndpointRole, KeySource, SetAside } from '../../../core/endpoints/index.js';
 import { brief, visible } from '../../../core/shown.js';
-import { settingsFix } from './settings-fix.js';
+import { budgetFix, settingsFix } from './settings-fix.js';
 import { EXIT, type NoticeWords, type Words } from '../words.js';
 
 /** An endpoint as the messages name it: "judge endpoint http://…/v1" (the one `awb models` lists: "endpoint http://…/v1"). */
@@ -126,6 +126,10 @@ export const ENDPOINT_WORDS: Words<EndpointFault> = {
       `${where(f)} refused ${f.count} requests in a row with the same error and answered none: ${f.reason}; ` +
         (settingsFix(f.setting, f.sent) ??
           'the same refusal for every row comes from the settings sent with each request (--max-tokens, --temperature, --extra-body, …), not the rows: fix them and run the same command again'),
+    ),
+  'budget-over-context': (f) =>
+    fatal(
+      `${where(f)} refused ${f.count} requests in a row and answered none, each over the model's context for its completion budget: ${f.reason}; ${budgetFix(f.over, f.sent)}`,
     ),
   'failures-repeated': (f) => {
     if (f.failure === 'status')

@@ -52,6 +52,15 @@ export const ENDPOINT_SAMPLES: { [K in EndpointFault['kind']]: Extract<EndpointF
     sent: { maxTokens: 4096 },
     setting: { name: 'max_tokens' },
   },
+  'budget-over-context': {
+    kind: 'budget-over-context',
+    ...model,
+    count: 10,
+    reason:
+      "400 This model's maximum context length is 32768 tokens. However, you requested 32768 output tokens and your prompt contains at least 1 input tokens, for a total of at least 32769 tokens. Please reduce the length of the input prompt or the number of requested output tokens.",
+    over: { context: 32768, budget: 32768 },
+    sent: { maxTokens: 32768 },
+  },
   'failures-repeated': {
     kind: 'failures-repeated',
     ...model,
