@@ -185,13 +185,6 @@ export async function runAwb(args: string[], opts: RunOptions = {}): Promise<Awb
   const env = opts.env ?? {};
   if (!opts.spawn && opts.cwd === undefined && Object.keys(env).every((k) => TERMINAL_VARIABLES.has(k) || PROCESS_VARIABLES.has(k)))
     return inProcessEnv(env, () => runHere(args, env));
-  if (process.env.SPEED_LOG)
-    (await import('node:fs')).appendFileSync(
-      process.env.SPEED_LOG,
-      `${process.argv[1]} spawn=${opts.spawn} cwd=${opts.cwd} env=${Object.keys(env)
-        .filter((k) => !TERMINAL_VARIABLES.has(k) && !PROCESS_VARIABLES.has(k))
-        .join(',')} ${args.slice(0, 2).join(' ')}\n`,
-    );
   const { child, exited } = startAwb(args, opts);
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
   try {
