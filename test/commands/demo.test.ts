@@ -4,17 +4,22 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { dirname } from 'node:path';
-import { it } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+// The demo keeps its outputs for the user to read: here they go to a folder the test removes.
+const tmp = mkdtempSync(join(tmpdir(), 'awb-demo-test-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
 
 it('the demo shows the commands it runs as they run from its folder (node bin/awb.js, no awb installed)', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
     cwd: root,
     // Only node's own folder on PATH: no awb there.
-    env: { PATH: dirname(process.execPath), HOME: process.env.HOME, NO_COLOR: '1' },
+    env: { PATH: dirname(process.execPath), HOME: process.env.HOME, NO_COLOR: '1', TMPDIR: tmp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
