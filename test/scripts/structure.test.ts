@@ -4,8 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-
-const script = join(import.meta.dirname, '../../scripts/structure.mjs');
+import { structure as checkStructure } from '../../scripts/structure.mjs';
 
 const NOTE = '# x\n\n**Owns:** x.\n\n**Risks:** x.\n\n**Tests:** `test/x.test.ts`.\n';
 
@@ -32,7 +31,9 @@ function structure(files: Record<string, string>, notes = true) {
       mkdirSync(dirname(join(src, path)), { recursive: true });
       writeFileSync(join(src, path), text);
     }
-    return spawnSync(process.execPath, [script, '--draw', src], { encoding: 'utf8' });
+    // As the script's run would show it: exit status, stderr's lines, the drawing on stdout.
+    const { errors, drawing } = checkStructure(src);
+    return { status: errors.length ? 1 : 0, stderr: errors.join('\n'), stdout: drawing.join('\n') };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -99,4 +100,25 @@ test('a folder of more than 15 .ts files fails', () => {
   assert.equal(run.status, 1);
   assert.ok(run.stderr.includes('src/render: 16 .ts files, more than 15'), run.stderr);
   assert.equal(structure(Object.fromEntries(Object.entries(files).slice(1))).status, 0);
+});
+
+test('the script run as npm test runs it: exit 1 and the problems on stderr; exit 0 and the drawing with --draw', () => {
+  const script = join(import.meta.dirname, '../../scripts/structure.mjs');
+  const root = mkdtempSync(join(tmpdir(), 'awb-structure-'));
+  try {
+    mkdirSync(join(root, 'test'));
+    writeFileSync(join(root, 'test/x.test.ts'), '');
+    mkdirSync(join(root, 'src/core/a'), { recursive: true });
+    writeFileSync(join(root, 'src/core/a/index.ts'), '');
+    for (const dir of ['src', 'src/core']) writeFileSync(join(root, dir, 'README.md'), NOTE);
+    const bad = spawnSync(process.execPath, [script, join(root, 'src')], { encoding: 'utf8' });
+    assert.equal(bad.status, 1);
+    assert.ok(bad.stderr.includes('structure: src/core/a: no README.md'), bad.stderr);
+    writeFileSync(join(root, 'src/core/a/README.md'), NOTE);
+    const good = spawnSync(process.execPath, [script, '--draw', join(root, 'src')], { encoding: 'utf8' });
+    assert.equal(good.status, 0, good.stderr);
+    assert.match(good.stdout, /core\/a → ∅/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
