@@ -5,9 +5,9 @@
 // in the project; node_modules and dist are linked. One file while editing: `node --import tsx --test FILE`.
 // The test processes get a temporary folder of their own (TMPDIR) beside the copy, in one folder made for the run and
 // removed when it ends, also when it fails or is stopped: the folders the tests make are not left in the machine's.
-// `node scripts/test.mjs [FILE.test.ts …]` runs the files named; without any, it is npm test: the build (the tests run
-// dist/), then every file of test/ (FIRST alone, the others in GROUPS) with the other checks side by side, since the
-// files leave a core idle at times.
+// `node scripts/test.mjs [FILE.test.ts …]` builds (the tests run dist/) and runs the files named; without any, it is npm
+// test: the build, then every file of test/ (FIRST alone, the others in GROUPS) with the other checks side by side,
+// since the files leave a core idle at times.
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
@@ -71,11 +71,9 @@ if (gone.length) {
 }
 const rest = all.filter((f) => !FIRST.includes(f));
 const groups = Array.from({ length: Math.min(GROUPS, rest.length) }, (_, g) => rest.filter((_, i) => i % GROUPS === g));
-let checks = Promise.resolve([]);
-if (!named.length) {
-  if ((await check('build')).code !== 0) process.exit(1);
-  checks = Promise.all(BESIDE.map((n) => check(n, { quiet: true })));
-}
+// The build always: the tests run dist/, and files named after an edit of src/ must not test an older one.
+if ((await check('build')).code !== 0) process.exit(1);
+const checks = named.length ? Promise.resolve([]) : Promise.all(BESIDE.map((n) => check(n, { quiet: true })));
 
 // A folder per run, so two suites (two worktrees, or one twice) never share one.
 const RUN = await mkdtemp(join(tmpdir(), 'awb-test-'));
