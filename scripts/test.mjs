@@ -71,9 +71,19 @@ if (gone.length) {
 }
 const rest = all.filter((f) => !FIRST.includes(f));
 const groups = Array.from({ length: Math.min(GROUPS, rest.length) }, (_, g) => rest.filter((_, i) => i % GROUPS === g));
-// The build always: the tests run dist/, and files named after an edit of src/ must not test an older one.
-if ((await check('build')).code !== 0) process.exit(1);
+// The other checks start with the build (none reads dist/), which runs always: the tests run dist/, and files named
+// after an edit of src/ must not test an older one.
 const checks = named.length ? Promise.resolve([]) : Promise.all(BESIDE.map((n) => check(n, { quiet: true })));
+/** Prints the checks that failed, after what the build or the tests printed; true if any did. */
+async function checksFailed() {
+  const failed = (await checks).filter((c) => c.code !== 0);
+  for (const c of failed) console.error(`\ncheck ${c.name} failed:\n${c.output.trimEnd()}`);
+  return failed.length > 0;
+}
+if ((await check('build')).code !== 0) {
+  await checksFailed();
+  process.exit(1);
+}
 
 // A folder per run, so two suites (two worktrees, or one twice) never share one.
 const RUN = await mkdtemp(join(tmpdir(), 'awb-test-'));
@@ -144,7 +154,5 @@ try {
 } finally {
   end();
 }
-const failed = (await checks).filter((c) => c.code !== 0);
-for (const c of failed) console.error(`\ncheck ${c.name} failed:\n${c.output.trimEnd()}`);
-if (!named.length && !failed.length) console.log(`\nchecks passed: build, ${BESIDE.join(', ')}`);
-if (failed.length) process.exitCode = 1;
+if (await checksFailed()) process.exitCode = 1;
+else if (!named.length) console.log(`\nchecks passed: build, ${BESIDE.join(', ')}`);
