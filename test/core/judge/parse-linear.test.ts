@@ -12,6 +12,7 @@ import { parseChoiceReply } from '../../../src/core/judge/choice-parse.js';
 import { parseJudgeReply } from '../../../src/core/judge/judge-parse.js';
 import { cleanObservation, extractPrediction, lastBlock, stripThink } from '../../../src/core/rubrics/index.js';
 import { htmlPageGist } from '../../../src/core/endpoints/http/client.js';
+import { mulberry32 } from '../../../src/core/score/index.js';
 
 const PARSERS: Record<string, (text: string) => unknown> = {
   parseJudgeReply,
@@ -23,18 +24,6 @@ const PARSERS: Record<string, (text: string) => unknown> = {
   // An endpoint's error page (a proxy's, or a hostile server's), read into the row's error.
   htmlPageGist: (t) => htmlPageGist(502, t),
 };
-
-/** A seeded generator, so a failure can be run again as it was. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   '<think>',
@@ -105,7 +94,8 @@ const ADVERSARIAL: Record<string, (n: number) => string> = {
   'an HTML page of empty tags': (n) => `<html>${'<b> </b>'.repeat(n / 8)}`,
   'an HTML page of text': (n) => `<html><title>${'502 '.repeat(n / 4)}</title>`,
   'a mix of all': (n) => {
-    const next = prng(52);
+    // Seeded (the bootstrap's generator), so a failure can be run again as it was.
+    const next = mulberry32(52);
     const parts: string[] = [];
     for (let len = 0; len < n;) {
       const p = PIECES[Math.floor(next() * PIECES.length)]!;
