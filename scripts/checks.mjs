@@ -1,7 +1,7 @@
 // The checks named on the command line, side by side (each tool is single-threaded); fails if any does.
-// npm test runs them all (scripts/test.mjs): the build first, the others beside the test files. The build only emits
-// (tsc --noCheck): `types` checks src and test, and an install from git (`prepare`) must not fail on the types of a
-// newer dependency in range.
+// npm test runs them all (scripts/test.mjs): the others start with the build and run beside the test files. The build
+// only emits (tsc --noCheck): `types` checks src and test, and an install from git (`prepare`) must not fail on the
+// types of a newer dependency in range.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { delimiter, join } from 'node:path';

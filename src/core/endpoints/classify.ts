@@ -271,7 +271,10 @@ function budgetOver(said: string): BudgetOverContext | undefined {
   return undefined;
 }
 
-/** What a server's words say of its refusal: a prompt over the context, or one the budget pushes over it, the model asked for, a setting it does not take. */
+/**
+ * What a server's words say of its refusal: a prompt over the context, or one the budget pushes over it, the model
+ * asked for, a setting it does not take.
+ */
 interface ServerWording {
   context: boolean;
   budget?: BudgetOverContext;
@@ -281,9 +284,9 @@ interface ServerWording {
 
 /**
  * The one place awb reads a server's words (`said`: serverSaid, never awb's own text), for what the body's status,
- * code, type and param leave unsaid: the context phrases above, and the numbers of one the budget pushes over (budgetOver); the requested `model` named, quoted or beside the
- * word "model" (`transformers serve` pinned to another: "Server is pinned to 'a'; requested 'b'."), and no setting;
- * a setting refused, by the phrases above.
+ * code, type and param leave unsaid: the context phrases above, and the numbers of a request the budget pushes over
+ * (budgetOver); the requested `model` named, quoted or beside the word "model" (`transformers serve` pinned to
+ * another: "Server is pinned to 'a'; requested 'b'."), and no setting; a setting refused, by the phrases above.
  */
 function serverWording(said: string, model: string | undefined): ServerWording {
   const only = ONLY_DEFAULT_TEMPERATURE.exec(said)?.[1];

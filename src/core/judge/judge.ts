@@ -72,10 +72,7 @@ export function judgeStage(
       const extracted = prediction.text;
       /** Judgement number `n` (of --repeat's K). */
       const judgeOnce = (signal: AbortSignal, n: number) => gradeOnce(pool, chat, n, body, extracted, parseAttempts, signal, streak);
-      return async (signal) => {
-        const fields = repeat === undefined ? await judgeOnce(signal, 0) : await repeated(repeat, judgeOnce, signal, extracted);
-        return fields;
-      };
+      return repeat === undefined ? (signal) => judgeOnce(signal, 0) : (signal) => repeated(repeat, judgeOnce, signal, extracted);
     },
   };
 }
