@@ -28,7 +28,7 @@ export const EXIT_MEANING: Record<'ok' | keyof typeof EXIT, string> = {
   ok: 'every row has a final result',
   rowsLeft: 'rows are left that the same command run again completes',
   usage: 'a usage or input mistake',
-  endpoint: 'an endpoint or hub that cannot be used (bad key, unknown model, unreachable)',
+  endpoint: 'an endpoint or hub that cannot be used (bad key, unknown model, unreachable, a setting it refuses for every row)',
   gate: 'the gate of compare --fail-below failed: a regression, or runs not comparable',
   gateIncomplete: "the gate failed on an incomplete candidate (rows missing, or failed where the baseline's are valid)",
   gateUntestable: 'the gate could not test Overall, or a domain of --domains (too few trajectories for any drop to be significant)',
